@@ -1,0 +1,2 @@
+#!/usr/bin/env node
+console.log('kowalski: the CLI is being built');

@@ -1,0 +1,138 @@
+/**
+ * Stable error codes. A code is never reused or renumbered; each is documented in
+ * docs/errors.md (a test checks that). Codes are grouped by what the caller should do:
+ * - `terminal`: the input or the definition is wrong; retrying changes nothing.
+ * - `retryable`: a passing condition; the same call may succeed later.
+ * - `operator`: a person must decide (approve, deny, repair a file).
+ */
+export type ErrorGroup = 'terminal' | 'retryable' | 'operator';
+
+export const ERROR_CODES = {
+  // usage and configuration
+  KW_ERR_USAGE: { group: 'terminal', summary: 'a command was called with bad arguments' },
+  KW_ERR_CONFIG_INVALID: { group: 'terminal', summary: 'config.toml cannot be parsed or holds a bad value' },
+  KW_ERR_INPUT_INVALID: { group: 'terminal', summary: 'a run input is missing, unknown or of the wrong type' },
+  // horde loading and validation
+  KW_ERR_HORDE_NOT_FOUND: { group: 'terminal', summary: 'no horde with that id or folder' },
+  KW_ERR_HORDE_INVALID: { group: 'terminal', summary: 'the horde folder has validation errors' },
+  KW_ERR_FRONT_MATTER: { group: 'terminal', summary: 'a file has no front matter, unclosed fences or TOML that does not parse' },
+  KW_ERR_KEY_MISSING: { group: 'terminal', summary: 'a required key is absent' },
+  KW_ERR_KEY_TYPE: { group: 'terminal', summary: 'a key has a value of the wrong type' },
+  KW_ERR_KEY_VALUE: { group: 'terminal', summary: 'a key has a value outside what is allowed' },
+  KW_ERR_PATH_ESCAPES: { group: 'terminal', summary: 'a path is absolute or climbs out of its root with ..' },
+  KW_ERR_STEP_FILE_MISSING: { group: 'terminal', summary: 'a pipeline step has no agents/<step>.md' },
+  KW_ERR_STEP_NAME_MISMATCH: { group: 'terminal', summary: 'an agents/<file>.md declares a different name' },
+  KW_ERR_STEP_KIND_UNKNOWN: { group: 'terminal', summary: 'a step declares a kind the loader does not know' },
+  KW_ERR_PIPELINE_EMPTY: { group: 'terminal', summary: 'pipeline has no steps' },
+  KW_ERR_PIPELINE_DUPLICATE: { group: 'terminal', summary: 'a step name appears twice in pipeline' },
+  KW_ERR_EDGE_UNKNOWN_STEP: { group: 'terminal', summary: 'an edge names a step that is not in pipeline' },
+  KW_ERR_EDGE_SELF_LOOP: { group: 'terminal', summary: 'an edge goes from a step to itself' },
+  KW_ERR_EDGE_DUPLICATE: { group: 'terminal', summary: 'two edges share the same from and to' },
+  KW_ERR_EDGE_LOOP_UNBOUNDED: { group: 'terminal', summary: 'a loop-back edge lacks when = "pass"|"fail" or max_loops > 0' },
+  KW_ERR_STEP_UNREACHABLE: { group: 'terminal', summary: 'a step is not connected to the rest of the graph' },
+  KW_ERR_PROMPT_MISSING: { group: 'terminal', summary: 'a prompt_file does not exist' },
+  KW_ERR_TRIGGER_INVALID: { group: 'terminal', summary: 'a trigger has a bad kind, schedule, path or option' },
+  KW_ERR_INPUTS_INVALID: { group: 'terminal', summary: 'an [[inputs]] entry is malformed' },
+  KW_WARN_TOOL_UNKNOWN: { group: 'terminal', summary: 'a step lists a tool nothing provides (a warning at validation)' },
+  // store
+  KW_ERR_DATA_DIR_LOCKED: { group: 'operator', summary: 'another kowalski engine owns this data directory' },
+  KW_ERR_STORE_CORRUPT: { group: 'operator', summary: 'the database file is damaged; nothing was changed' },
+  KW_ERR_STORE_TOO_NEW: { group: 'operator', summary: 'the database was written by a newer kowalski' },
+  KW_ERR_EVENT_UNKNOWN: { group: 'terminal', summary: 'the log holds an event type or version this build does not know' },
+  KW_ERR_REPLAY_DIVERGED: { group: 'terminal', summary: 'a logged event does not fit the run state it is applied to' },
+  // runs and operator actions
+  KW_ERR_RUN_NOT_FOUND: { group: 'terminal', summary: 'no run with that id' },
+  KW_ERR_RUN_FINISHED: { group: 'terminal', summary: 'the run has already finished' },
+  KW_ERR_NO_PENDING_APPROVAL: { group: 'terminal', summary: 'the run has no step waiting for approval (or not the one named)' },
+  KW_ERR_APPROVAL_MISMATCH: { group: 'terminal', summary: 'the command about to run differs from the one approved' },
+  KW_ERR_APPROVAL_DENIED: { group: 'terminal', summary: 'the operator denied the step' },
+  KW_ERR_OUTCOME_UNKNOWN: { group: 'operator', summary: 'a non-idempotent step was interrupted; the operator must decide' },
+  KW_ERR_LOOP_EXHAUSTED: { group: 'terminal', summary: 'a loop-back edge reached its max_loops' },
+  KW_ERR_NO_ROUTE: { group: 'terminal', summary: 'a step failed and no fail edge leads anywhere' },
+  KW_ERR_RUN_CANCELLED: { group: 'terminal', summary: 'the run was cancelled' },
+  // steps
+  KW_ERR_STEP_TIMEOUT: { group: 'retryable', summary: 'a step ran longer than its timeout_secs and was stopped' },
+  KW_ERR_STEP_CANCELLED: { group: 'terminal', summary: 'a step was stopped because its run was cancelled' },
+  KW_ERR_STEP_CRASHED: { group: 'retryable', summary: 'the worker or child process running a step died' },
+  KW_ERR_STEP_FAILED: { group: 'terminal', summary: 'a step kind reported an error' },
+  KW_ERR_COMMAND_SPAWN: { group: 'terminal', summary: 'a command could not be started' },
+  KW_ERR_COMMAND_FAILED: { group: 'terminal', summary: 'a command exited with a non-zero status' },
+  KW_ERR_INGEST_LIMIT: { group: 'terminal', summary: 'an ingested folder exceeds the file count, byte or depth limit' },
+  KW_ERR_INGEST_SOURCE: { group: 'terminal', summary: 'an ingested path does not exist or cannot be read' },
+  KW_ERR_PATCH_NONE: { group: 'terminal', summary: 'the previous artifact holds no fenced diff block' },
+  KW_ERR_PATCH_INVALID: { group: 'terminal', summary: 'a diff block does not parse or touches a path outside the project' },
+  KW_ERR_PATCH_CONFLICT: { group: 'terminal', summary: 'a diff does not apply to the project as it is' },
+  KW_ERR_NO_MODEL: { group: 'terminal', summary: 'a model step ran with no model provider configured' },
+  KW_ERR_CONTEXT_MISSING: { group: 'terminal', summary: 'a context path or @step:…@ reference has no file' },
+  KW_ERR_INTERNAL: { group: 'terminal', summary: 'a bug: an unexpected exception' },
+} as const satisfies Record<string, { group: ErrorGroup; summary: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** An error as plain data: how errors cross threads, processes, the event log and JSON. */
+export interface PlainError {
+  code: ErrorCode;
+  name: string;
+  message: string;
+  retryable: boolean;
+  stack?: string;
+  /** Where the problem is, when it is in a file: a path, a key, a line. */
+  where?: { file?: string; key?: string; line?: number };
+}
+
+export class KowalskiError extends Error {
+  readonly code: ErrorCode;
+  readonly where: PlainError['where'];
+  constructor(code: ErrorCode, message: string, options: { cause?: unknown; where?: PlainError['where'] } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'KowalskiError';
+    this.code = code;
+    this.where = options.where;
+  }
+  get retryable(): boolean {
+    return ERROR_CODES[this.code].group === 'retryable';
+  }
+}
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && Object.hasOwn(ERROR_CODES, value);
+}
+
+/** Any thrown value → plain data. Never loses the message; unknown throws get KW_ERR_INTERNAL. */
+export function toPlainError(err: unknown, fallback: ErrorCode = 'KW_ERR_INTERNAL'): PlainError {
+  if (err instanceof KowalskiError) {
+    const out: PlainError = { code: err.code, name: err.name, message: err.message, retryable: err.retryable };
+    if (err.stack !== undefined) out.stack = err.stack;
+    if (err.where !== undefined) out.where = err.where;
+    return out;
+  }
+  if (err instanceof Error) {
+    const code = (err as { code?: unknown }).code;
+    const k = isErrorCode(code) ? code : fallback;
+    const out: PlainError = {
+      code: k,
+      name: err.name,
+      message: err.message || String(code ?? 'error without a message'),
+      retryable: ERROR_CODES[k].group === 'retryable',
+    };
+    if (err.stack !== undefined) out.stack = err.stack;
+    return out;
+  }
+  return { code: fallback, name: 'Error', message: String(err), retryable: ERROR_CODES[fallback].group === 'retryable' };
+}
+
+/** Plain data → an Error again, on the receiving side of a boundary. */
+export function fromPlainError(plain: PlainError): KowalskiError {
+  const err = new KowalskiError(plain.code, plain.message, plain.where === undefined ? {} : { where: plain.where });
+  if (plain.stack !== undefined) err.stack = plain.stack;
+  return err;
+}
+
+/** `file: key: message` — how every problem in a file is printed. */
+export function formatWhere(where: PlainError['where']): string {
+  if (where === undefined) return '';
+  const parts: string[] = [];
+  if (where.file !== undefined) parts.push(where.line === undefined ? where.file : `${where.file}:${where.line}`);
+  if (where.key !== undefined) parts.push(where.key);
+  return parts.join(': ');
+}

@@ -1,0 +1,146 @@
+/**
+ * A horde after loading and validation: plain JSON data (it is stored in the first
+ * event of every run as the run's snapshot of its horde). Field names are the
+ * normalised ones; the 1.x aliases are resolved by the loader.
+ */
+
+export const MODEL_STEP_KINDS = ['process', 'deliver', 'compile', 'ask', 'lint', 'step', 'final'] as const;
+export const TOOL_STEP_KINDS = ['ingest', 'table_profile', 'sql_batch', 'xlsx_report', 'verify', 'apply'] as const;
+export const STEP_KINDS = [...TOOL_STEP_KINDS, ...MODEL_STEP_KINDS] as const;
+export type StepKind = (typeof STEP_KINDS)[number];
+
+export type InputType = 'text' | 'textarea' | 'url' | 'choice' | 'path' | 'file';
+export const INPUT_TYPES: readonly InputType[] = ['text', 'textarea', 'url', 'choice', 'path', 'file'];
+
+export interface InputField {
+  id: string;
+  type: InputType;
+  /** Defaults to the id. */
+  label: string;
+  required: boolean;
+  placeholder?: string;
+  /** Only for `choice`. */
+  options?: string[];
+  default?: string;
+}
+
+export type Isolation = 'in_process' | 'process';
+export type ApplyMode = 'dry-run' | 'execute';
+
+export interface NormalizeSpec {
+  docTitle?: string;
+  sections?: string[];
+  fallback?: string;
+  fallbackSections?: string[];
+}
+
+export interface StepDef {
+  name: string;
+  kind: StepKind;
+  /** The file it came from, relative to the horde folder, e.g. `agents/check.md`. */
+  file: string;
+  displayName: string;
+  description?: string;
+  /** Relative to the horde folder. */
+  promptFile?: string;
+  /** The step's output file, relative to the run's workdir (a trailing `/` already resolved to `<folder>/<step>.md`). */
+  output: string;
+  /** `context_paths` / `reads`: workdir-relative paths, `@artifact@`, `@step:<name>@`. */
+  context: string[];
+  /** `tool_ids` / `tools`, with `fs_tool` expanded to the three file tools. */
+  tools: string[];
+  model?: string;
+  /** Seconds; absent = the configured default. */
+  timeoutSecs?: number;
+  isolation: Isolation;
+  verifyCommand?: string;
+  verifyCwd?: string;
+  /** Only for `apply`; default `dry-run`. */
+  applyMode?: ApplyMode;
+  normalize?: NormalizeSpec;
+  inputs: InputField[];
+  /** The Markdown body: documentation for people, never executed. */
+  body: string;
+  /** Display keys and unknown keys, kept as written (unknown keys are never an error). */
+  extra: Record<string, unknown>;
+}
+
+export type EdgeWhen = 'pass' | 'fail' | 'always';
+
+export interface EdgeDef {
+  from: string;
+  to: string;
+  when: EdgeWhen;
+  /** Only on loop-back edges. */
+  maxLoops?: number;
+  /** True when `to` is at or before `from` in pipeline order. */
+  back: boolean;
+  /** True for edges the loader added to follow pipeline order (not written in horde.md). */
+  implicit: boolean;
+}
+
+export type TriggerKind = 'cron' | 'watch' | 'webhook';
+export type CatchUp = 'skip' | 'once' | 'all';
+export type Overlap = 'skip' | 'queue_one' | 'parallel';
+
+export interface TriggerDef {
+  name: string;
+  kind: TriggerKind;
+  enabled: boolean;
+  overlap: Overlap;
+  /** Pre-filled form answers. */
+  input: Record<string, string>;
+  schedule?: string;
+  timezone?: string;
+  catchUp?: CatchUp;
+  path?: string;
+  globs?: string[];
+  debounceMs?: number;
+  secretEnv?: string;
+  extra: Record<string, unknown>;
+}
+
+export interface HordeDef {
+  id: string;
+  displayName: string;
+  description: string;
+  /** Step names in topological order. */
+  pipeline: string[];
+  steps: Record<string, StepDef>;
+  /** Every edge of the graph, the written ones and the implicit pipeline-order ones. */
+  edges: EdgeDef[];
+  triggers: TriggerDef[];
+  confirmCommands: boolean;
+  /** Relative to the run's directory; default `output`. */
+  workdir: string;
+  /** Relative to the workdir; default `HANDOFF.md`. */
+  deliveryRootRel: string;
+  /** The display copy keys (`default_question`, `prompt_tip`, …) as written. */
+  display: Record<string, string>;
+  /** The run form: the inputs of the first step (in pipeline order) that declares any. */
+  inputs: InputField[];
+  body: string;
+  extra: Record<string, unknown>;
+  /** sha256 over the folder's files (path + bytes, sorted by path), hex. */
+  hash: string;
+  /** Absolute path of the folder it was loaded from. */
+  dir: string;
+  /** Where it was found. */
+  origin: 'builtin' | 'user' | 'path';
+}
+
+export type ProblemSeverity = 'error' | 'warning';
+
+/** One validation problem: what is wrong and exactly where. */
+export interface Problem {
+  severity: ProblemSeverity;
+  code: string;
+  /** Relative to the horde folder, e.g. `horde.md` or `agents/check.md`. */
+  file: string;
+  /** The key, e.g. `edges[2].max_loops`, when the problem is about one. */
+  key?: string;
+  line?: number;
+  message: string;
+}
+
+export type LoadResult = { ok: true; horde: HordeDef; warnings: Problem[] } | { ok: false; problems: Problem[] };

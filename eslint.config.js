@@ -1,0 +1,46 @@
+// Lint: type-aware rules that catch lost promises, and no import cycles.
+import tseslint from 'typescript-eslint';
+import importX from 'eslint-plugin-import-x';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'ui/dist/**', 'test/fixtures/**', 'docs/examples/**', 'eslint.config.js'] },
+  {
+    files: ['**/*.ts'],
+    extends: [tseslint.configs.base, importX.flatConfigs.typescript],
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    settings: { 'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })] },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/await-thenable': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      // The dependency direction of ARCHITECTURE.md: core ← actors ← engine ← bin; steps ← engine.
+      'import-x/no-restricted-paths': ['error', {
+        zones: [
+          { target: './core', from: ['./actors', './engine', './steps', './agents', './bin', './api', './bundles'], message: 'core imports nothing of the project' },
+          { target: './actors', from: ['./engine', './steps', './agents', './bin', './api', './bundles'], message: 'actors are pure: they import only core' },
+          { target: './steps', from: ['./engine', './actors', './bin', './api', './bundles'], message: 'steps never reach into the engine' },
+          { target: './agents', from: ['./engine', './actors', './steps', './bin', './api', './bundles'], message: 'agents import only core' },
+          { target: './engine', from: ['./bin', './api', './bundles'], message: 'the engine is below the CLI and the API' },
+        ],
+      }],
+      'no-throw-literal': 'error',
+      'prefer-const': 'error',
+    },
+  },
+  {
+    // Actors are pure: no I/O, no clock, no randomness — those come in as inputs.
+    files: ['actors/**/*.ts', 'core/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['node:*', 'fs', 'path', 'crypto', 'child_process'], message: 'pure modules take I/O as input' }] }],
+      'no-restricted-properties': ['error',
+        { object: 'Date', property: 'now', message: 'inject a clock' },
+        { object: 'Math', property: 'random', message: 'inject randomness' }],
+    },
+  },
+);
