@@ -34,6 +34,11 @@ export const ERROR_CODES = {
   KW_ERR_TRIGGER_INVALID: { group: 'terminal', summary: 'a trigger has a bad kind, schedule, path or option' },
   KW_ERR_INPUTS_INVALID: { group: 'terminal', summary: 'an [[inputs]] entry is malformed' },
   KW_WARN_TOOL_UNKNOWN: { group: 'terminal', summary: 'a step lists a tool nothing provides (a warning at validation)' },
+  KW_WARN_ID_MISSING: { group: 'terminal', summary: 'horde.md has no id, so the folder name is used (a warning)' },
+  KW_WARN_PROMPT_UNSET: { group: 'terminal', summary: 'a model step has no prompt_file (a warning)' },
+  KW_WARN_MAX_LOOPS_IGNORED: { group: 'terminal', summary: 'max_loops on a forward edge has no effect (a warning)' },
+  KW_ERR_HORDE_TOO_LARGE: { group: 'terminal', summary: 'a horde folder holds more files or bytes than the loader reads' },
+  KW_ERR_HORDE_ID_TAKEN: { group: 'terminal', summary: 'a user horde uses the id of a built-in or of another user horde' },
   // store
   KW_ERR_DATA_DIR_LOCKED: { group: 'operator', summary: 'another kowalski engine owns this data directory' },
   KW_ERR_STORE_CORRUPT: { group: 'operator', summary: 'the database file is damaged; nothing was changed' },
@@ -64,6 +69,8 @@ export const ERROR_CODES = {
   KW_ERR_PATCH_CONFLICT: { group: 'terminal', summary: 'a diff does not apply to the project as it is' },
   KW_ERR_NO_MODEL: { group: 'terminal', summary: 'a model step ran with no model provider configured' },
   KW_ERR_CONTEXT_MISSING: { group: 'terminal', summary: 'a context path or @step:…@ reference has no file' },
+  KW_ERR_STEP_KIND_UNAVAILABLE: { group: 'terminal', summary: 'a step kind is known but not available in this build yet' },
+  KW_ERR_STEP_KIND_MODULE: { group: 'terminal', summary: "a step kind's module cannot be loaded or has no default function" },
   KW_ERR_INTERNAL: { group: 'terminal', summary: 'a bug: an unexpected exception' },
 } as const satisfies Record<string, { group: ErrorGroup; summary: string }>;
 

@@ -36,7 +36,8 @@ export interface NormalizeSpec {
 
 export interface StepDef {
   name: string;
-  kind: StepKind;
+  /** One of STEP_KINDS, or a kind registered with the engine (tests and benchmarks register their own). */
+  kind: string;
   /** The file it came from, relative to the horde folder, e.g. `agents/check.md`. */
   file: string;
   displayName: string;

@@ -1,0 +1,79 @@
+/** The run machine's context: plain data, rebuilt by folding the run's events. */
+import type { ApprovalCommand, ApprovalReason, EventError, RunGraph, StepPolicy } from './run.events.js';
+
+export type StepStatus =
+  | 'pending' // not reached yet
+  | 'ready' // may start (or ask for approval first)
+  | 'awaiting_approval' // parked until the operator decides
+  | 'running'
+  | 'unknown' // interrupted and not safe to re-run: the engine asks the operator
+  | 'passed'
+  | 'failed'
+  | 'skipped'; // every branch that could reach it was not taken
+
+export type EdgeState = 'pending' | 'taken' | 'dead';
+
+export interface PendingApproval {
+  reason: ApprovalReason;
+  command: ApprovalCommand;
+  hash: string;
+}
+
+export interface StepState {
+  status: StepStatus;
+  /** Attempts started so far (the next one is `attempts + 1`). */
+  attempts: number;
+  /** Process group and token of the running attempt's command, when it started one. */
+  pgid?: number;
+  token?: string;
+  outcome?: 'pass' | 'fail';
+  artifact?: string;
+  summary?: string;
+  error?: EventError;
+  /** A loop-back edge re-activated this step. */
+  activated: boolean;
+  /** The step whose output led here (`@artifact@`). */
+  from?: string;
+  pending?: PendingApproval;
+  /** The command hash the operator approved for this step (covers the rest of the run). */
+  approvedHash?: string;
+}
+
+export interface RunContext {
+  runId: string;
+  hordeId: string;
+  graph: RunGraph;
+  policy: Record<string, StepPolicy>;
+  steps: Record<string, StepState>;
+  /** Parallel to graph.edges. */
+  edges: EdgeState[];
+  /** Loop-backs taken, per edge index. */
+  loops: number[];
+  /** Set when the run has failed. */
+  error?: EventError;
+  cancelled?: { reason: string; by: string };
+}
+
+/** The run states every client sees. */
+export type RunState = 'queued' | 'running' | 'awaiting_input' | 'succeeded' | 'failed' | 'cancelled';
+export const RUN_STATES: readonly RunState[] = ['queued', 'running', 'awaiting_input', 'succeeded', 'failed', 'cancelled'];
+export const FINAL_RUN_STATES: ReadonlySet<RunState> = new Set(['succeeded', 'failed', 'cancelled']);
+
+/** The state a context is in (the machine's `always` transitions follow this). */
+export function runStateOf(ctx: RunContext): RunState {
+  if (ctx.cancelled !== undefined) return 'cancelled';
+  if (ctx.error !== undefined) return 'failed';
+  let started = false;
+  let ready = false;
+  let parked = false;
+  for (const name of ctx.graph.pipeline) {
+    const s = ctx.steps[name]!;
+    if (s.status === 'running') return 'running';
+    if (s.attempts > 0) started = true;
+    if (s.status === 'ready') ready = true;
+    if (s.status === 'awaiting_approval' || s.status === 'unknown') parked = true;
+  }
+  if (ready) return started ? 'running' : 'queued';
+  if (parked) return 'awaiting_input';
+  return 'succeeded';
+}

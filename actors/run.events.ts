@@ -1,0 +1,73 @@
+/**
+ * The run machine's events: a closed union tagged by `type`. These are exactly the
+ * events stored in the log (engine/events.ts wraps each in a versioned envelope);
+ * folding a run's events through the machine rebuilds its state.
+ */
+import type { EdgeDef, ErrorCode, HordeDef } from '../core/index.js';
+
+/** What the engine decided about a step when the run was created (kept with the run, so replay never depends on today's registry). */
+export interface StepPolicy {
+  /** The step runs a command and the horde asks before running it. */
+  approval: boolean;
+  /** Safe to run again after a crash; `apply` is not. */
+  idempotent: boolean;
+}
+
+/** An error as stored in the log. */
+export interface EventError {
+  code: ErrorCode;
+  message: string;
+}
+
+/** The command an approval binds to. */
+export interface ApprovalCommand {
+  argv: string[];
+  cwd: string;
+  env: string[];
+}
+
+export type ApprovalReason = 'confirm_command' | 'outcome_unknown';
+
+export type RunEvent =
+  | {
+      type: 'run.created';
+      hordeId: string;
+      /** The horde as it was when the run started; the run finishes with it whatever happens to the folder. */
+      horde: HordeDef;
+      policy: Record<string, StepPolicy>;
+      input: Record<string, string>;
+      /** `cli`, `api`, `trigger:<name>`, … */
+      provenance: string;
+    }
+  | { type: 'step.started'; step: string; attempt: number }
+  | { type: 'step.spawned'; step: string; attempt: number; pgid: number; token: string }
+  | {
+      type: 'step.finished';
+      step: string;
+      attempt: number;
+      outcome: 'pass' | 'fail';
+      /** Workdir-relative. */
+      artifact?: string;
+      summary?: string;
+      error?: EventError;
+      durationMs: number;
+    }
+  /** Recovery found the step started with no result: the process that ran it died. */
+  | { type: 'step.interrupted'; step: string; attempt: number }
+  | { type: 'approval.requested'; step: string; reason: ApprovalReason; command: ApprovalCommand; hash: string }
+  | { type: 'approval.granted'; step: string; hash: string; by: string }
+  | { type: 'approval.denied'; step: string; reason: string; by: string }
+  | { type: 'run.cancelled'; reason: string; by: string };
+
+export type RunEventType = RunEvent['type'];
+
+export const RUN_EVENT_TYPES: readonly RunEventType[] = [
+  'run.created', 'step.started', 'step.spawned', 'step.finished', 'step.interrupted',
+  'approval.requested', 'approval.granted', 'approval.denied', 'run.cancelled',
+];
+
+/** The graph part of a horde the machine needs. */
+export interface RunGraph {
+  pipeline: string[];
+  edges: EdgeDef[];
+}
