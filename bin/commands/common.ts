@@ -1,0 +1,86 @@
+/** What every command shares: the data directory, opening an engine, exit codes, errors. */
+import { KowalskiError, formatWhere, toPlainError } from '../../core/index.js';
+import type { ErrorCode } from '../../core/index.js';
+import { createEngine, resolveDataDir } from '../../engine/index.js';
+import type { Engine, RunView } from '../../engine/index.js';
+
+/** 0 done, 1 failed, 2 bad usage or input, 3 parked waiting for the operator. */
+export const EXIT = { ok: 0, failed: 1, usage: 2, parked: 3 } as const;
+
+const USAGE_CODES: ReadonlySet<ErrorCode> = new Set([
+  'KW_ERR_USAGE', 'KW_ERR_CONFIG_INVALID', 'KW_ERR_INPUT_INVALID', 'KW_ERR_HORDE_NOT_FOUND', 'KW_ERR_HORDE_INVALID',
+  'KW_ERR_RUN_NOT_FOUND', 'KW_ERR_RUN_FINISHED', 'KW_ERR_NO_PENDING_APPROVAL', 'KW_ERR_DATA_DIR_LOCKED', 'KW_ERR_STEP_KIND_UNKNOWN',
+]);
+
+/** A failed command: print the error with its code and pick the exit status. */
+export function reportError(err: unknown, json: boolean): number {
+  const plain = toPlainError(err);
+  const where = formatWhere(plain.where);
+  if (json) process.stdout.write(`${JSON.stringify({ error: { code: plain.code, message: plain.message, ...(plain.where === undefined ? {} : { where: plain.where }) } })}\n`);
+  else process.stderr.write(`kowalski: ${plain.message}${where !== '' && !plain.message.includes(where) ? ` (${where})` : ''} [${plain.code}]\n`);
+  if (!(err instanceof KowalskiError) && plain.code === 'KW_ERR_INTERNAL' && plain.stack !== undefined && process.env.KOWALSKI_DEBUG !== undefined) process.stderr.write(`${plain.stack}\n`);
+  return USAGE_CODES.has(plain.code) ? EXIT.usage : EXIT.failed;
+}
+
+export function dataDir(): string {
+  return resolveDataDir();
+}
+
+/** Run `fn` with an embedded engine on the data directory, closing it whatever happens. */
+export async function withEngine<T>(fn: (engine: Engine) => Promise<T>): Promise<T> {
+  const engine = await createEngine({ dataDir: dataDir() });
+  const stop = (): void => {
+    process.stderr.write('\nkowalski: stopping; unfinished runs continue with `kowalski resume`\n');
+    engine.close().then(() => process.exit(EXIT.failed), () => process.exit(EXIT.failed));
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  try {
+    return await fn(engine);
+  } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+    await engine.close();
+  }
+}
+
+/** `k=v` pairs into an object; a pair without `=` is a usage error. */
+export function parseInputs(pairs: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const p of pairs) {
+    const i = p.indexOf('=');
+    if (i <= 0) throw new KowalskiError('KW_ERR_USAGE', `--input takes key=value, not ${JSON.stringify(p)}`);
+    out[p.slice(0, i)] = p.slice(i + 1);
+  }
+  return out;
+}
+
+export function exitFor(state: string): number {
+  if (state === 'succeeded') return EXIT.ok;
+  if (state === 'awaiting_input') return EXIT.parked;
+  return EXIT.failed;
+}
+
+/** The JSON shape of `show --json` (and of run/approve/resume results). */
+export function runJson(view: RunView): Record<string, unknown> {
+  const pending = view.pending[0];
+  return {
+    runId: view.run.id,
+    state: view.run.state,
+    horde: view.run.hordeId,
+    provenance: view.run.provenance,
+    input: view.run.input,
+    createdAt: new Date(view.run.createdAt).toISOString(),
+    finishedAt: view.run.finishedAt === null ? null : new Date(view.run.finishedAt).toISOString(),
+    error: view.run.errorCode === null ? null : { code: view.run.errorCode, message: view.run.error },
+    steps: view.steps,
+    pendingApproval: pending === undefined ? null : {
+      step: pending.step, reason: pending.reason, command: pending.command, hash: pending.hash,
+      approve: approveCommand(view.run.id, pending.step),
+    },
+  };
+}
+
+export function approveCommand(runId: string, step: string): string {
+  return `kowalski approve ${runId} --step ${step}`;
+}

@@ -1,0 +1,36 @@
+/** `hordes` and `validate`. */
+import path from 'node:path';
+import { builtinStepKinds, dataPaths, formatProblems, listHordes, loadHorde, packageRoot } from '../../engine/index.js';
+import { EXIT, dataDir } from './common.js';
+
+export async function hordesCommand(opts: { json?: boolean }): Promise<number> {
+  const catalog = await listHordes({
+    builtinDir: path.join(packageRoot(import.meta.url), 'hordes'),
+    userDir: dataPaths(dataDir()).hordes,
+    knownKinds: new Set(builtinStepKinds().keys()),
+  });
+  if (opts.json === true) {
+    process.stdout.write(`${JSON.stringify(catalog.entries.map((e) => ({
+      id: e.id, origin: e.origin, dir: e.dir, valid: e.result.ok,
+      ...(e.result.ok ? { displayName: e.result.horde.displayName, description: e.result.horde.description, pipeline: e.result.horde.pipeline } : { problems: e.result.problems }),
+    })))}\n`);
+    return EXIT.ok;
+  }
+  for (const e of catalog.entries) {
+    if (e.result.ok) process.stdout.write(`${e.id.padEnd(24)} ${e.origin.padEnd(8)} ${e.result.horde.pipeline.join(' → ')}\n    ${e.result.horde.description.split('\n')[0] ?? ''}\n`);
+    else process.stdout.write(`${e.id.padEnd(24)} ${e.origin.padEnd(8)} INVALID (${e.dir}):\n${formatProblems(e.result.problems).replace(/^/gm, '    ')}\n`);
+  }
+  if (catalog.entries.length === 0) process.stdout.write(`no hordes found in ${catalog.builtinDir ?? '?'} or ${catalog.userDir ?? '?'}\n`);
+  return EXIT.ok;
+}
+
+export async function validateCommand(folder: string, opts: { json?: boolean }): Promise<number> {
+  const result = await loadHorde(path.resolve(folder), { knownKinds: new Set(builtinStepKinds().keys()) });
+  const problems = result.ok ? result.warnings : result.problems;
+  if (opts.json === true) process.stdout.write(`${JSON.stringify({ valid: result.ok, ...(result.ok ? { id: result.horde.id, hash: result.horde.hash } : {}), problems })}\n`);
+  else {
+    if (problems.length > 0) process.stdout.write(`${formatProblems(problems)}\n`);
+    process.stdout.write(result.ok ? `${folder}: valid horde "${result.horde.id}" (${result.horde.pipeline.length} steps)\n` : `${folder}: ${problems.filter((p) => p.severity === 'error').length} error(s)\n`);
+  }
+  return result.ok ? EXIT.ok : EXIT.usage;
+}

@@ -1,0 +1,89 @@
+/**
+ * Group commit. Events produced in the same tick, by any number of runs, are written
+ * in one transaction together with the projection rows they change; only after that
+ * transaction has committed does each batch's `onCommitted` run its effects.
+ */
+import type { Database } from 'better-sqlite3';
+import type { RunContext, RunEvent, RunState } from '../actors/index.js';
+import type { Clock } from './clock.js';
+import type { CrashHook } from './crash.js';
+import type { StoredEvent } from './events.js';
+import type { EventLog } from './store/event-log.js';
+import type { Projections } from './store/projections.js';
+
+export interface Batch {
+  runId: string;
+  /** The seq of the first event (the run's previous last seq + 1). */
+  firstSeq: number;
+  events: RunEvent[];
+  /** The run's state and context after these events (what the projections must say). */
+  state: RunState;
+  context: RunContext;
+  onCommitted(stored: StoredEvent[]): void;
+}
+
+export interface CommitterDeps {
+  db: Database;
+  log: EventLog;
+  projections: Projections;
+  clock: Clock;
+  crash: CrashHook;
+  /** A commit that throws leaves memory ahead of the disk: the engine must stop. */
+  onFatal(err: unknown): void;
+}
+
+export class Committer {
+  private pending: Batch[] = [];
+  private scheduled = false;
+  private readonly write: (batches: Batch[], at: number) => StoredEvent[][];
+  /** Transactions committed, and batches in them (for benchmarks and the doctor). */
+  readonly stats = { commits: 0, batches: 0, events: 0 };
+
+  constructor(private readonly deps: CommitterDeps) {
+    this.write = deps.db.transaction((batches: Batch[], at: number) => {
+      const out: StoredEvent[][] = [];
+      for (const b of batches) {
+        const stored: StoredEvent[] = [];
+        let seq = b.firstSeq;
+        for (const event of b.events) {
+          const gseq = deps.log.append(b.runId, seq, at, event);
+          deps.projections.apply(b.runId, seq, at, event);
+          stored.push({ gseq, runId: b.runId, seq, at, event });
+          seq++;
+        }
+        if (b.events.length > 0) deps.projections.settle(b.runId, seq - 1, at, b.state, b.context);
+        out.push(stored);
+      }
+      return out;
+    });
+  }
+
+  enqueue(batch: Batch): void {
+    this.pending.push(batch);
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.flush());
+    }
+  }
+
+  /** Commit everything pending now, then run the callbacks. */
+  flush(): void {
+    this.scheduled = false;
+    const batches = this.pending;
+    if (batches.length === 0) return;
+    this.pending = [];
+    this.deps.crash('before-commit');
+    let stored: StoredEvent[][];
+    try {
+      stored = this.write(batches, this.deps.clock.now());
+    } catch (err) {
+      this.deps.onFatal(err);
+      return;
+    }
+    this.stats.commits++;
+    this.stats.batches += batches.length;
+    for (const s of stored) this.stats.events += s.length;
+    this.deps.crash('after-commit');
+    batches.forEach((b, i) => b.onCommitted(stored[i]!));
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * config.toml: every key optional. Unknown keys are kept (later issues read them);
+ * a bad value is an error naming the file and the key.
+ */
+import fs from 'node:fs';
+import { parse, TomlError } from 'smol-toml';
+import { KowalskiError } from '../core/index.js';
+import type { Synchronous } from './store/database.js';
+
+export interface EngineConfig {
+  store: {
+    /** `full` (default) or `normal`. */
+    synchronous: Synchronous;
+  };
+  runs: {
+    /** Steps running at once across all runs (default 4). */
+    maxParallelSteps: number;
+    /** Default per-step limit in seconds (default 600). */
+    stepTimeoutSecs: number;
+  };
+  model: {
+    /** `provider:model`, e.g. `ollama:qwen2.5:7b`; absent = no model configured. */
+    default?: string;
+  };
+  /** The whole file as parsed, for the sections other parts read. */
+  raw: Record<string, unknown>;
+}
+
+export const DEFAULT_CONFIG: EngineConfig = {
+  store: { synchronous: 'full' },
+  runs: { maxParallelSteps: 4, stepTimeoutSecs: 600 },
+  model: {},
+  raw: {},
+};
+
+function bad(file: string, key: string, message: string, line?: number): KowalskiError {
+  return new KowalskiError('KW_ERR_CONFIG_INVALID', `${file}: ${key}: ${message}`, { where: line === undefined ? { file, key } : { file, key, line } });
+}
+
+function table(raw: Record<string, unknown>, file: string, key: string): Record<string, unknown> {
+  const v = raw[key];
+  if (v === undefined) return {};
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw bad(file, key, 'must be a table');
+  return v as Record<string, unknown>;
+}
+
+function positiveInt(t: Record<string, unknown>, file: string, key: string, name: string, fallback: number): number {
+  const v = t[name];
+  if (v === undefined) return fallback;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) throw bad(file, `${key}.${name}`, `must be a whole number ≥ 1, not ${JSON.stringify(v)}`);
+  return v;
+}
+
+export function parseConfig(text: string, file: string): EngineConfig {
+  let raw: Record<string, unknown>;
+  try {
+    raw = parse(text) as Record<string, unknown>;
+  } catch (err) {
+    if (err instanceof TomlError) throw bad(file, '(syntax)', err.message.split('\n')[0] ?? 'bad TOML', err.line);
+    throw err;
+  }
+  const store = table(raw, file, 'store');
+  const runs = table(raw, file, 'runs');
+  const model = table(raw, file, 'model');
+  const sync = store.synchronous ?? 'full';
+  if (sync !== 'full' && sync !== 'normal') throw bad(file, 'store.synchronous', `must be "full" or "normal", not ${JSON.stringify(sync)}`);
+  if (model.default !== undefined && (typeof model.default !== 'string' || !model.default.includes(':'))) {
+    throw bad(file, 'model.default', 'must be "provider:model", e.g. "ollama:qwen2.5:7b"');
+  }
+  const config: EngineConfig = {
+    store: { synchronous: sync },
+    runs: {
+      maxParallelSteps: positiveInt(runs, file, 'runs', 'max_parallel_steps', DEFAULT_CONFIG.runs.maxParallelSteps),
+      stepTimeoutSecs: positiveInt(runs, file, 'runs', 'step_timeout_secs', DEFAULT_CONFIG.runs.stepTimeoutSecs),
+    },
+    model: {},
+    raw,
+  };
+  if (typeof model.default === 'string') config.model.default = model.default;
+  return config;
+}
+
+/** Read `<data dir>/config.toml`; a missing file is the defaults. */
+export function loadConfig(file: string): EngineConfig {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return DEFAULT_CONFIG;
+    throw bad(file, '(file)', (err as Error).message);
+  }
+  return parseConfig(text, file);
+}

@@ -1,0 +1,30 @@
+/**
+ * Named crash points for durability tests: `KOWALSKI_CRASH_AT=point:k[,point:k]`
+ * kills the process with SIGKILL on the k-th time `point` is reached. Unset, it costs
+ * one map lookup.
+ */
+export type CrashPoint =
+  | 'before-commit' // a batch is about to be committed
+  | 'after-commit' // committed, effects not yet performed
+  | 'after-dispatch' // a step was handed to its worker
+  | 'after-spawn-commit' // a command's process group is recorded, before `go`
+  | 'before-result-commit'; // a step's result arrived, not yet committed
+
+export type CrashHook = (point: CrashPoint) => void;
+
+export function crashHookFrom(spec: string | undefined): CrashHook {
+  if (spec === undefined || spec.trim() === '') return () => undefined;
+  const targets = new Map<string, number>();
+  for (const part of spec.split(',')) {
+    const [name, k] = part.split(':');
+    if (name !== undefined && name !== '') targets.set(name.trim(), Math.max(1, Number(k ?? '1') || 1));
+  }
+  const hits = new Map<string, number>();
+  return (point) => {
+    const target = targets.get(point);
+    if (target === undefined) return;
+    const n = (hits.get(point) ?? 0) + 1;
+    hits.set(point, n);
+    if (n === target) process.kill(process.pid, 'SIGKILL');
+  };
+}

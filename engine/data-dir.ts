@@ -1,0 +1,25 @@
+/** Where kowalski keeps everything: $KOWALSKI_HOME, else the platform's data folder. */
+import os from 'node:os';
+import path from 'node:path';
+
+export function resolveDataDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
+  if (env.KOWALSKI_HOME !== undefined && env.KOWALSKI_HOME !== '') return path.resolve(env.KOWALSKI_HOME);
+  const home = env.HOME ?? os.homedir();
+  if (platform === 'darwin') return path.join(home, 'Library', 'Application Support', 'kowalski');
+  if (platform === 'win32') return path.join(env.APPDATA ?? path.join(home, 'AppData', 'Roaming'), 'kowalski');
+  if (env.XDG_DATA_HOME !== undefined && env.XDG_DATA_HOME !== '') return path.join(env.XDG_DATA_HOME, 'kowalski');
+  return path.join(home, '.local', 'share', 'kowalski');
+}
+
+/** The fixed layout inside a data directory. */
+export function dataPaths(dataDir: string) {
+  return {
+    dataDir,
+    config: path.join(dataDir, 'config.toml'),
+    database: path.join(dataDir, 'kowalski.sqlite'),
+    hordes: path.join(dataDir, 'hordes'),
+    runs: path.join(dataDir, 'runs'),
+    runDir: (runId: string) => path.join(dataDir, 'runs', runId),
+  };
+}
+export type DataPaths = ReturnType<typeof dataPaths>;

@@ -1,0 +1,232 @@
+/**
+ * createEngine: the durable core behind the CLI and the server. Everything it uses
+ * comes in through options or is created here; nothing is module-level, so two engines
+ * (on two data directories) can live in one process.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { KowalskiError } from '../core/index.js';
+import type { HordeDef } from '../core/index.js';
+import type { RunEvent, RunState, StepPolicy } from '../actors/index.js';
+import { FINAL_RUN_STATES } from '../actors/index.js';
+import { builtinStepKinds, createStepRunner } from '../steps/index.js';
+import type { StepKindInfo } from '../steps/index.js';
+import type { Clock } from './clock.js';
+import { systemClock } from './clock.js';
+import { Committer } from './committer.js';
+import { crashHookFrom } from './crash.js';
+import { loadConfig } from './config.js';
+import type { EngineConfig } from './config.js';
+import { dataPaths } from './data-dir.js';
+import type { DataPaths } from './data-dir.js';
+import type { StoredEvent } from './events.js';
+import { listHordes, requireHorde, resolveHordeRef } from './horde/index.js';
+import type { Catalog, CatalogEntry } from './horde/index.js';
+import { packageRoot } from './modules.js';
+import { Observers } from './observers.js';
+import type { EngineEventMap } from './observers.js';
+import { recoverRuns } from './recovery.js';
+import type { RecoverySummary } from './recovery.js';
+import { checkRunInput } from './run-input.js';
+import { startCheckpointer } from './store/checkpointer.js';
+import type { Checkpointer } from './store/checkpointer.js';
+import { openDatabase } from './store/database.js';
+import { EventLog } from './store/event-log.js';
+import { lockDataDir } from './store/lock.js';
+import { Projections } from './store/projections.js';
+import { RunQueries } from './store/queries.js';
+import type { ListRunsFilter, RunRow } from './store/queries.js';
+import { readRunView } from './run-view.js';
+import type { RunView } from './run-view.js';
+import { Supervisor } from './supervisor.js';
+
+export interface EngineOptions {
+  dataDir: string;
+  /** Default: `<dataDir>/config.toml`. */
+  config?: EngineConfig;
+  clock?: Clock;
+  /** Kinds beyond the built-in ones (tests and benchmarks register their own). */
+  extraStepKinds?: StepKindInfo[];
+  /** Default: the package's `hordes/`. */
+  builtinHordesDir?: string;
+  /** Default: $KOWALSKI_CRASH_AT (durability tests only). */
+  crashSpec?: string;
+  /** Shown to a second engine that finds the directory locked. */
+  ownerUrl?: string;
+}
+
+export interface StartOptions {
+  /** `cli`, `api`, `trigger:<name>`, … (default `api`). */
+  provenance?: string;
+}
+
+export interface Engine {
+  readonly paths: DataPaths;
+  readonly config: EngineConfig;
+  readonly kinds: ReadonlyMap<string, StepKindInfo>;
+  catalog(): Promise<Catalog>;
+  /** A horde by id or folder; throws KW_ERR_HORDE_NOT_FOUND / KW_ERR_HORDE_INVALID. */
+  resolveHorde(ref: string): Promise<{ horde: HordeDef; entry: CatalogEntry }>;
+  /** Start a run; resolves with its id once `run.created` is committed. */
+  startRun(horde: HordeDef, input: Record<string, string>, options?: StartOptions): Promise<string>;
+  /** Approve the step waiting for it (or `step`); resolves once committed. */
+  approve(runId: string, options?: { step?: string; by?: string }): Promise<{ step: string }>;
+  deny(runId: string, options: { reason: string; step?: string; by?: string }): Promise<{ step: string }>;
+  cancel(runId: string, options?: { reason?: string; by?: string }): Promise<void>;
+  /** Continue every queued or running run (or just `runId`) from its log. */
+  recover(runId?: string): Promise<RecoverySummary>;
+  getRun(runId: string): RunView;
+  listRuns(filter?: ListRunsFilter): RunRow[];
+  events(runId: string, afterSeq?: number): StoredEvent[];
+  /** Resolves with the run's state once it has finished or is parked with nothing running. */
+  waitForRun(runId: string): Promise<RunState>;
+  on<K extends keyof EngineEventMap>(name: K, fn: (payload: EngineEventMap[K]) => void): () => void;
+  readonly stats: { commits: number; batches: number; events: number };
+  close(): Promise<void>;
+}
+
+export async function createEngine(options: EngineOptions): Promise<Engine> {
+  const paths = dataPaths(path.resolve(options.dataDir));
+  const lock = lockDataDir(paths.dataDir, { pid: process.pid, startedAt: Date.now(), ...(options.ownerUrl === undefined ? {} : { url: options.ownerUrl }) });
+  let checkpointer: Checkpointer | undefined;
+  try {
+    const config = options.config ?? loadConfig(paths.config);
+    const clock = options.clock ?? systemClock;
+    fs.mkdirSync(paths.runs, { recursive: true, mode: 0o700 });
+    const db = openDatabase(paths.database, { synchronous: config.store.synchronous });
+    const observers = new Observers();
+    checkpointer = startCheckpointer(paths.database, { onError: (message) => observers.emit('engine:warning', { message: `WAL checkpoint: ${message}` }) });
+    const log = new EventLog(db);
+    const queries = new RunQueries(db);
+    const crash = crashHookFrom(options.crashSpec ?? process.env.KOWALSKI_CRASH_AT);
+    let fatal: unknown;
+    const committer = new Committer({
+      db, log, projections: new Projections(db), clock, crash,
+      onFatal: (err) => {
+        fatal = err;
+        observers.emit('engine:warning', { message: `commit failed, the engine stops: ${(err as Error).message}` });
+      },
+    });
+    const kinds = builtinStepKinds();
+    for (const k of options.extraStepKinds ?? []) kinds.set(k.kind, k);
+    const runner = createStepRunner({ maxThreads: Math.max(1, Math.min(config.runs.maxParallelSteps, 8)) });
+    const supervisor = new Supervisor({
+      committer, log, runner, kinds, observers, clock, crash,
+      runDir: paths.runDir,
+      maxParallelSteps: config.runs.maxParallelSteps,
+      stepTimeoutSecs: config.runs.stepTimeoutSecs,
+      modelConfigured: config.model.default !== undefined,
+    });
+    const builtinDir = options.builtinHordesDir ?? path.join(packageRoot(import.meta.url), 'hordes');
+    const knownKinds = new Set(kinds.keys());
+    const ensureAlive = (): void => {
+      if (fatal !== undefined) throw new KowalskiError('KW_ERR_INTERNAL', `the engine stopped after a failed commit: ${(fatal as Error).message}`);
+    };
+    const pendingStep = (runId: string, step: string | undefined): string => {
+      const run = supervisor.load(runId);
+      if (FINAL_RUN_STATES.has(run.actor.state)) throw new KowalskiError('KW_ERR_RUN_FINISHED', `run ${runId} has already ${run.actor.state}`);
+      const waiting = Object.entries(run.actor.context.steps).filter(([, s]) => s.status === 'awaiting_approval').map(([n]) => n);
+      if (step !== undefined) {
+        if (!waiting.includes(step)) throw new KowalskiError('KW_ERR_NO_PENDING_APPROVAL', `step "${step}" of run ${runId} is not waiting for approval${waiting.length > 0 ? ` (waiting: ${waiting.join(', ')})` : ''}`);
+        return step;
+      }
+      if (waiting.length === 0) throw new KowalskiError('KW_ERR_NO_PENDING_APPROVAL', `run ${runId} has no step waiting for approval (it is ${run.actor.state})`);
+      if (waiting.length > 1) throw new KowalskiError('KW_ERR_NO_PENDING_APPROVAL', `run ${runId} has ${waiting.length} steps waiting (${waiting.join(', ')}); name one with --step`);
+      return waiting[0]!;
+    };
+
+    const engine: Engine = {
+      paths,
+      config,
+      kinds,
+      stats: committer.stats,
+      catalog: () => listHordes({ builtinDir, userDir: paths.hordes, knownKinds }),
+      async resolveHorde(ref) {
+        const entry = await resolveHordeRef(ref, await engine.catalog(), { knownKinds });
+        return { horde: requireHorde(entry), entry };
+      },
+      async startRun(horde, input, opts = {}) {
+        ensureAlive();
+        const answers = checkRunInput(horde, input);
+        const policy: Record<string, StepPolicy> = {};
+        for (const name of horde.pipeline) {
+          const step = horde.steps[name]!;
+          const kind = kinds.get(step.kind);
+          if (kind === undefined) throw new KowalskiError('KW_ERR_STEP_KIND_UNKNOWN', `step "${name}" has kind "${step.kind}", which this kowalski cannot run`, { where: { file: step.file, key: 'kind' } });
+          policy[name] = { approval: kind.runsCommand && horde.confirmCommands, idempotent: kind.idempotent };
+        }
+        const runId = newRunId(clock.now());
+        const created: RunEvent = { type: 'run.created', hordeId: horde.id, horde, policy, input: answers, provenance: opts.provenance ?? 'api' };
+        await supervisor.create(runId, created);
+        return runId;
+      },
+      async approve(runId, opts = {}) {
+        ensureAlive();
+        const step = pendingStep(runId, opts.step);
+        const run = supervisor.load(runId);
+        const hash = run.actor.context.steps[step]!.pending!.hash;
+        await supervisor.submitAndWait(run, [{ type: 'approval.granted', step, hash, by: opts.by ?? 'operator' }]);
+        return { step };
+      },
+      async deny(runId, opts) {
+        ensureAlive();
+        const step = pendingStep(runId, opts.step);
+        const run = supervisor.load(runId);
+        await supervisor.submitAndWait(run, [{ type: 'approval.denied', step, reason: opts.reason, by: opts.by ?? 'operator' }]);
+        return { step };
+      },
+      async cancel(runId, opts = {}) {
+        ensureAlive();
+        const run = supervisor.load(runId);
+        if (FINAL_RUN_STATES.has(run.actor.state)) {
+          supervisor.release(run);
+          throw new KowalskiError('KW_ERR_RUN_FINISHED', `run ${runId} has already ${run.actor.state}`);
+        }
+        await supervisor.submitAndWait(run, [{ type: 'run.cancelled', reason: opts.reason ?? 'cancelled by the operator', by: opts.by ?? 'operator' }]);
+      },
+      recover: (runId) => recoverRuns(supervisor, queries, runId),
+      getRun: (runId) => readRunView(queries, log, runId, paths.dataDir),
+      listRuns: (filter) => queries.listRuns(filter),
+      events: (runId, afterSeq = 0) => log.readAfter(runId, afterSeq, 100_000),
+      waitForRun(runId) {
+        return new Promise((resolve, reject) => {
+          const settled = (state: RunState): boolean => FINAL_RUN_STATES.has(state) || state === 'awaiting_input';
+          const off = observers.on('run:event', ({ stored, state }) => {
+            if (stored.runId === runId && settled(state)) {
+              off();
+              resolve(state);
+            }
+          });
+          const row = queries.getRun(runId);
+          if (row === undefined) {
+            off();
+            reject(new KowalskiError('KW_ERR_RUN_NOT_FOUND', `no run ${runId}`));
+          } else if (settled(row.state) && supervisor.stateOf(runId) === undefined) {
+            off();
+            resolve(row.state);
+          }
+        });
+      },
+      on: (name, fn) => observers.on(name, fn),
+      async close() {
+        await supervisor.close();
+        await runner.close();
+        await checkpointer?.stop();
+        committer.flush();
+        db.close();
+        lock.release();
+      },
+    };
+    return engine;
+  } catch (err) {
+    await checkpointer?.stop();
+    lock.release();
+    throw err;
+  }
+}
+
+/** Time-ordered and unique: `r<time base36><random>`. */
+function newRunId(now: number): string {
+  return `r${now.toString(36)}${crypto.randomBytes(5).toString('hex')}`;
+}

@@ -1,0 +1,32 @@
+/**
+ * Read-only access to a data directory's runs, without taking the engine lock: for
+ * `runs` and `show` while another kowalski (a server, a `run` in progress) owns it.
+ */
+import fs from 'node:fs';
+import Database from 'better-sqlite3';
+import { dataPaths } from './data-dir.js';
+import { EventLog } from './store/event-log.js';
+import { RunQueries } from './store/queries.js';
+import type { ListRunsFilter, RunRow } from './store/queries.js';
+import { readRunView } from './run-view.js';
+import type { RunView } from './run-view.js';
+
+export interface History {
+  getRun(runId: string): RunView;
+  listRuns(filter?: ListRunsFilter): RunRow[];
+  close(): void;
+}
+
+export function openHistory(dataDir: string): History | undefined {
+  const paths = dataPaths(dataDir);
+  if (!fs.existsSync(paths.database)) return undefined;
+  const db = new Database(paths.database, { readonly: true, fileMustExist: true });
+  db.pragma('busy_timeout = 5000');
+  const queries = new RunQueries(db);
+  const log = new EventLog(db);
+  return {
+    getRun: (runId) => readRunView(queries, log, runId, paths.dataDir),
+    listRuns: (filter) => queries.listRuns(filter),
+    close: () => db.close(),
+  };
+}

@@ -1,0 +1,37 @@
+/** Typed observer events, emitted only after the events they describe are committed. */
+import type { RunState } from '../actors/index.js';
+import type { StoredEvent } from './events.js';
+
+export interface EngineEventMap {
+  /** A committed event, with the run's state right after it. */
+  'run:event': { stored: StoredEvent; state: RunState };
+  'step:progress': { runId: string; step: string; attempt: number; message: string };
+  /** Something went wrong outside any run (a listener threw, a checkpoint failed). */
+  'engine:warning': { message: string };
+}
+
+type Listener<K extends keyof EngineEventMap> = (payload: EngineEventMap[K]) => void;
+
+export class Observers {
+  private readonly listeners: { [K in keyof EngineEventMap]: Set<Listener<K>> } = {
+    'run:event': new Set(),
+    'step:progress': new Set(),
+    'engine:warning': new Set(),
+  };
+
+  on<K extends keyof EngineEventMap>(name: K, fn: Listener<K>): () => void {
+    this.listeners[name].add(fn);
+    return () => void this.listeners[name].delete(fn);
+  }
+
+  /** A listener that throws never reaches the engine; it is reported as a warning. */
+  emit<K extends keyof EngineEventMap>(name: K, payload: EngineEventMap[K]): void {
+    for (const fn of this.listeners[name]) {
+      try {
+        fn(payload);
+      } catch (err) {
+        if (name !== 'engine:warning') this.emit('engine:warning', { message: `a ${name} listener threw: ${(err as Error).message}` });
+      }
+    }
+  }
+}

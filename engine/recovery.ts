@@ -1,0 +1,63 @@
+/**
+ * Boot recovery: replay every run that was queued or running when the engine stopped
+ * and continue it. A step started with no result is interrupted: its leftover processes
+ * are killed first, then it runs again as a new attempt — or, when it is not safe to
+ * repeat (apply), the run parks with "outcome unknown" for the operator.
+ */
+import { killLeftovers } from '../steps/index.js';
+import type { RunEvent } from '../actors/index.js';
+import type { Supervisor } from './supervisor.js';
+import type { RunQueries } from './store/queries.js';
+
+export interface RecoverySummary {
+  /** Runs replayed and continued. */
+  resumed: string[];
+  /** Steps that were running at the stop and start again as a new attempt. */
+  retried: { runId: string; step: string; attempt: number }[];
+  /** Runs that are waiting for the operator (left parked; nothing was loaded for them). */
+  parked: number;
+  /** Runs whose step was interrupted and is not safe to repeat: now parked with outcome unknown. */
+  outcomeUnknown: { runId: string; step: string }[];
+  /** Leftover processes of interrupted steps that were killed. */
+  killedProcesses: number;
+  /** Runs that could not be replayed (an altered or foreign log); they are left untouched. */
+  failed: { runId: string; message: string }[];
+}
+
+export async function recoverRuns(supervisor: Supervisor, queries: RunQueries, only?: string): Promise<RecoverySummary> {
+  const summary: RecoverySummary = { resumed: [], retried: [], parked: queries.countByState().awaiting_input ?? 0, outcomeUnknown: [], killedProcesses: 0, failed: [] };
+  const ids = only === undefined ? queries.unfinishedRunIds() : [only];
+  const commits: Promise<unknown>[] = [];
+  for (const runId of ids) {
+    let run;
+    try {
+      run = supervisor.load(runId);
+    } catch (err) {
+      summary.failed.push({ runId, message: (err as Error).message });
+      continue;
+    }
+    const interrupted: RunEvent[] = [];
+    for (const name of run.actor.context.graph.pipeline) {
+      const s = run.actor.context.steps[name]!;
+      if (s.status !== 'running' || run.running.has(name)) continue;
+      if (s.token !== undefined) summary.killedProcesses += await killLeftovers({ token: s.token, ...(s.pgid === undefined ? {} : { pgid: s.pgid }) });
+      interrupted.push({ type: 'step.interrupted', step: name, attempt: s.attempts });
+      if (run.actor.context.policy[name]?.idempotent === false) summary.outcomeUnknown.push({ runId, step: name });
+      else summary.retried.push({ runId, step: name, attempt: s.attempts + 1 });
+    }
+    summary.resumed.push(runId);
+    commits.push(supervisor.submitAndWait(run, interrupted));
+  }
+  await Promise.all(commits);
+  return summary;
+}
+
+export function formatRecovery(s: RecoverySummary): string {
+  const parts = [`resumed ${s.resumed.length} run${s.resumed.length === 1 ? '' : 's'}`];
+  if (s.retried.length > 0) parts.push(`${s.retried.length} interrupted step${s.retried.length === 1 ? '' : 's'} run again`);
+  if (s.outcomeUnknown.length > 0) parts.push(`${s.outcomeUnknown.length} parked with outcome unknown (${s.outcomeUnknown.map((o) => `${o.runId}/${o.step}`).join(', ')})`);
+  parts.push(`${s.parked} still parked waiting for the operator`);
+  if (s.killedProcesses > 0) parts.push(`${s.killedProcesses} leftover process${s.killedProcesses === 1 ? '' : 'es'} killed`);
+  if (s.failed.length > 0) parts.push(`${s.failed.length} could not be replayed: ${s.failed.map((f) => `${f.runId}: ${f.message}`).join('; ')}`);
+  return `recovery: ${parts.join('; ')}`;
+}

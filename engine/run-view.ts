@@ -1,0 +1,52 @@
+/** One run as the CLI and the API show it: its row, its steps in pipeline order, its approvals. */
+import { KowalskiError } from '../core/index.js';
+import type { EventLog } from './store/event-log.js';
+import type { ApprovalRow, AttemptRow, RunQueries, RunRow } from './store/queries.js';
+
+export interface StepView {
+  name: string;
+  kind: string;
+  /** The latest attempt's state, or `pending` when the step has not started. */
+  state: AttemptRow['state'] | 'pending';
+  attempt: number;
+  outcome: 'pass' | 'fail' | null;
+  durationMs: number | null;
+  artifact: string | null;
+  summary: string | null;
+  error: { code: string; message: string | null } | null;
+}
+
+export interface RunView {
+  run: RunRow;
+  steps: StepView[];
+  attempts: AttemptRow[];
+  approvals: ApprovalRow[];
+  /** Pending approvals only. */
+  pending: ApprovalRow[];
+}
+
+export function readRunView(queries: RunQueries, log: EventLog, runId: string, where: string): RunView {
+  const run = queries.getRun(runId);
+  if (run === undefined) throw new KowalskiError('KW_ERR_RUN_NOT_FOUND', `no run ${runId} in ${where}`);
+  const first = log.readAfter(runId, 0, 1)[0]?.event;
+  const attempts = queries.attempts(runId);
+  const latest = new Map<string, AttemptRow>();
+  for (const a of attempts) {
+    const prev = latest.get(a.step);
+    if (prev === undefined || a.attempt > prev.attempt) latest.set(a.step, a);
+  }
+  const pipeline = first?.type === 'run.created' ? first.horde.pipeline : [...latest.keys()];
+  const steps: StepView[] = pipeline.map((name) => {
+    const a = latest.get(name);
+    const kind = first?.type === 'run.created' ? first.horde.steps[name]?.kind ?? '?' : '?';
+    if (a === undefined) return { name, kind, state: 'pending', attempt: 0, outcome: null, durationMs: null, artifact: null, summary: null, error: null };
+    return {
+      name, kind, state: a.state, attempt: a.attempt,
+      outcome: a.state === 'passed' ? 'pass' : a.state === 'failed' ? 'fail' : null,
+      durationMs: a.durationMs, artifact: a.artifact, summary: a.summary,
+      error: a.errorCode === null ? null : { code: a.errorCode, message: a.error },
+    };
+  });
+  const approvals = queries.approvals(runId);
+  return { run, steps, attempts, approvals, pending: approvals.filter((a) => a.state === 'pending') };
+}

@@ -1,0 +1,10 @@
+/** Numbered, append-only migrations. The number is the position in this list, from 1. */
+import * as m001 from './001_init.js';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [m001].map((m, i) => ({ version: i + 1, name: m.name, sql: m.sql }));

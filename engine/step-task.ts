@@ -1,0 +1,50 @@
+/** Build what a step attempt needs, fixed before it starts (identity before await). */
+import crypto from 'node:crypto';
+import path from 'node:path';
+import type { ApprovalCommand } from '../actors/index.js';
+import { DEFAULT_LIMITS, hashCommand, resolveCommand } from '../steps/index.js';
+import type { CommandSpec, StepKindInfo, StepTask } from '../steps/index.js';
+import type { LiveRun } from './live-run.js';
+
+/** The workdir-relative output of the step whose result led to `step` (its `@artifact@`). */
+export function previousOutputOf(run: LiveRun, step: string): string | undefined {
+  const from = run.actor.context.steps[step]?.from;
+  return from === undefined ? undefined : run.horde.steps[from]?.output;
+}
+
+/** The exact command a step will run, as the operator sees it, with its hash. */
+export function commandFor(run: LiveRun, step: string, kind: StepKindInfo | undefined): CommandSpec & { hash: string } {
+  const def = run.horde.steps[step]!;
+  let spec: ApprovalCommand;
+  if (kind?.runsCommand === true) {
+    const previousOutput = previousOutputOf(run, step);
+    spec = resolveCommand(def, { horde: run.horde, input: run.input, workdir: run.workdir, runDir: run.runDir, ...(previousOutput === undefined ? {} : { previousOutput }) });
+  } else {
+    spec = { argv: ['kowalski-step', def.kind, step], cwd: run.workdir, env: [] };
+  }
+  return { ...spec, hash: hashCommand(spec) };
+}
+
+export function buildStepTask(run: LiveRun, step: string, attempt: number, kind: StepKindInfo, modelConfigured: boolean): StepTask {
+  const def = run.horde.steps[step]!;
+  const stepOutputs: Record<string, string> = {};
+  for (const [name, s] of Object.entries(run.horde.steps)) stepOutputs[name] = s.output;
+  const task: StepTask = {
+    runId: run.runId,
+    step: def,
+    attempt,
+    horde: run.horde,
+    runDir: run.runDir,
+    workdir: run.workdir,
+    attemptDir: path.join(run.runDir, 'attempts', step, String(attempt)),
+    input: run.input,
+    stepOutputs,
+    token: crypto.randomBytes(12).toString('hex'),
+    limits: DEFAULT_LIMITS,
+    modelConfigured,
+  };
+  const previousOutput = previousOutputOf(run, step);
+  if (previousOutput !== undefined) task.previousOutput = previousOutput;
+  if (kind.runsCommand) task.command = commandFor(run, step, kind);
+  return task;
+}

@@ -1,0 +1,34 @@
+/** Starts and stops the background WAL checkpointer (checkpoint.worker.ts). */
+import { once } from 'node:events';
+import { Worker } from 'node:worker_threads';
+import { workerEntry } from '../modules.js';
+
+export interface Checkpointer {
+  stop(): Promise<void>;
+}
+
+export interface CheckpointerOptions {
+  /** How often to checkpoint, in ms (default 1000). */
+  intervalMs?: number;
+  /** Above this many WAL pages, a fully checkpointed WAL is truncated (default 4096 ≈ 16 MiB). */
+  truncatePages?: number;
+  onError?(message: string): void;
+}
+
+export function startCheckpointer(file: string, options: CheckpointerOptions = {}): Checkpointer {
+  const worker = new Worker(workerEntry(import.meta.url, 'checkpoint.worker'), {
+    workerData: { file, intervalMs: options.intervalMs ?? 1000, truncatePages: options.truncatePages ?? 4096 },
+  });
+  worker.unref();
+  worker.on('message', (m: { type: string; message?: string }) => {
+    if (m.type === 'error') options.onError?.(m.message ?? 'checkpoint failed');
+  });
+  worker.on('error', (err) => options.onError?.(err.message));
+  return {
+    async stop() {
+      const exited = once(worker, 'exit');
+      worker.postMessage({ type: 'stop' });
+      await exited;
+    },
+  };
+}

@@ -1,0 +1,259 @@
+/**
+ * The run supervisor: feeds events to each run's actor, decides what starts (within
+ * the global limit on running steps) and what must wait for the operator, hands every
+ * batch to the committer, and performs effects only once their batch is committed.
+ */
+import fs from 'node:fs';
+import { KowalskiError, toPlainError } from '../core/index.js';
+import type { RunEffect, RunEvent, RunState } from '../actors/index.js';
+import { FINAL_RUN_STATES, foldRun } from '../actors/index.js';
+import type { StepKindInfo, StepResult, StepRunner } from '../steps/index.js';
+import type { Clock } from './clock.js';
+import type { Committer } from './committer.js';
+import type { CrashHook } from './crash.js';
+import type { StoredEvent } from './events.js';
+import { LiveRun } from './live-run.js';
+import type { Observers } from './observers.js';
+import { buildStepTask, commandFor } from './step-task.js';
+import type { EventLog } from './store/event-log.js';
+
+export interface SupervisorDeps {
+  committer: Committer;
+  log: EventLog;
+  runner: StepRunner;
+  kinds: ReadonlyMap<string, StepKindInfo>;
+  observers: Observers;
+  clock: Clock;
+  crash: CrashHook;
+  runDir(runId: string): string;
+  maxParallelSteps: number;
+  stepTimeoutSecs: number;
+  modelConfigured: boolean;
+}
+
+type Created = Extract<RunEvent, { type: 'run.created' }>;
+
+export class Supervisor {
+  private readonly live = new Map<string, LiveRun>();
+  /** Runs with a ready step that found no free slot, oldest first. */
+  private readonly waiting = new Set<string>();
+  private slotsUsed = 0;
+  private closing = false;
+
+  constructor(private readonly deps: SupervisorDeps) {}
+
+  get liveCount(): number {
+    return this.live.size;
+  }
+
+  get runningSteps(): number {
+    return this.slotsUsed;
+  }
+
+  /** Create a run; resolves once `run.created` (and whatever starts with it) is committed. */
+  create(runId: string, created: Created): Promise<void> {
+    const result = foldRun(runId, [created]);
+    if (!result.ok) throw new KowalskiError('KW_ERR_REPLAY_DIVERGED', result.reason);
+    const run = new LiveRun(runId, result.actor, created, this.deps.runDir(runId), 1);
+    this.live.set(runId, run);
+    const effects: RunEffect[] = [];
+    const all: RunEvent[] = [created];
+    this.decide(run, all, effects);
+    return new Promise((resolve) => this.commit(run, all, effects, () => resolve()));
+  }
+
+  /** The live run, or the run folded from its log (a parked run wakes up this way). */
+  load(runId: string): LiveRun {
+    const live = this.live.get(runId);
+    if (live !== undefined) return live;
+    const stored = this.deps.log.read(runId);
+    if (stored.length === 0) throw new KowalskiError('KW_ERR_RUN_NOT_FOUND', `no run ${runId}`);
+    const events = stored.map((s) => s.event);
+    const result = foldRun(runId, events);
+    if (!result.ok) {
+      throw new KowalskiError('KW_ERR_REPLAY_DIVERGED', `run ${runId} does not replay: event ${stored[result.index]?.seq ?? '?'} (${events[result.index]?.type ?? '?'}): ${result.reason}`);
+    }
+    const run = new LiveRun(runId, result.actor, events[0] as Created, this.deps.runDir(runId), stored[stored.length - 1]!.seq + 1);
+    this.live.set(runId, run);
+    return run;
+  }
+
+  /** Drop a loaded run that needs nothing now (finished, or parked with nothing running). */
+  release(run: LiveRun): void {
+    if (run.running.size > 0) return;
+    const state = run.actor.state;
+    if (FINAL_RUN_STATES.has(state) || state === 'awaiting_input') {
+      run.actor.stop();
+      this.live.delete(run.runId);
+      this.waiting.delete(run.runId);
+    }
+  }
+
+  /**
+   * Apply events to the run's actor, add the decisions they allow (start steps, ask
+   * the operator), and commit them all in the next group commit. `after` runs once committed.
+   */
+  submit(run: LiveRun, events: RunEvent[], after?: (stored: StoredEvent[]) => void): void {
+    const all: RunEvent[] = [];
+    const effects: RunEffect[] = [];
+    for (const e of events) this.apply(run, e, all, effects);
+    this.decide(run, all, effects);
+    this.commit(run, all, effects, after);
+  }
+
+  private commit(run: LiveRun, all: RunEvent[], effects: RunEffect[], after?: (stored: StoredEvent[]) => void): void {
+    if (all.length === 0) {
+      after?.([]);
+      return;
+    }
+    const firstSeq = run.nextSeq;
+    run.nextSeq += all.length;
+    const state = run.actor.state;
+    this.deps.committer.enqueue({
+      runId: run.runId,
+      firstSeq,
+      events: all,
+      state,
+      context: run.actor.context,
+      onCommitted: (stored) => {
+        for (const s of stored) this.deps.observers.emit('run:event', { stored: s, state });
+        for (const effect of effects) this.perform(run, effect);
+        after?.(stored);
+        this.release(run);
+      },
+    });
+  }
+
+  private apply(run: LiveRun, event: RunEvent, all: RunEvent[], effects: RunEffect[]): void {
+    const r = run.actor.send(event);
+    if (!r.ok) throw new KowalskiError('KW_ERR_REPLAY_DIVERGED', `run ${run.runId}: ${r.reason}`);
+    all.push(event);
+    effects.push(...r.effects);
+  }
+
+  /** Ready steps start when a slot is free, or ask for approval first; interrupted unsafe steps ask the operator. */
+  private decide(run: LiveRun, all: RunEvent[], effects: RunEffect[]): void {
+    if (FINAL_RUN_STATES.has(run.actor.state) || this.closing) return;
+    const ctx = run.actor.context;
+    for (const name of ctx.graph.pipeline) {
+      const s = run.actor.context.steps[name]!;
+      const kind = this.deps.kinds.get(run.horde.steps[name]!.kind);
+      if (s.status === 'unknown') {
+        const { hash, ...command } = commandFor(run, name, kind);
+        this.apply(run, { type: 'approval.requested', step: name, reason: 'outcome_unknown', command, hash }, all, effects);
+        continue;
+      }
+      if (s.status !== 'ready') continue;
+      if (ctx.policy[name]?.approval === true) {
+        const { hash, ...command } = commandFor(run, name, kind);
+        if (s.approvedHash !== hash) {
+          this.apply(run, { type: 'approval.requested', step: name, reason: 'confirm_command', command, hash }, all, effects);
+          continue;
+        }
+      }
+      if (this.slotsUsed >= this.deps.maxParallelSteps) {
+        this.waiting.add(run.runId);
+        continue;
+      }
+      this.slotsUsed++;
+      this.apply(run, { type: 'step.started', step: name, attempt: s.attempts + 1 }, all, effects);
+    }
+  }
+
+  private perform(run: LiveRun, effect: RunEffect): void {
+    switch (effect.type) {
+      case 'dispatch':
+        this.dispatch(run, effect.step, effect.attempt);
+        return;
+      case 'kill':
+        run.running.get(effect.step)?.handle.cancel(effect.reason === 'cancelled' ? 'the run was cancelled' : 'another step failed the run');
+        return;
+      default: {
+        const never: never = effect;
+        throw new Error(`unknown effect ${(never as { type: string }).type}`);
+      }
+    }
+  }
+
+  private dispatch(run: LiveRun, step: string, attempt: number): void {
+    const def = run.horde.steps[step]!;
+    const kind = this.deps.kinds.get(def.kind);
+    const startedAt = this.deps.clock.now();
+    if (kind === undefined) {
+      const error = new KowalskiError('KW_ERR_STEP_KIND_UNKNOWN', `step "${step}" has kind "${def.kind}", which this kowalski cannot run`);
+      this.finished(run.runId, step, attempt, startedAt, { outcome: 'fail', error: toPlainError(error) });
+      return;
+    }
+    const task = buildStepTask(run, step, attempt, kind, this.deps.modelConfigured);
+    fs.mkdirSync(task.workdir, { recursive: true });
+    const handle = this.deps.runner.start(task, kind, {
+      onSpawned: (pgid, token) => {
+        this.submit(run, [{ type: 'step.spawned', step, attempt, pgid, token }], () => {
+          this.deps.crash('after-spawn-commit');
+          handle.go();
+        });
+      },
+      onProgress: (message) => this.deps.observers.emit('step:progress', { runId: run.runId, step, attempt, message }),
+    }, { timeoutMs: (def.timeoutSecs ?? this.deps.stepTimeoutSecs) * 1000 });
+    run.running.set(step, { attempt, handle, startedAt });
+    this.deps.crash('after-dispatch');
+    handle.result.then(
+      (result) => this.finished(run.runId, step, attempt, startedAt, result),
+      (err: unknown) => this.finished(run.runId, step, attempt, startedAt, { outcome: 'fail', error: toPlainError(err) }),
+    );
+  }
+
+  private finished(runId: string, step: string, attempt: number, startedAt: number, result: StepResult): void {
+    this.slotsUsed--;
+    const run = this.live.get(runId);
+    if (run !== undefined) {
+      run.running.delete(step);
+      if (!FINAL_RUN_STATES.has(run.actor.state) && !this.closing) {
+        this.deps.crash('before-result-commit');
+        const event: RunEvent = { type: 'step.finished', step, attempt, outcome: result.outcome, durationMs: Math.max(0, this.deps.clock.now() - startedAt) };
+        if (result.artifact !== undefined) event.artifact = result.artifact;
+        if (result.summary !== undefined) event.summary = result.summary;
+        if (result.error !== undefined) event.error = { code: result.error.code, message: result.error.message };
+        this.submit(run, [event]);
+      } else {
+        this.release(run);
+      }
+    }
+    this.pump();
+  }
+
+  /** Give freed slots to runs that were waiting for one. */
+  private pump(): void {
+    for (const runId of this.waiting) {
+      if (this.slotsUsed >= this.deps.maxParallelSteps) return;
+      this.waiting.delete(runId);
+      const run = this.live.get(runId);
+      if (run !== undefined) this.submit(run, []);
+    }
+  }
+
+  /** Operator and recovery entry points use this to wait for a commit. */
+  submitAndWait(run: LiveRun, events: RunEvent[]): Promise<StoredEvent[]> {
+    return new Promise((resolve) => this.submit(run, events, resolve));
+  }
+
+  /** The state of a live run, if it is live. */
+  stateOf(runId: string): RunState | undefined {
+    return this.live.get(runId)?.actor.state;
+  }
+
+  /** Stop starting anything; stop every running step (their attempts stay open in the log and re-run on the next start). */
+  async close(): Promise<void> {
+    this.closing = true;
+    const results: Promise<StepResult>[] = [];
+    for (const run of this.live.values()) {
+      for (const r of run.running.values()) {
+        r.handle.cancel('kowalski is shutting down');
+        results.push(r.handle.result);
+      }
+    }
+    await Promise.allSettled(results);
+    for (const run of this.live.values()) run.actor.stop();
+    this.live.clear();
+  }
+}
