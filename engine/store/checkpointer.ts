@@ -27,6 +27,7 @@ export function startCheckpointer(file: string, options: CheckpointerOptions = {
   return {
     async stop() {
       const exited = once(worker, 'exit');
+      worker.ref(); // keep the process alive until the thread has closed its connection
       worker.postMessage({ type: 'stop' });
       await exited;
     },
