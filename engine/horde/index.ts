@@ -1,0 +1,20 @@
+/**
+ * The horde loader and validator, the catalog, and the helpers the engine shares with
+ * them (placeholders, folder hash). The only public face of engine/horde.
+ */
+export { loadHorde, DEFAULT_KNOWN_TOOLS, DISPLAY_KEYS, HORDE_ID } from './load.js';
+export type { LoadOptions } from './load.js';
+export { listHordes, resolveHordeRef, requireHorde } from './catalog.js';
+export type { Catalog, CatalogEntry, ListOptions } from './catalog.js';
+export { formatProblems } from './problems.js';
+export { splitFrontMatter } from './frontmatter.js';
+export type { FrontMatter, FrontMatterResult } from './frontmatter.js';
+export { STEP_NAME } from './graph.js';
+export { FS_TOOL_EXPANSION } from './steps.js';
+export { TRIGGER_NAME, DEFAULT_DEBOUNCE_MS, cronProblem, timezoneProblem } from './triggers.js';
+export { scanPlaceholders } from './placeholders.js';
+export type { Placeholder, PlaceholderScan } from './placeholders.js';
+export { hashFolder, DEFAULT_HASH_LIMITS } from './hash.js';
+export type { HashLimits, HashResult } from './hash.js';
+export { checkRelPath } from './paths.js';
+export type { RelPathResult } from './paths.js';

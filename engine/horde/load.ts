@@ -1,0 +1,136 @@
+/**
+ * Load and validate a horde folder into a HordeDef. Never throws for problems in the
+ * folder: every problem is collected, each with its code, file, key and line.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { STEP_KINDS } from '../../core/index.js';
+import type { HordeDef, InputField, LoadResult, StepDef } from '../../core/index.js';
+import type { Fields } from './fields.js';
+import { readMarkdown } from './files.js';
+import { buildEdges, readPipeline } from './graph.js';
+import { DEFAULT_HASH_LIMITS, hashFolder } from './hash.js';
+import type { HashLimits } from './hash.js';
+import { checkPathAt } from './paths.js';
+import { ProblemList } from './problems.js';
+import { checkPlaceholders, readStep } from './steps.js';
+import { readTriggers } from './triggers.js';
+
+export const HORDE_ID = /^[a-z0-9][a-z0-9-]*$/;
+
+/** The built-in tools a step may name without a warning. */
+export const DEFAULT_KNOWN_TOOLS: ReadonlySet<string> = new Set([
+  'web_fetch', 'web_search', 'list_dir', 'read_file', 'write_file', 'query_sql', 'list_tables', 'describe_table',
+]);
+
+/** Display copy keys of horde.md, kept as written in `HordeDef.display` when they are strings. */
+export const DISPLAY_KEYS: readonly string[] = [
+  'default_question', 'prompt_tip', 'delivery_title', 'delivery_note', 'delivery_summary_note',
+  'capability_prefix', 'artifacts_root', 'default_topic',
+];
+
+export interface LoadOptions {
+  /** Step kinds accepted (default: STEP_KINDS). */
+  knownKinds?: ReadonlySet<string>;
+  /** Tool names that need no warning (default: DEFAULT_KNOWN_TOOLS). MCP tools are `server.tool`. */
+  knownTools?: ReadonlySet<string>;
+  /** Where the folder was found (default 'path'). */
+  origin?: HordeDef['origin'];
+  /** Bounds of the folder hash (default 2,000 files and folders, 20 MB). */
+  hashLimits?: HashLimits;
+}
+
+export async function loadHorde(dir: string, options: LoadOptions = {}): Promise<LoadResult> {
+  const abs = path.resolve(dir);
+  const problems = new ProblemList();
+  const fail = (): LoadResult => ({ ok: false, problems: problems.sorted() });
+
+  const isDir = await fs.stat(abs).then((s) => s.isDirectory(), () => false);
+  if (!isDir) {
+    problems.error('KW_ERR_HORDE_NOT_FOUND', { file: 'horde.md' }, `${abs} is not a folder`);
+    return fail();
+  }
+  const read = await readMarkdown(abs, 'horde.md', problems);
+  if (read.status === 'missing') problems.error('KW_ERR_HORDE_NOT_FOUND', { file: 'horde.md' }, `there is no horde.md in ${abs}`);
+  if (read.status !== 'ok') return fail();
+  const h = read.fields;
+
+  const id = readId(h, path.basename(abs));
+  const displayName = h.string('display_name') ?? id ?? '';
+  const description = h.string('description') ?? '';
+  const pipeline = readPipeline(h);
+  const confirmCommands = h.bool('confirm_commands') ?? true;
+  const workdir = readPath(h, 'workdir', 'output', 'the run directory').replace(/\/$/, '');
+  const deliveryRootRel = readPath(h, 'delivery_root_rel', 'HANDOFF.md', 'the run workdir');
+  const display: Record<string, string> = {};
+  for (const key of DISPLAY_KEYS) {
+    if (typeof h.table[key] === 'string') display[key] = h.raw(key) as string;
+  }
+
+  const knownKinds = options.knownKinds ?? new Set<string>(STEP_KINDS);
+  const knownTools = options.knownTools ?? DEFAULT_KNOWN_TOOLS;
+  const steps: Record<string, StepDef> = {};
+  const stepFields = new Map<string, Fields>();
+  const names = pipeline ?? [];
+  let allSteps = pipeline !== undefined;
+  for (const name of names) {
+    const file = `agents/${name}.md`;
+    const md = await readMarkdown(abs, file, problems);
+    if (md.status === 'missing') {
+      const index = (h.table.pipeline as unknown[]).indexOf(name);
+      problems.error('KW_ERR_STEP_FILE_MISSING', h.at(`pipeline[${index}]`), `step "${name}" has no ${file}; every pipeline step needs one`);
+    }
+    const step = md.status === 'ok' ? await readStep(name, md.fields, md.body, { dir: abs, pipeline: names, knownKinds, knownTools }) : undefined;
+    if (step === undefined || md.status !== 'ok') {
+      allSteps = false;
+      continue;
+    }
+    steps[name] = step;
+    stepFields.set(name, md.fields);
+  }
+
+  // The form: the inputs of the first step, in pipeline order, that declares any.
+  const inputs: InputField[] = names.map((n) => steps[n]?.inputs ?? []).find((list) => list.length > 0) ?? [];
+  // When a step could not be read, the form is not known: skip checks against it.
+  const declared = allSteps ? new Set(inputs.map((i) => i.id)) : undefined;
+  if (declared !== undefined) {
+    for (const [name, f] of stepFields) checkPlaceholders(f, steps[name] as StepDef, declared);
+  }
+  const edges = pipeline === undefined ? [] : buildEdges(h, pipeline);
+  const triggers = readTriggers(h, declared);
+  const extra = h.unread();
+
+  const hashed = await hashFolder(abs, options.hashLimits ?? DEFAULT_HASH_LIMITS);
+  if (!hashed.ok) problems.error('KW_ERR_HORDE_TOO_LARGE', { file: '.' }, hashed.message);
+
+  if (problems.hasErrors || id === undefined || pipeline === undefined || !hashed.ok) return fail();
+  const horde: HordeDef = {
+    id, displayName, description, pipeline, steps, edges, triggers, confirmCommands, workdir, deliveryRootRel,
+    display, inputs, body: read.body, extra, hash: hashed.hash, dir: abs, origin: options.origin ?? 'path',
+  };
+  return { ok: true, horde, warnings: problems.sorted() };
+}
+
+function readId(h: Fields, folder: string): string | undefined {
+  if (h.has('id')) {
+    const id = h.string('id');
+    if (id !== undefined && !HORDE_ID.test(id)) {
+      h.bad('id', `id "${id}" must be lower-case letters, digits and -, starting with a letter or digit`);
+      return undefined;
+    }
+    return id;
+  }
+  h.raw('id');
+  if (HORDE_ID.test(folder)) {
+    h.problems.warn('KW_WARN_ID_MISSING', h.at('id'), `id is missing; the folder name "${folder}" is used (write id = "${folder}" to keep it stable when the folder moves)`);
+    return folder;
+  }
+  h.problems.error('KW_ERR_KEY_MISSING', h.at('id'), `id is missing and the folder name "${folder}" is not a valid id (lower-case letters, digits and -); write id = "…"`);
+  return undefined;
+}
+
+function readPath(h: Fields, key: string, fallback: string, root: string): string {
+  const raw = h.string(key);
+  if (raw === undefined) return fallback;
+  return checkPathAt(h, key, raw, root) ?? fallback;
+}

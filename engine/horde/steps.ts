@@ -1,0 +1,194 @@
+/**
+ * One `agents/<step>.md`: its front matter checked and normalised into a StepDef, with the
+ * 1.x aliases resolved (`writes` → output, `reads` → context_paths, `tools` → tool_ids,
+ * `fs_tool` → the three file tools). Display and unknown keys are kept in `extra`.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { MODEL_STEP_KINDS } from '../../core/index.js';
+import type { ApplyMode, Isolation, NormalizeSpec, StepDef } from '../../core/index.js';
+import type { Fields } from './fields.js';
+import { readInputs } from './inputs.js';
+import { checkPathAt, isInside } from './paths.js';
+import { scanPlaceholders } from './placeholders.js';
+
+/** The 1.x tool id that means the three file tools. */
+export const FS_TOOL_EXPANSION: readonly string[] = ['list_dir', 'read_file', 'write_file'];
+const MODEL_KINDS: ReadonlySet<string> = new Set(MODEL_STEP_KINDS);
+const ISOLATION: readonly Isolation[] = ['in_process', 'process'];
+const APPLY_MODES: readonly ApplyMode[] = ['dry-run', 'execute'];
+
+export interface StepContextInfo {
+  /** Absolute horde folder. */
+  dir: string;
+  /** The pipeline's step names (for `@step:<name>@`). */
+  pipeline: readonly string[];
+  knownKinds: ReadonlySet<string>;
+  knownTools: ReadonlySet<string>;
+}
+
+/** Read a step from its file's front matter. Returns undefined when it has errors. */
+export async function readStep(name: string, f: Fields, body: string, ctx: StepContextInfo): Promise<StepDef | undefined> {
+  const problems = f.problems;
+  const before = problems.items.filter((p) => p.severity === 'error').length;
+  const file = f.source.file;
+
+  const declared = f.string('name', { required: true });
+  if (declared !== undefined && declared !== name) {
+    problems.error('KW_ERR_STEP_NAME_MISMATCH', f.at('name'), `name is "${declared}" but the file is ${file}; the file name (without .md) must equal name`);
+  }
+  const kind = f.string('kind', { required: true, nonEmpty: true });
+  if (kind !== undefined && !ctx.knownKinds.has(kind)) {
+    problems.error('KW_ERR_STEP_KIND_UNKNOWN', f.at('kind'), `step kind "${kind}" in ${file} is not a kind this kowalski knows (known: ${[...ctx.knownKinds].join(', ')})`);
+  }
+  const displayName = f.string('display_name') ?? name;
+  const description = f.string('description');
+  const promptFile = await readPromptFile(f, ctx.dir);
+  if (kind !== undefined && MODEL_KINDS.has(kind) && !f.has('prompt_file')) {
+    problems.warn('KW_WARN_PROMPT_UNSET', f.at('prompt_file'), `a ${kind} step uses a model but has no prompt_file; it will run with no instructions`);
+  }
+
+  const outKey = f.alias('output', 'writes');
+  const outRaw = outKey === undefined ? undefined : f.string(outKey);
+  let output = `${name}.md`;
+  if (outKey !== undefined && outRaw !== undefined) {
+    const p = checkPathAt(f, outKey, outRaw, 'the run workdir');
+    if (p !== undefined) output = p.endsWith('/') ? `${p === './' ? '' : p}${name}.md` : p;
+  }
+
+  const context = readContext(f, ctx.pipeline);
+  const tools = readTools(f, ctx.knownTools);
+  const model = f.string('model', { nonEmpty: true });
+  const timeoutSecs = f.integer('timeout_secs', 1);
+  const isolation = f.oneOf('isolation', ISOLATION) ?? 'in_process';
+  const verifyCommand = f.string('verify_command', { required: kind === 'verify', nonEmpty: true });
+  const verifyCwd = f.string('verify_cwd', { nonEmpty: true });
+  let applyMode: ApplyMode | undefined;
+  if (f.has('apply_mode') && kind !== 'apply') {
+    f.raw('apply_mode');
+    f.bad('apply_mode', `apply_mode is only for apply steps; this step is ${kind ?? 'of no kind'}`);
+  } else if (kind === 'apply') {
+    applyMode = f.oneOf('apply_mode', APPLY_MODES) ?? 'dry-run';
+  }
+  const normalize = readNormalize(f);
+  const inputs = readInputs(f);
+
+  if (problems.items.filter((p) => p.severity === 'error').length > before || kind === undefined) return undefined;
+  const step: StepDef = {
+    name, kind, file, displayName, output, context, tools, isolation, inputs, body, extra: f.unread(),
+  };
+  if (description !== undefined) step.description = description;
+  if (promptFile !== undefined) step.promptFile = promptFile;
+  if (model !== undefined) step.model = model;
+  if (timeoutSecs !== undefined) step.timeoutSecs = timeoutSecs;
+  if (verifyCommand !== undefined) step.verifyCommand = verifyCommand;
+  if (verifyCwd !== undefined) step.verifyCwd = verifyCwd;
+  if (applyMode !== undefined) step.applyMode = applyMode;
+  if (normalize !== undefined) step.normalize = normalize;
+  return step;
+}
+
+/**
+ * Placeholders of `verify_command` and `verify_cwd`: only `{{input.<id>}}` of a declared
+ * input, `{{workdir}}` and `{{run_dir}}`. Needs the horde's form, so it runs after every step is read.
+ */
+export function checkPlaceholders(f: Fields, step: StepDef, declared: ReadonlySet<string>): void {
+  for (const [key, value] of [['verify_command', step.verifyCommand], ['verify_cwd', step.verifyCwd]] as const) {
+    if (value === undefined) continue;
+    const scan = scanPlaceholders(value);
+    for (const bad of scan.invalid) {
+      f.bad(key, `${key} uses ${bad}; the placeholders are {{input.<id>}}, {{workdir}} and {{run_dir}}, written without spaces`);
+    }
+    for (const p of scan.placeholders) {
+      if (p.type === 'input' && !declared.has(p.id)) {
+        const known = declared.size === 0 ? 'the horde declares no inputs' : `declared inputs: ${[...declared].join(', ')}`;
+        f.bad(key, `${key} uses ${p.text} but the horde has no input "${p.id}" (${known})`);
+      }
+    }
+  }
+}
+
+async function readPromptFile(f: Fields, dir: string): Promise<string | undefined> {
+  const raw = f.string('prompt_file');
+  if (raw === undefined) return undefined;
+  const rel = checkPathAt(f, 'prompt_file', raw, 'the horde folder');
+  if (rel === undefined) return undefined;
+  const abs = path.join(dir, rel);
+  try {
+    const [real, root] = await Promise.all([fs.realpath(abs), fs.realpath(dir)]);
+    if (!isInside(root, real)) {
+      f.bad('prompt_file', `prompt_file "${raw}" is a link that leads out of the horde folder`, 'KW_ERR_PATH_ESCAPES');
+      return undefined;
+    }
+    if (!(await fs.stat(real)).isFile()) {
+      f.bad('prompt_file', `prompt_file "${raw}" is not a file`, 'KW_ERR_PROMPT_MISSING');
+      return undefined;
+    }
+  } catch {
+    f.bad('prompt_file', `prompt_file "${raw}" does not exist in the horde folder`, 'KW_ERR_PROMPT_MISSING');
+    return undefined;
+  }
+  return rel;
+}
+
+function readContext(f: Fields, pipeline: readonly string[]): string[] {
+  const key = f.alias('context_paths', 'reads');
+  if (key === undefined) return [];
+  const list = f.stringArray(key) ?? [];
+  const out: string[] = [];
+  list.forEach((item, i) => {
+    const at = `${key}[${i}]`;
+    if (item === '@artifact@') {
+      out.push(item);
+      return;
+    }
+    const ref = /^@step:(.*)@$/.exec(item);
+    if (ref !== null) {
+      if (pipeline.includes(ref[1] ?? '')) out.push(item);
+      else f.bad(at, `${item} names step "${ref[1] ?? ''}", which is not in pipeline`);
+      return;
+    }
+    if (/^@.*@$/.test(item)) {
+      f.bad(at, `${item} is not a reference kowalski knows; use @artifact@ or @step:<name>@`);
+      return;
+    }
+    const p = checkPathAt(f, at, item, 'the run workdir');
+    if (p !== undefined) out.push(p);
+  });
+  return out;
+}
+
+function readTools(f: Fields, known: ReadonlySet<string>): string[] {
+  const key = f.alias('tool_ids', 'tools');
+  if (key === undefined) return [];
+  const list = f.stringArray(key) ?? [];
+  const out: string[] = [];
+  list.forEach((tool, i) => {
+    if (tool === 'fs_tool') {
+      for (const t of FS_TOOL_EXPANSION) if (!out.includes(t)) out.push(t);
+      return;
+    }
+    if (tool.trim() === '') {
+      f.bad(`${key}[${i}]`, `${key}[${i}] is empty`);
+      return;
+    }
+    if (!known.has(tool)) {
+      f.problems.warn('KW_WARN_TOOL_UNKNOWN', f.at(`${key}[${i}]`), `tool "${tool}" is not provided by kowalski or a configured MCP server; the step will fail when it runs unless one provides it`);
+    }
+    if (!out.includes(tool)) out.push(tool);
+  });
+  return out;
+}
+
+function readNormalize(f: Fields): NormalizeSpec | undefined {
+  const spec: NormalizeSpec = {};
+  const docTitle = f.string('normalize_doc_title');
+  const sections = f.stringArray('normalize_sections');
+  const fallback = f.string('normalize_fallback');
+  const fallbackSections = f.stringArray('normalize_fallback_sections');
+  if (docTitle !== undefined) spec.docTitle = docTitle;
+  if (sections !== undefined) spec.sections = sections;
+  if (fallback !== undefined) spec.fallback = fallback;
+  if (fallbackSections !== undefined) spec.fallbackSections = fallbackSections;
+  return Object.keys(spec).length === 0 ? undefined : spec;
+}

@@ -1,0 +1,98 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import type { HordeDef, StepDef } from '../../core/index.js';
+import { listHordes } from '../../engine/horde/index.js';
+import { resolveCommand } from '../../steps/index.js';
+import { tempRoot, writeFiles } from '../fixtures/hordes/temp-horde.js';
+
+const BUILTIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../hordes');
+
+async function builtins(): Promise<Map<string, HordeDef>> {
+  const catalog = await listHordes({ builtinDir: BUILTIN });
+  const out = new Map<string, HordeDef>();
+  for (const e of catalog.entries) {
+    assert.ok(e.result.ok, `${e.dir}: ${JSON.stringify(e.result.ok ? [] : e.result.problems)}`);
+    assert.deepEqual(e.result.warnings, [], `${e.id} loads without warnings`);
+    out.set(e.id, e.result.horde);
+  }
+  return out;
+}
+
+/** Run a verify step's command as the engine does: resolved by the steps layer (placeholders expanded, `sh -c`), in its cwd. */
+function run(horde: HordeDef | undefined, step: string, input: Record<string, string>, workdir: string): { status: number | null; stdout: string } {
+  const def: StepDef | undefined = horde?.steps[step];
+  assert.ok(horde && def, `step ${step}`);
+  const spec = resolveCommand(def, { horde, input, workdir, runDir: workdir });
+  const [program, ...args] = spec.argv;
+  assert.ok(program !== undefined);
+  const r = spawnSync(program, args, { cwd: spec.cwd, encoding: 'utf8', timeout: 60_000 });
+  return { status: r.status, stdout: r.stdout };
+}
+
+void test('the built-in hordes load cleanly and use no model', async () => {
+  const all = await builtins();
+  assert.deepEqual([...all.keys()].sort(), ['project-check', 'retry-command']);
+  for (const horde of all.values()) {
+    assert.equal(horde.origin, 'builtin');
+    for (const step of Object.values(horde.steps)) assert.ok(['ingest', 'verify'].includes(step.kind), `${horde.id}/${step.name}`);
+    assert.match(horde.body, /^# /m, 'documented in its body');
+  }
+});
+
+void test('project-check: intake forks into two parallel checks joined by summary on pass', async () => {
+  const horde = (await builtins()).get('project-check');
+  assert.ok(horde);
+  assert.deepEqual(horde.inputs.map((i) => [i.id, i.type, i.required]), [['project', 'text', true]]);
+  assert.deepEqual(horde.edges.map((e) => `${e.from}->${e.to}:${e.when}`), [
+    'intake->tests:pass', 'intake->lint:pass', 'tests->summary:pass', 'lint->summary:pass',
+  ]);
+  assert.ok(horde.edges.every((e) => !e.back && !e.implicit));
+  for (const name of ['tests', 'lint', 'summary']) assert.equal(horde.steps[name]?.verifyCwd, '{{input.project}}');
+});
+
+void test('project-check commands do what its body says in a real folder', async (t) => {
+  const horde = (await builtins()).get('project-check');
+  const { root, cleanup } = tempRoot();
+  t.after(cleanup);
+  const project = path.join(root, 'my app');
+  writeFiles(project, { 'package.json': JSON.stringify({ name: 'x', version: '1.0.0', scripts: { test: 'exit 3' } }), 'index.js': '' });
+  const input = { project };
+
+  const summary = run(horde, 'summary', input, root);
+  assert.equal(summary.status, 0);
+  assert.match(summary.stdout, /not a git repository/);
+  assert.match(summary.stdout, /package\.json/);
+  assert.equal(run(horde, 'lint', input, root).status, 0, 'no lint script passes');
+  assert.notEqual(run(horde, 'tests', input, root).status, 0, 'a failing test script fails the step');
+});
+
+void test('retry-command: attempt → backoff on fail, back to attempt on pass at most 3 times', async () => {
+  const horde = (await builtins()).get('retry-command');
+  assert.ok(horde);
+  assert.deepEqual(horde.inputs.map((i) => [i.id, i.type, i.required, i.default]), [
+    ['command', 'text', true, undefined], ['cwd', 'text', true, undefined], ['delay_secs', 'text', false, '5'],
+  ]);
+  assert.deepEqual(horde.edges, [
+    { from: 'attempt', to: 'backoff', when: 'fail', back: false, implicit: false },
+    { from: 'backoff', to: 'attempt', when: 'pass', maxLoops: 3, back: true, implicit: false },
+    { from: 'intake', to: 'attempt', when: 'pass', back: false, implicit: true },
+  ]);
+  // attempt passing has no edge out: the run ends there successfully.
+  assert.equal(horde.edges.filter((e) => e.from === 'attempt' && e.when !== 'fail').length, 0);
+});
+
+void test('retry-command commands: the command line runs whole in its folder; backoff sleeps', async (t) => {
+  const horde = (await builtins()).get('retry-command');
+  const { root, cleanup } = tempRoot();
+  t.after(cleanup);
+  const ok = run(horde, 'attempt', { command: 'test -f marker && echo "found it"', cwd: root, delay_secs: '0' }, root);
+  assert.equal(ok.status, 1, 'no marker yet');
+  writeFiles(root, { marker: '' });
+  const again = run(horde, 'attempt', { command: 'test -f marker && echo "found it"', cwd: root, delay_secs: '0' }, root);
+  assert.equal(again.status, 0);
+  assert.equal(again.stdout, 'found it\n');
+  assert.equal(run(horde, 'backoff', { command: '', cwd: root, delay_secs: '0' }, root).status, 0);
+});

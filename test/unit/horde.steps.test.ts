@@ -1,0 +1,181 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { loadHorde } from '../../engine/horde/index.js';
+import { baseFiles, expectError, expectOk, expectProblem, writeHorde } from '../fixtures/hordes/temp-horde.js';
+import type { TempHorde } from '../fixtures/hordes/temp-horde.js';
+
+/** A base horde whose `check` step has this front matter (name = "check" is added first). */
+function withCheck(toml: string, extra: Record<string, string> = {}): TempHorde {
+  return writeHorde({ ...baseFiles({ check: `---\nname = "check"\n${toml}\n---\n` }), ...extra });
+}
+
+async function load(h: TempHorde, options: Parameters<typeof loadHorde>[1] = {}): ReturnType<typeof loadHorde> {
+  return loadHorde(h.dir, options);
+}
+
+void test('a pipeline step without agents/<step>.md is an error on its pipeline entry', async (t) => {
+  const files = baseFiles();
+  delete files['agents/check.md'];
+  const h = writeHorde(files);
+  t.after(h.cleanup);
+  const p = expectError(await load(h), { code: 'KW_ERR_STEP_FILE_MISSING', file: 'horde.md', key: 'pipeline[1]', line: 3 });
+  assert.match(p.message, /agents\/check\.md/);
+});
+
+void test('a file whose name differs from its file name is KW_ERR_STEP_NAME_MISMATCH', async (t) => {
+  const h = writeHorde(baseFiles({ check: '---\nname = "checks"\nkind = "verify"\nverify_command = "true"\n---\n' }));
+  t.after(h.cleanup);
+  const p = expectError(await load(h), { code: 'KW_ERR_STEP_NAME_MISMATCH', file: 'agents/check.md', key: 'name', line: 2 });
+  assert.match(p.message, /"checks"/);
+});
+
+void test('name and kind are required', async (t) => {
+  const h = writeHorde(baseFiles({ check: '---\nverify_command = "true"\n---\n' }));
+  t.after(h.cleanup);
+  const r = await load(h);
+  expectError(r, { code: 'KW_ERR_KEY_MISSING', file: 'agents/check.md', key: 'name' });
+  expectError(r, { code: 'KW_ERR_KEY_MISSING', file: 'agents/check.md', key: 'kind' });
+});
+
+void test('an unknown kind names the kind and the file; knownKinds widens what is accepted', async (t) => {
+  const h = withCheck('kind = "sleepy"');
+  t.after(h.cleanup);
+  const p = expectError(await load(h), { code: 'KW_ERR_STEP_KIND_UNKNOWN', file: 'agents/check.md', key: 'kind', line: 3 });
+  assert.match(p.message, /"sleepy" in agents\/check\.md/);
+  const ok = expectOk(await load(h, { knownKinds: new Set(['ingest', 'verify', 'sleepy']) }));
+  assert.equal(ok.horde.steps.check?.kind, 'sleepy');
+});
+
+void test('a model step without prompt_file is a warning; with one it is clean', async (t) => {
+  const h = withCheck('kind = "process"');
+  t.after(h.cleanup);
+  const r = await load(h);
+  expectProblem(r, { code: 'KW_WARN_PROMPT_UNSET', file: 'agents/check.md', key: 'prompt_file', severity: 'warning' });
+  expectOk(r);
+  const h2 = withCheck('kind = "step"\nprompt_file = "prompts/p.md"', { 'prompts/p.md': 'Do it.' });
+  t.after(h2.cleanup);
+  assert.deepEqual(expectOk(await load(h2)).warnings, []);
+});
+
+void test('prompt_file: missing file, a folder, an absolute path, a .. segment, a link out of the folder', async (t) => {
+  const cases: [string, string][] = [
+    ['prompts/nope.md', 'KW_ERR_PROMPT_MISSING'],
+    ['prompts', 'KW_ERR_PROMPT_MISSING'],
+    ['/etc/passwd', 'KW_ERR_PATH_ESCAPES'],
+    ['prompts/../../secret.md', 'KW_ERR_PATH_ESCAPES'],
+    ['prompts/link.md', 'KW_ERR_PATH_ESCAPES'],
+  ];
+  for (const [value, code] of cases) {
+    const h = withCheck(`kind = "ask"\nprompt_file = "${value}"`, { 'prompts/real.md': 'x' });
+    t.after(h.cleanup);
+    fs.writeFileSync(path.join(h.root, 'outside.md'), 'secret');
+    fs.symlinkSync(path.join(h.root, 'outside.md'), path.join(h.dir, 'prompts', 'link.md'));
+    expectError(await load(h), { code, file: 'agents/check.md', key: 'prompt_file', line: 4 });
+  }
+});
+
+void test('output: a trailing / is a folder, writes is its alias, escapes are rejected, both keys at once is an error', async (t) => {
+  const folder = withCheck('kind = "verify"\nverify_command = "true"\nwrites = "checks/"');
+  t.after(folder.cleanup);
+  assert.equal(expectOk(await load(folder)).horde.steps.check?.output, 'checks/check.md');
+
+  const file = withCheck('kind = "verify"\nverify_command = "true"\noutput = "./a//b.md"');
+  t.after(file.cleanup);
+  assert.equal(expectOk(await load(file)).horde.steps.check?.output, 'a/b.md');
+
+  for (const bad of ['/abs.md', 'a/../../b.md', '..']) {
+    const h = withCheck(`kind = "verify"\nverify_command = "true"\noutput = "${bad}"`);
+    t.after(h.cleanup);
+    expectError(await load(h), { code: 'KW_ERR_PATH_ESCAPES', file: 'agents/check.md', key: 'output', line: 5 });
+  }
+  const both = withCheck('kind = "verify"\nverify_command = "true"\noutput = "a.md"\nwrites = "b.md"');
+  t.after(both.cleanup);
+  expectError(await load(both), { code: 'KW_ERR_KEY_VALUE', file: 'agents/check.md', key: 'writes', line: 6 });
+});
+
+void test('context_paths / reads: @artifact@, @step:<pipeline step>@, and relative paths only', async (t) => {
+  const good = withCheck('kind = "verify"\nverify_command = "true"\nreads = ["@artifact@", "@step:intake@", "data/in.csv"]');
+  t.after(good.cleanup);
+  assert.deepEqual(expectOk(await load(good)).horde.steps.check?.context, ['@artifact@', '@step:intake@', 'data/in.csv']);
+
+  const bad = withCheck('kind = "verify"\nverify_command = "true"\ncontext_paths = ["@step:nope@", "../x", "@weird@", "/etc"]');
+  t.after(bad.cleanup);
+  const r = await load(bad);
+  const p = expectError(r, { code: 'KW_ERR_KEY_VALUE', file: 'agents/check.md', key: 'context_paths[0]', line: 5 });
+  assert.match(p.message, /"nope", which is not in pipeline/);
+  expectError(r, { code: 'KW_ERR_PATH_ESCAPES', file: 'agents/check.md', key: 'context_paths[1]' });
+  expectError(r, { code: 'KW_ERR_KEY_VALUE', file: 'agents/check.md', key: 'context_paths[2]' });
+  expectError(r, { code: 'KW_ERR_PATH_ESCAPES', file: 'agents/check.md', key: 'context_paths[3]' });
+});
+
+void test('tools: fs_tool means the three file tools; a tool nothing provides is a warning; knownTools silences it', async (t) => {
+  const h = withCheck('kind = "process"\nprompt_file = "p.md"\ntools = ["fs_tool", "read_file", "mcp1.search"]', { 'p.md': 'x' });
+  t.after(h.cleanup);
+  const r = await load(h);
+  const ok = expectOk(r);
+  assert.deepEqual(ok.horde.steps.check?.tools, ['list_dir', 'read_file', 'write_file', 'mcp1.search']);
+  const w = expectProblem(r, { code: 'KW_WARN_TOOL_UNKNOWN', file: 'agents/check.md', key: 'tools[2]', line: 5, severity: 'warning' });
+  assert.match(w.message, /"mcp1\.search"/);
+  const quiet = expectOk(await load(h, { knownTools: new Set(['list_dir', 'read_file', 'write_file', 'mcp1.search']) }));
+  assert.deepEqual(quiet.warnings, []);
+
+  const typed = withCheck('kind = "verify"\nverify_command = "true"\ntool_ids = ["read_file", 3]');
+  t.after(typed.cleanup);
+  expectError(await load(typed), { code: 'KW_ERR_KEY_TYPE', file: 'agents/check.md', key: 'tool_ids[1]' });
+});
+
+void test('verify needs verify_command', async (t) => {
+  const h = withCheck('kind = "verify"\nverify_cwd = "x"');
+  t.after(h.cleanup);
+  expectError(await load(h), { code: 'KW_ERR_KEY_MISSING', file: 'agents/check.md', key: 'verify_command' });
+});
+
+void test('apply_mode: dry-run by default, only for apply steps, only dry-run or execute', async (t) => {
+  const dflt = withCheck('kind = "apply"');
+  t.after(dflt.cleanup);
+  assert.equal(expectOk(await load(dflt)).horde.steps.check?.applyMode, 'dry-run');
+
+  const wrongKind = withCheck('kind = "verify"\nverify_command = "true"\napply_mode = "execute"');
+  t.after(wrongKind.cleanup);
+  expectError(await load(wrongKind), { code: 'KW_ERR_KEY_VALUE', file: 'agents/check.md', key: 'apply_mode', line: 5 });
+
+  const badValue = withCheck('kind = "apply"\napply_mode = "yolo"');
+  t.after(badValue.cleanup);
+  expectError(await load(badValue), { code: 'KW_ERR_KEY_VALUE', file: 'agents/check.md', key: 'apply_mode', line: 4 });
+});
+
+void test('isolation is in_process or process; timeout_secs a positive whole number', async (t) => {
+  const cases: [string, string, string][] = [
+    ['isolation = "thread"', 'KW_ERR_KEY_VALUE', 'isolation'],
+    ['timeout_secs = 0', 'KW_ERR_KEY_VALUE', 'timeout_secs'],
+    ['timeout_secs = 1.5', 'KW_ERR_KEY_VALUE', 'timeout_secs'],
+    ['timeout_secs = "60"', 'KW_ERR_KEY_TYPE', 'timeout_secs'],
+    ['model = ""', 'KW_ERR_KEY_VALUE', 'model'],
+  ];
+  for (const [line, code, key] of cases) {
+    const h = withCheck(`kind = "verify"\nverify_command = "true"\n${line}`);
+    t.after(h.cleanup);
+    expectError(await load(h), { code, file: 'agents/check.md', key, line: 5 });
+  }
+});
+
+void test('placeholders: {{input.<declared id>}}, {{workdir}}, {{run_dir}} only, in verify_command and verify_cwd', async (t) => {
+  const good = withCheck('kind = "verify"\nverify_command = "ls {{input.project}} > {{run_dir}}/ls.txt"\nverify_cwd = "{{workdir}}/sub"');
+  t.after(good.cleanup);
+  expectOk(await load(good));
+
+  const cases: [string, string, RegExp][] = [
+    ['verify_command = "ls {{input.nope}}"', 'verify_command', /no input "nope" \(declared inputs: project\)/],
+    ['verify_command = "ls {{ workdir }}"', 'verify_command', /\{\{ workdir \}\}/],
+    ['verify_command = "echo {{env.HOME}}"', 'verify_command', /\{\{env\.HOME\}\}/],
+    ['verify_command = "true"\nverify_cwd = "{{input.other}}"', 'verify_cwd', /no input "other"/],
+  ];
+  for (const [toml, key, message] of cases) {
+    const h = withCheck(`kind = "verify"\n${toml}`);
+    t.after(h.cleanup);
+    const p = expectError(await load(h), { code: 'KW_ERR_KEY_VALUE', file: 'agents/check.md', key });
+    assert.match(p.message, message);
+  }
+});
