@@ -6,7 +6,7 @@ import path from 'node:path';
 import { once } from 'node:events';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
-import { KowalskiError } from '../../core/index.js';
+import type { KowalskiError } from '../../core/index.js';
 import { createEngine, openDatabase } from '../../engine/index.js';
 import { tempDir } from '../support/tmp.js';
 
