@@ -1,0 +1,47 @@
+/**
+ * The process the crash tests kill. `start <horde-dir> <n>` starts n runs and prints
+ * `ACK <run-id>` for each once it is committed; `resume` continues what is unfinished.
+ * Both print `DONE <run-id> <state>` as runs settle and `IDLE` when nothing is left.
+ * `approve <run-id>` approves and continues one run.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createEngine } from '../../engine/index.js';
+
+const [, , dataDir, mode, ...args] = process.argv;
+const here = path.dirname(fileURLToPath(import.meta.url));
+const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+const engine = await createEngine({
+  dataDir: dataDir!,
+  extraStepKinds: [
+    { kind: 'ledger', module: path.join(here, '..', 'fixtures', 'kinds', `ledger${ext}`), usesModel: false, idempotent: true, runsCommand: false },
+    { kind: 'ledger_unsafe', module: path.join(here, '..', 'fixtures', 'kinds', `ledger${ext}`), usesModel: false, idempotent: false, runsCommand: false },
+  ],
+});
+const say = (line: string): void => void process.stdout.write(`${line}\n`);
+engine.on('engine:warning', ({ message }) => process.stderr.write(`warning: ${message}\n`));
+
+const waits: Promise<void>[] = [];
+const follow = (runId: string): void => {
+  waits.push(engine.waitForRun(runId).then((state) => say(`DONE ${runId} ${state}`)));
+};
+
+if (mode === 'start') {
+  const { horde } = await engine.resolveHorde(args[0]!);
+  const n = Number(args[1] ?? '1');
+  const started = await Promise.all(Array.from({ length: n }, () => engine.startRun(horde, {}, { provenance: 'crash-test' }).then((id) => {
+    say(`ACK ${id}`);
+    return id;
+  })));
+  started.forEach(follow);
+} else if (mode === 'resume') {
+  const summary = await engine.recover();
+  say(`RECOVERED ${JSON.stringify(summary)}`);
+  summary.resumed.forEach(follow);
+} else if (mode === 'approve') {
+  await engine.approve(args[0]!);
+  follow(args[0]!);
+}
+await Promise.all(waits);
+say('IDLE');
+await engine.close();

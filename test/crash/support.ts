@@ -1,0 +1,150 @@
+/** Shared pieces of the crash tests: run the harness as a real process, read the ledger, check the invariants. */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { foldRun } from '../../actors/index.js';
+import { openHistory } from '../../engine/index.js';
+import { EventLog } from '../../engine/store/event-log.js';
+import Database from 'better-sqlite3';
+
+const HARNESS = new URL('./harness.ts', import.meta.url).pathname;
+
+export interface HarnessRun {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  lines: string[];
+  stderr: string;
+}
+
+export interface HarnessOptions {
+  env?: Record<string, string>;
+  /** Kill the process with SIGKILL after this many ms. */
+  killAfterMs?: number;
+  /** Kill it with SIGKILL when a stdout line matches. */
+  killWhen?: (line: string) => boolean;
+  /** Give up (and fail) after this long, ms. */
+  limitMs?: number;
+}
+
+export function harness(dataDir: string, args: string[], options: HarnessOptions = {}): Promise<HarnessRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', HARNESS, dataDir, ...args], {
+      env: { ...process.env, ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const lines: string[] = [];
+    let stderr = '';
+    let buf = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      buf += chunk.toString();
+      let i;
+      while ((i = buf.indexOf('\n')) >= 0) {
+        const line = buf.slice(0, i);
+        buf = buf.slice(i + 1);
+        lines.push(line);
+        if (options.killWhen?.(line) === true) child.kill('SIGKILL');
+      }
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const killer = options.killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), options.killAfterMs);
+    const limit = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`harness ${args.join(' ')} did not finish in time; stderr:\n${stderr}\nstdout:\n${lines.join('\n')}`));
+    }, options.limitMs ?? 60_000);
+    child.on('exit', (code, signal) => {
+      clearTimeout(limit);
+      if (killer !== undefined) clearTimeout(killer);
+      resolve({ code, signal, lines, stderr });
+    });
+  });
+}
+
+export function acks(run: HarnessRun): string[] {
+  return run.lines.filter((l) => l.startsWith('ACK ')).map((l) => l.slice(4));
+}
+
+/** Write a horde folder of `ledger` steps: a fork/join a → (b, c) → d. */
+export function writeLedgerHorde(dir: string, kind = 'ledger', extra = ''): string {
+  const h = path.join(dir, 'horde');
+  fs.mkdirSync(path.join(h, 'agents'), { recursive: true });
+  fs.writeFileSync(path.join(h, 'horde.md'), `---
+id = "crashy"
+pipeline = ["a", "b", "c", "d"]
+${extra}
+[[edges]]
+from = "a"
+to = "b"
+[[edges]]
+from = "a"
+to = "c"
+[[edges]]
+from = "b"
+to = "d"
+when = "pass"
+[[edges]]
+from = "c"
+to = "d"
+when = "pass"
+---
+`);
+  for (const s of ['a', 'b', 'c', 'd']) fs.writeFileSync(path.join(h, 'agents', `${s}.md`), `---\nname = "${s}"\nkind = "${kind}"\n---\n`);
+  return h;
+}
+
+export type Ledger = Map<string, number[]>;
+
+export function readLedger(file: string): Ledger {
+  const out: Ledger = new Map();
+  if (!fs.existsSync(file)) return out;
+  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+    if (line.trim() === '') continue;
+    const [runId, step, attempt] = line.split(' ');
+    const key = `${runId}/${step}`;
+    out.set(key, [...(out.get(key) ?? []), Number(attempt)]);
+  }
+  return out;
+}
+
+/**
+ * The invariants of DESIGN.md, checked against the ledger and the database:
+ * every acknowledged run exists and finished as expected; no finished step ran again
+ * (its passed attempt ran exactly once and nothing after it); earlier attempts are
+ * interrupted ones; folding each run's events gives the state its projection holds.
+ */
+export function checkInvariants(dataDir: string, acked: Iterable<string>, ledger: Ledger, expected: 'succeeded' = 'succeeded'): { runs: number; reruns: number } {
+  const history = openHistory(dataDir);
+  assert.ok(history !== undefined, 'the database exists');
+  const db = new Database(path.join(dataDir, 'kowalski.sqlite'), { readonly: true });
+  const log = new EventLog(db);
+  let reruns = 0;
+  try {
+    for (const id of acked) assert.doesNotThrow(() => history.getRun(id), `acknowledged run ${id} exists`);
+    const all = history.listRuns({ limit: 500 });
+    for (const row of all) {
+      const view = history.getRun(row.id);
+      assert.equal(row.state, expected, `run ${row.id} is ${row.state}: ${row.error ?? ''}`);
+      const folded = foldRun(row.id, log.read(row.id).map((s) => s.event));
+      assert.ok(folded.ok, `run ${row.id} replays`);
+      if (folded.ok) assert.equal(folded.actor.state, row.state, `run ${row.id}: the fold and the projection agree`);
+      for (const step of view.steps) {
+        const passed = view.attempts.filter((a) => a.step === step.name && a.state === 'passed');
+        assert.equal(passed.length, 1, `${row.id}/${step.name} passed exactly once`);
+        const p = passed[0]!.attempt;
+        const ran = ledger.get(`${row.id}/${step.name}`) ?? [];
+        assert.equal(ran.filter((a) => a === p).length, 1, `${row.id}/${step.name} attempt ${p} left exactly one ledger line (ledger: ${ran.join(',')})`);
+        assert.ok(ran.every((a) => a <= p), `${row.id}/${step.name} never ran after it finished (ledger: ${ran.join(',')})`);
+        for (const a of view.attempts.filter((x) => x.step === step.name && x.attempt < p)) {
+          assert.equal(a.state, 'interrupted', `${row.id}/${step.name} attempt ${a.attempt} before the passing one was interrupted`);
+          reruns++;
+        }
+      }
+    }
+    return { runs: all.length, reruns };
+  } finally {
+    db.close();
+    history.close();
+  }
+}
