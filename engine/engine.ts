@@ -96,7 +96,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     fs.mkdirSync(paths.runs, { recursive: true, mode: 0o700 });
     const db = openDatabase(paths.database, { synchronous: config.store.synchronous });
     const observers = new Observers();
-    checkpointer = startCheckpointer(paths.database, { onError: (message) => observers.emit('engine:warning', { message: `WAL checkpoint: ${message}` }) });
+    checkpointer = await startCheckpointer(paths.database, { onError: (message) => observers.emit('engine:warning', { message: `WAL checkpoint: ${message}` }) });
     const log = new EventLog(db);
     const queries = new RunQueries(db);
     const crash = crashHookFrom(options.crashSpec ?? process.env.KOWALSKI_CRASH_AT);
@@ -136,6 +136,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       return waiting[0]!;
     };
 
+    let closing: Promise<void> | undefined;
     const engine: Engine = {
       paths,
       config,
@@ -202,20 +203,23 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
           if (row === undefined) {
             off();
             reject(new KowalskiError('KW_ERR_RUN_NOT_FOUND', `no run ${runId}`));
-          } else if (settled(row.state) && supervisor.stateOf(runId) === undefined) {
+          } else if (settled(row.state)) {
             off();
             resolve(row.state);
           }
         });
       },
       on: (name, fn) => observers.on(name, fn),
-      async close() {
-        await supervisor.close();
-        await runner.close();
-        await checkpointer?.stop();
-        committer.flush();
-        db.close();
-        lock.release();
+      close() {
+        closing ??= (async () => {
+          await supervisor.close();
+          await runner.close();
+          await checkpointer?.stop();
+          committer.flush();
+          db.close();
+          lock.release();
+        })();
+        return closing;
       },
     };
     return engine;

@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import { KowalskiError, toPlainError } from '../core/index.js';
-import type { RunEffect, RunEvent, RunState } from '../actors/index.js';
+import type { RunEffect, RunEvent } from '../actors/index.js';
 import { FINAL_RUN_STATES, foldRun } from '../actors/index.js';
 import type { StepKindInfo, StepResult, StepRunner } from '../steps/index.js';
 import type { Clock } from './clock.js';
@@ -235,11 +235,6 @@ export class Supervisor {
   /** Operator and recovery entry points use this to wait for a commit. */
   submitAndWait(run: LiveRun, events: RunEvent[]): Promise<StoredEvent[]> {
     return new Promise((resolve) => this.submit(run, events, resolve));
-  }
-
-  /** The state of a live run, if it is live. */
-  stateOf(runId: string): RunState | undefined {
-    return this.live.get(runId)?.actor.state;
   }
 
   /** Stop starting anything; stop every running step (their attempts stay open in the log and re-run on the next start). */

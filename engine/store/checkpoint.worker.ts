@@ -8,6 +8,7 @@ import Database from 'better-sqlite3';
 const { file, intervalMs, truncatePages } = workerData as { file: string; intervalMs: number; truncatePages: number };
 const db = new Database(file);
 db.pragma('busy_timeout = 100');
+parentPort?.postMessage({ type: 'ready' });
 
 let busy = false;
 const timer = setInterval(() => {

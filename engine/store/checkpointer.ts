@@ -15,15 +15,21 @@ export interface CheckpointerOptions {
   onError?(message: string): void;
 }
 
-export function startCheckpointer(file: string, options: CheckpointerOptions = {}): Checkpointer {
+/** Resolves once the thread has its own connection open. */
+export async function startCheckpointer(file: string, options: CheckpointerOptions = {}): Promise<Checkpointer> {
   const worker = new Worker(workerEntry(import.meta.url, 'checkpoint.worker'), {
     workerData: { file, intervalMs: options.intervalMs ?? 1000, truncatePages: options.truncatePages ?? 4096 },
   });
-  worker.unref();
-  worker.on('message', (m: { type: string; message?: string }) => {
-    if (m.type === 'error') options.onError?.(m.message ?? 'checkpoint failed');
+  const ready = new Promise<void>((resolve, reject) => {
+    worker.once('error', reject);
+    worker.on('message', (m: { type: string; message?: string }) => {
+      if (m.type === 'ready') resolve();
+      if (m.type === 'error') options.onError?.(m.message ?? 'checkpoint failed');
+    });
   });
+  await ready;
   worker.on('error', (err) => options.onError?.(err.message));
+  worker.unref();
   return {
     async stop() {
       const exited = once(worker, 'exit');

@@ -4,10 +4,13 @@
  * the engine.
  */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { acks, checkInvariants, harness, readLedger, writeLedgerHorde } from './support.js';
+import Database from 'better-sqlite3';
 import { tempDir } from '../support/tmp.js';
+import { processesWithToken } from '../support/engine.js';
 
 const POINTS: [string, number][] = [
   ['before-commit', 1], ['before-commit', 4], ['after-commit', 1], ['after-commit', 6],
@@ -55,4 +58,52 @@ test('random kill -9 while 50 runs are in flight, five times over, then a clean 
   const { runs, reruns } = checkInvariants(home, acked, readLedger(ledgerFile));
   assert.ok(runs >= acked.size);
   t.diagnostic(`${kills} kills, ${acked.size} acknowledged, ${runs} runs, ${reruns} interrupted attempts re-run`);
+});
+
+test('a step that is not safe to repeat (apply-like) parks with outcome unknown after a crash, and stays parked', async (t) => {
+  const dir = tempDir(t);
+  const home = path.join(dir, 'home');
+  const ledgerFile = path.join(dir, 'ledger');
+  const horde = writeLedgerHorde(dir, 'ledger_unsafe');
+  const env = { KW_LEDGER: ledgerFile };
+  const first = await harness(home, ['start', horde, '1'], { env: { ...env, KOWALSKI_CRASH_AT: 'after-dispatch:1' } });
+  assert.equal(first.signal, 'SIGKILL');
+  const second = await harness(home, ['resume'], { env });
+  const summary = JSON.parse(second.lines.find((l) => l.startsWith('RECOVERED '))!.slice(10)) as { outcomeUnknown: { runId: string; step: string }[] };
+  assert.equal(summary.outcomeUnknown.length, 1, 'recovery reports the step whose outcome is unknown');
+  const { runId, step } = summary.outcomeUnknown[0]!;
+  assert.equal(step, 'a');
+  assert.ok(second.lines.includes(`DONE ${runId} awaiting_input`), second.lines.join('\n'));
+  const third = await harness(home, ['resume'], { env });
+  const recovered = JSON.parse(third.lines.find((l) => l.startsWith('RECOVERED '))!.slice(10)) as { resumed: string[]; parked: number };
+  assert.deepEqual([recovered.resumed.length, recovered.parked], [0, 1], 'a parked run is not loaded on restart');
+  // The operator decides: approve runs it again as a new attempt.
+  const approved = await harness(home, ['approve', runId], { env });
+  assert.ok(approved.lines.includes(`DONE ${runId} succeeded`), approved.lines.join('\n') + approved.stderr);
+  const ledger = readLedger(ledgerFile);
+  assert.deepEqual(ledger.get(`${runId}/a`)?.slice(-1), [2], 'the approved retry is attempt 2');
+});
+
+test('a crash while an approved command runs: its leftover processes are killed before the retry', async (t) => {
+  const dir = tempDir(t);
+  const home = path.join(dir, 'home');
+  const marks = path.join(dir, 'marks');
+  const h = path.join(dir, 'horde');
+  fs.mkdirSync(path.join(h, 'agents'), { recursive: true });
+  fs.writeFileSync(path.join(h, 'horde.md'), '---\nid = "sleepy"\npipeline = ["s"]\nconfirm_commands = false\n---\n');
+  fs.writeFileSync(path.join(h, 'agents', 's.md'), `---\nname = "s"\nkind = "verify"\nverify_command = "echo start $KOWALSKI_ATTEMPT >> ${marks}; if [ $KOWALSKI_ATTEMPT = 1 ]; then sleep 300 & sleep 300; fi; echo done $KOWALSKI_ATTEMPT >> ${marks}"\n---\n`);
+  const first = await harness(home, ['start', h, '1'], { killWhenFile: { file: marks, contains: 'start 1' } });
+  assert.equal(first.signal, 'SIGKILL');
+  const [runId] = acks(first);
+  const db = new Database(path.join(home, 'kowalski.sqlite'), { readonly: true });
+  const token = db.prepare('SELECT token FROM step_attempts WHERE run_id = ? AND attempt = 1').pluck().get(runId) as string;
+  db.close();
+  assert.ok(processesWithToken(token).length >= 2, 'the crash left the command\'s processes running');
+  const second = await harness(home, ['resume'], {});
+  const recovered = JSON.parse(second.lines.find((l) => l.startsWith('RECOVERED '))!.slice(10)) as { killedProcesses: number; retried: unknown[] };
+  assert.ok(recovered.killedProcesses >= 2, `killed ${recovered.killedProcesses}`);
+  assert.equal(recovered.retried.length, 1);
+  assert.deepEqual(processesWithToken(token), [], 'nothing of the interrupted attempt is left');
+  assert.ok(second.lines.includes(`DONE ${runId} succeeded`));
+  assert.deepEqual(fs.readFileSync(marks, 'utf8').trim().split('\n'), ['start 1', 'start 2', 'done 2']);
 });

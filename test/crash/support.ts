@@ -23,6 +23,8 @@ export interface HarnessOptions {
   killAfterMs?: number;
   /** Kill it with SIGKILL when a stdout line matches. */
   killWhen?: (line: string) => boolean;
+  /** Kill it with SIGKILL once a file holds this text (checked every 20 ms, bounded by limitMs). */
+  killWhenFile?: { file: string; contains: string };
   /** Give up (and fail) after this long, ms. */
   limitMs?: number;
 }
@@ -50,6 +52,10 @@ export function harness(dataDir: string, args: string[], options: HarnessOptions
       stderr += chunk.toString();
     });
     const killer = options.killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), options.killAfterMs);
+    const watch = options.killWhenFile;
+    const poll = watch === undefined ? undefined : setInterval(() => {
+      if (fs.existsSync(watch.file) && fs.readFileSync(watch.file, 'utf8').includes(watch.contains)) child.kill('SIGKILL');
+    }, 20);
     const limit = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`harness ${args.join(' ')} did not finish in time; stderr:\n${stderr}\nstdout:\n${lines.join('\n')}`));
@@ -57,6 +63,7 @@ export function harness(dataDir: string, args: string[], options: HarnessOptions
     child.on('exit', (code, signal) => {
       clearTimeout(limit);
       if (killer !== undefined) clearTimeout(killer);
+      if (poll !== undefined) clearInterval(poll);
       resolve({ code, signal, lines, stderr });
     });
   });

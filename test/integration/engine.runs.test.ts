@@ -1,0 +1,169 @@
+/** Runs through a real engine: real SQLite, real worker threads and child processes, real commands. */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import Database from 'better-sqlite3';
+import { tempDir } from '../support/tmp.js';
+import { nextEvent, processesWithToken, testEngine, writeHorde } from '../support/engine.js';
+
+const NO_CONFIRM = 'confirm_commands = false';
+
+describe('engine runs', () => {
+  test('parallel branches really run at the same time, and the join waits for both', async (t) => {
+    const dir = tempDir(t);
+    const engine = await testEngine(t);
+    // Each branch waits (bounded) until the other has started: only concurrent branches can both pass.
+    const wait = (me: string, other: string) => `verify_command = "touch ${dir}/${me}.on; for i in $(seq 100); do [ -f ${dir}/${other}.on ] && exit 0; sleep 0.05; done; exit 1"`;
+    writeHorde(path.join(dir, 'h'), `id = "par"\npipeline = ["a", "b", "c", "d"]\n${NO_CONFIRM}
+[[edges]]\nfrom = "a"\nto = "b"\n[[edges]]\nfrom = "a"\nto = "c"\n[[edges]]\nfrom = "b"\nto = "d"\nwhen = "pass"\n[[edges]]\nfrom = "c"\nto = "d"\nwhen = "pass"`, {
+      a: 'kind = "noop"', b: `kind = "verify"\n${wait('b', 'c')}`, c: `kind = "verify"\n${wait('c', 'b')}`, d: 'kind = "noop"',
+    });
+    const { horde } = await engine.resolveHorde(path.join(dir, 'h'));
+    const id = await engine.startRun(horde, {});
+    assert.equal(await engine.waitForRun(id), 'succeeded');
+    const view = engine.getRun(id);
+    assert.deepEqual(view.steps.map((s) => `${s.name}:${s.state}`), ['a:passed', 'b:passed', 'c:passed', 'd:passed']);
+    const d = view.attempts.find((a) => a.step === 'd')!;
+    for (const s of ['b', 'c']) assert.ok(view.attempts.find((a) => a.step === s)!.finishedAt! <= d.startedAt, `d started after ${s} finished`);
+  });
+
+  test('max_parallel_steps = 1 runs one step at a time across runs', async (t) => {
+    const dir = tempDir(t);
+    const engine = await testEngine(t, { maxParallelSteps: 1 });
+    const log = path.join(dir, 'log');
+    const step = `kind = "verify"\nverify_command = "[ -f ${dir}/busy ] && echo overlap >> ${log}; touch ${dir}/busy; sleep 0.1; rm ${dir}/busy; echo ran >> ${log}"`;
+    writeHorde(path.join(dir, 'h'), `id = "one"\npipeline = ["a", "b", "c"]\n${NO_CONFIRM}\n[[edges]]\nfrom = "a"\nto = "b"\n[[edges]]\nfrom = "a"\nto = "c"`, { a: step, b: step, c: step });
+    const { horde } = await engine.resolveHorde(path.join(dir, 'h'));
+    const ids = await Promise.all([engine.startRun(horde, {}), engine.startRun(horde, {})]);
+    assert.deepEqual(await Promise.all(ids.map((id) => engine.waitForRun(id))), ['succeeded', 'succeeded']);
+    const lines = fs.readFileSync(log, 'utf8').trim().split('\n');
+    assert.equal(lines.filter((l) => l === 'ran').length, 6);
+    assert.ok(!lines.includes('overlap'), 'no two steps ran at once');
+  });
+
+  test('a step that outlives timeout_secs is stopped with its whole process group, and the run fails', async (t) => {
+    const dir = tempDir(t);
+    const engine = await testEngine(t);
+    writeHorde(path.join(dir, 'h'), `id = "slow"\npipeline = ["s"]\n${NO_CONFIRM}`, { s: 'kind = "verify"\ntimeout_secs = 1\nverify_command = "sleep 300 & sleep 300; wait"' });
+    const { horde } = await engine.resolveHorde(path.join(dir, 'h'));
+    const id = await engine.startRun(horde, {});
+    assert.equal(await engine.waitForRun(id), 'failed');
+    const view = engine.getRun(id);
+    assert.equal(view.steps[0]!.error?.code, 'KW_ERR_STEP_TIMEOUT');
+    assert.equal(view.run.errorCode, 'KW_ERR_STEP_TIMEOUT');
+    const token = new Database(path.join(engine.paths.dataDir, 'kowalski.sqlite'), { readonly: true }).prepare('SELECT token FROM step_attempts WHERE run_id = ?').pluck().get(id) as string;
+    assert.ok(token.length > 0, 'the process group and token were recorded');
+    assert.deepEqual(processesWithToken(token), [], 'nothing the step started is left running');
+  });
+
+  test('cancel stops a running command and every process it started', async (t) => {
+    const dir = tempDir(t);
+    const engine = await testEngine(t);
+    writeHorde(path.join(dir, 'h'), `id = "long"\npipeline = ["s", "after"]\n${NO_CONFIRM}`, { s: 'kind = "verify"\nverify_command = "sleep 300 & sleep 300; wait"', after: 'kind = "noop"' });
+    const { horde } = await engine.resolveHorde(path.join(dir, 'h'));
+    const spawned = nextEvent(engine, (type) => type === 'step.spawned');
+    const id = await engine.startRun(horde, {});
+    await spawned;
+    await engine.cancel(id, { reason: 'changed my mind' });
+    assert.equal(await engine.waitForRun(id), 'cancelled');
+    const view = engine.getRun(id);
+    assert.equal(view.run.state, 'cancelled');
+    assert.equal(view.run.error, 'changed my mind');
+    assert.deepEqual(view.steps.map((s) => s.state), ['cancelled', 'pending'], 'the running attempt is marked cancelled; nothing after it ran');
+    const token = new Database(path.join(engine.paths.dataDir, 'kowalski.sqlite'), { readonly: true }).prepare('SELECT token FROM step_attempts WHERE run_id = ?').pluck().get(id) as string;
+    await engine.close(); // waits until the stopped step has ended
+    assert.deepEqual(processesWithToken(token), []);
+  });
+
+  test('a loop-back re-runs with new attempt numbers and keeps every attempt\'s artifact', async (t) => {
+    const dir = tempDir(t);
+    const engine = await testEngine(t);
+    const counter = path.join(dir, 'count');
+    writeHorde(path.join(dir, 'h'), `id = "loop"\npipeline = ["fix", "check"]\n${NO_CONFIRM}\n[[edges]]\nfrom = "check"\nto = "fix"\nwhen = "fail"\nmax_loops = 3`, {
+      fix: 'kind = "noop"',
+      check: `kind = "verify"\nverify_command = "n=$(cat ${counter} 2>/dev/null || echo 0); n=$((n+1)); echo $n > ${counter}; echo try $n; [ $n -ge 3 ]"`,
+    });
+    const { horde } = await engine.resolveHorde(path.join(dir, 'h'));
+    const id = await engine.startRun(horde, {});
+    assert.equal(await engine.waitForRun(id), 'succeeded');
+    const view = engine.getRun(id);
+    assert.deepEqual(view.attempts.filter((a) => a.step === 'check').map((a) => `${a.attempt}:${a.state}`), ['1:failed', '2:failed', '3:passed']);
+    assert.deepEqual(view.attempts.filter((a) => a.step === 'fix').map((a) => a.attempt), [1, 2, 3]);
+    for (const n of [1, 2, 3]) {
+      const kept = fs.readFileSync(path.join(engine.paths.runDir(id), 'attempts', 'check', String(n), 'check.md'), 'utf8');
+      assert.match(kept, new RegExp(`try ${n}`), `attempt ${n}'s artifact is kept`);
+    }
+  });
+
+  test('a run finishes with the horde it started with, however the folder changes', async (t) => {
+    const dir = tempDir(t);
+    const engine = await testEngine(t);
+    const log = path.join(dir, 'log');
+    const folder = writeHorde(path.join(dir, 'h'), 'id = "snap"\npipeline = ["s"]', { s: `kind = "verify"\nverify_command = "echo original >> ${log}"` });
+    const { horde } = await engine.resolveHorde(folder);
+    const id = await engine.startRun(horde, {});
+    assert.equal(await engine.waitForRun(id), 'awaiting_input');
+    writeHorde(folder, 'id = "snap"\npipeline = ["s"]', { s: `kind = "verify"\nverify_command = "echo changed >> ${log}"` });
+    await engine.approve(id);
+    assert.equal(await engine.waitForRun(id), 'succeeded');
+    assert.equal(fs.readFileSync(log, 'utf8'), 'original\n');
+  });
+
+  test('a parked run survives a restart without a live actor and continues when approved', async (t) => {
+    const dir = tempDir(t);
+    const home = path.join(dir, 'home');
+    const log = path.join(dir, 'log');
+    const folder = writeHorde(path.join(dir, 'h'), 'id = "park"\npipeline = ["a", "check", "b"]', { a: 'kind = "noop"', check: `kind = "verify"\nverify_command = "echo ran >> ${log}"`, b: 'kind = "noop"' });
+    const first = await testEngine(t, {}, home);
+    const id = await first.startRun((await first.resolveHorde(folder)).horde, {});
+    assert.equal(await first.waitForRun(id), 'awaiting_input');
+    assert.equal(first.getRun(id).pending[0]?.step, 'check');
+    await first.close();
+    const second = await testEngine(t, {}, home);
+    const summary = await second.recover();
+    assert.deepEqual([summary.resumed.length, summary.parked], [0, 1], 'nothing to resume, one run parked');
+    assert.equal(second.getRun(id).run.state, 'awaiting_input');
+    await second.approve(id);
+    assert.equal(await second.waitForRun(id), 'succeeded');
+    assert.equal(fs.readFileSync(log, 'utf8'), 'ran\n');
+  });
+
+  test('isolation = "process" runs the step in a child process; in_process in a worker thread', async (t) => {
+    const dir = tempDir(t);
+    const engine = await testEngine(t);
+    writeHorde(path.join(dir, 'h'), 'id = "iso"\npipeline = ["thread", "child"]', { thread: 'kind = "whoami"', child: 'kind = "whoami"\nisolation = "process"' });
+    const id = await engine.startRun((await engine.resolveHorde(path.join(dir, 'h'))).horde, {});
+    assert.equal(await engine.waitForRun(id), 'succeeded');
+    const read = (s: string) => JSON.parse(fs.readFileSync(path.join(engine.paths.runDir(id), 'output', `${s}.md`), 'utf8')) as { pid: number; threadId: number };
+    assert.equal(read('thread').pid, process.pid);
+    assert.notEqual(read('thread').threadId, 0);
+    assert.notEqual(read('child').pid, process.pid);
+  });
+
+  test('startRun answers only after the run is committed, and runs started in one tick share commits', async (t) => {
+    const dir = tempDir(t);
+    const engine = await testEngine(t);
+    writeHorde(path.join(dir, 'h'), 'id = "many"\npipeline = ["a", "b"]', { a: 'kind = "noop"', b: 'kind = "noop"' });
+    const { horde } = await engine.resolveHorde(path.join(dir, 'h'));
+    const before = { ...engine.stats };
+    const ids = await Promise.all(Array.from({ length: 50 }, () => engine.startRun(horde, {})));
+    const reader = new Database(path.join(engine.paths.dataDir, 'kowalski.sqlite'), { readonly: true });
+    for (const id of ids) assert.ok(reader.prepare('SELECT 1 FROM runs WHERE id = ?').get(id), `${id} is on disk when startRun returns`);
+    reader.close();
+    assert.equal(engine.stats.batches - before.batches, 50);
+    assert.ok(engine.stats.commits - before.commits <= 2, `50 creations took ${engine.stats.commits - before.commits} commits`);
+    await Promise.all(ids.map((id) => engine.waitForRun(id)));
+  });
+
+  test('bad input is refused before anything is written', async (t) => {
+    const dir = tempDir(t);
+    const engine = await testEngine(t);
+    writeHorde(path.join(dir, 'h'), 'id = "form"\npipeline = ["a"]', { a: 'kind = "noop"\n[[inputs]]\nid = "q"\ntype = "choice"\noptions = ["x", "y"]\nrequired = true' });
+    const { horde } = await engine.resolveHorde(path.join(dir, 'h'));
+    await assert.rejects(engine.startRun(horde, {}), /"q".*is required/);
+    await assert.rejects(engine.startRun(horde, { q: 'z' }), /must be one of "x", "y"/);
+    await assert.rejects(engine.startRun(horde, { q: 'x', nope: '1' }), /"nope" is not an input/);
+    assert.equal(engine.listRuns().length, 0);
+  });
+});

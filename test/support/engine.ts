@@ -1,0 +1,58 @@
+/** Engines for tests: a temp data directory, the test step kinds, and writing horde folders. */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { TestContext } from 'node:test';
+import { DEFAULT_CONFIG, createEngine } from '../../engine/index.js';
+import type { Engine, EngineConfig, StepKindInfo } from '../../engine/index.js';
+
+const kind = (name: string, file: string, flags: Partial<StepKindInfo> = {}): StepKindInfo => ({
+  kind: name, module: new URL(`../fixtures/kinds/${file}.ts`, import.meta.url).pathname, usesModel: false, idempotent: true, runsCommand: false, ...flags,
+});
+
+export const TEST_KINDS: StepKindInfo[] = [kind('noop', 'noop'), kind('ledger', 'ledger'), kind('whoami', 'whoami')];
+
+export async function testEngine(t: TestContext, runs: Partial<EngineConfig['runs']> = {}, dataDir?: string): Promise<Engine> {
+  const own = dataDir === undefined ? fs.mkdtempSync(path.join(os.tmpdir(), 'kw-home-')) : undefined;
+  const engine = await createEngine({ dataDir: own ?? dataDir!, config: { ...DEFAULT_CONFIG, runs: { ...DEFAULT_CONFIG.runs, ...runs } }, extraStepKinds: TEST_KINDS });
+  t.after(async () => {
+    await engine.close();
+    if (own !== undefined) fs.rmSync(own, { recursive: true, force: true });
+  });
+  return engine;
+}
+
+/** Write a horde folder: `horde.md` front matter and one `agents/<name>.md` per step (TOML lines). */
+export function writeHorde(dir: string, hordeToml: string, steps: Record<string, string>): string {
+  fs.mkdirSync(path.join(dir, 'agents'), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'horde.md'), `---\n${hordeToml.trim()}\n---\n`);
+  for (const [name, toml] of Object.entries(steps)) fs.writeFileSync(path.join(dir, 'agents', `${name}.md`), `---\nname = "${name}"\n${toml.trim()}\n---\n`);
+  return dir;
+}
+
+/** Every pid whose environment holds KOWALSKI_STEP_TOKEN=<token>. */
+export function processesWithToken(token: string): number[] {
+  const out: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (fs.readFileSync(`/proc/${entry}/environ`, 'latin1').split('\0').includes(`KOWALSKI_STEP_TOKEN=${token}`)) out.push(Number(entry));
+    } catch {
+      // gone, or not ours
+    }
+  }
+  return out;
+}
+
+/** Resolve when `engine` commits an event matching `match`. */
+export function nextEvent(engine: Engine, match: (type: string, step: string | undefined) => boolean): Promise<void> {
+  return new Promise((resolve) => {
+    const off = engine.on('run:event', ({ stored }) => {
+      const e = stored.event;
+      if (match(e.type, 'step' in e ? e.step : undefined)) {
+        off();
+        resolve();
+      }
+    });
+  });
+}
