@@ -1,0 +1,150 @@
+/**
+ * Running one command for a step: in its own process group, behind a gate that holds
+ * it until the engine has durably recorded the group, with bounded output capture,
+ * and a kill of the whole group on abort.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import { KowalskiError } from '../core/index.js';
+import { BoundedCapture } from './capture.js';
+import type { CapturedOutput } from './capture.js';
+import type { CommandSpec } from './protocol.js';
+
+/**
+ * The gate: waits for one line `go` on stdin, then becomes the command. If stdin ends
+ * first (the engine died before recording the process group), it exits 125 and the
+ * command never starts.
+ */
+export const GATE_SCRIPT = 'IFS= read -r kw_go && [ "$kw_go" = go ] || exit 125; exec "$@"';
+/** The exit status of a gate that never got `go`. */
+export const GATE_CLOSED_EXIT = 125;
+
+export interface ExecOptions {
+  /** The command's whole environment (see `commandEnv`). */
+  env: Record<string, string>;
+  /** Abort = SIGTERM to the group, SIGKILL after `killGraceMs`. */
+  signal: AbortSignal;
+  /** Called with the process group once it exists; the command starts only after this resolves. */
+  spawned(pgid: number): Promise<void>;
+  /** Max bytes kept per stream (head + tail). */
+  outputBytes: number;
+  /** Between SIGTERM and SIGKILL on abort, ms (default 1500, at most 2000). */
+  killGraceMs?: number;
+  /** After the leader exits, how long to wait for pipes still held open by strays, ms (default 500). */
+  drainMs?: number;
+}
+
+export interface ExecResult {
+  /** Exit status of the command, or null when it was ended by a signal. */
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  /** Wall time from `go` to the leader's exit, ms (0 when it never started). */
+  durationMs: number;
+  stdout: CapturedOutput;
+  stderr: CapturedOutput;
+  /** The command was let through the gate. */
+  started: boolean;
+  /** It was stopped because `signal` aborted. */
+  aborted: boolean;
+  pgid: number;
+}
+
+function killGroup(pgid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pgid, signal);
+  } catch {
+    // the group is already gone
+  }
+}
+
+export async function execCommand(spec: CommandSpec, options: ExecOptions): Promise<ExecResult> {
+  let cwdOk = false;
+  try {
+    cwdOk = fs.statSync(spec.cwd).isDirectory();
+  } catch {
+    cwdOk = false;
+  }
+  if (!cwdOk) {
+    throw new KowalskiError('KW_ERR_COMMAND_SPAWN', `cannot run ${JSON.stringify(spec.argv)}: the folder ${spec.cwd} does not exist`);
+  }
+  if (spec.argv.length === 0) throw new KowalskiError('KW_ERR_COMMAND_SPAWN', 'cannot run an empty command');
+  if (options.signal.aborted) throw new KowalskiError('KW_ERR_STEP_CANCELLED', 'the step was stopped before its command started');
+
+  const child = spawn('/bin/sh', ['-c', GATE_SCRIPT, 'kowalski-gate', ...spec.argv], {
+    cwd: spec.cwd,
+    env: options.env,
+    detached: true,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  const stdout = new BoundedCapture(options.outputBytes);
+  const stderr = new BoundedCapture(options.outputBytes);
+  child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+  child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+  child.stdin.on('error', () => undefined); // EPIPE when the gate is gone: its exit tells the story
+  const streamsClosed = Promise.all([
+    new Promise<void>((resolve) => child.stdout.once('close', resolve)),
+    new Promise<void>((resolve) => child.stderr.once('close', resolve)),
+  ]);
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once('exit', (code, signal) => resolve({ code, signal }));
+  });
+  const pgid = await new Promise<number>((resolve, reject) => {
+    child.once('spawn', () => resolve(child.pid ?? -1));
+    child.once('error', (err) => reject(new KowalskiError('KW_ERR_COMMAND_SPAWN',
+      `cannot run ${JSON.stringify(spec.argv)} in ${spec.cwd}: ${err.message}`, { cause: err })));
+  });
+
+  const grace = Math.min(options.killGraceMs ?? 1500, 2000);
+  let aborted = false;
+  let killTimer: NodeJS.Timeout | undefined;
+  const onAbort = (): void => {
+    if (aborted) return;
+    aborted = true;
+    child.stdin.end();
+    killGroup(pgid, 'SIGTERM');
+    killTimer = setTimeout(() => killGroup(pgid, 'SIGKILL'), grace);
+  };
+  options.signal.addEventListener('abort', onAbort, { once: true });
+
+  let started = false;
+  let startedAt = 0;
+  try {
+    await options.spawned(pgid);
+    if (!options.signal.aborted) {
+      started = true;
+      startedAt = performance.now();
+      child.stdin.end('go\n');
+    }
+  } catch {
+    onAbort(); // not recorded (or cancelled): the gate must not open
+  }
+  if (options.signal.aborted) onAbort();
+
+  const exit = await exited;
+  const durationMs = started ? Math.round(performance.now() - startedAt) : 0;
+  options.signal.removeEventListener('abort', onAbort);
+  if (killTimer !== undefined) clearTimeout(killTimer);
+  // Nothing of the group outlives its leader (a background job left behind, say).
+  killGroup(pgid, 'SIGKILL');
+  let drainTimer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    streamsClosed,
+    new Promise<void>((resolve) => {
+      drainTimer = setTimeout(resolve, options.drainMs ?? 500);
+    }),
+  ]);
+  if (drainTimer !== undefined) clearTimeout(drainTimer);
+  child.stdout.destroy();
+  child.stderr.destroy();
+
+  return {
+    exitCode: exit.code,
+    signal: exit.signal,
+    durationMs,
+    stdout: stdout.result(),
+    stderr: stderr.result(),
+    started,
+    aborted,
+    pgid,
+  };
+}

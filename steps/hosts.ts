@@ -1,0 +1,154 @@
+/**
+ * Where a step runs: a thread of the Piscina pool, or an isolated child process of
+ * kowalski. Both speak the same protocol and end the same way: with the step's result,
+ * or with a description of how the host died.
+ */
+import { fork } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import { MessageChannel } from 'node:worker_threads';
+import type { Piscina } from 'piscina';
+import { BoundedCapture } from './capture.js';
+import type { ChildInbound, EngineMessage, StepMessage, StepResult, StepTask } from './protocol.js';
+import type { WorkerOutput, WorkerTask } from './worker.js';
+
+export type HostEnd = { type: 'result'; result: StepResult } | { type: 'crashed'; message: string };
+
+export interface StepHost {
+  /** Settles when the step is over (never rejects). */
+  readonly ended: Promise<HostEnd>;
+  send(message: EngineMessage): void;
+  /** Stop the host by force (terminate the thread, SIGKILL the child's group); `ended` follows. */
+  kill(): void;
+}
+
+type Listener = (message: StepMessage) => void;
+
+function describe(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** What Piscina needs of an abort signal; an EventEmitter costs far less per task than an AbortController. */
+class ForceStop extends EventEmitter {
+  aborted = false;
+  reason: unknown = undefined;
+  abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    this.emit('abort');
+  }
+}
+
+/**
+ * Run a step in a pool thread, over a fresh MessagePort pair. It has ended when the
+ * task returned and every message it posted before returning has arrived.
+ */
+export function startInPool(pool: Piscina, task: StepTask, kindModule: string, listener: Listener): StepHost {
+  const { port1, port2 } = new MessageChannel();
+  const stop = new ForceStop();
+  let received = 0;
+  let expected = Infinity;
+  let allReceived: (() => void) | undefined;
+  port1.on('message', (message: StepMessage) => {
+    received += 1;
+    if (message.type !== 'done') listener(message);
+    if (received >= expected) allReceived?.();
+  });
+  const input: WorkerTask = { task, kindModule, port: port2 };
+  const ended = (pool.run(input, { transferList: [port2], signal: stop }) as Promise<WorkerOutput>).then(
+    async ({ result, messages }): Promise<HostEnd> => {
+      if (received < messages) {
+        expected = messages;
+        await new Promise<void>((resolve) => {
+          allReceived = resolve;
+        });
+      }
+      port1.close();
+      return { type: 'result', result };
+    },
+    (err: unknown): HostEnd => {
+      port1.close();
+      const message = stop.aborted ? 'the worker thread was stopped by force' : `the worker thread died: ${describe(err)}`;
+      return { type: 'crashed', message };
+    },
+  );
+  return {
+    ended,
+    send: (message) => port1.postMessage(message),
+    kill: () => stop.abort(new Error('stopped by force')),
+  };
+}
+
+/** Node flags of this process that a child should get too (`--import tsx` under the tests), minus debugger and test-runner ones. */
+function childExecArgv(): string[] {
+  return process.execArgv.filter((arg) => !/^--(inspect|debug|test|experimental-test|watch)/.test(arg));
+}
+
+export interface ChildHostOptions {
+  /** Absolute path of the child entry (`child.ts` / `child.js`). */
+  entry: string;
+  /** After `done`, how long the child gets to exit before it is killed, ms. */
+  exitGraceMs: number;
+}
+
+/** Run a step in a child process of its own, in its own process group. */
+export function startInChild(task: StepTask, kindModule: string, listener: Listener, options: ChildHostOptions): StepHost {
+  const child = fork(options.entry, [], {
+    execArgv: childExecArgv(),
+    detached: true,
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    // The child itself carries the token, so a restart's leftover sweep finds it too.
+    env: { ...process.env, KOWALSKI_STEP_TOKEN: task.token },
+  });
+  const stderr = new BoundedCapture(4096);
+  child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
+  let result: StepResult | undefined;
+  let exitTimer: NodeJS.Timeout | undefined;
+  const killGroup = (): void => {
+    if (child.pid === undefined) return;
+    try {
+      process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // gone already
+    }
+  };
+  child.on('message', (message: StepMessage) => {
+    if (message.type === 'done') {
+      result = message.result;
+      exitTimer = setTimeout(killGroup, options.exitGraceMs);
+      return;
+    }
+    listener(message);
+  });
+  const ended = new Promise<HostEnd>((resolve) => {
+    let spawnError: Error | undefined;
+    child.on('error', (err) => {
+      spawnError = err;
+      if (child.pid === undefined) resolve({ type: 'crashed', message: `the step's child process could not start: ${err.message}` });
+    });
+    child.once('close', (code, signal) => {
+      if (exitTimer !== undefined) clearTimeout(exitTimer);
+      if (result !== undefined) {
+        resolve({ type: 'result', result });
+        return;
+      }
+      const how = signal !== null ? `was killed by ${signal}` : `exited with code ${code ?? '?'}`;
+      const tail = stderr.result().text.trim();
+      const cause = spawnError === undefined ? '' : ` (${spawnError.message})`;
+      resolve({ type: 'crashed', message: `the step's child process ${how} before reporting a result${cause}${tail === '' ? '' : `:\n${tail}`}` });
+    });
+  });
+  const first: ChildInbound = { type: 'task', task, kindModule };
+  const send = (message: ChildInbound): void => {
+    if (!child.connected) return;
+    try {
+      child.send(message, (err) => {
+        void err; // the child is gone: 'close' reports it
+      });
+    } catch {
+      // the child is gone: 'close' reports it
+    }
+  };
+  send(first);
+  return { ended, send, kill: killGroup };
+}

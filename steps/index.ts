@@ -1,0 +1,26 @@
+/** The public face of steps/: the runner the engine drives, the command contract, the step kinds' registry and helpers. */
+export { DEFAULT_LIMITS } from './protocol.js';
+export type {
+  CommandSpec, StepTask, StepLimits, StepResult, StepMessage, EngineMessage, ChildInbound, StepContext, StepKindRun,
+} from './protocol.js';
+export { builtinStepKinds, stepsModuleFile } from './registry.js';
+export type { StepKindInfo } from './registry.js';
+export {
+  resolveCommand, resolveCwd, hashCommand, commandEnv, approvedCommand, commandContextOf, shellQuote,
+  PASSTHROUGH_ENV, STEP_ENV, APPLY_PROGRAM,
+} from './command.js';
+export type { CommandContext } from './command.js';
+export { execCommand, GATE_SCRIPT, GATE_CLOSED_EXIT } from './exec.js';
+export type { ExecOptions, ExecResult } from './exec.js';
+export { BoundedCapture } from './capture.js';
+export type { CapturedOutput } from './capture.js';
+export { killLeftovers, findTokenProcesses, waitUntilNoneLeft, isAlive } from './leftovers.js';
+export type { KillLeftoversOptions } from './leftovers.js';
+export { createStepRunner } from './runner.js';
+export type { StepRunner, StepRunnerOptions, StepHandlers, StartOptions, RunningStep } from './runner.js';
+export { buildStepContext, startStep, createKindLoader } from './context.js';
+export type { StepChannel, BuiltContext } from './context.js';
+export { writeArtifact, writeWorkdirFile, resolveContextRef, readContext, fence, inlineCode } from './artifact.js';
+export { resolveInside, writeFileAtomic, isWithin } from './paths.js';
+export { extractDiffBlocks, parseDiffBlocks, planPatches, writePlan } from './patch.js';
+export type { DiffBlock, FilePatch, FileChange, Conflict, PatchPlan } from './patch.js';

@@ -1,0 +1,48 @@
+/**
+ * The step kinds this build knows, and where each kind's module lives. Workers load
+ * kind modules by absolute path, so callers (tests, benchmarks) can register their own
+ * kinds next to the built-in ones.
+ */
+import { fileURLToPath } from 'node:url';
+import { MODEL_STEP_KINDS } from '../core/index.js';
+
+export interface StepKindInfo {
+  kind: string;
+  /** Absolute path of the module whose default export is the kind's `StepKindRun`. */
+  module: string;
+  /** The kind talks to a model (needs a configured provider). */
+  usesModel: boolean;
+  /** Safe to run again when an attempt was interrupted with no result (false: park for the operator). */
+  idempotent: boolean;
+  /** Runs a command or changes the project: needs the operator's approval unless `confirm_commands = false`. */
+  runsCommand: boolean;
+}
+
+/**
+ * Absolute path of a module of this folder, given without extension (`kinds/verify`).
+ * `.ts` when running from the TypeScript sources (tsx), `.js` from the compiled `dist/`.
+ */
+export function stepsModuleFile(relativeNoExt: string): string {
+  const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+  return fileURLToPath(new URL(`./${relativeNoExt}${ext}`, import.meta.url));
+}
+
+/** Every kind of `STEP_KINDS`, with its module. A fresh map on each call: callers may add to it. */
+export function builtinStepKinds(): Map<string, StepKindInfo> {
+  const kinds = new Map<string, StepKindInfo>();
+  const add = (kind: string, file: string, flags: Partial<Omit<StepKindInfo, 'kind' | 'module'>> = {}): void => {
+    kinds.set(kind, {
+      kind,
+      module: stepsModuleFile(`kinds/${file}`),
+      usesModel: flags.usesModel ?? false,
+      idempotent: flags.idempotent ?? true,
+      runsCommand: flags.runsCommand ?? false,
+    });
+  };
+  add('ingest', 'ingest');
+  add('verify', 'verify', { runsCommand: true });
+  add('apply', 'apply', { runsCommand: true, idempotent: false });
+  for (const kind of ['table_profile', 'sql_batch', 'xlsx_report']) add(kind, 'unavailable');
+  for (const kind of MODEL_STEP_KINDS) add(kind, 'model', { usesModel: true });
+  return kinds;
+}

@@ -1,0 +1,182 @@
+/**
+ * The engine's handle on running steps: starts a step in a pool thread or an isolated
+ * child, relays its messages, enforces the timeout, carries out cancel, and makes sure
+ * nothing the step started outlives a timeout, a cancel or a crash.
+ */
+import { Piscina } from 'piscina';
+import { ERROR_CODES, toPlainError, KowalskiError } from '../core/index.js';
+import type { ErrorCode } from '../core/index.js';
+import { startInChild, startInPool } from './hosts.js';
+import type { HostEnd, StepHost } from './hosts.js';
+import { killLeftovers } from './leftovers.js';
+import type { StepMessage, StepResult, StepTask } from './protocol.js';
+import { stepsModuleFile } from './registry.js';
+import type { StepKindInfo } from './registry.js';
+
+export interface StepRunnerOptions {
+  /** Most worker threads for in-process steps. */
+  maxThreads: number;
+  /** Threads kept ready (default 1, at most maxThreads). */
+  minThreads?: number;
+  /** How long an idle extra thread lives, ms (default 60000). */
+  idleTimeoutMs?: number;
+  /** After cancel or timeout, how long the step gets to stop by itself before its thread or child is killed, ms (default 2500). */
+  stopGraceMs?: number;
+}
+
+export interface StepHandlers {
+  /** The step started a command in process group `pgid`; record it durably, then call `go()`. */
+  onSpawned(pgid: number, token: string): void;
+  onProgress(message: string): void;
+}
+
+export interface StartOptions {
+  /** The step's time limit, ms. */
+  timeoutMs: number;
+}
+
+export interface RunningStep {
+  /** The step's result; never rejects (timeouts, cancels and crashes are `fail` results with an error). */
+  result: Promise<StepResult>;
+  /** The `spawned` record is committed: let the command run. */
+  go(): void;
+  /** Stop the step; its result becomes KW_ERR_STEP_CANCELLED. */
+  cancel(reason: string): void;
+}
+
+export interface StepRunner {
+  start(task: StepTask, kind: StepKindInfo, handlers: StepHandlers, options: StartOptions): RunningStep;
+  /** Cancel every running step, wait for them, and stop the pool. */
+  close(): Promise<void>;
+}
+
+function failure(code: ErrorCode, message: string, where?: { file?: string; key?: string }): StepResult {
+  const error = toPlainError(new KowalskiError(code, message, where === undefined ? {} : { where }));
+  delete error.stack;
+  return { outcome: 'fail', error, summary: message.split('\n', 1)[0] ?? ERROR_CODES[code].summary };
+}
+
+/** Longest timer Node accepts. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+function supervise(
+  task: StepTask,
+  handlers: StepHandlers,
+  options: StartOptions,
+  stopGraceMs: number,
+  startHost: (listener: (message: StepMessage) => void) => StepHost,
+): RunningStep {
+  let stopped: StepResult | undefined;
+  let settled = false;
+  let pgid: number | undefined;
+  let forceTimer: NodeJS.Timeout | undefined;
+
+  const stop = (result: StepResult, reason: string): void => {
+    if (settled || stopped !== undefined) return;
+    stopped = result;
+    host.send({ type: 'cancel', reason });
+    forceTimer = setTimeout(() => host.kill(), stopGraceMs);
+  };
+  const listener = (message: StepMessage): void => {
+    switch (message.type) {
+      case 'spawned':
+        pgid = message.pgid;
+        try {
+          handlers.onSpawned(message.pgid, message.token);
+        } catch (err) {
+          const why = err instanceof Error ? err.message : String(err);
+          stop(failure('KW_ERR_INTERNAL', `recording the process group of step \`${task.step.name}\` failed: ${why}`), 'the engine could not record the command');
+        }
+        return;
+      case 'progress':
+        try {
+          handlers.onProgress(message.message);
+        } catch {
+          // an observer's failure is not the step's
+        }
+        return;
+      case 'done':
+        return; // the host reports the result
+      default: {
+        const never: never = message;
+        void never;
+      }
+    }
+  };
+  // Messages arrive asynchronously, so `host` is set before the listener or a stop uses it.
+  const host: StepHost = startHost(listener);
+
+  const seconds = Math.round(options.timeoutMs / 100) / 10;
+  const timeout = setTimeout(() => {
+    stop(failure('KW_ERR_STEP_TIMEOUT', `step \`${task.step.name}\` ran longer than its timeout of ${seconds} s and was stopped`,
+      { file: task.step.file, key: 'timeout_secs' }), `timed out after ${seconds} s`);
+  }, Math.max(0, Math.min(options.timeoutMs, MAX_TIMER_MS)));
+
+  const finish = async (end: HostEnd): Promise<StepResult> => {
+    settled = true;
+    clearTimeout(timeout);
+    if (forceTimer !== undefined) clearTimeout(forceTimer);
+    const abnormal = stopped !== undefined || end.type === 'crashed';
+    if (abnormal || pgid !== undefined) {
+      // Whatever the step started and left behind (also outside its process group) goes now.
+      await killLeftovers(abnormal && pgid !== undefined ? { pgid, token: task.token } : { token: task.token });
+    }
+    if (stopped !== undefined) return stopped;
+    if (end.type === 'crashed') return failure('KW_ERR_STEP_CRASHED', `step \`${task.step.name}\`: ${end.message}`);
+    return end.result;
+  };
+  const result = host.ended.then(finish).catch((err: unknown) => ({
+    outcome: 'fail' as const,
+    error: toPlainError(err),
+    summary: 'the step runner failed while finishing the step',
+  }));
+
+  return {
+    result,
+    go: () => host.send({ type: 'go' }),
+    cancel: (reason) => stop(failure('KW_ERR_STEP_CANCELLED', `step \`${task.step.name}\` was cancelled: ${reason}`), reason),
+  };
+}
+
+export function createStepRunner(options: StepRunnerOptions): StepRunner {
+  const stopGraceMs = options.stopGraceMs ?? 2500;
+  const running = new Set<RunningStep>();
+  let pool: Piscina | undefined;
+  let closed = false;
+  const workerEntry = stepsModuleFile('worker');
+  const childEntry = stepsModuleFile('child');
+
+  const getPool = (): Piscina => {
+    pool ??= new Piscina({
+      filename: workerEntry,
+      maxThreads: Math.max(1, options.maxThreads),
+      minThreads: Math.max(1, Math.min(options.minThreads ?? 1, options.maxThreads)),
+      idleTimeout: options.idleTimeoutMs ?? 60_000,
+    });
+    return pool;
+  };
+
+  return {
+    start(task, kind, handlers, startOptions) {
+      if (closed) {
+        const result = Promise.resolve(failure('KW_ERR_STEP_CANCELLED', `step \`${task.step.name}\` was not started: the step runner is closed`));
+        return { result, go: () => undefined, cancel: () => undefined };
+      }
+      const step = supervise(task, handlers, startOptions, stopGraceMs, (listener) =>
+        task.step.isolation === 'process'
+          ? startInChild(task, kind.module, listener, { entry: childEntry, exitGraceMs: stopGraceMs })
+          : startInPool(getPool(), task, kind.module, listener));
+      running.add(step);
+      void step.result.finally(() => running.delete(step));
+      return step;
+    },
+    async close() {
+      closed = true;
+      const steps = [...running];
+      for (const step of steps) step.cancel('the step runner was closed');
+      await Promise.all(steps.map((step) => step.result));
+      await pool?.destroy();
+      pool = undefined;
+    },
+  };
+}
