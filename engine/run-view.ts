@@ -6,8 +6,8 @@ import type { ApprovalRow, AttemptRow, RunQueries, RunRow } from './store/querie
 export interface StepView {
   name: string;
   kind: string;
-  /** The latest attempt's state, or `pending` when the step has not started. */
-  state: AttemptRow['state'] | 'pending';
+  /** The latest attempt's state; `awaiting_approval` while the operator is asked; `pending` when it has not started. */
+  state: AttemptRow['state'] | 'pending' | 'awaiting_approval';
   attempt: number;
   outcome: 'pass' | 'fail' | null;
   durationMs: number | null;
@@ -35,10 +35,13 @@ export function readRunView(queries: RunQueries, log: EventLog, runId: string, w
     const prev = latest.get(a.step);
     if (prev === undefined || a.attempt > prev.attempt) latest.set(a.step, a);
   }
+  const approvals = queries.approvals(runId);
+  const asked = new Set(approvals.filter((a) => a.state === 'pending').map((a) => a.step));
   const pipeline = first?.type === 'run.created' ? first.horde.pipeline : [...latest.keys()];
   const steps: StepView[] = pipeline.map((name) => {
     const a = latest.get(name);
     const kind = first?.type === 'run.created' ? first.horde.steps[name]?.kind ?? '?' : '?';
+    if (asked.has(name)) return { name, kind, state: 'awaiting_approval', attempt: a?.attempt ?? 0, outcome: null, durationMs: null, artifact: null, summary: null, error: null };
     if (a === undefined) return { name, kind, state: 'pending', attempt: 0, outcome: null, durationMs: null, artifact: null, summary: null, error: null };
     return {
       name, kind, state: a.state, attempt: a.attempt,
@@ -47,6 +50,5 @@ export function readRunView(queries: RunQueries, log: EventLog, runId: string, w
       error: a.errorCode === null ? null : { code: a.errorCode, message: a.error },
     };
   });
-  const approvals = queries.approvals(runId);
   return { run, steps, attempts, approvals, pending: approvals.filter((a) => a.state === 'pending') };
 }
