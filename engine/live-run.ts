@@ -14,6 +14,8 @@ export class LiveRun {
   readonly horde: HordeDef;
   readonly input: Record<string, string>;
   readonly workdir: string;
+  /** The workdir exists (created once, at the first dispatch). */
+  workdirReady = false;
   /** Steps handed to a worker and not yet finished. */
   readonly running = new Map<string, RunningAttempt>();
 

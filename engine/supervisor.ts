@@ -185,7 +185,10 @@ export class Supervisor {
       return;
     }
     const task = buildStepTask(run, step, attempt, kind, this.deps.modelConfigured);
-    fs.mkdirSync(task.workdir, { recursive: true });
+    if (!run.workdirReady) {
+      fs.mkdirSync(task.workdir, { recursive: true });
+      run.workdirReady = true;
+    }
     const handle = this.deps.runner.start(task, kind, {
       onSpawned: (pgid, token) => {
         this.submit(run, [{ type: 'step.spawned', step, attempt, pgid, token }], () => {
