@@ -37,11 +37,24 @@ export function readRunView(queries: RunQueries, log: EventLog, runId: string, w
   }
   const approvals = queries.approvals(runId);
   const asked = new Set(approvals.filter((a) => a.state === 'pending').map((a) => a.step));
+  /** The step's latest decision, when it was a denial that no attempt followed. */
+  const denied = new Map<string, ApprovalRow>();
+  for (const a of approvals) {
+    if (a.state === 'denied') denied.set(a.step, a);
+    else denied.delete(a.step);
+  }
   const pipeline = first?.type === 'run.created' ? first.horde.pipeline : [...latest.keys()];
   const steps: StepView[] = pipeline.map((name) => {
     const a = latest.get(name);
     const kind = first?.type === 'run.created' ? first.horde.steps[name]?.kind ?? '?' : '?';
     if (asked.has(name)) return { name, kind, state: 'awaiting_approval', attempt: a?.attempt ?? 0, outcome: null, durationMs: null, artifact: null, summary: null, error: null };
+    const d = denied.get(name);
+    if (d !== undefined && (a === undefined || a.startedAt < (d.decidedAt ?? 0))) {
+      return {
+        name, kind, state: 'failed', attempt: a?.attempt ?? 0, outcome: 'fail', durationMs: null, artifact: null,
+        summary: `denied: ${d.denyReason ?? ''}`, error: { code: 'KW_ERR_APPROVAL_DENIED', message: `the operator denied "${name}": ${d.denyReason ?? ''}` },
+      };
+    }
     if (a === undefined) return { name, kind, state: 'pending', attempt: 0, outcome: null, durationMs: null, artifact: null, summary: null, error: null };
     return {
       name, kind, state: a.state, attempt: a.attempt,

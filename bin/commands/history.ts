@@ -28,7 +28,8 @@ export function runsCommand(opts: { status?: string; horde?: string; limit?: str
     return EXIT.ok;
   }
   if (rows.length === 0) {
-    process.stdout.write('no runs yet: start one with `kowalski run <horde>` (see `kowalski hordes`)\n');
+    const filters = [opts.status === undefined ? '' : ` --status ${opts.status}`, opts.horde === undefined ? '' : ` --horde ${opts.horde}`].join('');
+    process.stdout.write(filters === '' ? 'no runs yet: start one with `kowalski run <horde>` (see `kowalski hordes`)\n' : `no runs match${filters}\n`);
     return EXIT.ok;
   }
   for (const r of rows) {

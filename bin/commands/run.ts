@@ -2,15 +2,16 @@
 import type { Engine } from '../../engine/index.js';
 import { formatRecovery } from '../../engine/index.js';
 import { EXIT, exitFor, parseInputs, runJson, withEngine } from './common.js';
-import { describeParked, followRun } from './progress.js';
+import { describeParked, followRun, recordEvents } from './progress.js';
 
 export interface JsonFlag {
   json?: boolean;
 }
 
 /** Follow the run until it finishes or parks; print the outcome; return the exit status. */
-async function finish(engine: Engine, runId: string, json: boolean): Promise<number> {
-  const stop = json ? () => undefined : followRun(engine, runId);
+async function finish(engine: Engine, runId: string, json: boolean, missed: ReturnType<typeof recordEvents>): Promise<number> {
+  const stop = json ? () => undefined : followRun(engine, runId, process.stderr, missed);
+  if (json) missed.off();
   const state = await engine.waitForRun(runId);
   stop();
   const view = engine.getRun(runId);
@@ -25,22 +26,25 @@ export function runCommand(ref: string, opts: JsonFlag & { input?: string[] }): 
   const input = parseInputs(opts.input ?? []);
   return withEngine(async (engine) => {
     const { horde } = await engine.resolveHorde(ref);
+    const missed = recordEvents(engine); // before the call: it commits the first events
     const runId = await engine.startRun(horde, input, { provenance: 'cli' });
-    return finish(engine, runId, opts.json === true);
+    return finish(engine, runId, opts.json === true, missed);
   });
 }
 
 export function approveCommand(runId: string, opts: JsonFlag & { step?: string }): Promise<number> {
   return withEngine(async (engine) => {
+    const missed = recordEvents(engine); // before the call: it commits the first events
     await engine.approve(runId, opts.step === undefined ? {} : { step: opts.step });
-    return finish(engine, runId, opts.json === true);
+    return finish(engine, runId, opts.json === true, missed);
   });
 }
 
 export function denyCommand(runId: string, opts: JsonFlag & { step?: string; reason?: string }): Promise<number> {
   return withEngine(async (engine) => {
+    const missed = recordEvents(engine); // before the call: it commits the first events
     await engine.deny(runId, { reason: opts.reason ?? 'denied by the operator', ...(opts.step === undefined ? {} : { step: opts.step }) });
-    return finish(engine, runId, opts.json === true);
+    return finish(engine, runId, opts.json === true, missed);
   });
 }
 
