@@ -17,7 +17,10 @@ export async function hordesCommand(opts: { json?: boolean }): Promise<number> {
     return EXIT.ok;
   }
   for (const e of catalog.entries) {
-    if (e.result.ok) process.stdout.write(`${e.id.padEnd(24)} ${e.origin.padEnd(8)} ${e.result.horde.pipeline.join(' → ')}\n    ${e.result.horde.description.split('\n')[0] ?? ''}\n`);
+    if (e.result.ok) {
+      const about = e.result.horde.description.split('\n')[0] ?? '';
+      process.stdout.write(`${e.id.padEnd(24)} ${e.origin.padEnd(8)} ${e.result.horde.pipeline.join(' → ')}\n${about === '' ? '' : `    ${about}\n`}`);
+    }
     else process.stdout.write(`${e.id.padEnd(24)} ${e.origin.padEnd(8)} INVALID (${e.dir}):\n${formatProblems(e.result.problems).replace(/^/gm, '    ')}\n`);
   }
   if (catalog.entries.length === 0) process.stdout.write(`no hordes found in ${catalog.builtinDir ?? '?'} or ${catalog.userDir ?? '?'}\n`);
