@@ -191,6 +191,8 @@ export class Supervisor {
     }
     const handle = this.deps.runner.start(task, kind, {
       onSpawned: (pgid, token) => {
+        // A run that ended meanwhile never lets the command through its gate; the kill is on its way.
+        if (FINAL_RUN_STATES.has(run.actor.state) || this.closing) return;
         this.submit(run, [{ type: 'step.spawned', step, attempt, pgid, token }], () => {
           this.deps.crash('after-spawn-commit');
           handle.go();
