@@ -1,0 +1,225 @@
+/**
+ * `npm run bench` (= `node dist/bench/run.js [workload…] [--reps=N]`): runs the
+ * selected workloads (default: all), each measurement several times, and prints ONE
+ * markdown table of medians with their ratio to a floor measured in the same run.
+ * Workloads: floor, w1, w2, recovery (= recovery-a and recovery-b). Progress goes to stderr.
+ */
+import os from 'node:os';
+import { commitFloor, shellFloor } from './floor.js';
+import { createParked, inFlightOnce, startupOnce } from './recovery.js';
+import type { ParkedSample } from './recovery.js';
+import type { Sync } from './setup.js';
+import { removeDir, tempDir } from './setup.js';
+import { median, now, repeat } from './stats.js';
+import { formatTable, num } from './table.js';
+import type { Row } from './table.js';
+import { W1_STEPS, w1Once } from './w1.js';
+import { w2Once } from './w2.js';
+
+const WORKLOADS = ['floor', 'w1', 'w2', 'recovery-a', 'recovery-b'] as const;
+type Workload = (typeof WORKLOADS)[number];
+
+interface Plan {
+  workloads: Set<Workload>;
+  reps: number;
+}
+
+function parseArgs(argv: string[]): Plan {
+  const workloads = new Set<Workload>();
+  let reps = 3;
+  for (const arg of argv) {
+    if (arg.startsWith('--reps=')) {
+      reps = Number(arg.slice('--reps='.length));
+      if (!Number.isInteger(reps) || reps < 1) throw new Error(`--reps must be a whole number ≥ 1, not ${arg.slice(7)}`);
+    } else if (arg === 'recovery') {
+      workloads.add('recovery-a').add('recovery-b');
+    } else if ((WORKLOADS as readonly string[]).includes(arg)) {
+      workloads.add(arg as Workload);
+    } else {
+      throw new Error(`unknown workload ${arg} (known: ${WORKLOADS.join(', ')}, recovery; option --reps=N)`);
+    }
+  }
+  if (workloads.size === 0) for (const w of WORKLOADS) workloads.add(w);
+  return { workloads, reps };
+}
+
+/** `6 samples 382–3069` */
+function spread(samples: readonly number[]): string {
+  return samples.length === 1 ? '1 sample' : `${samples.length} samples ${num(Math.min(...samples))}–${num(Math.max(...samples))}`;
+}
+
+function progress(line: string): void {
+  process.stderr.write(`bench: ${line}\n`);
+}
+
+const SYNCS: readonly Sync[] = ['full', 'normal'];
+/** Commits per floor sample (FULL waits for the disk each time). */
+const FLOOR_COMMITS: Record<Sync, number> = { full: 300, normal: 3000 };
+const W1_RUNS = 500;
+const W1_IN_FLIGHT = 50;
+/**
+ * maxParallelSteps for W1 with 50 runs in flight. Tried 2, 4, 8, 16, 50: at FULL, 50 was
+ * clearly fastest (more steps finish per fsync); at NORMAL they were within the noise.
+ */
+const W1_PARALLEL = 50;
+const W2_RUNS = 200;
+/** The default; 8 and 50 were no faster (the engine's main thread is the limit). */
+const W2_PARALLEL = 4;
+const REC_RUNS = 1000;
+const REC_SLEEP_MS = 200;
+const REC_PARALLEL = 1000;
+const PARKED_RUNS = 10_000;
+
+async function main(plan: Plan): Promise<void> {
+  const started = now();
+  const { reps, workloads } = plan;
+  const rows: Row[] = [];
+
+  // Floors are measured right before each repetition they are compared with (the disk's
+  // and the CPUs' load drift over minutes on a shared machine); the floor rows show all samples.
+  const commitSamples: Record<Sync, number[]> = { full: [], normal: [] };
+  const commitFloorNow = (sync: Sync): number => {
+    const us = commitFloor(sync, FLOOR_COMMITS[sync]);
+    commitSamples[sync].push(us);
+    return us;
+  };
+  const shSamples: number[] = [];
+  const shFloorNow = async (): Promise<number> => {
+    const ms = await shellFloor(W2_RUNS);
+    shSamples.push(ms);
+    return ms;
+  };
+  const floorRows: Row[] = [];
+  const floorRowsAt = rows.length;
+
+  if (workloads.has('floor') && !workloads.has('w1')) {
+    for (const sync of SYNCS) await repeat(reps, () => Promise.resolve(commitFloorNow(sync)));
+  }
+  if (workloads.has('floor') && !workloads.has('w2')) await repeat(reps, shFloorNow);
+
+  if (workloads.has('w1')) {
+    for (const sync of SYNCS) {
+      for (const inFlight of [1, W1_IN_FLIGHT]) {
+        const maxParallelSteps = inFlight === 1 ? 4 : W1_PARALLEL;
+        const samples = await repeat(reps, async () => {
+          const floor = commitFloorNow(sync);
+          const s = await w1Once({ synchronous: sync, runs: W1_RUNS, inFlight, maxParallelSteps, warmup: inFlight === 1 ? 20 : 2 * inFlight });
+          return { ...s, floor, ratio: s.usPerStep / floor };
+        });
+        // ratio: each repetition against the floor taken just before it, then the median.
+        progress(`w1 ${sync} in flight ${inFlight}: ${samples.map((s) => `${num(s.usPerStep)} µs/step (floor ${num(s.floor)})`).join(', ')}`);
+        const failed = samples.reduce((n, s) => n + s.failed, 0);
+        const commits = median(samples.map((s) => s.commits));
+        const batches = median(samples.map((s) => s.batches));
+        const events = median(samples.map((s) => s.events));
+        rows.push({
+          name: `W1 ${W1_RUNS} runs × ${W1_STEPS} no-op steps, ${inFlight === 1 ? 'one at a time' : `${inFlight} in flight`}, ${sync.toUpperCase()}`,
+          median: median(samples.map((s) => s.usPerStep)),
+          unit: 'µs/step',
+          floor: median(samples.map((s) => s.floor)),
+          ratio: median(samples.map((s) => s.ratio)),
+          note: `${num(median(samples.map((s) => s.runsPerSec)))} runs/s; maxParallelSteps ${maxParallelSteps}; engine.stats: ${num(commits)} commits, ${num(batches)} batches, ${num(events)} events = ${num(batches / commits)} batches/commit, ${num(events / commits)} events/commit` +
+            (median(samples.map((s) => s.ratio)) < 1 ? '; under the floor: one commit carries the steps of many runs' : '') +
+            (failed > 0 ? `; ${failed} RUNS DID NOT SUCCEED` : ''),
+        });
+      }
+    }
+  }
+
+  if (workloads.has('w2')) {
+    const samples = await repeat(reps, async () => {
+      const floor = await shFloorNow();
+      const s = await w2Once({ runs: W2_RUNS, synchronous: 'full', maxParallelSteps: W2_PARALLEL });
+      return { ...s, floor, ratio: s.ms / floor };
+    });
+    progress(`w2: ${samples.map((s) => `${num(s.ms)} ms (floor ${num(s.floor)})`).join(', ')}`);
+    const bad = samples.reduce((n, s) => n + s.bad, 0);
+    const parked = samples.map((s) => s.parked);
+    rows.push({
+      name: `W2 approve ${W2_RUNS} parked runs (new process) → all succeeded`,
+      median: median(samples.map((s) => s.ms)),
+      unit: 'ms',
+      floor: median(samples.map((s) => s.floor)),
+      ratio: median(samples.map((s) => s.ratio)),
+      target: { op: '<', value: 250 },
+      note: `first approve to last success, FULL, maxParallelSteps ${W2_PARALLEL}; each approval runs a real /bin/sh (the verify step), so the ${W2_RUNS} shells of the floor are the least it can take here; parked ${parked.join('/')} of ${W2_RUNS} in ${num(median(samples.map((s) => s.parkMs)))} ms; ` +
+        (bad === 0 ? 'checked: every step of every run has exactly one passed attempt' : `${bad} RUNS WITHOUT exactly one passed attempt per step`),
+    });
+  }
+
+  for (const sync of SYNCS) {
+    const samples = commitSamples[sync];
+    if (samples.length === 0) continue;
+    floorRows.push({ name: `floor: SQLite insert+commit, ${sync.toUpperCase()}`, median: median(samples), unit: 'µs/commit', note: `better-sqlite3, WAL, fresh file, ${FLOOR_COMMITS[sync]} commits; ${spread(samples)}` });
+  }
+  if (shSamples.length > 0) {
+    floorRows.push({ name: `floor: ${W2_RUNS} × /bin/sh -c true`, median: median(shSamples), unit: 'ms', note: `all spawned at once from one process; ${spread(shSamples)}` });
+  }
+  rows.splice(floorRowsAt, 0, ...floorRows);
+
+  if (workloads.has('recovery-a')) {
+    const samples = await repeat(reps, () => inFlightOnce({ runs: REC_RUNS, synchronous: 'full', maxParallelSteps: REC_PARALLEL, sleepMs: REC_SLEEP_MS, resumeSleepMs: 0, killAfterSlow: 40 }));
+    progress(`recovery-a: resume ${samples.map((s) => num(s.resumeMs)).join(', ')} ms; done ${samples.map((s) => num(s.doneMs)).join(', ')} ms`);
+    const bad = samples.reduce((n, s) => n + s.bad, 0);
+    const setting = `FULL, maxParallelSteps ${REC_PARALLEL}; s3 of 6 sleeps ${REC_SLEEP_MS} ms in the killed process (so the kill lands while steps run), 0 ms after the restart`;
+    rows.push({
+      name: `Recovery: ${REC_RUNS} runs SIGKILLed in flight → every run has a step running again or finished`,
+      median: median(samples.map((s) => s.resumeMs)),
+      unit: 'ms',
+      note: `new process: createEngine + recover() until the last step.started; createEngine alone ${num(median(samples.map((s) => s.createMs)))} ms; ` +
+        `${num(median(samples.map((s) => s.resumed)))} runs resumed (${num(median(samples.map((s) => s.retried)))} interrupted steps re-run), ${num(median(samples.map((s) => s.finishedBefore)))} had finished before the kill; ${setting}`,
+    });
+    rows.push({
+      name: `Recovery: ${REC_RUNS} runs SIGKILLed in flight → all succeeded`,
+      median: median(samples.map((s) => s.doneMs)),
+      unit: 'ms',
+      note: `same clock (from before createEngine); ` +
+        (bad === 0 ? 'checked: all succeeded, every step of every run exactly one passed attempt' : `${bad} RUNS NOT SUCCEEDED with exactly one passed attempt per step`),
+    });
+  }
+
+  if (workloads.has('recovery-b')) {
+    const setup = await createParked(PARKED_RUNS, 'full');
+    try {
+      progress(`recovery-b: ${PARKED_RUNS} parked runs created in ${num(setup.createMs)} ms (${num(setup.dbMb)} MB)`);
+      const emptyDir = tempDir('empty');
+      const empty: ParkedSample[] = [];
+      const parked: ParkedSample[] = [];
+      try {
+        const startups = Math.max(reps, 5);
+        for (let i = 0; i < startups; i++) {
+          empty.push(await startupOnce(emptyDir, 'full'));
+          parked.push(await startupOnce(setup.dataDir, 'full'));
+        }
+      } finally {
+        removeDir(emptyDir);
+      }
+      progress(`recovery-b: start-up ${parked.map((s) => num(s.ms)).join(', ')} ms; empty ${empty.map((s) => num(s.ms)).join(', ')} ms`);
+      const seen = parked.map((s) => s.parked);
+      rows.push({
+        name: `Start-up with ${PARKED_RUNS} parked runs (createEngine + recover())`,
+        median: median(parked.map((s) => s.ms)),
+        unit: 'ms',
+        floor: median(empty.map((s) => s.ms)),
+        target: { op: '<', value: 5000 },
+        note: `fresh process each time; floor: the same on an empty data dir; recover() saw ${[...new Set(seen)].join('/')} parked; parked runs created in ${num(setup.createMs)} ms, database ${num(setup.dbMb)} MB`,
+      });
+      rows.push({
+        name: `Resident memory after start-up with ${PARKED_RUNS} parked runs`,
+        median: median(parked.map((s) => s.rssMb)),
+        unit: 'MB',
+        floor: median(empty.map((s) => s.rssMb)),
+        target: { op: '<', value: 200 },
+        note: 'process.memoryUsage().rss right after recover(); floor: the same on an empty data dir',
+      });
+    } finally {
+      setup.cleanup();
+    }
+  }
+
+  const cpus = os.cpus();
+  process.stdout.write(`\nkowalski bench — machine: ${cpus.length} × ${cpus[0]?.model ?? 'unknown CPU'}, ${Math.round(os.totalmem() / 2 ** 30)} GB; Node ${process.version}; ${reps} repetitions per measurement (median shown); took ${num((now() - started) / 1000)} s\n\n`);
+  process.stdout.write(`${formatTable(rows)}\n`);
+}
+
+await main(parseArgs(process.argv.slice(2)));

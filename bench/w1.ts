@@ -1,0 +1,79 @@
+/**
+ * W1: the durable overhead per step. A 6-step pipeline of no-op steps, 500 runs one at
+ * a time and 500 runs with 50 in flight, at synchronous FULL and NORMAL.
+ */
+import path from 'node:path';
+import { createEngine } from '../engine/index.js';
+import type { Engine } from '../engine/index.js';
+import type { HordeDef } from '../core/index.js';
+import type { Sync } from './setup.js';
+import { engineOptions, noopSteps, removeDir, tempDir, writeHorde } from './setup.js';
+import { now } from './stats.js';
+
+export interface W1Options {
+  synchronous: Sync;
+  runs: number;
+  /** Runs kept in flight (1 = one at a time: start, wait, start the next). */
+  inFlight: number;
+  maxParallelSteps: number;
+  /** Runs done before the clock starts (pool threads up, kind module loaded). */
+  warmup: number;
+}
+
+export interface W1Sample {
+  ms: number;
+  runsPerSec: number;
+  usPerStep: number;
+  commits: number;
+  batches: number;
+  events: number;
+  /** Runs that did not succeed (must be 0). */
+  failed: number;
+}
+
+export const W1_STEPS = 6;
+
+/** Keep `inFlight` runs going until `runs` have been started and all have settled. */
+async function drive(engine: Engine, horde: HordeDef, runs: number, inFlight: number): Promise<number> {
+  let started = 0;
+  let failed = 0;
+  const lane = async (): Promise<void> => {
+    while (started < runs) {
+      started++;
+      const id = await engine.startRun(horde, {}, { provenance: 'bench' });
+      if ((await engine.waitForRun(id)) !== 'succeeded') failed++;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(inFlight, runs) }, () => lane()));
+  return failed;
+}
+
+export async function w1Once(o: W1Options): Promise<W1Sample> {
+  const dir = tempDir('w1');
+  try {
+    const hordeDir = writeHorde(dir, 'bench-w1', noopSteps());
+    const engine = await createEngine(engineOptions(path.join(dir, 'data'), o.synchronous, o.maxParallelSteps));
+    try {
+      const { horde } = await engine.resolveHorde(hordeDir);
+      await drive(engine, horde, o.warmup, o.inFlight);
+      const before = { ...engine.stats };
+      const t0 = now();
+      const failed = await drive(engine, horde, o.runs, o.inFlight);
+      const ms = now() - t0;
+      const after = engine.stats;
+      return {
+        ms,
+        runsPerSec: (o.runs * 1000) / ms,
+        usPerStep: (ms * 1000) / (o.runs * W1_STEPS),
+        commits: after.commits - before.commits,
+        batches: after.batches - before.batches,
+        events: after.events - before.events,
+        failed,
+      };
+    } finally {
+      await engine.close();
+    }
+  } finally {
+    removeDir(dir);
+  }
+}
