@@ -110,7 +110,9 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     });
     const kinds = builtinStepKinds();
     for (const k of options.extraStepKinds ?? []) kinds.set(k.kind, k);
-    const runner = createStepRunner({ maxThreads: Math.max(1, Math.min(config.runs.maxParallelSteps, 8)) });
+    // Up to 8 threads; each runs several steps at once when the limit is higher, since steps mostly wait.
+    const threads = Math.max(1, Math.min(config.runs.maxParallelSteps, 8));
+    const runner = createStepRunner({ maxThreads: threads, concurrentTasksPerWorker: Math.ceil(config.runs.maxParallelSteps / threads) });
     const supervisor = new Supervisor({
       committer, log, runner, kinds, observers, clock, crash,
       runDir: paths.runDir,

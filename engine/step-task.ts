@@ -22,7 +22,7 @@ export function commandFor(run: LiveRun, step: string, kind: StepKindInfo | unde
   } else {
     spec = { argv: ['kowalski-step', def.kind, step], cwd: run.workdir, env: [] };
   }
-  return { ...spec, hash: hashCommand(spec) };
+  return { ...spec, hash: hashCommand(spec, run.runDir) };
 }
 
 export function buildStepTask(run: LiveRun, step: string, attempt: number, kind: StepKindInfo, modelConfigured: boolean): StepTask {

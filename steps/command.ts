@@ -104,8 +104,11 @@ export function resolveCommand(step: StepDef, ctx: CommandContext): CommandSpec 
 }
 
 /** sha256 (hex) of the canonical JSON `{argv, cwd, env}`: what an approval binds to. */
-export function hashCommand(spec: CommandSpec): string {
-  const canonical = JSON.stringify({ argv: spec.argv, cwd: spec.cwd, env: spec.env });
+export function hashCommand(spec: CommandSpec, runDir?: string): string {
+  // Paths inside the run's own directory are hashed as {{run_dir}}…, so an approval still
+  // holds when the data folder is copied or moved elsewhere; what is shown stays absolute.
+  const portable = (text: string): string => (runDir === undefined || runDir === '' ? text : text.split(runDir).join('{{run_dir}}'));
+  const canonical = JSON.stringify({ argv: spec.argv.map(portable), cwd: portable(spec.cwd), env: spec.env });
   return createHash('sha256').update(canonical).digest('hex');
 }
 
@@ -122,7 +125,7 @@ export function commandContextOf(task: StepTask): CommandContext {
  */
 export function approvedCommand(task: StepTask): CommandSpec & { hash: string } {
   const spec = resolveCommand(task.step, commandContextOf(task));
-  const hash = hashCommand(spec);
+  const hash = hashCommand(spec, task.runDir);
   if (task.command === undefined) {
     throw new KowalskiError('KW_ERR_APPROVAL_MISMATCH',
       `step \`${task.step.name}\` was started without a resolved command; refusing to run ${JSON.stringify(spec.argv)}`,

@@ -16,6 +16,8 @@ import type { StepKindInfo } from './registry.js';
 export interface StepRunnerOptions {
   /** Most worker threads for in-process steps. */
   maxThreads: number;
+  /** Steps one thread runs at once (default 1). Steps mostly wait (on a command, a model), so more than one per thread lets `maxThreads` threads carry more running steps. */
+  concurrentTasksPerWorker?: number;
   /** Threads kept ready (default 1, at most maxThreads). */
   minThreads?: number;
   /** How long an idle extra thread lives, ms (default 60000). */
@@ -117,9 +119,11 @@ function supervise(
     clearTimeout(timeout);
     if (forceTimer !== undefined) clearTimeout(forceTimer);
     const abnormal = stopped !== undefined || end.type === 'crashed';
-    if (abnormal || pgid !== undefined) {
+    if (abnormal) {
       // Whatever the step started and left behind (also outside its process group) goes now.
-      await killLeftovers(abnormal && pgid !== undefined ? { pgid, token: task.token } : { token: task.token });
+      // After a clean exit exec.ts has already killed the command's whole group; a /proc sweep
+      // per step would cost milliseconds on the engine's thread.
+      await killLeftovers(pgid !== undefined ? { pgid, token: task.token } : { token: task.token });
     }
     if (stopped !== undefined) return stopped;
     if (end.type === 'crashed') return failure('KW_ERR_STEP_CRASHED', `step \`${task.step.name}\`: ${end.message}`);
@@ -150,6 +154,7 @@ export function createStepRunner(options: StepRunnerOptions): StepRunner {
     pool ??= new Piscina({
       filename: workerEntry,
       maxThreads: Math.max(1, options.maxThreads),
+      concurrentTasksPerWorker: Math.max(1, options.concurrentTasksPerWorker ?? 1),
       minThreads: Math.max(1, Math.min(options.minThreads ?? 1, options.maxThreads)),
       idleTimeout: options.idleTimeoutMs ?? 60_000,
     });

@@ -129,6 +129,22 @@ describe('engine runs', () => {
     assert.equal(fs.readFileSync(log, 'utf8'), 'ran\n');
   });
 
+  test('a parked run still holds its approval after the data folder is moved', async (t) => {
+    const dir = tempDir(t);
+    const log = path.join(dir, 'log');
+    const folder = writeHorde(path.join(dir, 'h'), 'id = "moved"\npipeline = ["check"]', { check: `kind = "verify"\nverify_command = "pwd >> ${log}"` });
+    const first = await testEngine(t, {}, path.join(dir, 'old'));
+    const id = await first.startRun((await first.resolveHorde(folder)).horde, {});
+    assert.equal(await first.waitForRun(id), 'awaiting_input');
+    await first.close();
+    fs.renameSync(path.join(dir, 'old'), path.join(dir, 'new'));
+    const second = await testEngine(t, {}, path.join(dir, 'new'));
+    await second.approve(id);
+    assert.equal(await second.waitForRun(id), 'succeeded', 'the approval given for the old place holds in the new one');
+    assert.equal(second.getRun(id).approvals.length, 1, 'the operator was not asked again');
+    assert.equal(fs.readFileSync(log, 'utf8').trim(), path.join(dir, 'new', 'runs', id, 'output'));
+  });
+
   test('isolation = "process" runs the step in a child process; in_process in a worker thread', async (t) => {
     const dir = tempDir(t);
     const engine = await testEngine(t);

@@ -88,6 +88,10 @@ test('hashCommand is sha256 of canonical {argv, cwd, env}; the same step hashes 
   assert.equal(hashCommand({ env: ['PATH'], cwd: '/p', argv: ['/bin/sh', '-c', 'npm test'] }), expected);
   assert.notEqual(hashCommand({ ...spec, cwd: '/q' }), expected);
   assert.notEqual(hashCommand({ ...spec, env: ['PATH', 'HOME'] }), expected);
+  // Paths inside the run's directory hash the same wherever the data folder lives.
+  const at = (dir: string) => hashCommand({ argv: ['/bin/sh', '-c', `cat ${dir}/runs/r1/output/x`], cwd: `${dir}/runs/r1/output`, env: ['PATH'] }, `${dir}/runs/r1`);
+  assert.equal(at('/home/a/.local/share/kowalski'), at('/mnt/backup/kowalski'));
+  assert.notEqual(hashCommand({ ...spec, cwd: '/elsewhere' }, '/runs/r1'), hashCommand({ ...spec, cwd: '/other' }, '/runs/r1'));
 
   const horde = makeHorde([makeStep({ name: 'check', kind: 'verify', verifyCommand: 'npm test -- {{input.name}}' })], { inputs });
   const runDir = tempDir(t);
