@@ -12,6 +12,8 @@ export interface RunningAttempt {
 
 export class LiveRun {
   readonly horde: HordeDef;
+  /** The horde as a step needs it: the documentation bodies and display copy left out (it is copied to a worker for every step). */
+  readonly taskHorde: HordeDef;
   readonly input: Record<string, string>;
   readonly workdir: string;
   /** The workdir exists (created once, at the first dispatch). */
@@ -28,7 +30,14 @@ export class LiveRun {
     public nextSeq: number,
   ) {
     this.horde = created.horde;
+    this.taskHorde = slimHorde(created.horde);
     this.input = created.input;
     this.workdir = path.join(runDir, created.horde.workdir);
   }
+}
+
+function slimHorde(h: HordeDef): HordeDef {
+  const steps: HordeDef['steps'] = {};
+  for (const [name, step] of Object.entries(h.steps)) steps[name] = { ...step, body: '', extra: {} };
+  return { ...h, steps, body: '', description: '', display: {}, extra: {}, triggers: [] };
 }
