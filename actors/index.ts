@@ -4,7 +4,6 @@ export { applyRunEvent, checkRunEvent, initialContext } from './run.logic.js';
 export type { RunEffect } from './run.logic.js';
 export { runStateOf, RUN_STATES, FINAL_RUN_STATES } from './run.context.js';
 export type { RunContext, RunState, StepState, StepStatus, EdgeState, PendingApproval } from './run.context.js';
-export { RUN_EVENT_TYPES } from './run.events.js';
 export type { RunEvent, RunEventType, StepPolicy, EventError, ApprovalCommand, ApprovalReason, RunGraph } from './run.events.js';
 export { foldRun, RunActor } from './run.fold.js';
 export type { SendResult } from './run.fold.js';

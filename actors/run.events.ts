@@ -61,11 +61,6 @@ export type RunEvent =
 
 export type RunEventType = RunEvent['type'];
 
-export const RUN_EVENT_TYPES: readonly RunEventType[] = [
-  'run.created', 'step.started', 'step.spawned', 'step.finished', 'step.interrupted',
-  'approval.requested', 'approval.granted', 'approval.denied', 'run.cancelled',
-];
-
 /** The graph part of a horde the machine needs. */
 export interface RunGraph {
   pipeline: string[];

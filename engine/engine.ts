@@ -74,8 +74,8 @@ export interface Engine {
   approve(runId: string, options?: { step?: string; by?: string }): Promise<{ step: string }>;
   deny(runId: string, options: { reason: string; step?: string; by?: string }): Promise<{ step: string }>;
   cancel(runId: string, options?: { reason?: string; by?: string }): Promise<void>;
-  /** Continue every queued or running run (or just `runId`) from its log. */
-  recover(runId?: string): Promise<RecoverySummary>;
+  /** Continue every queued or running run from its log (parked runs stay parked and unloaded). */
+  recover(): Promise<RecoverySummary>;
   getRun(runId: string): RunView;
   listRuns(filter?: ListRunsFilter): RunRow[];
   events(runId: string, afterSeq?: number): StoredEvent[];
@@ -188,7 +188,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         }
         await supervisor.submitAndWait(run, [{ type: 'run.cancelled', reason: opts.reason ?? 'cancelled by the operator', by: opts.by ?? 'operator' }]);
       },
-      recover: (runId) => recoverRuns(supervisor, queries, runId),
+      recover: () => recoverRuns(supervisor, queries),
       getRun: (runId) => readRunView(queries, log, runId, paths.dataDir),
       listRuns: (filter) => queries.listRuns(filter),
       events: (runId, afterSeq = 0) => log.readAfter(runId, afterSeq, 100_000),

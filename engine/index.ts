@@ -20,3 +20,5 @@ export type { Catalog, CatalogEntry } from './horde/index.js';
 export { packageRoot } from './modules.js';
 export { builtinStepKinds } from '../steps/index.js';
 export type { StepKindInfo } from '../steps/index.js';
+export { RUN_STATES } from '../actors/index.js';
+export type { RunState } from '../actors/index.js';

@@ -24,9 +24,9 @@ export interface RecoverySummary {
   failed: { runId: string; message: string }[];
 }
 
-export async function recoverRuns(supervisor: Supervisor, queries: RunQueries, only?: string): Promise<RecoverySummary> {
+export async function recoverRuns(supervisor: Supervisor, queries: RunQueries): Promise<RecoverySummary> {
   const summary: RecoverySummary = { resumed: [], retried: [], parked: queries.countByState().awaiting_input ?? 0, outcomeUnknown: [], killedProcesses: 0, failed: [] };
-  const ids = only === undefined ? queries.unfinishedRunIds() : [only];
+  const ids = queries.unfinishedRunIds();
   const commits: Promise<unknown>[] = [];
   for (const runId of ids) {
     let run;

@@ -1,11 +1,9 @@
 /** `runs` and `show`: read the history without taking the engine lock. */
 import { KowalskiError } from '../../core/index.js';
-import { openHistory } from '../../engine/index.js';
+import { RUN_STATES, openHistory } from '../../engine/index.js';
 import type { RunRow } from '../../engine/index.js';
 import { EXIT, dataDir, runJson } from './common.js';
 import { describeParked } from './progress.js';
-
-const STATES = ['queued', 'running', 'awaiting_input', 'succeeded', 'failed', 'cancelled'] as const;
 
 function duration(r: RunRow): string {
   const end = r.finishedAt ?? Date.now();
@@ -13,8 +11,8 @@ function duration(r: RunRow): string {
 }
 
 export function runsCommand(opts: { status?: string; horde?: string; limit?: string; json?: boolean }): number {
-  if (opts.status !== undefined && !(STATES as readonly string[]).includes(opts.status)) {
-    throw new KowalskiError('KW_ERR_USAGE', `--status must be one of ${STATES.join(', ')}`);
+  if (opts.status !== undefined && !(RUN_STATES as readonly string[]).includes(opts.status)) {
+    throw new KowalskiError('KW_ERR_USAGE', `--status must be one of ${RUN_STATES.join(', ')}`);
   }
   const history = openHistory(dataDir());
   const rows = history === undefined ? [] : history.listRuns({

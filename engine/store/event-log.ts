@@ -18,13 +18,11 @@ export class EventLog {
   private readonly insert: Statement;
   private readonly byRun: Statement;
   private readonly byRunAfter: Statement;
-  private readonly afterGlobal: Statement;
 
   constructor(db: Database) {
     this.insert = db.prepare('INSERT INTO events (run_id, seq, type, v, at, data) VALUES (?, ?, ?, ?, ?, ?)');
     this.byRun = db.prepare('SELECT * FROM events WHERE run_id = ? ORDER BY seq');
     this.byRunAfter = db.prepare('SELECT * FROM events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?');
-    this.afterGlobal = db.prepare('SELECT * FROM events WHERE gseq > ? ORDER BY gseq LIMIT ?');
   }
 
   /** Must run inside a transaction. Returns the global sequence number. */
@@ -40,10 +38,6 @@ export class EventLog {
 
   readAfter(runId: string, afterSeq: number, limit = 1000): StoredEvent[] {
     return (this.byRunAfter.all(runId, afterSeq, limit) as EventRow[]).map(toStored);
-  }
-
-  readAfterGlobal(afterGseq: number, limit = 1000): StoredEvent[] {
-    return (this.afterGlobal.all(afterGseq, limit) as EventRow[]).map(toStored);
   }
 }
 

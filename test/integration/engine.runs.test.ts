@@ -4,6 +4,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import Database from 'better-sqlite3';
+import { foldRun } from '../../actors/index.js';
+import type { StepState } from '../../actors/index.js';
 import { tempDir } from '../support/tmp.js';
 import { nextEvent, processesWithToken, testEngine, writeHorde } from '../support/engine.js';
 
@@ -170,6 +172,29 @@ describe('engine runs', () => {
     assert.equal(engine.stats.batches - before.batches, 50);
     assert.ok(engine.stats.commits - before.commits <= 2, `50 creations took ${engine.stats.commits - before.commits} commits`);
     await Promise.all(ids.map((id) => engine.waitForRun(id)));
+  });
+
+  test('a run\'s events read back in order from any sequence number, and folding them gives the projection', async (t) => {
+    const dir = tempDir(t);
+    const engine = await testEngine(t);
+    writeHorde(path.join(dir, 'h'), `id = "ev"\npipeline = ["a", "b", "c"]\n${NO_CONFIRM}\n[[edges]]\nfrom = "a"\nto = "b"\n[[edges]]\nfrom = "a"\nto = "c"`, { a: 'kind = "noop"', b: 'kind = "noop"', c: 'kind = "verify"\nverify_command = "exit 3"' });
+    const id = await engine.startRun((await engine.resolveHorde(path.join(dir, 'h'))).horde, {});
+    assert.equal(await engine.waitForRun(id), 'failed');
+    const all = engine.events(id);
+    assert.deepEqual(all.map((e) => e.seq), all.map((_, i) => i + 1), 'sequence numbers have no gaps');
+    assert.equal(all[0]!.event.type, 'run.created');
+    assert.deepEqual(engine.events(id, 3).map((e) => e.seq), all.slice(3).map((e) => e.seq));
+    const folded = foldRun(id, all.map((e) => e.event));
+    assert.ok(folded.ok);
+    if (!folded.ok) return;
+    const view = engine.getRun(id);
+    assert.equal(folded.actor.state, view.run.state);
+    assert.equal(folded.actor.context.error?.code, view.run.errorCode);
+    for (const s of view.steps) {
+      const st: StepState = folded.actor.context.steps[s.name]!;
+      assert.equal(st.attempts, s.attempt, `${s.name} attempts`);
+      if (st.outcome !== undefined) assert.equal(st.outcome, s.outcome, `${s.name} outcome`);
+    }
   });
 
   test('bad input is refused before anything is written', async (t) => {
