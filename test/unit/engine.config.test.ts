@@ -1,0 +1,54 @@
+/** config.toml and the data directory: defaults, every key, and errors that name the file and the key. */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import type { KowalskiError } from '../../core/index.js';
+import { DEFAULT_CONFIG, loadConfig, parseConfig, resolveDataDir } from '../../engine/index.js';
+import { tempDir } from '../support/tmp.js';
+
+test('a missing config.toml is the defaults: synchronous FULL, 4 parallel steps, 600 s per step, no model', (t) => {
+  const config = loadConfig(path.join(tempDir(t), 'config.toml'));
+  assert.deepEqual(config, DEFAULT_CONFIG);
+  assert.equal(config.store.synchronous, 'full');
+  assert.equal(config.model.default, undefined);
+});
+
+test('every key is read, and unknown sections are kept for the parts that use them', (t) => {
+  const file = path.join(tempDir(t), 'config.toml');
+  fs.writeFileSync(file, '[store]\nsynchronous = "normal"\n[runs]\nmax_parallel_steps = 9\nstep_timeout_secs = 30\n[model]\ndefault = "ollama:qwen2.5:7b"\n[tools]\nroot = "~/files"\n');
+  const config = loadConfig(file);
+  assert.equal(config.store.synchronous, 'normal');
+  assert.deepEqual(config.runs, { maxParallelSteps: 9, stepTimeoutSecs: 30 });
+  assert.equal(config.model.default, 'ollama:qwen2.5:7b');
+  assert.deepEqual({ ...(config.raw.tools as object) }, { root: '~/files' });
+});
+
+test('a bad value is an error naming the file and the key; a syntax error names the line', () => {
+  const cases: [string, string, number | undefined][] = [
+    ['[store]\nsynchronous = "sometimes"\n', 'store.synchronous', undefined],
+    ['[runs]\nmax_parallel_steps = 0\n', 'runs.max_parallel_steps', undefined],
+    ['[runs]\nstep_timeout_secs = "ten"\n', 'runs.step_timeout_secs', undefined],
+    ['[model]\ndefault = "qwen"\n', 'model.default', undefined],
+    ['store = 3\n', 'store', undefined],
+    ['[runs]\nmax_parallel_steps = \n', '(syntax)', 2],
+  ];
+  for (const [text, key, line] of cases) {
+    assert.throws(() => parseConfig(text, '/home/me/.local/share/kowalski/config.toml'), (err: KowalskiError) => {
+      assert.equal(err.code, 'KW_ERR_CONFIG_INVALID');
+      assert.equal(err.where?.file, '/home/me/.local/share/kowalski/config.toml');
+      assert.equal(err.where?.key, key);
+      if (line !== undefined) assert.equal(err.where?.line, line);
+      assert.match(err.message, new RegExp(key.replace(/[().]/g, '\\$&')));
+      return true;
+    }, key);
+  }
+});
+
+test('the data directory: KOWALSKI_HOME, then XDG_DATA_HOME, then the platform\'s folder', () => {
+  assert.equal(resolveDataDir({ KOWALSKI_HOME: '/data/kw', HOME: '/home/me' }, 'linux'), '/data/kw');
+  assert.equal(resolveDataDir({ XDG_DATA_HOME: '/xdg', HOME: '/home/me' }, 'linux'), '/xdg/kowalski');
+  assert.equal(resolveDataDir({ HOME: '/home/me' }, 'linux'), '/home/me/.local/share/kowalski');
+  assert.equal(resolveDataDir({ HOME: '/Users/me' }, 'darwin'), '/Users/me/Library/Application Support/kowalski');
+  assert.equal(resolveDataDir({ HOME: 'C:\\Users\\me', APPDATA: 'C:\\Users\\me\\AppData\\Roaming' }, 'win32'), path.join('C:\\Users\\me\\AppData\\Roaming', 'kowalski'));
+});
