@@ -5,20 +5,8 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { brief, cli, cliSandbox, outputOf, startCli, stdoutJson, verifyStep, writeHorde } from '../support/cli.js';
 import type { RunJson } from '../support/cli.js';
+import { processesWithEnv } from '../support/engine.js';
 
-/** Pids whose environment says they belong to run `runId` (the engine gives every command KOWALSKI_RUN_ID). */
-function processesOfRun(runId: string): number[] {
-  const out: number[] = [];
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (fs.readFileSync(`/proc/${entry}/environ`, 'latin1').split('\0').includes(`KOWALSKI_RUN_ID=${runId}`)) out.push(Number(entry));
-    } catch {
-      // gone, or not ours
-    }
-  }
-  return out;
-}
 
 describe('the data directory lock', () => {
   it('a second run on the same KOWALSKI_HOME exits 2 naming the running process; runs and show still work; SIGTERM stops the first', async (t) => {
@@ -58,6 +46,6 @@ describe('the data directory lock', () => {
     const stopped = await first.exited;
     assert.equal(stopped.code, 1, outputOf(stopped));
     assert.match(stopped.stderr, /kowalski: stopping; unfinished runs continue with `kowalski resume`/);
-    if (fs.existsSync('/proc')) assert.deepEqual(processesOfRun(runId), [], 'its command was stopped with it');
+    if (fs.existsSync('/proc')) assert.deepEqual(processesWithEnv('KOWALSKI_RUN_ID', runId), [], 'its command was stopped with it');
   });
 });

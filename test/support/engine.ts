@@ -30,18 +30,23 @@ export function writeHorde(dir: string, hordeToml: string, steps: Record<string,
   return dir;
 }
 
-/** Every pid whose environment holds KOWALSKI_STEP_TOKEN=<token>. */
-export function processesWithToken(token: string): number[] {
+/** Every pid whose environment holds `name=value` (e.g. KOWALSKI_STEP_TOKEN, KOWALSKI_RUN_ID). */
+export function processesWithEnv(name: string, value: string): number[] {
   const out: number[] = [];
   for (const entry of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (fs.readFileSync(`/proc/${entry}/environ`, 'latin1').split('\0').includes(`KOWALSKI_STEP_TOKEN=${token}`)) out.push(Number(entry));
+      if (fs.readFileSync(`/proc/${entry}/environ`, 'latin1').split('\0').includes(`${name}=${value}`)) out.push(Number(entry));
     } catch {
       // gone, or not ours
     }
   }
   return out;
+}
+
+/** Every pid whose environment holds KOWALSKI_STEP_TOKEN=<token>. */
+export function processesWithToken(token: string): number[] {
+  return processesWithEnv('KOWALSKI_STEP_TOKEN', token);
 }
 
 /** Resolve when `engine` commits an event matching `match`. */
