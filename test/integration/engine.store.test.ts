@@ -85,3 +85,19 @@ test('a second engine on the same data directory is refused, in this process and
   const after = await createEngine({ dataDir: home });
   await after.close();
 });
+
+test('the WAL is checkpointed in the background: committed pages reach the database file without a checkpoint in any commit', async (t) => {
+  const home = tempDir(t);
+  const engine = await createEngine({ dataDir: home });
+  t.after(() => engine.close());
+  const db = path.join(home, 'kowalski.sqlite');
+  const before = fs.statSync(db).size;
+  // Commits write to the WAL only (wal_autocheckpoint = 0); the main file grows once the checkpointer has run.
+  const horde = (await engine.catalog()).entries.find((e) => e.id === 'retry-command');
+  assert.ok(horde?.result.ok);
+  if (!horde.result.ok) return;
+  for (let i = 0; i < 30; i++) await engine.startRun(horde.result.horde, { command: 'true', cwd: home });
+  const deadline = Date.now() + 15_000;
+  while (fs.statSync(db).size <= before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  assert.ok(fs.statSync(db).size > before, `the database file grew from ${before} bytes once checkpointed`);
+});
