@@ -9,7 +9,7 @@ import { ERROR_CODES, KowalskiError, isErrorCode, toPlainError } from '../core/i
 import type { PlainError } from '../core/index.js';
 import type { EngineMessage, StepContext, StepKindRun, StepMessage, StepResult, StepTask } from './protocol.js';
 
-/** How a step talks to the engine: a MessagePort in a worker, Node IPC in a child. */
+/** How a step talks to the engine: the step bus in a worker thread, Node IPC in a child. */
 export interface StepChannel {
   send(message: StepMessage): void;
   onMessage(handler: (message: EngineMessage) => void): void;

@@ -5,9 +5,9 @@
  */
 import { fork } from 'node:child_process';
 import { EventEmitter } from 'node:events';
-import { MessageChannel } from 'node:worker_threads';
 import type { Piscina } from 'piscina';
 import { BoundedCapture } from './capture.js';
+import type { StepBus } from './bus.js';
 import type { ChildInbound, EngineMessage, StepMessage, StepResult, StepTask } from './protocol.js';
 import type { WorkerOutput, WorkerTask } from './worker.js';
 
@@ -40,22 +40,21 @@ class ForceStop extends EventEmitter {
 }
 
 /**
- * Run a step in a pool thread, over a fresh MessagePort pair. It has ended when the
- * task returned and every message it posted before returning has arrived.
+ * Run a step in a pool thread; its messages travel on the runner's step bus. It has
+ * ended when the task returned and every message it posted before returning has arrived.
  */
-export function startInPool(pool: Piscina, task: StepTask, kindModule: string, listener: Listener): StepHost {
-  const { port1, port2 } = new MessageChannel();
+export function startInPool(pool: Piscina, bus: StepBus, task: StepTask, kindModule: string, listener: Listener): StepHost {
   const stop = new ForceStop();
   let received = 0;
   let expected = Infinity;
   let allReceived: (() => void) | undefined;
-  port1.on('message', (message: StepMessage) => {
+  const unlisten = bus.listen(task.token, (message: StepMessage) => {
     received += 1;
     if (message.type !== 'done') listener(message);
     if (received >= expected) allReceived?.();
   });
-  const input: WorkerTask = { task, kindModule, port: port2 };
-  const ended = (pool.run(input, { transferList: [port2], signal: stop }) as Promise<WorkerOutput>).then(
+  const input: WorkerTask = { task, kindModule, bus: bus.name };
+  const ended = (pool.run(input, { signal: stop }) as Promise<WorkerOutput>).then(
     async ({ result, messages }): Promise<HostEnd> => {
       if (received < messages) {
         expected = messages;
@@ -63,18 +62,18 @@ export function startInPool(pool: Piscina, task: StepTask, kindModule: string, l
           allReceived = resolve;
         });
       }
-      port1.close();
+      unlisten();
       return { type: 'result', result };
     },
     (err: unknown): HostEnd => {
-      port1.close();
+      unlisten();
       const message = stop.aborted ? 'the worker thread was stopped by force' : `the worker thread died: ${describe(err)}`;
       return { type: 'crashed', message };
     },
   );
   return {
     ended,
-    send: (message) => port1.postMessage(message),
+    send: (message) => bus.send(task.token, message),
     kill: () => stop.abort(new Error('stopped by force')),
   };
 }

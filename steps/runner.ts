@@ -6,6 +6,7 @@
 import { Piscina } from 'piscina';
 import { ERROR_CODES, toPlainError, KowalskiError } from '../core/index.js';
 import type { ErrorCode } from '../core/index.js';
+import { StepBus } from './bus.js';
 import { startInChild, startInPool } from './hosts.js';
 import type { HostEnd, StepHost } from './hosts.js';
 import { killLeftovers } from './leftovers.js';
@@ -150,6 +151,7 @@ export function createStepRunner(options: StepRunnerOptions): StepRunner {
   const workerEntry = stepsModuleFile('worker');
   const childEntry = stepsModuleFile('child');
 
+  const bus = new StepBus();
   const getPool = (): Piscina => {
     pool ??= new Piscina({
       filename: workerEntry,
@@ -170,7 +172,7 @@ export function createStepRunner(options: StepRunnerOptions): StepRunner {
       const step = supervise(task, handlers, startOptions, stopGraceMs, (listener) =>
         task.step.isolation === 'process'
           ? startInChild(task, kind.module, listener, { entry: childEntry, exitGraceMs: stopGraceMs })
-          : startInPool(getPool(), task, kind.module, listener));
+          : startInPool(getPool(), bus, task, kind.module, listener));
       running.add(step);
       void step.result.finally(() => running.delete(step));
       return step;
@@ -181,6 +183,7 @@ export function createStepRunner(options: StepRunnerOptions): StepRunner {
       for (const step of steps) step.cancel('the step runner was closed');
       await Promise.all(steps.map((step) => step.result));
       await pool?.destroy();
+      bus.close();
       pool = undefined;
     },
   };

@@ -1,9 +1,9 @@
 /**
  * The Piscina task entry: runs one step in a worker thread. Messages go over the
- * MessagePort passed in the task; the step's result is the task's return value (never a
+ * runner's step bus (bus.ts), addressed by the step's token; the step's result is the task's return value (never a
  * rejection: errors are PlainError data), with the count of messages posted before it.
  */
-import type { MessagePort } from 'node:worker_threads';
+import { StepBusClient } from './bus.js';
 import { createKindLoader, startStep } from './context.js';
 import type { StepChannel } from './context.js';
 import type { EngineMessage, StepResult, StepTask } from './protocol.js';
@@ -13,32 +13,42 @@ export interface WorkerTask {
   task: StepTask;
   /** Absolute path of the kind's module. */
   kindModule: string;
-  /** Our end of the step's channel (transferred). */
-  port: MessagePort;
+  /** The name of the runner's step bus (see bus.ts). */
+  bus: string;
 }
 
 /** What a task returns to the pool: the result, and how many messages were posted before it. */
 export interface WorkerOutput {
   result: StepResult;
-  /** The runner has the whole story once it has received this many port messages. */
+  /** The runner has the whole story once it has received this many bus messages. */
   messages: number;
 }
 
 /** One handler per worker thread; it keeps that thread's cache of imported kind modules. */
 function createWorkerHandler(): (input: WorkerTask) => Promise<WorkerOutput> {
   const load = createKindLoader();
-  return async ({ task, kindModule, port }) => {
+  const buses = new Map<string, StepBusClient>();
+  return async ({ task, kindModule, bus }) => {
+    let client = buses.get(bus);
+    if (client === undefined) {
+      client = new StepBusClient(bus);
+      buses.set(bus, client);
+    }
+    const on = client;
     let messages = 0;
     const channel: StepChannel = {
       send: (message) => {
         messages += 1;
-        port.postMessage(message);
+        on.post(task.token, message);
       },
-      onMessage: (handler) => port.on('message', (message: EngineMessage) => handler(message)),
+      onMessage: (handler: (message: EngineMessage) => void) => on.onMessage(task.token, handler),
     };
-    const result = await startStep(task, kindModule, channel, load).result;
-    port.close();
-    return { result, messages };
+    try {
+      const result = await startStep(task, kindModule, channel, load).result;
+      return { result, messages };
+    } finally {
+      on.forget(task.token);
+    }
   };
 }
 
