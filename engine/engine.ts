@@ -21,8 +21,8 @@ import type { EngineConfig } from './config.js';
 import { dataPaths } from './data-dir.js';
 import type { DataPaths } from './data-dir.js';
 import type { StoredEvent } from './events.js';
-import { listHordes, requireHorde, resolveHordeRef } from './horde/index.js';
 import type { Catalog, CatalogEntry } from './horde/index.js';
+import { catalogOf, findHorde } from './hordes.js';
 import { packageRoot } from './modules.js';
 import { Observers } from './observers.js';
 import type { EngineEventMap } from './observers.js';
@@ -144,11 +144,8 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       config,
       kinds,
       stats: committer.stats,
-      catalog: () => listHordes({ builtinDir, userDir: paths.hordes, knownKinds }),
-      async resolveHorde(ref) {
-        const entry = await resolveHordeRef(ref, await engine.catalog(), { knownKinds });
-        return { horde: requireHorde(entry), entry };
-      },
+      catalog: () => catalogOf({ dataDir: paths.dataDir, builtinDir, knownKinds }),
+      resolveHorde: (ref) => findHorde(ref, { dataDir: paths.dataDir, builtinDir, knownKinds }),
       async startRun(horde, input, opts = {}) {
         ensureAlive();
         const answers = checkRunInput(horde, input);

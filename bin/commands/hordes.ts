@@ -1,14 +1,10 @@
 /** `hordes` and `validate`. */
 import path from 'node:path';
-import { builtinStepKinds, dataPaths, formatProblems, listHordes, loadHorde, packageRoot } from '../../engine/index.js';
+import { builtinStepKinds, catalogOf, formatProblems, loadHorde } from '../../engine/index.js';
 import { EXIT, dataDir } from './common.js';
 
 export async function hordesCommand(opts: { json?: boolean }): Promise<number> {
-  const catalog = await listHordes({
-    builtinDir: path.join(packageRoot(import.meta.url), 'hordes'),
-    userDir: dataPaths(dataDir()).hordes,
-    knownKinds: new Set(builtinStepKinds().keys()),
-  });
+  const catalog = await catalogOf({ dataDir: dataDir() });
   if (opts.json === true) {
     process.stdout.write(`${JSON.stringify(catalog.entries.map((e) => ({
       id: e.id, origin: e.origin, dir: e.dir, valid: e.result.ok,

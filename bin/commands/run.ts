@@ -1,7 +1,7 @@
 /** `run`, `approve`, `deny`, `cancel`, `resume`: drive runs in the foreground with an embedded engine. */
 import type { Engine } from '../../engine/index.js';
-import { formatRecovery } from '../../engine/index.js';
-import { EXIT, exitFor, parseInputs, runJson, withEngine } from './common.js';
+import { findHorde, formatRecovery } from '../../engine/index.js';
+import { EXIT, dataDir, exitFor, parseInputs, runJson, withEngine } from './common.js';
 import { describeParked, followRun, recordEvents } from './progress.js';
 
 export interface JsonFlag {
@@ -22,10 +22,11 @@ async function finish(engine: Engine, runId: string, json: boolean, missed: Retu
   return exitFor(state);
 }
 
-export function runCommand(ref: string, opts: JsonFlag & { input?: string[] }): Promise<number> {
+export async function runCommand(ref: string, opts: JsonFlag & { input?: string[] }): Promise<number> {
   const input = parseInputs(opts.input ?? []);
+  // Find the horde before taking the data directory: a typo says "not found", even while another engine runs.
+  const { horde } = await findHorde(ref, { dataDir: dataDir() });
   return withEngine(async (engine) => {
-    const { horde } = await engine.resolveHorde(ref);
     const missed = recordEvents(engine); // before the call: it commits the first events
     const runId = await engine.startRun(horde, input, { provenance: 'cli' });
     return finish(engine, runId, opts.json === true, missed);

@@ -23,11 +23,14 @@ describe('the data directory lock', () => {
     const runId = /run (r[0-9a-z]+) created/.exec(created)![1]!;
     await first.stderrLine(/\] nap #1 started$/);
 
-    const [second, runs, show] = await Promise.all([
+    const [second, runs, show, typo] = await Promise.all([
       cli(home, ['run', dir]),
       cli(home, ['runs', '--json']),
       cli(home, ['show', runId, '--json']),
+      cli(home, ['run', 'no-such-horde']),
     ]);
+    assert.equal(typo.code, 2, outputOf(typo));
+    assert.match(typo.stderr, /\[KW_ERR_HORDE_NOT_FOUND\]/, 'a horde that does not exist is reported as such, not as the lock');
     assert.equal(second.code, 2, outputOf(second));
     assert.match(second.stderr, /\[KW_ERR_DATA_DIR_LOCKED\]/);
     assert.ok(second.stderr.includes(`another kowalski engine is using ${home}: process ${first.child.pid}`), second.stderr);
