@@ -20,6 +20,8 @@ export interface Batch {
   state: RunState;
   context: RunContext;
   onCommitted(stored: StoredEvent[]): void;
+  /** The transaction failed: nothing of this batch is on disk, and no effect of it runs. */
+  onFailed?(err: unknown): void;
 }
 
 export interface CommitterDeps {
@@ -28,8 +30,8 @@ export interface CommitterDeps {
   projections: Projections;
   clock: Clock;
   crash: CrashHook;
-  /** A commit that throws leaves memory ahead of the disk: the engine must stop. */
-  onFatal(err: unknown): void;
+  /** A commit that throws leaves memory ahead of the disk: the engine must stop. Returns the error the waiting callers get. */
+  onFatal(err: unknown): Error;
 }
 
 export class Committer {
@@ -77,7 +79,8 @@ export class Committer {
     try {
       stored = this.write(batches, this.deps.clock.now());
     } catch (err) {
-      this.deps.onFatal(err);
+      const reported = this.deps.onFatal(err);
+      for (const b of batches) b.onFailed?.(reported);
       return;
     }
     this.stats.commits++;

@@ -100,12 +100,15 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     const log = new EventLog(db);
     const queries = new RunQueries(db);
     const crash = crashHookFrom(options.crashSpec ?? process.env.KOWALSKI_CRASH_AT);
-    let fatal: unknown;
+    let fatal: KowalskiError | undefined;
     const committer = new Committer({
       db, log, projections: new Projections(db), clock, crash,
       onFatal: (err) => {
-        fatal = err;
-        observers.emit('engine:warning', { message: `commit failed, the engine stops: ${(err as Error).message}` });
+        if (fatal === undefined) {
+          fatal = commitFailure(paths.database, err);
+          observers.emit('engine:stopped', { error: fatal });
+        }
+        return fatal;
       },
     });
     const kinds = builtinStepKinds();
@@ -123,7 +126,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     const builtinDir = options.builtinHordesDir ?? path.join(packageRoot(import.meta.url), 'hordes');
     const knownKinds = new Set(kinds.keys());
     const ensureAlive = (): void => {
-      if (fatal !== undefined) throw new KowalskiError('KW_ERR_INTERNAL', `the engine stopped after a failed commit: ${(fatal as Error).message}`);
+      if (fatal !== undefined) throw fatal;
     };
     const pendingStep = (runId: string, step: string | undefined): string => {
       const run = supervisor.load(runId);
@@ -192,12 +195,25 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       waitForRun(runId) {
         return new Promise((resolve, reject) => {
           const settled = (state: RunState): boolean => FINAL_RUN_STATES.has(state) || state === 'awaiting_input';
-          const off = observers.on('run:event', ({ stored, state }) => {
+          const offStopped = observers.on('engine:stopped', ({ error }) => {
+            off();
+            reject(error);
+          });
+          const offEvents = observers.on('run:event', ({ stored, state }) => {
             if (stored.runId === runId && settled(state)) {
               off();
               resolve(state);
             }
           });
+          const off = (): void => {
+            offEvents();
+            offStopped();
+          };
+          if (fatal !== undefined) {
+            off();
+            reject(fatal);
+            return;
+          }
           const row = queries.getRun(runId);
           if (row === undefined) {
             off();
@@ -227,6 +243,16 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     lock.release();
     throw err;
   }
+}
+
+/** What a failed commit means for the operator: a damaged file, or a bug / a full disk. */
+function commitFailure(file: string, err: unknown): KowalskiError {
+  const code = (err as { code?: string }).code ?? '';
+  const message = (err as Error).message ?? String(err);
+  if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB') {
+    return new KowalskiError('KW_ERR_STORE_CORRUPT', `the database ${file} is damaged (${code}: ${message}); the engine stopped and wrote nothing more. Keep a copy of the data folder, then recover it with sqlite3's ".recover".`, { cause: err, where: { file } });
+  }
+  return new KowalskiError('KW_ERR_INTERNAL', `a commit to ${file} failed (${code || 'error'}: ${message}); the engine stopped and wrote nothing more`, { cause: err, where: { file } });
 }
 
 /** Time-ordered and unique: `r<time base36><random>`. */

@@ -1,4 +1,5 @@
 /** Typed observer events, emitted only after the events they describe are committed. */
+import type { KowalskiError } from '../core/index.js';
 import type { RunState } from '../actors/index.js';
 import type { StoredEvent } from './events.js';
 
@@ -6,6 +7,8 @@ export interface EngineEventMap {
   /** A committed event, with the run's state right after it. */
   'run:event': { stored: StoredEvent; state: RunState };
   'step:progress': { runId: string; step: string; attempt: number; message: string };
+  /** A commit failed: the engine refuses all further work (memory is ahead of the disk). */
+  'engine:stopped': { error: KowalskiError };
   /** Something went wrong outside any run (a listener threw, a checkpoint failed). */
   'engine:warning': { message: string };
 }
@@ -17,6 +20,7 @@ export class Observers {
     'run:event': new Set(),
     'step:progress': new Set(),
     'engine:warning': new Set(),
+    'engine:stopped': new Set(),
   };
 
   on<K extends keyof EngineEventMap>(name: K, fn: Listener<K>): () => void {

@@ -59,7 +59,7 @@ export class Supervisor {
     const effects: RunEffect[] = [];
     const all: RunEvent[] = [created];
     this.decide(run, all, effects);
-    return new Promise((resolve) => this.commit(run, all, effects, () => resolve()));
+    return new Promise((resolve, reject) => this.commit(run, all, effects, () => resolve(), reject));
   }
 
   /** The live run, or the run folded from its log (a parked run wakes up this way). */
@@ -93,15 +93,15 @@ export class Supervisor {
    * Apply events to the run's actor, add the decisions they allow (start steps, ask
    * the operator), and commit them all in the next group commit. `after` runs once committed.
    */
-  submit(run: LiveRun, events: RunEvent[], after?: (stored: StoredEvent[]) => void): void {
+  submit(run: LiveRun, events: RunEvent[], after?: (stored: StoredEvent[]) => void, failed?: (err: unknown) => void): void {
     const all: RunEvent[] = [];
     const effects: RunEffect[] = [];
     for (const e of events) this.apply(run, e, all, effects);
     this.decide(run, all, effects);
-    this.commit(run, all, effects, after);
+    this.commit(run, all, effects, after, failed);
   }
 
-  private commit(run: LiveRun, all: RunEvent[], effects: RunEffect[], after?: (stored: StoredEvent[]) => void): void {
+  private commit(run: LiveRun, all: RunEvent[], effects: RunEffect[], after?: (stored: StoredEvent[]) => void, failed?: (err: unknown) => void): void {
     if (all.length === 0) {
       after?.([]);
       return;
@@ -121,6 +121,7 @@ export class Supervisor {
         after?.(stored);
         this.release(run);
       },
+      ...(failed === undefined ? {} : { onFailed: failed }),
     });
   }
 
@@ -239,7 +240,7 @@ export class Supervisor {
 
   /** Operator and recovery entry points use this to wait for a commit. */
   submitAndWait(run: LiveRun, events: RunEvent[]): Promise<StoredEvent[]> {
-    return new Promise((resolve) => this.submit(run, events, resolve));
+    return new Promise((resolve, reject) => this.submit(run, events, resolve, reject));
   }
 
   /** Stop starting anything; stop every running step (their attempts stay open in the log and re-run on the next start). */

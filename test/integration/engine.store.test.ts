@@ -101,3 +101,25 @@ test('the WAL is checkpointed in the background: committed pages reach the datab
   while (fs.statSync(db).size <= before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   assert.ok(fs.statSync(db).size > before, `the database file grew from ${before} bytes once checkpointed`);
 });
+
+test('a commit that fails stops the engine: waiting callers get the error, nothing more is written or run', async (t) => {
+  const home = tempDir(t);
+  const engine = await createEngine({ dataDir: home });
+  t.after(() => engine.close());
+  const entry = (await engine.catalog()).entries.find((e) => e.id === 'retry-command');
+  assert.ok(entry?.result.ok);
+  if (!entry.result.ok) return;
+  const horde = entry.result.horde;
+  const marker = path.join(home, 'ran');
+  const parked = await engine.startRun(horde, { command: `touch ${marker}`, cwd: home });
+  assert.equal(await engine.waitForRun(parked), 'awaiting_input');
+  // Someone else breaks the schema under the running engine.
+  const other = new Database(path.join(home, 'kowalski.sqlite'));
+  other.exec('DROP TABLE approvals');
+  other.close();
+  await assert.rejects(engine.approve(parked), (err: KowalskiError) => err.code === 'KW_ERR_INTERNAL' && /no such table: approvals/.test(err.message));
+  await assert.rejects(engine.waitForRun(parked), (err: KowalskiError) => err.code === 'KW_ERR_INTERNAL');
+  await assert.rejects(engine.startRun(horde, { command: 'true', cwd: home }), (err: KowalskiError) => /the engine stopped/.test(err.message));
+  await engine.close();
+  assert.equal(fs.existsSync(marker), false, 'the approved command never ran: its approval was not committed');
+});
