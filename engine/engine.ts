@@ -39,6 +39,8 @@ import { RunQueries } from './store/queries.js';
 import type { ListRunsFilter, RunRow } from './store/queries.js';
 import { readRunView } from './run-view.js';
 import type { RunView } from './run-view.js';
+import type { LiveRun } from './live-run.js';
+import { unknownKind } from './step-task.js';
 import { Supervisor } from './supervisor.js';
 
 export interface EngineOptions {
@@ -128,9 +130,18 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     const ensureAlive = (): void => {
       if (fatal !== undefined) throw fatal;
     };
-    const pendingStep = (runId: string, step: string | undefined): string => {
+    /** A run the operator may still act on, loaded; a finished one is refused (and not kept loaded). */
+    const openRun = (runId: string): LiveRun => {
       const run = supervisor.load(runId);
-      if (FINAL_RUN_STATES.has(run.actor.state)) throw new KowalskiError('KW_ERR_RUN_FINISHED', `run ${runId} has already ${run.actor.state}`);
+      if (FINAL_RUN_STATES.has(run.actor.state)) {
+        supervisor.release(run);
+        throw new KowalskiError('KW_ERR_RUN_FINISHED', `run ${runId} has already ${run.actor.state}`);
+      }
+      return run;
+    };
+    /** The step waiting for the operator: the one named, or the only one. */
+    const pendingStep = (run: LiveRun, step: string | undefined): string => {
+      const runId = run.runId;
       const waiting = Object.entries(run.actor.context.steps).filter(([, s]) => s.status === 'awaiting_approval').map(([n]) => n);
       if (step !== undefined) {
         if (!waiting.includes(step)) throw new KowalskiError('KW_ERR_NO_PENDING_APPROVAL', `step "${step}" of run ${runId} is not waiting for approval${waiting.length > 0 ? ` (waiting: ${waiting.join(', ')})` : ''}`);
@@ -156,7 +167,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         for (const name of horde.pipeline) {
           const step = horde.steps[name]!;
           const kind = kinds.get(step.kind);
-          if (kind === undefined) throw new KowalskiError('KW_ERR_STEP_KIND_UNKNOWN', `step "${name}" has kind "${step.kind}", which this kowalski cannot run`, { where: { file: step.file, key: 'kind' } });
+          if (kind === undefined) throw unknownKind(step);
           policy[name] = { approval: kind.runsCommand && horde.confirmCommands, idempotent: kind.idempotent };
         }
         const runId = newRunId(clock.now());
@@ -166,26 +177,22 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       },
       async approve(runId, opts = {}) {
         ensureAlive();
-        const step = pendingStep(runId, opts.step);
-        const run = supervisor.load(runId);
+        const run = openRun(runId);
+        const step = pendingStep(run, opts.step);
         const hash = run.actor.context.steps[step]!.pending!.hash;
         await supervisor.submitAndWait(run, [{ type: 'approval.granted', step, hash, by: opts.by ?? 'operator' }]);
         return { step };
       },
       async deny(runId, opts) {
         ensureAlive();
-        const step = pendingStep(runId, opts.step);
-        const run = supervisor.load(runId);
+        const run = openRun(runId);
+        const step = pendingStep(run, opts.step);
         await supervisor.submitAndWait(run, [{ type: 'approval.denied', step, reason: opts.reason, by: opts.by ?? 'operator' }]);
         return { step };
       },
       async cancel(runId, opts = {}) {
         ensureAlive();
-        const run = supervisor.load(runId);
-        if (FINAL_RUN_STATES.has(run.actor.state)) {
-          supervisor.release(run);
-          throw new KowalskiError('KW_ERR_RUN_FINISHED', `run ${runId} has already ${run.actor.state}`);
-        }
+        const run = openRun(runId);
         await supervisor.submitAndWait(run, [{ type: 'run.cancelled', reason: opts.reason ?? 'cancelled by the operator', by: opts.by ?? 'operator' }]);
       },
       recover: () => recoverRuns(supervisor, queries),

@@ -15,8 +15,13 @@ export interface HordeSources {
   knownKinds?: ReadonlySet<string>;
 }
 
+/** The step kinds a horde may use when nothing else is registered. */
+export function builtinKindNames(): ReadonlySet<string> {
+  return new Set(builtinStepKinds().keys());
+}
+
 function kindsOf(sources: HordeSources): ReadonlySet<string> {
-  return sources.knownKinds ?? new Set(builtinStepKinds().keys());
+  return sources.knownKinds ?? builtinKindNames();
 }
 
 export function catalogOf(sources: HordeSources): Promise<Catalog> {

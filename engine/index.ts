@@ -22,5 +22,5 @@ export { builtinStepKinds } from '../steps/index.js';
 export type { StepKindInfo } from '../steps/index.js';
 export { RUN_STATES } from '../actors/index.js';
 export type { RunState } from '../actors/index.js';
-export { catalogOf, findHorde } from './hordes.js';
+export { builtinKindNames, catalogOf, findHorde } from './hordes.js';
 export type { HordeSources } from './hordes.js';

@@ -36,32 +36,38 @@ export function readRunView(queries: RunQueries, log: EventLog, runId: string, w
     if (prev === undefined || a.attempt > prev.attempt) latest.set(a.step, a);
   }
   const approvals = queries.approvals(runId);
-  const asked = new Set(approvals.filter((a) => a.state === 'pending').map((a) => a.step));
+  const pending = approvals.filter((a) => a.state === 'pending');
+  const asked = new Set(pending.map((a) => a.step));
   /** The step's latest decision, when it was a denial that no attempt followed. */
   const denied = new Map<string, ApprovalRow>();
   for (const a of approvals) {
     if (a.state === 'denied') denied.set(a.step, a);
     else denied.delete(a.step);
   }
-  const pipeline = first?.type === 'run.created' ? first.horde.pipeline : [...latest.keys()];
+  const horde = first?.type === 'run.created' ? first.horde : undefined;
+  const pipeline = horde?.pipeline ?? [...latest.keys()];
   const steps: StepView[] = pipeline.map((name) => {
     const a = latest.get(name);
-    const kind = first?.type === 'run.created' ? first.horde.steps[name]?.kind ?? '?' : '?';
-    if (asked.has(name)) return { name, kind, state: 'awaiting_approval', attempt: a?.attempt ?? 0, outcome: null, durationMs: null, artifact: null, summary: null, error: null };
+    const notRun: StepView = {
+      name, kind: horde?.steps[name]?.kind ?? '?', state: 'pending', attempt: a?.attempt ?? 0, outcome: null,
+      durationMs: null, artifact: null, summary: null, error: null,
+    };
+    if (asked.has(name)) return { ...notRun, state: 'awaiting_approval' };
     const d = denied.get(name);
     if (d !== undefined && (a === undefined || a.startedAt < (d.decidedAt ?? 0))) {
+      const reason = d.denyReason ?? '';
       return {
-        name, kind, state: 'failed', attempt: a?.attempt ?? 0, outcome: 'fail', durationMs: null, artifact: null,
-        summary: `denied: ${d.denyReason ?? ''}`, error: { code: 'KW_ERR_APPROVAL_DENIED', message: `the operator denied "${name}": ${d.denyReason ?? ''}` },
+        ...notRun, state: 'failed', outcome: 'fail', summary: `denied: ${reason}`,
+        error: { code: 'KW_ERR_APPROVAL_DENIED', message: `the operator denied "${name}": ${reason}` },
       };
     }
-    if (a === undefined) return { name, kind, state: 'pending', attempt: 0, outcome: null, durationMs: null, artifact: null, summary: null, error: null };
+    if (a === undefined) return notRun;
     return {
-      name, kind, state: a.state, attempt: a.attempt,
+      ...notRun, state: a.state,
       outcome: a.state === 'passed' ? 'pass' : a.state === 'failed' ? 'fail' : null,
       durationMs: a.durationMs, artifact: a.artifact, summary: a.summary,
       error: a.errorCode === null ? null : { code: a.errorCode, message: a.error },
     };
   });
-  return { run, steps, attempts, approvals, pending: approvals.filter((a) => a.state === 'pending') };
+  return { run, steps, attempts, approvals, pending };
 }

@@ -1,10 +1,17 @@
 /** Build what a step attempt needs, fixed before it starts (identity before await). */
 import crypto from 'node:crypto';
 import path from 'node:path';
+import { KowalskiError } from '../core/index.js';
+import type { StepDef } from '../core/index.js';
 import type { ApprovalCommand } from '../actors/index.js';
 import { DEFAULT_LIMITS, hashCommand, resolveCommand } from '../steps/index.js';
 import type { CommandSpec, StepKindInfo, StepTask } from '../steps/index.js';
 import type { LiveRun } from './live-run.js';
+
+/** A step whose kind this build has no runner for (at start, or in a run started by a build that had it). */
+export function unknownKind(step: StepDef): KowalskiError {
+  return new KowalskiError('KW_ERR_STEP_KIND_UNKNOWN', `step "${step.name}" has kind "${step.kind}", which this kowalski cannot run`, { where: { file: step.file, key: 'kind' } });
+}
 
 /** The workdir-relative output of the step whose result led to `step` (its `@artifact@`). */
 export function previousOutputOf(run: LiveRun, step: string): string | undefined {

@@ -14,7 +14,7 @@ import type { CrashHook } from './crash.js';
 import type { StoredEvent } from './events.js';
 import { LiveRun } from './live-run.js';
 import type { Observers } from './observers.js';
-import { buildStepTask, commandFor } from './step-task.js';
+import { buildStepTask, commandFor, unknownKind } from './step-task.js';
 import type { EventLog } from './store/event-log.js';
 
 export interface SupervisorDeps {
@@ -181,8 +181,7 @@ export class Supervisor {
     const kind = this.deps.kinds.get(def.kind);
     const startedAt = this.deps.clock.now();
     if (kind === undefined) {
-      const error = new KowalskiError('KW_ERR_STEP_KIND_UNKNOWN', `step "${step}" has kind "${def.kind}", which this kowalski cannot run`);
-      this.finished(run.runId, step, attempt, startedAt, { outcome: 'fail', error: toPlainError(error) });
+      this.finished(run.runId, step, attempt, startedAt, { outcome: 'fail', error: toPlainError(unknownKind(def)) });
       return;
     }
     const task = buildStepTask(run, step, attempt, kind, this.deps.modelConfigured);

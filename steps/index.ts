@@ -6,8 +6,8 @@ export type {
 export { builtinStepKinds, stepsModuleFile } from './registry.js';
 export type { StepKindInfo } from './registry.js';
 export {
-  resolveCommand, resolveCwd, hashCommand, commandEnv, approvedCommand, commandContextOf, shellQuote,
-  PASSTHROUGH_ENV, STEP_ENV, APPLY_PROGRAM,
+  resolveCommand, hashCommand, commandEnv, approvedCommand,
+  PASSTHROUGH_ENV, STEP_ENV,
 } from './command.js';
 export type { CommandContext } from './command.js';
 export { execCommand, GATE_SCRIPT, GATE_CLOSED_EXIT } from './exec.js';
@@ -18,9 +18,9 @@ export { killLeftovers, findTokenProcesses, waitUntilNoneLeft, isAlive } from '.
 export type { KillLeftoversOptions } from './leftovers.js';
 export { createStepRunner } from './runner.js';
 export type { StepRunner, StepRunnerOptions, StepHandlers, StartOptions, RunningStep } from './runner.js';
-export { buildStepContext, startStep, createKindLoader } from './context.js';
+export { startStep, createKindLoader } from './context.js';
 export type { StepChannel, BuiltContext } from './context.js';
 export { writeArtifact, writeWorkdirFile, resolveContextRef, readContext, fence, inlineCode } from './artifact.js';
-export { resolveInside, writeFileAtomic, isWithin } from './paths.js';
+export { resolveInside, writeFileAtomic } from './paths.js';
 export { extractDiffBlocks, parseDiffBlocks, planPatches, writePlan } from './patch.js';
 export type { DiffBlock, FilePatch, FileChange, Conflict, PatchPlan } from './patch.js';

@@ -1,6 +1,6 @@
 /** `hordes` and `validate`. */
 import path from 'node:path';
-import { builtinStepKinds, catalogOf, formatProblems, loadHorde } from '../../engine/index.js';
+import { builtinKindNames, catalogOf, formatProblems, loadHorde } from '../../engine/index.js';
 import { EXIT, dataDir } from './common.js';
 
 export async function hordesCommand(opts: { json?: boolean }): Promise<number> {
@@ -24,7 +24,7 @@ export async function hordesCommand(opts: { json?: boolean }): Promise<number> {
 }
 
 export async function validateCommand(folder: string, opts: { json?: boolean }): Promise<number> {
-  const result = await loadHorde(path.resolve(folder), { knownKinds: new Set(builtinStepKinds().keys()) });
+  const result = await loadHorde(path.resolve(folder), { knownKinds: builtinKindNames() });
   const problems = result.ok ? result.warnings : result.problems;
   if (opts.json === true) process.stdout.write(`${JSON.stringify({ valid: result.ok, ...(result.ok ? { id: result.horde.id, hash: result.horde.hash } : {}), problems })}\n`);
   else {
