@@ -30,6 +30,7 @@ export default tseslint.config(
           { target: './steps', from: ['./engine', './actors', './bin', './api', './bundles'], message: 'steps never reach into the engine' },
           { target: './agents', from: ['./engine', './actors', './steps', './bin', './api', './bundles'], message: 'agents import only core' },
           { target: './engine', from: ['./bin', './api', './bundles'], message: 'the engine is below the CLI and the API' },
+          { target: './api', from: ['./bin'], message: 'the API is below the CLI' },
         ],
       }],
       'no-throw-literal': 'error',

@@ -45,8 +45,8 @@ const program = new Command('kowalski')
   .exitOverride()
   .configureOutput({ writeErr: (s) => process.stderr.write(s) });
 
-program.command('serve').description('run the engine (the web app arrives with the server)')
-  .option('--host <host>', 'address to bind', '127.0.0.1').option('--port <port>', 'port', '8765').option('--no-open', 'do not open a browser')
+program.command('serve').description('run the engine and the operator app (http://127.0.0.1:8765/)')
+  .option('--host <host>', 'address to bind (beyond loopback a bearer token is required)', '127.0.0.1').option('--port <port>', 'port', '8765').option('--no-open', 'do not open a browser')
   .action(act(lazy(serveCommands, 'serveCommand')));
 program.command('run').description('start a run of a horde (an id or a folder) and follow it')
   .argument('<horde>', 'horde id or folder').option('-i, --input <key=value>', 'a form answer (repeatable)', collect).option('--json', 'print one JSON object')

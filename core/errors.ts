@@ -71,6 +71,16 @@ export const ERROR_CODES = {
   KW_ERR_CONTEXT_MISSING: { group: 'terminal', summary: 'a context path or @step:…@ reference has no file' },
   KW_ERR_STEP_KIND_UNAVAILABLE: { group: 'terminal', summary: 'a step kind is known but not available in this build yet' },
   KW_ERR_STEP_KIND_MODULE: { group: 'terminal', summary: "a step kind's module cannot be loaded or has no default function" },
+  // the server
+  KW_ERR_BAD_REQUEST: { group: 'terminal', summary: 'a request body, query or websocket frame does not match its schema' },
+  KW_ERR_UNAUTHORIZED: { group: 'terminal', summary: 'the server is bound to a non-loopback address and the bearer token is missing or wrong' },
+  KW_ERR_FORBIDDEN_HOST: { group: 'terminal', summary: 'the Host header does not name this server (DNS rebinding)' },
+  KW_ERR_FORBIDDEN_ORIGIN: { group: 'terminal', summary: "a request or websocket comes from another site's page" },
+  KW_ERR_UNSUPPORTED_MEDIA: { group: 'terminal', summary: 'a request body is not JSON' },
+  KW_ERR_BODY_TOO_LARGE: { group: 'terminal', summary: 'a request body or websocket frame is over the size limit' },
+  KW_ERR_NOT_FOUND: { group: 'terminal', summary: 'no such route' },
+  KW_ERR_ARTIFACT_NOT_FOUND: { group: 'terminal', summary: "no such file in the run's workdir" },
+  KW_ERR_SERVER_UNREACHABLE: { group: 'retryable', summary: 'a kowalski server owns the data directory but does not answer' },
   KW_ERR_INTERNAL: { group: 'terminal', summary: 'a bug: an unexpected exception' },
 } as const satisfies Record<string, { group: ErrorGroup; summary: string }>;
 

@@ -10,7 +10,7 @@ import { KowalskiError } from '../core/index.js';
 import type { HordeDef } from '../core/index.js';
 import type { RunEvent, RunState, StepPolicy } from '../actors/index.js';
 import { FINAL_RUN_STATES } from '../actors/index.js';
-import { builtinStepKinds, createStepRunner } from '../steps/index.js';
+import { builtinStepKinds, createStepRunner, resolveInside } from '../steps/index.js';
 import type { StepKindInfo } from '../steps/index.js';
 import type { Clock } from './clock.js';
 import { systemClock } from './clock.js';
@@ -26,7 +26,7 @@ import { catalogOf, findHorde } from './hordes.js';
 import { packageRoot } from './modules.js';
 import { Observers } from './observers.js';
 import type { EngineEventMap } from './observers.js';
-import { recoverRuns } from './recovery.js';
+import { emptyRecovery, recoverRuns, resumeRun } from './recovery.js';
 import type { RecoverySummary } from './recovery.js';
 import { checkRunInput } from './run-input.js';
 import { startCheckpointer } from './store/checkpointer.js';
@@ -65,7 +65,10 @@ export interface StartOptions {
 
 export interface Engine {
   readonly paths: DataPaths;
+  /** The configuration in effect (replaced by `reloadConfig`). */
   readonly config: EngineConfig;
+  /** Re-read config.toml after Setup wrote it: the model settings take effect for the next step; store and run limits at the next start. */
+  reloadConfig(): EngineConfig;
   readonly kinds: ReadonlyMap<string, StepKindInfo>;
   catalog(): Promise<Catalog>;
   /** A horde by id or folder; throws KW_ERR_HORDE_NOT_FOUND / KW_ERR_HORDE_INVALID. */
@@ -78,12 +81,22 @@ export interface Engine {
   cancel(runId: string, options?: { reason?: string; by?: string }): Promise<void>;
   /** Continue every queued or running run from its log (parked runs stay parked and unloaded). */
   recover(): Promise<RecoverySummary>;
+  /** Continue one queued or running run that is not loaded; a parked run stays parked. Resolves with its state. */
+  resume(runId: string): Promise<RunState>;
   getRun(runId: string): RunView;
   listRuns(filter?: ListRunsFilter): RunRow[];
-  events(runId: string, afterSeq?: number): StoredEvent[];
+  events(runId: string, afterSeq?: number, limit?: number): StoredEvent[];
+  /** Every run's events after a global sequence number, in commit order (at most `limit`, default 1000). */
+  eventsSince(afterGseq: number, limit?: number): StoredEvent[];
+  /** The newest committed global sequence number. */
+  lastGseq(): number;
+  /** The absolute path of a file in the run's workdir; refused outside it (symlinks included). */
+  artifactPath(runId: string, rel: string): string;
   /** Resolves with the run's state once it has finished or is parked with nothing running. */
   waitForRun(runId: string): Promise<RunState>;
   on<K extends keyof EngineEventMap>(name: K, fn: (payload: EngineEventMap[K]) => void): () => void;
+  /** Tell other processes (the CLI) that a server for this engine listens at `url`. */
+  announce(url: string): void;
   readonly stats: { commits: number; batches: number; events: number };
   close(): Promise<void>;
 }
@@ -93,7 +106,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   const lock = lockDataDir(paths.dataDir, { pid: process.pid, startedAt: Date.now(), ...(options.ownerUrl === undefined ? {} : { url: options.ownerUrl }) });
   let checkpointer: Checkpointer | undefined;
   try {
-    const config = options.config ?? loadConfig(paths.config);
+    let config = options.config ?? loadConfig(paths.config);
     const clock = options.clock ?? systemClock;
     fs.mkdirSync(paths.runs, { recursive: true, mode: 0o700 });
     const db = openDatabase(paths.database, { synchronous: config.store.synchronous });
@@ -123,7 +136,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       runDir: paths.runDir,
       maxParallelSteps: config.runs.maxParallelSteps,
       stepTimeoutSecs: config.runs.stepTimeoutSecs,
-      modelConfigured: config.model.default !== undefined,
+      modelConfigured: () => config.model.default !== undefined,
     });
     const builtinDir = options.builtinHordesDir ?? path.join(packageRoot(import.meta.url), 'hordes');
     const knownKinds = new Set(kinds.keys());
@@ -155,7 +168,13 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     let closing: Promise<void> | undefined;
     const engine: Engine = {
       paths,
-      config,
+      get config() {
+        return config;
+      },
+      reloadConfig() {
+        config = loadConfig(paths.config);
+        return config;
+      },
       kinds,
       stats: committer.stats,
       catalog: () => catalogOf({ dataDir: paths.dataDir, builtinDir, knownKinds }),
@@ -196,9 +215,29 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         await supervisor.submitAndWait(run, [{ type: 'run.cancelled', reason: opts.reason ?? 'cancelled by the operator', by: opts.by ?? 'operator' }]);
       },
       recover: () => recoverRuns(supervisor, queries),
-      getRun: (runId) => readRunView(queries, log, runId, paths.dataDir),
+      async resume(runId) {
+        ensureAlive();
+        const row = queries.getRun(runId);
+        if (row === undefined) throw new KowalskiError('KW_ERR_RUN_NOT_FOUND', `no run ${runId} in ${paths.dataDir}`);
+        if (FINAL_RUN_STATES.has(row.state)) throw new KowalskiError('KW_ERR_RUN_FINISHED', `run ${runId} has already ${row.state}`);
+        if (row.state === 'awaiting_input' || supervisor.isLive(runId)) return row.state;
+        const summary = emptyRecovery();
+        await resumeRun(supervisor, runId, summary);
+        const failed = summary.failed[0];
+        if (failed !== undefined) throw new KowalskiError('KW_ERR_REPLAY_DIVERGED', failed.message);
+        return queries.getRun(runId)!.state;
+      },
+      getRun: (runId) => readRunView(queries, log, runId, paths),
       listRuns: (filter) => queries.listRuns(filter),
-      events: (runId, afterSeq = 0) => log.readAfter(runId, afterSeq, 100_000),
+      events: (runId, afterSeq = 0, limit = 100_000) => log.readAfter(runId, afterSeq, limit),
+      eventsSince: (afterGseq, limit = 1000) => log.readAllAfter(afterGseq, limit),
+      lastGseq: () => log.lastGseq(),
+      artifactPath(runId, rel) {
+        const view = readRunView(queries, log, runId, paths);
+        const abs = resolveInside(view.workdir, rel, 'KW_ERR_PATH_ESCAPES', 'the artifact path');
+        if (!fs.existsSync(abs) || !fs.statSync(abs).isFile()) throw new KowalskiError('KW_ERR_ARTIFACT_NOT_FOUND', `run ${runId} has no file ${rel} in its workdir`);
+        return abs;
+      },
       waitForRun(runId) {
         return new Promise((resolve, reject) => {
           const settled = (state: RunState): boolean => FINAL_RUN_STATES.has(state) || state === 'awaiting_input';
@@ -232,6 +271,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         });
       },
       on: (name, fn) => observers.on(name, fn),
+      announce: (url) => lock.setUrl(url),
       close() {
         closing ??= (async () => {
           await supervisor.close();

@@ -25,7 +25,7 @@ export function openHistory(dataDir: string): History | undefined {
   const queries = new RunQueries(db);
   const log = new EventLog(db);
   return {
-    getRun: (runId) => readRunView(queries, log, runId, paths.dataDir),
+    getRun: (runId) => readRunView(queries, log, runId, paths),
     listRuns: (filter) => queries.listRuns(filter),
     close: () => db.close(),
   };

@@ -26,30 +26,38 @@ export interface RecoverySummary {
 
 export async function recoverRuns(supervisor: Supervisor, queries: RunQueries): Promise<RecoverySummary> {
   const summary: RecoverySummary = { resumed: [], retried: [], parked: queries.countByState().awaiting_input ?? 0, outcomeUnknown: [], killedProcesses: 0, failed: [] };
-  const ids = queries.unfinishedRunIds();
-  const commits: Promise<unknown>[] = [];
-  for (const runId of ids) {
-    let run;
-    try {
-      run = supervisor.load(runId);
-    } catch (err) {
-      summary.failed.push({ runId, message: (err as Error).message });
-      continue;
-    }
-    const interrupted: RunEvent[] = [];
-    for (const name of run.actor.context.graph.pipeline) {
-      const s = run.actor.context.steps[name]!;
-      if (s.status !== 'running' || run.running.has(name)) continue;
-      if (s.token !== undefined) summary.killedProcesses += await killLeftovers({ token: s.token, ...(s.pgid === undefined ? {} : { pgid: s.pgid }) });
-      interrupted.push({ type: 'step.interrupted', step: name, attempt: s.attempts });
-      if (run.actor.context.policy[name]?.idempotent === false) summary.outcomeUnknown.push({ runId, step: name });
-      else summary.retried.push({ runId, step: name, attempt: s.attempts + 1 });
-    }
-    summary.resumed.push(runId);
-    commits.push(supervisor.submitAndWait(run, interrupted));
-  }
-  await Promise.all(commits);
+  await Promise.all(queries.unfinishedRunIds().map((runId) => resumeRun(supervisor, runId, summary)));
   return summary;
+}
+
+/**
+ * Replay one queued or running run and continue it; its interrupted steps are recorded
+ * (and their leftover processes killed) before anything starts again. Resolves once committed.
+ */
+export async function resumeRun(supervisor: Supervisor, runId: string, summary: RecoverySummary): Promise<void> {
+  let run;
+  try {
+    run = supervisor.load(runId);
+  } catch (err) {
+    summary.failed.push({ runId, message: (err as Error).message });
+    return;
+  }
+  const interrupted: RunEvent[] = [];
+  for (const name of run.actor.context.graph.pipeline) {
+    const s = run.actor.context.steps[name]!;
+    if (s.status !== 'running' || run.running.has(name)) continue;
+    if (s.token !== undefined) summary.killedProcesses += await killLeftovers({ token: s.token, ...(s.pgid === undefined ? {} : { pgid: s.pgid }) });
+    interrupted.push({ type: 'step.interrupted', step: name, attempt: s.attempts });
+    if (run.actor.context.policy[name]?.idempotent === false) summary.outcomeUnknown.push({ runId, step: name });
+    else summary.retried.push({ runId, step: name, attempt: s.attempts + 1 });
+  }
+  summary.resumed.push(runId);
+  await supervisor.submitAndWait(run, interrupted);
+}
+
+/** An empty summary, for resuming one run outside a start-up recovery. */
+export function emptyRecovery(): RecoverySummary {
+  return { resumed: [], retried: [], parked: 0, outcomeUnknown: [], killedProcesses: 0, failed: [] };
 }
 
 export function formatRecovery(s: RecoverySummary): string {

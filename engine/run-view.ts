@@ -1,5 +1,7 @@
 /** One run as the CLI and the API show it: its row, its steps in pipeline order, its approvals. */
+import path from 'node:path';
 import { KowalskiError } from '../core/index.js';
+import type { DataPaths } from './data-dir.js';
 import type { EventLog } from './store/event-log.js';
 import type { ApprovalRow, AttemptRow, RunQueries, RunRow } from './store/queries.js';
 
@@ -23,9 +25,12 @@ export interface RunView {
   approvals: ApprovalRow[];
   /** Pending approvals only. */
   pending: ApprovalRow[];
+  /** The run's workdir (absolute): step artifacts are relative to it. */
+  workdir: string;
 }
 
-export function readRunView(queries: RunQueries, log: EventLog, runId: string, where: string): RunView {
+export function readRunView(queries: RunQueries, log: EventLog, runId: string, paths: DataPaths): RunView {
+  const where = paths.dataDir;
   const run = queries.getRun(runId);
   if (run === undefined) throw new KowalskiError('KW_ERR_RUN_NOT_FOUND', `no run ${runId} in ${where}`);
   const first = log.readAfter(runId, 0, 1)[0]?.event;
@@ -69,5 +74,5 @@ export function readRunView(queries: RunQueries, log: EventLog, runId: string, w
       error: a.errorCode === null ? null : { code: a.errorCode, message: a.error },
     };
   });
-  return { run, steps, attempts, approvals, pending };
+  return { run, steps, attempts, approvals, pending, workdir: path.join(paths.runDir(runId), horde?.workdir ?? 'output') };
 }

@@ -28,7 +28,8 @@ export interface SupervisorDeps {
   runDir(runId: string): string;
   maxParallelSteps: number;
   stepTimeoutSecs: number;
-  modelConfigured: boolean;
+  /** Read at each dispatch: Setup may configure a model while the engine runs. */
+  modelConfigured: () => boolean;
 }
 
 type Created = Extract<RunEvent, { type: 'run.created' }>;
@@ -44,6 +45,10 @@ export class Supervisor {
 
   get liveCount(): number {
     return this.live.size;
+  }
+
+  isLive(runId: string): boolean {
+    return this.live.has(runId);
   }
 
   get runningSteps(): number {
@@ -184,7 +189,7 @@ export class Supervisor {
       this.finished(run.runId, step, attempt, startedAt, { outcome: 'fail', error: toPlainError(unknownKind(def)) });
       return;
     }
-    const task = buildStepTask(run, step, attempt, kind, this.deps.modelConfigured);
+    const task = buildStepTask(run, step, attempt, kind, this.deps.modelConfigured());
     if (!run.workdirReady) {
       fs.mkdirSync(task.workdir, { recursive: true });
       run.workdirReady = true;

@@ -1,26 +1,53 @@
 /**
- * `serve`: until the operator server lands, the engine runs headless: it recovers
- * interrupted runs, keeps them going, and says how to drive it from the CLI.
+ * `serve`: the engine and the operator server in one process. It recovers interrupted
+ * runs, listens (127.0.0.1:8765 by default), tells the CLI where it is, and opens the app.
  */
+import path from 'node:path';
+import { buildApi, DEFAULT_PORT, isLoopback, loadOrCreateToken, TOKEN_FILE } from '../../api/index.js';
+import { KowalskiError } from '../../core/index.js';
 import { createEngine, formatRecovery } from '../../engine/index.js';
 import { EXIT, dataDir } from './common.js';
+import { canOpenBrowser, openBrowser } from './open-browser.js';
+
+function parsePort(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_PORT;
+  const port = Number(value);
+  if (!/^\d{1,5}$/.test(value) || port > 65535) throw new KowalskiError('KW_ERR_USAGE', `--port must be 0–65535, not ${JSON.stringify(value)}`);
+  return port;
+}
 
 export async function serveCommand(opts: { host?: string; port?: string; open?: boolean }): Promise<number> {
+  const host = opts.host ?? '127.0.0.1';
+  const port = parsePort(opts.port);
   const engine = await createEngine({ dataDir: dataDir() });
-  const summary = await engine.recover();
-  process.stderr.write(
-    `kowalski engine running headless on ${engine.paths.dataDir} (the web app arrives with the server; ${opts.host ?? '127.0.0.1'}:${opts.port ?? '8765'} is not opened yet)\n` +
-      `${formatRecovery(summary)}\n` +
-      'stop with Ctrl-C; in another terminal `kowalski runs` and `kowalski show <run-id>` read the history\n',
-  );
-  engine.on('run:event', ({ stored, state }) => {
-    if (stored.event.type === 'step.finished' || state !== 'running') process.stderr.write(`${stored.runId} ${stored.event.type} ${state}\n`);
-  });
-  engine.on('engine:warning', ({ message }) => process.stderr.write(`warning: ${message}\n`));
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', () => resolve());
-    process.once('SIGTERM', () => resolve());
-  });
-  await engine.close();
-  return EXIT.ok;
+  try {
+    const recovery = await engine.recover();
+    const loopback = isLoopback(host);
+    const token = loopback ? undefined : loadOrCreateToken(engine.paths.dataDir);
+    const { app } = await buildApi(engine, { host, port, recovery, ...(token === undefined ? {} : { token: token.token }) });
+    await app.listen({ host, port });
+    const address = app.server.address();
+    const actual = typeof address === 'object' && address !== null ? address.port : port;
+    const shown = loopback ? (host.includes(':') ? `[${host}]` : host) : '127.0.0.1';
+    const url = `http://${shown}:${actual}/`;
+    engine.announce(url);
+    process.stderr.write(`kowalski serving ${engine.paths.dataDir} at ${url}${loopback ? '' : ` (bound to ${host})`}\n${formatRecovery(recovery)}\n`);
+    if (token !== undefined) {
+      process.stderr.write(token.created
+        ? `bound beyond loopback: every request needs this token (kept in ${path.join(engine.paths.dataDir, TOKEN_FILE)}):\n\n  ${token.token}\n\n`
+        : `bound beyond loopback: every request needs the token in ${path.join(engine.paths.dataDir, TOKEN_FILE)}\n`);
+    }
+    engine.on('engine:warning', ({ message }) => process.stderr.write(`warning: ${message}\n`));
+    engine.on('engine:stopped', ({ error }) => process.stderr.write(`kowalski: the engine stopped: ${error.message}\n`));
+    if (opts.open !== false && canOpenBrowser()) openBrowser(url);
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', () => resolve());
+      process.once('SIGTERM', () => resolve());
+    });
+    process.stderr.write('kowalski: stopping (unfinished runs continue at the next start)\n');
+    await app.close();
+    return EXIT.ok;
+  } finally {
+    await engine.close();
+  }
 }

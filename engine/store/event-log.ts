@@ -18,11 +18,15 @@ export class EventLog {
   private readonly insert: Statement;
   private readonly byRun: Statement;
   private readonly byRunAfter: Statement;
+  private readonly allAfter: Statement;
+  private readonly maxGseq: Statement;
 
   constructor(db: Database) {
     this.insert = db.prepare('INSERT INTO events (run_id, seq, type, v, at, data) VALUES (?, ?, ?, ?, ?, ?)');
     this.byRun = db.prepare('SELECT * FROM events WHERE run_id = ? ORDER BY seq');
     this.byRunAfter = db.prepare('SELECT * FROM events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?');
+    this.allAfter = db.prepare('SELECT * FROM events WHERE gseq > ? ORDER BY gseq LIMIT ?');
+    this.maxGseq = db.prepare('SELECT coalesce(max(gseq), 0) FROM events').pluck();
   }
 
   /** Must run inside a transaction. Returns the global sequence number. */
@@ -38,6 +42,16 @@ export class EventLog {
 
   readAfter(runId: string, afterSeq: number, limit = 1000): StoredEvent[] {
     return (this.byRunAfter.all(runId, afterSeq, limit) as EventRow[]).map(toStored);
+  }
+
+  /** Every run's events after a global sequence number, in commit order. */
+  readAllAfter(afterGseq: number, limit = 1000): StoredEvent[] {
+    return (this.allAfter.all(afterGseq, limit) as EventRow[]).map(toStored);
+  }
+
+  /** The newest committed global sequence number (0 for an empty log). */
+  lastGseq(): number {
+    return this.maxGseq.get() as number;
   }
 }
 

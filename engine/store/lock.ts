@@ -10,6 +10,8 @@ import { KowalskiError } from '../../core/index.js';
 
 export interface DataDirLock {
   readonly dir: string;
+  /** Record where a server listens, so the CLI can find it (set once it is listening). */
+  setUrl(url: string): void;
   release(): void;
 }
 
@@ -47,6 +49,11 @@ export function lockDataDir(dir: string, owner: LockOwner): DataDirLock {
   let released = false;
   return {
     dir,
+    setUrl(url) {
+      const tmp = `${ownerFile}.tmp`;
+      fs.writeFileSync(tmp, JSON.stringify({ ...owner, url }), { mode: 0o600 });
+      fs.renameSync(tmp, ownerFile);
+    },
     release() {
       if (released) return;
       released = true;

@@ -1,0 +1,65 @@
+/** Hordes as the API shows them: a summary for the list, the whole graph for one. */
+import type { HordeDef, Problem, TriggerDef } from '../core/index.js';
+import type { CatalogEntry } from '../engine/index.js';
+
+export interface HordeSummary {
+  id: string;
+  displayName: string;
+  description: string;
+  origin: HordeDef['origin'];
+  valid: boolean;
+  problems: Problem[];
+  inputs: HordeDef['inputs'];
+  triggers: Pick<TriggerDef, 'name' | 'kind' | 'enabled' | 'schedule' | 'timezone' | 'path'>[];
+  stepCount: number;
+}
+
+export interface HordeDetail extends HordeSummary {
+  pipeline: string[];
+  steps: { name: string; kind: string; displayName: string; description?: string; output: string; isolation: string; verifyCommand?: string; tools: string[]; model?: string }[];
+  edges: HordeDef['edges'];
+  display: Record<string, string>;
+  body: string;
+  confirmCommands: boolean;
+}
+
+export function hordeSummary(entry: CatalogEntry): HordeSummary {
+  const r = entry.result;
+  if (!r.ok) {
+    return { id: entry.id, displayName: entry.id, description: '', origin: entry.origin, valid: false, problems: r.problems, inputs: [], triggers: [], stepCount: 0 };
+  }
+  const h = r.horde;
+  return {
+    id: h.id, displayName: h.displayName, description: h.description, origin: h.origin, valid: true, problems: r.warnings, inputs: h.inputs,
+    triggers: h.triggers.map((t) => ({
+      name: t.name, kind: t.kind, enabled: t.enabled,
+      ...(t.schedule === undefined ? {} : { schedule: t.schedule }),
+      ...(t.timezone === undefined ? {} : { timezone: t.timezone }),
+      ...(t.path === undefined ? {} : { path: t.path }),
+    })),
+    stepCount: h.pipeline.length,
+  };
+}
+
+export function hordeDetail(entry: CatalogEntry): HordeDetail {
+  const summary = hordeSummary(entry);
+  if (!entry.result.ok) return { ...summary, pipeline: [], steps: [], edges: [], display: {}, body: '', confirmCommands: true };
+  const h = entry.result.horde;
+  return {
+    ...summary,
+    pipeline: h.pipeline,
+    steps: h.pipeline.map((name) => {
+      const s = h.steps[name]!;
+      return {
+        name, kind: s.kind, displayName: s.displayName, output: s.output, isolation: s.isolation, tools: s.tools,
+        ...(s.description === undefined ? {} : { description: s.description }),
+        ...(s.verifyCommand === undefined ? {} : { verifyCommand: s.verifyCommand }),
+        ...(s.model === undefined ? {} : { model: s.model }),
+      };
+    }),
+    edges: h.edges,
+    display: h.display,
+    body: h.body,
+    confirmCommands: h.confirmCommands,
+  };
+}

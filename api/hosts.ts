@@ -1,0 +1,34 @@
+/**
+ * Which Host headers name this server. A page on evil.example that rebinds its DNS to
+ * 127.0.0.1 still sends `Host: evil.example`, so only the names the server is bound to
+ * pass: on loopback, `127.0.0.1`, `localhost` and `[::1]`; on a wildcard bind, also the
+ * machine's own name and addresses; on one address, that address (and extra names the
+ * operator allows).
+ */
+import net from 'node:net';
+import os from 'node:os';
+
+export function isLoopback(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || h === '::1' || (net.isIPv4(h) && h.startsWith('127.'));
+}
+
+/** Host names (lower case, IPv6 without brackets) a request may name. */
+export function allowedHostNames(bindHost: string, extra: string[] = []): Set<string> {
+  const names = new Set<string>(['localhost', '127.0.0.1', '::1', ...extra.map((e) => e.toLowerCase())]);
+  const bind = bindHost.replace(/^\[|\]$/g, '').toLowerCase();
+  if (bind === '0.0.0.0' || bind === '::') {
+    names.add(os.hostname().toLowerCase());
+    for (const list of Object.values(os.networkInterfaces())) for (const a of list ?? []) names.add(a.address.toLowerCase());
+  } else {
+    names.add(bind);
+  }
+  return names;
+}
+
+/** Split a Host header into name and port; undefined when it is malformed. */
+export function parseHostHeader(value: string): { name: string; port: number | undefined } | undefined {
+  const m = /^(\[[0-9a-fA-F:.]+\]|[^:[\]]+)(?::(\d{1,5}))?$/.exec(value.trim());
+  if (m === null) return undefined;
+  return { name: m[1]!.replace(/^\[|\]$/g, '').toLowerCase(), port: m[2] === undefined ? undefined : Number(m[2]) };
+}

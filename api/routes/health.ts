@@ -1,0 +1,14 @@
+/** `/api/health`: liveness, version, whether a token is needed, and what the last start recovered. */
+import type { FastifyInstance } from 'fastify';
+import type { RecoverySummary } from '../../engine/index.js';
+
+export interface HealthInfo {
+  version: string;
+  auth: 'none' | 'token';
+  startedAt: number;
+  recovery: RecoverySummary | null;
+}
+
+export function healthRoutes(app: FastifyInstance, info: () => HealthInfo): void {
+  app.get('/api/health', async () => ({ ok: true, ...info() }));
+}

@@ -1,0 +1,42 @@
+/** `/api/hordes`: the catalog, one horde with its graph, validation, and starting a run. */
+import type { FastifyInstance } from 'fastify';
+import { KowalskiError } from '../../core/index.js';
+import type { Engine, CatalogEntry } from '../../engine/index.js';
+import { requireHorde } from '../../engine/index.js';
+import { hordeDetail, hordeSummary } from '../horde-view.js';
+import { hordeIdParams } from '../schemas.js';
+
+/** Only hordes in the catalog, by id: the API never loads a folder named by the caller. */
+async function entryById(engine: Engine, id: string): Promise<CatalogEntry> {
+  const entry = (await engine.catalog()).entries.find((e) => e.id === id);
+  if (entry === undefined) throw new KowalskiError('KW_ERR_HORDE_NOT_FOUND', `no horde "${id}" (see GET /api/hordes)`);
+  return entry;
+}
+
+export function hordeRoutes(app: FastifyInstance, engine: Engine): void {
+  app.get('/api/hordes', async () => ({ hordes: (await engine.catalog()).entries.map(hordeSummary) }));
+
+  app.get<{ Params: { id: string } }>('/api/hordes/:id', { schema: { params: hordeIdParams } }, async (req) => hordeDetail(await entryById(engine, req.params.id)));
+
+  app.post<{ Params: { id: string } }>('/api/hordes/:id/validate', { schema: { params: hordeIdParams } }, async (req) => {
+    const { valid, problems } = hordeSummary(await entryById(engine, req.params.id));
+    return { valid, problems };
+  });
+
+  app.post<{ Params: { id: string }; Body: { input?: Record<string, string> } }>('/api/hordes/:id/runs', {
+    schema: {
+      params: hordeIdParams,
+      body: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          input: { type: 'object', maxProperties: 100, additionalProperties: { type: 'string', maxLength: 100_000 } },
+        },
+      },
+    },
+  }, async (req, reply) => {
+    const horde = requireHorde(await entryById(engine, req.params.id));
+    const runId = await engine.startRun(horde, req.body?.input ?? {}, { provenance: 'api' });
+    return reply.code(201).send({ runId });
+  });
+}

@@ -1,0 +1,93 @@
+/** `/api/runs`: the list, one run, its events, its files, and the operator's actions. */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import type { Engine, RunState } from '../../engine/index.js';
+import { RUN_STATE_NAMES, runIdParams } from '../schemas.js';
+
+type RunParams = { Params: { id: string } };
+
+const stepField = { type: 'string', minLength: 1, maxLength: 200 } as const;
+
+/** Never text/html or SVG: a model-written file must not run script on the app's origin. */
+const CONTENT_TYPES: Record<string, string> = {
+  '.md': 'text/markdown; charset=utf-8',
+  '.txt': 'text/plain; charset=utf-8',
+  '.log': 'text/plain; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.csv': 'text/csv; charset=utf-8',
+  '.tsv': 'text/tab-separated-values; charset=utf-8',
+  '.diff': 'text/plain; charset=utf-8',
+  '.patch': 'text/plain; charset=utf-8',
+  '.xlsx': 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  '.parquet': 'application/octet-stream',
+};
+
+export function runRoutes(app: FastifyInstance, engine: Engine): void {
+  app.get<{ Querystring: { status?: RunState; horde?: string; limit?: number; cursor?: string } }>('/api/runs', {
+    schema: {
+      querystring: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          status: { type: 'string', enum: [...RUN_STATE_NAMES] },
+          horde: { type: 'string', minLength: 1, maxLength: 100 },
+          limit: { type: 'integer', minimum: 1, maximum: 500 },
+          cursor: runIdParams.properties.id,
+        },
+      },
+    },
+  }, async (req) => {
+    const limit = req.query.limit ?? 50;
+    const runs = engine.listRuns({ ...req.query, limit: limit + 1 });
+    const page = runs.slice(0, limit);
+    return { runs: page, nextCursor: runs.length > limit ? page[page.length - 1]!.id : null };
+  });
+
+  app.get<RunParams>('/api/runs/:id', { schema: { params: runIdParams } }, async (req) => engine.getRun(req.params.id));
+
+  app.get<RunParams & { Querystring: { after?: number; limit?: number } }>('/api/runs/:id/events', {
+    schema: {
+      params: runIdParams,
+      querystring: {
+        type: 'object',
+        additionalProperties: false,
+        properties: { after: { type: 'integer', minimum: 0 }, limit: { type: 'integer', minimum: 1, maximum: 10_000 } },
+      },
+    },
+  }, async (req) => {
+    const view = engine.getRun(req.params.id); // 404 for an unknown run
+    const events = engine.events(req.params.id, req.query.after ?? 0, req.query.limit ?? 1000);
+    return { events, lastSeq: view.run.lastSeq };
+  });
+
+  app.get<RunParams & { Params: { '*': string } }>('/api/runs/:id/artifacts/*', { schema: { params: { ...runIdParams, properties: { ...runIdParams.properties, '*': { type: 'string', minLength: 1, maxLength: 1000 } } } } }, async (req, reply) => {
+    const file = engine.artifactPath(req.params.id, req.params['*']);
+    const type = CONTENT_TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream';
+    return reply
+      .header('content-type', type)
+      .header('content-security-policy', "sandbox; default-src 'none'")
+      .header('content-disposition', `${type.startsWith('text/') || type.startsWith('application/json') ? 'inline' : 'attachment'}; filename="${path.basename(file).replace(/[^\w.-]/g, '_')}"`)
+      .send(fs.createReadStream(file));
+  });
+
+  app.post<RunParams & { Body: { step?: string } | undefined }>('/api/runs/:id/approve', {
+    schema: { params: runIdParams, body: { type: ['object', 'null'], additionalProperties: false, properties: { step: stepField } } },
+  }, async (req) => engine.approve(req.params.id, { ...(req.body?.step === undefined ? {} : { step: req.body.step }), by: 'operator (api)' }));
+
+  app.post<RunParams & { Body: { step?: string; reason: string } }>('/api/runs/:id/deny', {
+    schema: {
+      params: runIdParams,
+      body: { type: 'object', required: ['reason'], additionalProperties: false, properties: { step: stepField, reason: { type: 'string', minLength: 1, maxLength: 2000 } } },
+    },
+  }, async (req) => engine.deny(req.params.id, { reason: req.body.reason, ...(req.body.step === undefined ? {} : { step: req.body.step }), by: 'operator (api)' }));
+
+  app.post<RunParams & { Body: { reason?: string } | undefined }>('/api/runs/:id/cancel', {
+    schema: { params: runIdParams, body: { type: ['object', 'null'], additionalProperties: false, properties: { reason: { type: 'string', minLength: 1, maxLength: 2000 } } } },
+  }, async (req) => {
+    await engine.cancel(req.params.id, { ...(req.body?.reason === undefined ? {} : { reason: req.body.reason }), by: 'operator (api)' });
+    return { state: engine.getRun(req.params.id).run.state };
+  });
+
+  app.post<RunParams>('/api/runs/:id/resume', { schema: { params: runIdParams } }, async (req) => ({ state: await engine.resume(req.params.id) }));
+}

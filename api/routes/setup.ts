@@ -1,0 +1,34 @@
+/** `/api/setup`: the model provider and the tools folder (keys are never sent back in full). */
+import type { FastifyInstance } from 'fastify';
+import type { Engine, SetupPatch } from '../../engine/index.js';
+import { readSetup, writeSetup } from '../../engine/index.js';
+
+const nullableString = (maxLength: number) => ({ type: ['string', 'null'], minLength: 1, maxLength }) as const;
+
+const patchSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    model: {
+      type: 'object', additionalProperties: false,
+      properties: { default: nullableString(200), toolCalling: { type: 'string', enum: ['auto', 'native', 'text'] } },
+    },
+    providers: {
+      type: 'object', additionalProperties: false,
+      properties: {
+        ollama: { type: 'object', additionalProperties: false, properties: { host: nullableString(500) } },
+        anthropic: { type: 'object', additionalProperties: false, properties: { apiKey: nullableString(500), baseUrl: nullableString(500) } },
+      },
+    },
+    tools: { type: 'object', additionalProperties: false, properties: { root: nullableString(1000) } },
+  },
+} as const;
+
+export function setupRoutes(app: FastifyInstance, engine: Engine): void {
+  app.get('/api/setup', async () => readSetup(engine.paths.config));
+  app.put<{ Body: SetupPatch }>('/api/setup', { schema: { body: patchSchema } }, async (req) => {
+    const setup = writeSetup(engine.paths.config, req.body);
+    engine.reloadConfig();
+    return setup;
+  });
+}

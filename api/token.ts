@@ -1,0 +1,37 @@
+/** The bearer token for a non-loopback bind: made once, kept owner-only in the data directory. */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { writeOwnerOnly } from '../engine/index.js';
+
+export const TOKEN_FILE = 'api-token';
+
+/** The token, and whether it was made just now (so the caller prints it once). */
+export function loadOrCreateToken(dataDir: string): { token: string; created: boolean } {
+  const file = path.join(dataDir, TOKEN_FILE);
+  try {
+    const token = fs.readFileSync(file, 'utf8').trim();
+    if (token.length >= 32) return { token, created: false };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  const token = crypto.randomBytes(32).toString('base64url');
+  writeOwnerOnly(file, `${token}\n`);
+  return { token, created: true };
+}
+
+/** The token if one was ever made (the CLI reads it to talk to a server bound beyond loopback). */
+export function readToken(dataDir: string): string | undefined {
+  try {
+    return fs.readFileSync(path.join(dataDir, TOKEN_FILE), 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Constant-time comparison (over digests, so lengths never leak either). */
+export function tokenMatches(given: string, expected: string): boolean {
+  const a = crypto.createHash('sha256').update(given).digest();
+  const b = crypto.createHash('sha256').update(expected).digest();
+  return crypto.timingSafeEqual(a, b);
+}

@@ -1,0 +1,170 @@
+/**
+ * The websocket hub: each client subscribes to every run (by global sequence) or to one
+ * run (by its sequence), receives the backlog it missed from the log, then each event
+ * as it is committed — the engine emits only committed events, so nothing uncommitted
+ * is ever sent. The backlog and the switch to live happen in one synchronous step on
+ * the main thread, and every frame is checked against the last one sent, so a
+ * reconnecting client gets no gap and no duplicate. Approve and deny arrive here too.
+ */
+import type { WebSocket } from 'ws';
+import { KowalskiError, toPlainError } from '../core/index.js';
+import type { Engine, StoredEvent } from '../engine/index.js';
+
+export const WS_MAX_FRAME = 64 * 1024;
+/** A client with more than this waiting to be written is too slow: it is disconnected (4008). */
+export const WS_MAX_BUFFERED = 4 * 1024 * 1024;
+const BACKLOG_PAGE = 500;
+
+type Subscription = { kind: 'all'; after: number } | { kind: 'run'; runId: string; after: number };
+
+interface Client {
+  socket: WebSocket;
+  sub?: Subscription;
+  /** True once the backlog is sent: live events go straight out. */
+  live: boolean;
+}
+
+type Frame = Record<string, unknown> & { type: string };
+
+export interface WsHub {
+  attach(socket: WebSocket): void;
+  readonly clients: number;
+  close(): void;
+}
+
+function send(client: Client, frame: Frame, written?: () => void): boolean {
+  const socket = client.socket;
+  if (socket.readyState !== socket.OPEN) return false;
+  if (socket.bufferedAmount > WS_MAX_BUFFERED) {
+    socket.close(4008, 'too slow: the server stopped sending to this client');
+    setTimeout(() => socket.terminate(), 1000).unref();
+    return false;
+  }
+  socket.send(JSON.stringify(frame), written === undefined ? undefined : () => written());
+  return true;
+}
+
+function eventFrame(stored: StoredEvent, state: string | null): Frame {
+  return { type: 'event', gseq: stored.gseq, runId: stored.runId, seq: stored.seq, at: stored.at, event: stored.event, state };
+}
+
+function matches(sub: Subscription, stored: StoredEvent): boolean {
+  return sub.kind === 'all' ? stored.gseq > sub.after : stored.runId === sub.runId && stored.seq > sub.after;
+}
+
+function advance(sub: Subscription, stored: StoredEvent): void {
+  sub.after = sub.kind === 'all' ? stored.gseq : stored.seq;
+}
+
+export function createWsHub(engine: Engine, version: string): WsHub {
+  const clients = new Set<Client>();
+
+  const offEvent = engine.on('run:event', ({ stored, state }) => {
+    for (const c of clients) {
+      if (!c.live || c.sub === undefined || !matches(c.sub, stored)) continue;
+      if (send(c, eventFrame(stored, state))) advance(c.sub, stored);
+    }
+  });
+  const offProgress = engine.on('step:progress', (p) => {
+    for (const c of clients) {
+      if (c.live && c.sub !== undefined && (c.sub.kind === 'all' || c.sub.runId === p.runId)) send(c, { type: 'progress', ...p });
+    }
+  });
+
+  /** Send the backlog a page at a time (waiting for each page to drain), then go live in the same tick as the last read. */
+  const catchUp = (c: Client, sub: Subscription): void => {
+    if (c.sub !== sub || c.socket.readyState !== c.socket.OPEN) return;
+    const page = sub.kind === 'all' ? engine.eventsSince(sub.after, BACKLOG_PAGE) : engine.events(sub.runId, sub.after, BACKLOG_PAGE);
+    const full = page.length === BACKLOG_PAGE;
+    for (const [i, stored] of page.entries()) {
+      const next = full && i === page.length - 1 ? () => setImmediate(() => catchUp(c, sub)) : undefined;
+      if (!send(c, eventFrame(stored, null), next)) return;
+      advance(sub, stored);
+    }
+    if (full) return;
+    c.live = true;
+    if (sub.kind === 'all') send(c, { type: 'synced', gseq: engine.lastGseq() });
+    else send(c, { type: 'synced', runId: sub.runId, state: engine.getRun(sub.runId).run.state, gseq: engine.lastGseq() });
+  };
+
+  const fail = (c: Client, id: unknown, err: unknown): void => {
+    const plain = toPlainError(err);
+    send(c, { type: 'error', ...(id === undefined ? {} : { id }), error: { code: plain.code, message: plain.message } });
+  };
+
+  const badFrame = (c: Client, id: unknown, message: string): void => fail(c, id, new KowalskiError('KW_ERR_BAD_REQUEST', message));
+
+  const onMessage = (c: Client, data: string): void => {
+    let msg: Record<string, unknown>;
+    try {
+      const parsed: unknown = JSON.parse(data);
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not an object');
+      msg = parsed as Record<string, unknown>;
+    } catch {
+      badFrame(c, undefined, 'frames must be JSON objects with a "type"');
+      return;
+    }
+    const id = typeof msg.id === 'string' || typeof msg.id === 'number' ? msg.id : undefined;
+    const runId = msg.runId;
+    const step = msg.step;
+    if (runId !== undefined && (typeof runId !== 'string' || !/^r[0-9a-z]{1,40}$/.test(runId))) return badFrame(c, id, 'runId must be a run id');
+    if (step !== undefined && (typeof step !== 'string' || step === '' || step.length > 200)) return badFrame(c, id, 'step must be a step name');
+    switch (msg.type) {
+      case 'subscribe': {
+        const after = msg.after ?? (runId === undefined ? engine.lastGseq() : 0);
+        if (typeof after !== 'number' || !Number.isInteger(after) || after < 0) return badFrame(c, id, 'after must be a whole number ≥ 0');
+        if (runId !== undefined) {
+          try {
+            engine.getRun(runId);
+          } catch (err) {
+            return fail(c, id, err);
+          }
+        }
+        const sub: Subscription = runId === undefined ? { kind: 'all', after } : { kind: 'run', runId, after };
+        c.sub = sub;
+        c.live = false;
+        catchUp(c, sub);
+        return;
+      }
+      case 'unsubscribe':
+        delete c.sub;
+        c.live = false;
+        return;
+      case 'approve':
+      case 'deny': {
+        if (typeof runId !== 'string') return badFrame(c, id, `${msg.type} needs a runId`);
+        const reason = msg.reason;
+        if (msg.type === 'deny' && (typeof reason !== 'string' || reason.trim() === '' || reason.length > 2000)) return badFrame(c, id, 'deny needs a reason (1–2000 characters)');
+        const opts = { ...(step === undefined ? {} : { step: step as string }), by: 'operator (websocket)' };
+        const done = msg.type === 'approve' ? engine.approve(runId, opts) : engine.deny(runId, { ...opts, reason: reason as string });
+        done.then((r) => send(c, { type: 'result', ...(id === undefined ? {} : { id }), ok: true, step: r.step }), (err: unknown) => fail(c, id, err));
+        return;
+      }
+      default:
+        return badFrame(c, id, `unknown frame type ${JSON.stringify(msg.type)} (subscribe, unsubscribe, approve, deny)`);
+    }
+  };
+
+  return {
+    attach(socket) {
+      const c: Client = { socket, live: false };
+      clients.add(c);
+      socket.on('message', (data, isBinary) => {
+        if (isBinary) return badFrame(c, undefined, 'frames must be JSON text');
+        onMessage(c, (data as Buffer).toString('utf8'));
+      });
+      socket.on('close', () => clients.delete(c));
+      socket.on('error', () => clients.delete(c));
+      send(c, { type: 'hello', version, gseq: engine.lastGseq() });
+    },
+    get clients() {
+      return clients.size;
+    },
+    close() {
+      offEvent();
+      offProgress();
+      for (const c of clients) c.socket.close(1001, 'the server is stopping');
+      clients.clear();
+    },
+  };
+}

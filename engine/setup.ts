@@ -1,0 +1,157 @@
+/**
+ * Setup: the model provider and the tools folder, read from and written to config.toml.
+ * The file is rewritten owner-only (0600) through a temp file and a rename, so a crash
+ * leaves the old or the new file, never half of one; keys are never read back in full.
+ * Rewriting keeps every other key but not comments.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { stringify } from 'smol-toml';
+import { KowalskiError } from '../core/index.js';
+import { parseConfig } from './config.js';
+
+export type ToolCalling = 'auto' | 'native' | 'text';
+export const MODEL_PROVIDERS = ['ollama', 'anthropic', 'openai'] as const;
+
+export interface Setup {
+  configFile: string;
+  model: { default: string | null; toolCalling: ToolCalling };
+  providers: {
+    ollama: { host: string | null };
+    anthropic: { apiKeySet: boolean; apiKeyHint: string | null; baseUrl: string | null };
+  };
+  tools: { root: string | null };
+}
+
+/** Every key optional; `null` removes the setting. */
+export interface SetupPatch {
+  model?: { default?: string | null; toolCalling?: ToolCalling };
+  providers?: { ollama?: { host?: string | null }; anthropic?: { apiKey?: string | null; baseUrl?: string | null } };
+  tools?: { root?: string | null };
+}
+
+type Table = Record<string, unknown>;
+
+function readRaw(file: string): Table {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    throw err;
+  }
+  return parseConfig(text, file).raw;
+}
+
+function sub(t: Table, key: string): Table {
+  const v = t[key];
+  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Table) : {};
+}
+
+const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
+
+/** "sk-a…wxyz": enough to recognise a key, never enough to use it. */
+export function keyHint(key: string): string {
+  return key.length <= 12 ? '…' + key.slice(-2) : `${key.slice(0, 4)}…${key.slice(-4)}`;
+}
+
+export function readSetup(file: string): Setup {
+  const raw = readRaw(file);
+  const model = sub(raw, 'model');
+  const providers = sub(raw, 'providers');
+  const anthropic = sub(providers, 'anthropic');
+  const key = str(anthropic.api_key);
+  const tc = model.tool_calling;
+  return {
+    configFile: file,
+    model: { default: str(model.default), toolCalling: tc === 'native' || tc === 'text' ? tc : 'auto' },
+    providers: {
+      ollama: { host: str(sub(providers, 'ollama').host) },
+      anthropic: { apiKeySet: key !== null, apiKeyHint: key === null ? null : keyHint(key), baseUrl: str(anthropic.base_url) },
+    },
+    tools: { root: str(sub(raw, 'tools').root) },
+  };
+}
+
+function bad(key: string, message: string): KowalskiError {
+  return new KowalskiError('KW_ERR_BAD_REQUEST', `${key}: ${message}`, { where: { key } });
+}
+
+function httpUrl(key: string, v: string): string {
+  let u: URL;
+  try {
+    u = new URL(v);
+  } catch {
+    throw bad(key, `${JSON.stringify(v)} is not a URL`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw bad(key, 'must be an http:// or https:// URL');
+  return v.replace(/\/+$/, '');
+}
+
+/** Set or (with null) delete `t[section…][key]`, creating tables on the way and pruning empty ones. */
+function put(t: Table, keys: string[], value: unknown): void {
+  const [head, ...rest] = keys as [string, ...string[]];
+  if (rest.length === 0) {
+    if (value === null) delete t[head];
+    else t[head] = value;
+    return;
+  }
+  const child = sub(t, head);
+  put(child, rest, value);
+  if (Object.keys(child).length === 0) delete t[head];
+  else t[head] = child;
+}
+
+/** Check a patch and write it; returns the new Setup. Throws KW_ERR_BAD_REQUEST naming the field. */
+export function writeSetup(file: string, patch: SetupPatch): Setup {
+  const raw = structuredClone(readRaw(file));
+  const model = patch.model ?? {};
+  if (model.default !== undefined) {
+    if (model.default !== null) {
+      const provider = model.default.slice(0, model.default.indexOf(':'));
+      const name = model.default.slice(provider.length + 1);
+      if (!(MODEL_PROVIDERS as readonly string[]).includes(provider) || name.trim() === '') {
+        throw bad('model.default', `must be "provider:model" with provider one of ${MODEL_PROVIDERS.join(', ')} (e.g. "ollama:qwen2.5:7b"), not ${JSON.stringify(model.default)}`);
+      }
+    }
+    put(raw, ['model', 'default'], model.default);
+  }
+  if (model.toolCalling !== undefined) put(raw, ['model', 'tool_calling'], model.toolCalling);
+  const ollama = patch.providers?.ollama ?? {};
+  if (ollama.host !== undefined) put(raw, ['providers', 'ollama', 'host'], ollama.host === null ? null : httpUrl('providers.ollama.host', ollama.host));
+  const anthropic = patch.providers?.anthropic ?? {};
+  if (anthropic.apiKey !== undefined) {
+    if (anthropic.apiKey !== null && (anthropic.apiKey.trim() !== anthropic.apiKey || /\s/.test(anthropic.apiKey))) throw bad('providers.anthropic.apiKey', 'must not contain spaces or line breaks');
+    put(raw, ['providers', 'anthropic', 'api_key'], anthropic.apiKey);
+  }
+  if (anthropic.baseUrl !== undefined) put(raw, ['providers', 'anthropic', 'base_url'], anthropic.baseUrl === null ? null : httpUrl('providers.anthropic.baseUrl', anthropic.baseUrl));
+  const root = patch.tools?.root;
+  if (root !== undefined) {
+    if (root !== null && !path.isAbsolute(root) && !root.startsWith('~/')) throw bad('tools.root', `must be an absolute folder (or start with ~/), not ${JSON.stringify(root)}`);
+    put(raw, ['tools', 'root'], root);
+  }
+  const text = stringify(raw) + '\n';
+  parseConfig(text, file); // never write a file the engine would refuse at its next start
+  writeOwnerOnly(file, text);
+  return readSetup(file);
+}
+
+/** Write through a temp file in the same folder and rename; the file is 0600 from its first byte. */
+export function writeOwnerOnly(file: string, text: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const tmp = `${file}.${crypto.randomBytes(6).toString('hex')}.tmp`;
+  try {
+    const fd = fs.openSync(tmp, 'wx', 0o600);
+    try {
+      fs.writeFileSync(fd, text);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.renameSync(tmp, file);
+  } catch (err) {
+    fs.rmSync(tmp, { force: true });
+    throw err;
+  }
+}
