@@ -6,12 +6,12 @@ import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescrip
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'ui/dist/**', 'test/fixtures/**', 'docs/examples/**', 'eslint.config.js'] },
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', 'ui/**/*.tsx'],
     extends: [tseslint.configs.base, importX.flatConfigs.typescript],
     languageOptions: {
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
     },
-    settings: { 'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })] },
+    settings: { 'import-x/resolver-next': [createTypeScriptImportResolver({ project: ['./tsconfig.json', './ui/tsconfig.json'], noWarnOnMultipleProjects: true })] },
     rules: {
       '@typescript-eslint/no-floating-promises': ['error', {
         // node:test registers tests synchronously; their returned promises are the runner's.
@@ -30,6 +30,7 @@ export default tseslint.config(
           { target: './steps', from: ['./engine', './actors', './bin', './api', './bundles'], message: 'steps never reach into the engine' },
           { target: './agents', from: ['./engine', './actors', './steps', './bin', './api', './bundles'], message: 'agents import only core' },
           { target: './engine', from: ['./bin', './api', './bundles'], message: 'the engine is below the CLI and the API' },
+          { target: './ui', from: ['./core', './actors', './engine', './steps', './agents', './bin', './api', './bundles'], message: 'the ui talks to the server over HTTP only: its shapes are in ui/src/types.ts' },
           { target: './api', from: ['./bin'], message: 'the API is below the CLI' },
         ],
       }],

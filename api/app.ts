@@ -38,6 +38,8 @@ export interface ApiOptions {
   uiDir?: string;
   /** What the last start recovered (shown by the app after a restart). */
   recovery?: RecoverySummary;
+  /** Bytes that may wait for one websocket client before it is disconnected as too slow (default 4 MiB). */
+  wsMaxBuffered?: number;
   /** Where unexpected errors go (default: stderr). */
   onInternalError?: (err: unknown) => void;
 }
@@ -60,7 +62,11 @@ export async function buildApi(engine: Engine, options: ApiOptions = {}): Promis
   }
   const version = packageVersion();
   const startedAt = Date.now();
-  const app = Fastify({ bodyLimit: BODY_LIMIT, logger: false, return503OnClosing: true, forceCloseConnections: true });
+  const app = Fastify({
+    bodyLimit: BODY_LIMIT, logger: false, return503OnClosing: true, forceCloseConnections: true,
+    // A body is exactly what the schema says: no silent type coercion, no silently dropped fields.
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
+  });
   app.removeContentTypeParser(['text/plain']);
   const onInternal = options.onInternalError ?? ((err: unknown) => process.stderr.write(`kowalski server: ${(err as Error).stack ?? String(err)}\n`));
   installErrorHandling(app, onInternal);
@@ -82,7 +88,7 @@ export async function buildApi(engine: Engine, options: ApiOptions = {}): Promis
       handleProtocols: (protocols: Set<string>) => (protocols.has('kowalski') ? 'kowalski' : false),
     },
   });
-  const hub = createWsHub(engine, version);
+  const hub = createWsHub(engine, version, options.wsMaxBuffered);
   app.get('/api/ws', { websocket: true }, (socket) => hub.attach(socket));
   app.addHook('preClose', async () => hub.close());
 

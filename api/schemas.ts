@@ -1,3 +1,5 @@
+import { KowalskiError } from '../core/index.js';
+
 /** JSON schemas shared by routes (Fastify validates with them and answers 400 naming the field). */
 export const runIdParams = {
   type: 'object',
@@ -12,3 +14,14 @@ export const hordeIdParams = {
 } as const;
 
 export const RUN_STATE_NAMES = ['queued', 'running', 'awaiting_input', 'succeeded', 'failed', 'cancelled'] as const;
+
+/** A whole number in a query string (which carries only text; bodies are never coerced). */
+export const queryInt = { type: 'string', pattern: '^[0-9]{1,9}$' } as const;
+
+/** `value` as a number within [min, max], or a 400 naming the query field. */
+export function intInRange(field: string, value: string | undefined, min: number, max: number, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (n < min || n > max) throw new KowalskiError('KW_ERR_BAD_REQUEST', `querystring/${field} must be between ${min} and ${max}`, { where: { key: `querystring/${field}` } });
+  return n;
+}

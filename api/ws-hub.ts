@@ -19,6 +19,7 @@ type Subscription = { kind: 'all'; after: number } | { kind: 'run'; runId: strin
 
 interface Client {
   socket: WebSocket;
+  maxBuffered: number;
   sub?: Subscription;
   /** True once the backlog is sent: live events go straight out. */
   live: boolean;
@@ -35,7 +36,7 @@ export interface WsHub {
 function send(client: Client, frame: Frame, written?: () => void): boolean {
   const socket = client.socket;
   if (socket.readyState !== socket.OPEN) return false;
-  if (socket.bufferedAmount > WS_MAX_BUFFERED) {
+  if (socket.bufferedAmount > client.maxBuffered) {
     socket.close(4008, 'too slow: the server stopped sending to this client');
     setTimeout(() => socket.terminate(), 1000).unref();
     return false;
@@ -56,7 +57,7 @@ function advance(sub: Subscription, stored: StoredEvent): void {
   sub.after = sub.kind === 'all' ? stored.gseq : stored.seq;
 }
 
-export function createWsHub(engine: Engine, version: string): WsHub {
+export function createWsHub(engine: Engine, version: string, maxBuffered = WS_MAX_BUFFERED): WsHub {
   const clients = new Set<Client>();
 
   const offEvent = engine.on('run:event', ({ stored, state }) => {
@@ -147,7 +148,7 @@ export function createWsHub(engine: Engine, version: string): WsHub {
 
   return {
     attach(socket) {
-      const c: Client = { socket, live: false };
+      const c: Client = { socket, maxBuffered, live: false };
       clients.add(c);
       socket.on('message', (data, isBinary) => {
         if (isBinary) return badFrame(c, undefined, 'frames must be JSON text');

@@ -23,7 +23,7 @@ export function hordeRoutes(app: FastifyInstance, engine: Engine): void {
     return { valid, problems };
   });
 
-  app.post<{ Params: { id: string }; Body: { input?: Record<string, string> } }>('/api/hordes/:id/runs', {
+  app.post<{ Params: { id: string }; Body: { input?: Record<string, string>; provenance?: 'api' | 'cli' } }>('/api/hordes/:id/runs', {
     schema: {
       params: hordeIdParams,
       body: {
@@ -31,12 +31,14 @@ export function hordeRoutes(app: FastifyInstance, engine: Engine): void {
         additionalProperties: false,
         properties: {
           input: { type: 'object', maxProperties: 100, additionalProperties: { type: 'string', maxLength: 100_000 } },
+          // What started it, shown beside the run: the app (`api`) or the CLI talking to the server (`cli`).
+          provenance: { type: 'string', enum: ['api', 'cli'] },
         },
       },
     },
   }, async (req, reply) => {
     const horde = requireHorde(await entryById(engine, req.params.id));
-    const runId = await engine.startRun(horde, req.body?.input ?? {}, { provenance: 'api' });
+    const runId = await engine.startRun(horde, req.body?.input ?? {}, { provenance: req.body?.provenance ?? 'api' });
     return reply.code(201).send({ runId });
   });
 }

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Engine, RunState } from '../../engine/index.js';
-import { RUN_STATE_NAMES, runIdParams } from '../schemas.js';
+import { RUN_STATE_NAMES, intInRange, queryInt, runIdParams } from '../schemas.js';
 
 type RunParams = { Params: { id: string } };
 
@@ -24,7 +24,7 @@ const CONTENT_TYPES: Record<string, string> = {
 };
 
 export function runRoutes(app: FastifyInstance, engine: Engine): void {
-  app.get<{ Querystring: { status?: RunState; horde?: string; limit?: number; cursor?: string } }>('/api/runs', {
+  app.get<{ Querystring: { status?: RunState; horde?: string; limit?: string; cursor?: string } }>('/api/runs', {
     schema: {
       querystring: {
         type: 'object',
@@ -32,13 +32,13 @@ export function runRoutes(app: FastifyInstance, engine: Engine): void {
         properties: {
           status: { type: 'string', enum: [...RUN_STATE_NAMES] },
           horde: { type: 'string', minLength: 1, maxLength: 100 },
-          limit: { type: 'integer', minimum: 1, maximum: 500 },
+          limit: queryInt,
           cursor: runIdParams.properties.id,
         },
       },
     },
   }, async (req) => {
-    const limit = req.query.limit ?? 50;
+    const limit = intInRange('limit', req.query.limit, 1, 500, 50);
     const runs = engine.listRuns({ ...req.query, limit: limit + 1 });
     const page = runs.slice(0, limit);
     return { runs: page, nextCursor: runs.length > limit ? page[page.length - 1]!.id : null };
@@ -46,18 +46,18 @@ export function runRoutes(app: FastifyInstance, engine: Engine): void {
 
   app.get<RunParams>('/api/runs/:id', { schema: { params: runIdParams } }, async (req) => engine.getRun(req.params.id));
 
-  app.get<RunParams & { Querystring: { after?: number; limit?: number } }>('/api/runs/:id/events', {
+  app.get<RunParams & { Querystring: { after?: string; limit?: string } }>('/api/runs/:id/events', {
     schema: {
       params: runIdParams,
       querystring: {
         type: 'object',
         additionalProperties: false,
-        properties: { after: { type: 'integer', minimum: 0 }, limit: { type: 'integer', minimum: 1, maximum: 10_000 } },
+        properties: { after: queryInt, limit: queryInt },
       },
     },
   }, async (req) => {
     const view = engine.getRun(req.params.id); // 404 for an unknown run
-    const events = engine.events(req.params.id, req.query.after ?? 0, req.query.limit ?? 1000);
+    const events = engine.events(req.params.id, intInRange('after', req.query.after, 0, Number.MAX_SAFE_INTEGER, 0), intInRange('limit', req.query.limit, 1, 10_000, 1000));
     return { events, lastSeq: view.run.lastSeq };
   });
 

@@ -28,7 +28,9 @@ export async function serveCommand(opts: { host?: string; port?: string; open?: 
     await app.listen({ host, port });
     const address = app.server.address();
     const actual = typeof address === 'object' && address !== null ? address.port : port;
-    const shown = loopback ? (host.includes(':') ? `[${host}]` : host) : '127.0.0.1';
+    // A wildcard bind is reached on 127.0.0.1; one address only on itself (the CLI connects to what is announced).
+    const wildcard = host === '0.0.0.0' || host === '::';
+    const shown = wildcard ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
     const url = `http://${shown}:${actual}/`;
     engine.announce(url);
     process.stderr.write(`kowalski serving ${engine.paths.dataDir} at ${url}${loopback ? '' : ` (bound to ${host})`}\n${formatRecovery(recovery)}\n`);

@@ -1,0 +1,116 @@
+/**
+ * The HTTP API client. JSON in and out; an `{error: {code, message}}` answer becomes a thrown
+ * ApiError with that code. Adds the stored bearer token; on a 401 asks the operator for the
+ * token once and retries.
+ */
+import type { TokenPrompter, TokenStore } from './auth';
+import type {
+  ApiErrorBody, Health, HordeDetail, HordeSummary, Problem, RunPage, RunState, RunView, Setup, SetupPatch,
+} from './types';
+
+export class ApiError extends Error {
+  override readonly name = 'ApiError';
+  constructor(readonly code: string, message: string, readonly status: number) {
+    super(message);
+  }
+}
+
+export interface RunFilter { status?: RunState | undefined; horde?: string | undefined; limit?: number; cursor?: string | undefined }
+
+export interface ApiOptions {
+  tokens: TokenStore;
+  prompter: TokenPrompter;
+  /** Called after the operator pasted a new token (the socket reconnects with it). */
+  onToken?: () => void;
+  fetch?: typeof fetch;
+}
+
+export type Api = ReturnType<typeof createApi>;
+
+export function createApi(opts: ApiOptions) {
+  const doFetch = opts.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
+
+  async function send(path: string, init: RequestInit, retried = false): Promise<Response> {
+    const headers = new Headers(init.headers);
+    headers.set('Accept', 'application/json');
+    const token = opts.tokens.get();
+    if (token !== null && token !== '') headers.set('Authorization', `Bearer ${token}`);
+    let res: Response;
+    try {
+      res = await doFetch(path, { ...init, headers });
+    } catch (err) {
+      throw new ApiError('KW_ERR_NETWORK', `cannot reach the server: ${(err as Error).message}`, 0);
+    }
+    if (res.status === 401 && !retried) {
+      const pasted = await opts.prompter.request(token !== null && token !== '');
+      if (pasted !== null && pasted.trim() !== '') {
+        opts.tokens.set(pasted.trim());
+        opts.onToken?.();
+        return send(path, init, true);
+      }
+    }
+    if (!res.ok) throw await toError(res);
+    return res;
+  }
+
+  async function json<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const init: RequestInit = { method };
+    if (body !== undefined) {
+      init.body = JSON.stringify(body);
+      init.headers = { 'Content-Type': 'application/json' };
+    }
+    const res = await send(path, init);
+    return await res.json() as T;
+  }
+
+  const enc = encodeURIComponent;
+
+  return {
+    health: () => json<Health>('GET', '/api/health'),
+    hordes: async () => (await json<{ hordes: HordeSummary[] }>('GET', '/api/hordes')).hordes,
+    horde: (id: string) => json<HordeDetail>('GET', `/api/hordes/${enc(id)}`),
+    validateHorde: (id: string) => json<{ valid: boolean; problems: Problem[] }>('POST', `/api/hordes/${enc(id)}/validate`, {}),
+    startRun: (id: string, input: Record<string, string>) =>
+      json<{ runId: string }>('POST', `/api/hordes/${enc(id)}/runs`, { input }),
+    runs: (filter: RunFilter) => json<RunPage>('GET', `/api/runs${query(filter)}`),
+    run: (id: string) => json<RunView>('GET', `/api/runs/${enc(id)}`),
+    /** A file of the run's workdir, fetched with the auth header (a plain link could not carry it). */
+    artifact: async (runId: string, file: string) =>
+      (await send(`/api/runs/${enc(runId)}/artifacts/${file.split('/').map(enc).join('/')}`, { method: 'GET' })).blob(),
+    approve: (runId: string, step?: string) => json<{ step: string }>('POST', `/api/runs/${enc(runId)}/approve`, step === undefined ? {} : { step }),
+    deny: (runId: string, reason: string, step?: string) =>
+      json<{ step: string }>('POST', `/api/runs/${enc(runId)}/deny`, step === undefined ? { reason } : { step, reason }),
+    cancel: (runId: string, reason?: string) =>
+      json<{ state: RunState }>('POST', `/api/runs/${enc(runId)}/cancel`, reason === undefined || reason === '' ? {} : { reason }),
+    resume: (runId: string) => json<{ state: RunState }>('POST', `/api/runs/${enc(runId)}/resume`, {}),
+    setup: () => json<Setup>('GET', '/api/setup'),
+    putSetup: (patch: SetupPatch) => json<Setup>('PUT', '/api/setup', patch),
+  };
+}
+
+function query(filter: RunFilter): string {
+  const q = new URLSearchParams();
+  if (filter.status !== undefined) q.set('status', filter.status);
+  if (filter.horde !== undefined && filter.horde !== '') q.set('horde', filter.horde);
+  if (filter.limit !== undefined) q.set('limit', String(filter.limit));
+  if (filter.cursor !== undefined) q.set('cursor', filter.cursor);
+  const s = q.toString();
+  return s === '' ? '' : `?${s}`;
+}
+
+async function toError(res: Response): Promise<ApiError> {
+  const text = await res.text().catch(() => '');
+  try {
+    const body = JSON.parse(text) as Partial<ApiErrorBody>;
+    if (typeof body.error?.code === 'string') return new ApiError(body.error.code, body.error.message ?? '', res.status);
+  } catch {
+    // Not JSON: a proxy's page or an empty body; described below.
+  }
+  return new ApiError(`HTTP_${res.status}`, text.slice(0, 300) || res.statusText || `the server answered ${res.status}`, res.status);
+}
+
+/** Any thrown value as an ApiError, for display. */
+export function asApiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  return new ApiError('KW_ERR_CLIENT', err instanceof Error ? err.message : String(err), 0);
+}

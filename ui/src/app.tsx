@@ -1,0 +1,70 @@
+/** The shell: top bar, recovery notice, the screen for the route, the token prompt. */
+import { useEffect, useRef } from 'preact/hooks';
+import type { TokenPrompter } from './auth';
+import { Nav } from './components/nav';
+import { RecoveryBanner } from './components/recovery-banner';
+import { TokenPrompt } from './components/token-prompt';
+import { useRoute } from './router';
+import type { Route } from './router';
+import { HordeScreen } from './screens/horde';
+import { HordesScreen } from './screens/hordes';
+import { NotFoundScreen } from './screens/not-found';
+import { RunScreen } from './screens/run';
+import { RunsScreen } from './screens/runs';
+import { SetupScreen } from './screens/setup';
+import { ServicesContext } from './services';
+import type { Services } from './services';
+
+export function App({ services, prompter }: { services: Services; prompter: TokenPrompter }) {
+  const route = useRoute();
+  const main = useRef<HTMLElement>(null);
+  const firstRender = useRef(true);
+  const screenKey = route.name === 'horde' || route.name === 'run' ? `${route.name}:${route.id}` : route.name;
+
+  // On navigation, move focus to the new screen so keyboard and screen reader users start there.
+  useEffect(() => {
+    if (firstRender.current) {
+      firstRender.current = false;
+      return;
+    }
+    main.current?.focus({ preventScroll: true });
+    window.scrollTo(0, 0);
+  }, [screenKey]);
+
+  useEffect(() => {
+    document.title = `${titleOf(route)} · kowalski`;
+  }, [route]);
+
+  return (
+    <ServicesContext.Provider value={services}>
+      <Nav route={route} />
+      <RecoveryBanner />
+      <main id="main" ref={main} tabIndex={-1} class="main">
+        <Screen key={screenKey} route={route} />
+      </main>
+      <TokenPrompt prompter={prompter} />
+    </ServicesContext.Provider>
+  );
+}
+
+function Screen({ route }: { route: Route }) {
+  switch (route.name) {
+    case 'hordes': return <HordesScreen />;
+    case 'horde': return <HordeScreen id={route.id} />;
+    case 'runs': return <RunsScreen status={route.status} horde={route.horde} />;
+    case 'run': return <RunScreen id={route.id} />;
+    case 'setup': return <SetupScreen />;
+    case 'notFound': return <NotFoundScreen path={route.path} />;
+  }
+}
+
+function titleOf(route: Route): string {
+  switch (route.name) {
+    case 'hordes': return 'Hordes';
+    case 'horde': return route.id;
+    case 'runs': return 'Runs';
+    case 'run': return `Run ${route.id}`;
+    case 'setup': return 'Setup';
+    case 'notFound': return 'Not found';
+  }
+}

@@ -1,0 +1,58 @@
+/** A run's facts: state, horde, provenance, times; its input; its error. */
+import { formatDuration, formatTime } from '../format';
+import { useNow } from '../hooks/use-now';
+import { hordeHref } from '../router';
+import type { RunRow } from '../types';
+import { FINISHED_STATES } from '../types';
+import { RunStateBadge } from './badge';
+import { KeyValues } from './key-values';
+
+/** The title line: horde, run id, state, and whether live updates are on. */
+export function RunTitle({ run, live, reconnecting }: { run: RunRow; live: boolean; reconnecting: boolean }) {
+  return (
+    <div class="page-head page-head--row run-title">
+      <h1 id="run-title">
+        {run.hordeId} <span class="muted">run</span> <code class="h-id">{run.id}</code>{' '}
+        <RunStateBadge state={run.state} testId="run-state" />
+      </h1>
+      <span class={`live ${live ? 'live--on' : 'live--off'}`} data-testid="live-indicator" role="status">
+        <span aria-hidden="true">●</span> {live ? 'live' : reconnecting ? 'reconnecting…' : 'connecting…'}
+      </span>
+    </div>
+  );
+}
+
+/** One line of facts under the title. */
+export function RunFacts({ run }: { run: RunRow }) {
+  const now = useNow(!FINISHED_STATES.includes(run.state));
+  return (
+    <dl class="facts-strip">
+      <div><dt>Horde</dt><dd><a href={hordeHref(run.hordeId)}>{run.hordeId}</a></dd></div>
+      <div><dt>Provenance</dt><dd><code>{run.provenance}</code></dd></div>
+      <div><dt>Created</dt><dd>{formatTime(run.createdAt)}</dd></div>
+      <div><dt>Finished</dt><dd>{run.finishedAt === null ? <span class="muted">not yet</span> : formatTime(run.finishedAt)}</dd></div>
+      <div><dt>Duration</dt><dd>{formatDuration((run.finishedAt ?? now) - run.createdAt)}</dd></div>
+    </dl>
+  );
+}
+
+export function RunError({ run }: { run: RunRow }) {
+  if (run.errorCode === null && run.error === null) return null;
+  return (
+    <div class="error-box" role="note" data-testid="run-error">
+      <p class="error-box__title">The run {run.state === 'cancelled' ? 'was cancelled' : 'failed'}</p>
+      <p><code class="error-code">{run.errorCode ?? 'error'}</code> {run.error ?? ''}</p>
+    </div>
+  );
+}
+
+/** What the run was given, and where its files are. */
+export function RunInput({ run, workdir }: { run: RunRow; workdir: string }) {
+  return (
+    <div class="panel run-input">
+      <h2 class="h-small">Input</h2>
+      <KeyValues entries={Object.entries(run.input).map(([k, v]) => [k, <code class="pre-wrap">{v}</code>])} empty="No input." />
+      <p class="small muted run-input__workdir">Workdir <code>{workdir}</code> · horde hash <code>{run.hordeHash.slice(0, 12)}</code></p>
+    </div>
+  );
+}

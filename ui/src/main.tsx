@@ -1,0 +1,27 @@
+/** The entry: wire the token store, the API client and the websocket, then render the app. */
+import { render } from 'preact';
+import { createApi } from './api';
+import { App } from './app';
+import { localTokenStore, TokenPrompter } from './auth';
+import { KowalskiSocket, socketUrl } from './socket';
+import './app.css';
+
+function storage(): Storage | null {
+  try {
+    return window.localStorage;
+  } catch {
+    return null;
+  }
+}
+
+const tokens = localTokenStore(storage());
+const prompter = new TokenPrompter();
+const socket = new KowalskiSocket({ url: socketUrl(window.location), tokens });
+const api = createApi({ tokens, prompter, onToken: () => socket.reconnect() });
+
+socket.start();
+const root = document.getElementById('app');
+if (root !== null) {
+  root.textContent = '';
+  render(<App services={{ api, socket }} prompter={prompter} />, root);
+}

@@ -1,0 +1,85 @@
+/** Hash routing (`#/hordes`, `#/runs/<id>`, …), so the server needs no fallback route. */
+import { useEffect, useState } from 'preact/hooks';
+import { RUN_STATES } from './types';
+import type { RunState } from './types';
+
+export type Route =
+  | { name: 'hordes' }
+  | { name: 'horde'; id: string }
+  | { name: 'runs'; status: RunState | undefined; horde: string | undefined }
+  | { name: 'run'; id: string }
+  | { name: 'setup' }
+  | { name: 'notFound'; path: string };
+
+export function parseHash(hash: string): Route {
+  const raw = hash.replace(/^#/, '');
+  const [pathPart = '', queryPart = ''] = raw.split('?', 2);
+  const parts = pathPart.split('/').filter((p) => p !== '').map(safeDecode);
+  const q = new URLSearchParams(queryPart);
+  const [head, id, extra] = parts;
+  if (extra !== undefined) return { name: 'notFound', path: raw };
+  switch (head) {
+    case undefined:
+    case 'hordes':
+      return id === undefined ? { name: 'hordes' } : { name: 'horde', id };
+    case 'runs': {
+      if (id !== undefined) return { name: 'run', id };
+      const status = q.get('status');
+      const horde = q.get('horde');
+      return {
+        name: 'runs',
+        status: RUN_STATES.find((s) => s === status),
+        horde: horde === null || horde === '' ? undefined : horde,
+      };
+    }
+    case 'setup':
+      return id === undefined ? { name: 'setup' } : { name: 'notFound', path: raw };
+    default:
+      return { name: 'notFound', path: raw };
+  }
+}
+
+/** The `#/…` link for a route. */
+export function href(route: Route): string {
+  const e = encodeURIComponent;
+  switch (route.name) {
+    case 'hordes': return '#/hordes';
+    case 'horde': return `#/hordes/${e(route.id)}`;
+    case 'runs': {
+      const q = new URLSearchParams();
+      if (route.status !== undefined) q.set('status', route.status);
+      if (route.horde !== undefined) q.set('horde', route.horde);
+      const s = q.toString();
+      return s === '' ? '#/runs' : `#/runs?${s}`;
+    }
+    case 'run': return `#/runs/${e(route.id)}`;
+    case 'setup': return '#/setup';
+    case 'notFound': return `#${route.path}`;
+  }
+}
+
+export const hordeHref = (id: string): string => href({ name: 'horde', id });
+export const runHref = (id: string): string => href({ name: 'run', id });
+
+export function navigate(route: Route): void {
+  window.location.hash = href(route);
+}
+
+/** The current route, following `hashchange`. */
+export function useRoute(): Route {
+  const [route, setRoute] = useState(() => parseHash(window.location.hash));
+  useEffect(() => {
+    const onChange = () => setRoute(parseHash(window.location.hash));
+    window.addEventListener('hashchange', onChange);
+    return () => window.removeEventListener('hashchange', onChange);
+  }, []);
+  return route;
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}

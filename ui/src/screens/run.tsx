@@ -1,0 +1,84 @@
+/**
+ * `#/runs/<id>`: one run, live. The view comes from `GET /api/runs/:id`; a one-run
+ * subscription refetches it (debounced) whenever an event is committed.
+ */
+import { useEffect, useState } from 'preact/hooks';
+import { ApprovalPanel } from '../components/approval-panel';
+import { RunActions } from '../components/run-actions';
+import { RunError, RunFacts, RunInput, RunTitle } from '../components/run-header';
+import { ErrorBox, Loading } from '../components/status';
+import { StepTimeline } from '../components/step-timeline';
+import { useDebounced } from '../hooks/use-debounced';
+import { useResource } from '../hooks/use-resource';
+import { useSocketStatus } from '../hooks/use-socket-status';
+import { useServices } from '../services';
+import type { ApiError } from '../api';
+import type { RunView } from '../types';
+
+export function RunScreen({ id }: { id: string }) {
+  const { api, socket } = useServices();
+  const view = useResource(() => api.run(id), [api, id]);
+  const [progress, setProgress] = useState<Record<string, string>>({});
+  const refresh = useDebounced(view.refresh, 100);
+  const status = useSocketStatus();
+
+  // Subscribe once the first view is in, after its last event: nothing missed, nothing twice.
+  const firstSeq = view.data?.run.id === id ? view.data.run.lastSeq : undefined;
+  const subscribed = firstSeq !== undefined;
+  useEffect(() => {
+    if (firstSeq === undefined) return undefined;
+    setProgress({});
+    return socket.subscribeRun(id, (frame) => {
+      if (frame.type === 'progress') setProgress((p) => ({ ...p, [frame.step]: frame.message }));
+      else if (frame.type === 'synced' || frame.state !== null) refresh();
+    }, firstSeq);
+    // Only the first view's seq matters (hence `subscribed`, not `firstSeq`): refreshes must not resubscribe.
+  }, [socket, id, subscribed, refresh]);
+
+  return (
+    <section aria-labelledby="run-title">
+      <p class="crumbs"><a href="#/runs">Runs</a> <span aria-hidden="true">/</span> <code>{id}</code></p>
+      {view.data === undefined && view.loading && <Loading label="Loading the run…" />}
+      {view.data === undefined && view.error !== undefined && (
+        <>
+          <h1 id="run-title">Run <code>{id}</code></h1>
+          <ErrorBox error={view.error} title="Could not load this run" onRetry={view.reload} />
+        </>
+      )}
+      {view.data !== undefined && (
+        <RunBody view={view.data} live={status === 'open' && subscribed} reconnecting={status === 'reconnecting'}
+          progress={progress} onChanged={view.refresh} refreshError={view.error} />
+      )}
+    </section>
+  );
+}
+
+interface BodyProps {
+  view: RunView;
+  live: boolean;
+  reconnecting: boolean;
+  progress: Record<string, string>;
+  onChanged: () => void;
+  refreshError: ApiError | undefined;
+}
+
+function RunBody({ view, live, reconnecting, progress, onChanged, refreshError }: BodyProps) {
+  const run = view.run;
+  return (
+    <>
+      <RunTitle run={run} live={live} reconnecting={reconnecting} />
+      <RunFacts run={run} />
+      {refreshError !== undefined && <ErrorBox error={refreshError} title="Could not refresh this run; showing what was last loaded" />}
+      <RunError run={run} />
+      <RunActions run={run} onDone={onChanged} />
+      {view.pending.length > 0 && (
+        <div class="approvals" data-testid="approvals">
+          {view.pending.map((a) => <ApprovalPanel key={`${a.step}:${a.seq}`} runId={run.id} approval={a} onDone={onChanged} />)}
+        </div>
+      )}
+      <RunInput run={run} workdir={view.workdir} />
+      <h2>Steps</h2>
+      <StepTimeline view={view} progress={progress} />
+    </>
+  );
+}

@@ -1,0 +1,177 @@
+/** `#/setup`: the model provider and default model, tool calling, the tools folder. */
+import { useState } from 'preact/hooks';
+import type { ComponentChildren } from 'preact';
+import { asApiError } from '../api';
+import type { ApiError } from '../api';
+import { ErrorBox, Loading } from '../components/status';
+import { useResource } from '../hooks/use-resource';
+import { checkSetup, fieldOfServerError, formFromSetup, isEmptyPatch, patchFrom } from '../setup-form';
+import type { Provider, SetupField, SetupForm } from '../setup-form';
+import { useServices } from '../services';
+import { TOOL_CALLING } from '../types';
+import type { Setup } from '../types';
+
+export function SetupScreen() {
+  const { api } = useServices();
+  const setup = useResource(() => api.setup(), [api]);
+  return (
+    <section aria-labelledby="setup-title">
+      <div class="page-head">
+        <h1 id="setup-title">Setup</h1>
+        <p class="muted">Which model the hordes use, and where kowalski finds tools.</p>
+      </div>
+      {setup.data === undefined && setup.loading && <Loading label="Loading the settings…" />}
+      {setup.data === undefined && setup.error !== undefined && (
+        <ErrorBox error={setup.error} title="Could not load the settings" onRetry={setup.reload} />
+      )}
+      {setup.data !== undefined && <SetupEditor initial={setup.data} />}
+    </section>
+  );
+}
+
+type Problems = Partial<Record<SetupField, string>>;
+
+function SetupEditor({ initial }: { initial: Setup }) {
+  const { api } = useServices();
+  const [saved, setSaved] = useState(initial);
+  const [base, setBase] = useState(() => formFromSetup(initial));
+  const [form, setForm] = useState(base);
+  const [problems, setProblems] = useState<Problems>({});
+  const [error, setError] = useState<ApiError | null>(null);
+  const [done, setDone] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const set = <K extends SetupField>(k: K, v: SetupForm[K]) => {
+    setForm((f) => ({ ...f, [k]: v }));
+    setDone(null);
+    setProblems(({ [k]: _gone, ...rest }) => rest as Problems);
+  };
+
+  const put = async (patch: Parameters<typeof api.putSetup>[0], message: string) => {
+    setBusy(true);
+    setError(null);
+    try {
+      const next = await api.putSetup(patch);
+      const nextForm = formFromSetup(next);
+      setSaved(next);
+      setBase(nextForm);
+      setForm(nextForm);
+      setProblems({});
+      setDone(message);
+    } catch (err) {
+      const e = asApiError(err);
+      setError(e);
+      const field = fieldOfServerError(e.message);
+      if (field !== undefined) setProblems({ [field]: e.message });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const submit = (e: Event) => {
+    e.preventDefault();
+    const found = checkSetup(form);
+    setProblems(found);
+    setError(null);
+    const first = Object.keys(found)[0];
+    if (first !== undefined) {
+      document.getElementById(`setup-${first}`)?.focus();
+      return;
+    }
+    const patch = patchFrom(base, form);
+    if (isEmptyPatch(patch)) {
+      setDone('Nothing changed.');
+      return;
+    }
+    void put(patch, `Saved to ${saved.configFile}.`);
+  };
+
+  const removeKey = () => { void put({ providers: { anthropic: { apiKey: null } } }, 'The Anthropic API key was removed.'); };
+  const providerNames: Record<Provider, string> = { ollama: 'Ollama (local models)', anthropic: 'Anthropic' };
+
+  return (
+    <form class="form panel setup" noValidate onSubmit={submit} data-testid="setup-form">
+      <fieldset class="fieldset">
+        <legend>Model provider</legend>
+        <div class="radios">
+          {(['ollama', 'anthropic'] as const).map((p) => (
+            <label key={p} class="radio">
+              <input type="radio" name="provider" value={p} checked={form.provider === p} onChange={() => set('provider', p)} data-testid={`provider-${p}`} />
+              {providerNames[p]}
+            </label>
+          ))}
+        </div>
+      </fieldset>
+
+      <Field id="model" label="Default model" problem={problems.model}
+        hint={<>Saved as <code>{form.provider}:{form.model.trim() === '' ? '<model>' : form.model.trim()}</code> (<code>model.default</code>). Leave empty for none.</>}>
+        {(aria) => <input {...aria} type="text" value={form.model} autocomplete="off" spellcheck={false}
+          placeholder={form.provider === 'ollama' ? 'e.g. qwen2.5-coder:7b' : 'e.g. claude-sonnet-4-5'} onInput={(e) => set('model', e.currentTarget.value)} />}
+      </Field>
+
+      {form.provider === 'ollama' && (
+        <Field id="ollamaHost" label="Ollama host" problem={problems.ollamaHost} hint="Empty: the default, http://127.0.0.1:11434.">
+          {(aria) => <input {...aria} type="url" value={form.ollamaHost} placeholder="http://127.0.0.1:11434" autocomplete="off"
+            onInput={(e) => set('ollamaHost', e.currentTarget.value)} />}
+        </Field>
+      )}
+
+      {form.provider === 'anthropic' && (
+        <>
+          <Field id="apiKey" label="Anthropic API key" problem={problems.apiKey}
+            hint={saved.providers.anthropic.apiKeySet
+              ? <>Key set: <code data-testid="api-key-hint">{saved.providers.anthropic.apiKeyHint ?? 'hidden'}</code>. Leave empty to keep it.</>
+              : 'No key set yet.'}>
+            {(aria) => <input {...aria} type="password" value={form.apiKey} autocomplete="new-password" spellcheck={false} data-testid="api-key"
+              placeholder={saved.providers.anthropic.apiKeySet ? 'unchanged' : 'sk-ant-…'} onInput={(e) => set('apiKey', e.currentTarget.value)} />}
+          </Field>
+          {saved.providers.anthropic.apiKeySet && (
+            <p><button type="button" class="btn btn--small btn--danger-outline" onClick={removeKey} disabled={busy} data-testid="remove-key">Remove key</button></p>
+          )}
+          <Field id="baseUrl" label="Anthropic base URL (optional)" problem={problems.baseUrl} hint="Only for a proxy or gateway; empty uses Anthropic's own.">
+            {(aria) => <input {...aria} type="url" value={form.baseUrl} placeholder="https://api.anthropic.com" autocomplete="off"
+              onInput={(e) => set('baseUrl', e.currentTarget.value)} />}
+          </Field>
+        </>
+      )}
+
+      <Field id="toolCalling" label="Tool calling" problem={problems.toolCalling}
+        hint="auto: the provider's native tool calls when the model has them, else text; native or text: always that.">
+        {(aria) => <select {...aria} value={form.toolCalling}
+          onChange={(e) => set('toolCalling', TOOL_CALLING.find((t) => t === e.currentTarget.value) ?? 'auto')}>
+          {TOOL_CALLING.map((t) => <option key={t} value={t}>{t}</option>)}
+        </select>}
+      </Field>
+
+      <Field id="toolsRoot" label="Tools folder" problem={problems.toolsRoot} hint="A folder on the machine where kowalski runs (tools.root). Empty: none.">
+        {(aria) => <input {...aria} type="text" value={form.toolsRoot} placeholder="~/kowalski-tools" autocomplete="off" spellcheck={false}
+          onInput={(e) => set('toolsRoot', e.currentTarget.value)} />}
+      </Field>
+
+      {error !== null && <ErrorBox error={error} title="The settings were not saved" />}
+      {done !== null && <p class="success" role="status" data-testid="setup-saved">{done}</p>}
+      <div class="actions">
+        <button type="submit" class="btn btn--primary" disabled={busy} data-testid="setup-save">{busy ? 'Saving…' : 'Save'}</button>
+        <button type="button" class="btn" disabled={busy} onClick={() => { setForm(base); setProblems({}); setError(null); }}>Undo changes</button>
+      </div>
+      <p class="muted small">Written to <code>{saved.configFile}</code>.</p>
+    </form>
+  );
+}
+
+interface Aria { id: string; 'aria-describedby': string | undefined; 'aria-invalid': boolean }
+
+function Field({ id, label, hint, problem, children }: {
+  id: SetupField; label: string; hint?: ComponentChildren; problem: string | undefined; children: (aria: Aria) => ComponentChildren;
+}) {
+  const domId = `setup-${id}`;
+  const describedBy = [hint !== undefined ? `${domId}-hint` : null, problem !== undefined ? `${domId}-error` : null].filter((x) => x !== null).join(' ');
+  return (
+    <div class="field">
+      <label for={domId}>{label}</label>
+      {children({ id: domId, 'aria-describedby': describedBy === '' ? undefined : describedBy, 'aria-invalid': problem !== undefined })}
+      {hint !== undefined && <p class="field__hint" id={`${domId}-hint`}>{hint}</p>}
+      {problem !== undefined && <p class="field__error" id={`${domId}-error`} role="alert">{problem}</p>}
+    </div>
+  );
+}

@@ -1,0 +1,87 @@
+/** The Setup screen's form values, and the PUT that carries only what the operator changed. */
+import type { Setup, SetupPatch, ToolCalling } from './types';
+
+export type Provider = 'ollama' | 'anthropic';
+
+export interface SetupForm {
+  provider: Provider;
+  /** Without the `provider:` prefix. */
+  model: string;
+  toolCalling: ToolCalling;
+  ollamaHost: string;
+  /** Never pre-filled; empty keeps the current key. */
+  apiKey: string;
+  baseUrl: string;
+  toolsRoot: string;
+}
+
+export type SetupField = keyof SetupForm;
+
+export function formFromSetup(s: Setup): SetupForm {
+  const current = s.model.default ?? '';
+  const m = /^(ollama|anthropic):(.*)$/.exec(current);
+  const provider: Provider = m !== null ? (m[1] as Provider) : s.providers.anthropic.apiKeySet ? 'anthropic' : 'ollama';
+  return {
+    provider,
+    model: m !== null ? (m[2] ?? '') : current,
+    toolCalling: s.model.toolCalling,
+    ollamaHost: s.providers.ollama.host ?? '',
+    apiKey: '',
+    baseUrl: s.providers.anthropic.baseUrl ?? '',
+    toolsRoot: s.tools.root ?? '',
+  };
+}
+
+const orNull = (v: string): string | null => (v.trim() === '' ? null : v.trim());
+
+/** Only the settings whose fields changed; an emptied field removes its setting (null). */
+export function patchFrom(initial: SetupForm, f: SetupForm): SetupPatch {
+  const patch: SetupPatch = {};
+  const model: NonNullable<SetupPatch['model']> = {};
+  if (f.provider !== initial.provider || f.model.trim() !== initial.model.trim()) {
+    model.default = f.model.trim() === '' ? null : `${f.provider}:${f.model.trim()}`;
+  }
+  if (f.toolCalling !== initial.toolCalling) model.toolCalling = f.toolCalling;
+  if (Object.keys(model).length > 0) patch.model = model;
+
+  const ollama: NonNullable<NonNullable<SetupPatch['providers']>['ollama']> = {};
+  if (f.ollamaHost.trim() !== initial.ollamaHost.trim()) ollama.host = orNull(f.ollamaHost);
+  const anthropic: NonNullable<NonNullable<SetupPatch['providers']>['anthropic']> = {};
+  if (f.apiKey.trim() !== '') anthropic.apiKey = f.apiKey.trim();
+  if (f.baseUrl.trim() !== initial.baseUrl.trim()) anthropic.baseUrl = orNull(f.baseUrl);
+  if (Object.keys(ollama).length > 0 || Object.keys(anthropic).length > 0) {
+    patch.providers = {};
+    if (Object.keys(ollama).length > 0) patch.providers.ollama = ollama;
+    if (Object.keys(anthropic).length > 0) patch.providers.anthropic = anthropic;
+  }
+
+  if (f.toolsRoot.trim() !== initial.toolsRoot.trim()) patch.tools = { root: orNull(f.toolsRoot) };
+  return patch;
+}
+
+export function isEmptyPatch(p: SetupPatch): boolean {
+  return Object.keys(p).length === 0;
+}
+
+/** Field → what is wrong with it, before anything is sent. */
+export function checkSetup(f: SetupForm): Partial<Record<SetupField, string>> {
+  const out: Partial<Record<SetupField, string>> = {};
+  const url = /^https?:\/\/\S+$/i;
+  if (f.ollamaHost.trim() !== '' && !url.test(f.ollamaHost.trim())) out.ollamaHost = 'Must be an http:// or https:// URL.';
+  if (f.baseUrl.trim() !== '' && !url.test(f.baseUrl.trim())) out.baseUrl = 'Must be an http:// or https:// URL.';
+  if (/\s/.test(f.model.trim())) out.model = 'A model name has no spaces.';
+  return out;
+}
+
+/** Which field a server 400 names (`body/providers/ollama/host must …`), if any. */
+export function fieldOfServerError(message: string): SetupField | undefined {
+  const table: [RegExp, SetupField][] = [
+    [/ollama\/host|ollama\.host/, 'ollamaHost'],
+    [/apiKey/, 'apiKey'],
+    [/baseUrl/, 'baseUrl'],
+    [/model\/default|model\.default/, 'model'],
+    [/toolCalling/, 'toolCalling'],
+    [/tools\/root|tools\.root/, 'toolsRoot'],
+  ];
+  return table.find(([re]) => re.test(message))?.[1];
+}

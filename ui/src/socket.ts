@@ -1,0 +1,266 @@
+/**
+ * The websocket client for `/api/ws`: one connection, reconnected with exponential backoff
+ * (capped at 5 s). It keeps one subscription on the wire — every run when anyone listens to
+ * all runs or to several, else the one run — and on reconnect subscribes again after the
+ * last `gseq` (or run `seq`) it received, so nothing is missed or heard twice.
+ * Approve and deny go over it as requests with an `id`, answered by `result` or `error`.
+ */
+import { ApiError } from './api';
+import type { TokenStore } from './auth';
+import type { ClientFrame, ServerFrame, StreamFrame } from './types';
+
+export type SocketStatus = 'connecting' | 'open' | 'reconnecting';
+export type StreamListener = (frame: StreamFrame) => void;
+
+/** Thrown by approve/deny when no connection is open: the caller uses HTTP instead. */
+export const SOCKET_DOWN = 'KW_ERR_SOCKET_DOWN';
+
+export interface SocketOptions {
+  url: string;
+  tokens: TokenStore;
+  /** How long an approve/deny waits for its answer, in ms (default 20 000). */
+  requestTimeoutMs?: number;
+  /** Backoff cap in ms (default 5 000). */
+  maxDelayMs?: number;
+}
+
+interface Sub { runId: string | null; listener: StreamListener; after: number | undefined }
+interface Pending { resolve: (step: string) => void; reject: (err: ApiError) => void; timer: ReturnType<typeof setTimeout> }
+/** `*` for every run, else a run id. */
+type WireKey = string;
+
+export class KowalskiSocket {
+  private ws: WebSocket | null = null;
+  private status: SocketStatus = 'connecting';
+  private failures = 0;
+  private retryTimer: ReturnType<typeof setTimeout> | null = null;
+  private stopped = true;
+  private readonly subs = new Set<Sub>();
+  private readonly statusListeners = new Set<(s: SocketStatus) => void>();
+  private readonly pending = new Map<string, Pending>();
+  private nextId = 1;
+  /** The subscription on the wire of the current connection. */
+  private wire: WireKey | null = null;
+  /** The subscription the cursor below belongs to; it survives reconnects, not changes. */
+  private cursorKey: WireKey | null = null;
+  private cursor: number | undefined;
+
+  constructor(private readonly opts: SocketOptions) {}
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.connect();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.retryTimer !== null) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    this.ws?.close(1000);
+    this.ws = null;
+  }
+
+  /** Drops the connection and connects again now (e.g. with a new token). */
+  reconnect(): void {
+    if (this.stopped) return;
+    this.failures = 0;
+    if (this.retryTimer !== null) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    const old = this.ws;
+    this.ws = null;
+    if (old !== null) this.detach(old);
+    this.connect();
+  }
+
+  getStatus(): SocketStatus {
+    return this.status;
+  }
+
+  onStatus(listener: (s: SocketStatus) => void): () => void {
+    this.statusListeners.add(listener);
+    return () => { this.statusListeners.delete(listener); };
+  }
+
+  /** Every run's events from now on. */
+  subscribeAll(listener: StreamListener): () => void {
+    return this.add({ runId: null, listener, after: undefined });
+  }
+
+  /** One run's events after its sequence `after` (default: from the start). */
+  subscribeRun(runId: string, listener: StreamListener, after?: number): () => void {
+    return this.add({ runId, listener, after });
+  }
+
+  approve(runId: string, step?: string): Promise<string> {
+    return this.request((id) => ({ type: 'approve', id, runId, ...(step === undefined ? {} : { step }) }));
+  }
+
+  deny(runId: string, reason: string, step?: string): Promise<string> {
+    return this.request((id) => ({ type: 'deny', id, runId, reason, ...(step === undefined ? {} : { step }) }));
+  }
+
+  private add(sub: Sub): () => void {
+    this.subs.add(sub);
+    this.sync();
+    return () => {
+      this.subs.delete(sub);
+      this.sync();
+    };
+  }
+
+  private request(frame: (id: string) => ClientFrame): Promise<string> {
+    const ws = this.ws;
+    if (ws === null || ws.readyState !== WebSocket.OPEN) {
+      return Promise.reject(new ApiError(SOCKET_DOWN, 'the live connection is down', 0));
+    }
+    const id = `r${this.nextId++}`;
+    return new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(new ApiError('KW_ERR_SOCKET_TIMEOUT', 'no answer from the server in time; reload to see the run as it is', 0));
+      }, this.opts.requestTimeoutMs ?? 20_000);
+      this.pending.set(id, { resolve, reject, timer });
+      ws.send(JSON.stringify(frame(id)));
+    });
+  }
+
+  private connect(): void {
+    const token = this.opts.tokens.get();
+    const protocols = token !== null && token !== '' ? ['kowalski', `bearer.${token}`] : ['kowalski'];
+    this.setStatus(this.failures === 0 && this.status === 'connecting' ? 'connecting' : 'reconnecting');
+    let ws: WebSocket;
+    try {
+      ws = new WebSocket(this.opts.url, protocols);
+    } catch {
+      this.scheduleRetry();
+      return;
+    }
+    this.ws = ws;
+    ws.onopen = () => {
+      if (this.ws !== ws) return;
+      this.failures = 0;
+      this.wire = null;
+      this.setStatus('open');
+      this.sync();
+    };
+    ws.onmessage = (msg: MessageEvent) => {
+      if (this.ws !== ws || typeof msg.data !== 'string') return;
+      let frame: ServerFrame;
+      try {
+        frame = JSON.parse(msg.data) as ServerFrame;
+      } catch {
+        return;
+      }
+      this.receive(frame);
+    };
+    ws.onclose = () => {
+      if (this.ws !== ws) return;
+      this.ws = null;
+      this.detach(ws);
+      this.scheduleRetry();
+    };
+  }
+
+  /** Forgets a connection: its requests fail, its subscription is gone. */
+  private detach(ws: WebSocket): void {
+    ws.onopen = ws.onmessage = ws.onclose = null;
+    if (ws.readyState === WebSocket.OPEN || ws.readyState === WebSocket.CONNECTING) ws.close(1000);
+    this.wire = null;
+    for (const [id, p] of this.pending) {
+      clearTimeout(p.timer);
+      p.reject(new ApiError('KW_ERR_SOCKET_CLOSED', 'the connection dropped before the server answered; check the run before trying again', 0));
+      this.pending.delete(id);
+    }
+  }
+
+  private scheduleRetry(): void {
+    if (this.stopped) return;
+    this.setStatus('reconnecting');
+    const delay = Math.min(this.opts.maxDelayMs ?? 5000, 250 * 2 ** this.failures) * (0.8 + Math.random() * 0.4);
+    this.failures++;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      this.connect();
+    }, delay);
+  }
+
+  private receive(frame: ServerFrame): void {
+    switch (frame.type) {
+      case 'hello':
+        return;
+      case 'event':
+        this.cursor = this.wire === '*' ? frame.gseq : frame.seq;
+        this.dispatch(frame.runId, frame);
+        return;
+      case 'synced':
+        if (this.wire === '*') this.cursor = frame.gseq;
+        this.dispatch(frame.runId ?? null, frame);
+        return;
+      case 'progress':
+        this.dispatch(frame.runId, frame);
+        return;
+      case 'result':
+      case 'error': {
+        const p = frame.id === undefined ? undefined : this.pending.get(frame.id);
+        if (p === undefined) {
+          if (frame.type === 'error') console.warn(`kowalski socket: ${frame.error.code}: ${frame.error.message}`);
+          return;
+        }
+        clearTimeout(p.timer);
+        this.pending.delete(frame.id!);
+        if (frame.type === 'result') p.resolve(frame.step);
+        else p.reject(new ApiError(frame.error.code, frame.error.message, 0));
+        return;
+      }
+      default: {
+        const never: never = frame;
+        void never;
+      }
+    }
+  }
+
+  private dispatch(runId: string | null, frame: StreamFrame): void {
+    for (const sub of [...this.subs]) {
+      if (sub.runId === null || runId === null || sub.runId === runId) sub.listener(frame);
+    }
+  }
+
+  /** Puts the subscription the listeners need on the wire. */
+  private sync(): void {
+    const want = this.desired();
+    const ws = this.ws;
+    if (ws === null || ws.readyState !== WebSocket.OPEN || want === this.wire) return;
+    if (this.wire !== null) this.send(ws, { type: 'unsubscribe' });
+    this.wire = want;
+    if (want === null) return;
+    if (want !== this.cursorKey) {
+      this.cursorKey = want;
+      this.cursor = want === '*' ? undefined : [...this.subs].find((s) => s.runId === want)?.after;
+    }
+    const after = this.cursor === undefined ? {} : { after: this.cursor };
+    this.send(ws, want === '*' ? { type: 'subscribe', ...after } : { type: 'subscribe', runId: want, ...after });
+  }
+
+  private desired(): WireKey | null {
+    const runs = new Set<string | null>([...this.subs].map((s) => s.runId));
+    if (runs.size === 0) return null;
+    if (runs.size > 1 || runs.has(null)) return '*';
+    return [...runs][0] ?? '*';
+  }
+
+  private send(ws: WebSocket, frame: ClientFrame): void {
+    ws.send(JSON.stringify(frame));
+  }
+
+  private setStatus(s: SocketStatus): void {
+    if (s === this.status) return;
+    this.status = s;
+    for (const l of this.statusListeners) l(s);
+  }
+}
+
+/** `ws:` or `wss:` to `/api/ws` on the page's own host. */
+export function socketUrl(loc: Location): string {
+  return `${loc.protocol === 'https:' ? 'wss:' : 'ws:'}//${loc.host}/api/ws`;
+}

@@ -1,0 +1,222 @@
+/** The shapes of the HTTP API and the websocket, as docs/api.md states them. */
+
+export type RunState = 'queued' | 'running' | 'awaiting_input' | 'succeeded' | 'failed' | 'cancelled';
+export const RUN_STATES: readonly RunState[] = ['queued', 'running', 'awaiting_input', 'succeeded', 'failed', 'cancelled'];
+export const FINISHED_STATES: readonly RunState[] = ['succeeded', 'failed', 'cancelled'];
+
+export interface ApiErrorBody { error: { code: string; message: string } }
+
+export interface Problem {
+  severity: 'error' | 'warning';
+  code: string;
+  file: string;
+  key?: string;
+  line?: number;
+  message: string;
+}
+
+export type InputType = 'text' | 'textarea' | 'url' | 'choice' | 'path' | 'file';
+
+export interface InputField {
+  id: string;
+  type: InputType;
+  label: string;
+  required: boolean;
+  placeholder?: string;
+  options?: string[];
+  default?: string;
+}
+
+export interface Trigger {
+  name: string;
+  kind: 'cron' | 'watch' | 'webhook';
+  enabled: boolean;
+  schedule?: string;
+  timezone?: string;
+  path?: string;
+}
+
+export interface HordeSummary {
+  id: string;
+  displayName: string;
+  description: string;
+  origin: 'builtin' | 'user';
+  valid: boolean;
+  problems: Problem[];
+  inputs: InputField[];
+  triggers: Trigger[];
+  stepCount: number;
+}
+
+export interface HordeStep {
+  name: string;
+  kind: string;
+  displayName: string;
+  description?: string;
+  output: string;
+  /** 'thread' | 'process' per docs/api.md; the server may name others (e.g. 'in_process'). */
+  isolation: string;
+  verifyCommand?: string;
+  tools: string[];
+  model?: string;
+}
+
+export type EdgeWhen = 'pass' | 'fail' | 'always';
+
+export interface HordeEdge {
+  from: string;
+  to: string;
+  when: EdgeWhen;
+  maxLoops?: number;
+  back: boolean;
+  implicit: boolean;
+}
+
+export interface HordeDetail extends HordeSummary {
+  pipeline: string[];
+  steps: HordeStep[];
+  edges: HordeEdge[];
+  display: Record<string, string>;
+  body: string;
+  confirmCommands: boolean;
+}
+
+export interface RunRow {
+  id: string;
+  hordeId: string;
+  hordeHash: string;
+  state: RunState;
+  provenance: string;
+  input: Record<string, string>;
+  createdAt: number;
+  updatedAt: number;
+  finishedAt: number | null;
+  errorCode: string | null;
+  error: string | null;
+  lastSeq: number;
+}
+
+export interface RunPage { runs: RunRow[]; nextCursor: string | null }
+
+export type StepState = 'pending' | 'running' | 'passed' | 'failed' | 'interrupted' | 'cancelled' | 'awaiting_approval';
+
+export interface StepView {
+  name: string;
+  kind: string;
+  state: StepState;
+  attempt: number;
+  outcome: 'pass' | 'fail' | null;
+  durationMs: number | null;
+  /** Relative to the run's workdir. */
+  artifact: string | null;
+  summary: string | null;
+  error: { code: string; message: string | null } | null;
+}
+
+export interface AttemptRow {
+  step: string;
+  attempt: number;
+  state: 'running' | 'passed' | 'failed' | 'interrupted' | 'cancelled';
+  startedAt: number;
+  finishedAt: number | null;
+  durationMs: number | null;
+  artifact: string | null;
+  summary: string | null;
+  errorCode: string | null;
+  error: string | null;
+}
+
+export interface ApprovalCommand {
+  argv: string[];
+  cwd: string;
+  /** Names only, never values. */
+  env: string[];
+}
+
+export interface ApprovalRow {
+  step: string;
+  seq: number;
+  reason: 'confirm_command' | 'outcome_unknown';
+  command: ApprovalCommand;
+  hash: string;
+  state: 'pending' | 'granted' | 'denied' | 'void';
+  requestedAt: number;
+  decidedAt: number | null;
+  decidedBy: string | null;
+  denyReason: string | null;
+}
+
+export interface RunView {
+  run: RunRow;
+  steps: StepView[];
+  attempts: AttemptRow[];
+  approvals: ApprovalRow[];
+  /** Pending approvals only. */
+  pending: ApprovalRow[];
+  /** Absolute; step artifacts are relative to it. */
+  workdir: string;
+}
+
+export interface RunEvent { type: string; [key: string]: unknown }
+
+export interface StoredEvent { gseq: number; runId: string; seq: number; at: number; event: RunEvent }
+
+export interface Recovery {
+  resumed: string[];
+  retried: { runId: string; step: string; attempt: number }[];
+  /** How many runs wait for the operator. */
+  parked: number;
+  outcomeUnknown: { runId: string; step: string }[];
+  failed: { runId: string; message: string }[];
+}
+
+export interface Health {
+  ok: boolean;
+  version: string;
+  auth: 'none' | 'token';
+  startedAt: number | string;
+  /** Null when nothing was recovered at the last start. */
+  recovery: Recovery | null;
+}
+
+export type ToolCalling = 'auto' | 'native' | 'text';
+export const TOOL_CALLING: readonly ToolCalling[] = ['auto', 'native', 'text'];
+
+export interface Setup {
+  configFile: string;
+  model: { default: string | null; toolCalling: ToolCalling };
+  providers: {
+    ollama: { host: string | null };
+    anthropic: { apiKeySet: boolean; apiKeyHint: string | null; baseUrl: string | null };
+  };
+  tools: { root: string | null };
+}
+
+/** Every key optional; null removes a setting. */
+export interface SetupPatch {
+  model?: { default?: string | null; toolCalling?: ToolCalling };
+  providers?: {
+    ollama?: { host?: string | null };
+    anthropic?: { apiKey?: string | null; baseUrl?: string | null };
+  };
+  tools?: { root?: string | null };
+}
+
+// The websocket frames.
+
+export interface HelloFrame { type: 'hello'; version: string; gseq: number }
+export interface EventFrame { type: 'event'; gseq: number; runId: string; seq: number; at: number; event: RunEvent; state: RunState | null }
+export interface SyncedFrame { type: 'synced'; runId?: string; state?: RunState; gseq: number }
+export interface ProgressFrame { type: 'progress'; runId: string; step: string; attempt: number; message: string }
+export interface ResultFrame { type: 'result'; id: string; ok: true; step: string }
+export interface ErrorFrame { type: 'error'; id?: string; error: { code: string; message: string } }
+
+export type ServerFrame = HelloFrame | EventFrame | SyncedFrame | ProgressFrame | ResultFrame | ErrorFrame;
+/** What a subscriber hears. */
+export type StreamFrame = EventFrame | SyncedFrame | ProgressFrame;
+
+export type ClientFrame =
+  | { type: 'subscribe'; after?: number; runId?: string }
+  | { type: 'unsubscribe' }
+  | { type: 'approve'; id: string; runId: string; step?: string }
+  | { type: 'deny'; id: string; runId: string; step?: string; reason: string };
