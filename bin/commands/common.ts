@@ -1,8 +1,8 @@
-/** What every command shares: the data directory, opening an engine, exit codes, errors. */
+/** What every command shares: the data directory, exit codes, errors, the JSON of a run. */
 import { KowalskiError, formatWhere, toPlainError } from '../../core/index.js';
 import type { ErrorCode } from '../../core/index.js';
-import { createEngine, resolveDataDir } from '../../engine/index.js';
-import type { Engine, RunView } from '../../engine/index.js';
+import { resolveDataDir } from '../../engine/index.js';
+import type { RunState, RunView } from '../../engine/index.js';
 
 /** 0 done, 1 failed, 2 bad usage or input, 3 parked waiting for the operator. */
 export const EXIT = { ok: 0, failed: 1, usage: 2, parked: 3 } as const;
@@ -10,6 +10,7 @@ export const EXIT = { ok: 0, failed: 1, usage: 2, parked: 3 } as const;
 const USAGE_CODES: ReadonlySet<ErrorCode> = new Set([
   'KW_ERR_USAGE', 'KW_ERR_CONFIG_INVALID', 'KW_ERR_INPUT_INVALID', 'KW_ERR_HORDE_NOT_FOUND', 'KW_ERR_HORDE_INVALID',
   'KW_ERR_RUN_NOT_FOUND', 'KW_ERR_RUN_FINISHED', 'KW_ERR_NO_PENDING_APPROVAL', 'KW_ERR_DATA_DIR_LOCKED', 'KW_ERR_STEP_KIND_UNKNOWN',
+  'KW_ERR_BAD_REQUEST', // the server refused an argument (through its schema)
 ]);
 
 /** A failed command: print the error with its code and pick the exit status. */
@@ -26,24 +27,6 @@ export function dataDir(): string {
   return resolveDataDir();
 }
 
-/** Run `fn` with an embedded engine on the data directory, closing it whatever happens. */
-export async function withEngine<T>(fn: (engine: Engine) => Promise<T>): Promise<T> {
-  const engine = await createEngine({ dataDir: dataDir() });
-  const stop = (): void => {
-    process.stderr.write('\nkowalski: stopping; unfinished runs continue with `kowalski resume`\n');
-    engine.close().then(() => process.exit(EXIT.failed), () => process.exit(EXIT.failed));
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-  try {
-    return await fn(engine);
-  } finally {
-    process.off('SIGINT', stop);
-    process.off('SIGTERM', stop);
-    await engine.close();
-  }
-}
-
 /** `k=v` pairs into an object; a pair without `=` is a usage error. */
 export function parseInputs(pairs: string[]): Record<string, string> {
   const out: Record<string, string> = {};
@@ -55,7 +38,19 @@ export function parseInputs(pairs: string[]): Record<string, string> {
   return out;
 }
 
-export function exitFor(state: string): number {
+const FINAL_STATES: ReadonlySet<RunState> = new Set(['succeeded', 'failed', 'cancelled']);
+
+/** The run will not move again by itself. */
+export function isFinal(state: RunState): boolean {
+  return FINAL_STATES.has(state);
+}
+
+/** Finished, or parked waiting for the operator: what a command that follows a run waits for. */
+export function isSettled(state: RunState): boolean {
+  return isFinal(state) || state === 'awaiting_input';
+}
+
+export function exitFor(state: RunState): number {
   if (state === 'succeeded') return EXIT.ok;
   if (state === 'awaiting_input') return EXIT.parked;
   return EXIT.failed;

@@ -1,11 +1,26 @@
 /**
  * Live progress of one run on the terminal: a redrawn step list with states and
- * durations on a TTY; one plain line per event otherwise (logs, CI, pipes).
+ * durations on a TTY; one plain line per event otherwise (logs, CI, pipes). The events
+ * come from either source — an embedded engine or the server's websocket — in the same
+ * shape, so what is printed does not depend on where the run is.
  */
-import type { Engine, EngineEventMap, RunView } from '../../engine/index.js';
-import { approveCommand } from './common.js';
+import type { RunState, RunView, StoredEvent } from '../../engine/index.js';
+import { approveCommand, isFinal } from './common.js';
+
+/** One committed event of the run, with the run's state right after it (`null` when it was read from the log rather than heard live). */
+export interface FollowedEvent {
+  stored: StoredEvent;
+  state: RunState | null;
+}
+
+export interface ProgressPrinter {
+  event(e: FollowedEvent): void;
+  /** Stop printing; `state` is where the run settled (undefined when following it failed). Prints the run's end if no event said it. */
+  end(state: RunState | undefined): Promise<void>;
+}
 
 const MARK: Record<string, string> = { pending: '·', awaiting_approval: '⏸', running: '▶', passed: '✔', failed: '✘', interrupted: '↻', cancelled: '■' };
+const TTY_REDRAW_MS = 500;
 
 function seconds(ms: number | null): string {
   return ms === null ? '' : `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 0)}s`;
@@ -28,72 +43,86 @@ export function describeParked(view: RunView): string {
   return lines.join('\n');
 }
 
-type RunEvent = EngineEventMap['run:event'];
-
-/**
- * Record every run event from now on. `startRun`, `approve` and `deny` commit their
- * first events (run.created, the first step.started, approval.granted …) before they
- * return, so a follower attached afterwards would never print them: buffer them here
- * and hand the buffer to `followRun`.
- */
-export function recordEvents(engine: Engine): { events: RunEvent[]; off: () => void } {
-  const events: RunEvent[] = [];
-  const off = engine.on('run:event', (e) => void events.push(e));
-  return { events, off };
+/** The plain line for an event, or undefined for events that are not shown. */
+function eventLine(runId: string, e: StoredEvent['event']): string | undefined {
+  switch (e.type) {
+    case 'run.created': return `run ${runId} created (${e.hordeId})`;
+    case 'step.started': return `${e.step} #${e.attempt} started`;
+    case 'step.finished': return `${e.step} #${e.attempt} ${e.outcome === 'pass' ? 'passed' : 'failed'} in ${seconds(e.durationMs)}${e.summary === undefined ? '' : ` (${e.summary})`}${e.error === undefined ? '' : `: ${e.error.message} [${e.error.code}]`}`;
+    case 'step.interrupted': return `${e.step} #${e.attempt} was interrupted`;
+    case 'approval.requested': return `${e.step} waits for approval`;
+    case 'approval.granted': return `${e.step} approved by ${e.by}`;
+    case 'approval.denied': return `${e.step} denied by ${e.by}: ${e.reason}`;
+    case 'run.cancelled': return `run cancelled: ${e.reason}`;
+    case 'step.spawned': return undefined;
+  }
 }
 
-/**
- * Follow a run until the returned function is called; prints to stderr so stdout stays for --json.
- * `missed` (from `recordEvents`) is printed first and its recording stopped.
- */
-export function followRun(engine: Engine, runId: string, out: NodeJS.WriteStream = process.stderr, missed?: { events: RunEvent[]; off: () => void }): () => void {
-  const tty = out.isTTY === true;
+function linePrinter(runId: string, out: NodeJS.WritableStream): ProgressPrinter {
+  const clock = (at: number): string => `[${new Date(at).toTimeString().slice(0, 8)}]`;
+  let lastAt: number | undefined;
+  let ended = false;
+  return {
+    event({ stored, state }) {
+      if (stored.runId !== runId) return;
+      lastAt = stored.at;
+      const line = eventLine(runId, stored.event);
+      if (line !== undefined) out.write(`${clock(stored.at)} ${line}\n`);
+      if (state !== null && isFinal(state)) {
+        out.write(`${clock(stored.at)} run ${state}\n`);
+        ended = true;
+      }
+    },
+    // The run may have ended before it was followed (its last events then come from the log, without a state).
+    async end(state) {
+      if (!ended && state !== undefined && isFinal(state)) out.write(`${clock(lastAt ?? Date.now())} run ${state}\n`);
+      ended = true;
+    },
+  };
+}
+
+function ttyPrinter(runId: string, view: () => Promise<RunView>, out: NodeJS.WritableStream): ProgressPrinter {
   let drawn = 0;
-  const draw = (): void => {
-    const view = engine.getRun(runId);
+  const render = (v: RunView): void => {
     const now = Date.now();
-    const lines = view.steps.map((s) => {
-      const running = s.state === 'running' ? view.attempts.find((a) => a.step === s.name && a.attempt === s.attempt) : undefined;
+    const lines = v.steps.map((s) => {
+      const running = s.state === 'running' ? v.attempts.find((a) => a.step === s.name && a.attempt === s.attempt) : undefined;
       const dur = running === undefined ? seconds(s.durationMs) : seconds(now - running.startedAt);
       const attempt = s.attempt > 1 ? ` #${s.attempt}` : '';
       return `  ${MARK[s.state] ?? '?'} ${s.name.padEnd(20)} ${s.state.padEnd(17)}${attempt.padEnd(4)} ${dur}${s.summary === null ? '' : `  ${s.summary}`}`;
     });
-    lines.unshift(`run ${runId} (${view.run.hordeId}): ${view.run.state}`);
+    lines.unshift(`run ${runId} (${v.run.hordeId}): ${v.run.state}`);
     if (drawn > 0) out.write(`\x1b[${drawn}A\x1b[J`);
     out.write(`${lines.join('\n')}\n`);
     drawn = lines.length;
   };
-  if (tty) draw();
-  const print = ({ stored, state }: RunEvent): void => {
-    if (stored.runId !== runId) return;
-    if (tty) {
-      draw();
-      return;
+  // Draws run one after another (the view may come over the network); a request made while one waits joins it.
+  let drawing: Promise<void> = Promise.resolve();
+  let queued = false;
+  const draw = (): Promise<void> => {
+    if (!queued) {
+      queued = true;
+      drawing = drawing.then(async () => {
+        queued = false;
+        render(await view());
+      }).catch(() => undefined); // a drawing that could not read the run is skipped; following it reports what went wrong
     }
-    const e = stored.event;
-    const t = new Date(stored.at).toTimeString().slice(0, 8);
-    switch (e.type) {
-      case 'run.created': out.write(`[${t}] run ${runId} created (${e.hordeId})\n`); break;
-      case 'step.started': out.write(`[${t}] ${e.step} #${e.attempt} started\n`); break;
-      case 'step.finished': out.write(`[${t}] ${e.step} #${e.attempt} ${e.outcome === 'pass' ? 'passed' : 'failed'} in ${seconds(e.durationMs)}${e.summary === undefined ? '' : ` (${e.summary})`}${e.error === undefined ? '' : `: ${e.error.message} [${e.error.code}]`}\n`); break;
-      case 'step.interrupted': out.write(`[${t}] ${e.step} #${e.attempt} was interrupted\n`); break;
-      case 'approval.requested': out.write(`[${t}] ${e.step} waits for approval\n`); break;
-      case 'approval.granted': out.write(`[${t}] ${e.step} approved by ${e.by}\n`); break;
-      case 'approval.denied': out.write(`[${t}] ${e.step} denied by ${e.by}: ${e.reason}\n`); break;
-      case 'run.cancelled': out.write(`[${t}] run cancelled: ${e.reason}\n`); break;
-      case 'step.spawned': break;
-    }
-    if (state === 'succeeded' || state === 'failed' || state === 'cancelled') out.write(`[${t}] run ${state}\n`);
+    return drawing;
   };
-  const off = engine.on('run:event', print);
-  if (missed !== undefined) {
-    missed.off();
-    if (!tty) for (const e of missed.events) print(e);
-  }
-  const ticker = tty ? setInterval(draw, 500) : undefined;
-  return () => {
-    off();
-    if (ticker !== undefined) clearInterval(ticker);
-    if (tty) draw();
+  void draw();
+  const ticker = setInterval(() => void draw(), TTY_REDRAW_MS);
+  return {
+    event: ({ stored }) => {
+      if (stored.runId === runId) void draw();
+    },
+    async end() {
+      clearInterval(ticker);
+      await draw();
+    },
   };
+}
+
+/** Print a run's progress to `out` (stderr by default, so stdout stays for the result and --json). `view` reads the run, for the TTY drawing. */
+export function progressPrinter(runId: string, view: () => Promise<RunView>, out: NodeJS.WritableStream & { isTTY?: boolean } = process.stderr): ProgressPrinter {
+  return out.isTTY === true ? ttyPrinter(runId, view, out) : linePrinter(runId, out);
 }

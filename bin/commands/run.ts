@@ -1,20 +1,28 @@
-/** `run`, `approve`, `deny`, `cancel`, `resume`: drive runs in the foreground with an embedded engine. */
-import type { Engine } from '../../engine/index.js';
+/**
+ * `run`, `approve`, `deny`, `cancel`, `resume`: drive runs in the foreground — through the
+ * server when one owns the data directory, else with an embedded engine.
+ */
+import type { RunState } from '../../engine/index.js';
 import { findHorde, formatRecovery } from '../../engine/index.js';
-import { EXIT, dataDir, exitFor, parseInputs, runJson, withEngine } from './common.js';
-import { describeParked, followRun, recordEvents } from './progress.js';
+import { withRuns } from './backend.js';
+import type { Runs } from './backend.js';
+import { EXIT, dataDir, exitFor, parseInputs, runJson } from './common.js';
+import { describeParked, progressPrinter } from './progress.js';
 
 export interface JsonFlag {
   json?: boolean;
 }
 
-/** Follow the run until it finishes or parks; print the outcome; return the exit status. */
-async function finish(engine: Engine, runId: string, json: boolean, missed: ReturnType<typeof recordEvents>): Promise<number> {
-  const stop = json ? () => undefined : followRun(engine, runId, process.stderr, missed);
-  if (json) missed.off();
-  const state = await engine.waitForRun(runId);
-  stop();
-  const view = engine.getRun(runId);
+/** Follow the run from after `after` until it finishes or parks; print the outcome; return the exit status. */
+async function finish(runs: Runs, runId: string, after: number, json: boolean): Promise<number> {
+  const printer = json ? undefined : progressPrinter(runId, () => runs.getRun(runId));
+  let state: RunState | undefined;
+  try {
+    state = await runs.follow(runId, after, printer?.event);
+  } finally {
+    await printer?.end(state);
+  }
+  const view = await runs.getRun(runId);
   if (json) process.stdout.write(`${JSON.stringify(runJson(view))}\n`);
   else if (state === 'awaiting_input') process.stdout.write(`${describeParked(view)}\n`);
   else if (state === 'failed') process.stdout.write(`run ${runId} failed: ${view.run.error ?? 'see kowalski show'} [${view.run.errorCode ?? '?'}]\n`);
@@ -22,37 +30,33 @@ async function finish(engine: Engine, runId: string, json: boolean, missed: Retu
   return exitFor(state);
 }
 
+/** An operator's decision on a parked run, then follow it from there. */
+async function decide(runs: Runs, runId: string, json: boolean, act: () => Promise<void>): Promise<number> {
+  const after = (await runs.getRun(runId)).run.lastSeq;
+  await act();
+  return finish(runs, runId, after, json);
+}
+
 export async function runCommand(ref: string, opts: JsonFlag & { input?: string[] }): Promise<number> {
   const input = parseInputs(opts.input ?? []);
   // Find the horde before taking the data directory: a typo says "not found", even while another engine runs.
-  const { horde } = await findHorde(ref, { dataDir: dataDir() });
-  return withEngine(async (engine) => {
-    const missed = recordEvents(engine); // before the call: it commits the first events
-    const runId = await engine.startRun(horde, input, { provenance: 'cli' });
-    return finish(engine, runId, opts.json === true, missed);
-  });
+  const found = await findHorde(ref, { dataDir: dataDir() });
+  return withRuns(async (runs) => finish(runs, await runs.startRun(found, input), 0, opts.json === true));
 }
 
 export function approveCommand(runId: string, opts: JsonFlag & { step?: string }): Promise<number> {
-  return withEngine(async (engine) => {
-    const missed = recordEvents(engine); // before the call: it commits the first events
-    await engine.approve(runId, opts.step === undefined ? {} : { step: opts.step });
-    return finish(engine, runId, opts.json === true, missed);
-  });
+  return withRuns((runs) => decide(runs, runId, opts.json === true, () => runs.approve(runId, opts.step === undefined ? {} : { step: opts.step })));
 }
 
 export function denyCommand(runId: string, opts: JsonFlag & { step?: string; reason?: string }): Promise<number> {
-  return withEngine(async (engine) => {
-    const missed = recordEvents(engine); // before the call: it commits the first events
-    await engine.deny(runId, { reason: opts.reason ?? 'denied by the operator', ...(opts.step === undefined ? {} : { step: opts.step }) });
-    return finish(engine, runId, opts.json === true, missed);
-  });
+  const reason = opts.reason ?? 'denied by the operator';
+  return withRuns((runs) => decide(runs, runId, opts.json === true, () => runs.deny(runId, { reason, ...(opts.step === undefined ? {} : { step: opts.step }) })));
 }
 
 export function cancelCommand(runId: string, opts: JsonFlag & { reason?: string }): Promise<number> {
-  return withEngine(async (engine) => {
-    await engine.cancel(runId, opts.reason === undefined ? {} : { reason: opts.reason });
-    const view = engine.getRun(runId);
+  return withRuns(async (runs) => {
+    await runs.cancel(runId, opts.reason === undefined ? {} : { reason: opts.reason });
+    const view = await runs.getRun(runId);
     if (opts.json === true) process.stdout.write(`${JSON.stringify(runJson(view))}\n`);
     else process.stdout.write(`run ${runId} cancelled\n`);
     return EXIT.ok;
@@ -60,10 +64,10 @@ export function cancelCommand(runId: string, opts: JsonFlag & { reason?: string 
 }
 
 export function resumeCommand(opts: JsonFlag): Promise<number> {
-  return withEngine(async (engine) => {
-    const summary = await engine.recover();
-    if (opts.json !== true) process.stderr.write(`${formatRecovery(summary)}\n`);
-    const states = await Promise.all(summary.resumed.map(async (runId) => ({ runId, state: await engine.waitForRun(runId) })));
+  return withRuns(async (runs) => {
+    const { summary, note } = await runs.resume();
+    if (opts.json !== true) process.stderr.write(`${note === undefined ? '' : `${note}\n`}${formatRecovery(summary)}\n`);
+    const states = await Promise.all(summary.resumed.map(async (runId) => ({ runId, state: await runs.follow(runId, 0) })));
     if (opts.json === true) process.stdout.write(`${JSON.stringify({ ...summary, runs: states })}\n`);
     else for (const s of states) process.stdout.write(`${s.runId} ${s.state}\n`);
     if (states.some((s) => s.state === 'failed')) return EXIT.failed;
