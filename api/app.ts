@@ -81,6 +81,11 @@ export async function buildApi(engine: Engine, options: ApiOptions = {}): Promis
     if (req.url.startsWith('/api/')) reply.header('cache-control', 'no-store');
   });
 
+  // A refused websocket upgrade (403, 401) answers over the raw socket, which the HTTP server
+  // no longer tracks: close it, or it stays open (and keeps the server from closing).
+  app.addHook('onResponse', async (req, reply) => {
+    if (req.raw.headers.upgrade !== undefined && reply.statusCode >= 400) req.raw.socket.destroy();
+  });
   await app.register(websocket, {
     options: {
       maxPayload: WS_MAX_FRAME,

@@ -38,7 +38,8 @@ function send(client: Client, frame: Frame, written?: () => void): boolean {
   if (socket.readyState !== socket.OPEN) return false;
   if (socket.bufferedAmount > client.maxBuffered) {
     socket.close(4008, 'too slow: the server stopped sending to this client');
-    setTimeout(() => socket.terminate(), 1000).unref();
+    // It gets a moment to read what is queued and the close frame; then it is cut off.
+    setTimeout(() => socket.terminate(), 5000).unref();
     return false;
   }
   socket.send(JSON.stringify(frame), written === undefined ? undefined : () => written());

@@ -131,8 +131,10 @@ test('a client that stops reading is disconnected once its buffer passes the cap
   for (let i = 0; i < 200 && api.hub.clients === 2; i++) runs.push((await post(base, '/api/hordes/wide/runs')).runId);
   assert.equal(api.hub.clients, 1, `the slow client was dropped after ${runs.length} runs`);
   (slow.ws as unknown as { _socket: { resume(): void } })._socket.resume();
-  assert.equal((await slow.closed).code, 4008);
-  assert.equal(closed?.code, 4008);
+  // 4008 when the client drains its backlog and reads the close frame in time; 1006 when the server had to cut it off.
+  const code = (await slow.closed).code;
+  assert.ok(code === 4008 || code === 1006, `closed with ${code}`);
+  assert.equal(closed?.code, code);
   const last = runs[runs.length - 1];
   await fast.next((f) => f.type === 'event' && f.runId === last && f.seq === 1);
 });
