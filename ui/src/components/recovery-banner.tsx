@@ -22,26 +22,30 @@ export function recoverySentence(r: Recovery): string | null {
 }
 
 export function RecoveryBanner() {
-  const { api } = useServices();
+  const { api, socket } = useServices();
   const [health, setHealth] = useState<Health | null>(null);
-  const [dismissed, setDismissed] = useState(false);
+  const [dismissed, setDismissed] = useState<string | null>(null);
 
+  // Asked at load and again whenever the live connection opens: a server restarted while
+  // the app stays open has a new start and maybe a new recovery to tell.
   useEffect(() => {
-    api.health().then(setHealth, (err: unknown) => console.warn('kowalski: /api/health failed', err));
-  }, [api]);
+    const load = () => { api.health().then(setHealth, (err: unknown) => console.warn('kowalski: /api/health failed', err)); };
+    load();
+    return socket.onStatus((s) => { if (s === 'open') load(); });
+  }, [api, socket]);
 
-  if (health === null || dismissed) return null;
+  if (health === null) return null;
   const r = health.recovery;
   const sentence = r === null ? null : recoverySentence(r);
   if (r === null || sentence === null) return null;
   const startKey = String(health.startedAt);
-  if (readDismissed() === startKey) return null;
+  if (dismissed === startKey || readDismissed() === startKey) return null;
 
   const affected = [...new Set([...r.outcomeUnknown.map((o) => o.runId), ...r.resumed, ...r.failed.map((f) => f.runId)])];
   const review = r.parked > 0 || r.outcomeUnknown.length > 0 ? href({ name: 'runs', status: 'awaiting_input', horde: undefined }) : '#/runs';
   const dismiss = () => {
     writeDismissed(startKey);
-    setDismissed(true);
+    setDismissed(startKey);
   };
 
   return (

@@ -1,0 +1,348 @@
+/**
+ * The operator app in a real browser (Debian's chromium through playwright-core) against a
+ * real `kowalski serve` child process: start a built-in horde from its form, park on the
+ * exact command, approve or deny, open the artifact; the form's own checks; a server killed
+ * with SIGKILL mid-step and started again on the same folder and port, the open page
+ * catching up by itself; Setup keeps the key secret; a server bound beyond loopback asks
+ * for its token; empty states. Waits are bounded waits on page state, never sleeps.
+ * Screenshots of each screen and key moment go to test/output/screens/.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { TestContext } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { apiJson, cleanups, ensureUiBuilt, launchBrowser, openPage, serve, shot, testId, textOf } from '../support/browser.js';
+import type { Server } from '../support/browser.js';
+import { tempDir } from '../support/tmp.js';
+
+let browser: Browser;
+
+before(async () => {
+  ensureUiBuilt();
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+});
+
+interface Scene {
+  page: Page;
+  server: Server;
+  url: string;
+  home: string;
+  /** A folder for commands to run in. */
+  work: string;
+  defer: (fn: () => unknown) => void;
+}
+
+/** A data folder, a server on it, and a page; all stopped and removed after the test. */
+async function scene(t: TestContext, serveArgs: string[] = []): Promise<Scene> {
+  const defer = cleanups(t); // registered before tempDir's hook, so it runs first
+  const root = fs.realpathSync(tempDir(t, 'kw-e2e-'));
+  const home = path.join(root, 'home');
+  const work = path.join(root, 'work');
+  fs.mkdirSync(work);
+  const [server, { page, pageErrors }] = await Promise.all([serve(home, defer, serveArgs), openPage(browser, defer)]);
+  // Runs first of the clean-ups: the page threw nothing all along.
+  defer(() => assert.deepEqual(pageErrors, [], 'uncaught exceptions in the page'));
+  return { page, server, url: server.url, home, work, defer };
+}
+
+/** The run id of the `#/runs/<id>` page. */
+function runIdOf(page: Page): string {
+  const m = /#\/runs\/(r[0-9a-z]+)$/.exec(page.url());
+  assert.ok(m !== null, `not a run page: ${page.url()}`);
+  return m[1]!;
+}
+
+async function startRun(url: string, input: Record<string, string>): Promise<string> {
+  const res = await apiJson<{ runId: string }>(url, 'POST', '/api/hordes/retry-command/runs', { input });
+  assert.equal(res.status, 201, JSON.stringify(res.json));
+  return res.json.runId;
+}
+
+const runState = (page: Page, state: string) => testId(page, 'run-state', `[data-state="${state}"]`);
+const stepState = (page: Page, step: string, state: string) => testId(page, `step-state-${step}`, `[data-state="${state}"]`);
+const nav = (page: Page, name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true });
+
+describe('the operator app in a browser', () => {
+  test('a built-in horde starts from its form, parks on the exact command, runs only once approved; its artifact and its row show', async (t) => {
+    const { page, url, work } = await scene(t);
+    const command = 'echo hello-from-e2e > proof.txt && echo wrote proof.txt';
+    const proof = path.join(work, 'proof.txt');
+
+    await page.goto(url);
+    const card = testId(page, 'horde-card-retry-command');
+    assert.match(await textOf(card), /Retry a command.*built-in/s);
+    await testId(page, 'horde-card-project-check').waitFor();
+    await shot(page, '01-hordes');
+
+    await card.getByRole('link', { name: 'Retry a command' }).click();
+    await page.waitForURL(/#\/hordes\/retry-command$/);
+    await testId(page, 'horde-graph').waitFor();
+    assert.match(await textOf(testId(page, 'steps-table')), /sh -c \{\{input\.command\}\}/);
+    await shot(page, '02-horde-retry-command');
+
+    await testId(page, 'run-button').click();
+    await testId(page, 'input-command').fill(command);
+    await testId(page, 'input-cwd').fill(work);
+    assert.equal(await testId(page, 'input-delay_secs').inputValue(), '5', 'the default is filled in');
+    await shot(page, '03-run-form');
+    await testId(page, 'submit-run').click();
+    await page.waitForURL(/#\/runs\/r[0-9a-z]+$/);
+    const runId = runIdOf(page);
+
+    // Parked: the panel shows exactly what will run, and where; nothing has run yet.
+    const panel = testId(page, 'approval-panel', '[data-step="attempt"]');
+    await panel.waitFor();
+    // verify_command `sh -c {{input.command}}` is itself run by /bin/sh -c, the command quoted into it.
+    const quoted = `sh -c '${command}'`;
+    assert.deepEqual(await testId(panel, 'approval-argv').locator('li code').allTextContents(), ['/bin/sh', '-c', quoted]);
+    const shownCommand = await textOf(testId(panel, 'approval-command'));
+    assert.ok(shownCommand.includes('echo hello-from-e2e > proof.txt'), shownCommand);
+    assert.equal(shownCommand, `/bin/sh -c '${quoted.replaceAll("'", `'\\''`)}'`);
+    assert.equal(await textOf(testId(panel, 'approval-cwd')), work);
+    await runState(page, 'awaiting_input').waitFor();
+    await stepState(page, 'attempt', 'awaiting_approval').waitFor();
+    await stepState(page, 'intake', 'passed').waitFor();
+    await testId(page, 'live-indicator', '.live--on').waitFor();
+    assert.equal(fs.existsSync(proof), false, 'nothing ran before the approval');
+    await shot(page, '04-run-parked');
+
+    await testId(panel, 'approve-button').click();
+    await runState(page, 'succeeded').waitFor();
+    await testId(page, 'approval-panel').waitFor({ state: 'detached' });
+    await stepState(page, 'attempt', 'passed').waitFor();
+    await stepState(page, 'backoff', 'pending').waitFor();
+    assert.equal(fs.readFileSync(proof, 'utf8'), 'hello-from-e2e\n');
+    await shot(page, '05-run-succeeded');
+
+    // The attempt's artifact, rendered from Markdown: the outcome, the command, its folder, its output.
+    const artifact = testId(page, 'artifact-attempt');
+    const md = artifact.locator('.markdown');
+    assert.equal(await textOf(md.locator('h1')), 'Verify: Attempt');
+    assert.equal(await textOf(md.locator('p strong').first()), 'PASS');
+    const shown = await textOf(md);
+    for (const s of ['exit 0', `command: ${quoted}`, `cwd: ${work}`, 'attempt: 1', 'wrote proof.txt']) assert.ok(shown.includes(s), `artifact shows "${s}":\n${shown}`);
+    assert.match(await textOf(artifact.locator('summary')), /Artifact .*\.md/);
+    await shot(artifact, '06-artifact');
+
+    // The Runs screen lists it, started from the app (provenance api).
+    await nav(page, 'Runs').click();
+    const row = testId(page, `run-row-${runId}`);
+    await row.waitFor();
+    const cells = await row.locator('td').allTextContents();
+    assert.deepEqual(cells.slice(1, 4), [runId, 'retry-command', 'api']);
+    await row.locator('[data-state="succeeded"]').waitFor();
+    await shot(page, '07-runs');
+    const listed = await apiJson(url, 'GET', '/api/runs');
+    assert.deepEqual(listed.json.runs.map((r: any) => [r.id, r.state, r.provenance, r.input]), [[runId, 'succeeded', 'api', { command, cwd: work, delay_secs: '5' }]]);
+  });
+
+  test('the run form names each missing required answer and starts no run', async (t) => {
+    const { page, url } = await scene(t);
+    const posts: string[] = [];
+    page.on('request', (r) => { if (r.method() !== 'GET') posts.push(`${r.method()} ${r.url()}`); });
+
+    await page.goto(`${url}#/hordes/retry-command`);
+    await testId(page, 'run-button').click();
+    await testId(page, 'submit-run').click();
+    assert.equal(await textOf(page.locator('#input-command-error')), 'Command is required.');
+    assert.equal(await textOf(page.locator('#input-cwd-error')), 'Run in folder is required.');
+    assert.equal(await testId(page, 'input-command').getAttribute('aria-invalid'), 'true');
+    assert.equal(await page.evaluate('document.activeElement && document.activeElement.id'), 'input-command', 'the first wrong field has the focus');
+    await shot(page, '12-run-form-errors');
+
+    // Answering one field clears only its error; blanks do not count as an answer.
+    await testId(page, 'input-command').fill('true');
+    await page.locator('#input-command-error').waitFor({ state: 'detached' });
+    await testId(page, 'input-cwd').fill('   ');
+    await testId(page, 'submit-run').click();
+    assert.equal(await textOf(page.locator('#input-cwd-error')), 'Run in folder is required.');
+    assert.match(page.url(), /#\/hordes\/retry-command$/, 'still on the horde');
+
+    assert.deepEqual(posts, [], 'nothing was sent');
+    assert.deepEqual((await apiJson(url, 'GET', '/api/runs')).json.runs, []);
+  });
+
+  test('denying needs a reason; a denied step fails with it and takes its fail edge; denied again, the run fails; nothing ran', async (t) => {
+    const { page, url, work } = await scene(t);
+    const proof = path.join(work, 'proof.txt');
+    const runId = await startRun(url, { command: 'echo no > proof.txt', cwd: work });
+    const reason = 'not on a Friday afternoon';
+
+    await page.goto(`${url}#/runs/${runId}`);
+    const attempt = testId(page, 'approval-panel', '[data-step="attempt"]');
+    await attempt.waitFor();
+    await testId(attempt, 'deny-button').click();
+    assert.match(await textOf(attempt.getByRole('alert')), /Write why you deny it/);
+    assert.equal(await testId(attempt, 'deny-reason').getAttribute('aria-invalid'), 'true');
+    await runState(page, 'awaiting_input').waitFor();
+
+    // Denied, `attempt` fails with the reason, and its fail edge leads to `backoff`, which asks in turn.
+    await testId(attempt, 'deny-reason').fill(reason);
+    await testId(attempt, 'deny-button').click();
+    await stepState(page, 'attempt', 'failed').waitFor();
+    const step = await textOf(testId(page, 'step-attempt'));
+    assert.ok(step.includes(`denied: ${reason}`) && step.includes('KW_ERR_APPROVAL_DENIED'), step);
+    const backoff = testId(page, 'approval-panel', '[data-step="backoff"]');
+    await backoff.waitFor();
+    await attempt.waitFor({ state: 'detached' });
+    await runState(page, 'awaiting_input').waitFor();
+
+    // Denying the pause too (Enter in the reason field) leaves nowhere to go: the run fails, with the reason.
+    await testId(backoff, 'deny-reason').fill('stop trying');
+    await testId(backoff, 'deny-reason').press('Enter');
+    await runState(page, 'failed').waitFor();
+    await testId(page, 'approval-panel').waitFor({ state: 'detached' });
+    await stepState(page, 'backoff', 'failed').waitFor();
+    const error = await textOf(testId(page, 'run-error'));
+    assert.ok(error.includes('KW_ERR_APPROVAL_DENIED') && error.includes('stop trying'), error);
+    assert.ok((await textOf(testId(page, 'step-attempt'))).includes(`denied: ${reason}`), 'the first reason stays shown');
+    assert.equal(fs.existsSync(proof), false, 'the denied command never ran');
+    await shot(page, '13-run-denied');
+
+    const view = await apiJson(url, 'GET', `/api/runs/${runId}`);
+    assert.deepEqual(view.json.approvals.map((a: any) => [a.step, a.state, a.denyReason]), [['attempt', 'denied', reason], ['backoff', 'denied', 'stop trying']]);
+  });
+
+  test('a server killed mid-step and started again on the same folder: the open page catches up, the step runs again as attempt 2 and the run finishes, the recovery notice says so, a parked run stays parked', async (t) => {
+    const s = await scene(t);
+    const { page, work, home } = s;
+    const proof = path.join(work, 'proof.txt');
+    const go = path.join(work, 'go');
+    // The command runs until the test creates `go`: the kill surely lands while it runs. `>>` shows how often it finished.
+    const slow = await startRun(s.url, { command: 'while [ ! -e go ]; do sleep 0.05; done; echo done >> proof.txt', cwd: work });
+    const parked = await startRun(s.url, { command: 'echo parked > parked.txt', cwd: work });
+
+    await page.goto(`${s.url}#/runs/${parked}`);
+    await testId(page, 'approval-panel', '[data-step="attempt"]').waitFor();
+
+    await page.goto(`${s.url}#/runs/${slow}`);
+    const panel = testId(page, 'approval-panel', '[data-step="attempt"]');
+    await panel.waitFor();
+    await testId(page, 'live-indicator', '.live--on').waitFor();
+    await testId(panel, 'approve-button').click();
+    await stepState(page, 'attempt', 'running').waitFor();
+    await runState(page, 'running').waitFor();
+
+    // kill -9 while the command runs: the page notices the connection is gone.
+    s.server.cli.child.kill('SIGKILL');
+    const killed = await s.server.cli.exited;
+    assert.equal(killed.signal, 'SIGKILL');
+    await testId(page, 'socket-down').waitFor();
+    await shot(page, '14-server-killed');
+
+    // Started again on the same folder and port, as after a reboot: the open page reconnects and catches up by itself.
+    const again = await serve(home, s.defer, [], Number(new URL(s.url).port));
+    assert.equal(again.url, s.url);
+    await testId(page, 'socket-down').waitFor({ state: 'detached' });
+    await testId(page, 'live-indicator', '.live--on').waitFor();
+    await page.locator('.error-box', { hasText: 'Could not refresh this run' }).waitFor({ state: 'detached' });
+    // The interrupted step runs again as attempt 2 (still waiting for `go`); the notice says what recovery did.
+    await testId(page, 'step-attempt', ':has-text("attempt 2")').waitFor();
+    await stepState(page, 'attempt', 'running').waitFor();
+    const notice = testId(page, 'recovery-notice');
+    const said = await textOf(notice);
+    assert.match(said, /After the restart: 1 run resumed \(1 step run again\), 1 parked waiting for you/, said);
+    await notice.getByRole('link', { name: slow }).waitFor();
+    await shot(page, '09-recovery-notice');
+
+    fs.writeFileSync(go, '');
+    await runState(page, 'succeeded').waitFor();
+    await stepState(page, 'attempt', 'passed').waitFor();
+    const step = await textOf(testId(page, 'step-attempt'));
+    assert.match(step, /attempt 2/, step);
+    assert.match(step, /Earlier: attempt 1 interrupted/, step);
+    assert.ok((await textOf(testId(page, 'artifact-attempt').locator('.markdown'))).includes('attempt: 2'));
+    assert.equal(fs.readFileSync(proof, 'utf8'), 'done\n', 'the command finished once: the first try was killed at recovery');
+
+    // The other run did not move: still waiting for its approval, its command not run; a fresh load shows the notice too.
+    await page.goto(`${again.url}#/runs/${parked}`);
+    await page.reload();
+    await testId(page, 'approval-panel', '[data-step="attempt"]').waitFor();
+    await runState(page, 'awaiting_input').waitFor();
+    await notice.waitFor();
+    assert.equal(fs.existsSync(path.join(work, 'parked.txt')), false);
+    await shot(page, '15-run-still-parked');
+
+    // Dismissed, the notice stays away on reload.
+    await notice.getByRole('button', { name: 'Dismiss the recovery notice' }).click();
+    await notice.waitFor({ state: 'detached' });
+    await page.reload();
+    await runState(page, 'awaiting_input').waitFor();
+    assert.equal(await notice.count(), 0);
+  });
+
+  test('Setup saves an Anthropic key and model: only a hint comes back, config.toml is 0600, a reload never shows the key', async (t) => {
+    const { page, url, home } = await scene(t);
+    const key = 'sk-ant-api03-e2e-SECRET-0123456789abcdefghijklmnopWXYZ';
+    const configFile = path.join(home, 'config.toml');
+
+    await page.goto(`${url}#/setup`);
+    await testId(page, 'setup-form').waitFor();
+    await shot(page, '08-setup');
+    await testId(page, 'provider-anthropic').check();
+    await testId(page, 'api-key').fill(key);
+    await page.locator('#setup-model').fill('claude-sonnet-4-5');
+    await testId(page, 'setup-save').click();
+
+    assert.equal(await textOf(testId(page, 'setup-saved')), `Saved to ${configFile}.`);
+    const hint = await textOf(testId(page, 'api-key-hint'));
+    assert.ok(hint.endsWith('WXYZ') && hint !== key && !key.includes(hint), `a hint, not the key: ${hint}`);
+    assert.equal(await testId(page, 'api-key').inputValue(), '', 'the key field is emptied');
+    assert.equal((await page.content()).includes(key), false);
+    await shot(page, '11-setup-saved');
+
+    assert.equal(fs.statSync(configFile).mode & 0o777, 0o600);
+    const toml = fs.readFileSync(configFile, 'utf8');
+    assert.ok(toml.includes(key), toml);
+    assert.ok(toml.includes('anthropic:claude-sonnet-4-5'), toml);
+
+    const answer = page.waitForResponse((r) => r.url().endsWith('/api/setup') && r.request().method() === 'GET');
+    await page.reload();
+    assert.equal((await (await answer).text()).includes(key), false, 'GET /api/setup never carries the key');
+    assert.equal(await textOf(testId(page, 'api-key-hint')), hint);
+    assert.equal(await testId(page, 'provider-anthropic').isChecked(), true);
+    assert.equal(await page.locator('#setup-model').inputValue(), 'claude-sonnet-4-5');
+    assert.equal(await testId(page, 'api-key').inputValue(), '');
+    assert.equal((await page.content()).includes(key), false, 'the page HTML never holds the key');
+  });
+
+  test('bound beyond loopback, the app asks for the token the server printed, then loads', async (t) => {
+    const { page, url, home, server } = await scene(t, ['--host', '0.0.0.0']);
+    const printed = /^ {2}(\S{32,})$/.exec(await server.cli.stderrLine(/^ {2}\S{32,}$/))![1]!;
+    assert.equal(fs.readFileSync(path.join(home, 'api-token'), 'utf8').trim(), printed);
+    assert.equal((await apiJson(url, 'GET', '/api/hordes')).status, 401);
+
+    await page.goto(url);
+    const prompt = testId(page, 'token-prompt');
+    await prompt.waitFor({ state: 'visible' });
+    assert.equal(await testId(page, 'horde-card-retry-command').count(), 0, 'nothing loads without the token');
+    await shot(page, '10-token-prompt');
+
+    await testId(prompt, 'token-input').fill(printed);
+    await prompt.getByRole('button', { name: 'Use this token' }).click();
+    await testId(page, 'horde-card-retry-command').waitFor();
+    await prompt.waitFor({ state: 'hidden' });
+    // The websocket reconnects with the token too.
+    await testId(page, 'socket-down').waitFor({ state: 'detached' });
+    assert.equal(await page.evaluate('localStorage.getItem("kowalski.token")'), printed);
+    await shot(page, '16-hordes-with-token');
+  });
+
+  test('a fresh data folder: the Runs screen says there are no runs yet', async (t) => {
+    const { page, url } = await scene(t);
+    await page.goto(`${url}#/runs`);
+    const empty = page.locator('.empty');
+    assert.match(await textOf(empty), /No runs yet\. Start one from a horde\./);
+    assert.equal(await testId(page, 'runs-table').count(), 0);
+    await shot(page, '17-runs-empty');
+
+    await page.goto(`${url}#/runs?status=failed`);
+    assert.match(await textOf(page.locator('.empty')), /No runs match these filters/);
+  });
+});

@@ -1,0 +1,139 @@
+/**
+ * Browser tests of the operator app: Debian's chromium driven by playwright-core, against a
+ * real `kowalski serve` child process. Nothing is mocked.
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { TestContext } from 'node:test';
+import { chromium } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
+import { REPO, startCli } from './cli.js';
+import type { CliResult, RunningCli } from './cli.js';
+
+/** The browser binary; CI installs Debian's `chromium` (never `playwright install`). */
+export const CHROMIUM = process.env.KOWALSKI_CHROMIUM ?? '/usr/bin/chromium';
+/** Where the screenshots go (ignored by git). */
+export const SCREENS = path.join(REPO, 'test', 'output', 'screens');
+export const VIEWPORT = { width: 1366, height: 768 };
+/** Longest a single wait on the page may take: a guard against a hung test, not a delay. */
+export const WAIT_MS = 20_000;
+
+const UI = path.join(REPO, 'ui');
+const SERVING = /^kowalski serving .* at (http:\/\/127\.0\.0\.1:\d+\/)/;
+
+/** The newest modification time under a folder (files only). */
+function newest(dir: string): number {
+  let max = 0;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) max = Math.max(max, fs.statSync(path.join(entry.parentPath, entry.name)).mtimeMs);
+  }
+  return max;
+}
+
+/** Builds the app into ui/dist once when it is missing or older than its sources. */
+export function ensureUiBuilt(): void {
+  const bundle = path.join(UI, 'dist', 'app.js');
+  const built = fs.existsSync(path.join(UI, 'dist', 'index.html')) && fs.existsSync(bundle);
+  if (built && fs.statSync(bundle).mtimeMs >= Math.max(newest(path.join(UI, 'src')), fs.statSync(path.join(UI, 'index.html')).mtimeMs)) return;
+  execFileSync(process.execPath, [path.join(UI, 'build.mjs')], { cwd: REPO, stdio: 'pipe' });
+}
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+}
+
+/**
+ * Clean-ups in one hook, run newest first. Register it before any temp folder (`after`
+ * hooks run in registration order), so pages close and servers stop before their folders go.
+ */
+export function cleanups(t: TestContext): (fn: () => unknown) => void {
+  const fns: (() => unknown)[] = [];
+  t.after(async () => {
+    const errors: unknown[] = [];
+    for (const fn of fns.reverse()) {
+      try {
+        await fn();
+      } catch (err) {
+        errors.push(err);
+      }
+    }
+    if (errors.length > 0) throw errors[0];
+  });
+  return (fn) => void fns.push(fn);
+}
+
+export interface Server {
+  cli: RunningCli;
+  /** `http://127.0.0.1:<port>/`. */
+  url: string;
+}
+
+/** SIGTERM, then SIGKILL if it has not exited after 10 s. */
+export async function stopServer(server: RunningCli): Promise<CliResult> {
+  const { child } = server;
+  if (child.exitCode === null && child.signalCode === null) {
+    child.kill('SIGTERM');
+    const t = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    try {
+      return await server.exited;
+    } finally {
+      clearTimeout(t);
+    }
+  }
+  return server.exited;
+}
+
+/** `kowalski serve --no-open --port <port> [args]` on `home` (default port 0: a free one); resolves with its URL once it listens. */
+export async function serve(home: string, defer: (fn: () => unknown) => void, args: string[] = [], port = 0): Promise<Server> {
+  const cli = startCli(home, ['serve', '--no-open', '--port', String(port), ...args], { limitMs: 300_000 });
+  cli.exited.catch(() => undefined); // awaited by stopServer; never an unhandled rejection
+  defer(() => stopServer(cli));
+  const url = SERVING.exec(await cli.stderrLine(SERVING))![1]!;
+  return { cli, url };
+}
+
+export interface OpenPage {
+  page: Page;
+  /** Uncaught exceptions in the page (there should be none). */
+  pageErrors: string[];
+}
+
+/** A page in its own browser context (own storage), 1366×768, closed by `defer`. */
+export async function openPage(browser: Browser, defer: (fn: () => unknown) => void): Promise<OpenPage> {
+  const context = await browser.newContext({ viewport: VIEWPORT });
+  defer(() => context.close());
+  context.setDefaultTimeout(WAIT_MS);
+  const page = await context.newPage();
+  const pageErrors: string[] = [];
+  page.on('pageerror', (err) => pageErrors.push(err.stack ?? err.message));
+  return { page, pageErrors };
+}
+
+/** A PNG under test/output/screens/: the full page, or one element. */
+export async function shot(what: Page | Locator, name: string): Promise<void> {
+  fs.mkdirSync(SCREENS, { recursive: true });
+  const file = path.join(SCREENS, `${name}.png`);
+  if ('goto' in what) await what.screenshot({ path: file, fullPage: true });
+  else await what.screenshot({ path: file });
+}
+
+/** The element with `data-testid=<id>`, narrowed by more CSS (`[data-state="succeeded"]`). */
+export function testId(scope: Page | Locator, id: string, more = ''): Locator {
+  return scope.locator(`[data-testid="${id}"]${more}`);
+}
+
+/** Waits until the element is visible and returns its text. */
+export async function textOf(locator: Locator): Promise<string> {
+  await locator.waitFor({ state: 'visible' });
+  return (await locator.textContent()) ?? '';
+}
+
+/** A JSON API call from the test (Host and no Origin, as a CLI would send). */
+export async function apiJson<T = any>(url: string, method: 'GET' | 'POST' | 'PUT', apiPath: string, body?: unknown, token?: string): Promise<{ status: number; json: T }> {
+  const headers: Record<string, string> = {};
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (token !== undefined) headers.authorization = `Bearer ${token}`;
+  const res = await fetch(new URL(apiPath, url), { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  return { status: res.status, json: await res.json() as T };
+}
