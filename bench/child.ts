@@ -2,6 +2,7 @@
  * The entry of bench phases that need a process of their own (see proc.ts):
  * `node dist/bench/child.js <phase> …args`, started by bench/run over IPC.
  */
+import { approver } from './api.js';
 import { send } from './proc.js';
 import type { Sync } from './setup.js';
 import { parkMany, recResume, recStart, startup } from './recovery.js';
@@ -27,6 +28,8 @@ async function main(argv: string[]): Promise<void> {
       return parkMany(a[0]!, a[1]!, Number(a[2]), sync(a[3]));
     case 'startup':
       return startup(a[0]!, sync(a[1]));
+    case 'api-approver':
+      return approver(a[0]!, a[1]!.split(','));
     default:
       throw new Error(`unknown bench phase ${String(phase)}`);
   }

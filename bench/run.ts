@@ -2,9 +2,10 @@
  * `npm run bench` (= `node dist/bench/run.js [workload…] [--reps=N]`): runs the
  * selected workloads (default: all), each measurement several times, and prints ONE
  * markdown table of medians with their ratio to a floor measured in the same run.
- * Workloads: floor, w1, w2, recovery (= recovery-a and recovery-b). Progress goes to stderr.
+ * Workloads: floor, w1, w2, recovery (= recovery-a and recovery-b), api (= api-approval and api-stream). Progress goes to stderr.
  */
 import os from 'node:os';
+import { approvalOnce, streamOnce } from './api.js';
 import { commitFloor, shellFloor } from './floor.js';
 import { createParked, inFlightOnce, startupOnce } from './recovery.js';
 import type { ParkedSample } from './recovery.js';
@@ -16,7 +17,7 @@ import type { Row } from './table.js';
 import { W1_STEPS, w1Once } from './w1.js';
 import { w2Once } from './w2.js';
 
-const WORKLOADS = ['floor', 'w1', 'w2', 'recovery-a', 'recovery-b'] as const;
+const WORKLOADS = ['floor', 'w1', 'w2', 'recovery-a', 'recovery-b', 'api-approval', 'api-stream'] as const;
 type Workload = (typeof WORKLOADS)[number];
 
 interface Plan {
@@ -33,10 +34,12 @@ function parseArgs(argv: string[]): Plan {
       if (!Number.isInteger(reps) || reps < 1) throw new Error(`--reps must be a whole number ≥ 1, not ${arg.slice(7)}`);
     } else if (arg === 'recovery') {
       workloads.add('recovery-a').add('recovery-b');
+    } else if (arg === 'api') {
+      workloads.add('api-approval').add('api-stream');
     } else if ((WORKLOADS as readonly string[]).includes(arg)) {
       workloads.add(arg as Workload);
     } else {
-      throw new Error(`unknown workload ${arg} (known: ${WORKLOADS.join(', ')}, recovery; option --reps=N)`);
+      throw new Error(`unknown workload ${arg} (known: ${WORKLOADS.join(', ')}, recovery, api; option --reps=N)`);
     }
   }
   if (workloads.size === 0) for (const w of WORKLOADS) workloads.add(w);
@@ -69,6 +72,9 @@ const REC_RUNS = 1000;
 const REC_SLEEP_MS = 200;
 const REC_PARALLEL = 1000;
 const PARKED_RUNS = 10_000;
+const APPROVALS = 200;
+const STREAM_RUNS = 50;
+const STREAM_CLIENTS = 10;
 
 async function main(plan: Plan): Promise<void> {
   const started = now();
@@ -144,6 +150,44 @@ async function main(plan: Plan): Promise<void> {
       target: { op: '<', value: 250 },
       note: `first approve to last success, FULL, maxParallelSteps ${W2_PARALLEL}; each approval runs a real /bin/sh (the verify step), so the ${W2_RUNS} shells of the floor are the least it can take here; parked ${parked.join('/')} of ${W2_RUNS} in ${num(median(samples.map((s) => s.parkMs)))} ms; ` +
         (bad === 0 ? 'checked: every step of every run has exactly one passed attempt' : `${bad} RUNS WITHOUT exactly one passed attempt per step`),
+    });
+  }
+
+  if (workloads.has('api-approval')) {
+    const samples = await repeat(reps, async () => {
+      const floor = commitFloorNow('full') / 1000;
+      const s = await approvalOnce(APPROVALS, 'full');
+      return { ...s, floor, ratio: s.p50 / floor };
+    });
+    progress(`api-approval: p50 ${samples.map((s) => num(s.p50)).join(', ')} ms; p99 ${samples.map((s) => num(s.p99)).join(', ')} ms`);
+    const floor = median(samples.map((s) => s.floor));
+    const p50 = median(samples.map((s) => s.p50));
+    rows.push({
+      name: `Approval round trip p50 (websocket approve → the step's step.started frame back), ${APPROVALS} runs one at a time, FULL`,
+      median: p50, unit: 'ms', floor, ratio: median(samples.map((s) => s.ratio)),
+      target: { op: '<', value: 2 + floor },
+      note: `target: 2 ms + one FULL commit (the floor, ${num(floor)} ms); approval.granted and step.started are one commit, then streamed back; p99 row below`,
+    });
+    rows.push({
+      name: 'Approval round trip p99', median: median(samples.map((s) => s.p99)), unit: 'ms', floor,
+      note: `per repetition: ${samples.map((s) => num(s.p99)).join(', ')} ms`,
+    });
+  }
+
+  if (workloads.has('api-stream')) {
+    const samples = await repeat(reps, async () => {
+      const alone = await streamOnce(STREAM_RUNS, 0, 'full');
+      const s = await streamOnce(STREAM_RUNS, STREAM_CLIENTS, 'full');
+      return { ...s, alone: alone.ms, perSec: s.delivered / (s.ms / 1000), ratio: s.ms / alone.ms };
+    });
+    progress(`api-stream: ${samples.map((s) => `${num(s.perSec)} events/s (${num(s.ms)} ms; alone ${num(s.alone)} ms)`).join(', ')}`);
+    const bad = samples.reduce((n, s) => n + s.bad, 0);
+    rows.push({
+      name: `Events streamed to ${STREAM_CLIENTS} websocket clients while ${STREAM_RUNS} runs × 6 no-op steps execute, FULL`,
+      median: median(samples.map((s) => s.perSec)), unit: 'events/s',
+      note: `frames delivered to all clients / wall time from the first start to the last frame at the last client (${num(median(samples.map((s) => s.ms)))} ms; ${num(median(samples.map((s) => s.events)))} events per client); ` +
+        `the same runs with no client took ${num(median(samples.map((s) => s.alone)))} ms (×${num(median(samples.map((s) => s.ratio)))} with clients); ` +
+        (bad === 0 ? 'checked: every client got every event once, in gseq order' : `${bad} CLIENTS MISSED OR REPEATED EVENTS`),
     });
   }
 
