@@ -6,7 +6,8 @@ export interface HordeSummary {
   id: string;
   displayName: string;
   description: string;
-  origin: HordeDef['origin'];
+  /** The catalog holds only built-in hordes and the user's. */
+  origin: 'builtin' | 'user';
   valid: boolean;
   problems: Problem[];
   inputs: HordeDef['inputs'];
@@ -23,14 +24,16 @@ export interface HordeDetail extends HordeSummary {
   confirmCommands: boolean;
 }
 
+const originOf = (entry: CatalogEntry): 'builtin' | 'user' => (entry.origin === 'builtin' ? 'builtin' : 'user');
+
 export function hordeSummary(entry: CatalogEntry): HordeSummary {
   const r = entry.result;
   if (!r.ok) {
-    return { id: entry.id, displayName: entry.id, description: '', origin: entry.origin, valid: false, problems: r.problems, inputs: [], triggers: [], stepCount: 0 };
+    return { id: entry.id, displayName: entry.id, description: '', origin: originOf(entry), valid: false, problems: r.problems, inputs: [], triggers: [], stepCount: 0 };
   }
   const h = r.horde;
   return {
-    id: h.id, displayName: h.displayName, description: h.description, origin: h.origin, valid: true, problems: r.warnings, inputs: h.inputs,
+    id: h.id, displayName: h.displayName, description: h.description, origin: originOf(entry), valid: true, problems: r.warnings, inputs: h.inputs,
     triggers: h.triggers.map((t) => ({
       name: t.name, kind: t.kind, enabled: t.enabled,
       ...(t.schedule === undefined ? {} : { schedule: t.schedule }),

@@ -1,0 +1,33 @@
+/**
+ * The app keeps its own copy of the API's shapes (ui/src/types.ts), so its bundle never
+ * pulls in server code. This file makes the type checker (npm run typecheck) fail when
+ * the server's shapes and the app's copy drift apart, and checks the shared value lists.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { HordeDetail, HordeSummary } from '../../api/index.js';
+import { RUN_STATES } from '../../engine/index.js';
+import type { RecoverySummary, RunRow, RunView, Setup, SetupPatch, StoredEvent } from '../../engine/index.js';
+import { RUN_STATES as UI_RUN_STATES, TOOL_CALLING } from '../../ui/src/types.js';
+import type * as Ui from '../../ui/src/types.js';
+
+/** Compiles only when a value of the server's type is accepted where the app expects its own. */
+function accepts<Expected>(_value: Expected): void {}
+
+// Each line fails to compile if the server sends something the app's type does not describe.
+export const serverShapesFitTheApp = [
+  (v: RunRow) => accepts<Ui.RunRow>(v),
+  (v: RunView) => accepts<Ui.RunView>(v),
+  (v: StoredEvent) => accepts<Ui.StoredEvent>({ ...v, event: { ...v.event } }),
+  (v: Setup) => accepts<Ui.Setup>(v),
+  (v: RecoverySummary) => accepts<Ui.Recovery>(v),
+  (v: HordeSummary) => accepts<Ui.HordeSummary>(v),
+  (v: HordeDetail) => accepts<Ui.HordeDetail>(v),
+  // …and what the app sends is what the server takes.
+  (v: Ui.SetupPatch) => accepts<SetupPatch>(v),
+];
+
+test('the app lists the same run states and tool-calling modes as the server', () => {
+  assert.deepEqual([...UI_RUN_STATES].sort(), [...RUN_STATES].sort());
+  assert.deepEqual([...TOOL_CALLING], ['auto', 'native', 'text']);
+});
