@@ -23,7 +23,7 @@ import { WS_MAX_FRAME, createWsHub } from './ws-hub.js';
 import type { WsHub } from './ws-hub.js';
 
 export const DEFAULT_PORT = 8765;
-export const BODY_LIMIT = 1024 * 1024;
+const BODY_LIMIT = 1024 * 1024;
 
 export interface ApiOptions {
   /** The address the server is (or will be) bound to (default 127.0.0.1): it decides the Host names and whether a token is needed. */
@@ -49,7 +49,7 @@ export interface Api {
   hub: WsHub;
 }
 
-export function packageVersion(): string {
+function packageVersion(): string {
   const pkg = JSON.parse(fs.readFileSync(path.join(packageRoot(import.meta.url), 'package.json'), 'utf8')) as { version: string };
   return pkg.version;
 }

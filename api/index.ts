@@ -1,6 +1,6 @@
-export { buildApi, packageVersion, DEFAULT_PORT, BODY_LIMIT } from './app.js';
+export { buildApi, DEFAULT_PORT } from './app.js';
 export type { Api, ApiOptions } from './app.js';
 export { loadOrCreateToken, readToken, TOKEN_FILE } from './token.js';
 export { isLoopback } from './hosts.js';
-export { WS_MAX_FRAME, WS_MAX_BUFFERED } from './ws-hub.js';
+export { WS_MAX_FRAME } from './ws-hub.js';
 export type { HordeSummary, HordeDetail } from './horde-view.js';

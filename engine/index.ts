@@ -24,5 +24,5 @@ export { RUN_STATES } from '../actors/index.js';
 export type { RunState } from '../actors/index.js';
 export { builtinKindNames, catalogOf, findHorde } from './hordes.js';
 export type { HordeSources } from './hordes.js';
-export { readSetup, writeSetup, writeOwnerOnly, MODEL_PROVIDERS } from './setup.js';
+export { readSetup, writeSetup, writeOwnerOnly } from './setup.js';
 export type { Setup, SetupPatch, ToolCalling } from './setup.js';

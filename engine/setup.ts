@@ -12,7 +12,7 @@ import { KowalskiError } from '../core/index.js';
 import { parseConfig } from './config.js';
 
 export type ToolCalling = 'auto' | 'native' | 'text';
-export const MODEL_PROVIDERS = ['ollama', 'anthropic', 'openai'] as const;
+const MODEL_PROVIDERS = ['ollama', 'anthropic'] as const;
 
 export interface Setup {
   configFile: string;
@@ -52,7 +52,7 @@ function sub(t: Table, key: string): Table {
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 
 /** "sk-a…wxyz": enough to recognise a key, never enough to use it. */
-export function keyHint(key: string): string {
+function keyHint(key: string): string {
   return key.length <= 12 ? '…' + key.slice(-2) : `${key.slice(0, 4)}…${key.slice(-4)}`;
 }
 
