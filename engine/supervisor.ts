@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import { KowalskiError, toPlainError } from '../core/index.js';
-import type { RunEffect, RunEvent } from '../actors/index.js';
+import type { RunEffect, RunEvent, RunState } from '../actors/index.js';
 import { FINAL_RUN_STATES, foldRun } from '../actors/index.js';
 import type { StepKindInfo, StepResult, StepRunner } from '../steps/index.js';
 import type { Clock } from './clock.js';
@@ -34,6 +34,15 @@ export interface SupervisorDeps {
 
 type Created = Extract<RunEvent, { type: 'run.created' }>;
 
+/** The events one input leads to, the run's state right after each, and the effects to perform once they are committed. */
+interface Batch {
+  events: RunEvent[];
+  states: RunState[];
+  effects: RunEffect[];
+}
+
+const newBatch = (): Batch => ({ events: [], states: [], effects: [] });
+
 export class Supervisor {
   private readonly live = new Map<string, LiveRun>();
   /** Runs with a ready step that found no free slot, oldest first. */
@@ -61,10 +70,11 @@ export class Supervisor {
     if (!result.ok) throw new KowalskiError('KW_ERR_REPLAY_DIVERGED', result.reason);
     const run = new LiveRun(runId, result.actor, created, this.deps.runDir(runId), 1);
     this.live.set(runId, run);
-    const effects: RunEffect[] = [];
-    const all: RunEvent[] = [created];
-    this.decide(run, all, effects);
-    return new Promise((resolve, reject) => this.commit(run, all, effects, () => resolve(), reject));
+    const batch = newBatch();
+    batch.events.push(created);
+    batch.states.push(run.actor.state);
+    this.decide(run, batch);
+    return new Promise((resolve, reject) => this.commit(run, batch, () => resolve(), reject));
   }
 
   /** The live run, or the run folded from its log (a parked run wakes up this way). */
@@ -99,14 +109,14 @@ export class Supervisor {
    * the operator), and commit them all in the next group commit. `after` runs once committed.
    */
   submit(run: LiveRun, events: RunEvent[], after?: (stored: StoredEvent[]) => void, failed?: (err: unknown) => void): void {
-    const all: RunEvent[] = [];
-    const effects: RunEffect[] = [];
-    for (const e of events) this.apply(run, e, all, effects);
-    this.decide(run, all, effects);
-    this.commit(run, all, effects, after, failed);
+    const batch = newBatch();
+    for (const e of events) this.apply(run, e, batch);
+    this.decide(run, batch);
+    this.commit(run, batch, after, failed);
   }
 
-  private commit(run: LiveRun, all: RunEvent[], effects: RunEffect[], after?: (stored: StoredEvent[]) => void, failed?: (err: unknown) => void): void {
+  private commit(run: LiveRun, batch: Batch, after?: (stored: StoredEvent[]) => void, failed?: (err: unknown) => void): void {
+    const { events: all, states, effects } = batch;
     if (all.length === 0) {
       after?.([]);
       return;
@@ -121,7 +131,7 @@ export class Supervisor {
       state,
       context: run.actor.context,
       onCommitted: (stored) => {
-        for (const s of stored) this.deps.observers.emit('run:event', { stored: s, state });
+        for (const [i, s] of stored.entries()) this.deps.observers.emit('run:event', { stored: s, state: states[i] ?? state });
         for (const effect of effects) this.perform(run, effect);
         after?.(stored);
         this.release(run);
@@ -130,15 +140,16 @@ export class Supervisor {
     });
   }
 
-  private apply(run: LiveRun, event: RunEvent, all: RunEvent[], effects: RunEffect[]): void {
+  private apply(run: LiveRun, event: RunEvent, batch: Batch): void {
     const r = run.actor.send(event);
     if (!r.ok) throw new KowalskiError('KW_ERR_REPLAY_DIVERGED', `run ${run.runId}: ${r.reason}`);
-    all.push(event);
-    effects.push(...r.effects);
+    batch.events.push(event);
+    batch.states.push(run.actor.state);
+    batch.effects.push(...r.effects);
   }
 
   /** Ready steps start when a slot is free, or ask for approval first; interrupted unsafe steps ask the operator. */
-  private decide(run: LiveRun, all: RunEvent[], effects: RunEffect[]): void {
+  private decide(run: LiveRun, batch: Batch): void {
     if (FINAL_RUN_STATES.has(run.actor.state) || this.closing) return;
     const ctx = run.actor.context;
     for (const name of ctx.graph.pipeline) {
@@ -146,14 +157,14 @@ export class Supervisor {
       const kind = this.deps.kinds.get(run.horde.steps[name]!.kind);
       if (s.status === 'unknown') {
         const { hash, ...command } = commandFor(run, name, kind);
-        this.apply(run, { type: 'approval.requested', step: name, reason: 'outcome_unknown', command, hash }, all, effects);
+        this.apply(run, { type: 'approval.requested', step: name, reason: 'outcome_unknown', command, hash }, batch);
         continue;
       }
       if (s.status !== 'ready') continue;
       if (ctx.policy[name]?.approval === true) {
         const { hash, ...command } = commandFor(run, name, kind);
         if (s.approvedHash !== hash) {
-          this.apply(run, { type: 'approval.requested', step: name, reason: 'confirm_command', command, hash }, all, effects);
+          this.apply(run, { type: 'approval.requested', step: name, reason: 'confirm_command', command, hash }, batch);
           continue;
         }
       }
@@ -162,7 +173,7 @@ export class Supervisor {
         continue;
       }
       this.slotsUsed++;
-      this.apply(run, { type: 'step.started', step: name, attempt: s.attempts + 1 }, all, effects);
+      this.apply(run, { type: 'step.started', step: name, attempt: s.attempts + 1 }, batch);
     }
   }
 

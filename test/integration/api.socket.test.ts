@@ -32,7 +32,13 @@ test('a subscriber receives every committed event of a run in order, and approve
   const got = ws.frames.filter((f) => f.type === 'event');
   const stored = api.engine.events(runId);
   assert.deepEqual(got.map((f) => [f.gseq, f.seq, f.event]), stored.map((s) => [s.gseq, s.seq, s.event]), 'exactly the committed events, in order');
-  assert.ok(got.every((f) => typeof f.state === 'string'), 'live frames carry the state after the event');
+  // Each frame carries the state right after its own event, also inside one commit:
+  // `first` finishing leaves the run running; only asking for approval parks it.
+  const states = got.map((f) => `${f.event.type}${f.event.step === undefined ? '' : `:${f.event.step}`} → ${f.state}`);
+  assert.deepEqual(states.slice(0, 5), [
+    'run.created → queued', 'step.started:first → running', 'step.finished:first → running', 'approval.requested:check → awaiting_input', 'approval.granted:check → running',
+  ]);
+  assert.equal(states[states.length - 1], 'step.finished:last → succeeded');
   assert.equal(fs.readFileSync(api.proof, 'utf8'), 'checked\n');
 });
 
