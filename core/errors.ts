@@ -80,6 +80,7 @@ export const ERROR_CODES = {
   KW_ERR_BODY_TOO_LARGE: { group: 'terminal', summary: 'a request body or websocket frame is over the size limit' },
   KW_ERR_NOT_FOUND: { group: 'terminal', summary: 'no such route' },
   KW_ERR_ARTIFACT_NOT_FOUND: { group: 'terminal', summary: "no such file in the run's workdir" },
+  KW_ERR_LISTEN: { group: 'terminal', summary: 'the server cannot listen on the address and port asked for (in use, not allowed, not this machine)' },
   KW_ERR_SERVER_UNREACHABLE: { group: 'retryable', summary: 'a kowalski server owns the data directory but does not answer' },
   KW_ERR_INTERNAL: { group: 'terminal', summary: 'a bug: an unexpected exception' },
 } as const satisfies Record<string, { group: ErrorGroup; summary: string }>;

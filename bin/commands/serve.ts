@@ -16,6 +16,21 @@ function parsePort(value: string | undefined): number {
   return port;
 }
 
+/** Listen, turning the usual failures into an error that says what to do. */
+async function listen(app: { listen(o: { host: string; port: number }): Promise<string> }, host: string, port: number): Promise<void> {
+  try {
+    await app.listen({ host, port });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'EADDRINUSE' ? `port ${port} is already in use on ${host} (another program, or a kowalski serving another data folder); choose another with --port`
+      : code === 'EACCES' ? `this user may not listen on port ${port}; choose a port above 1023 with --port`
+      : code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' ? `${host} is not an address of this machine; use 127.0.0.1, or 0.0.0.0 for every interface`
+      : undefined;
+    if (why === undefined) throw err;
+    throw new KowalskiError('KW_ERR_LISTEN', `cannot listen on ${host}:${port}: ${why}`, { cause: err });
+  }
+}
+
 export async function serveCommand(opts: { host?: string; port?: string; open?: boolean }): Promise<number> {
   const host = opts.host ?? '127.0.0.1';
   const port = parsePort(opts.port);
@@ -25,7 +40,7 @@ export async function serveCommand(opts: { host?: string; port?: string; open?: 
     const loopback = isLoopback(host);
     const token = loopback ? undefined : loadOrCreateToken(engine.paths.dataDir);
     const { app } = await buildApi(engine, { host, port, recovery, ...(token === undefined ? {} : { token: token.token }) });
-    await app.listen({ host, port });
+    await listen(app, host, port);
     const address = app.server.address();
     const actual = typeof address === 'object' && address !== null ? address.port : port;
     // A wildcard bind is reached on 127.0.0.1; one address only on itself (the CLI connects to what is announced).
