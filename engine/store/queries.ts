@@ -46,7 +46,7 @@ export interface ApprovalRow {
 export interface ListRunsFilter {
   status?: RunState;
   horde?: string;
-  /** Default 50, at most 500. */
+  /** Default 50, at most 1000 (the API pages by 500 and asks for one more to know whether there is a next page). */
   limit?: number;
   /** Runs created before this run id's creation (paging, newest first). */
   cursor?: string;
@@ -123,7 +123,7 @@ export class RunQueries {
       where.push('(created_at, id) < (SELECT created_at, id FROM runs WHERE id = ?)');
       params.push(filter.cursor);
     }
-    const limit = Math.min(500, Math.max(1, filter.limit ?? 50));
+    const limit = Math.min(1000, Math.max(1, filter.limit ?? 50));
     const sql = `SELECT * FROM runs ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC LIMIT ${limit}`;
     return (this.db.prepare(sql).all(...params) as RawRun[]).map(toRun);
   }
