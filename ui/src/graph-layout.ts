@@ -4,7 +4,7 @@
  * forward edges that would cross a step in between curve over the top.
  * Pure: names in, coordinates out.
  */
-import type { EdgeWhen, HordeEdge } from './types';
+import type { EdgeWhen, HordeEdge } from './types.js';
 
 export const NODE_W = 156;
 export const NODE_H = 48;

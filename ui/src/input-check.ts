@@ -1,15 +1,17 @@
 /** The run form's checks, mirroring the server's (engine/run-input.ts): required, http(s) URLs, choices. */
-import type { InputField } from './types';
+import type { InputField } from './types.js';
 
 /** Field id → what is wrong with it; empty when the form can be sent. */
 export function checkInput(fields: readonly InputField[], values: Record<string, string>): Record<string, string> {
   const problems: Record<string, string> = {};
   for (const f of fields) {
-    const v = values[f.id] ?? '';
-    if (f.required && v.trim() === '') problems[f.id] = `${f.label} is required.`;
-    else if (v !== '' && f.type === 'choice' && f.options !== undefined && !f.options.includes(v)) {
+    // What the server will check: the answer sent (empty ones are not sent), else the field's default.
+    const given = values[f.id] ?? '';
+    const v = given !== '' ? given : f.default;
+    if (f.required && (v === undefined || v.trim() === '')) problems[f.id] = `${f.label} is required.`;
+    else if (v !== undefined && f.type === 'choice' && f.options !== undefined && !f.options.includes(v)) {
       problems[f.id] = `Choose one of: ${f.options.join(', ')}.`;
-    } else if (v !== '' && f.type === 'url' && !/^https?:\/\//i.test(v)) problems[f.id] = 'Must be an http:// or https:// URL.';
+    } else if (v !== undefined && v !== '' && f.type === 'url' && !/^https?:\/\//i.test(v)) problems[f.id] = 'Must be an http:// or https:// URL.';
   }
   return problems;
 }
