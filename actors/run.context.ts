@@ -59,6 +59,11 @@ export type RunState = 'queued' | 'running' | 'awaiting_input' | 'succeeded' | '
 export const RUN_STATES: readonly RunState[] = ['queued', 'running', 'awaiting_input', 'succeeded', 'failed', 'cancelled'];
 export const FINAL_RUN_STATES: ReadonlySet<RunState> = new Set(['succeeded', 'failed', 'cancelled']);
 
+/** Finished, or parked waiting for the operator: what anyone following a run waits for. */
+export function isSettled(state: RunState): boolean {
+  return FINAL_RUN_STATES.has(state) || state === 'awaiting_input';
+}
+
 /** The state a context is in (the machine's `always` transitions follow this). */
 export function runStateOf(ctx: RunContext): RunState {
   if (ctx.cancelled !== undefined) return 'cancelled';

@@ -1,10 +1,11 @@
 import { KowalskiError } from '../core/index.js';
+import { RUN_ID_PATTERN } from '../engine/index.js';
 
 /** JSON schemas shared by routes (Fastify validates with them and answers 400 naming the field). */
 export const runIdParams = {
   type: 'object',
   required: ['id'],
-  properties: { id: { type: 'string', pattern: '^r[0-9a-z]{1,40}$' } },
+  properties: { id: { type: 'string', pattern: RUN_ID_PATTERN } },
 } as const;
 
 export const hordeIdParams = {
@@ -13,7 +14,9 @@ export const hordeIdParams = {
   properties: { id: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$' } },
 } as const;
 
-export const RUN_STATE_NAMES = ['queued', 'running', 'awaiting_input', 'succeeded', 'failed', 'cancelled'] as const;
+/** A step name and an operator's reason, in bodies and websocket frames alike. */
+export const stepField = { type: 'string', minLength: 1, maxLength: 200 } as const;
+export const reasonField = { type: 'string', minLength: 1, maxLength: 2000 } as const;
 
 /** A whole number in a query string (which carries only text; bodies are never coerced). */
 export const queryInt = { type: 'string', pattern: '^[0-9]{1,9}$' } as const;

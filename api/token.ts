@@ -2,7 +2,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { writeOwnerOnly } from '../engine/index.js';
+import { writeFileAtomic } from '../engine/index.js';
 
 export const TOKEN_FILE = 'api-token';
 
@@ -16,7 +16,7 @@ export function loadOrCreateToken(dataDir: string): { token: string; created: bo
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
   const token = crypto.randomBytes(32).toString('base64url');
-  writeOwnerOnly(file, `${token}\n`);
+  writeFileAtomic(file, `${token}\n`, { mode: 0o600, fsync: true });
   return { token, created: true };
 }
 

@@ -8,7 +8,9 @@
  */
 import type { WebSocket } from 'ws';
 import { KowalskiError, toPlainError } from '../core/index.js';
-import type { Engine, StoredEvent } from '../engine/index.js';
+import { isRunId } from '../engine/index.js';
+import { reasonField, stepField } from './schemas.js';
+import type { Engine, EngineEventMap, RunState, StoredEvent } from '../engine/index.js';
 
 export const WS_MAX_FRAME = 64 * 1024;
 /** A client with more than this waiting to be written is too slow: it is disconnected (4008). */
@@ -19,13 +21,21 @@ type Subscription = { kind: 'all'; after: number } | { kind: 'run'; runId: strin
 
 interface Client {
   socket: WebSocket;
-  maxBuffered: number;
   sub?: Subscription;
   /** True once the backlog is sent: live events go straight out. */
   live: boolean;
 }
 
-type Frame = Record<string, unknown> & { type: string };
+type RequestId = string | number;
+
+/** What the server sends (docs/api.md); the CLI's follower reads the same type. */
+export type ServerFrame =
+  | { type: 'hello'; version: string; gseq: number }
+  | { type: 'event'; gseq: number; runId: string; seq: number; at: number; event: StoredEvent['event']; state: RunState | null }
+  | { type: 'synced'; runId?: string; state?: RunState; gseq: number }
+  | ({ type: 'progress' } & EngineEventMap['step:progress'])
+  | { type: 'result'; id?: RequestId; ok: true; step: string }
+  | { type: 'error'; id?: RequestId; error: { code: string; message: string } };
 
 export interface WsHub {
   attach(socket: WebSocket): void;
@@ -33,21 +43,9 @@ export interface WsHub {
   close(): void;
 }
 
-function send(client: Client, frame: Frame, written?: () => void): boolean {
-  const socket = client.socket;
-  if (socket.readyState !== socket.OPEN) return false;
-  if (socket.bufferedAmount > client.maxBuffered) {
-    socket.close(4008, 'too slow: the server stopped sending to this client');
-    // It gets a moment to read what is queued and the close frame; then it is cut off.
-    setTimeout(() => socket.terminate(), 5000).unref();
-    return false;
-  }
-  socket.send(JSON.stringify(frame), written === undefined ? undefined : () => written());
-  return true;
-}
-
-function eventFrame(stored: StoredEvent, state: string | null): Frame {
-  return { type: 'event', gseq: stored.gseq, runId: stored.runId, seq: stored.seq, at: stored.at, event: stored.event, state };
+function eventFrame(stored: StoredEvent, state: RunState | null): string {
+  const frame: ServerFrame = { type: 'event', gseq: stored.gseq, runId: stored.runId, seq: stored.seq, at: stored.at, event: stored.event, state };
+  return JSON.stringify(frame);
 }
 
 function matches(sub: Subscription, stored: StoredEvent): boolean {
@@ -61,10 +59,27 @@ function advance(sub: Subscription, stored: StoredEvent): void {
 export function createWsHub(engine: Engine, version: string, maxBuffered = WS_MAX_BUFFERED): WsHub {
   const clients = new Set<Client>();
 
+  /** Send one serialized frame, unless the client is too slow: then it is closed (4008). */
+  const sendText = (client: Client, text: string, written?: () => void): boolean => {
+    const socket = client.socket;
+    if (socket.readyState !== socket.OPEN) return false;
+    if (socket.bufferedAmount > maxBuffered) {
+      socket.close(4008, 'too slow: the server stopped sending to this client');
+      // It gets a moment to read what is queued and the close frame; then it is cut off.
+      setTimeout(() => socket.terminate(), 5000).unref();
+      return false;
+    }
+    socket.send(text, written === undefined ? undefined : () => written());
+    return true;
+  };
+  const send = (client: Client, frame: ServerFrame): boolean => sendText(client, JSON.stringify(frame));
+
   const offEvent = engine.on('run:event', ({ stored, state }) => {
+    let text: string | undefined; // serialized once, for every client that wants it
     for (const c of clients) {
       if (!c.live || c.sub === undefined || !matches(c.sub, stored)) continue;
-      if (send(c, eventFrame(stored, state))) advance(c.sub, stored);
+      text ??= eventFrame(stored, state);
+      if (sendText(c, text)) advance(c.sub, stored);
     }
   });
   const offProgress = engine.on('step:progress', (p) => {
@@ -80,21 +95,21 @@ export function createWsHub(engine: Engine, version: string, maxBuffered = WS_MA
     const full = page.length === BACKLOG_PAGE;
     for (const [i, stored] of page.entries()) {
       const next = full && i === page.length - 1 ? () => setImmediate(() => catchUp(c, sub)) : undefined;
-      if (!send(c, eventFrame(stored, null), next)) return;
+      if (!sendText(c, eventFrame(stored, null), next)) return;
       advance(sub, stored);
     }
     if (full) return;
     c.live = true;
     if (sub.kind === 'all') send(c, { type: 'synced', gseq: engine.lastGseq() });
-    else send(c, { type: 'synced', runId: sub.runId, state: engine.getRun(sub.runId).run.state, gseq: engine.lastGseq() });
+    else send(c, { type: 'synced', runId: sub.runId, state: engine.getRunRow(sub.runId).state, gseq: engine.lastGseq() });
   };
 
-  const fail = (c: Client, id: unknown, err: unknown): void => {
+  const fail = (c: Client, id: RequestId | undefined, err: unknown): void => {
     const plain = toPlainError(err);
     send(c, { type: 'error', ...(id === undefined ? {} : { id }), error: { code: plain.code, message: plain.message } });
   };
 
-  const badFrame = (c: Client, id: unknown, message: string): void => fail(c, id, new KowalskiError('KW_ERR_BAD_REQUEST', message));
+  const badFrame = (c: Client, id: RequestId | undefined, message: string): void => fail(c, id, new KowalskiError('KW_ERR_BAD_REQUEST', message));
 
   const onMessage = (c: Client, data: string): void => {
     let msg: Record<string, unknown>;
@@ -109,15 +124,15 @@ export function createWsHub(engine: Engine, version: string, maxBuffered = WS_MA
     const id = typeof msg.id === 'string' || typeof msg.id === 'number' ? msg.id : undefined;
     const runId = msg.runId;
     const step = msg.step;
-    if (runId !== undefined && (typeof runId !== 'string' || !/^r[0-9a-z]{1,40}$/.test(runId))) return badFrame(c, id, 'runId must be a run id');
-    if (step !== undefined && (typeof step !== 'string' || step === '' || step.length > 200)) return badFrame(c, id, 'step must be a step name');
+    if (runId !== undefined && (typeof runId !== 'string' || !isRunId(runId))) return badFrame(c, id, 'runId must be a run id');
+    if (step !== undefined && (typeof step !== 'string' || step === '' || step.length > stepField.maxLength)) return badFrame(c, id, 'step must be a step name');
     switch (msg.type) {
       case 'subscribe': {
         const after = msg.after ?? (runId === undefined ? engine.lastGseq() : 0);
         if (typeof after !== 'number' || !Number.isInteger(after) || after < 0) return badFrame(c, id, 'after must be a whole number ≥ 0');
         if (runId !== undefined) {
           try {
-            engine.getRun(runId);
+            engine.getRunRow(runId);
           } catch (err) {
             return fail(c, id, err);
           }
@@ -136,7 +151,7 @@ export function createWsHub(engine: Engine, version: string, maxBuffered = WS_MA
       case 'deny': {
         if (typeof runId !== 'string') return badFrame(c, id, `${msg.type} needs a runId`);
         const reason = msg.reason;
-        if (msg.type === 'deny' && (typeof reason !== 'string' || reason.trim() === '' || reason.length > 2000)) return badFrame(c, id, 'deny needs a reason (1–2000 characters)');
+        if (msg.type === 'deny' && (typeof reason !== 'string' || reason.trim() === '' || reason.length > reasonField.maxLength)) return badFrame(c, id, `deny needs a reason (1–${reasonField.maxLength} characters)`);
         const opts = { ...(step === undefined ? {} : { step: step as string }), by: 'operator (websocket)' };
         const done = msg.type === 'approve' ? engine.approve(runId, opts) : engine.deny(runId, { ...opts, reason: reason as string });
         done.then((r) => send(c, { type: 'result', ...(id === undefined ? {} : { id }), ok: true, step: r.step }), (err: unknown) => fail(c, id, err));
@@ -149,7 +164,7 @@ export function createWsHub(engine: Engine, version: string, maxBuffered = WS_MA
 
   return {
     attach(socket) {
-      const c: Client = { socket, maxBuffered, live: false };
+      const c: Client = { socket, live: false };
       clients.add(c);
       socket.on('message', (data, isBinary) => {
         if (isBinary) return badFrame(c, undefined, 'frames must be JSON text');

@@ -3,13 +3,12 @@
  * comes in through options or is created here; nothing is module-level, so two engines
  * (on two data directories) can live in one process.
  */
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { KowalskiError } from '../core/index.js';
 import type { HordeDef } from '../core/index.js';
 import type { RunEvent, RunState, StepPolicy } from '../actors/index.js';
-import { FINAL_RUN_STATES } from '../actors/index.js';
+import { FINAL_RUN_STATES, isSettled } from '../actors/index.js';
 import { builtinStepKinds, createStepRunner, resolveInside } from '../steps/index.js';
 import type { StepKindInfo } from '../steps/index.js';
 import type { Clock } from './clock.js';
@@ -37,7 +36,8 @@ import { lockDataDir } from './store/lock.js';
 import { Projections } from './store/projections.js';
 import { RunQueries } from './store/queries.js';
 import type { ListRunsFilter, RunRow } from './store/queries.js';
-import { readRunView } from './run-view.js';
+import { newRunId } from './run-id.js';
+import { readRunView, requireRunRow, runWorkdir } from './run-view.js';
 import type { RunView } from './run-view.js';
 import type { LiveRun } from './live-run.js';
 import { unknownKind } from './step-task.js';
@@ -84,6 +84,8 @@ export interface Engine {
   /** Continue one queued or running run that is not loaded; a parked run stays parked. Resolves with its state. */
   resume(runId: string): Promise<RunState>;
   getRun(runId: string): RunView;
+  /** Just the run's row (state, last sequence number, …); KW_ERR_RUN_NOT_FOUND for an unknown run. */
+  getRunRow(runId: string): RunRow;
   listRuns(filter?: ListRunsFilter): RunRow[];
   events(runId: string, afterSeq?: number, limit?: number): StoredEvent[];
   /** Every run's events after a global sequence number, in commit order (at most `limit`, default 1000). */
@@ -217,8 +219,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       recover: () => recoverRuns(supervisor, queries),
       async resume(runId) {
         ensureAlive();
-        const row = queries.getRun(runId);
-        if (row === undefined) throw new KowalskiError('KW_ERR_RUN_NOT_FOUND', `no run ${runId} in ${paths.dataDir}`);
+        const row = requireRunRow(queries, runId, paths);
         if (FINAL_RUN_STATES.has(row.state)) throw new KowalskiError('KW_ERR_RUN_FINISHED', `run ${runId} has already ${row.state}`);
         if (row.state === 'awaiting_input' || supervisor.isLive(runId)) return row.state;
         const summary = emptyRecovery();
@@ -228,25 +229,24 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         return queries.getRun(runId)!.state;
       },
       getRun: (runId) => readRunView(queries, log, runId, paths),
+      getRunRow: (runId) => requireRunRow(queries, runId, paths),
       listRuns: (filter) => queries.listRuns(filter),
       events: (runId, afterSeq = 0, limit = 100_000) => log.readAfter(runId, afterSeq, limit),
       eventsSince: (afterGseq, limit = 1000) => log.readAllAfter(afterGseq, limit),
       lastGseq: () => log.lastGseq(),
       artifactPath(runId, rel) {
-        const view = readRunView(queries, log, runId, paths);
-        const abs = resolveInside(view.workdir, rel, 'KW_ERR_PATH_ESCAPES', 'the artifact path');
+        const abs = resolveInside(runWorkdir(queries, log, runId, paths), rel, 'KW_ERR_PATH_ESCAPES', 'the artifact path');
         if (!fs.existsSync(abs) || !fs.statSync(abs).isFile()) throw new KowalskiError('KW_ERR_ARTIFACT_NOT_FOUND', `run ${runId} has no file ${rel} in its workdir`);
         return abs;
       },
       waitForRun(runId) {
         return new Promise((resolve, reject) => {
-          const settled = (state: RunState): boolean => FINAL_RUN_STATES.has(state) || state === 'awaiting_input';
           const offStopped = observers.on('engine:stopped', ({ error }) => {
             off();
             reject(error);
           });
           const offEvents = observers.on('run:event', ({ stored, state }) => {
-            if (stored.runId === runId && settled(state)) {
+            if (stored.runId === runId && isSettled(state)) {
               off();
               resolve(state);
             }
@@ -264,7 +264,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
           if (row === undefined) {
             off();
             reject(new KowalskiError('KW_ERR_RUN_NOT_FOUND', `no run ${runId}`));
-          } else if (settled(row.state)) {
+          } else if (isSettled(row.state)) {
             off();
             resolve(row.state);
           }
@@ -300,9 +300,4 @@ function commitFailure(file: string, err: unknown): KowalskiError {
     return new KowalskiError('KW_ERR_STORE_CORRUPT', `the database ${file} is damaged (${code}: ${message}); the engine stopped and wrote nothing more. Keep a copy of the data folder, then recover it with sqlite3's ".recover".`, { cause: err, where: { file } });
   }
   return new KowalskiError('KW_ERR_INTERNAL', `a commit to ${file} failed (${code || 'error'}: ${message}); the engine stopped and wrote nothing more`, { cause: err, where: { file } });
-}
-
-/** Time-ordered and unique: `r<time base36><random>`. */
-function newRunId(now: number): string {
-  return `r${now.toString(36)}${crypto.randomBytes(5).toString('hex')}`;
 }

@@ -25,7 +25,7 @@ export interface RecoverySummary {
 }
 
 export async function recoverRuns(supervisor: Supervisor, queries: RunQueries): Promise<RecoverySummary> {
-  const summary: RecoverySummary = { resumed: [], retried: [], parked: queries.countByState().awaiting_input ?? 0, outcomeUnknown: [], killedProcesses: 0, failed: [] };
+  const summary: RecoverySummary = { ...emptyRecovery(), parked: queries.countByState().awaiting_input ?? 0 };
   await Promise.all(queries.unfinishedRunIds().map((runId) => resumeRun(supervisor, runId, summary)));
   return summary;
 }
@@ -55,7 +55,7 @@ export async function resumeRun(supervisor: Supervisor, runId: string, summary: 
   await supervisor.submitAndWait(run, interrupted);
 }
 
-/** An empty summary, for resuming one run outside a start-up recovery. */
+/** A summary of nothing done yet, filled in as runs are resumed. */
 export function emptyRecovery(): RecoverySummary {
   return { resumed: [], retried: [], parked: 0, outcomeUnknown: [], killedProcesses: 0, failed: [] };
 }

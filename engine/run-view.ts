@@ -1,6 +1,7 @@
 /** One run as the CLI and the API show it: its row, its steps in pipeline order, its approvals. */
 import path from 'node:path';
 import { KowalskiError } from '../core/index.js';
+import type { HordeDef } from '../core/index.js';
 import type { DataPaths } from './data-dir.js';
 import type { EventLog } from './store/event-log.js';
 import type { ApprovalRow, AttemptRow, RunQueries, RunRow } from './store/queries.js';
@@ -29,11 +30,29 @@ export interface RunView {
   workdir: string;
 }
 
-export function readRunView(queries: RunQueries, log: EventLog, runId: string, paths: DataPaths): RunView {
-  const where = paths.dataDir;
+/** The run's row; KW_ERR_RUN_NOT_FOUND naming the data directory when there is none. */
+export function requireRunRow(queries: RunQueries, runId: string, paths: DataPaths): RunRow {
   const run = queries.getRun(runId);
-  if (run === undefined) throw new KowalskiError('KW_ERR_RUN_NOT_FOUND', `no run ${runId} in ${where}`);
+  if (run === undefined) throw new KowalskiError('KW_ERR_RUN_NOT_FOUND', `no run ${runId} in ${paths.dataDir}`);
+  return run;
+}
+
+/** The horde the run started with (from its first event), and its workdir. */
+function runStart(log: EventLog, runId: string, paths: DataPaths): { horde: HordeDef | undefined; workdir: string } {
   const first = log.readAfter(runId, 0, 1)[0]?.event;
+  const horde = first?.type === 'run.created' ? first.horde : undefined;
+  return { horde, workdir: path.join(paths.runDir(runId), horde?.workdir ?? 'output') };
+}
+
+/** The run's workdir (absolute); KW_ERR_RUN_NOT_FOUND for an unknown run. */
+export function runWorkdir(queries: RunQueries, log: EventLog, runId: string, paths: DataPaths): string {
+  requireRunRow(queries, runId, paths);
+  return runStart(log, runId, paths).workdir;
+}
+
+export function readRunView(queries: RunQueries, log: EventLog, runId: string, paths: DataPaths): RunView {
+  const run = requireRunRow(queries, runId, paths);
+  const { horde, workdir } = runStart(log, runId, paths);
   const attempts = queries.attempts(runId);
   const latest = new Map<string, AttemptRow>();
   for (const a of attempts) {
@@ -49,7 +68,6 @@ export function readRunView(queries: RunQueries, log: EventLog, runId: string, p
     if (a.state === 'denied') denied.set(a.step, a);
     else denied.delete(a.step);
   }
-  const horde = first?.type === 'run.created' ? first.horde : undefined;
   const pipeline = horde?.pipeline ?? [...latest.keys()];
   const steps: StepView[] = pipeline.map((name) => {
     const a = latest.get(name);
@@ -74,5 +92,5 @@ export function readRunView(queries: RunQueries, log: EventLog, runId: string, p
       error: a.errorCode === null ? null : { code: a.errorCode, message: a.error },
     };
   });
-  return { run, steps, attempts, approvals, pending, workdir: path.join(paths.runDir(runId), horde?.workdir ?? 'output') };
+  return { run, steps, attempts, approvals, pending, workdir };
 }

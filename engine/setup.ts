@@ -4,11 +4,11 @@
  * leaves the old or the new file, never half of one; keys are never read back in full.
  * Rewriting keeps every other key but not comments.
  */
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { stringify } from 'smol-toml';
 import { KowalskiError } from '../core/index.js';
+import { writeFileAtomic } from '../steps/index.js';
 import { parseConfig } from './config.js';
 
 export type ToolCalling = 'auto' | 'native' | 'text';
@@ -57,7 +57,10 @@ function keyHint(key: string): string {
 }
 
 export function readSetup(file: string): Setup {
-  const raw = readRaw(file);
+  return setupOf(readRaw(file), file);
+}
+
+function setupOf(raw: Table, file: string): Setup {
   const model = sub(raw, 'model');
   const providers = sub(raw, 'providers');
   const anthropic = sub(providers, 'anthropic');
@@ -122,7 +125,7 @@ export function writeSetup(file: string, patch: SetupPatch): Setup {
   if (ollama.host !== undefined) put(raw, ['providers', 'ollama', 'host'], ollama.host === null ? null : httpUrl('providers.ollama.host', ollama.host));
   const anthropic = patch.providers?.anthropic ?? {};
   if (anthropic.apiKey !== undefined) {
-    if (anthropic.apiKey !== null && (anthropic.apiKey.trim() !== anthropic.apiKey || /\s/.test(anthropic.apiKey))) throw bad('providers.anthropic.apiKey', 'must not contain spaces or line breaks');
+    if (anthropic.apiKey !== null && /\s/.test(anthropic.apiKey)) throw bad('providers.anthropic.apiKey', 'must not contain spaces or line breaks');
     put(raw, ['providers', 'anthropic', 'api_key'], anthropic.apiKey);
   }
   if (anthropic.baseUrl !== undefined) put(raw, ['providers', 'anthropic', 'base_url'], anthropic.baseUrl === null ? null : httpUrl('providers.anthropic.baseUrl', anthropic.baseUrl));
@@ -133,25 +136,6 @@ export function writeSetup(file: string, patch: SetupPatch): Setup {
   }
   const text = stringify(raw) + '\n';
   parseConfig(text, file); // never write a file the engine would refuse at its next start
-  writeOwnerOnly(file, text);
-  return readSetup(file);
-}
-
-/** Write through a temp file in the same folder and rename; the file is 0600 from its first byte. */
-export function writeOwnerOnly(file: string, text: string): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  const tmp = `${file}.${crypto.randomBytes(6).toString('hex')}.tmp`;
-  try {
-    const fd = fs.openSync(tmp, 'wx', 0o600);
-    try {
-      fs.writeFileSync(fd, text);
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-    fs.renameSync(tmp, file);
-  } catch (err) {
-    fs.rmSync(tmp, { force: true });
-    throw err;
-  }
+  writeFileAtomic(file, text, { mode: 0o600, fsync: true });
+  return setupOf(raw, file);
 }

@@ -210,7 +210,7 @@ export function writePlan(projectDir: string, plan: PatchPlan): void {
   if (plan.conflicts.length > 0) throw new KowalskiError('KW_ERR_PATCH_CONFLICT', 'refusing to write a plan with conflicts');
   for (const change of plan.changes) {
     const abs = resolveInside(projectDir, change.path, 'KW_ERR_PATCH_INVALID', 'the path');
-    if (change.after !== undefined) writeFileAtomic(abs, change.after, change.mode);
+    if (change.after !== undefined) writeFileAtomic(abs, change.after, change.mode === undefined ? {} : { mode: change.mode });
   }
   for (const change of plan.changes) {
     if (change.action === 'delete') fs.rmSync(resolveInside(projectDir, change.path, 'KW_ERR_PATCH_INVALID', 'the path'), { force: true });

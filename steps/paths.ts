@@ -61,16 +61,30 @@ export function resolveInside(
   return abs;
 }
 
+export interface AtomicWriteOptions {
+  /** The file's mode from its first byte (e.g. 0o600 for a secret). */
+  mode?: number;
+  /** Flush the bytes to disk before the rename (settings and secrets, not every artifact). */
+  fsync?: boolean;
+}
+
 /**
  * Write a file by writing a temp file next to it and renaming it into place: a reader
  * never sees half a file, and a symlink at the target is replaced, never followed.
  */
-export function writeFileAtomic(abs: string, data: string | Uint8Array, mode?: number): void {
+export function writeFileAtomic(abs: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): void {
+  const { mode, fsync = false } = options;
   fs.mkdirSync(path.dirname(abs), { recursive: true });
   const tmp = path.join(path.dirname(abs), `.${path.basename(abs)}.kw-${randomBytes(6).toString('hex')}.tmp`);
   try {
-    fs.writeFileSync(tmp, data, { flag: 'wx', ...(mode === undefined ? {} : { mode }) });
-    if (mode !== undefined) fs.chmodSync(tmp, mode);
+    const fd = fs.openSync(tmp, 'wx', mode);
+    try {
+      fs.writeFileSync(fd, data);
+      if (mode !== undefined) fs.fchmodSync(fd, mode);
+      if (fsync) fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
     fs.renameSync(tmp, abs);
   } catch (err) {
     fs.rmSync(tmp, { force: true });

@@ -9,6 +9,9 @@ export interface HealthInfo {
   recovery: RecoverySummary | null;
 }
 
+/** What `GET /api/health` answers. */
+export type Health = { ok: true } & HealthInfo;
+
 export function healthRoutes(app: FastifyInstance, info: () => HealthInfo): void {
-  app.get('/api/health', async () => ({ ok: true, ...info() }));
+  app.get('/api/health', async (): Promise<Health> => ({ ok: true, ...info() }));
 }

@@ -2,12 +2,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import { RUN_STATES } from '../../engine/index.js';
 import type { Engine, RunState } from '../../engine/index.js';
-import { RUN_STATE_NAMES, intInRange, queryInt, runIdParams } from '../schemas.js';
+import { intInRange, queryInt, reasonField, runIdParams, stepField } from '../schemas.js';
 
 type RunParams = { Params: { id: string } };
-
-const stepField = { type: 'string', minLength: 1, maxLength: 200 } as const;
 
 /** Never text/html or SVG: a model-written file must not run script on the app's origin. */
 const CONTENT_TYPES: Record<string, string> = {
@@ -30,7 +29,7 @@ export function runRoutes(app: FastifyInstance, engine: Engine): void {
         type: 'object',
         additionalProperties: false,
         properties: {
-          status: { type: 'string', enum: [...RUN_STATE_NAMES] },
+          status: { type: 'string', enum: [...RUN_STATES] },
           horde: { type: 'string', minLength: 1, maxLength: 100 },
           limit: queryInt,
           cursor: runIdParams.properties.id,
@@ -56,9 +55,9 @@ export function runRoutes(app: FastifyInstance, engine: Engine): void {
       },
     },
   }, async (req) => {
-    const view = engine.getRun(req.params.id); // 404 for an unknown run
+    const row = engine.getRunRow(req.params.id); // 404 for an unknown run
     const events = engine.events(req.params.id, intInRange('after', req.query.after, 0, Number.MAX_SAFE_INTEGER, 0), intInRange('limit', req.query.limit, 1, 10_000, 1000));
-    return { events, lastSeq: view.run.lastSeq };
+    return { events, lastSeq: row.lastSeq };
   });
 
   app.get<RunParams & { Params: { '*': string } }>('/api/runs/:id/artifacts/*', { schema: { params: { ...runIdParams, properties: { ...runIdParams.properties, '*': { type: 'string', minLength: 1, maxLength: 1000 } } } } }, async (req, reply) => {
@@ -78,15 +77,15 @@ export function runRoutes(app: FastifyInstance, engine: Engine): void {
   app.post<RunParams & { Body: { step?: string; reason: string } }>('/api/runs/:id/deny', {
     schema: {
       params: runIdParams,
-      body: { type: 'object', required: ['reason'], additionalProperties: false, properties: { step: stepField, reason: { type: 'string', minLength: 1, maxLength: 2000 } } },
+      body: { type: 'object', required: ['reason'], additionalProperties: false, properties: { step: stepField, reason: reasonField } },
     },
   }, async (req) => engine.deny(req.params.id, { reason: req.body.reason, ...(req.body.step === undefined ? {} : { step: req.body.step }), by: 'operator (api)' }));
 
   app.post<RunParams & { Body: { reason?: string } | undefined }>('/api/runs/:id/cancel', {
-    schema: { params: runIdParams, body: { type: ['object', 'null'], additionalProperties: false, properties: { reason: { type: 'string', minLength: 1, maxLength: 2000 } } } },
+    schema: { params: runIdParams, body: { type: ['object', 'null'], additionalProperties: false, properties: { reason: reasonField } } },
   }, async (req) => {
     await engine.cancel(req.params.id, { ...(req.body?.reason === undefined ? {} : { reason: req.body.reason }), by: 'operator (api)' });
-    return { state: engine.getRun(req.params.id).run.state };
+    return { state: engine.getRunRow(req.params.id).state };
   });
 
   app.post<RunParams>('/api/runs/:id/resume', { schema: { params: runIdParams } }, async (req) => ({ state: await engine.resume(req.params.id) }));

@@ -6,7 +6,7 @@
  */
 import { KowalskiError } from '../../core/index.js';
 import type { HordeDef } from '../../core/index.js';
-import { createEngine, dataPaths, formatRecovery, openHistory } from '../../engine/index.js';
+import { createEngine, dataPaths, emptyRecovery, formatRecovery, openHistory } from '../../engine/index.js';
 import type { CatalogEntry, Engine, ListRunsFilter, RecoverySummary, RunRow, RunState, RunView } from '../../engine/index.js';
 import { EXIT, dataDir } from './common.js';
 import type { FollowedEvent } from './progress.js';
@@ -75,7 +75,7 @@ async function resumeOnServer(api: ApiClient): Promise<{ summary: RecoverySummar
     return rows;
   };
   const [health, queued, running, parked] = await Promise.all([api.health(), all('queued'), all('running'), all('awaiting_input')]);
-  const summary: RecoverySummary = { resumed: [], retried: [], parked: parked.length, outcomeUnknown: [], killedProcesses: 0, failed: [] };
+  const summary: RecoverySummary = { ...emptyRecovery(), parked: parked.length };
   for (const run of [...queued, ...running].sort((a, b) => a.createdAt - b.createdAt)) {
     try {
       await api.resume(run.id);

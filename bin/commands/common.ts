@@ -39,18 +39,6 @@ export function parseInputs(pairs: string[]): Record<string, string> {
   return out;
 }
 
-const FINAL_STATES: ReadonlySet<RunState> = new Set(['succeeded', 'failed', 'cancelled']);
-
-/** The run will not move again by itself. */
-export function isFinal(state: RunState): boolean {
-  return FINAL_STATES.has(state);
-}
-
-/** Finished, or parked waiting for the operator: what a command that follows a run waits for. */
-export function isSettled(state: RunState): boolean {
-  return isFinal(state) || state === 'awaiting_input';
-}
-
 export function exitFor(state: RunState): number {
   if (state === 'succeeded') return EXIT.ok;
   if (state === 'awaiting_input') return EXIT.parked;

@@ -5,7 +5,8 @@
  * shape, so what is printed does not depend on where the run is.
  */
 import type { RunState, RunView, StoredEvent } from '../../engine/index.js';
-import { approveCommand, isFinal } from './common.js';
+import { FINAL_RUN_STATES } from '../../engine/index.js';
+import { approveCommand } from './common.js';
 
 /** One committed event of the run, with the run's state right after it (`null` when it was read from the log rather than heard live). */
 export interface FollowedEvent {
@@ -68,14 +69,14 @@ function linePrinter(runId: string, out: NodeJS.WritableStream): ProgressPrinter
       lastAt = stored.at;
       const line = eventLine(runId, stored.event);
       if (line !== undefined) out.write(`${clock(stored.at)} ${line}\n`);
-      if (state !== null && isFinal(state)) {
+      if (state !== null && FINAL_RUN_STATES.has(state)) {
         out.write(`${clock(stored.at)} run ${state}\n`);
         ended = true;
       }
     },
     // The run may have ended before it was followed (its last events then come from the log, without a state).
     async end(state) {
-      if (!ended && state !== undefined && isFinal(state)) out.write(`${clock(lastAt ?? Date.now())} run ${state}\n`);
+      if (!ended && state !== undefined && FINAL_RUN_STATES.has(state)) out.write(`${clock(lastAt ?? Date.now())} run ${state}\n`);
       ended = true;
     },
   };

@@ -8,8 +8,9 @@
 import WebSocket from 'ws';
 import type { RawData } from 'ws';
 import { KowalskiError, isErrorCode } from '../../core/index.js';
-import type { RunState, StoredEvent } from '../../engine/index.js';
-import { isSettled } from './common.js';
+import { isSettled } from '../../engine/index.js';
+import type { ServerFrame } from '../../api/index.js';
+import type { RunState } from '../../engine/index.js';
 import type { FollowedEvent } from './progress.js';
 import { errorFromBody } from './remote.js';
 import type { ApiClient } from './remote.js';
@@ -17,14 +18,6 @@ import type { ApiClient } from './remote.js';
 /** Waits before each new attempt after the connection drops (about 9 s in all); a frame past the backlog starts the count again. */
 const RECONNECT_MS = [100, 200, 400, 800, 1600, 2000, 2000, 2000];
 const HANDSHAKE_TIMEOUT_MS = 5000;
-
-type ServerFrame =
-  | { type: 'hello'; version: string; gseq: number }
-  | { type: 'event'; gseq: number; runId: string; seq: number; at: number; event: StoredEvent['event']; state: RunState | null }
-  | { type: 'synced'; runId?: string; state?: RunState; gseq: number }
-  | { type: 'progress' }
-  | { type: 'result' }
-  | { type: 'error'; error: { code: string; message: string } };
 
 export interface FollowOptions {
   /** Told each event after `after`, in order, once. */

@@ -7,8 +7,9 @@
  */
 import path from 'node:path';
 import { KowalskiError, isErrorCode } from '../../core/index.js';
-import { readOwner } from '../../engine/index.js';
-import type { ListRunsFilter, RecoverySummary, RunRow, RunState, RunView } from '../../engine/index.js';
+import { isRunId, readOwner } from '../../engine/index.js';
+import type { Health } from '../../api/index.js';
+import type { ListRunsFilter, RunRow, RunState, RunView } from '../../engine/index.js';
 
 /** How long `/api/health` may take before the server counts as not answering. */
 const HEALTH_TIMEOUT_MS = 2000;
@@ -22,14 +23,6 @@ export interface ServerAddress {
   dataDir: string;
   /** Sent as `Authorization: Bearer …` when the server is bound beyond loopback. */
   token?: string;
-}
-
-export interface Health {
-  ok: true;
-  version: string;
-  auth: 'none' | 'token';
-  startedAt: number;
-  recovery: RecoverySummary | null;
 }
 
 export type ServerLookup =
@@ -112,14 +105,11 @@ export interface ApiClient {
   resume(runId: string): Promise<{ state: RunState }>;
 }
 
-/** What the server's route pattern accepts; any other id cannot name a run. */
-const RUN_ID = /^r[0-9a-z]{1,40}$/;
-
 export function apiClient(server: ServerAddress): ApiClient {
   const headers = authHeaders(server);
   const runPath = (runId: string, rest = ''): string => {
     // The same answer an embedded engine gives, rather than the route's schema error.
-    if (!RUN_ID.test(runId)) throw new KowalskiError('KW_ERR_RUN_NOT_FOUND', `no run ${runId} in ${server.dataDir}`);
+    if (!isRunId(runId)) throw new KowalskiError('KW_ERR_RUN_NOT_FOUND', `no run ${runId} in ${server.dataDir}`);
     return `api/runs/${runId}${rest}`;
   };
   const request = async <T>(method: 'GET' | 'POST', route: string, body?: unknown): Promise<T> => {

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { KowalskiError } from '../../core/index.js';
+import { writeFileAtomic } from '../../steps/index.js';
 
 export interface DataDirLock {
   readonly dir: string;
@@ -50,9 +51,7 @@ export function lockDataDir(dir: string, owner: LockOwner): DataDirLock {
   return {
     dir,
     setUrl(url) {
-      const tmp = `${ownerFile}.tmp`;
-      fs.writeFileSync(tmp, JSON.stringify({ ...owner, url }), { mode: 0o600 });
-      fs.renameSync(tmp, ownerFile);
+      writeFileAtomic(ownerFile, JSON.stringify({ ...owner, url }), { mode: 0o600 });
     },
     release() {
       if (released) return;

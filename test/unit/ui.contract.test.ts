@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { HordeDetail, HordeSummary } from '../../api/index.js';
+import type { Health, HordeDetail, HordeSummary } from '../../api/index.js';
 import { RUN_STATES } from '../../engine/index.js';
 import type { RecoverySummary, RunRow, RunView, Setup, SetupPatch, StoredEvent } from '../../engine/index.js';
 import { RUN_STATES as UI_RUN_STATES, TOOL_CALLING } from '../../ui/src/types.js';
@@ -21,6 +21,7 @@ export const serverShapesFitTheApp = [
   (v: StoredEvent) => accepts<Ui.StoredEvent>({ ...v, event: { ...v.event } }),
   (v: Setup) => accepts<Ui.Setup>(v),
   (v: RecoverySummary) => accepts<Ui.Recovery>(v),
+  (v: Health) => accepts<Ui.Health>(v),
   (v: HordeSummary) => accepts<Ui.HordeSummary>(v),
   (v: HordeDetail) => accepts<Ui.HordeDetail>(v),
   // …and what the app sends is what the server takes.
