@@ -1,10 +1,13 @@
 /**
  * `ingest`: collects the run's input. Form answers go into the artifact (a Markdown
  * list) and `input.json`; `path`/`file` inputs are copied into `inputs/<id>/` by a
- * bounded walk; URLs are recorded, not fetched (that arrives with the web tools).
+ * bounded walk; `url` inputs are fetched through the web tools' SSRF-safe fetchPage
+ * (public addresses only, size and time limits) into `inputs/<id>.md` as Markdown.
  */
 import os from 'node:os';
 import path from 'node:path';
+import { fetchPage } from '../../agents/index.js';
+import type { FetchedPage } from '../../agents/index.js';
 import { KowalskiError } from '../../core/index.js';
 import type { InputField } from '../../core/index.js';
 import { inlineCode, plural, writeArtifact, writeWorkdirFile } from '../artifact.js';
@@ -13,7 +16,6 @@ import type { IngestBudget, IngestPlan } from '../ingest-walk.js';
 import { resolveInside } from '../paths.js';
 import type { StepContext, StepResult, StepTask } from '../protocol.js';
 
-const URL_NOTE = 'recorded, not fetched (URL fetching arrives with the web tools)';
 /** Files listed by name per input in the artifact; the rest are counted. */
 const LISTED_FILES = 100;
 
@@ -23,6 +25,15 @@ interface Collected {
   /** Workdir-relative folder it was copied to. */
   dest: string;
   copiedBytes: number;
+}
+
+interface Fetched {
+  id: string;
+  /** The URL as the input gave it. */
+  source: string;
+  page: FetchedPage;
+  /** Workdir-relative file the page was written to. */
+  dest: string;
 }
 
 export function formatBytes(bytes: number): string {
@@ -52,17 +63,48 @@ function sourcePath(task: StepTask, id: string, value: string): string {
     { where: { file: task.step.file, key: `inputs.${id}` } });
 }
 
-function destFolder(task: StepTask, id: string): string {
+/** `inputs/<id><suffix>`: a folder for a path input, `.md` for a URL's page. */
+function destPath(task: StepTask, id: string, suffix: '' | '.md'): string {
   if (!/^[A-Za-z0-9_][A-Za-z0-9_.-]*$/.test(id)) {
-    throw new KowalskiError('KW_ERR_INPUT_INVALID', `input id ${JSON.stringify(id)} cannot name a folder under inputs/`,
+    throw new KowalskiError('KW_ERR_INPUT_INVALID', `input id ${JSON.stringify(id)} cannot name a file or folder under inputs/`,
       { where: { file: task.step.file, key: `inputs.${id}` } });
   }
-  const rel = `inputs/${id}`;
+  const rel = `inputs/${id}${suffix}`;
   resolveInside(task.workdir, rel, 'KW_ERR_PATH_ESCAPES', 'the ingest folder', { file: task.step.file });
   return rel;
 }
 
-function answerLine(id: string, field: InputField | undefined, value: string, collected: Collected | undefined): string {
+async function fetchInput(ctx: StepContext, id: string, source: string): Promise<Fetched> {
+  const { task } = ctx;
+  const dest = destPath(task, id, '.md');
+  ctx.progress(`fetching ${source}`);
+  try {
+    return { id, source, dest, page: await fetchPage(source, { testOnlyAllow: task.fetchAllow }, ctx.signal) };
+  } catch (err) {
+    if (ctx.signal.aborted || !(err instanceof KowalskiError)) throw err;
+    throw new KowalskiError(err.code, `input \`${id}\` (${source}): ${err.message}`,
+      { cause: err, where: { file: task.step.file, key: `inputs.${id}` } });
+  }
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+/** The page as written to `inputs/<id>.md`: where it came from first, then its Markdown. */
+function pageFile(f: Fetched): string {
+  const head = [`Source: <${f.source}>`];
+  if (f.page.redirects.length > 0) head.push(`Final URL: <${f.page.url}>`);
+  if (f.page.title !== '') head.push(`Title: ${oneLine(f.page.title)}`);
+  return `${head.join('  \n')}\n\n---\n\n${f.page.markdown.trimEnd()}\n`;
+}
+
+function fetchedNote(f: Fetched): string {
+  const title = f.page.title === '' ? '' : `"${oneLine(f.page.title)}", `;
+  return `→ ${inlineCode(f.dest)} — ${title}${f.page.contentType}, ${formatBytes(f.page.bytes)}`;
+}
+
+function answerLine(id: string, field: InputField | undefined, value: string, collected: Collected | undefined, fetched: Fetched | undefined): string {
   const type = field?.type ?? 'text';
   const label = field !== undefined && field.label !== id ? ` — ${field.label}` : '';
   const head = `- **${id}** (${type}${label})`;
@@ -72,9 +114,14 @@ function answerLine(id: string, field: InputField | undefined, value: string, co
     return `${head}: ${inlineCode(value.trim())} → ${inlineCode(`${collected.dest}/`)} — ${plural(plan.files.length, 'file')}, ${formatBytes(collected.copiedBytes)}${skipped}`;
   }
   if (value.trim() === '') return `${head}: _(empty)_`;
-  if (type === 'url') return `${head}: <${value.trim()}> — ${URL_NOTE}`;
+  if (fetched !== undefined) return `${head}: <${fetched.source}> ${fetchedNote(fetched)}`;
   if (value.includes('\n')) return `${head}:\n\n${value.split(/\r?\n/).map((l) => `    ${l}`).join('\n')}\n`;
   return `${head}: ${value}`;
+}
+
+function urlLine(f: Fetched): string {
+  const via = f.page.redirects.length === 0 ? '' : `, after ${plural(f.page.redirects.length, 'redirect')} to <${f.page.url}>`;
+  return `- **${f.id}**: <${f.source}> ${fetchedNote(f)} (HTTP ${f.page.status}${via})`;
 }
 
 function collectedSection(c: Collected): string {
@@ -103,10 +150,16 @@ export default async function ingest(ctx: StepContext): Promise<StepResult> {
     const type = fields.get(id)?.type;
     const value = task.input[id] ?? '';
     if ((type === 'path' || type === 'file') && value.trim() !== '') {
-      const dest = destFolder(task, id);
+      const dest = destPath(task, id, '');
       ctx.progress(`walking ${value.trim()}`);
       plans.push({ id, dest, plan: await planIngest(id, sourcePath(task, id, value), budget, ctx.signal) });
     }
+  }
+  // Fetched before anything is copied, so a refused URL leaves the workdir untouched too.
+  const fetched = new Map<string, Fetched>();
+  for (const id of ids) {
+    const value = (task.input[id] ?? '').trim();
+    if (fields.get(id)?.type === 'url' && value !== '') fetched.set(id, await fetchInput(ctx, id, value));
   }
   const collected = new Map<string, Collected>();
   for (const { id, plan, dest } of plans) {
@@ -114,25 +167,25 @@ export default async function ingest(ctx: StepContext): Promise<StepResult> {
     const copiedBytes = await copyIngest(id, plan, path.join(task.workdir, dest), budget, ctx.signal);
     collected.set(id, { id, plan, dest, copiedBytes });
   }
+  for (const f of fetched.values()) writeWorkdirFile(task, f.dest, pageFile(f));
   writeWorkdirFile(task, 'input.json', `${JSON.stringify(task.input, null, 2)}\n`);
 
   const files = [...collected.values()].reduce((n, c) => n + c.plan.files.length, 0);
   const bytes = [...collected.values()].reduce((n, c) => n + c.copiedBytes, 0);
-  const urls = ids.filter((id) => fields.get(id)?.type === 'url' && (task.input[id] ?? '').trim() !== '');
   const parts = [
     `# Input: ${task.horde.displayName}`,
     '',
     '## Answers',
     '',
-    ids.length === 0 ? '_(no answers)_' : ids.map((id) => answerLine(id, fields.get(id), task.input[id] ?? '', collected.get(id))).join('\n'),
+    ids.length === 0 ? '_(no answers)_' : ids.map((id) => answerLine(id, fields.get(id), task.input[id] ?? '', collected.get(id), fetched.get(id))).join('\n'),
     '',
     '## Collected',
     '',
-    `${plural(collected.size, 'path')}: ${plural(files, 'file')}, ${formatBytes(bytes)}; ${plural(urls.length, 'URL')} recorded. The answers are also in ${inlineCode('input.json')}.`,
+    `${plural(collected.size, 'path')}: ${plural(files, 'file')}, ${formatBytes(bytes)}; ${plural(fetched.size, 'URL')} fetched. The answers are also in ${inlineCode('input.json')}.`,
   ];
   for (const c of collected.values()) parts.push('', collectedSection(c));
-  if (urls.length > 0) parts.push('', '### URLs', '', ...urls.map((id) => `- **${id}**: <${(task.input[id] ?? '').trim()}> — ${URL_NOTE}`));
+  if (fetched.size > 0) parts.push('', '### URLs', '', ...[...fetched.values()].map(urlLine));
   const artifact = writeArtifact(task, `${parts.join('\n')}\n`);
-  const summary = `${plural(ids.length, 'answer')}, ${plural(files, 'file')} (${bytes} bytes)${urls.length > 0 ? `, ${plural(urls.length, 'URL')} recorded` : ''}`;
+  const summary = `${plural(ids.length, 'answer')}, ${plural(files, 'file')} (${bytes} bytes)${fetched.size > 0 ? `, ${plural(fetched.size, 'URL')} fetched` : ''}`;
   return { outcome: 'pass', artifact, summary };
 }

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { once } from 'node:events';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import type { InputField } from '../../core/index.js';
@@ -41,20 +44,29 @@ function makeSource(t: { after(fn: () => void): void }): { root: string; ledger:
   return { root, ledger, secret };
 }
 
-test('ingest records the answers and copies path inputs by a bounded walk, the same in a thread and a child', async (t) => {
+test('ingest records the answers, copies path inputs by a bounded walk and fetches URLs, the same in a thread and a child', async (t) => {
   const { root, ledger } = makeSource(t);
-  const input = { question: 'What changed\nsince January?', data: root, ledger, site: 'https://example.com/report' };
+  const server = http.createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    res.end('quarterly report');
+  }).listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  t.after(() => server.close());
+  const { port } = server.address() as AddressInfo;
+  const site = `http://127.0.0.1:${port}/report`;
+  const input = { question: 'What changed\nsince January?', data: root, ledger, site };
   const dirs: string[] = [root];
   const runs = await Promise.all((['in_process', 'process'] as const).map(async (isolation) => {
     const dir = tempDir(t);
     dirs.push(dir);
     const task = ingestTask(dir, input, { isolation });
+    task.fetchAllow = [`127.0.0.1:${port}`];
     return { task, o: await runTask(runner, task) };
   }));
   for (const { task, o } of runs) {
     assert.equal(o.result.outcome, 'pass', JSON.stringify(o.result));
     assert.equal(o.result.artifact, 'collect.md');
-    assert.equal(o.result.summary, '4 answers, 4 files (331 bytes), 1 URL recorded');
+    assert.equal(o.result.summary, '4 answers, 4 files (331 bytes), 1 URL fetched');
     const inputsDir = path.join(task.workdir, 'inputs');
     // Copied, with the folder structure.
     assert.equal(fs.readFileSync(path.join(inputsDir, 'data/sales.csv'), 'utf8'), 'month,total\njan,10\n');
@@ -66,11 +78,12 @@ test('ingest records the answers and copies path inputs by a bounded walk, the s
     assert.deepEqual(JSON.parse(fs.readFileSync(path.join(task.workdir, 'input.json'), 'utf8')), input);
     const md = fs.readFileSync(path.join(task.workdir, 'collect.md'), 'utf8');
     assert.ok(md.includes(`- **data** (path — Data folder): \`${root}\` → \`inputs/data/\` — 3 files, 31 bytes, 3 skipped`));
-    assert.ok(md.includes('- **site** (url — Site): <https://example.com/report> — recorded, not fetched (URL fetching arrives with the web tools)'));
+    assert.ok(md.includes(`- **site** (url — Site): <${site}> → \`inputs/site.md\` — text/plain, 16 bytes`), md);
+    assert.equal(fs.readFileSync(path.join(inputsDir, 'site.md'), 'utf8'), `Source: <${site}>\n\n---\n\nquarterly report\n`);
     assert.ok(md.includes('    What changed\n    since January?'));
     assert.ok(md.includes('- `link-to-secret.txt`: symlink (not followed)'));
     assert.ok(md.includes('- `pipe`: not a regular file'));
-    assert.ok(md.includes('2 paths: 4 files, 331 bytes; 1 URL recorded.'));
+    assert.ok(md.includes('2 paths: 4 files, 331 bytes; 1 URL fetched.'));
     assert.ok(!md.includes('TOP SECRET'));
   }
   assert.deepEqual(comparable(runs[0]!.o.result, ...dirs), comparable(runs[1]!.o.result, ...dirs));
