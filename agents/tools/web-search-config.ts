@@ -1,0 +1,71 @@
+/** `[tools.web_search]` in config.toml: which search engine web_search asks. */
+import { KowalskiError } from '../../core/index.js';
+
+export const BRAVE_DEFAULT_URL = 'https://api.search.brave.com/res/v1/web/search';
+
+export type WebSearchConfig =
+  | {
+    provider: 'searxng';
+    /** The instance's base address, usually the operator's own, e.g. `http://127.0.0.1:8888` (no trailing slash). */
+    url: string;
+  }
+  | {
+    provider: 'brave';
+    /** The full endpoint (default BRAVE_DEFAULT_URL); tests point it at a local server. */
+    url: string;
+    /** Sent as `X-Subscription-Token`; never shown in messages. */
+    apiKey: string;
+  };
+
+type Table = Record<string, unknown>;
+
+function bad(file: string, key: string, message: string): KowalskiError {
+  const full = `tools.web_search.${key}`;
+  return new KowalskiError('KW_ERR_CONFIG_INVALID', `${file}: ${full}: ${message}`, { where: { file, key: full } });
+}
+
+function table(v: unknown): v is Table {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function httpUrl(file: string, v: unknown): string {
+  let u: URL | null = null;
+  try {
+    if (typeof v === 'string') u = new URL(v);
+  } catch {
+    // not a URL: reported below
+  }
+  if (u === null || (u.protocol !== 'http:' && u.protocol !== 'https:')) {
+    throw bad(file, 'url', `must be an http:// or https:// URL, not ${JSON.stringify(v)}`);
+  }
+  return (v as string).replace(/\/+$/, '');
+}
+
+/**
+ * Read `[tools.web_search]` from the parsed config.toml (`raw`); null when it is absent.
+ * `BRAVE_API_KEY` in `env` wins over `api_key`, as each ecosystem's variable does.
+ * A bad value is KW_ERR_CONFIG_INVALID naming `tools.web_search.<key>` and `file`.
+ */
+export function webSearchConfigFrom(raw: Record<string, unknown>, file: string, env: NodeJS.ProcessEnv = process.env): WebSearchConfig | null {
+  const tools = raw.tools;
+  if (tools === undefined) return null;
+  if (!table(tools)) throw new KowalskiError('KW_ERR_CONFIG_INVALID', `${file}: tools: must be a table`, { where: { file, key: 'tools' } });
+  const section = tools.web_search;
+  if (section === undefined) return null;
+  if (!table(section)) {
+    throw new KowalskiError('KW_ERR_CONFIG_INVALID', `${file}: tools.web_search: must be a table ([tools.web_search])`, { where: { file, key: 'tools.web_search' } });
+  }
+  switch (section.provider) {
+    case 'searxng':
+      if (section.url === undefined) throw bad(file, 'url', 'searxng needs the address of its instance, e.g. url = "http://127.0.0.1:8888"');
+      return { provider: 'searxng', url: httpUrl(file, section.url) };
+    case 'brave': {
+      const key = env.BRAVE_API_KEY || section.api_key;
+      if (key === undefined || key === '') throw bad(file, 'api_key', 'brave needs an API key: api_key = "…" (or set BRAVE_API_KEY)');
+      if (typeof key !== 'string' || /\s/.test(key)) throw bad(file, 'api_key', 'must be a string without spaces or line breaks');
+      return { provider: 'brave', url: section.url === undefined ? BRAVE_DEFAULT_URL : httpUrl(file, section.url), apiKey: key };
+    }
+    default:
+      throw bad(file, 'provider', `must be "searxng" or "brave", not ${JSON.stringify(section.provider ?? null)}`);
+  }
+}
