@@ -19,6 +19,7 @@ const runCommands = () => import('./commands/run.js');
 const historyCommands = () => import('./commands/history.js');
 const hordeCommands = () => import('./commands/hordes.js');
 const serveCommands = () => import('./commands/serve.js');
+const mcpCommands = () => import('./commands/mcp.js');
 
 async function reportError(err: unknown, json: boolean): Promise<number> {
   return (await import('./commands/common.js')).reportError(err, json);
@@ -63,6 +64,9 @@ program.command('cancel').description('cancel a run; its running steps are stopp
 program.command('resume').description('continue every unfinished run until it finishes or parks').option('--json').action(act(lazy(runCommands, 'resumeCommand')));
 program.command('hordes').description('list the built-in and your hordes').option('--json').action(act(lazy(hordeCommands, 'hordesCommand')));
 program.command('validate').description('check a horde folder; exit 2 with the list of problems').argument('<folder>').option('--json').action(act(lazy(hordeCommands, 'validateCommand')));
+const mcp = program.command('mcp').description('MCP servers ([[mcp.servers]] in config.toml)');
+mcp.command('check').description('start or reach every configured MCP server and list its tools; exit 1 if any does not answer')
+  .option('--json', 'print one JSON object').action(act(lazy(mcpCommands, 'mcpCheckCommand')));
 
 try {
   await program.parseAsync(process.argv);

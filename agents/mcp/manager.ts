@@ -1,0 +1,118 @@
+/**
+ * The configured MCP servers, as tools named `server.tool`. A server is started only when
+ * one of its tools is asked for; `close()` ends every connection and waits for every
+ * child process to exit.
+ */
+import { KowalskiError, toPlainError } from '../../core/index.js';
+import type { ErrorCode } from '../../core/index.js';
+import type { McpToolSource } from '../tool-registry.js';
+import type { Tool } from '../types.js';
+import type { McpServerConfig } from './config.js';
+import { McpConnection } from './connection.js';
+import type { McpConnectionOptions, McpToolInfo } from './connection.js';
+import { resultText } from './content.js';
+
+/** What `check()` found out about one server. */
+export interface McpCheck {
+  name: string;
+  transport: McpServerConfig['transport'];
+  /** The command line (stdio) or the URL (http); never the token or env values. */
+  target: string;
+  /** It started (or was reached), answered the handshake and listed its tools. */
+  ok: boolean;
+  tools: { name: string; description: string }[];
+  /** Why it did not answer (absent when ok). */
+  error?: { code: ErrorCode; message: string };
+  /** Time taken, ms. */
+  ms: number;
+}
+
+export type McpManagerOptions = McpConnectionOptions;
+
+function targetOf(server: McpServerConfig): string {
+  return server.transport === 'http' ? server.url : [server.command, ...server.args].join(' ');
+}
+
+function toolOf(conn: McpConnection, info: McpToolInfo): Tool {
+  const server = conn.server.name;
+  const name = `${server}.${info.name}`;
+  return {
+    spec: { name, description: info.description, inputSchema: info.inputSchema },
+    async call(args, ctx) {
+      const started = performance.now();
+      const result = await conn.callTool(info.name, args, ctx.signal);
+      const content = resultText(result);
+      if (result.isError === true) {
+        throw new KowalskiError('KW_ERR_TOOL_FAILED', `${name} reported an error: ${content === '' ? '(no message)' : content}`);
+      }
+      return { content, meta: { mcpServer: server, mcpTool: info.name, ms: Math.round(performance.now() - started) } };
+    },
+  };
+}
+
+/**
+ * The configured MCP servers. Only the servers whose tools are asked for are connected to;
+ * a server that cannot be reached rejects with KW_ERR_MCP_UNAVAILABLE or KW_ERR_MCP_TIMEOUT.
+ */
+export class McpManager implements McpToolSource {
+  private readonly connections: Map<string, McpConnection>;
+  // The same Tool object for the same listed tool: callers key caches (schema validators) on it.
+  private readonly made = new WeakMap<McpToolInfo, Tool>();
+
+  constructor(servers: readonly McpServerConfig[], options: McpManagerOptions = {}) {
+    this.connections = new Map(servers.map((s) => [s.name, new McpConnection(s, options)]));
+  }
+
+  /**
+   * The tools named (`server.tool`), or every tool of every server when `names` is absent.
+   * A name whose server is not configured, or that its server does not list, is left out:
+   * the caller decides what is unknown.
+   */
+  async tools(names?: string[]): Promise<Tool[]> {
+    if (names === undefined) return (await Promise.all([...this.connections.values()].map((c) => this.toolsOf(c)))).flat();
+    const asked = new Set(names);
+    const servers = new Set(names.filter((n) => n.includes('.')).map((n) => n.slice(0, n.indexOf('.'))));
+    const listed = (await Promise.all([...servers].flatMap((s) => {
+      const conn = this.connections.get(s);
+      return conn === undefined ? [] : [this.toolsOf(conn)];
+    }))).flat();
+    const byName = new Map(listed.filter((t) => asked.has(t.spec.name)).map((t) => [t.spec.name, t]));
+    return [...asked].flatMap((n) => byName.get(n) ?? []);
+  }
+
+  /** The configured servers' names. */
+  serverNames(): string[] {
+    return [...this.connections.keys()];
+  }
+
+  /** Connect to every server at once, each within its connect_timeout_secs, and list its tools. */
+  check(): Promise<McpCheck[]> {
+    return Promise.all([...this.connections.values()].map(async (conn): Promise<McpCheck> => {
+      const started = performance.now();
+      const base = { name: conn.server.name, transport: conn.server.transport, target: targetOf(conn.server) };
+      try {
+        const tools = await conn.refreshTools();
+        return { ...base, ok: true, tools: tools.map((t) => ({ name: t.name, description: t.description })), ms: Math.round(performance.now() - started) };
+      } catch (err) {
+        const plain = toPlainError(err, 'KW_ERR_MCP_UNAVAILABLE');
+        return { ...base, ok: false, tools: [], error: { code: plain.code, message: plain.message }, ms: Math.round(performance.now() - started) };
+      }
+    }));
+  }
+
+  /** Close every connection; resolves once every child process has exited. */
+  async close(): Promise<void> {
+    await Promise.all([...this.connections.values()].map((c) => c.close()));
+  }
+
+  private async toolsOf(conn: McpConnection): Promise<Tool[]> {
+    return (await conn.listTools()).map((info) => {
+      let tool = this.made.get(info);
+      if (tool === undefined) {
+        tool = toolOf(conn, info);
+        this.made.set(info, tool);
+      }
+      return tool;
+    });
+  }
+}
