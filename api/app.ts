@@ -18,6 +18,7 @@ import { healthRoutes } from './routes/health.js';
 import { hordeRoutes } from './routes/hordes.js';
 import { runRoutes } from './routes/runs.js';
 import { setupRoutes } from './routes/setup.js';
+import { traceRoutes } from './routes/traces.js';
 import { UI_PATHS, uiRoutes } from './routes/ui.js';
 import { WS_MAX_FRAME, createWsHub } from './ws-hub.js';
 import type { WsHub } from './ws-hub.js';
@@ -101,6 +102,7 @@ export async function buildApi(engine: Engine, options: ApiOptions = {}): Promis
   hordeRoutes(app, engine);
   runRoutes(app, engine);
   setupRoutes(app, engine);
+  traceRoutes(app, engine);
   uiRoutes(app, options.uiDir ?? path.join(packageRoot(import.meta.url), 'ui', 'dist'));
   return { app, hub };
 }

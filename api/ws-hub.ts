@@ -34,6 +34,7 @@ export type ServerFrame =
   | { type: 'event'; gseq: number; runId: string; seq: number; at: number; event: StoredEvent['event']; state: RunState | null }
   | { type: 'synced'; runId?: string; state?: RunState; gseq: number }
   | ({ type: 'progress' } & EngineEventMap['step:progress'])
+  | ({ type: 'trace' } & EngineEventMap['trace:recorded'])
   | { type: 'result'; id?: RequestId; ok: true; step: string }
   | { type: 'error'; id?: RequestId; error: { code: string; message: string } };
 
@@ -82,11 +83,14 @@ export function createWsHub(engine: Engine, version: string, maxBuffered = WS_MA
       if (sendText(c, text)) advance(c.sub, stored);
     }
   });
-  const offProgress = engine.on('step:progress', (p) => {
+  /** Progress and traces are not run events: they go to whoever follows the run, live only, with no sequence. */
+  const toFollowers = (runId: string, frame: ServerFrame): void => {
     for (const c of clients) {
-      if (c.live && c.sub !== undefined && (c.sub.kind === 'all' || c.sub.runId === p.runId)) send(c, { type: 'progress', ...p });
+      if (c.live && c.sub !== undefined && (c.sub.kind === 'all' || c.sub.runId === runId)) send(c, frame);
     }
-  });
+  };
+  const offProgress = engine.on('step:progress', (p) => toFollowers(p.runId, { type: 'progress', ...p }));
+  const offTrace = engine.on('trace:recorded', (p) => toFollowers(p.runId, { type: 'trace', ...p }));
 
   /** Send the backlog a page at a time (waiting for each page to drain), then go live in the same tick as the last read. */
   const catchUp = (c: Client, sub: Subscription): void => {
@@ -180,6 +184,7 @@ export function createWsHub(engine: Engine, version: string, maxBuffered = WS_MA
     close() {
       offEvent();
       offProgress();
+      offTrace();
       for (const c of clients) c.socket.close(1001, 'the server is stopping');
       clients.clear();
     },

@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import { parse, TomlError } from 'smol-toml';
 import { KowalskiError } from '../core/index.js';
+import type { ToolCallingSetting } from '../agents/index.js';
 import type { Synchronous } from './store/database.js';
 
 export interface EngineConfig {
@@ -21,6 +22,12 @@ export interface EngineConfig {
   model: {
     /** `provider:model`, e.g. `ollama:qwen2.5:7b`; absent = no model configured. */
     default?: string;
+    /** How tools are offered to models: `auto` (default: native, and text for models that cannot), `native`, `text`. */
+    toolCalling: ToolCallingSetting;
+    /** Most model calls in one step's tool loop (default 10). */
+    maxToolIterations: number;
+    /** Most failed tool calls a model may correct in one step (default 3). */
+    maxToolErrors: number;
   };
   /** The whole file as parsed, for the sections other parts read. */
   raw: Record<string, unknown>;
@@ -29,7 +36,7 @@ export interface EngineConfig {
 export const DEFAULT_CONFIG: EngineConfig = {
   store: { synchronous: 'full' },
   runs: { maxParallelSteps: 4, stepTimeoutSecs: 600 },
-  model: {},
+  model: { toolCalling: 'auto', maxToolIterations: 10, maxToolErrors: 3 },
   raw: {},
 };
 
@@ -48,6 +55,12 @@ function positiveInt(t: Record<string, unknown>, file: string, key: string, name
   const v = t[name];
   if (v === undefined) return fallback;
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) throw bad(file, `${key}.${name}`, `must be a whole number ≥ 1, not ${JSON.stringify(v)}`);
+  return v;
+}
+
+function toolCallingOf(model: Record<string, unknown>, file: string): ToolCallingSetting {
+  const v = model.tool_calling ?? 'auto';
+  if (v !== 'auto' && v !== 'native' && v !== 'text') throw bad(file, 'model.tool_calling', `must be "auto", "native" or "text", not ${JSON.stringify(v)}`);
   return v;
 }
 
@@ -73,7 +86,11 @@ export function parseConfig(text: string, file: string): EngineConfig {
       maxParallelSteps: positiveInt(runs, file, 'runs', 'max_parallel_steps', DEFAULT_CONFIG.runs.maxParallelSteps),
       stepTimeoutSecs: positiveInt(runs, file, 'runs', 'step_timeout_secs', DEFAULT_CONFIG.runs.stepTimeoutSecs),
     },
-    model: {},
+    model: {
+      toolCalling: toolCallingOf(model, file),
+      maxToolIterations: positiveInt(model, file, 'model', 'max_tool_iterations', DEFAULT_CONFIG.model.maxToolIterations),
+      maxToolErrors: positiveInt(model, file, 'model', 'max_tool_errors', DEFAULT_CONFIG.model.maxToolErrors),
+    },
     raw,
   };
   if (typeof model.default === 'string') config.model.default = model.default;

@@ -23,6 +23,7 @@ import type { StoredEvent } from './events.js';
 import type { Catalog, CatalogEntry } from './horde/index.js';
 import { catalogOf, findHorde } from './hordes.js';
 import { packageRoot } from './modules.js';
+import { ModelHub } from './models.js';
 import { Observers } from './observers.js';
 import type { EngineEventMap } from './observers.js';
 import { emptyRecovery, recoverRuns, resumeRun } from './recovery.js';
@@ -36,6 +37,7 @@ import { lockDataDir } from './store/lock.js';
 import { Projections } from './store/projections.js';
 import { RunQueries } from './store/queries.js';
 import type { ListRunsFilter, RunRow } from './store/queries.js';
+import type { TraceDetail, TraceFilter, TraceSummary } from './store/traces.js';
 import { newRunId } from './run-id.js';
 import { readRunView, requireRunRow, runWorkdir } from './run-view.js';
 import type { RunView } from './run-view.js';
@@ -56,6 +58,8 @@ export interface EngineOptions {
   crashSpec?: string;
   /** Shown to a second engine that finds the directory locked. */
   ownerUrl?: string;
+  /** Test-only: `ip:port` pairs that web fetches may reach although loopback or private. Never set outside tests. */
+  testOnlyFetchAllow?: readonly string[];
 }
 
 export interface StartOptions {
@@ -84,6 +88,10 @@ export interface Engine {
   /** Continue one queued or running run that is not loaded; a parked run stays parked. Resolves with its state. */
   resume(runId: string): Promise<RunState>;
   getRun(runId: string): RunView;
+  /** Model calls, newest first (of one run, or all); paging backwards by id. */
+  listTraces(filter: TraceFilter): TraceSummary[];
+  /** One model call with its prompt, completion and tool calls; KW_ERR_TRACE_NOT_FOUND. */
+  getTrace(id: number): TraceDetail;
   /** Just the run's row (state, last sequence number, …); KW_ERR_RUN_NOT_FOUND for an unknown run. */
   getRunRow(runId: string): RunRow;
   listRuns(filter?: ListRunsFilter): RunRow[];
@@ -133,12 +141,16 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     // Up to 8 threads; each runs several steps at once when the limit is higher, since steps mostly wait.
     const threads = Math.max(1, Math.min(config.runs.maxParallelSteps, 8));
     const runner = createStepRunner({ maxThreads: threads, concurrentTasksPerWorker: Math.ceil(config.runs.maxParallelSteps / threads) });
+    const models = new ModelHub({
+      db, config: () => config, configFile: paths.config, dataDir: paths.dataDir, clock, observers,
+      ...(options.testOnlyFetchAllow === undefined ? {} : { testOnlyFetchAllow: options.testOnlyFetchAllow }),
+    });
     const supervisor = new Supervisor({
-      committer, log, runner, kinds, observers, clock, crash,
+      committer, log, runner, kinds, observers, clock, crash, models,
+      ...(options.testOnlyFetchAllow === undefined ? {} : { fetchAllow: options.testOnlyFetchAllow }),
       runDir: paths.runDir,
       maxParallelSteps: config.runs.maxParallelSteps,
       stepTimeoutSecs: config.runs.stepTimeoutSecs,
-      modelConfigured: () => config.model.default !== undefined,
     });
     const builtinDir = options.builtinHordesDir ?? path.join(packageRoot(import.meta.url), 'hordes');
     const knownKinds = new Set(kinds.keys());
@@ -175,7 +187,14 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       },
       reloadConfig() {
         config = loadConfig(paths.config);
+        models.reload();
         return config;
+      },
+      listTraces: (filter) => models.traces.list(filter),
+      getTrace(id) {
+        const trace = models.traces.get(id);
+        if (trace === undefined) throw new KowalskiError('KW_ERR_TRACE_NOT_FOUND', `no trace ${id}`);
+        return trace;
       },
       kinds,
       stats: committer.stats,
@@ -276,6 +295,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         closing ??= (async () => {
           await supervisor.close();
           await runner.close();
+          await models.close();
           await checkpointer?.stop();
           committer.flush();
           db.close();

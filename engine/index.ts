@@ -12,6 +12,7 @@ export type { RecoverySummary } from './recovery.js';
 export type { StoredEvent } from './events.js';
 export { decodeEvent, encodeEvent } from './events.js';
 export type { RunRow, AttemptRow, ApprovalRow, ListRunsFilter } from './store/queries.js';
+export type { TraceSummary, TraceDetail, TraceFilter } from './store/traces.js';
 export type { EngineEventMap } from './observers.js';
 export { openDatabase } from './store/database.js';
 export { readOwner } from './store/lock.js';

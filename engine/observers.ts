@@ -7,6 +7,8 @@ export interface EngineEventMap {
   /** A committed event, with the run's state right after it. */
   'run:event': { stored: StoredEvent; state: RunState };
   'step:progress': { runId: string; step: string; attempt: number; message: string };
+  /** A model call of a step was recorded (traces are not run events: they are kept beside the log). */
+  'trace:recorded': { runId: string; step: string; attempt: number; traceId: number };
   /** A commit failed: the engine refuses all further work (memory is ahead of the disk). */
   'engine:stopped': { error: KowalskiError };
   /** Something went wrong outside any run (a listener threw, a checkpoint failed). */
@@ -19,6 +21,7 @@ export class Observers {
   private readonly listeners: { [K in keyof EngineEventMap]: Set<Listener<K>> } = {
     'run:event': new Set(),
     'step:progress': new Set(),
+    'trace:recorded': new Set(),
     'engine:warning': new Set(),
     'engine:stopped': new Set(),
   };

@@ -5,7 +5,7 @@ import { KowalskiError } from '../core/index.js';
 import type { StepDef } from '../core/index.js';
 import type { ApprovalCommand } from '../actors/index.js';
 import { DEFAULT_LIMITS, hashCommand, resolveCommand } from '../steps/index.js';
-import type { CommandSpec, StepKindInfo, StepTask } from '../steps/index.js';
+import type { CommandSpec, ModelTask, StepKindInfo, StepTask } from '../steps/index.js';
 import type { LiveRun } from './live-run.js';
 
 /** A step whose kind this build has no runner for (at start, or in a run started by a build that had it). */
@@ -32,7 +32,13 @@ export function commandFor(run: LiveRun, step: string, kind: StepKindInfo | unde
   return { ...spec, hash: hashCommand(spec, run.runDir) };
 }
 
-export function buildStepTask(run: LiveRun, step: string, attempt: number, kind: StepKindInfo, modelConfigured: boolean): StepTask {
+/** What the engine adds to a task beyond the run: the model settings, the test-only fetch allowance. */
+export interface TaskExtras {
+  model?: ModelTask;
+  fetchAllow?: readonly string[];
+}
+
+export function buildStepTask(run: LiveRun, step: string, attempt: number, kind: StepKindInfo, extras: TaskExtras = {}): StepTask {
   const def = run.horde.steps[step]!;
   const stepOutputs: Record<string, string> = {};
   for (const [name, s] of Object.entries(run.horde.steps)) stepOutputs[name] = s.output;
@@ -48,8 +54,9 @@ export function buildStepTask(run: LiveRun, step: string, attempt: number, kind:
     stepOutputs,
     token: crypto.randomUUID(),
     limits: DEFAULT_LIMITS,
-    modelConfigured,
   };
+  if (extras.model !== undefined) task.model = extras.model;
+  if (extras.fetchAllow !== undefined) task.fetchAllow = [...extras.fetchAllow];
   const previousOutput = previousOutputOf(run, step);
   if (previousOutput !== undefined) task.previousOutput = previousOutput;
   if (kind.runsCommand) task.command = commandFor(run, step, kind);

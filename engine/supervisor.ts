@@ -13,6 +13,7 @@ import type { Committer } from './committer.js';
 import type { CrashHook } from './crash.js';
 import type { StoredEvent } from './events.js';
 import { LiveRun } from './live-run.js';
+import type { ModelHub } from './models.js';
 import type { Observers } from './observers.js';
 import { buildStepTask, commandFor, unknownKind } from './step-task.js';
 import type { EventLog } from './store/event-log.js';
@@ -28,8 +29,10 @@ export interface SupervisorDeps {
   runDir(runId: string): string;
   maxParallelSteps: number;
   stepTimeoutSecs: number;
-  /** Read at each dispatch: Setup may configure a model while the engine runs. */
-  modelConfigured: () => boolean;
+  /** Models and tools for model steps (read at each dispatch: Setup may configure a model while the engine runs). */
+  models: ModelHub;
+  /** Test-only: `ip:port` pairs that web fetches may reach although loopback or private. */
+  fetchAllow?: readonly string[];
 }
 
 type Created = Extract<RunEvent, { type: 'run.created' }>;
@@ -200,7 +203,11 @@ export class Supervisor {
       this.finished(run.runId, step, attempt, startedAt, { outcome: 'fail', error: toPlainError(unknownKind(def)) });
       return;
     }
-    const task = buildStepTask(run, step, attempt, kind, this.deps.modelConfigured());
+    const model = kind.usesModel ? this.deps.models.taskFor(def) : undefined;
+    const task = buildStepTask(run, step, attempt, kind, {
+      ...(model === undefined ? {} : { model }),
+      ...(this.deps.fetchAllow === undefined ? {} : { fetchAllow: this.deps.fetchAllow }),
+    });
     if (!run.workdirReady) {
       fs.mkdirSync(task.workdir, { recursive: true });
       run.workdirReady = true;
@@ -215,6 +222,7 @@ export class Supervisor {
         });
       },
       onProgress: (message) => this.deps.observers.emit('step:progress', { runId: run.runId, step, attempt, message }),
+      ...this.deps.models.handlers(run.runId, step, attempt),
     }, { timeoutMs: (def.timeoutSecs ?? this.deps.stepTimeoutSecs) * 1000 });
     run.running.set(step, { attempt, handle, startedAt });
     this.deps.crash('after-dispatch');

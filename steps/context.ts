@@ -5,9 +5,9 @@
  */
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import { ERROR_CODES, KowalskiError, isErrorCode, toPlainError } from '../core/index.js';
+import { ERROR_CODES, KowalskiError, fromPlainError, isErrorCode, toPlainError } from '../core/index.js';
 import type { PlainError } from '../core/index.js';
-import type { EngineMessage, StepContext, StepKindRun, StepMessage, StepResult, StepTask } from './protocol.js';
+import type { EngineMessage, StepContext, StepKindRun, StepMessage, StepRequestResults, StepResult, StepTask } from './protocol.js';
 
 /** How a step talks to the engine: the step bus in a worker thread, Node IPC in a child. */
 export interface StepChannel {
@@ -27,10 +27,14 @@ export function buildStepContext(task: StepTask, channel: StepChannel): BuiltCon
   const controller = new AbortController();
   const pgids: number[] = [];
   const waiting: Array<{ resolve(): void; reject(err: unknown): void }> = [];
+  const asked = new Map<number, { resolve(value: unknown): void; reject(err: unknown): void }>();
+  let nextRequest = 1;
   const abort = (reason: string): void => {
     if (controller.signal.aborted) return;
     controller.abort(new KowalskiError('KW_ERR_STEP_CANCELLED', reason));
     for (const waiter of waiting.splice(0)) waiter.reject(controller.signal.reason);
+    for (const waiter of asked.values()) waiter.reject(controller.signal.reason);
+    asked.clear();
   };
   channel.onMessage((message) => {
     switch (message.type) {
@@ -40,6 +44,13 @@ export function buildStepContext(task: StepTask, channel: StepChannel): BuiltCon
       case 'cancel':
         abort(message.reason);
         return;
+      case 'response': {
+        const waiter = asked.get(message.id);
+        asked.delete(message.id);
+        if (message.ok) waiter?.resolve(message.value);
+        else waiter?.reject(fromPlainError(message.error));
+        return;
+      }
       default: {
         const never: never = message;
         void never;
@@ -59,6 +70,20 @@ export function buildStepContext(task: StepTask, channel: StepChannel): BuiltCon
         waiting.push({ resolve, reject });
         channel.send({ type: 'spawned', pgid, token: task.token });
       });
+    },
+    request(request) {
+      if (controller.signal.aborted) return Promise.reject(controller.signal.reason as Error);
+      const id = nextRequest++;
+      return new Promise((resolve, reject) => {
+        asked.set(id, { resolve: resolve as (value: unknown) => void, reject });
+        channel.send({ type: 'request', id, request });
+      }) as Promise<StepRequestResults[typeof request.op]>;
+    },
+    trace(trace) {
+      channel.send({ type: 'trace', trace });
+    },
+    learned(model, mode) {
+      channel.send({ type: 'learned', model, mode });
     },
   };
   return { ctx, pgids, abort };

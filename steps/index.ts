@@ -1,7 +1,7 @@
 /** The public face of steps/: the runner the engine drives, the command contract, the step kinds' registry and helpers. */
 export { DEFAULT_LIMITS } from './protocol.js';
 export type {
-  CommandSpec, StepTask, StepLimits, StepResult, StepMessage, EngineMessage, ChildInbound, StepContext, StepKindRun,
+  CommandSpec, StepTask, StepLimits, ModelTask, StepRequest, StepRequestResults, StepResult, StepMessage, EngineMessage, ChildInbound, StepContext, StepKindRun,
 } from './protocol.js';
 export { builtinStepKinds, stepsModuleFile } from './registry.js';
 export type { StepKindInfo } from './registry.js';

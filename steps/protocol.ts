@@ -4,6 +4,7 @@
  * data (structured-clone and JSON safe); errors travel as PlainError.
  */
 import type { HordeDef, PlainError, StepDef } from '../core/index.js';
+import type { ModelCallTrace, ProviderSettings, ToolCallingMode, ToolCallingSetting, ToolOutput, ToolSpec } from '../agents/index.js';
 
 /** The exact command a step will run, as shown to the operator and hashed for approval. */
 export interface CommandSpec {
@@ -38,8 +39,28 @@ export interface StepTask {
   token: string;
   /** Limits for this step. */
   limits: StepLimits;
-  /** True when the engine was started with a configured model provider (the models issue fills this in). */
-  modelConfigured: boolean;
+  /** For model steps: the model to use and how (absent: no model configured, the step fails with KW_ERR_NO_MODEL). */
+  model?: ModelTask;
+  /**
+   * Test-only: `ip:port` pairs that web fetches may reach although the address is loopback
+   * or private (EngineOptions.testOnlyFetchAllow). Never set outside tests.
+   */
+  fetchAllow?: string[];
+}
+
+/** What a model step needs to reach its model, fixed by the engine from config.toml and what it learned. */
+export interface ModelTask {
+  /** `provider:model`: the step's `model`, else the configured default (parsed by the step, so a bad one fails the step naming it). */
+  model: string;
+  /** Hosts, key, timeouts, retries. Never written to the log. */
+  settings: ProviderSettings;
+  toolCalling: ToolCallingSetting;
+  /** For `auto`: how this model called tools successfully before. */
+  learned?: ToolCallingMode;
+  /** Most model calls in one step's tool loop. */
+  maxIterations: number;
+  /** Most failed tool calls the model may correct in one step. */
+  maxToolErrors: number;
 }
 
 export interface StepLimits {
@@ -68,8 +89,24 @@ export interface StepResult {
   error?: PlainError;
 }
 
+/** What a step asks of the engine and waits for: tools live in the engine (one registry, one MCP connection per server). */
+export type StepRequest =
+  | { op: 'describe-tools'; names: string[] }
+  | { op: 'call-tool'; name: string; args: Record<string, unknown> };
+
+/** What each request resolves to. */
+export interface StepRequestResults {
+  'describe-tools': ToolSpec[];
+  'call-tool': ToolOutput;
+}
+
 /** Step → engine. */
 export type StepMessage =
+  | { type: 'request'; id: number; request: StepRequest }
+  /** One provider call, recorded by the engine. */
+  | { type: 'trace'; trace: ModelCallTrace }
+  /** `auto` tool calling found how `model` calls tools; the engine remembers it. */
+  | { type: 'learned'; model: string; mode: ToolCallingMode }
   /** A command was started in its own process group; the step waits for `go` before the command runs. */
   | { type: 'spawned'; pgid: number; token: string }
   | { type: 'progress'; message: string }
@@ -79,7 +116,9 @@ export type StepMessage =
 export type EngineMessage =
   /** The `spawned` record is committed: the command may run. */
   | { type: 'go' }
-  | { type: 'cancel'; reason: string };
+  | { type: 'cancel'; reason: string }
+  | { type: 'response'; id: number; ok: true; value: unknown }
+  | { type: 'response'; id: number; ok: false; error: PlainError };
 
 /** A child process's first message in, and what it sends back, over Node IPC. */
 export type ChildInbound = { type: 'task'; task: StepTask; kindModule: string } | EngineMessage;
@@ -95,6 +134,12 @@ export interface StepContext {
    * recorded it (only then may the command proceed). Rejects if the step is cancelled.
    */
   spawned(pgid: number): Promise<void>;
+  /** Ask the engine (tools); rejects with the engine's error, or the cancel reason. */
+  request<K extends StepRequest['op']>(request: Extract<StepRequest, { op: K }>): Promise<StepRequestResults[K]>;
+  /** Record one provider call. */
+  trace(trace: ModelCallTrace): void;
+  /** Remember how a model calls tools. */
+  learned(model: string, mode: ToolCallingMode): void;
 }
 
 /** A step kind module's default export. */

@@ -10,7 +10,8 @@ import { StepBus } from './bus.js';
 import { startInChild, startInPool } from './hosts.js';
 import type { HostEnd, StepHost } from './hosts.js';
 import { killLeftovers } from './leftovers.js';
-import type { StepMessage, StepResult, StepTask } from './protocol.js';
+import type { ModelCallTrace, ToolCallingMode } from '../agents/index.js';
+import type { EngineMessage, StepMessage, StepRequest, StepResult, StepTask } from './protocol.js';
 import { stepsModuleFile } from './registry.js';
 import type { StepKindInfo } from './registry.js';
 
@@ -31,6 +32,12 @@ export interface StepHandlers {
   /** The step started a command in process group `pgid`; record it durably, then call `go()`. */
   onSpawned(pgid: number, token: string): void;
   onProgress(message: string): void;
+  /** The step asks the engine for something (a tool); `signal` aborts when the step is stopped or over. Absent: every request fails. */
+  onRequest?(request: StepRequest, signal: AbortSignal): Promise<unknown>;
+  /** The step made a provider call; record it. */
+  onTrace?(trace: ModelCallTrace): void;
+  /** The step found how a model calls tools. */
+  onLearned?(model: string, mode: ToolCallingMode): void;
 }
 
 export interface StartOptions {
@@ -73,10 +80,12 @@ function supervise(
   let settled = false;
   let pgid: number | undefined;
   let forceTimer: NodeJS.Timeout | undefined;
+  const requests = new AbortController();
 
   const stop = (result: StepResult, reason: string): void => {
     if (settled || stopped !== undefined) return;
     stopped = result;
+    requests.abort(new KowalskiError('KW_ERR_STEP_CANCELLED', reason));
     host.send({ type: 'cancel', reason });
     forceTimer = setTimeout(() => host.kill(), stopGraceMs);
   };
@@ -98,6 +107,37 @@ function supervise(
           // an observer's failure is not the step's
         }
         return;
+      case 'request': {
+        const { id } = message;
+        const answer = (reply: EngineMessage): void => {
+          if (!settled && stopped === undefined) host.send(reply);
+        };
+        let pending: Promise<unknown>;
+        try {
+          if (handlers.onRequest === undefined) throw new KowalskiError('KW_ERR_INTERNAL', `this step runner answers no requests (${message.request.op})`);
+          pending = handlers.onRequest(message.request, requests.signal);
+        } catch (err) {
+          pending = Promise.reject(err);
+        }
+        pending.then(
+          (value) => answer({ type: 'response', id, ok: true, value }),
+          (err: unknown) => {
+            const error = toPlainError(err, 'KW_ERR_TOOL_FAILED');
+            delete error.stack;
+            answer({ type: 'response', id, ok: false, error });
+          },
+        );
+        return;
+      }
+      case 'trace':
+      case 'learned':
+        try {
+          if (message.type === 'trace') handlers.onTrace?.(message.trace);
+          else handlers.onLearned?.(message.model, message.mode);
+        } catch {
+          // recording is the engine's concern; the step goes on
+        }
+        return;
       case 'done':
         return; // the host reports the result
       default: {
@@ -117,6 +157,7 @@ function supervise(
 
   const finish = async (end: HostEnd): Promise<StepResult> => {
     settled = true;
+    requests.abort(new KowalskiError('KW_ERR_STEP_CANCELLED', 'the step is over'));
     clearTimeout(timeout);
     if (forceTimer !== undefined) clearTimeout(forceTimer);
     const abnormal = stopped !== undefined || end.type === 'crashed';

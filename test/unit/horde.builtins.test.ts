@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -32,13 +33,26 @@ function run(horde: HordeDef | undefined, step: string, input: Record<string, st
   return { status: r.status, stdout: r.stdout };
 }
 
-void test('the built-in hordes load cleanly and use no model', async () => {
+void test('the built-in hordes load cleanly; only url-summarizer needs a model', async () => {
   const all = await builtins();
-  assert.deepEqual([...all.keys()].sort(), ['project-check', 'retry-command']);
+  assert.deepEqual([...all.keys()].sort(), ['project-check', 'retry-command', 'url-summarizer']);
   for (const horde of all.values()) {
     assert.equal(horde.origin, 'builtin');
-    for (const step of Object.values(horde.steps)) assert.ok(['ingest', 'verify'].includes(step.kind), `${horde.id}/${step.name}`);
+    const kinds = horde.id === 'url-summarizer' ? ['ingest', 'process', 'deliver'] : ['ingest', 'verify'];
+    for (const step of Object.values(horde.steps)) assert.ok(kinds.includes(step.kind), `${horde.id}/${step.name}`);
     assert.match(horde.body, /^# /m, 'documented in its body');
+  }
+});
+
+void test('url-summarizer: fetch → notes → summary, prompts written out with the exact output shape', async () => {
+  const horde = (await builtins()).get('url-summarizer');
+  assert.ok(horde);
+  assert.deepEqual(horde.pipeline, ['fetch', 'notes', 'summary']);
+  assert.deepEqual(horde.inputs.map((i) => [i.id, i.type, i.required]), [['url', 'url', true], ['question', 'text', false]]);
+  assert.deepEqual(horde.steps.summary?.normalize?.sections, ['Answer', 'Key points']);
+  for (const step of ['notes', 'summary']) {
+    const prompt = fs.readFileSync(path.join(horde.dir, horde.steps[step]!.promptFile!), 'utf8');
+    assert.match(prompt, /Write exactly this shape/);
   }
 });
 

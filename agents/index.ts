@@ -1,0 +1,38 @@
+/** The public face of agents/: the model layer's shapes, the tool loop, the tool registry and the tools. */
+export type {
+  JsonSchemaObject, ToolSpec, ToolCall, ChatMessage, ChatRequest, ChatResponse, Usage, StopReason, ProviderName, Provider,
+  ModelRef, ToolCallingMode, ToolCallingSetting, ProviderSettings, ToolOutput, ToolContext, Tool,
+} from './types.js';
+export type { ModelCallTrace, TracedToolCall } from './trace.js';
+export { runToolLoop } from './tool-loop.js';
+export type { ToolLoopOptions, ToolLoopResult } from './tool-loop.js';
+export { parseTextToolCall, textToolInstructions, textToolResult } from './text-tool-calls.js';
+export { createToolRegistry } from './tool-registry.js';
+export type { ToolRegistry, ToolRegistryOptions, McpToolSource } from './tool-registry.js';
+export { createFileTools } from './tools/file-tools.js';
+export { resolveToolPath, expandHome } from './tools/file-root.js';
+export type { FileToolOptions, FileAccess, ToolPath } from './tools/file-root.js';
+export { createWebSearchTool } from './tools/web-search.js';
+export type { WebSearchOptions } from './tools/web-search.js';
+export { webSearchConfigFrom } from './tools/web-search-config.js';
+export type { WebSearchConfig } from './tools/web-search-config.js';
+export { mcpServersFrom, MCP_DEFAULT_TIMEOUT_SECS, MCP_DEFAULT_CONNECT_TIMEOUT_SECS } from './mcp/config.js';
+export type { McpServerConfig, McpStdioServer, McpHttpServer } from './mcp/config.js';
+export { McpManager } from './mcp/manager.js';
+export type { McpManagerOptions, McpCheck } from './mcp/manager.js';
+export { createWebFetchTool, DEFAULT_WEB_FETCH_CHARS } from './tools/web-fetch.js';
+export type { WebFetchOptions } from './tools/web-fetch.js';
+export { fetchPage, FETCH_DEFAULTS } from './net/fetch-page.js';
+export type { FetchPageOptions, FetchedPage } from './net/fetch-page.js';
+export { createSafeAgent, safeConnector } from './net/safe-agent.js';
+export type { SafeAgentOptions, LookupFunction } from './net/safe-agent.js';
+export { blockedReason, checkUrl, AllowList } from './net/address-policy.js';
+export type { UrlHost } from './net/address-policy.js';
+export { htmlToMarkdown } from './net/html-to-markdown.js';
+export type { PageText } from './net/html-to-markdown.js';
+export {
+  createProvider, parseModelRef, formatModelRef, PROVIDER_NAMES, providerSettingsFrom, normalizeOllamaHost, costOf, anthropicPrice,
+  parseToolArguments, OllamaProvider, AnthropicProvider, OpenAICompatibleProvider,
+  DEFAULT_OLLAMA_HOST, DEFAULT_TIMEOUT_MS, DEFAULT_MAX_RETRIES, DEFAULT_RETRY_BASE_MS, DEFAULT_ANTHROPIC_BASE_URL, DEFAULT_MAX_TOKENS,
+} from './providers/index.js';
+export type { Price } from './providers/index.js';

@@ -1,0 +1,216 @@
+/**
+ * The tool loop: ask the model, run the tools it calls, hand back the results, until it
+ * answers. Every way a small model goes wrong ends loud and bounded, never silent:
+ * - a call to a tool this step does not offer, arguments that are not JSON or fail the
+ *   tool's schema, a tool that fails: the error goes back to the model to correct, at
+ *   most `maxToolErrors` times (then KW_ERR_TOOL_LOOP_ERRORS);
+ * - a call identical to one that already succeeded ends the loop (KW_ERR_TOOL_LOOP_REPEATED):
+ *   the model already has that result, so asking again means it is stuck;
+ * - at most `maxIterations` model calls (KW_ERR_TOOL_LOOP_BUDGET).
+ * Tools are offered natively or in the text format of text-tool-calls.ts; in `auto` the
+ * loop starts from what worked for this model before and reports what it learns.
+ */
+import { KowalskiError, isErrorCode } from '../core/index.js';
+import { parseTextToolCall, textToolInstructions, textToolResult } from './text-tool-calls.js';
+import type { ModelCallTrace, TracedToolCall } from './trace.js';
+import type {
+  ChatMessage, ChatResponse, ModelRef, Provider, ToolCall, ToolCallingMode, ToolCallingSetting, ToolOutput, ToolSpec, Usage,
+} from './types.js';
+
+export interface ToolLoopOptions {
+  provider: Provider;
+  ref: ModelRef;
+  /** The conversation so far: a system message first, then the user's. Not modified. */
+  messages: readonly ChatMessage[];
+  /** The tools this step offers (nothing else may be called). */
+  tools: readonly ToolSpec[];
+  setting: ToolCallingSetting;
+  /** For `auto`: what worked for this model before. */
+  learned?: ToolCallingMode;
+  /** Run a tool; throws a KowalskiError the model is told about. */
+  callTool(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolOutput>;
+  signal: AbortSignal;
+  maxIterations: number;
+  maxToolErrors: number;
+  maxTokens?: number;
+  onToken?(text: string): void;
+  /** One record per provider call, sent once its tool calls have run. */
+  onTrace(trace: ModelCallTrace): void;
+  /** `auto` found out how this model calls tools. */
+  onLearned?(mode: ToolCallingMode): void;
+  /** A tool is about to run (for progress). */
+  onToolCall?(name: string): void;
+  now?(): number;
+}
+
+export interface ToolLoopResult {
+  content: string;
+  /** Provider calls made. */
+  calls: number;
+  /** Tool calls run (including the ones answered with an error). */
+  toolCalls: number;
+  usage: Usage;
+  /** null when any call's price is unknown. */
+  costUsd: number | null;
+  mode: ToolCallingMode;
+}
+
+/** Stable JSON (sorted keys): two calls with the same arguments in another order are the same call. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (typeof value === 'object' && value !== null) {
+    const entries = Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+function errorOf(err: unknown): { code: string; message: string } {
+  if (err instanceof KowalskiError) return { code: err.code, message: err.message };
+  const code = (err as { code?: unknown } | null)?.code;
+  return { code: isErrorCode(code) ? code : 'KW_ERR_TOOL_FAILED', message: err instanceof Error ? err.message : String(err) };
+}
+
+function withTextInstructions(messages: readonly ChatMessage[], tools: readonly ToolSpec[]): ChatMessage[] {
+  const instructions = textToolInstructions(tools);
+  const [first, ...rest] = messages;
+  if (first?.role === 'system') return [{ role: 'system', content: `${first.content}\n\n${instructions}` }, ...rest];
+  return [{ role: 'system', content: instructions }, ...messages];
+}
+
+export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopResult> {
+  const now = options.now ?? Date.now;
+  const offered = new Map(options.tools.map((t) => [t.name, t]));
+  const offeredNames = new Set(offered.keys());
+  const hasTools = offered.size > 0;
+  let mode: ToolCallingMode = options.setting === 'auto' ? options.learned ?? 'native' : options.setting;
+  const learn = (m: ToolCallingMode): void => {
+    if (options.setting !== 'auto' || options.learned === m) return;
+    options.learned = m;
+    options.onLearned?.(m);
+  };
+  const history: ChatMessage[] = [...options.messages];
+  const succeeded = new Map<string, number>();
+  const errors: string[] = [];
+  const usage: Usage = { inputTokens: 0, outputTokens: 0 };
+  let costUsd: number | null = 0;
+  let toolCalls = 0;
+  let nextId = 1;
+
+  for (let call = 1; call <= options.maxIterations; call++) {
+    options.signal.throwIfAborted();
+    const messages = hasTools && mode === 'text' ? withTextInstructions(history, options.tools) : [...history];
+    const trace: ModelCallTrace = {
+      seq: call, provider: options.ref.provider, model: options.ref.model, mode, messages,
+      tools: [...offeredNames], completion: '', toolCalls: [], usage: { inputTokens: 0, outputTokens: 0 },
+      costUsd: null, latencyMs: 0, attempts: 0, startedAt: now(),
+    };
+    let response: ChatResponse;
+    try {
+      response = await options.provider.chat({
+        model: options.ref.model,
+        messages,
+        ...(hasTools && mode === 'native' ? { tools: [...options.tools] } : {}),
+        ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
+        signal: options.signal,
+        ...(options.onToken === undefined ? {} : { onToken: options.onToken }),
+      });
+    } catch (err) {
+      trace.error = errorOf(err);
+      trace.latencyMs = now() - trace.startedAt;
+      options.onTrace(trace);
+      if (err instanceof KowalskiError && err.code === 'KW_ERR_MODEL_NO_TOOLS' && mode === 'native' && options.setting === 'auto') {
+        mode = 'text';
+        learn('text');
+        continue;
+      }
+      throw err;
+    }
+    Object.assign(trace, {
+      completion: response.content, usage: response.usage, costUsd: response.costUsd,
+      latencyMs: response.latencyMs, attempts: response.attempts,
+    });
+    usage.inputTokens += response.usage.inputTokens;
+    usage.outputTokens += response.usage.outputTokens;
+    costUsd = costUsd === null || response.costUsd === null ? null : costUsd + response.costUsd;
+
+    let calls: ToolCall[] = response.toolCalls;
+    let asText = false;
+    if (hasTools && calls.length === 0) {
+      const parsed = parseTextToolCall(response.content, `call_${nextId}`, offeredNames);
+      if (parsed.kind !== 'answer') {
+        calls = [parsed.call];
+        asText = true;
+        if (mode === 'native') {
+          // The model printed its call instead of using the tool field: talk to it in text from now on.
+          mode = 'text';
+          if (parsed.kind === 'call') learn('text');
+        }
+      }
+    } else if (calls.length > 0 && mode === 'native') {
+      learn('native');
+    }
+    if (calls.length === 0) {
+      options.onTrace(trace);
+      return { content: response.content, calls: call, toolCalls, usage, costUsd, mode };
+    }
+    nextId += calls.length;
+
+    history.push(asText ? { role: 'assistant', content: response.content } : { role: 'assistant', content: response.content, toolCalls: calls });
+    try {
+      for (const tc of calls) {
+        toolCalls += 1;
+        const traced = await runOne(tc);
+        trace.toolCalls.push(traced);
+        const isError = traced.error !== undefined;
+        history.push(asText
+          ? { role: 'user', content: textToolResult(tc.name, traced.result, isError) }
+          : { role: 'tool', toolCallId: tc.id, toolName: tc.name, content: traced.result, ...(isError ? { isError } : {}) });
+      }
+    } finally {
+      options.onTrace(trace);
+    }
+  }
+  throw new KowalskiError('KW_ERR_TOOL_LOOP_BUDGET',
+    `the model did not give a final answer within ${options.maxIterations} model calls (${toolCalls} tool calls); the last errors: ${errors.slice(-3).join(' | ') || 'none'}`);
+
+  /** Run one call, or explain to the model why it was not run. Throws only when the loop must end. */
+  async function runOne(tc: ToolCall): Promise<TracedToolCall> {
+    const started = now();
+    const base = { id: tc.id, name: tc.name, arguments: tc.arguments, ...(tc.rawArguments === undefined ? {} : { rawArguments: tc.rawArguments }) };
+    const refuse = (code: string, message: string): TracedToolCall => {
+      errors.push(`${tc.name || '(no name)'}: ${message}`);
+      const traced = { ...base, result: `error: ${message}`, error: { code, message }, durationMs: now() - started };
+      if (errors.length > options.maxToolErrors) {
+        throw new KowalskiError('KW_ERR_TOOL_LOOP_ERRORS',
+          `the model made ${errors.length} tool calls that failed (more than the ${options.maxToolErrors} it may correct): ${errors.slice(-3).join(' | ')}`);
+      }
+      return traced;
+    };
+    if (tc.argumentsError !== undefined && tc.name === '') return refuse('KW_ERR_TOOL_ARGS', tc.argumentsError);
+    const spec = offered.get(tc.name);
+    if (spec === undefined) {
+      return refuse('KW_ERR_TOOL_NOT_OFFERED', `there is no tool "${tc.name}" in this step; the tools you may call are: ${[...offeredNames].join(', ')}`);
+    }
+    if (tc.argumentsError !== undefined) {
+      return refuse('KW_ERR_TOOL_ARGS', `the arguments of ${tc.name} are not valid: ${tc.argumentsError}; send them as a JSON object matching ${JSON.stringify(spec.inputSchema)}`);
+    }
+    const key = `${tc.name} ${canonical(tc.arguments)}`;
+    const earlier = succeeded.get(key);
+    if (earlier !== undefined) {
+      throw new KowalskiError('KW_ERR_TOOL_LOOP_REPEATED',
+        `the model called ${tc.name} ${canonical(tc.arguments)} again, identically (tool call ${toolCalls} repeats tool call ${earlier}, whose result it already had)`);
+    }
+    options.onToolCall?.(tc.name);
+    let output: ToolOutput;
+    try {
+      output = await options.callTool(tc.name, tc.arguments, options.signal);
+    } catch (err) {
+      options.signal.throwIfAborted();
+      const e = errorOf(err);
+      return refuse(e.code, `[${e.code}] ${e.message}`);
+    }
+    succeeded.set(key, toolCalls);
+    return { ...base, result: output.content, durationMs: now() - started, ...(output.meta === undefined ? {} : { meta: output.meta }) };
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * What is recorded about each provider call: one row per call, with the prompt as sent,
+ * the completion, the tool calls it asked for and what each returned, tokens, cost,
+ * latency and the error if it failed. Plain data: it travels from a step's thread to
+ * the engine, which stores it.
+ */
+import type { ChatMessage, ProviderName, ToolCallingMode, Usage } from './types.js';
+
+export interface TracedToolCall {
+  id: string;
+  name: string;
+  arguments: Record<string, unknown>;
+  /** As the model wrote them, when they were not valid JSON. */
+  rawArguments?: string;
+  /** What the model was given back (a result, or an error it can correct). */
+  result: string;
+  error?: { code: string; message: string };
+  durationMs: number;
+  /** Extra data the tool reported (final URL, bytes, …). */
+  meta?: Record<string, unknown>;
+}
+
+export interface ModelCallTrace {
+  /** 1, 2, … within the step attempt. */
+  seq: number;
+  provider: ProviderName;
+  model: string;
+  /** How tools were offered in this call. */
+  mode: ToolCallingMode;
+  /** The whole prompt as sent. */
+  messages: ChatMessage[];
+  /** Names of the tools offered. */
+  tools: string[];
+  completion: string;
+  toolCalls: TracedToolCall[];
+  usage: Usage;
+  costUsd: number | null;
+  latencyMs: number;
+  attempts: number;
+  error?: { code: string; message: string };
+  /** ms since the epoch. */
+  startedAt: number;
+}

@@ -1,0 +1,30 @@
+/** `/api/traces`: every model call, newest first (of one run, or all), and one call in full. */
+import type { FastifyInstance } from 'fastify';
+import type { Engine } from '../../engine/index.js';
+import { intInRange, queryInt, runIdParams } from '../schemas.js';
+
+export function traceRoutes(app: FastifyInstance, engine: Engine): void {
+  app.get<{ Querystring: { run?: string; limit?: string; before?: string } }>('/api/traces', {
+    schema: {
+      querystring: {
+        type: 'object',
+        additionalProperties: false,
+        properties: { run: runIdParams.properties.id, limit: queryInt, before: queryInt },
+      },
+    },
+  }, async (req) => {
+    const limit = intInRange('limit', req.query.limit, 1, 500, 100);
+    if (req.query.run !== undefined) engine.getRunRow(req.query.run); // 404 for an unknown run
+    const traces = engine.listTraces({
+      limit: limit + 1,
+      ...(req.query.run === undefined ? {} : { runId: req.query.run }),
+      ...(req.query.before === undefined ? {} : { before: intInRange('before', req.query.before, 1, Number.MAX_SAFE_INTEGER, 1) }),
+    });
+    const page = traces.slice(0, limit);
+    return { traces: page, nextBefore: traces.length > limit ? page[page.length - 1]!.id : null };
+  });
+
+  app.get<{ Params: { id: string } }>('/api/traces/:id', {
+    schema: { params: { type: 'object', required: ['id'], properties: { id: queryInt } } },
+  }, async (req) => engine.getTrace(Number(req.params.id)));
+}

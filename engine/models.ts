@@ -1,0 +1,101 @@
+/**
+ * The engine's side of model steps: which model a step uses and how (from config.toml,
+ * the environment and what `auto` tool calling learned), the tools steps call (one
+ * registry in the engine's process, so an MCP server is one connection shared by every
+ * step, and file tools are confined by the engine even for isolated steps), and the
+ * traces steps send, stored as they arrive.
+ */
+import type Database from 'better-sqlite3';
+import type { StepDef } from '../core/index.js';
+import { providerSettingsFrom } from '../agents/index.js';
+import type { ModelCallTrace, ToolCallingMode } from '../agents/index.js';
+import type { ModelTask, StepHandlers, StepRequest } from '../steps/index.js';
+import type { Clock } from './clock.js';
+import type { EngineConfig } from './config.js';
+import type { Observers } from './observers.js';
+import { TraceStore } from './store/traces.js';
+import { createEngineTools } from './tools.js';
+import type { EngineTools } from './tools.js';
+
+export interface ModelHubDeps {
+  db: Database.Database;
+  config(): EngineConfig;
+  configFile: string;
+  dataDir: string;
+  clock: Clock;
+  observers: Observers;
+  /** Test-only: `ip:port` pairs web fetches may reach although loopback or private. */
+  testOnlyFetchAllow?: readonly string[];
+}
+
+export type ModelStepHandlers = Pick<StepHandlers, 'onRequest' | 'onTrace' | 'onLearned'>;
+
+export class ModelHub {
+  readonly traces: TraceStore;
+  private tools: EngineTools;
+
+  constructor(private readonly deps: ModelHubDeps) {
+    this.traces = new TraceStore(deps.db);
+    this.tools = this.buildTools();
+  }
+
+  private buildTools(): EngineTools {
+    return createEngineTools(this.deps.config(), {
+      configFile: this.deps.configFile,
+      dataDir: this.deps.dataDir,
+      ...(this.deps.testOnlyFetchAllow === undefined ? {} : { testOnlyFetchAllow: this.deps.testOnlyFetchAllow }),
+    });
+  }
+
+  /** What a model step needs; undefined when neither the step nor config.toml names a model. */
+  taskFor(step: StepDef): ModelTask | undefined {
+    const config = this.deps.config();
+    const model = step.model ?? config.model.default;
+    if (model === undefined) return undefined;
+    const task: ModelTask = {
+      model,
+      settings: providerSettingsFrom(config.raw, process.env),
+      toolCalling: config.model.toolCalling,
+      maxIterations: config.model.maxToolIterations,
+      maxToolErrors: config.model.maxToolErrors,
+    };
+    const learned = this.traces.learnedMode(model);
+    if (learned !== undefined) task.learned = learned;
+    return task;
+  }
+
+  handlers(runId: string, step: string, attempt: number): ModelStepHandlers {
+    return {
+      onRequest: (request: StepRequest, signal: AbortSignal) => this.answer(request, signal),
+      onTrace: (trace: ModelCallTrace) => {
+        const id = this.traces.insert({ runId, step, attempt }, trace);
+        this.deps.observers.emit('trace:recorded', { runId, step, attempt, traceId: id });
+      },
+      onLearned: (model: string, mode: ToolCallingMode) => this.traces.learn(model, mode, this.deps.clock.now()),
+    };
+  }
+
+  private answer(request: StepRequest, signal: AbortSignal): Promise<unknown> {
+    switch (request.op) {
+      case 'describe-tools':
+        return this.tools.registry.describe(request.names);
+      case 'call-tool':
+        return this.tools.registry.call(request.name, request.args, signal);
+      default: {
+        const never: never = request;
+        return Promise.reject(new Error(`unknown step request ${(never as { op: string }).op}`));
+      }
+    }
+  }
+
+  /** config.toml changed: new tools (and MCP connections) for the next calls; the old ones close. */
+  reload(): void {
+    const old = this.tools;
+    this.tools = this.buildTools();
+    void old.close();
+  }
+
+  close(): Promise<void> {
+    return this.tools.close();
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * Traces of model calls and what each model learned about tool calling. Traces are a
+ * record of what happened, not a source of run state: they are written as calls end,
+ * outside the event log, and a resumed run never reads them.
+ */
+import type Database from 'better-sqlite3';
+import type { ModelCallTrace, ToolCallingMode } from '../../agents/index.js';
+
+/** A trace without its prompt and completion: what lists show. */
+export interface TraceSummary {
+  id: number;
+  runId: string;
+  step: string;
+  attempt: number;
+  seq: number;
+  provider: string;
+  model: string;
+  mode: string;
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number | null;
+  latencyMs: number;
+  attempts: number;
+  toolCalls: number;
+  error: { code: string; message: string } | null;
+  startedAt: number;
+}
+
+export interface TraceDetail extends TraceSummary {
+  messages: ModelCallTrace['messages'];
+  tools: string[];
+  completion: string;
+  calls: ModelCallTrace['toolCalls'];
+}
+
+export interface TraceFilter {
+  runId?: string;
+  /** Only traces with an id below this (paging backwards from the newest). */
+  before?: number;
+  limit: number;
+}
+
+interface RawTrace {
+  id: number; run_id: string; step: string; attempt: number; seq: number; provider: string; model: string; mode: string;
+  input_tokens: number; output_tokens: number; cost_usd: number | null; latency_ms: number; attempts: number;
+  tool_calls: number; error_code: string | null; error: string | null; started_at: number; data?: string;
+}
+
+/** A trace whose prompt is larger than this keeps only the last messages, so one run cannot fill the disk. */
+const MAX_DATA_CHARS = 4 * 1024 * 1024;
+
+function toSummary(r: RawTrace): TraceSummary {
+  return {
+    id: r.id, runId: r.run_id, step: r.step, attempt: r.attempt, seq: r.seq, provider: r.provider, model: r.model, mode: r.mode,
+    inputTokens: r.input_tokens, outputTokens: r.output_tokens, costUsd: r.cost_usd, latencyMs: r.latency_ms,
+    attempts: r.attempts, toolCalls: r.tool_calls,
+    error: r.error_code === null ? null : { code: r.error_code, message: r.error ?? '' },
+    startedAt: r.started_at,
+  };
+}
+
+function dataOf(trace: ModelCallTrace): string {
+  const full = JSON.stringify({ messages: trace.messages, tools: trace.tools, completion: trace.completion, calls: trace.toolCalls });
+  if (full.length <= MAX_DATA_CHARS) return full;
+  const note = { role: 'user', content: `[trace cut: the prompt was ${full.length} characters; only the last message is kept]` };
+  return JSON.stringify({ messages: [note, ...trace.messages.slice(-1)], tools: trace.tools, completion: trace.completion, calls: trace.toolCalls });
+}
+
+const SUMMARY_COLUMNS = 'id, run_id, step, attempt, seq, provider, model, mode, input_tokens, output_tokens, cost_usd, latency_ms, attempts, tool_calls, error_code, error, started_at';
+
+export class TraceStore {
+  private readonly insertStmt: Database.Statement;
+  private readonly getStmt: Database.Statement;
+  private readonly modeStmt: Database.Statement;
+  private readonly learnStmt: Database.Statement;
+
+  constructor(private readonly db: Database.Database) {
+    this.insertStmt = db.prepare(`INSERT INTO traces (run_id, step, attempt, seq, provider, model, mode, input_tokens, output_tokens,
+      cost_usd, latency_ms, attempts, tool_calls, error_code, error, started_at, data)
+      VALUES (@runId, @step, @attempt, @seq, @provider, @model, @mode, @inputTokens, @outputTokens,
+      @costUsd, @latencyMs, @attempts, @toolCalls, @errorCode, @error, @startedAt, @data)`);
+    this.getStmt = db.prepare('SELECT * FROM traces WHERE id = ?');
+    this.modeStmt = db.prepare('SELECT mode FROM model_tool_modes WHERE model = ?');
+    this.learnStmt = db.prepare(`INSERT INTO model_tool_modes (model, mode, learned_at) VALUES (?, ?, ?)
+      ON CONFLICT (model) DO UPDATE SET mode = excluded.mode, learned_at = excluded.learned_at`);
+  }
+
+  insert(where: { runId: string; step: string; attempt: number }, trace: ModelCallTrace): number {
+    const info = this.insertStmt.run({
+      ...where,
+      seq: trace.seq, provider: trace.provider, model: trace.model, mode: trace.mode,
+      inputTokens: trace.usage.inputTokens, outputTokens: trace.usage.outputTokens, costUsd: trace.costUsd,
+      latencyMs: Math.round(trace.latencyMs), attempts: trace.attempts, toolCalls: trace.toolCalls.length,
+      errorCode: trace.error?.code ?? null, error: trace.error?.message ?? null, startedAt: trace.startedAt,
+      data: dataOf(trace),
+    });
+    return Number(info.lastInsertRowid);
+  }
+
+  list(filter: TraceFilter): TraceSummary[] {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (filter.runId !== undefined) {
+      where.push('run_id = ?');
+      params.push(filter.runId);
+    }
+    if (filter.before !== undefined) {
+      where.push('id < ?');
+      params.push(filter.before);
+    }
+    const sql = `SELECT ${SUMMARY_COLUMNS} FROM traces ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?`;
+    return (this.db.prepare(sql).all(...params, filter.limit) as RawTrace[]).map(toSummary);
+  }
+
+  get(id: number): TraceDetail | undefined {
+    const row = this.getStmt.get(id) as RawTrace | undefined;
+    if (row === undefined) return undefined;
+    const data = JSON.parse(row.data ?? '{}') as { messages?: TraceDetail['messages']; tools?: string[]; completion?: string; calls?: TraceDetail['calls'] };
+    return { ...toSummary(row), messages: data.messages ?? [], tools: data.tools ?? [], completion: data.completion ?? '', calls: data.calls ?? [] };
+  }
+
+  learnedMode(model: string): ToolCallingMode | undefined {
+    const row = this.modeStmt.get(model) as { mode: string } | undefined;
+    return row?.mode === 'native' || row?.mode === 'text' ? row.mode : undefined;
+  }
+
+  learn(model: string, mode: ToolCallingMode, at: number): void {
+    this.learnStmt.run(model, mode, at);
+  }
+}
