@@ -178,9 +178,10 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
   async function runOne(tc: ToolCall): Promise<TracedToolCall> {
     const started = now();
     const base = { id: tc.id, name: tc.name, arguments: tc.arguments, ...(tc.rawArguments === undefined ? {} : { rawArguments: tc.rawArguments }) };
-    const refuse = (code: string, message: string): TracedToolCall => {
+    /** `shown` is what the model reads (by default the message itself). */
+    const refuse = (code: string, message: string, shown = message): TracedToolCall => {
       errors.push(`${tc.name || '(no name)'}: ${message}`);
-      const traced = { ...base, result: `error: ${message}`, error: { code, message }, durationMs: now() - started };
+      const traced = { ...base, result: `error: ${shown}`, error: { code, message }, durationMs: now() - started };
       if (errors.length > options.maxToolErrors) {
         throw new KowalskiError('KW_ERR_TOOL_LOOP_ERRORS',
           `the model made ${errors.length} tool calls that failed (more than the ${options.maxToolErrors} it may correct): ${errors.slice(-3).join(' | ')}`);
@@ -208,7 +209,7 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
     } catch (err) {
       options.signal.throwIfAborted();
       const e = errorOf(err);
-      return refuse(e.code, `[${e.code}] ${e.message}`);
+      return refuse(e.code, e.message, `[${e.code}] ${e.message}`);
     }
     succeeded.set(key, toolCalls);
     return { ...base, result: output.content, durationMs: now() - started, ...(output.meta === undefined ? {} : { meta: output.meta }) };

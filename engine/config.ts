@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import { parse, TomlError } from 'smol-toml';
 import { KowalskiError } from '../core/index.js';
+import { mcpServersFrom, providerSettingsFrom, webSearchConfigFrom } from '../agents/index.js';
 import type { ToolCallingSetting } from '../agents/index.js';
 import type { Synchronous } from './store/database.js';
 
@@ -94,6 +95,11 @@ export function parseConfig(text: string, file: string): EngineConfig {
     raw,
   };
   if (typeof model.default === 'string') config.model.default = model.default;
+  // The sections the model layer reads are checked now, so a bad value stops the start
+  // (or a Setup write) with the key named, instead of failing a step later.
+  providerSettingsFrom(raw, {});
+  mcpServersFrom(raw, file);
+  webSearchConfigFrom(raw, file, {});
   return config;
 }
 

@@ -8,7 +8,7 @@
 import type Database from 'better-sqlite3';
 import type { StepDef } from '../core/index.js';
 import { providerSettingsFrom } from '../agents/index.js';
-import type { ModelCallTrace, ToolCallingMode } from '../agents/index.js';
+import type { ModelCallTrace, ProviderSettings, ToolCallingMode } from '../agents/index.js';
 import type { ModelTask, StepHandlers, StepRequest } from '../steps/index.js';
 import type { Clock } from './clock.js';
 import type { EngineConfig } from './config.js';
@@ -33,9 +33,12 @@ export type ModelStepHandlers = Pick<StepHandlers, 'onRequest' | 'onTrace' | 'on
 export class ModelHub {
   readonly traces: TraceStore;
   private tools: EngineTools;
+  /** Read with the environment when the config is (re)loaded: a bad OLLAMA_HOST stops the start, not a step. */
+  private providers: ProviderSettings;
 
   constructor(private readonly deps: ModelHubDeps) {
     this.traces = new TraceStore(deps.db);
+    this.providers = providerSettingsFrom(deps.config().raw, process.env);
     this.tools = this.buildTools();
   }
 
@@ -54,7 +57,7 @@ export class ModelHub {
     if (model === undefined) return undefined;
     const task: ModelTask = {
       model,
-      settings: providerSettingsFrom(config.raw, process.env),
+      settings: this.providers,
       toolCalling: config.model.toolCalling,
       maxIterations: config.model.maxToolIterations,
       maxToolErrors: config.model.maxToolErrors,
@@ -90,6 +93,7 @@ export class ModelHub {
 
   /** config.toml changed: new tools (and MCP connections) for the next calls; the old ones close. */
   reload(): void {
+    this.providers = providerSettingsFrom(this.deps.config().raw, process.env);
     const old = this.tools;
     this.tools = this.buildTools();
     void old.close();

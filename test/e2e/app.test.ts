@@ -4,7 +4,8 @@
  * exact command, approve or deny, open the artifact; the form's own checks; a server killed
  * with SIGKILL mid-step and started again on the same folder and port, the open page
  * catching up by itself; Setup keeps the key secret; a server bound beyond loopback asks
- * for its token; empty states. Waits are bounded waits on page state, never sleeps.
+ * for its token; empty states; a model step's calls (against a fake Ollama server), live,
+ * opened to their prompt, completion and tool calls. Waits are bounded waits on page state, never sleeps.
  * Screenshots of each screen and key moment go to test/output/screens/.
  */
 import assert from 'node:assert/strict';
@@ -15,6 +16,7 @@ import type { TestContext } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { apiJson, cleanups, ensureUiBuilt, launchBrowser, openPage, serve, shot, testId, textOf } from '../support/browser.js';
 import type { Server } from '../support/browser.js';
+import { startFakeOllama } from '../support/fake-models.js';
 import { tempDir } from '../support/tmp.js';
 
 let browser: Browser;
@@ -38,13 +40,20 @@ interface Scene {
   defer: (fn: () => unknown) => void;
 }
 
-/** A data folder, a server on it, and a page; all stopped and removed after the test. */
-async function scene(t: TestContext, serveArgs: string[] = []): Promise<Scene> {
+/**
+ * A data folder, a server on it, and a page; all stopped and removed after the test.
+ * `prepare` writes into the data folder (config.toml, hordes) before the server starts.
+ */
+async function scene(t: TestContext, serveArgs: string[] = [], prepare?: (home: string, defer: (fn: () => unknown) => void) => Promise<void>): Promise<Scene> {
   const defer = cleanups(t); // registered before tempDir's hook, so it runs first
   const root = fs.realpathSync(tempDir(t, 'kw-e2e-'));
   const home = path.join(root, 'home');
   const work = path.join(root, 'work');
   fs.mkdirSync(work);
+  if (prepare !== undefined) {
+    fs.mkdirSync(home, { mode: 0o700 });
+    await prepare(home, defer);
+  }
   const [server, { page, pageErrors }] = await Promise.all([serve(home, defer, serveArgs), openPage(browser, defer)]);
   // Runs first of the clean-ups: the page threw nothing all along.
   defer(() => assert.deepEqual(pageErrors, [], 'uncaught exceptions in the page'));
@@ -62,6 +71,23 @@ async function startRun(url: string, input: Record<string, string>): Promise<str
   const res = await apiJson<{ runId: string }>(url, 'POST', '/api/hordes/retry-command/runs', { input });
   assert.equal(res.status, 201, JSON.stringify(res.json));
   return res.json.runId;
+}
+
+/** A model step's prompt and answer, with tags in them: they must show as text, never as markup. */
+const PROMPT = 'Write one note about <b>the marker</b> PROMPT-7.';
+const COMPLETION = '# Notes\n\n<img src=x onerror="window.__pwned=1"> **not bold**';
+
+/** A user horde of one `process` step that may call `read_file`. */
+function writeTraceHorde(dir: string): void {
+  fs.mkdirSync(path.join(dir, 'agents'), { recursive: true });
+  fs.mkdirSync(path.join(dir, 'prompts'));
+  fs.writeFileSync(path.join(dir, 'horde.md'), [
+    '---', 'id = "trace-demo"', 'display_name = "Trace demo"', 'description = "One model step that calls a tool."', 'pipeline = ["notes"]', '---', '', '# Trace demo', '',
+  ].join('\n'));
+  fs.writeFileSync(path.join(dir, 'agents', 'notes.md'), [
+    '---', 'name = "notes"', 'kind = "process"', 'display_name = "Notes"', 'prompt_file = "prompts/notes.md"', 'tools = ["read_file"]', 'output = "notes.md"', '---', '', 'Writes a note.', '',
+  ].join('\n'));
+  fs.writeFileSync(path.join(dir, 'prompts', 'notes.md'), `${PROMPT}\n`);
 }
 
 const runState = (page: Page, state: string) => testId(page, 'run-state', `[data-state="${state}"]`);
@@ -118,6 +144,7 @@ describe('the operator app in a browser', () => {
     await stepState(page, 'attempt', 'passed').waitFor();
     await stepState(page, 'backoff', 'pending').waitFor();
     assert.equal(fs.readFileSync(proof, 'utf8'), 'hello-from-e2e\n');
+    assert.equal(await textOf(testId(page, 'no-traces')), 'No model calls.');
     await shot(page, '05-run-succeeded');
 
     // The attempt's artifact, rendered from Markdown: the outcome, the command, its folder, its output.
@@ -332,6 +359,80 @@ describe('the operator app in a browser', () => {
     await testId(page, 'socket-down').waitFor({ state: 'detached' });
     assert.equal(await page.evaluate('localStorage.getItem("kowalski.token")'), printed);
     await shot(page, '16-hordes-with-token');
+  });
+
+  test('a model step\'s calls show under its steps, live: model, tokens, cost, a failed tool call; a row opens (by keyboard too) to the prompt and the completion, shown as plain text', async (t) => {
+    let fakeRequests: unknown[] = [];
+    const { page, url } = await scene(t, [], async (home, defer) => {
+      const fake = await startFakeOllama([
+        { toolCalls: [{ name: 'read_file', arguments: { path: 'facts.txt' } }], usage: { input: 20, output: 5 } },
+        // Slow enough that the page is open and live before this call is recorded.
+        { text: COMPLETION, usage: { input: 12, output: 34 }, chunkDelayMs: 600 },
+      ]);
+      defer(() => fake.close());
+      fakeRequests = fake.requests;
+      fs.writeFileSync(path.join(home, 'config.toml'), `[model]\ndefault = "ollama:qwen2.5:7b"\n[providers.ollama]\nhost = "${fake.url}"\n`, { mode: 0o600 });
+      writeTraceHorde(path.join(home, 'hordes', 'trace-demo'));
+    });
+    const started = await apiJson<{ runId: string }>(url, 'POST', '/api/hordes/trace-demo/runs', { input: {} });
+    assert.equal(started.status, 201, JSON.stringify(started.json));
+    const runId = started.json.runId;
+
+    await page.goto(`${url}#/runs/${runId}`);
+    await testId(page, 'live-indicator', '.live--on').waitFor();
+    const row = (seq: number) => testId(page, 'trace-row', `[data-step="notes"][data-attempt="1"][data-seq="${seq}"]`);
+    await row(1).waitFor();
+    await stepState(page, 'notes', 'running').waitFor();
+    assert.equal(await row(2).count(), 0, 'the second call is still streaming');
+    // Recorded while the page is open: the list refreshes from the trace frame, no reload.
+    await row(2).waitFor();
+    await runState(page, 'succeeded').waitFor();
+    await stepState(page, 'notes', 'passed').waitFor();
+
+    const cells = async (seq: number) => (await row(seq).locator('th, td').allTextContents()).map((c) => c.trim());
+    const first = await cells(1);
+    assert.deepEqual(first, ['▸notes, attempt 1, call 1', '1', '1', 'ollama:qwen2.5:7b', 'native', '20 / 5', '$0', first[7], '1', '—']);
+    assert.match(first[7]!, /^\d+(\.\d)? m?s$/, 'a latency');
+    const second = await cells(2);
+    assert.deepEqual(second.slice(1), ['1', '2', 'ollama:qwen2.5:7b', 'native', '12 / 34', '$0', second[7], '0', '—']);
+    assert.match(await textOf(testId(page, 'trace-totals')), /2 calls.*32 tokens in, 39 out.*cost \$0/);
+    assert.equal(await testId(page, 'trace-error').count(), 0, 'both provider calls succeeded');
+
+    // The second call, opened from the keyboard: the prompt as sent (the tool's error went back to the model), the completion as text.
+    const toggle2 = testId(row(2), 'trace-toggle');
+    assert.equal(await toggle2.getAttribute('aria-expanded'), 'false');
+    await toggle2.focus();
+    await page.keyboard.press('Enter');
+    assert.equal(await toggle2.getAttribute('aria-expanded'), 'true');
+    const detail2 = page.locator(`#${await toggle2.getAttribute('aria-controls')}`);
+    await testId(detail2, 'trace-detail').waitFor();
+    const messages = testId(detail2, 'trace-message');
+    assert.deepEqual(await messages.evaluateAll((els) => els.map((e) => e.getAttribute('data-role'))), ['system', 'user', 'assistant', 'tool']);
+    const user = await textOf(messages.nth(1));
+    assert.ok(user.includes(PROMPT), `the prompt file is in the prompt, its tags as text:\n${user}`);
+    const tool = await textOf(messages.nth(3));
+    assert.ok(tool.includes('read_file') && tool.includes('error') && tool.includes('KW_ERR_FILE_ROOT_UNSET'), tool);
+    assert.equal(await textOf(testId(detail2, 'trace-completion')), COMPLETION);
+    assert.equal(await detail2.locator('b, img, h1, strong').count(), 0, 'no model text became markup');
+    await shot(page, '18-run-model-calls');
+
+    // The first call, opened by a click: the tool call, its arguments, and its error, shown as one.
+    await testId(row(1), 'trace-toggle').click();
+    const call = testId(page, 'trace-call', '[data-tool="read_file"]');
+    await call.waitFor();
+    assert.deepEqual(JSON.parse(await textOf(testId(call, 'trace-call-arguments'))), { path: 'facts.txt' });
+    assert.match(await textOf(testId(call, 'trace-call-error')), /^KW_ERR_FILE_ROOT_UNSET .*tools folder/);
+    assert.match(await textOf(testId(call, 'trace-call-result')), /KW_ERR_FILE_ROOT_UNSET/);
+    assert.match(await call.getAttribute('class') ?? '', /trace-call--error/);
+    assert.equal(await textOf(call.locator('.trace-bad')), 'failed');
+    await shot(testId(page, 'traces'), '19-model-call-tool-error');
+
+    // Closed again, from the keyboard: the detail goes.
+    await toggle2.press('Space');
+    assert.equal(await toggle2.getAttribute('aria-expanded'), 'false');
+    await detail2.waitFor({ state: 'detached' });
+    assert.equal(await page.evaluate('window.__pwned'), undefined, 'nothing the model wrote ran');
+    assert.equal(fakeRequests.length, 2);
   });
 
   test('a fresh data folder: the Runs screen says there are no runs yet', async (t) => {

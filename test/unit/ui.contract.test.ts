@@ -5,9 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Health, HordeDetail, HordeSummary } from '../../api/index.js';
+import type { Health, HordeDetail, HordeSummary, ServerFrame } from '../../api/index.js';
 import { RUN_STATES } from '../../engine/index.js';
-import type { RecoverySummary, RunRow, RunView, Setup, SetupPatch, StoredEvent } from '../../engine/index.js';
+import type { RecoverySummary, RunRow, RunView, Setup, SetupPatch, StoredEvent, TraceDetail, TraceSummary } from '../../engine/index.js';
 import { RUN_STATES as UI_RUN_STATES, TOOL_CALLING } from '../../ui/src/types.js';
 import type * as Ui from '../../ui/src/types.js';
 
@@ -24,8 +24,21 @@ export const serverShapesFitTheApp = [
   (v: Health) => accepts<Ui.Health>(v),
   (v: HordeSummary) => accepts<Ui.HordeSummary>(v),
   (v: HordeDetail) => accepts<Ui.HordeDetail>(v),
+  (v: TraceSummary) => accepts<Ui.TraceSummary>(v),
+  (v: TraceDetail) => accepts<Ui.TraceDetail>(v),
+  // GET /api/traces answers this shape inline (api/routes/traces.ts).
+  (v: { traces: TraceSummary[]; nextBefore: number | null }) => accepts<Ui.TracePage>(v),
+  (v: Extract<ServerFrame, { type: 'progress' }>) => accepts<Ui.ProgressFrame>(v),
+  (v: Extract<ServerFrame, { type: 'trace' }>) => accepts<Ui.TraceFrame>(v),
   // …and what the app sends is what the server takes.
   (v: Ui.SetupPatch) => accepts<SetupPatch>(v),
+];
+
+// The trace shapes are checked the other way too: an app copy missing a field the server sends fails as well.
+export const appTraceShapesFitTheServer = [
+  (v: Ui.TraceSummary) => accepts<TraceSummary>(v),
+  (v: Ui.TraceDetail) => accepts<TraceDetail>(v),
+  (v: Ui.TraceFrame) => accepts<Extract<ServerFrame, { type: 'trace' }>>(v),
 ];
 
 test('the app lists the same run states and tool-calling modes as the server', () => {

@@ -5,7 +5,7 @@
  */
 import type { TokenPrompter, TokenStore } from './auth';
 import type {
-  ApiErrorBody, Health, HordeDetail, HordeSummary, Problem, RunPage, RunState, RunView, Setup, SetupPatch,
+  ApiErrorBody, Health, HordeDetail, HordeSummary, Problem, RunPage, RunState, RunView, Setup, SetupPatch, TraceDetail, TracePage,
 } from './types';
 
 export class ApiError extends Error {
@@ -83,6 +83,9 @@ export function createApi(opts: ApiOptions) {
     cancel: (runId: string, reason?: string) =>
       json<{ state: RunState }>('POST', `/api/runs/${enc(runId)}/cancel`, reason === undefined || reason === '' ? {} : { reason }),
     resume: (runId: string) => json<{ state: RunState }>('POST', `/api/runs/${enc(runId)}/resume`, {}),
+    /** The run's model calls, newest first; 500 is the most one page may hold. */
+    traces: (runId: string) => json<TracePage>('GET', `/api/traces?run=${enc(runId)}&limit=500`),
+    trace: (id: number) => json<TraceDetail>('GET', `/api/traces/${id}`),
     setup: () => json<Setup>('GET', '/api/setup'),
     putSetup: (patch: SetupPatch) => json<Setup>('PUT', '/api/setup', patch),
   };

@@ -45,3 +45,16 @@ export const STEP_STATE_LABEL: Record<StepState, string> = {
 export function plural(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
 }
+
+/** A model call's price: `$0` for a local model, `unknown` when the provider's price is not known. */
+export function formatCost(usd: number | null): string {
+  if (usd === null) return 'unknown';
+  if (usd === 0) return '$0';
+  if (usd < 0.0001) return '< $0.0001';
+  return `$${usd < 1 ? usd.toFixed(4) : usd.toFixed(2)}`;
+}
+
+/** A count with thousands grouped, the same in every locale (screens and tests read it alike). */
+export function formatCount(n: number): string {
+  return n.toLocaleString('en-US');
+}

@@ -198,6 +198,7 @@ export class KowalskiSocket {
         this.dispatch(frame.runId ?? null, frame);
         return;
       case 'progress':
+      case 'trace':
         this.dispatch(frame.runId, frame);
         return;
       case 'result':

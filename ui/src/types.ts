@@ -202,18 +202,86 @@ export interface SetupPatch {
   tools?: { root?: string | null };
 }
 
+/** One tool call a model asked for, as it appears in a prompt's assistant message. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  /** `{}` when the model's arguments did not parse (see `argumentsError`). */
+  arguments: Record<string, unknown>;
+  argumentsError?: string;
+  /** Exactly as the model wrote them, when they arrived as text. */
+  rawArguments?: string;
+}
+
+export type ChatMessage =
+  | { role: 'system'; content: string }
+  | { role: 'user'; content: string }
+  | { role: 'assistant'; content: string; toolCalls?: ToolCall[] }
+  | { role: 'tool'; toolCallId: string; toolName: string; content: string; isError?: boolean };
+
+/** One model provider call. */
+export interface TraceSummary {
+  id: number;
+  runId: string;
+  step: string;
+  attempt: number;
+  /** 1, 2, … within the step attempt. */
+  seq: number;
+  /** 'ollama' | 'anthropic' | 'openai' per docs/api.md; typed as the server stores it. */
+  provider: string;
+  model: string;
+  /** How tools were offered: 'native' | 'text'. */
+  mode: string;
+  inputTokens: number;
+  outputTokens: number;
+  /** US dollars; 0 for a local model, null when the price is unknown. */
+  costUsd: number | null;
+  latencyMs: number;
+  /** HTTP attempts, 1 + retries. */
+  attempts: number;
+  toolCalls: number;
+  error: { code: string; message: string } | null;
+  startedAt: number;
+}
+
+export interface TracePage { traces: TraceSummary[]; nextBefore: number | null }
+
+/** A tool call the model made in this call, and what came of it. */
+export interface TracedToolCall {
+  id: string;
+  name: string;
+  arguments: Record<string, unknown>;
+  rawArguments?: string;
+  /** What the model was given back: the result, or an error it can correct. */
+  result: string;
+  error?: { code: string; message: string };
+  durationMs: number;
+  meta?: Record<string, unknown>;
+}
+
+export interface TraceDetail extends TraceSummary {
+  /** The prompt as sent. */
+  messages: ChatMessage[];
+  /** Names of the tools offered. */
+  tools: string[];
+  completion: string;
+  calls: TracedToolCall[];
+}
+
 // The websocket frames.
 
 export interface HelloFrame { type: 'hello'; version: string; gseq: number }
 export interface EventFrame { type: 'event'; gseq: number; runId: string; seq: number; at: number; event: RunEvent; state: RunState | null }
 export interface SyncedFrame { type: 'synced'; runId?: string; state?: RunState; gseq: number }
 export interface ProgressFrame { type: 'progress'; runId: string; step: string; attempt: number; message: string }
+/** A model call of the run was recorded (live only): fetch it from `/api/traces`. */
+export interface TraceFrame { type: 'trace'; runId: string; step: string; attempt: number; traceId: number }
 export interface ResultFrame { type: 'result'; id: string; ok: true; step: string }
 export interface ErrorFrame { type: 'error'; id?: string; error: { code: string; message: string } }
 
-export type ServerFrame = HelloFrame | EventFrame | SyncedFrame | ProgressFrame | ResultFrame | ErrorFrame;
+export type ServerFrame = HelloFrame | EventFrame | SyncedFrame | ProgressFrame | TraceFrame | ResultFrame | ErrorFrame;
 /** What a subscriber hears. */
-export type StreamFrame = EventFrame | SyncedFrame | ProgressFrame;
+export type StreamFrame = EventFrame | SyncedFrame | ProgressFrame | TraceFrame;
 
 export type ClientFrame =
   | { type: 'subscribe'; after?: number; runId?: string }

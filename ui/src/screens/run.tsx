@@ -1,6 +1,7 @@
 /**
- * `#/runs/<id>`: one run, live. The view comes from `GET /api/runs/:id`; a one-run
- * subscription refetches it (debounced) whenever an event is committed.
+ * `#/runs/<id>`: one run, live. The view comes from `GET /api/runs/:id` and its model
+ * calls from `GET /api/traces`; a one-run subscription refetches the view (debounced)
+ * whenever an event is committed, and the calls whenever one is recorded.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { ApprovalPanel } from '../components/approval-panel';
@@ -8,18 +9,22 @@ import { RunActions } from '../components/run-actions';
 import { RunError, RunFacts, RunInput, RunTitle } from '../components/run-header';
 import { ErrorBox, Loading } from '../components/status';
 import { StepTimeline } from '../components/step-timeline';
+import { TraceList } from '../components/trace-list';
 import { useDebounced } from '../hooks/use-debounced';
 import { useResource } from '../hooks/use-resource';
 import { useSocketStatus } from '../hooks/use-socket-status';
 import { useServices } from '../services';
 import type { ApiError } from '../api';
-import type { RunView } from '../types';
+import type { Resource } from '../hooks/use-resource';
+import type { RunView, TracePage } from '../types';
 
 export function RunScreen({ id }: { id: string }) {
   const { api, socket } = useServices();
   const view = useResource(() => api.run(id), [api, id]);
   const [progress, setProgress] = useState<Record<string, string>>({});
   const refresh = useDebounced(view.refresh, 100);
+  const traces = useResource(() => api.traces(id), [api, id]);
+  const refreshTraces = useDebounced(traces.refresh, 100);
   const status = useSocketStatus();
 
   // Subscribe once the first view is in, after its last event: nothing missed, nothing twice.
@@ -30,10 +35,15 @@ export function RunScreen({ id }: { id: string }) {
     setProgress({});
     return socket.subscribeRun(id, (frame) => {
       if (frame.type === 'progress') setProgress((p) => ({ ...p, [frame.step]: frame.message }));
-      else if (frame.type === 'synced' || frame.state !== null) refresh();
+      else if (frame.type === 'trace') refreshTraces();
+      else if (frame.type === 'synced') {
+        refresh();
+        // Trace frames are live only, never replayed: calls recorded before this (re)subscription are fetched instead.
+        refreshTraces();
+      } else if (frame.state !== null) refresh();
     }, firstSeq);
     // Only the first view's seq matters (hence `subscribed`, not `firstSeq`): refreshes must not resubscribe.
-  }, [socket, id, subscribed, refresh]);
+  }, [socket, id, subscribed, refresh, refreshTraces]);
 
   return (
     <section aria-labelledby="run-title">
@@ -47,7 +57,7 @@ export function RunScreen({ id }: { id: string }) {
       )}
       {view.data !== undefined && (
         <RunBody view={view.data} live={status === 'open' && subscribed} reconnecting={status === 'reconnecting'}
-          progress={progress} onChanged={view.refresh} refreshError={view.error} />
+          progress={progress} onChanged={view.refresh} refreshError={view.error} traces={traces} />
       )}
     </section>
   );
@@ -60,9 +70,10 @@ interface BodyProps {
   progress: Record<string, string>;
   onChanged: () => void;
   refreshError: ApiError | undefined;
+  traces: Resource<TracePage>;
 }
 
-function RunBody({ view, live, reconnecting, progress, onChanged, refreshError }: BodyProps) {
+function RunBody({ view, live, reconnecting, progress, onChanged, refreshError, traces }: BodyProps) {
   const run = view.run;
   return (
     <>
@@ -79,6 +90,7 @@ function RunBody({ view, live, reconnecting, progress, onChanged, refreshError }
       <RunInput run={run} workdir={view.workdir} />
       <h2>Steps</h2>
       <StepTimeline view={view} progress={progress} />
+      <TraceList traces={traces} />
     </>
   );
 }
