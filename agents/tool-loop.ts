@@ -71,6 +71,23 @@ function errorOf(err: unknown): { code: string; message: string } {
   return { code: isErrorCode(code) ? code : 'KW_ERR_TOOL_FAILED', message: err instanceof Error ? err.message : String(err) };
 }
 
+/**
+ * Names as offered in a provider's tool field: Anthropic and OpenAI accept only
+ * `[A-Za-z0-9_-]{1,64}`, so `server.tool` travels as `server__tool` and is mapped back.
+ */
+function wireNames(names: Iterable<string>): { toWire: Map<string, string>; fromWire: Map<string, string> } {
+  const toWire = new Map<string, string>();
+  const fromWire = new Map<string, string>();
+  for (const name of names) {
+    const base = name.replace(/\./g, '__').replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 60);
+    let wire = base;
+    for (let n = 2; fromWire.has(wire); n++) wire = `${base}_${n}`;
+    toWire.set(name, wire);
+    fromWire.set(wire, name);
+  }
+  return { toWire, fromWire };
+}
+
 function withTextInstructions(messages: readonly ChatMessage[], tools: readonly ToolSpec[]): ChatMessage[] {
   const instructions = textToolInstructions(tools);
   const [first, ...rest] = messages;
@@ -83,6 +100,8 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
   const offered = new Map(options.tools.map((t) => [t.name, t]));
   const offeredNames = new Set(offered.keys());
   const hasTools = offered.size > 0;
+  const names = wireNames(offeredNames);
+  const nativeTools = options.tools.map((t) => ({ ...t, name: names.toWire.get(t.name)! }));
   let mode: ToolCallingMode = options.setting === 'auto' ? options.learned ?? 'native' : options.setting;
   const learn = (m: ToolCallingMode): void => {
     if (options.setting !== 'auto' || options.learned === m) return;
@@ -110,7 +129,7 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
       response = await options.provider.chat({
         model: options.ref.model,
         messages,
-        ...(hasTools && mode === 'native' ? { tools: [...options.tools] } : {}),
+        ...(hasTools && mode === 'native' ? { tools: nativeTools } : {}),
         ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
         signal: options.signal,
         ...(options.onToken === undefined ? {} : { onToken: options.onToken }),
@@ -134,7 +153,9 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
     usage.outputTokens += response.usage.outputTokens;
     costUsd = costUsd === null || response.costUsd === null ? null : costUsd + response.costUsd;
 
-    let calls: ToolCall[] = response.toolCalls;
+    // The history keeps the names as the provider knows them; the calls run under their own.
+    const wireCalls = response.toolCalls;
+    let calls: ToolCall[] = wireCalls.map((c) => ({ ...c, name: names.fromWire.get(c.name) ?? c.name }));
     let asText = false;
     if (hasTools && calls.length === 0) {
       const parsed = parseTextToolCall(response.content, `call_${nextId}`, offeredNames);
@@ -156,7 +177,7 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
     }
     nextId += calls.length;
 
-    history.push(asText ? { role: 'assistant', content: response.content } : { role: 'assistant', content: response.content, toolCalls: calls });
+    history.push(asText ? { role: 'assistant', content: response.content } : { role: 'assistant', content: response.content, toolCalls: wireCalls });
     try {
       for (const tc of calls) {
         toolCalls += 1;
@@ -165,7 +186,7 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
         const isError = traced.error !== undefined;
         history.push(asText
           ? { role: 'user', content: textToolResult(tc.name, traced.result, isError) }
-          : { role: 'tool', toolCallId: tc.id, toolName: tc.name, content: traced.result, ...(isError ? { isError } : {}) });
+          : { role: 'tool', toolCallId: tc.id, toolName: names.toWire.get(tc.name) ?? tc.name, content: traced.result, ...(isError ? { isError } : {}) });
       }
     } finally {
       options.onTrace(trace);

@@ -17,6 +17,7 @@ import type { Engine } from '../../engine/index.js';
 import { startFakeOllama } from '../support/fake-models.js';
 import type { FakeModelServer, FakeScript } from '../support/fake-models.js';
 import { writeHorde } from '../support/engine.js';
+import { EVERYTHING, startEverythingHttp } from '../support/mcp.js';
 import { tempDir } from '../support/tmp.js';
 
 /** Resolve once `condition` holds (checked every 5 ms; the test's own timeout bounds it). */
@@ -187,4 +188,29 @@ test('cancelling a run mid-stream stops the model call at once', async (t) => {
   assert.equal(await s.engine.waitForRun(runId), 'cancelled');
   await s.server.clientClosed();
   assert.ok(Date.now() - started < 3000, `cancelled within the stop grace, took ${Date.now() - started} ms`);
+});
+
+test('a model step calls MCP tools over stdio and Streamable HTTP (the reference everything server), listed like any tool', async (t) => {
+  const url = await startEverythingHttp(t);
+  const script: FakeScript = (body) => {
+    const results = body.messages.filter((m: { role: string }) => m.role === 'tool');
+    if (results.length === 0) return { toolCalls: [{ name: 'local__echo', arguments: { message: 'over stdio' } }] };
+    if (results.length === 1) return { toolCalls: [{ name: 'remote__get-sum', arguments: { a: 2, b: 40 } }] };
+    return { text: `# Tools\n\n${results.map((m: { content: string }) => m.content).join('\n')}` };
+  };
+  const config = [
+    '[[mcp.servers]]', 'name = "local"', `command = ${JSON.stringify(process.execPath)}`, `args = [${JSON.stringify(EVERYTHING)}, "stdio"]`,
+    '[[mcp.servers]]', 'name = "remote"', `url = "${url}"`, '',
+  ].join('\n');
+  const s = await setup(t, script, { extraConfig: config });
+  const { runId, state } = await runHorde(s, 'mcp-user', { use: 'kind = "process"\nprompt_file = "prompts/p.md"\ntools = ["local.echo", "remote.get-sum"]' });
+  assert.equal(state, 'succeeded', JSON.stringify(s.engine.getRun(runId).steps));
+  const doc = fs.readFileSync(path.join(s.engine.getRun(runId).workdir, 'use.md'), 'utf8');
+  assert.match(doc, /Echo: over stdio/);
+  assert.match(doc, /42/);
+  // Offered with the servers' own schemas, under names every provider accepts (`server__tool`, mapped back).
+  const offered = s.server.requests[0]!.body.tools.map((x: { function: { name: string; parameters: { properties: object } } }) => [x.function.name, Object.keys(x.function.parameters.properties)]);
+  assert.deepEqual(offered, [['local__echo', ['message']], ['remote__get-sum', ['a', 'b']]]);
+  const traced = s.engine.listTraces({ runId, limit: 10 }).reverse().flatMap((x) => s.engine.getTrace(x.id).calls.map((c) => c.name));
+  assert.deepEqual(traced, ['local.echo', 'remote.get-sum']);
 });

@@ -4,12 +4,10 @@
  * request, and an in-process HTTP server that checks the bearer token.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import net from 'node:net';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import type { TestContext } from 'node:test';
@@ -19,10 +17,10 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { KowalskiError } from '../../core/index.js';
 import type { ErrorCode } from '../../core/index.js';
 import { McpManager } from '../../agents/index.js';
+import { EVERYTHING, freePort, startEverythingHttp } from '../support/mcp.js';
 import type { McpHttpServer, McpManagerOptions, McpServerConfig, McpStdioServer, Tool } from '../../agents/index.js';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
-const EVERYTHING = path.join(REPO, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
 const FLAKY = path.join(REPO, 'test', 'fixtures', 'mcp', 'flaky.mjs');
 // Set in this process only: a stdio server must not see it (it gets a short safe list plus its own env).
 const SECRET_NAME = 'KW_MCP_TEST_PARENT_SECRET';
@@ -83,41 +81,6 @@ function alive(pid: number): boolean {
     if ((err as NodeJS.ErrnoException).code === 'ESRCH') return false;
     throw err;
   }
-}
-
-async function freePort(): Promise<number> {
-  const probe = net.createServer().listen(0, '127.0.0.1');
-  await once(probe, 'listening');
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
-
-/** The everything server over Streamable HTTP (PORT, path /mcp), once it says it listens. */
-async function startEverythingHttp(t: TestContext): Promise<string> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
-  const exited = once(child, 'exit');
-  t.after(async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill();
-    await exited;
-  });
-  let stderr = '';
-  await new Promise<void>((resolve, reject) => {
-    const limit = setTimeout(() => reject(new Error(`the everything server did not listen within ${GUARD_MS} ms:\n${stderr}`)), GUARD_MS);
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      if (/listening on port/.test(stderr)) {
-        clearTimeout(limit);
-        resolve();
-      }
-    });
-    void exited.then(([code]) => {
-      clearTimeout(limit);
-      reject(new Error(`the everything server exited (${String(code)}):\n${stderr}`));
-    });
-  });
-  return `http://127.0.0.1:${port}/mcp`;
 }
 
 /**

@@ -1,0 +1,49 @@
+/** MCP servers for tests: the reference "everything" server (a devDependency, not ours) over Streamable HTTP. */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import type { TestContext } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+export const EVERYTHING = path.join(fileURLToPath(new URL('../..', import.meta.url)), 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
+
+/** Only guards against a hung test on a busy machine. */
+const GUARD_MS = 30_000;
+
+export async function freePort(): Promise<number> {
+  const probe = net.createServer().listen(0, '127.0.0.1');
+  await once(probe, 'listening');
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+/** The everything server over Streamable HTTP (PORT, path /mcp), once it says it listens. */
+export async function startEverythingHttp(t: TestContext): Promise<string> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const exited = once(child, 'exit');
+  t.after(async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill();
+    await exited;
+  });
+  let stderr = '';
+  await new Promise<void>((resolve, reject) => {
+    const limit = setTimeout(() => reject(new Error(`the everything server did not listen within ${GUARD_MS} ms:\n${stderr}`)), GUARD_MS);
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      if (/listening on port/.test(stderr)) {
+        clearTimeout(limit);
+        resolve();
+      }
+    });
+    void exited.then(([code]) => {
+      clearTimeout(limit);
+      reject(new Error(`the everything server exited (${String(code)}):\n${stderr}`));
+    });
+  });
+  return `http://127.0.0.1:${port}/mcp`;
+}
+
