@@ -11,8 +11,12 @@ import { createEngine } from '../../engine/index.js';
 const [, , dataDir, mode, ...args] = process.argv;
 const here = path.dirname(fileURLToPath(import.meta.url));
 const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+// A run's form answers and the addresses a web fetch may reach (test servers on 127.0.0.1), when a test gives them.
+const input = JSON.parse(process.env.KOWALSKI_TEST_INPUT ?? '{}') as Record<string, string>;
+const fetchAllow = process.env.KOWALSKI_TEST_FETCH_ALLOW?.split(',');
 const engine = await createEngine({
   dataDir: dataDir!,
+  ...(fetchAllow === undefined ? {} : { testOnlyFetchAllow: fetchAllow }),
   extraStepKinds: [
     { kind: 'ledger', module: path.join(here, '..', 'fixtures', 'kinds', `ledger${ext}`), usesModel: false, idempotent: true, runsCommand: false },
     { kind: 'ledger_unsafe', module: path.join(here, '..', 'fixtures', 'kinds', `ledger${ext}`), usesModel: false, idempotent: false, runsCommand: false },
@@ -29,7 +33,7 @@ const follow = (runId: string): void => {
 if (mode === 'start') {
   const { horde } = await engine.resolveHorde(args[0]!);
   const n = Number(args[1] ?? '1');
-  const started = await Promise.all(Array.from({ length: n }, () => engine.startRun(horde, {}, { provenance: 'crash-test' }).then((id) => {
+  const started = await Promise.all(Array.from({ length: n }, () => engine.startRun(horde, input, { provenance: 'crash-test' }).then((id) => {
     say(`ACK ${id}`);
     return id;
   })));

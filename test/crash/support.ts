@@ -23,6 +23,8 @@ export interface HarnessOptions {
   killAfterMs?: number;
   /** Kill it with SIGKILL when a stdout line matches. */
   killWhen?: (line: string) => boolean;
+  /** Kill it with SIGKILL when this settles. */
+  killOn?: Promise<unknown>;
   /** Kill it with SIGKILL once a file holds this text (checked every 20 ms, bounded by limitMs). */
   killWhenFile?: { file: string; contains: string };
   /** Give up (and fail) after this long, ms. */
@@ -52,6 +54,7 @@ export function harness(dataDir: string, args: string[], options: HarnessOptions
       stderr += chunk.toString();
     });
     const killer = options.killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), options.killAfterMs);
+    void options.killOn?.then(() => child.kill('SIGKILL'));
     const watch = options.killWhenFile;
     const poll = watch === undefined ? undefined : setInterval(() => {
       if (fs.existsSync(watch.file) && fs.readFileSync(watch.file, 'utf8').includes(watch.contains)) child.kill('SIGKILL');
