@@ -2,7 +2,7 @@
  * `npm run bench` (= `node dist/bench/run.js [workload…] [--reps=N]`): runs the
  * selected workloads (default: all), each measurement several times, and prints ONE
  * markdown table of medians with their ratio to a floor measured in the same run.
- * Workloads: floor, w1, w2, recovery (= recovery-a and recovery-b), api (= api-approval and api-stream). Progress goes to stderr.
+ * Workloads: floor, w1, w2, recovery (= recovery-a and recovery-b), api (= api-approval and api-stream), tools. Progress goes to stderr.
  */
 import os from 'node:os';
 import { approvalOnce, streamOnce } from './api.js';
@@ -13,11 +13,12 @@ import type { Sync } from './setup.js';
 import { removeDir, tempDir } from './setup.js';
 import { median, now, repeat } from './stats.js';
 import { formatTable, num } from './table.js';
+import { TOOL_CALLS, toolLoopOnce } from './tools.js';
 import type { Row } from './table.js';
 import { W1_STEPS, w1Once } from './w1.js';
 import { w2Once } from './w2.js';
 
-const WORKLOADS = ['floor', 'w1', 'w2', 'recovery-a', 'recovery-b', 'api-approval', 'api-stream'] as const;
+const WORKLOADS = ['floor', 'w1', 'w2', 'recovery-a', 'recovery-b', 'api-approval', 'api-stream', 'tools'] as const;
 type Workload = (typeof WORKLOADS)[number];
 
 interface Plan {
@@ -75,6 +76,7 @@ const PARKED_RUNS = 10_000;
 const APPROVALS = 200;
 const STREAM_RUNS = 50;
 const STREAM_CLIENTS = 10;
+const TOOL_LOOPS = 30;
 
 async function main(plan: Plan): Promise<void> {
   const started = now();
@@ -188,6 +190,28 @@ async function main(plan: Plan): Promise<void> {
       note: `frames delivered to all clients / wall time from the first start to the last frame at the last client (${num(median(samples.map((s) => s.ms)))} ms; ${num(median(samples.map((s) => s.events)))} events per client); ` +
         `the same runs with no client took ${num(median(samples.map((s) => s.alone)))} ms (×${num(median(samples.map((s) => s.ratio)))} with clients); ` +
         (bad === 0 ? 'checked: every client got every event once, in gseq order' : `${bad} CLIENTS MISSED OR REPEATED EVENTS`),
+    });
+  }
+
+  if (workloads.has('tools')) {
+    const samples = await repeat(reps, () => toolLoopOnce(TOOL_LOOPS));
+    progress(`tools: ${samples.map((s) => `in process ${num(s.inProcess)} µs, engine ${num(s.engine)} µs (floor ${num(s.floor)} µs)`).join('; ')}`);
+    const floor = median(samples.map((s) => s.floor));
+    const inProcess = median(samples.map((s) => s.inProcess));
+    const viaEngine = median(samples.map((s) => s.engine));
+    rows.push({
+      name: `floor: one model call, ollama client → fake server answering at once`, median: floor, unit: 'µs/call',
+      note: `${TOOL_LOOPS * TOOL_CALLS} calls per repetition; the model's own time is zero here, so this is HTTP + client + parsing`,
+    });
+    rows.push({
+      name: `Tool loop, in process: ${TOOL_CALLS} tool calls (read_file) + answer`, median: inProcess, unit: 'µs/iteration', floor,
+      ratio: median(samples.map((s) => s.inProcess / s.floor)),
+      note: `one model call + one tool call (schema check, realpath confinement, file read) + trace per iteration; overhead over the bare call ${num(inProcess - floor)} µs; ${TOOL_LOOPS} loops per repetition`,
+    });
+    rows.push({
+      name: `Tool loop through the engine: a model step in a pool thread, tools answered by the engine`, median: viaEngine, unit: 'µs/iteration', floor,
+      ratio: median(samples.map((s) => s.engine / s.floor)),
+      note: `whole run (start, commits, dispatch, ${TOOL_CALLS} tool round trips over the step bus, ${TOOL_CALLS + 1} traces stored at FULL) / ${TOOL_CALLS + 1} iterations; overhead over the bare call ${num(viaEngine - floor)} µs`,
     });
   }
 
