@@ -43,7 +43,8 @@ export default async function model(ctx: StepContext): Promise<StepResult> {
   try {
     ref = parseModelRef(m.model);
   } catch (err) {
-    throw new KowalskiError('KW_ERR_MODEL_REF', (err as Error).message, { where: { file: task.step.file, key: 'model' } });
+    const where = task.step.model === undefined ? { file: 'config.toml', key: 'model.default' } : { file: task.step.file, key: 'model' };
+    throw new KowalskiError('KW_ERR_MODEL_REF', (err as Error).message, { where });
   }
   const messages = buildMessages(task);
   const tools = task.step.tools.length === 0 ? [] : await ctx.request({ op: 'describe-tools', names: task.step.tools });

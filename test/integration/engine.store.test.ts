@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import type { KowalskiError } from '../../core/index.js';
 import { createEngine, openDatabase } from '../../engine/index.js';
+import { MIGRATIONS } from '../../engine/schema/index.js';
 import { tempDir } from '../support/tmp.js';
 
 function codeOf(fn: () => unknown): string | undefined {
@@ -24,13 +25,25 @@ test('migrating twice is harmless and the schema is recorded once per migration'
   openDatabase(file).close();
   const db = openDatabase(file);
   const rows = db.prepare('SELECT version, name FROM schema_migrations').all();
-  assert.deepEqual(rows, [{ version: 1, name: 'init' }]);
+  assert.deepEqual(rows, [{ version: 1, name: 'init' }, { version: 2, name: 'traces' }]);
   assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
   assert.equal(db.pragma('synchronous', { simple: true }), 2, 'FULL by default');
   db.close();
   const normal = openDatabase(file, { synchronous: 'normal' });
   assert.equal(normal.pragma('synchronous', { simple: true }), 1);
   normal.close();
+});
+
+test('a database of the previous version gains the new tables and keeps its runs', (t) => {
+  const file = path.join(tempDir(t), 'k.sqlite');
+  const old = openDatabase(file, { migrations: MIGRATIONS.slice(0, 1) });
+  old.prepare("INSERT INTO runs (id, horde_id, horde_hash, state, provenance, input, created_at, updated_at, last_seq) VALUES ('r1', 'h', 'x', 'succeeded', 'cli', '{}', 1, 1, 0)").run();
+  old.close();
+  const db = openDatabase(file);
+  t.after(() => db.close());
+  assert.deepEqual(db.prepare('SELECT version FROM schema_migrations').pluck().all(), [1, 2]);
+  assert.equal(db.prepare('SELECT count(*) FROM traces').pluck().get(), 0);
+  assert.equal(db.prepare("SELECT state FROM runs WHERE id = 'r1'").pluck().get(), 'succeeded');
 });
 
 test('a database written by a newer kowalski is refused and left as it was', (t) => {
