@@ -1,4 +1,10 @@
-/** The public face of agents/: the model layer's shapes, the tool loop, the tool registry and the tools. */
+/**
+ * The public face of agents/: the model layer's shapes, the tool loop, the tool registry
+ * and the tools. Nothing here loads a provider SDK, the MCP SDK or the HTML tool chain,
+ * so the CLI and the engine's start never pay for them: the providers have their own
+ * face (`providers/index.ts`, loaded by model steps in their threads), as has the page
+ * fetcher (`net/index.ts`, for ingest); the MCP client and web_fetch load them at first use.
+ */
 export type {
   JsonSchemaObject, ToolSpec, ToolCall, ChatMessage, ChatRequest, ChatResponse, Usage, StopReason, ProviderName, Provider,
   ModelRef, ToolCallingMode, ToolCallingSetting, ProviderSettings, ToolOutput, ToolContext, Tool,
@@ -22,17 +28,13 @@ export { McpManager } from './mcp/manager.js';
 export type { McpManagerOptions, McpCheck } from './mcp/manager.js';
 export { createWebFetchTool, DEFAULT_WEB_FETCH_CHARS } from './tools/web-fetch.js';
 export type { WebFetchOptions } from './tools/web-fetch.js';
-export { fetchPage, FETCH_DEFAULTS } from './net/fetch-page.js';
 export type { FetchPageOptions, FetchedPage } from './net/fetch-page.js';
-export { createSafeAgent, safeConnector } from './net/safe-agent.js';
 export type { SafeAgentOptions, LookupFunction } from './net/safe-agent.js';
 export { blockedReason, checkUrl, AllowList } from './net/address-policy.js';
 export type { UrlHost } from './net/address-policy.js';
-export { htmlToMarkdown } from './net/html-to-markdown.js';
-export type { PageText } from './net/html-to-markdown.js';
+export { parseModelRef, formatModelRef, PROVIDER_NAMES } from './providers/model-ref.js';
 export {
-  createProvider, parseModelRef, formatModelRef, PROVIDER_NAMES, providerSettingsFrom, normalizeOllamaHost, costOf, anthropicPrice,
-  parseToolArguments, OllamaProvider, AnthropicProvider, OpenAICompatibleProvider,
-  DEFAULT_OLLAMA_HOST, DEFAULT_TIMEOUT_MS, DEFAULT_MAX_RETRIES, DEFAULT_RETRY_BASE_MS, DEFAULT_ANTHROPIC_BASE_URL, DEFAULT_MAX_TOKENS,
-} from './providers/index.js';
-export type { Price } from './providers/index.js';
+  providerSettingsFrom, normalizeOllamaHost, DEFAULT_OLLAMA_HOST, DEFAULT_TIMEOUT_MS, DEFAULT_MAX_RETRIES, DEFAULT_RETRY_BASE_MS,
+} from './providers/settings.js';
+export { costOf, anthropicPrice } from './providers/pricing.js';
+export type { Price } from './providers/pricing.js';

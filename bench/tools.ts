@@ -10,7 +10,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { createFileTools, createProvider, createToolRegistry, runToolLoop } from '../agents/index.js';
+import { createFileTools, createToolRegistry, runToolLoop } from '../agents/index.js';
+import { createProvider } from '../agents/providers/index.js';
 import type { ProviderSettings } from '../agents/index.js';
 import { createEngine } from '../engine/index.js';
 import { startFakeOllama } from '../test/support/fake-models.js';

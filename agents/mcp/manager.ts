@@ -8,8 +8,7 @@ import type { ErrorCode } from '../../core/index.js';
 import type { McpToolSource } from '../tool-registry.js';
 import type { Tool } from '../types.js';
 import type { McpServerConfig } from './config.js';
-import { McpConnection } from './connection.js';
-import type { McpConnectionOptions, McpToolInfo } from './connection.js';
+import type { McpConnection, McpConnectionOptions, McpToolInfo } from './connection.js';
 import { resultText } from './content.js';
 
 /** What `check()` found out about one server. */
@@ -55,12 +54,23 @@ function toolOf(conn: McpConnection, info: McpToolInfo): Tool {
  * a server that cannot be reached rejects with KW_ERR_MCP_UNAVAILABLE or KW_ERR_MCP_TIMEOUT.
  */
 export class McpManager implements McpToolSource {
-  private readonly connections: Map<string, McpConnection>;
+  private readonly servers: Map<string, McpServerConfig>;
+  /** Made on first use: the MCP SDK is loaded only once a server is needed, not at every start. */
+  private readonly connections = new Map<string, Promise<McpConnection>>();
   // The same Tool object for the same listed tool: callers key caches (schema validators) on it.
   private readonly made = new WeakMap<McpToolInfo, Tool>();
 
-  constructor(servers: readonly McpServerConfig[], options: McpManagerOptions = {}) {
-    this.connections = new Map(servers.map((s) => [s.name, new McpConnection(s, options)]));
+  constructor(servers: readonly McpServerConfig[], private readonly options: McpManagerOptions = {}) {
+    this.servers = new Map(servers.map((s) => [s.name, s]));
+  }
+
+  private connectionOf(server: McpServerConfig): Promise<McpConnection> {
+    let conn = this.connections.get(server.name);
+    if (conn === undefined) {
+      conn = import('./connection.js').then(({ McpConnection: Connection }) => new Connection(server, this.options));
+      this.connections.set(server.name, conn);
+    }
+    return conn;
   }
 
   /**
@@ -69,12 +79,12 @@ export class McpManager implements McpToolSource {
    * the caller decides what is unknown.
    */
   async tools(names?: string[]): Promise<Tool[]> {
-    if (names === undefined) return (await Promise.all([...this.connections.values()].map((c) => this.toolsOf(c)))).flat();
+    if (names === undefined) return (await Promise.all([...this.servers.values()].map(async (s) => this.toolsOf(await this.connectionOf(s))))).flat();
     const asked = new Set(names);
     const servers = new Set(names.filter((n) => n.includes('.')).map((n) => n.slice(0, n.indexOf('.'))));
-    const listed = (await Promise.all([...servers].flatMap((s) => {
-      const conn = this.connections.get(s);
-      return conn === undefined ? [] : [this.toolsOf(conn)];
+    const listed = (await Promise.all([...servers].flatMap((name) => {
+      const server = this.servers.get(name);
+      return server === undefined ? [] : [this.connectionOf(server).then((conn) => this.toolsOf(conn))];
     }))).flat();
     const byName = new Map(listed.filter((t) => asked.has(t.spec.name)).map((t) => [t.spec.name, t]));
     return [...asked].flatMap((n) => byName.get(n) ?? []);
@@ -82,16 +92,16 @@ export class McpManager implements McpToolSource {
 
   /** The configured servers' names. */
   serverNames(): string[] {
-    return [...this.connections.keys()];
+    return [...this.servers.keys()];
   }
 
   /** Connect to every server at once, each within its connect_timeout_secs, and list its tools. */
   check(): Promise<McpCheck[]> {
-    return Promise.all([...this.connections.values()].map(async (conn): Promise<McpCheck> => {
+    return Promise.all([...this.servers.values()].map(async (server): Promise<McpCheck> => {
       const started = performance.now();
-      const base = { name: conn.server.name, transport: conn.server.transport, target: targetOf(conn.server) };
+      const base = { name: server.name, transport: server.transport, target: targetOf(server) };
       try {
-        const tools = await conn.refreshTools();
+        const tools = await (await this.connectionOf(server)).refreshTools();
         return { ...base, ok: true, tools: tools.map((t) => ({ name: t.name, description: t.description })), ms: Math.round(performance.now() - started) };
       } catch (err) {
         const plain = toPlainError(err, 'KW_ERR_MCP_UNAVAILABLE');
@@ -102,7 +112,7 @@ export class McpManager implements McpToolSource {
 
   /** Close every connection; resolves once every child process has exited. */
   async close(): Promise<void> {
-    await Promise.all([...this.connections.values()].map((c) => c.close()));
+    await Promise.all([...this.connections.values()].map(async (c) => (await c).close()));
   }
 
   private async toolsOf(conn: McpConnection): Promise<Tool[]> {

@@ -3,7 +3,7 @@
  * choice, so everything goes through fetchPage's SSRF policy: public addresses only,
  * every redirect re-checked at connect time, size and time limits.
  */
-import { fetchPage } from '../net/fetch-page.js';
+import { fetchPage } from '../net/fetch.js';
 import type { FetchPageOptions } from '../net/fetch-page.js';
 import type { Tool } from '../types.js';
 

@@ -6,7 +6,7 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import { fetchPage } from '../../agents/index.js';
+import { fetchPage } from '../../agents/net/index.js';
 import type { FetchedPage } from '../../agents/index.js';
 import { KowalskiError } from '../../core/index.js';
 import type { InputField } from '../../core/index.js';

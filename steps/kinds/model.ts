@@ -5,7 +5,8 @@
  * `normalize_*` keys, is the step's one Markdown artifact. Every provider call is traced.
  */
 import { KowalskiError } from '../../core/index.js';
-import { createProvider, parseModelRef, runToolLoop } from '../../agents/index.js';
+import { parseModelRef, runToolLoop } from '../../agents/index.js';
+import { createProvider } from '../../agents/providers/index.js';
 import type { ModelRef, ToolLoopResult } from '../../agents/index.js';
 import { plural, writeArtifact } from '../artifact.js';
 import { buildMessages } from '../model-prompt.js';

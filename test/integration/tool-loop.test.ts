@@ -10,9 +10,8 @@ import path from 'node:path';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
 import { KowalskiError } from '../../core/index.js';
-import {
-  createFileTools, createProvider, createToolRegistry, runToolLoop,
-} from '../../agents/index.js';
+import { createFileTools, createToolRegistry, runToolLoop } from '../../agents/index.js';
+import { createProvider } from '../../agents/providers/index.js';
 import type {
   ModelCallTrace, ModelRef, ProviderSettings, Tool, ToolCallingMode, ToolCallingSetting, ToolLoopResult,
 } from '../../agents/index.js';

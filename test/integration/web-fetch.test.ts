@@ -7,7 +7,8 @@ import { test } from 'node:test';
 import zlib from 'node:zlib';
 import { KowalskiError } from '../../core/index.js';
 import type { ErrorCode } from '../../core/index.js';
-import { createWebFetchTool, fetchPage } from '../../agents/index.js';
+import { createWebFetchTool } from '../../agents/index.js';
+import { fetchPage } from '../../agents/net/index.js';
 import type { FetchPageOptions, LookupFunction } from '../../agents/index.js';
 
 interface Server {

@@ -1,0 +1,11 @@
+/**
+ * `fetchPage`, loaded at its first call: undici, linkedom, Readability and turndown take
+ * about half a second to load, which the CLI, the server's start and every step that
+ * fetches nothing should not pay.
+ */
+import type { FetchedPage, FetchPageOptions } from './fetch-page.js';
+
+export async function fetchPage(url: string, options: FetchPageOptions = {}, signal?: AbortSignal): Promise<FetchedPage> {
+  const page = await import('./fetch-page.js');
+  return page.fetchPage(url, options, signal);
+}
