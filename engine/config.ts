@@ -25,6 +25,8 @@ export interface EngineConfig {
     default?: string;
     /** How tools are offered to models: `auto` (default: native, and text for models that cannot), `native`, `text`. */
     toolCalling: ToolCallingSetting;
+    /** `[model.tool_calling_by_model]`: the setting for one model (`"ollama:llama3.2:1b" = "text"`), over `toolCalling`. */
+    toolCallingByModel: Record<string, ToolCallingSetting>;
     /** Most model calls in one step's tool loop (default 10). */
     maxToolIterations: number;
     /** Most failed tool calls a model may correct in one step (default 3). */
@@ -37,7 +39,7 @@ export interface EngineConfig {
 export const DEFAULT_CONFIG: EngineConfig = {
   store: { synchronous: 'full' },
   runs: { maxParallelSteps: 4, stepTimeoutSecs: 600 },
-  model: { toolCalling: 'auto', maxToolIterations: 10, maxToolErrors: 3 },
+  model: { toolCalling: 'auto', toolCallingByModel: {}, maxToolIterations: 10, maxToolErrors: 3 },
   raw: {},
 };
 
@@ -59,10 +61,20 @@ function positiveInt(t: Record<string, unknown>, file: string, key: string, name
   return v;
 }
 
-function toolCallingOf(model: Record<string, unknown>, file: string): ToolCallingSetting {
-  const v = model.tool_calling ?? 'auto';
-  if (v !== 'auto' && v !== 'native' && v !== 'text') throw bad(file, 'model.tool_calling', `must be "auto", "native" or "text", not ${JSON.stringify(v)}`);
+function toolCallingSetting(v: unknown, file: string, key: string): ToolCallingSetting {
+  if (v !== 'auto' && v !== 'native' && v !== 'text') throw bad(file, key, `must be "auto", "native" or "text", not ${JSON.stringify(v)}`);
   return v;
+}
+
+function toolCallingByModel(model: Record<string, unknown>, file: string): Record<string, ToolCallingSetting> {
+  const byModel = model.tool_calling_by_model ?? {};
+  if (typeof byModel !== 'object' || byModel === null || Array.isArray(byModel)) throw bad(file, 'model.tool_calling_by_model', 'must be a table');
+  const out: Record<string, ToolCallingSetting> = {};
+  for (const [name, v] of Object.entries(byModel)) {
+    if (!name.includes(':')) throw bad(file, `model.tool_calling_by_model."${name}"`, 'must name a model as "provider:model", e.g. "ollama:llama3.2:1b"');
+    out[name] = toolCallingSetting(v, file, `model.tool_calling_by_model."${name}"`);
+  }
+  return out;
 }
 
 export function parseConfig(text: string, file: string): EngineConfig {
@@ -88,7 +100,8 @@ export function parseConfig(text: string, file: string): EngineConfig {
       stepTimeoutSecs: positiveInt(runs, file, 'runs', 'step_timeout_secs', DEFAULT_CONFIG.runs.stepTimeoutSecs),
     },
     model: {
-      toolCalling: toolCallingOf(model, file),
+      toolCalling: toolCallingSetting(model.tool_calling ?? 'auto', file, 'model.tool_calling'),
+      toolCallingByModel: toolCallingByModel(model, file),
       maxToolIterations: positiveInt(model, file, 'model', 'max_tool_iterations', DEFAULT_CONFIG.model.maxToolIterations),
       maxToolErrors: positiveInt(model, file, 'model', 'max_tool_errors', DEFAULT_CONFIG.model.maxToolErrors),
     },

@@ -58,7 +58,7 @@ export class ModelHub {
     const task: ModelTask = {
       model,
       settings: this.providers,
-      toolCalling: config.model.toolCalling,
+      toolCalling: config.model.toolCallingByModel[model] ?? config.model.toolCalling,
       maxIterations: config.model.maxToolIterations,
       maxToolErrors: config.model.maxToolErrors,
     };

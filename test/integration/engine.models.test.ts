@@ -176,6 +176,15 @@ test('auto tool calling remembers a model that writes its calls as text: the nex
   assert.match(next.messages[0].content, /<tool_call>/);
 });
 
+test('a model set to text in [model.tool_calling_by_model] is asked in text from its first call', async (t) => {
+  const s = await setup(t, [{ text: '# Answer\n\nno tools needed' }], { extraConfig: '[model.tool_calling_by_model]\n"ollama:qwen2.5:7b" = "text"\n' });
+  const { state } = await runHorde(s, 'textual', { look: 'kind = "process"\nprompt_file = "prompts/p.md"\ntools = ["list_dir"]' });
+  assert.equal(state, 'succeeded');
+  const first = s.server.requests[0]!.body;
+  assert.equal(first.tools, undefined);
+  assert.match(first.messages[0].content, /- list_dir: /);
+});
+
 test('cancelling a run mid-stream stops the model call at once', async (t) => {
   const s = await setup(t, [{ text: 'a b c d e f g h i j k l m n o p q r s t u v w x y z', chunkDelayMs: 300 }]);
   const dir = path.join(s.home, 'hordes', 'slow');

@@ -24,12 +24,24 @@ test('every key is read, and unknown sections are kept for the parts that use th
   assert.deepEqual({ ...(config.raw.tools as object) }, { root: '~/files' });
 });
 
+test('the model section: tool calling globally and per model, the loop bounds', (t) => {
+  const file = path.join(tempDir(t), 'config.toml');
+  fs.writeFileSync(file, '[model]\ntool_calling = "native"\nmax_tool_iterations = 6\nmax_tool_errors = 1\n[model.tool_calling_by_model]\n"ollama:llama3.2:1b" = "text"\n');
+  const { model } = loadConfig(file);
+  assert.deepEqual(model, { toolCalling: 'native', toolCallingByModel: { 'ollama:llama3.2:1b': 'text' }, maxToolIterations: 6, maxToolErrors: 1 });
+});
+
 test('a bad value is an error naming the file and the key; a syntax error names the line', () => {
   const cases: [string, string, number | undefined][] = [
     ['[store]\nsynchronous = "sometimes"\n', 'store.synchronous', undefined],
     ['[runs]\nmax_parallel_steps = 0\n', 'runs.max_parallel_steps', undefined],
     ['[runs]\nstep_timeout_secs = "ten"\n', 'runs.step_timeout_secs', undefined],
     ['[model]\ndefault = "qwen"\n', 'model.default', undefined],
+    ['[model]\ntool_calling = "sometimes"\n', 'model.tool_calling', undefined],
+    ['[model.tool_calling_by_model]\n"qwen" = "text"\n', 'model.tool_calling_by_model."qwen"', undefined],
+    ['[model.tool_calling_by_model]\n"ollama:qwen" = "json"\n', 'model.tool_calling_by_model."ollama:qwen"', undefined],
+    ['[model]\nmax_tool_errors = 0\n', 'model.max_tool_errors', undefined],
+    ['[tools.web_search]\nprovider = "bing"\n', 'tools.web_search.provider', undefined],
     ['store = 3\n', 'store', undefined],
     ['[runs]\nmax_parallel_steps = \n', '(syntax)', 2],
   ];
@@ -43,6 +55,14 @@ test('a bad value is an error naming the file and the key; a syntax error names 
       return true;
     }, key);
   }
+});
+
+test('a bad [[mcp.servers]] entry stops the config from loading, naming the key', () => {
+  assert.throws(() => parseConfig('[[mcp.servers]]\ncommand = "x"\n', '/k/config.toml'), (err: KowalskiError) => {
+    assert.equal(err.code, 'KW_ERR_MCP_CONFIG');
+    assert.deepEqual(err.where, { file: '/k/config.toml', key: 'mcp.servers[0].name' });
+    return true;
+  });
 });
 
 test('the data directory: KOWALSKI_HOME, then XDG_DATA_HOME, then the platform\'s folder', () => {
