@@ -55,6 +55,14 @@ export interface ToolLoopResult {
   mode: ToolCallingMode;
 }
 
+/** The most of one tool result a model is given; the rest is cut, with a note saying so (an MCP server's answer has no limit of its own). */
+export const MAX_TOOL_RESULT_CHARS = 100_000;
+
+function bounded(content: string): string {
+  if (content.length <= MAX_TOOL_RESULT_CHARS) return content;
+  return `${content.slice(0, MAX_TOOL_RESULT_CHARS)}\n… [cut: the result has ${content.length} characters; only the first ${MAX_TOOL_RESULT_CHARS} are shown]`;
+}
+
 /** Stable JSON (sorted keys): two calls with the same arguments in another order are the same call. */
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
@@ -233,6 +241,6 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
       return refuse(e.code, e.message, `[${e.code}] ${e.message}`);
     }
     succeeded.set(key, toolCalls);
-    return { ...base, result: output.content, durationMs: now() - started, ...(output.meta === undefined ? {} : { meta: output.meta }) };
+    return { ...base, result: bounded(output.content), durationMs: now() - started, ...(output.meta === undefined ? {} : { meta: output.meta }) };
   }
 }

@@ -255,6 +255,15 @@ test('text that looks like a tool call inside a file or a tool result is never e
   assert.equal(fs.existsSync(path.join(textMode.root, 'x.txt')), false);
 });
 
+test('a tool result larger than a model is given is cut, with a note saying how much there was', async (t) => {
+  const h = await harness(t, [{ toolCalls: [{ name: 'read_file', arguments: { path: 'big.txt' } }] }, { text: 'ok' }]);
+  fs.writeFileSync(path.join(h.root, 'big.txt'), 'x'.repeat(200_000));
+  await h.run();
+  const sent = h.server.requests[1]!.body.messages.find((m: { role: string }) => m.role === 'tool').content as string;
+  assert.equal(sent.length < 100_200, true, `${sent.length} characters sent`);
+  assert.match(sent, /\[cut: the result has 2\d{5} characters; only the first 100000 are shown\]$/);
+});
+
 test('a slow stream is cancelled mid-way: the loop rejects with the reason and the connection closes', async (t) => {
   const h = await harness(t, [{ text: 'one two three four five six seven eight nine ten', chunkDelayMs: 200 }]);
   const controller = new AbortController();
