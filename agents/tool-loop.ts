@@ -110,10 +110,11 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
   const hasTools = offered.size > 0;
   const names = wireNames(offeredNames);
   const nativeTools = options.tools.map((t) => ({ ...t, name: names.toWire.get(t.name)! }));
-  let mode: ToolCallingMode = options.setting === 'auto' ? options.learned ?? 'native' : options.setting;
+  let learned = options.learned;
+  let mode: ToolCallingMode = options.setting === 'auto' ? learned ?? 'native' : options.setting;
   const learn = (m: ToolCallingMode): void => {
-    if (options.setting !== 'auto' || options.learned === m) return;
-    options.learned = m;
+    if (options.setting !== 'auto' || learned === m) return;
+    learned = m;
     options.onLearned?.(m);
   };
   const history: ChatMessage[] = [...options.messages];
