@@ -80,12 +80,13 @@ function supervise(
   let settled = false;
   let pgid: number | undefined;
   let forceTimer: NodeJS.Timeout | undefined;
-  const requests = new AbortController();
+  // Made at the first request only: most steps ask nothing, and an AbortController per step shows in W1.
+  let requests: AbortController | undefined;
 
   const stop = (result: StepResult, reason: string): void => {
     if (settled || stopped !== undefined) return;
     stopped = result;
-    requests.abort(new KowalskiError('KW_ERR_STEP_CANCELLED', reason));
+    requests?.abort(new KowalskiError('KW_ERR_STEP_CANCELLED', reason));
     host.send({ type: 'cancel', reason });
     forceTimer = setTimeout(() => host.kill(), stopGraceMs);
   };
@@ -108,6 +109,7 @@ function supervise(
         }
         return;
       case 'request': {
+        if (stopped !== undefined) return; // the step is being stopped: nothing it asks for runs now
         const { id } = message;
         const answer = (reply: EngineMessage): void => {
           if (!settled && stopped === undefined) host.send(reply);
@@ -115,6 +117,7 @@ function supervise(
         let pending: Promise<unknown>;
         try {
           if (handlers.onRequest === undefined) throw new KowalskiError('KW_ERR_INTERNAL', `this step runner answers no requests (${message.request.op})`);
+          requests ??= new AbortController();
           pending = handlers.onRequest(message.request, requests.signal);
         } catch (err) {
           pending = Promise.reject(err);
@@ -157,7 +160,7 @@ function supervise(
 
   const finish = async (end: HostEnd): Promise<StepResult> => {
     settled = true;
-    requests.abort(new KowalskiError('KW_ERR_STEP_CANCELLED', 'the step is over'));
+    requests?.abort(new KowalskiError('KW_ERR_STEP_CANCELLED', 'the step is over'));
     clearTimeout(timeout);
     if (forceTimer !== undefined) clearTimeout(forceTimer);
     const abnormal = stopped !== undefined || end.type === 'crashed';
