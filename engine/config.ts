@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import { parse, TomlError } from 'smol-toml';
 import { KowalskiError } from '../core/index.js';
 import { mcpServersFrom, providerSettingsFrom, webSearchConfigFrom } from '../agents/index.js';
-import type { ToolCallingSetting } from '../agents/index.js';
+import type { McpServerConfig, ToolCallingSetting, WebSearchConfig } from '../agents/index.js';
 import type { Synchronous } from './store/database.js';
 
 export interface EngineConfig {
@@ -32,6 +32,14 @@ export interface EngineConfig {
     /** Most failed tool calls a model may correct in one step (default 3). */
     maxToolErrors: number;
   };
+  tools: {
+    /** `[tools] root`: the only folder file tools may touch (may start with `~/`); null = none chosen. */
+    root: string | null;
+  };
+  /** `[[mcp.servers]]`, checked. */
+  mcpServers: McpServerConfig[];
+  /** `[tools.web_search]` (with BRAVE_API_KEY from the environment), checked; null = none. */
+  webSearch: WebSearchConfig | null;
   /** The whole file as parsed, for the sections other parts read. */
   raw: Record<string, unknown>;
 }
@@ -40,6 +48,9 @@ export const DEFAULT_CONFIG: EngineConfig = {
   store: { synchronous: 'full' },
   runs: { maxParallelSteps: 4, stepTimeoutSecs: 600 },
   model: { toolCalling: 'auto', toolCallingByModel: {}, maxToolIterations: 10, maxToolErrors: 3 },
+  tools: { root: null },
+  mcpServers: [],
+  webSearch: null,
   raw: {},
 };
 
@@ -88,6 +99,8 @@ export function parseConfig(text: string, file: string): EngineConfig {
   const store = table(raw, file, 'store');
   const runs = table(raw, file, 'runs');
   const model = table(raw, file, 'model');
+  const tools = table(raw, file, 'tools');
+  if (tools.root !== undefined && typeof tools.root !== 'string') throw bad(file, 'tools.root', `must be a folder path, not ${JSON.stringify(tools.root)}`);
   const sync = store.synchronous ?? 'full';
   if (sync !== 'full' && sync !== 'normal') throw bad(file, 'store.synchronous', `must be "full" or "normal", not ${JSON.stringify(sync)}`);
   if (model.default !== undefined && (typeof model.default !== 'string' || !model.default.includes(':'))) {
@@ -105,14 +118,15 @@ export function parseConfig(text: string, file: string): EngineConfig {
       maxToolIterations: positiveInt(model, file, 'model', 'max_tool_iterations', DEFAULT_CONFIG.model.maxToolIterations),
       maxToolErrors: positiveInt(model, file, 'model', 'max_tool_errors', DEFAULT_CONFIG.model.maxToolErrors),
     },
+    tools: { root: typeof tools.root === 'string' && tools.root !== '' ? tools.root : null },
+    mcpServers: mcpServersFrom(raw, file),
+    webSearch: webSearchConfigFrom(raw, file),
     raw,
   };
   if (typeof model.default === 'string') config.model.default = model.default;
-  // The sections the model layer reads are checked now, so a bad value stops the start
-  // (or a Setup write) with the key named, instead of failing a step later.
+  // Checked now, so a bad value stops the start (or a Setup write) with the key named. The
+  // settings themselves are read by the engine with the environment, which wins over the file.
   providerSettingsFrom(raw, {});
-  mcpServersFrom(raw, file);
-  webSearchConfigFrom(raw, file, {});
   return config;
 }
 

@@ -142,12 +142,11 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     const threads = Math.max(1, Math.min(config.runs.maxParallelSteps, 8));
     const runner = createStepRunner({ maxThreads: threads, concurrentTasksPerWorker: Math.ceil(config.runs.maxParallelSteps / threads) });
     const models = new ModelHub({
-      db, config: () => config, configFile: paths.config, dataDir: paths.dataDir, clock, observers,
+      db, config: () => config, dataDir: paths.dataDir, clock, observers,
       ...(options.testOnlyFetchAllow === undefined ? {} : { testOnlyFetchAllow: options.testOnlyFetchAllow }),
     });
     const supervisor = new Supervisor({
       committer, log, runner, kinds, observers, clock, crash, models,
-      ...(options.testOnlyFetchAllow === undefined ? {} : { fetchAllow: options.testOnlyFetchAllow }),
       runDir: paths.runDir,
       maxParallelSteps: config.runs.maxParallelSteps,
       stepTimeoutSecs: config.runs.stepTimeoutSecs,

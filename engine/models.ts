@@ -13,6 +13,7 @@ import type { ModelTask, StepHandlers, StepRequest } from '../steps/index.js';
 import type { Clock } from './clock.js';
 import type { EngineConfig } from './config.js';
 import type { Observers } from './observers.js';
+import type { TaskExtras } from './step-task.js';
 import { TraceStore } from './store/traces.js';
 import { createEngineTools } from './tools.js';
 import type { EngineTools } from './tools.js';
@@ -20,7 +21,6 @@ import type { EngineTools } from './tools.js';
 export interface ModelHubDeps {
   db: Database.Database;
   config(): EngineConfig;
-  configFile: string;
   dataDir: string;
   clock: Clock;
   observers: Observers;
@@ -44,14 +44,22 @@ export class ModelHub {
 
   private buildTools(): EngineTools {
     return createEngineTools(this.deps.config(), {
-      configFile: this.deps.configFile,
       dataDir: this.deps.dataDir,
       ...(this.deps.testOnlyFetchAllow === undefined ? {} : { testOnlyFetchAllow: this.deps.testOnlyFetchAllow }),
     });
   }
 
+  /** What a step's task carries from here: the model settings for model kinds, the test-only fetch allowance. */
+  taskExtras(step: StepDef, usesModel: boolean): TaskExtras {
+    const extras: TaskExtras = {};
+    const model = usesModel ? this.taskFor(step) : undefined;
+    if (model !== undefined) extras.model = model;
+    if (this.deps.testOnlyFetchAllow !== undefined) extras.fetchAllow = this.deps.testOnlyFetchAllow;
+    return extras;
+  }
+
   /** What a model step needs; undefined when neither the step nor config.toml names a model. */
-  taskFor(step: StepDef): ModelTask | undefined {
+  private taskFor(step: StepDef): ModelTask | undefined {
     const config = this.deps.config();
     const model = step.model ?? config.model.default;
     if (model === undefined) return undefined;

@@ -31,8 +31,6 @@ export interface SupervisorDeps {
   stepTimeoutSecs: number;
   /** Models and tools for model steps (read at each dispatch: Setup may configure a model while the engine runs). */
   models: ModelHub;
-  /** Test-only: `ip:port` pairs that web fetches may reach although loopback or private. */
-  fetchAllow?: readonly string[];
 }
 
 type Created = Extract<RunEvent, { type: 'run.created' }>;
@@ -203,11 +201,7 @@ export class Supervisor {
       this.finished(run.runId, step, attempt, startedAt, { outcome: 'fail', error: toPlainError(unknownKind(def)) });
       return;
     }
-    const model = kind.usesModel ? this.deps.models.taskFor(def) : undefined;
-    const task = buildStepTask(run, step, attempt, kind, {
-      ...(model === undefined ? {} : { model }),
-      ...(this.deps.fetchAllow === undefined ? {} : { fetchAllow: this.deps.fetchAllow }),
-    });
+    const task = buildStepTask(run, step, attempt, kind, this.deps.models.taskExtras(def, kind.usesModel));
     if (!run.workdirReady) {
       fs.mkdirSync(task.workdir, { recursive: true });
       run.workdirReady = true;

@@ -22,6 +22,20 @@ test('every key is read, and unknown sections are kept for the parts that use th
   assert.deepEqual(config.runs, { maxParallelSteps: 9, stepTimeoutSecs: 30 });
   assert.equal(config.model.default, 'ollama:qwen2.5:7b');
   assert.deepEqual({ ...(config.raw.tools as object) }, { root: '~/files' });
+  assert.equal(config.tools.root, '~/files');
+});
+
+test('web search is read with the environment it is used with: a Brave key in BRAVE_API_KEY alone is enough', (t) => {
+  const before = process.env.BRAVE_API_KEY;
+  t.after(() => {
+    if (before === undefined) delete process.env.BRAVE_API_KEY;
+    else process.env.BRAVE_API_KEY = before;
+  });
+  const text = '[tools.web_search]\nprovider = "brave"\n';
+  process.env.BRAVE_API_KEY = 'brave-key-from-env';
+  assert.equal(parseConfig(text, '/k/config.toml').webSearch?.provider, 'brave');
+  delete process.env.BRAVE_API_KEY;
+  assert.throws(() => parseConfig(text, '/k/config.toml'), { code: 'KW_ERR_CONFIG_INVALID', message: /BRAVE_API_KEY/ });
 });
 
 test('the model section: tool calling globally and per model, the loop bounds', (t) => {
@@ -41,6 +55,7 @@ test('a bad value is an error naming the file and the key; a syntax error names 
     ['[model.tool_calling_by_model]\n"qwen" = "text"\n', 'model.tool_calling_by_model."qwen"', undefined],
     ['[model.tool_calling_by_model]\n"ollama:qwen" = "json"\n', 'model.tool_calling_by_model."ollama:qwen"', undefined],
     ['[model]\nmax_tool_errors = 0\n', 'model.max_tool_errors', undefined],
+    ['[tools]\nroot = 7\n', 'tools.root', undefined],
     ['[tools.web_search]\nprovider = "bing"\n', 'tools.web_search.provider', undefined],
     ['store = 3\n', 'store', undefined],
     ['[runs]\nmax_parallel_steps = \n', '(syntax)', 2],
