@@ -1,6 +1,7 @@
 /** Read-side queries over the projection tables, for the CLI, the API and tests. */
 import type { Database, Statement } from 'better-sqlite3';
 import type { ApprovalCommand, RunState } from '../../actors/index.js';
+import { whereOf } from './where.js';
 
 export interface RunRow {
   id: string;
@@ -109,22 +110,13 @@ export class RunQueries {
   }
 
   listRuns(filter: ListRunsFilter = {}): RunRow[] {
-    const where: string[] = [];
-    const params: unknown[] = [];
-    if (filter.status !== undefined) {
-      where.push('state = ?');
-      params.push(filter.status);
-    }
-    if (filter.horde !== undefined) {
-      where.push('horde_id = ?');
-      params.push(filter.horde);
-    }
-    if (filter.cursor !== undefined) {
-      where.push('(created_at, id) < (SELECT created_at, id FROM runs WHERE id = ?)');
-      params.push(filter.cursor);
-    }
+    const where = whereOf([
+      filter.status === undefined ? undefined : ['state = ?', filter.status],
+      filter.horde === undefined ? undefined : ['horde_id = ?', filter.horde],
+      filter.cursor === undefined ? undefined : ['(created_at, id) < (SELECT created_at, id FROM runs WHERE id = ?)', filter.cursor],
+    ]);
     const limit = Math.min(1000, Math.max(1, filter.limit ?? 50));
-    const sql = `SELECT * FROM runs ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC LIMIT ${limit}`;
-    return (this.db.prepare(sql).all(...params) as RawRun[]).map(toRun);
+    const sql = `SELECT * FROM runs ${where.sql} ORDER BY created_at DESC, id DESC LIMIT ${limit}`;
+    return (this.db.prepare(sql).all(...where.params) as RawRun[]).map(toRun);
   }
 }

@@ -5,6 +5,7 @@
  */
 import type Database from 'better-sqlite3';
 import type { ModelCallTrace, ToolCallingMode } from '../../agents/index.js';
+import { whereOf } from './where.js';
 
 /** A trace without its prompt and completion: what lists show. */
 export interface TraceSummary {
@@ -98,18 +99,12 @@ export class TraceStore {
   }
 
   list(filter: TraceFilter): TraceSummary[] {
-    const where: string[] = [];
-    const params: unknown[] = [];
-    if (filter.runId !== undefined) {
-      where.push('run_id = ?');
-      params.push(filter.runId);
-    }
-    if (filter.before !== undefined) {
-      where.push('id < ?');
-      params.push(filter.before);
-    }
-    const sql = `SELECT ${SUMMARY_COLUMNS} FROM traces ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?`;
-    return (this.db.prepare(sql).all(...params, filter.limit) as RawTrace[]).map(toSummary);
+    const where = whereOf([
+      filter.runId === undefined ? undefined : ['run_id = ?', filter.runId],
+      filter.before === undefined ? undefined : ['id < ?', filter.before],
+    ]);
+    const sql = `SELECT ${SUMMARY_COLUMNS} FROM traces ${where.sql} ORDER BY id DESC LIMIT ?`;
+    return (this.db.prepare(sql).all(...where.params, filter.limit) as RawTrace[]).map(toSummary);
   }
 
   get(id: number): TraceDetail | undefined {
