@@ -6,24 +6,17 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { startFakeOllama } from '../support/fake-models.js';
 import type { FakeTurn } from '../support/fake-models.js';
+import { servePage } from '../support/http.js';
 import { tempDir } from '../support/tmp.js';
 import { acks, harness } from './support.js';
 
 test('kill -9 while a model step streams, restart: the finished model step is not called again, the interrupted one is', async (t) => {
-  const page = http.createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/html' });
-    res.end('<html><body><article><h1>Kettles</h1><p>Kettles boil water in about three minutes.</p></article></body></html>');
-  });
-  await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
-  t.after(() => page.close());
-  const pagePort = (page.address() as AddressInfo).port;
+  const { port: pagePort } = await servePage(t, '<html><body><article><h1>Kettles</h1><p>Kettles boil water in about three minutes.</p></article></body></html>');
 
   let step: (kind: 'notes' | 'summary') => void = () => undefined;
   const summaryAsked = new Promise<void>((resolve) => {

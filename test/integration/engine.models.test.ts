@@ -6,8 +6,6 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
@@ -18,6 +16,7 @@ import { startFakeOllama } from '../support/fake-models.js';
 import type { FakeModelServer, FakeScript } from '../support/fake-models.js';
 import { writeHorde } from '../support/engine.js';
 import { EVERYTHING, startEverythingHttp } from '../support/mcp.js';
+import { servePage } from '../support/http.js';
 import { tempDir } from '../support/tmp.js';
 
 /** Resolve once `condition` holds (checked every 5 ms; the test's own timeout bounds it). */
@@ -66,13 +65,7 @@ async function runHorde(s: Setup, id: string, steps: Record<string, string>, inp
 }
 
 test('the built-in url-summarizer runs end to end against a fake Ollama: page fetched, two model calls traced, documents shaped', async (t) => {
-  const page = http.createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end('<html><head><title>Widgets</title></head><body><article><h1>Widgets</h1><p>Widgets are up 12% this quarter. <a href="/q3">Q3 details</a></p></article></body></html>');
-  });
-  await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
-  t.after(() => page.close());
-  const port = (page.address() as AddressInfo).port;
+  const { port } = await servePage(t, '<html><head><title>Widgets</title></head><body><article><h1>Widgets</h1><p>Widgets are up 12% this quarter. <a href="/q3">Q3 details</a></p></article></body></html>');
   const s = await setup(t, [
     { text: '# Key points\n\n## Points\n\n- Widgets grew — "up 12% this quarter"', usage: { input: 120, output: 20 } },
     { text: '```markdown\n# Summary\n\n## Answer\n\nWidgets grew 12%.\n```', usage: { input: 80, output: 10 } },

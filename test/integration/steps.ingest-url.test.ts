@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import type { InputField } from '../../core/index.js';
 import type { StepTask } from '../../steps/protocol.js';
 import { createStepRunner } from '../../steps/runner.js';
 import { makeHorde, makeStep, makeTask, runTask, tempDir } from '../fixtures/steps/build.js';
+import { serveHttp } from '../support/http.js';
+import type { LocalServer } from '../support/http.js';
 
 const runner = createStepRunner({ maxThreads: 2 });
 after(() => runner.close());
@@ -26,8 +25,8 @@ const ARTICLE = `<!doctype html><html><head><title>Quarterly report</title><scri
 <p><img src="charts/revenue.png" alt="Revenue chart"></p>
 <p>${'Costs stayed flat, margins widened, and cash grew. '.repeat(12)}</p></article></body></html>`;
 
-async function pages(t: { after(fn: () => void): void }): Promise<{ origin: string; port: number }> {
-  const server = http.createServer((req, res) => {
+function pages(t: { after(fn: () => Promise<void> | void): void }): Promise<LocalServer> {
+  return serveHttp(t, (req, res) => {
     if (req.url === '/latest') {
       res.writeHead(302, { location: '/reports/2024/q1.html' });
       res.end();
@@ -41,11 +40,7 @@ async function pages(t: { after(fn: () => void): void }): Promise<{ origin: stri
       res.writeHead(404, { 'content-type': 'text/plain' });
       res.end('no');
     }
-  }).listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  t.after(() => server.close());
-  const { port } = server.address() as AddressInfo;
-  return { origin: `http://127.0.0.1:${port}`, port };
+  });
 }
 
 function ingestTask(runDir: string, input: Record<string, string>, fetchAllow: string[] | undefined, isolation: 'in_process' | 'process' = 'in_process'): StepTask {

@@ -1,15 +1,13 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { once } from 'node:events';
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import type { InputField } from '../../core/index.js';
 import type { StepLimits, StepTask } from '../../steps/protocol.js';
 import { createStepRunner } from '../../steps/runner.js';
 import { comparable, makeHorde, makeStep, makeTask, runTask, tempDir } from '../fixtures/steps/build.js';
+import { serveHttp } from '../support/http.js';
 
 const runner = createStepRunner({ maxThreads: 2 });
 after(() => runner.close());
@@ -46,13 +44,10 @@ function makeSource(t: { after(fn: () => void): void }): { root: string; ledger:
 
 test('ingest records the answers, copies path inputs by a bounded walk and fetches URLs, the same in a thread and a child', async (t) => {
   const { root, ledger } = makeSource(t);
-  const server = http.createServer((_req, res) => {
+  const { port } = await serveHttp(t, (_req, res) => {
     res.writeHead(200, { 'content-type': 'text/plain' });
     res.end('quarterly report');
-  }).listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  t.after(() => server.close());
-  const { port } = server.address() as AddressInfo;
+  });
   const site = `http://127.0.0.1:${port}/report`;
   const input = { question: 'What changed\nsince January?', data: root, ledger, site };
   const dirs: string[] = [root];

@@ -9,31 +9,8 @@ import { KowalskiError } from '../../core/index.js';
 import type { ErrorCode } from '../../core/index.js';
 import { createWebFetchTool } from '../../agents/index.js';
 import { fetchPage } from '../../agents/net/index.js';
+import { serveHttp } from '../support/http.js';
 import type { FetchPageOptions, LookupFunction } from '../../agents/index.js';
-
-interface Server {
-  port: number;
-  origin: string;
-  /** The test-only allowance for this server: `127.0.0.1:<port>`. */
-  allow: string;
-  /** TCP connections accepted so far. */
-  connections(): number;
-}
-
-async function serve(t: { after(fn: () => Promise<void> | void): void }, handler: http.RequestListener): Promise<Server> {
-  const server = http.createServer(handler);
-  let connections = 0;
-  server.on('connection', () => { connections += 1; });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  t.after(async () => {
-    server.closeAllConnections();
-    server.close();
-    await once(server, 'close');
-  });
-  return { port, origin: `http://127.0.0.1:${port}`, allow: `127.0.0.1:${port}`, connections: () => connections };
-}
 
 /** A lookup that answers each call with the next list of addresses (the last one repeats), counting calls. */
 function lookupAnswering(...answers: string[][]): { lookup: LookupFunction; calls: string[] } {
@@ -63,7 +40,7 @@ function page(res: http.ServerResponse, html: string, type = 'text/html; charset
 }
 
 test('every spelling of a refused address is refused before any lookup or connection', async (t) => {
-  const target = await serve(t, (_req, res) => page(res, 'secret'));
+  const target = await serveHttp(t, (_req, res) => page(res, 'secret'));
   const p = target.port;
   const spellings = [
     `http://127.0.0.1:${p}/`, `http://2130706433:${p}/`, `http://0177.0.0.1:${p}/`, `http://0x7f.1:${p}/`, `http://0x7f000001:${p}/`,
@@ -84,7 +61,7 @@ test('every spelling of a refused address is refused before any lookup or connec
 });
 
 test('a public-looking name that resolves to a refused address is refused at connect time, checking every answer', async (t) => {
-  const target = await serve(t, (_req, res) => page(res, 'secret'));
+  const target = await serveHttp(t, (_req, res) => page(res, 'secret'));
   const loop = lookupAnswering(['127.0.0.1']);
   await refused(`http://innocent.example:${target.port}/`, { lookup: loop.lookup }, 'KW_ERR_FETCH_BLOCKED', /innocent\.example.*\(resolved by DNS\): 127\.0\.0\.1 is loopback/);
   // One refused address among public ones is enough: the connection could land on any of them.
@@ -100,7 +77,7 @@ test('a public-looking name that resolves to a refused address is refused at con
 });
 
 test('when the connection to one checked answer fails, the next checked answer is tried', async (t) => {
-  const server = await serve(t, (_req, res) => page(res, 'reached', 'text/plain'));
+  const server = await serveHttp(t, (_req, res) => page(res, 'reached', 'text/plain'));
   // Nothing listens on [::1]:<port>: that connection fails and 127.0.0.1 is tried next.
   const dns = lookupAnswering(['::1', '127.0.0.1']);
   const got = await fetchPage(`http://two.example:${server.port}/`, { lookup: dns.lookup, testOnlyAllow: [`[::1]:${server.port}`, server.allow] });
@@ -109,8 +86,8 @@ test('when the connection to one checked answer fails, the next checked answer i
 });
 
 test('redirects into loopback on another port, into metadata, or to a name resolving inward are refused at the redirect', async (t) => {
-  const inner = await serve(t, (_req, res) => page(res, 'internal admin'));
-  const outer = await serve(t, (req, res) => {
+  const inner = await serveHttp(t, (_req, res) => page(res, 'internal admin'));
+  const outer = await serveHttp(t, (req, res) => {
     const to: Record<string, string> = {
       '/to-inner': `http://127.0.0.1:${inner.port}/admin`,
       '/to-metadata': 'http://169.254.169.254/latest/meta-data/iam/',
@@ -130,7 +107,7 @@ test('redirects into loopback on another port, into metadata, or to a name resol
 });
 
 test('five redirects are followed; the sixth fails with KW_ERR_FETCH_LIMIT', async (t) => {
-  const server = await serve(t, (req, res) => {
+  const server = await serveHttp(t, (req, res) => {
     const n = Number(/^\/hop\/(\d+)$/.exec(req.url ?? '')?.[1] ?? 0);
     if (n > 0) {
       res.writeHead(n % 2 === 0 ? 301 : 307, { location: `/hop/${n - 1}` });
@@ -149,7 +126,7 @@ test('five redirects are followed; the sixth fails with KW_ERR_FETCH_LIMIT', asy
 });
 
 test('a DNS answer that changes between fetches: the first allowed, the second refused, one lookup per fetch', async (t) => {
-  const server = await serve(t, (_req, res) => page(res, 'hello', 'text/plain'));
+  const server = await serveHttp(t, (_req, res) => page(res, 'hello', 'text/plain'));
   const dns = lookupAnswering(['127.0.0.1'], ['10.0.0.7']);
   const options = { lookup: dns.lookup, testOnlyAllow: [server.allow] };
   const first = await fetchPage(`http://rebind.example:${server.port}/`, options);
@@ -163,7 +140,7 @@ test('a DNS answer that changes between fetches: the first allowed, the second r
 test('a gzip bomb is cut off by the limit on decoded bytes, whatever Content-Length says', async (t) => {
   const bomb = zlib.gzipSync(Buffer.alloc(8 * 1024 * 1024, 'a'));
   assert.ok(bomb.length < 64 * 1024);
-  const server = await serve(t, (_req, res) => {
+  const server = await serveHttp(t, (_req, res) => {
     res.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip', 'content-length': bomb.length });
     res.end(bomb);
   });
@@ -174,7 +151,7 @@ test('a gzip bomb is cut off by the limit on decoded bytes, whatever Content-Len
 test('an endless body is cut off by the size limit, and a slow one by the time limit', async (t) => {
   const closed: Array<Promise<unknown>> = [];
   const chunk = Buffer.alloc(64 * 1024, 'x');
-  const server = await serve(t, (req, res) => {
+  const server = await serveHttp(t, (req, res) => {
     closed.push(once(res, 'close'));
     res.writeHead(200, { 'content-type': 'text/plain' });
     if (req.url === '/endless') {
@@ -201,7 +178,7 @@ test('an endless body is cut off by the size limit, and a slow one by the time l
 });
 
 test('relative links and images become absolute against the final URL and <base href>; scripts and styles are dropped', async (t) => {
-  const server = await serve(t, (req, res) => {
+  const server = await serveHttp(t, (req, res) => {
     if (req.url === '/start') {
       res.writeHead(302, { location: '/docs/guide/page.html' });
       res.end();
@@ -249,7 +226,7 @@ test('relative links and images become absolute against the final URL and <base 
 });
 
 test('binary content types are refused; HTTP errors and refused connections fail naming the URL', async (t) => {
-  const server = await serve(t, (req, res) => {
+  const server = await serveHttp(t, (req, res) => {
     if (req.url === '/image.png') {
       res.writeHead(200, { 'content-type': 'image/png' });
       res.end(Buffer.from([0x89, 0x50, 0x4e, 0x47]));
@@ -277,7 +254,7 @@ test('binary content types are refused; HTTP errors and refused connections fail
 test("the caller's signal stops a fetch with the signal's reason", async (t) => {
   let answered!: () => void;
   const asked = new Promise<void>((resolve) => { answered = resolve; });
-  const server = await serve(t, (_req, res) => {
+  const server = await serveHttp(t, (_req, res) => {
     res.writeHead(200, { 'content-type': 'text/plain' });
     res.write('partial');
     answered();
@@ -292,7 +269,7 @@ test("the caller's signal stops a fetch with the signal's reason", async (t) => 
 
 test('the web_fetch tool: the page headed by its final URL and title, cut at max_chars with a note, meta for the trace', async (t) => {
   const body = `<html><head><title>Report</title></head><body><p>${'Lorem ipsum dolor sit amet. '.repeat(40)}<a href="next">next</a></p></body></html>`;
-  const server = await serve(t, (req, res) => {
+  const server = await serveHttp(t, (req, res) => {
     if (req.url === '/r') {
       res.writeHead(301, { location: '/report/' });
       res.end();
