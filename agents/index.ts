@@ -38,3 +38,8 @@ export {
 } from './providers/settings.js';
 export { costOf, anthropicPrice } from './providers/pricing.js';
 export type { Price } from './providers/pricing.js';
+export { DATA_TOOL_NAMES } from './data-types.js';
+export type {
+  DataValue, DataColumn, TableInfo, ListTablesResult, ColumnProfile, DescribeTableResult, QueryResult,
+  TableProfileFile, SqlBatchQuery, SqlBatchFile, DataToolName,
+} from './data-types.js';

@@ -110,6 +110,8 @@ export interface ToolOutput {
   content: string;
   /** Anything worth keeping in the trace (final URL, bytes, row count…), never shown to the model. */
   meta?: Record<string, unknown>;
+  /** The tool's typed result (an MCP tool's `structuredContent`), for steps that read it rather than a model. */
+  structured?: unknown;
 }
 
 export interface ToolContext {

@@ -6,7 +6,7 @@
 import { KowalskiError, toPlainError } from '../../core/index.js';
 import type { ErrorCode } from '../../core/index.js';
 import type { McpToolSource } from '../tool-registry.js';
-import type { Tool } from '../types.js';
+import type { Tool, ToolOutput } from '../types.js';
 import type { McpServerConfig } from './config.js';
 import type { McpConnection, McpConnectionOptions, McpToolInfo } from './connection.js';
 import { resultText } from './content.js';
@@ -44,7 +44,9 @@ function toolOf(conn: McpConnection, info: McpToolInfo): Tool {
       if (result.isError === true) {
         throw new KowalskiError('KW_ERR_TOOL_FAILED', `${name} reported an error: ${content === '' ? '(no message)' : content}`);
       }
-      return { content, meta: { mcpServer: server, mcpTool: info.name, ms: Math.round(performance.now() - started) } };
+      const output: ToolOutput = { content, meta: { mcpServer: server, mcpTool: info.name, ms: Math.round(performance.now() - started) } };
+      if (result.structuredContent !== undefined) output.structured = result.structuredContent;
+      return output;
     },
   };
 }
