@@ -8,12 +8,15 @@ const FILES: Record<string, { file: string; type: string }> = {
   '/index.html': { file: 'index.html', type: 'text/html; charset=utf-8' },
   '/app.js': { file: 'app.js', type: 'text/javascript; charset=utf-8' },
   '/app.css': { file: 'app.css', type: 'text/css; charset=utf-8' },
+  // The workbook parser: the app imports it only when it shows a workbook (see ui/build.mjs).
+  '/xlsx-reader.js': { file: 'xlsx-reader.js', type: 'text/javascript; charset=utf-8' },
   '/favicon.svg': { file: 'favicon.svg', type: 'image/svg+xml' },
 };
 
 export const UI_PATHS: ReadonlySet<string> = new Set(Object.keys(FILES));
 
-const CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+// worker-src blob:: the workbook parser unzips big sheets in a worker it starts from a blob URL (only our own scripts can make one).
+const CSP = "default-src 'self'; script-src 'self'; worker-src 'self' blob:; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
 export function uiRoutes(app: FastifyInstance, uiDir: string): void {
   for (const [route, { file, type }] of Object.entries(FILES)) {

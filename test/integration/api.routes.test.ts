@@ -332,6 +332,9 @@ describe('security', () => {
     assert.match(String(page.headers['content-security-policy']), /script-src 'self';/);
     assert.match(String(page.headers['content-security-policy']), /frame-ancestors 'none'/);
     assert.equal((await api.call('GET', '/app.js')).headers['content-type'], 'text/javascript; charset=utf-8');
+    fs.writeFileSync(path.join(ui, 'xlsx-reader.js'), 'export default 1');
+    assert.equal((await api.call('GET', '/xlsx-reader.js')).headers['content-type'], 'text/javascript; charset=utf-8', 'the workbook parser the app loads on demand');
+    assert.match(String(page.headers['content-security-policy']), /worker-src 'self' blob:;/);
     const unbuilt = await testApi(t, { uiDir: path.join(ui, 'nothing') });
     assert.match((await unbuilt.call('GET', '/')).body, /npm run build/);
   });

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Health, HordeDetail, HordeSummary, ServerFrame } from '../../api/index.js';
 import { RUN_STATES } from '../../engine/index.js';
+import type { SqlBatchFile, TableProfileFile } from '../../agents/index.js';
 import type { RecoverySummary, RunRow, RunView, Setup, SetupPatch, StoredEvent, TraceDetail, TraceSummary } from '../../engine/index.js';
 import { RUN_STATES as UI_RUN_STATES, TOOL_CALLING } from '../../ui/src/types.js';
 import type * as Ui from '../../ui/src/types.js';
@@ -30,6 +31,9 @@ export const serverShapesFitTheApp = [
   (v: { traces: TraceSummary[]; nextBefore: number | null }) => accepts<Ui.TracePage>(v),
   (v: Extract<ServerFrame, { type: 'progress' }>) => accepts<Ui.ProgressFrame>(v),
   (v: Extract<ServerFrame, { type: 'trace' }>) => accepts<Ui.TraceFrame>(v),
+  // The JSON files the data steps write, which the app renders as tables.
+  (v: SqlBatchFile) => accepts<Ui.SqlBatchFile>(v),
+  (v: TableProfileFile) => accepts<Ui.TableProfileFile>(v),
   // …and what the app sends is what the server takes.
   (v: Ui.SetupPatch) => accepts<SetupPatch>(v),
 ];

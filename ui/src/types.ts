@@ -288,3 +288,54 @@ export type ClientFrame =
   | { type: 'unsubscribe' }
   | { type: 'approve'; id: string; runId: string; step?: string }
   | { type: 'deny'; id: string; runId: string; step?: string; reason: string };
+
+// The JSON files the data steps write beside their Markdown artifact (agents/data-types.ts).
+
+/** A value as the data tool returns it: numbers, `YYYY-MM-DD` dates and timestamps as text, booleans, null. */
+export type DataValue = string | number | boolean | null;
+
+export interface DataColumn { name: string; type: string }
+
+export interface DataTableInfo {
+  name: string;
+  source: string;
+  sheet?: string;
+  rowCount: number;
+  columnCount: number;
+}
+
+export interface ColumnProfile {
+  name: string;
+  type: string;
+  nulls: number;
+  distinct: number;
+  min: DataValue;
+  max: DataValue;
+  mean: number | null;
+  top: Array<{ value: DataValue; count: number }>;
+}
+
+export interface TableProfileFile {
+  version: 1;
+  kind: 'table_profile';
+  tables: Array<{ table: DataTableInfo; columns: ColumnProfile[]; notes: string[] }>;
+  skipped: Array<{ source: string; error: string }>;
+}
+
+export interface SqlBatchQuery {
+  index: number;
+  question: string;
+  sql: string;
+  columns: DataColumn[];
+  rows: DataValue[][];
+  rowCount: number;
+  truncated: boolean;
+}
+
+export interface SqlBatchFile {
+  version: 1;
+  kind: 'sql_batch';
+  queries: SqlBatchQuery[];
+}
+
+export type DataFile = SqlBatchFile | TableProfileFile;
