@@ -11,10 +11,11 @@ import { resolveInside, writeFileAtomic } from './paths.js';
 import type { StepTask } from './protocol.js';
 
 /**
- * Write `markdown` to `<workdir>/<step.output>` (creating folders) and keep a copy in
- * `<attemptDir>/<step.output>`, which is never overwritten. Returns `step.output`.
+ * Write the artifact (Markdown, or bytes such as a workbook) to `<workdir>/<step.output>`
+ * (creating folders) and keep a copy in `<attemptDir>/<step.output>`, which is never
+ * overwritten. Returns `step.output`.
  */
-export function writeArtifact(task: StepTask, markdown: string): string {
+export function writeArtifact(task: StepTask, markdown: string | Uint8Array): string {
   const rel = task.step.output;
   const where = { file: task.step.file, key: 'output' };
   const target = resolveInside(task.workdir, rel, 'KW_ERR_PATH_ESCAPES', 'the step output', where, true);

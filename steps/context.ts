@@ -181,3 +181,9 @@ export function startStep(
   );
   return { built, result };
 }
+
+/** Why a step was stopped (the cancel or timeout reason the signal carries), as an Error to throw; `doing` says what was left undone. */
+export function stoppedError(ctx: StepContext, doing: string): Error {
+  const reason: unknown = ctx.signal.reason;
+  return reason instanceof Error ? reason : new KowalskiError('KW_ERR_STEP_CANCELLED', `step \`${ctx.task.step.name}\` was stopped before ${doing}`);
+}

@@ -79,7 +79,7 @@ export function startInPool(pool: Piscina, bus: StepBus, task: StepTask, kindMod
 }
 
 /** Node flags of this process that a child should get too (`--import tsx` under the tests), minus debugger and test-runner ones. */
-function childExecArgv(): string[] {
+export function childExecArgv(): string[] {
   return process.execArgv.filter((arg) => !/^--(inspect|debug|test|experimental-test|watch)/.test(arg));
 }
 

@@ -17,6 +17,7 @@ export type { CapturedOutput } from './capture.js';
 export { killLeftovers, findTokenProcesses, waitUntilNoneLeft, isAlive } from './leftovers.js';
 export type { KillLeftoversOptions } from './leftovers.js';
 export { createStepRunner } from './runner.js';
+export { childExecArgv } from './hosts.js';
 export type { StepRunner, StepRunnerOptions, StepHandlers, StartOptions, RunningStep } from './runner.js';
 export { startStep, createKindLoader } from './context.js';
 export type { StepChannel, BuiltContext } from './context.js';

@@ -74,7 +74,9 @@ export function buildMessages(task: StepTask): ChatMessage[] {
   if (answers.length > 0) {
     parts.push(['## Input', '', ...answers.map(([k, v]) => (v.includes('\n') ? `- ${k}:\n${fence(v)}` : `- ${k}: ${v}`))].join('\n'));
   }
-  const context = task.step.context.map((ref) => readContext(task, ref));
+  // `@artifact@` may name a file another reference already gives (a plan reading the profile and, on a loop back, the failed results): each file once.
+  const seen = new Set<string>();
+  const context = task.step.context.map((ref) => readContext(task, ref)).filter((c) => !seen.has(c.path) && seen.add(c.path) !== undefined);
   if (context.length > 0) {
     parts.push('## Context');
     for (const c of context) {

@@ -42,7 +42,9 @@ export function builtinStepKinds(): Map<string, StepKindInfo> {
   add('ingest', 'ingest');
   add('verify', 'verify', { runsCommand: true });
   add('apply', 'apply', { runsCommand: true, idempotent: false });
-  for (const kind of ['table_profile', 'sql_batch', 'xlsx_report']) add(kind, 'unavailable');
+  add('table_profile', 'table-profile');
+  add('sql_batch', 'sql-batch');
+  add('xlsx_report', 'xlsx-report');
   for (const kind of MODEL_STEP_KINDS) add(kind, 'model', { usesModel: true });
   return kinds;
 }
