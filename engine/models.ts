@@ -6,11 +6,13 @@
  * traces steps send, stored as they arrive.
  */
 import type Database from 'better-sqlite3';
+import { KowalskiError } from '../core/index.js';
 import type { StepDef } from '../core/index.js';
 import { providerSettingsFrom } from '../agents/index.js';
-import type { ModelCallTrace, ProviderSettings, ToolCallingMode } from '../agents/index.js';
+import type { ModelCallTrace, ProviderSettings, ToolCallingMode, ToolOutput, ToolSpec } from '../agents/index.js';
 import type { ModelTask, StepHandlers, StepRequest } from '../steps/index.js';
 import type { Clock } from './clock.js';
+import { DataServers, dataRootOf, isDataToolName } from './data-servers.js';
 import type { EngineConfig } from './config.js';
 import type { Observers } from './observers.js';
 import type { TaskExtras } from './step-task.js';
@@ -33,6 +35,8 @@ export type ModelStepHandlers = Pick<StepHandlers, 'onRequest' | 'onTrace' | 'on
 export class ModelHub {
   readonly traces: TraceStore;
   private tools: EngineTools;
+  /** The data tool of each run's `inputs/`, started on demand. */
+  private readonly data = new DataServers();
   /** Read with the environment when the config is (re)loaded: a bad OLLAMA_HOST stops the start, not a step. */
   private providers: ProviderSettings;
 
@@ -75,9 +79,10 @@ export class ModelHub {
     return task;
   }
 
-  handlers(runId: string, step: string, attempt: number): ModelStepHandlers {
+  /** What a step's requests and traces go to; `workdir` is the run's (its `inputs/` is what the data tools serve). */
+  handlers(runId: string, step: string, attempt: number, workdir: string): ModelStepHandlers {
     return {
-      onRequest: (request: StepRequest, signal: AbortSignal) => this.answer(request, signal),
+      onRequest: (request: StepRequest, signal: AbortSignal) => this.answer(request, signal, dataRootOf(workdir)),
       onTrace: (trace: ModelCallTrace) => {
         const id = this.traces.insert({ runId, step, attempt }, trace);
         this.deps.observers.emit('trace:recorded', { runId, step, attempt, traceId: id });
@@ -86,17 +91,36 @@ export class ModelHub {
     };
   }
 
-  private answer(request: StepRequest, signal: AbortSignal): Promise<unknown> {
+  private answer(request: StepRequest, signal: AbortSignal, dataRoot: string): Promise<unknown> {
     switch (request.op) {
       case 'describe-tools':
-        return this.tools.registry.describe(request.names);
+        return this.describe(request.names, dataRoot);
       case 'call-tool':
-        return this.tools.registry.call(request.name, request.args, signal);
+        return this.call(request.name, request.args, signal, dataRoot);
       default: {
         const never: never = request;
         return Promise.reject(new Error(`unknown step request ${(never as { op: string }).op}`));
       }
     }
+  }
+
+  /** The registry's tools, and the data tools of the run (`query_sql`, …) served over its `inputs/`. */
+  private async describe(names: string[], dataRoot: string): Promise<ToolSpec[]> {
+    const dataNames = names.filter(isDataToolName);
+    const others = names.filter((n) => !isDataToolName(n));
+    const [data, rest] = await Promise.all([
+      dataNames.length === 0 ? [] : this.data.tools(dataRoot, dataNames).then((tools) => tools.map((t) => t.spec)),
+      others.length === 0 ? [] : this.tools.registry.describe(others),
+    ]);
+    const byName = new Map([...data, ...rest].map((spec) => [spec.name, spec]));
+    return names.flatMap((n) => byName.get(n) ?? []);
+  }
+
+  private async call(name: string, args: Record<string, unknown>, signal: AbortSignal, dataRoot: string): Promise<ToolOutput> {
+    if (!isDataToolName(name)) return this.tools.registry.call(name, args, signal);
+    const [tool] = await this.data.tools(dataRoot, [name]);
+    if (tool === undefined) throw new KowalskiError('KW_ERR_TOOL_UNKNOWN', `the data tool over ${dataRoot} does not list ${name}`);
+    return tool.call(args, { signal });
   }
 
   /** config.toml changed: new tools (and MCP connections) for the next calls; the old ones close. */
@@ -107,7 +131,7 @@ export class ModelHub {
     void old.close();
   }
 
-  close(): Promise<void> {
-    return this.tools.close();
+  async close(): Promise<void> {
+    await Promise.all([this.tools.close(), this.data.close()]);
   }
 }
