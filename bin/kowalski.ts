@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /** The kowalski CLI: parses arguments and calls into the engine. Exit codes: 0 done, 1 failed, 2 bad usage or input, 3 parked. */
 import { readFileSync } from 'node:fs';
-import { Command, CommanderError } from 'commander';
+import { Argument, Command, CommanderError } from 'commander';
 
 // Commands are loaded when used, so `--help`, `validate` or `runs` do not load the whole engine.
 const EXIT_FAILED = 1;
@@ -20,6 +20,7 @@ const historyCommands = () => import('./commands/history.js');
 const hordeCommands = () => import('./commands/hordes.js');
 const serveCommands = () => import('./commands/serve.js');
 const mcpCommands = () => import('./commands/mcp.js');
+const mcpServeCommands = () => import('./commands/mcp-serve.js');
 
 async function reportError(err: unknown, json: boolean): Promise<number> {
   return (await import('./commands/common.js')).reportError(err, json);
@@ -67,6 +68,14 @@ program.command('validate').description('check a horde folder; exit 2 with the l
 const mcp = program.command('mcp').description('MCP servers ([[mcp.servers]] in config.toml)');
 mcp.command('check').description('start or reach every configured MCP server and list its tools; exit 1 if any does not answer')
   .option('--json', 'print one JSON object').action(act(lazy(mcpCommands, 'mcpCheckCommand')));
+mcp.command('serve').description("run one of kowalski's own MCP servers — data: a folder's spreadsheets as SQL tables (stdio, or Streamable HTTP with --http)")
+  .addArgument(new Argument('<server>', 'the server').choices(['data']))
+  .option('--root <folder>', 'data: the folder whose spreadsheets are served (default: the current folder)')
+  .option('--http', 'serve over Streamable HTTP at /mcp instead of stdio')
+  .option('--host <host>', 'HTTP: address to bind (beyond loopback --token is required)', '127.0.0.1')
+  .option('--port <port>', 'HTTP: port (0 = any free port; the URL is printed on stderr)', '0')
+  .option('--token <token>', 'HTTP: bearer token every request must carry (default: $KOWALSKI_MCP_TOKEN)')
+  .action(act(lazy(mcpServeCommands, 'mcpServeCommand')));
 
 try {
   await program.parseAsync(process.argv);

@@ -12,6 +12,7 @@ const USAGE_CODES: ReadonlySet<ErrorCode> = new Set([
   'KW_ERR_RUN_NOT_FOUND', 'KW_ERR_RUN_FINISHED', 'KW_ERR_NO_PENDING_APPROVAL', 'KW_ERR_DATA_DIR_LOCKED', 'KW_ERR_STEP_KIND_UNKNOWN',
   'KW_ERR_BAD_REQUEST', // the server refused an argument (through its schema)
   'KW_ERR_LISTEN', // serve: --host / --port cannot be used
+  'KW_ERR_DATA_ROOT', // mcp serve data: --root is not a folder
 ]);
 
 /** A failed command: print the error with its code and pick the exit status. */
