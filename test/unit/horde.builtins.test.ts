@@ -33,15 +33,41 @@ function run(horde: HordeDef | undefined, step: string, input: Record<string, st
   return { status: r.status, stdout: r.stdout };
 }
 
-void test('the built-in hordes load cleanly; only url-summarizer needs a model', async () => {
+/** The step kinds each built-in uses: only url-summarizer and spreadsheet-analyst need a model. */
+const KINDS: Record<string, string[]> = {
+  'project-check': ['ingest', 'verify'],
+  'retry-command': ['ingest', 'verify'],
+  'url-summarizer': ['ingest', 'process', 'deliver'],
+  'spreadsheet-analyst': ['ingest', 'table_profile', 'process', 'sql_batch', 'xlsx_report', 'deliver'],
+  'spreadsheet-profile': ['ingest', 'table_profile', 'xlsx_report'],
+};
+
+void test('the built-in hordes load cleanly; only url-summarizer and spreadsheet-analyst need a model', async () => {
   const all = await builtins();
-  assert.deepEqual([...all.keys()].sort(), ['project-check', 'retry-command', 'url-summarizer']);
+  assert.deepEqual([...all.keys()].sort(), Object.keys(KINDS).sort());
   for (const horde of all.values()) {
     assert.equal(horde.origin, 'builtin');
-    const kinds = horde.id === 'url-summarizer' ? ['ingest', 'process', 'deliver'] : ['ingest', 'verify'];
-    for (const step of Object.values(horde.steps)) assert.ok(kinds.includes(step.kind), `${horde.id}/${step.name}`);
+    for (const step of Object.values(horde.steps)) assert.ok(KINDS[horde.id]!.includes(step.kind), `${horde.id}/${step.name}`);
     assert.match(horde.body, /^# /m, 'documented in its body');
   }
+});
+
+void test('spreadsheet-analyst: ingest → profile → plan → run → report → deliver, run failing back to plan at most twice', async () => {
+  const horde = (await builtins()).get('spreadsheet-analyst');
+  assert.ok(horde);
+  assert.deepEqual(horde.pipeline, ['ingest', 'profile', 'plan', 'run', 'report', 'deliver']);
+  assert.deepEqual(horde.inputs.map((i) => [i.id, i.type, i.required]), [['data', 'path', true], ['questions', 'textarea', true]]);
+  const back = horde.edges.filter((e) => e.back);
+  assert.deepEqual(back.map((e) => [e.from, e.to, e.when, e.maxLoops]), [['run', 'plan', 'fail', 2]]);
+  assert.deepEqual(horde.steps.plan?.context, ['@step:profile@', '@artifact@']);
+  assert.equal(horde.steps.report?.output, 'report.xlsx');
+  for (const step of ['plan', 'deliver']) {
+    const prompt = fs.readFileSync(path.join(horde.dir, horde.steps[step]!.promptFile!), 'utf8');
+    assert.match(prompt, /Write exactly this shape/);
+  }
+  const profile = (await builtins()).get('spreadsheet-profile');
+  assert.deepEqual(profile?.pipeline, ['ingest', 'profile', 'report']);
+  assert.deepEqual(profile?.inputs.map((i) => i.id), ['data']);
 });
 
 void test('url-summarizer: fetch → notes → summary, prompts written out with the exact output shape', async () => {
