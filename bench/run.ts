@@ -2,10 +2,11 @@
  * `npm run bench` (= `node dist/bench/run.js [workload…] [--reps=N]`): runs the
  * selected workloads (default: all), each measurement several times, and prints ONE
  * markdown table of medians with their ratio to a floor measured in the same run.
- * Workloads: floor, w1, w2, recovery (= recovery-a and recovery-b), api (= api-approval and api-stream), tools. Progress goes to stderr.
+ * Workloads: floor, w1, w2, recovery (= recovery-a and recovery-b), api (= api-approval and api-stream), tools, data. Progress goes to stderr.
  */
 import os from 'node:os';
 import { approvalOnce, streamOnce } from './api.js';
+import { CSV_ROWS, XLSX_ROWS, makeDataFiles, profileOnce, profileOverMcpOnce, removeDataFiles, summarizeOnce } from './data.js';
 import { commitFloor, shellFloor } from './floor.js';
 import { createParked, inFlightOnce, startupOnce } from './recovery.js';
 import type { ParkedSample } from './recovery.js';
@@ -18,7 +19,7 @@ import type { Row } from './table.js';
 import { W1_STEPS, w1Once } from './w1.js';
 import { w2Once } from './w2.js';
 
-const WORKLOADS = ['floor', 'w1', 'w2', 'recovery-a', 'recovery-b', 'api-approval', 'api-stream', 'tools'] as const;
+const WORKLOADS = ['floor', 'w1', 'w2', 'recovery-a', 'recovery-b', 'api-approval', 'api-stream', 'tools', 'data'] as const;
 type Workload = (typeof WORKLOADS)[number];
 
 interface Plan {
@@ -213,6 +214,46 @@ async function main(plan: Plan): Promise<void> {
       ratio: median(samples.map((s) => s.engine / s.floor)),
       note: `whole run (start, commits, dispatch, ${TOOL_CALLS} tool round trips over the step bus, ${TOOL_CALLS + 1} traces stored at FULL) / ${TOOL_CALLS + 1} iterations; overhead over the bare call ${num(viaEngine - floor)} µs`,
     });
+  }
+
+  if (workloads.has('data')) {
+    const files = await makeDataFiles();
+    try {
+      const mb = (bytes: number): string => `${num(bytes / 2 ** 20)} MB`;
+      const samples = await repeat(reps, async () => {
+        const csvFloor = await summarizeOnce(files.csv);
+        const csv = await profileOnce(files.csvRoot);
+        const csvMcp = await profileOverMcpOnce(files.csvRoot);
+        const xlsxFloor = await summarizeOnce(files.xlsxAsCsv);
+        const xlsx = await profileOnce(files.xlsxRoot);
+        return { csvFloor, csv, csvMcp, xlsxFloor, xlsx };
+      });
+      progress(`data: ${samples.map((s) => `csv ${num(s.csv)} ms / mcp ${num(s.csvMcp)} ms (SUMMARIZE ${num(s.csvFloor)} ms), xlsx ${num(s.xlsx)} ms (SUMMARIZE of its CSV ${num(s.xlsxFloor)} ms)`).join('; ')}`);
+      const csvFloor = median(samples.map((s) => s.csvFloor));
+      rows.push({
+        name: `floor: DuckDB alone, SUMMARIZE SELECT * FROM read_csv(…) on a ${num(CSV_ROWS)}-row CSV`, median: csvFloor, unit: 'ms',
+        note: `fresh in-memory database each time; ${mb(files.bytes.csv)}; 6 columns (id, date, region, customer, quantity, amount)`,
+      });
+      rows.push({
+        name: `table_profile's work on the ${num(CSV_ROWS)}-row CSV, in process (load + list_tables + describe_table)`,
+        median: median(samples.map((s) => s.csv)), unit: 'ms', floor: csvFloor, ratio: median(samples.map((s) => s.csv / s.csvFloor)),
+        target: { op: '<', value: 1.5 * csvFloor },
+        note: 'openDataSource: sniff + load into a table, type checks of text columns, lock; then the per-column statistics and top values',
+      });
+      rows.push({
+        name: `The same through MCP, as the engine does it (kowalski mcp serve data child, client over stdio)`,
+        median: median(samples.map((s) => s.csvMcp)), unit: 'ms', floor: csvFloor, ratio: median(samples.map((s) => s.csvMcp / s.csvFloor)),
+        note: 'includes starting the server process (node, the CLI, DuckDB) and the MCP handshake',
+      });
+      const xlsxFloor = median(samples.map((s) => s.xlsxFloor));
+      rows.push({
+        name: `table_profile's work on a ${num(XLSX_ROWS)}-row xlsx, in process`,
+        median: median(samples.map((s) => s.xlsx)), unit: 'ms', floor: xlsxFloor, ratio: median(samples.map((s) => s.xlsx / s.xlsxFloor)),
+        note: `${mb(files.bytes.xlsx)}, written by write-excel-file; read with read-excel-file, appended into DuckDB, then profiled; floor: SUMMARIZE of the same rows as CSV (DuckDB reads no xlsx without downloading an extension)`,
+      });
+    } finally {
+      removeDataFiles(files);
+    }
   }
 
   for (const sync of SYNCS) {
