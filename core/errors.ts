@@ -71,6 +71,14 @@ export const ERROR_CODES = {
   KW_ERR_CONTEXT_MISSING: { group: 'terminal', summary: 'a context path or @step:…@ reference has no file' },
   KW_ERR_STEP_KIND_UNAVAILABLE: { group: 'terminal', summary: 'a step kind is known but not available in this build yet' },
   KW_ERR_STEP_KIND_MODULE: { group: 'terminal', summary: "a step kind's module cannot be loaded or has no default function" },
+  // triggers and bundles
+  KW_ERR_TRIGGER_NOT_FOUND: { group: 'terminal', summary: 'no trigger of that name in that horde (or not of the kind asked)' },
+  KW_ERR_TRIGGER_DISABLED: { group: 'terminal', summary: 'the trigger is switched off: turn it on in the app or with kowalski triggers enable' },
+  KW_ERR_WEBHOOK_SIGNATURE: { group: 'terminal', summary: 'a webhook delivery has no signature, or one that does not match its body and the secret' },
+  KW_ERR_WEBHOOK_STALE: { group: 'terminal', summary: "a signed webhook delivery's timestamp is outside the allowed tolerance (a replay or a wrong clock)" },
+  KW_ERR_WEBHOOK_SECRET: { group: 'terminal', summary: 'a webhook trigger names a secret (secret_env) that is not set, so no delivery can be checked' },
+  KW_ERR_BUNDLE_INVALID: { group: 'terminal', summary: 'a .kwf.zip bundle failed a check (unsafe or colliding entry names, links, sizes, ratio, count, a broken archive, or invalid horde content); nothing was written' },
+  KW_ERR_HORDE_EXISTS: { group: 'terminal', summary: 'a horde with that id is already installed: choose another id or replace it explicitly' },
   // the server
   KW_ERR_BAD_REQUEST: { group: 'terminal', summary: 'a request body, query or websocket frame does not match its schema' },
   KW_ERR_UNAUTHORIZED: { group: 'terminal', summary: 'the server is bound to a non-loopback address and the bearer token is missing or wrong' },

@@ -126,8 +126,13 @@ export interface HordeDef {
   hash: string;
   /** Absolute path of the folder it was loaded from. */
   dir: string;
-  /** Where it was found. */
-  origin: 'builtin' | 'user' | 'path';
+  /** Where it was found; `imported`: installed from a bundle (its steps always run in a separate process, its triggers arrive off). */
+  origin: 'builtin' | 'user' | 'imported' | 'path';
+  /**
+   * In a run's snapshot only: the text of every step's prompt file as it was when the run
+   * started (by `prompt_file` path), so an edit of the folder never changes a run in flight.
+   */
+  prompts?: Record<string, string>;
 }
 
 export type ProblemSeverity = 'error' | 'warning';

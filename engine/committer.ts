@@ -20,6 +20,8 @@ export interface Batch {
   state: RunState;
   context: RunContext;
   onCommitted(stored: StoredEvent[]): void;
+  /** Other rows that must be on disk exactly when these events are (a trigger's firing record): run inside the same transaction. */
+  alsoWrite?: () => void;
   /** The transaction failed: nothing of this batch is on disk, and no effect of it runs. */
   onFailed?(err: unknown): void;
 }
@@ -54,6 +56,7 @@ export class Committer {
           seq++;
         }
         if (b.events.length > 0) deps.projections.settle(b.runId, seq - 1, at, b.state, b.context);
+        b.alsoWrite?.();
         out.push(stored);
       }
       return out;

@@ -44,6 +44,11 @@ import type { RunView } from './run-view.js';
 import type { LiveRun } from './live-run.js';
 import { unknownKind } from './step-task.js';
 import { Supervisor } from './supervisor.js';
+import { TriggerStore } from './store/triggers.js';
+import { createTriggerHost } from './trigger-host.js';
+import type { EngineTriggers } from './trigger-host.js';
+import { systemTimers } from './triggers/timers.js';
+import type { Timers } from './triggers/timers.js';
 
 export interface EngineOptions {
   dataDir: string;
@@ -60,11 +65,19 @@ export interface EngineOptions {
   ownerUrl?: string;
   /** Test-only: `ip:port` pairs that web fetches may reach although loopback or private. Never set outside tests. */
   testOnlyFetchAllow?: readonly string[];
+  /** Timers of triggers (default: real timers on `clock`); tests drive cron with a simulated clock. */
+  timers?: Timers;
+  /** Quiet time after a change under `<data>/hordes/` before the catalog is re-read, ms (default 300). */
+  reloadDebounceMs?: number;
 }
 
 export interface StartOptions {
   /** `cli`, `api`, `trigger:<name>`, … (default `api`). */
   provenance?: string;
+  /** What fired the run (`trigger_time`, `trigger_path`, …): kept with the answers, not checked against the form. */
+  triggerInput?: Record<string, string>;
+  /** Rows written in the same transaction as `run.created` (a trigger's firing record), given the new run's id. */
+  alsoWrite?: (runId: string) => void;
 }
 
 export interface Engine {
@@ -74,6 +87,8 @@ export interface Engine {
   /** Re-read config.toml after Setup wrote it: the model settings take effect for the next step; store and run limits at the next start. */
   reloadConfig(): EngineConfig;
   readonly kinds: ReadonlyMap<string, StepKindInfo>;
+  /** Triggers: views and switches at once; firing (and hot reload of hordes/) after `triggers.start()`, which the server calls. */
+  readonly triggers: EngineTriggers;
   catalog(): Promise<Catalog>;
   /** A horde by id or folder; throws KW_ERR_HORDE_NOT_FOUND / KW_ERR_HORDE_INVALID. */
   resolveHorde(ref: string): Promise<{ horde: HordeDef; entry: CatalogEntry }>;
@@ -109,6 +124,31 @@ export interface Engine {
   announce(url: string): void;
   readonly stats: { commits: number; batches: number; events: number };
   close(): Promise<void>;
+}
+
+/** A prompt file larger than this is not copied into the run's snapshot (the step reads it from the folder). */
+const SNAPSHOT_PROMPT_BYTES = 256 * 1024;
+
+/**
+ * The horde as a run keeps it (in its `run.created` event): with every prompt file's text
+ * as it is now, so editing the folder never changes a run in flight; an imported horde's
+ * steps all run in a separate process, whatever the folder says.
+ */
+function snapshotOf(horde: HordeDef): HordeDef {
+  const prompts: Record<string, string> = {};
+  for (const step of Object.values(horde.steps)) {
+    if (step.promptFile === undefined || prompts[step.promptFile] !== undefined) continue;
+    try {
+      const file = resolveInside(horde.dir, step.promptFile, 'KW_ERR_PATH_ESCAPES', 'the prompt file');
+      if (fs.statSync(file).size <= SNAPSHOT_PROMPT_BYTES) prompts[step.promptFile] = fs.readFileSync(file, 'utf8');
+    } catch {
+      // Missing or unreadable: the step reads the folder when it runs and reports it there.
+    }
+  }
+  if (horde.origin !== 'imported') return { ...horde, prompts };
+  // An imported horde: every step in its own process, and every command waits for the operator, whatever horde.md says.
+  const steps = Object.fromEntries(Object.entries(horde.steps).map(([name, step]) => [name, { ...step, isolation: 'process' as const }]));
+  return { ...horde, steps, prompts, confirmCommands: true };
 }
 
 export async function createEngine(options: EngineOptions): Promise<Engine> {
@@ -178,6 +218,32 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       return waiting[0]!;
     };
 
+    const startRun = async (horde: HordeDef, input: Record<string, string>, opts: StartOptions = {}): Promise<string> => {
+      ensureAlive();
+      const answers = checkRunInput(horde, input, opts.triggerInput);
+      const snapshot = snapshotOf(horde);
+      const policy: Record<string, StepPolicy> = {};
+      for (const name of snapshot.pipeline) {
+        const step = snapshot.steps[name]!;
+        const kind = kinds.get(step.kind);
+        if (kind === undefined) throw unknownKind(step);
+        policy[name] = { approval: kind.runsCommand && snapshot.confirmCommands, idempotent: kind.idempotent };
+      }
+      const runId = newRunId(clock.now());
+      const created: RunEvent = { type: 'run.created', hordeId: horde.id, horde: snapshot, policy, input: answers, provenance: opts.provenance ?? 'api' };
+      const alsoWrite = opts.alsoWrite;
+      await supervisor.create(runId, created, alsoWrite === undefined ? undefined : () => alsoWrite(runId));
+      return runId;
+    };
+    const triggers = createTriggerHost({
+      store: new TriggerStore(db), queries, observers, clock, paths,
+      timers: options.timers ?? systemTimers(clock),
+      config: () => config,
+      catalog: () => catalogOf({ dataDir: paths.dataDir, builtinDir, knownKinds }),
+      startRun,
+      ...(options.reloadDebounceMs === undefined ? {} : { reloadDebounceMs: options.reloadDebounceMs }),
+    });
+
     let closing: Promise<void> | undefined;
     const engine: Engine = {
       paths,
@@ -196,24 +262,11 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         return trace;
       },
       kinds,
+      triggers,
       stats: committer.stats,
       catalog: () => catalogOf({ dataDir: paths.dataDir, builtinDir, knownKinds }),
       resolveHorde: (ref) => findHorde(ref, { dataDir: paths.dataDir, builtinDir, knownKinds }),
-      async startRun(horde, input, opts = {}) {
-        ensureAlive();
-        const answers = checkRunInput(horde, input);
-        const policy: Record<string, StepPolicy> = {};
-        for (const name of horde.pipeline) {
-          const step = horde.steps[name]!;
-          const kind = kinds.get(step.kind);
-          if (kind === undefined) throw unknownKind(step);
-          policy[name] = { approval: kind.runsCommand && horde.confirmCommands, idempotent: kind.idempotent };
-        }
-        const runId = newRunId(clock.now());
-        const created: RunEvent = { type: 'run.created', hordeId: horde.id, horde, policy, input: answers, provenance: opts.provenance ?? 'api' };
-        await supervisor.create(runId, created);
-        return runId;
-      },
+      startRun,
       async approve(runId, opts = {}) {
         ensureAlive();
         const run = openRun(runId);
@@ -292,6 +345,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       announce: (url) => lock.setUrl(url),
       close() {
         closing ??= (async () => {
+          await triggers.close();
           await supervisor.close();
           await runner.close();
           await models.close();

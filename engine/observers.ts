@@ -11,6 +11,8 @@ export interface EngineEventMap {
   'trace:recorded': { runId: string; step: string; attempt: number; traceId: number };
   /** A commit failed: the engine refuses all further work (memory is ahead of the disk). */
   'engine:stopped': { error: KowalskiError };
+  /** A horde folder under `<data>/hordes/` was added, edited or removed, and the catalog re-read (hot reload). */
+  'catalog:changed': Record<string, never>;
   /** Something went wrong outside any run (a listener threw, a checkpoint failed). */
   'engine:warning': { message: string };
 }
@@ -22,6 +24,7 @@ export class Observers {
     'run:event': new Set(),
     'step:progress': new Set(),
     'trace:recorded': new Set(),
+    'catalog:changed': new Set(),
     'engine:warning': new Set(),
     'engine:stopped': new Set(),
   };

@@ -2,8 +2,12 @@
 import { KowalskiError } from '../core/index.js';
 import type { HordeDef } from '../core/index.js';
 
-/** Returns the answers with defaults filled in; throws KW_ERR_INPUT_INVALID naming every problem. */
-export function checkRunInput(horde: HordeDef, given: Record<string, string>): Record<string, string> {
+/**
+ * Returns the answers with defaults filled in, then `fromTrigger` (what fired the run:
+ * `trigger`, `trigger_time`, `trigger_path`, `trigger_payload`, … — not form fields, so
+ * not checked against the form); throws KW_ERR_INPUT_INVALID naming every problem.
+ */
+export function checkRunInput(horde: HordeDef, given: Record<string, string>, fromTrigger: Record<string, string> = {}): Record<string, string> {
   const problems: string[] = [];
   const known = new Map(horde.inputs.map((f) => [f.id, f]));
   const out: Record<string, string> = {};
@@ -25,5 +29,6 @@ export function checkRunInput(horde: HordeDef, given: Record<string, string>): R
     if (v !== undefined && v !== '' && field.type === 'url' && !/^https?:\/\//i.test(v)) problems.push(`"${field.id}" must be an http(s) URL`);
   }
   if (problems.length > 0) throw new KowalskiError('KW_ERR_INPUT_INVALID', `bad input for ${horde.id}: ${problems.join('; ')}`);
+  for (const [key, value] of Object.entries(fromTrigger)) if (!known.has(key)) out[key] = value;
   return out;
 }

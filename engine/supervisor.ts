@@ -66,7 +66,8 @@ export class Supervisor {
   }
 
   /** Create a run; resolves once `run.created` (and whatever starts with it) is committed. */
-  create(runId: string, created: Created): Promise<void> {
+  /** Start a run: its `run.created` (and `alsoWrite`, in the same transaction) committed, then its first steps. */
+  create(runId: string, created: Created, alsoWrite?: () => void): Promise<void> {
     const result = foldRun(runId, [created]);
     if (!result.ok) throw new KowalskiError('KW_ERR_REPLAY_DIVERGED', result.reason);
     const run = new LiveRun(runId, result.actor, created, this.deps.runDir(runId), 1);
@@ -75,7 +76,7 @@ export class Supervisor {
     batch.events.push(created);
     batch.states.push(run.actor.state);
     this.decide(run, batch);
-    return new Promise((resolve, reject) => this.commit(run, batch, () => resolve(), reject));
+    return new Promise((resolve, reject) => this.commit(run, batch, () => resolve(), reject, alsoWrite));
   }
 
   /** The live run, or the run folded from its log (a parked run wakes up this way). */
@@ -116,7 +117,7 @@ export class Supervisor {
     this.commit(run, batch, after, failed);
   }
 
-  private commit(run: LiveRun, batch: Batch, after?: (stored: StoredEvent[]) => void, failed?: (err: unknown) => void): void {
+  private commit(run: LiveRun, batch: Batch, after?: (stored: StoredEvent[]) => void, failed?: (err: unknown) => void, alsoWrite?: () => void): void {
     const { events: all, states, effects } = batch;
     if (all.length === 0) {
       after?.([]);
@@ -138,6 +139,7 @@ export class Supervisor {
         this.release(run);
       },
       ...(failed === undefined ? {} : { onFailed: failed }),
+      ...(alsoWrite === undefined ? {} : { alsoWrite }),
     });
   }
 

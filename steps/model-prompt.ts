@@ -43,6 +43,9 @@ function systemMessage(task: StepTask): string {
 function promptText(task: StepTask): string {
   const { step, horde } = task;
   if (step.promptFile === undefined) return '';
+  // The run's snapshot holds the prompt as it was when the run started.
+  const kept = horde.prompts?.[step.promptFile];
+  if (kept !== undefined) return kept.trim();
   const where = { file: step.file, key: 'prompt_file' };
   const file = resolveInside(horde.dir, step.promptFile, 'KW_ERR_PATH_ESCAPES', 'the prompt file', where);
   try {

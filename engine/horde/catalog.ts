@@ -37,6 +37,17 @@ export interface ListOptions extends Omit<LoadOptions, 'origin'> {
   userDir?: string;
 }
 
+/** The file a bundle import leaves in the horde folder it installs: the horde is then `imported`. */
+export const IMPORT_MARKER = '.kowalski-import.json';
+
+async function isImported(folder: string): Promise<boolean> {
+  try {
+    return (await fs.stat(path.join(folder, IMPORT_MARKER))).isFile();
+  } catch {
+    return false;
+  }
+}
+
 /** Every subfolder with a horde.md, loaded. A horde whose id is already taken is an error on the later one. */
 export async function listHordes(options: ListOptions): Promise<Catalog> {
   const { builtinDir, userDir, ...load } = options;
@@ -48,8 +59,9 @@ export async function listHordes(options: ListOptions): Promise<Catalog> {
     if (origin === 'builtin') catalog.builtinDir = abs;
     else catalog.userDir = abs;
     for (const folder of await hordeFolders(abs)) {
-      const result = await loadHorde(folder, { ...load, origin });
-      const entry: CatalogEntry = { id: result.ok ? result.horde.id : path.basename(folder), dir: folder, origin, result };
+      const folderOrigin = origin === 'user' && (await isImported(folder)) ? 'imported' : origin;
+      const result = await loadHorde(folder, { ...load, origin: folderOrigin });
+      const entry: CatalogEntry = { id: result.ok ? result.horde.id : path.basename(folder), dir: folder, origin: folderOrigin, result };
       const earlier = seen.get(entry.id);
       if (result.ok && earlier !== undefined) entry.result = await idTaken(folder, result, earlier);
       else if (result.ok) seen.set(entry.id, entry);

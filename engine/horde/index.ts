@@ -4,7 +4,7 @@
  */
 export { loadHorde, DEFAULT_KNOWN_TOOLS, DISPLAY_KEYS, HORDE_ID } from './load.js';
 export type { LoadOptions } from './load.js';
-export { listHordes, resolveHordeRef, requireHorde } from './catalog.js';
+export { listHordes, resolveHordeRef, requireHorde, IMPORT_MARKER } from './catalog.js';
 export type { Catalog, CatalogEntry, ListOptions } from './catalog.js';
 export { formatProblems } from './problems.js';
 export { splitFrontMatter } from './frontmatter.js';

@@ -3,6 +3,7 @@
  * Every problem is KW_ERR_TRIGGER_INVALID with its key, e.g. `triggers[1].schedule`.
  */
 import type { CatchUp, Overlap, TriggerDef, TriggerKind } from '../../core/index.js';
+import { globProblem } from '../triggers/glob.js';
 import { Fields, isTable, describe } from './fields.js';
 
 export const TRIGGER_NAME = /^[a-z0-9][a-z0-9_-]*$/;
@@ -20,7 +21,7 @@ const KIND_KEYS: Record<TriggerKind, readonly string[]> = {
 export const DEFAULT_DEBOUNCE_MS = 2000;
 
 const CRON_NAMES = /(JAN|FEB|MAR|APR|MAY|JUN|JUL|AUG|SEP|OCT|NOV|DEC|MON|TUE|WED|THU|FRI|SAT|SUN)/gi;
-const CRON_CHARS = /^[0-9*,\-/?LW#]+$/;
+const CRON_CHARS = /^[0-9*,\-/?L#]+$/;
 
 /** Check a cron schedule's shape: 5 or 6 fields of cron characters. Returns a reason, or undefined when fine. */
 export function cronProblem(schedule: string): string | undefined {
@@ -30,7 +31,7 @@ export function cronProblem(schedule: string): string | undefined {
   }
   const badField = fields.find((f) => !CRON_CHARS.test(f.replace(CRON_NAMES, '0')));
   if (badField !== undefined) {
-    return `schedule field "${badField}" holds characters a cron field cannot: use digits, * , - / ? L W # and names like MON or JAN`;
+    return `schedule field "${badField}" holds characters a cron field cannot: use digits, * , - / ? L # and names like MON or JAN (W, the nearest weekday, is not supported)`;
   }
   return undefined;
 }
@@ -107,7 +108,11 @@ function readKindKeys(f: Fields, kind: TriggerKind, def: TriggerDef): void {
       const p = f.string('path', { required: true, nonEmpty: true });
       if (p !== undefined) def.path = p;
       const globs = f.stringArray('globs');
-      if (globs !== undefined) def.globs = globs;
+      if (globs !== undefined) {
+        const bad = globs.map((g, i) => [i, globProblem(g)] as const).filter(([, why]) => why !== undefined);
+        for (const [i, why] of bad) f.bad(`globs[${i}]`, `globs[${i}]: ${why}`);
+        if (bad.length === 0) def.globs = globs;
+      }
       def.debounceMs = f.integer('debounce_ms', 0) ?? DEFAULT_DEBOUNCE_MS;
       return;
     }

@@ -73,6 +73,7 @@ export class RunQueries {
       approvals: db.prepare('SELECT * FROM approvals WHERE run_id = ? ORDER BY seq'),
       unfinished: db.prepare("SELECT id FROM runs WHERE state IN ('queued', 'running') ORDER BY created_at"),
       countByState: db.prepare('SELECT state, count(*) AS n FROM runs GROUP BY state'),
+      triggerRuns: db.prepare("SELECT id, horde_id, provenance FROM runs WHERE provenance LIKE 'trigger:%' AND state IN ('queued', 'running', 'awaiting_input') ORDER BY created_at"),
     };
   }
 
@@ -101,6 +102,11 @@ export class RunQueries {
   /** Runs that were queued or running when the engine last stopped. */
   unfinishedRunIds(): string[] {
     return this.s.unfinished!.pluck().all() as string[];
+  }
+
+  /** Runs a trigger started that have not finished (parked ones included: they are still that trigger's run). */
+  unfinishedTriggerRuns(): Array<{ runId: string; hordeId: string; provenance: string }> {
+    return (this.s.triggerRuns!.all() as { id: string; horde_id: string; provenance: string }[]).map((r) => ({ runId: r.id, hordeId: r.horde_id, provenance: r.provenance }));
   }
 
   countByState(): Partial<Record<RunState, number>> {

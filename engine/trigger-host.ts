@@ -1,0 +1,138 @@
+/**
+ * The engine's triggers: the TriggerService fed with the catalog's hordes, and — once
+ * started by the server — a watch on `<data dir>/hordes/` so that adding, editing or
+ * removing a horde folder updates the catalog's triggers while the server runs (hot
+ * reload). A horde that becomes invalid keeps its last good version's triggers, and its
+ * error is shown; runs in flight keep the horde they started with (their snapshot).
+ */
+import fs from 'node:fs';
+import { watch } from 'chokidar';
+import type { FSWatcher } from 'chokidar';
+import type { HordeDef } from '../core/index.js';
+import type { Clock } from './clock.js';
+import type { EngineConfig } from './config.js';
+import type { DataPaths } from './data-dir.js';
+import type { Catalog } from './horde/index.js';
+import type { Observers } from './observers.js';
+import type { RunQueries } from './store/queries.js';
+import type { TriggerStore } from './store/triggers.js';
+import { FINAL_RUN_STATES } from '../actors/index.js';
+import { TriggerService } from './triggers/service.js';
+import type { FireResult, TriggerServiceDeps } from './triggers/service.js';
+import type { Timers } from './triggers/timers.js';
+import type { TriggerView } from './triggers/view.js';
+
+export interface EngineTriggers {
+  /** Every trigger of every horde the catalog holds (the last good version of one that became invalid). */
+  list(): Promise<TriggerView[]>;
+  setEnabled(hordeId: string, name: string, enabled: boolean): Promise<TriggerView>;
+  /** Where a webhook goes and its secret (undefined: unsigned); throws NOT_FOUND / DISABLED / SECRET before the body is read. */
+  webhookTarget(hordeId: string, name: string): Promise<{ secret: string | undefined }>;
+  /** A checked delivery: its run, started and committed (or the run its delivery id already started). */
+  webhook(hordeId: string, name: string, delivery: { id: string | undefined; payload: string; contentType: string }): Promise<FireResult>;
+  /** Begin firing (cron, watch) and hot-reload `<data>/hordes/`: the server does this, a one-shot CLI does not. */
+  start(): Promise<void>;
+  /** Re-read the catalog now (what the hot reload does on a change). */
+  refresh(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface TriggerHostDeps {
+  store: TriggerStore;
+  queries: RunQueries;
+  observers: Observers;
+  clock: Clock;
+  timers: Timers;
+  paths: DataPaths;
+  config(): EngineConfig;
+  catalog(): Promise<Catalog>;
+  startRun: TriggerServiceDeps['startRun'];
+  /** Quiet time after the last change under hordes/ before the catalog is re-read, ms (default 300). */
+  reloadDebounceMs?: number;
+}
+
+function configSecrets(config: EngineConfig): Record<string, string> {
+  const table = (config.raw as Record<string, unknown>).webhook_secrets;
+  if (table === null || typeof table !== 'object') return {};
+  return Object.fromEntries(Object.entries(table as Record<string, unknown>).filter((e): e is [string, string] => typeof e[1] === 'string'));
+}
+
+export function createTriggerHost(deps: TriggerHostDeps): EngineTriggers {
+  const service = new TriggerService({
+    store: deps.store,
+    clock: deps.clock,
+    timers: deps.timers,
+    startRun: deps.startRun,
+    unfinishedTriggerRuns: () => deps.queries.unfinishedTriggerRuns(),
+    configSecrets: () => configSecrets(deps.config()),
+    env: process.env,
+    ignorePaths: [deps.paths.dataDir],
+    warn: (message) => deps.observers.emit('engine:warning', { message }),
+  });
+  /** The last good version of each horde id. */
+  const good = new Map<string, HordeDef>();
+  let loaded = false;
+  let watcher: FSWatcher | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let refreshing: Promise<void> = Promise.resolve();
+  const offRunEvents = deps.observers.on('run:event', ({ stored, state }) => {
+    if (FINAL_RUN_STATES.has(state) && stored.event.type !== 'run.created') service.runEnded(stored.runId);
+  });
+
+  const reload = async (): Promise<void> => {
+    const catalog = await deps.catalog();
+    const present = new Set(catalog.entries.map((e) => e.id));
+    for (const id of good.keys()) if (!present.has(id)) good.delete(id);
+    for (const e of catalog.entries) if (e.result.ok) good.set(e.id, e.result.horde);
+    service.setHordes([...good.values()]);
+    loaded = true;
+  };
+  const refresh = (): Promise<void> => {
+    refreshing = refreshing.then(reload, reload);
+    return refreshing;
+  };
+  const ready = async (): Promise<void> => {
+    if (!loaded) await refresh();
+  };
+
+  return {
+    async list() {
+      await ready();
+      return service.list();
+    },
+    async setEnabled(hordeId, name, enabled) {
+      await ready();
+      return service.setEnabled(hordeId, name, enabled);
+    },
+    async webhookTarget(hordeId, name) {
+      await ready();
+      return { secret: service.webhookTarget(hordeId, name).secret };
+    },
+    async webhook(hordeId, name, delivery) {
+      await ready();
+      return service.webhook(hordeId, name, delivery);
+    },
+    async start() {
+      await refresh();
+      await service.start();
+      fs.mkdirSync(deps.paths.hordes, { recursive: true });
+      const debounce = deps.reloadDebounceMs ?? 300;
+      watcher = watch(deps.paths.hordes, { ignoreInitial: true, depth: 4, ignored: (p) => /(^|[/\\])\.(?!kowalski-import\.json$)[^/\\]*$/.test(p) && !p.endsWith(deps.paths.hordes) });
+      watcher.on('all', () => {
+        clearTimeout(timer);
+        timer = setTimeout(() => {
+          refresh().then(() => deps.observers.emit('catalog:changed', {}), (err: unknown) => deps.observers.emit('engine:warning', { message: `reloading hordes: ${err instanceof Error ? err.message : String(err)}` }));
+        }, debounce);
+        timer.unref();
+      });
+      await new Promise<void>((resolve) => watcher!.once('ready', () => resolve()));
+    },
+    refresh,
+    async close() {
+      offRunEvents();
+      clearTimeout(timer);
+      await watcher?.close();
+      await service.close();
+    },
+  };
+}

@@ -1,0 +1,400 @@
+/**
+ * The triggers of every valid horde: their switches (persisted; built-in and imported
+ * hordes' triggers arrive off), and — once `start()` is called, which only the server
+ * does — their firing: cron timers with catch-up after an outage, file watchers, and
+ * webhook deliveries handed over by the API. Every firing goes through `fire()`: one key
+ * starts at most one run (the firing record is committed in the run's own transaction),
+ * and the trigger's overlap policy decides what happens while a run of it is active.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { KowalskiError } from '../../core/index.js';
+import type { HordeDef, TriggerDef } from '../../core/index.js';
+import { expandHome } from '../../agents/index.js';
+import type { Clock } from '../clock.js';
+import { IMPORT_MARKER } from '../horde/index.js';
+import type { TriggerStore } from '../store/triggers.js';
+import { catchUpPlan, nextFireAfter } from './cron.js';
+import { OverlapBook, triggerKey } from './overlap.js';
+import type { TriggerKey, Waiting } from './overlap.js';
+import type { Timers } from './timers.js';
+import type { TriggerView } from './view.js';
+import { startWatch } from './watch.js';
+import type { Watcher } from './watch.js';
+
+export interface TriggerServiceDeps {
+  store: TriggerStore;
+  clock: Clock;
+  timers: Timers;
+  /** The engine's startRun: resolves once `run.created` (with `alsoWrite`'s rows) is committed. */
+  startRun(horde: HordeDef, input: Record<string, string>, options: { provenance: string; triggerInput: Record<string, string>; alsoWrite: (runId: string) => void }): Promise<string>;
+  /** Runs started by a trigger that have not finished (at start-up: what is still active). */
+  unfinishedTriggerRuns(): Array<{ runId: string; hordeId: string; provenance: string }>;
+  /** Webhook secrets from config.toml (`[webhook_secrets]`, keys `<horde>/<trigger>`). */
+  configSecrets(): Record<string, string>;
+  env: NodeJS.ProcessEnv;
+  /** Never watched (the data directory: the engine's own output must not fire a trigger). */
+  ignorePaths: string[];
+  warn(message: string): void;
+}
+
+/** What a firing came to. */
+export type FireResult =
+  | { outcome: 'started'; runId: string }
+  | { outcome: 'duplicate'; runId: string | null; was: string }
+  | { outcome: 'skipped' | 'queued'; detail: string };
+
+interface Firing {
+  key: string;
+  input: Record<string, string>;
+  detail?: string;
+}
+
+interface Armed {
+  /** What the trigger looked like when armed (a hot reload that changes it re-arms). */
+  signature: string;
+  cancelTimer?: () => void;
+  watcher?: Watcher;
+  nextFireAt: number | null;
+  error?: string;
+}
+
+/** At most this many missed instants are recorded one by one after an outage (the rest are counted in one record). */
+const MISSED_RECORDS = 100;
+
+const cronKey = (at: number): string => `cron:${new Date(at).toISOString()}`;
+
+export class TriggerService {
+  private hordes = new Map<string, HordeDef>();
+  private readonly book = new OverlapBook();
+  private readonly armed = new Map<TriggerKey, Armed>();
+  /** Firings being started, by `<trigger>\n<key>`: a second delivery of the same key waits for the first. */
+  private readonly inFlight = new Map<string, Promise<FireResult>>();
+  private running = false;
+  private closed = false;
+
+  constructor(private readonly deps: TriggerServiceDeps) {}
+
+  /** The valid hordes of the catalog (again after a hot reload): triggers are armed and disarmed to match. */
+  setHordes(hordes: readonly HordeDef[]): void {
+    this.hordes = new Map(hordes.map((h) => [h.id, h]));
+    if (this.running) this.rearm();
+  }
+
+  /** Begin firing: what was active and waiting before a restart, cron catch-up, timers and watchers. */
+  async start(): Promise<void> {
+    if (this.running || this.closed) return;
+    this.running = true;
+    for (const r of this.deps.unfinishedTriggerRuns()) this.book.started(triggerKey(r.hordeId, r.provenance.slice('trigger:'.length)), r.runId);
+    for (const q of this.deps.store.queuedFirings()) {
+      const waiting: Waiting = { key: q.key, input: q.input };
+      if (q.detail !== null) waiting.detail = q.detail;
+      this.book.hold(triggerKey(q.hordeId, q.name), waiting);
+    }
+    this.rearm();
+    for (const tk of this.armed.keys()) this.startWaiting(tk);
+    await Promise.all([...this.armed.values()].flatMap((a) => (a.watcher === undefined ? [] : [a.watcher.ready])));
+  }
+
+  list(): TriggerView[] {
+    const out: TriggerView[] = [];
+    for (const horde of this.hordes.values()) for (const def of horde.triggers) out.push(this.view(horde, def));
+    return out;
+  }
+
+  /** Switch a trigger on or off (persisted); the view after the change. */
+  setEnabled(hordeId: string, name: string, enabled: boolean): TriggerView {
+    const { horde, def } = this.find(hordeId, name);
+    const now = this.deps.clock.now();
+    this.deps.store.setEnabled(hordeId, name, enabled, now);
+    if (def.kind === 'cron' && enabled) {
+      // Switched on now: what was scheduled while it was off is not caught up.
+      this.deps.store.setSchedule(hordeId, name, true, now, safeNext(def, now), now);
+    }
+    if (!enabled) {
+      const waiting = this.book.dropWaiting(triggerKey(hordeId, name));
+      if (waiting !== undefined) this.deps.store.unqueue(hordeId, name, waiting.key, 'the trigger was switched off before it could start');
+    }
+    if (this.running) this.rearm();
+    return this.view(horde, def);
+  }
+
+  /**
+   * Where a webhook delivery goes, before its body is looked at: the horde's webhook
+   * trigger, switched on, with its secret (undefined: deliveries are not signed).
+   */
+  webhookTarget(hordeId: string, name: string): { horde: HordeDef; def: TriggerDef; secret: string | undefined } {
+    const { horde, def } = this.find(hordeId, name);
+    if (def.kind !== 'webhook') throw new KowalskiError('KW_ERR_TRIGGER_NOT_FOUND', `trigger ${hordeId}/${name} is a ${def.kind} trigger, not a webhook`);
+    if (!this.enabledOf(horde, def)) {
+      throw new KowalskiError('KW_ERR_TRIGGER_DISABLED', `the webhook ${hordeId}/${name} is switched off: turn it on in the app or with \`kowalski triggers enable ${hordeId}/${name}\``);
+    }
+    const secret = this.secretOf(horde, def);
+    if (def.secretEnv !== undefined && secret === undefined) {
+      throw new KowalskiError('KW_ERR_WEBHOOK_SECRET', `the webhook ${hordeId}/${name} expects a signature with the secret in $${def.secretEnv}, which is not set where kowalski runs`);
+    }
+    return { horde, def, secret };
+  }
+
+  /** A checked webhook delivery: start its run (answered after the commit), or the run its delivery id already started. */
+  webhook(hordeId: string, name: string, delivery: { id: string | undefined; payload: string; contentType: string }): Promise<FireResult> {
+    const { horde, def } = this.webhookTarget(hordeId, name);
+    const now = this.deps.clock.now();
+    const input: Record<string, string> = { trigger_payload: delivery.payload, trigger_content_type: delivery.contentType, trigger_time: new Date(now).toISOString() };
+    if (delivery.id !== undefined) input.trigger_delivery = delivery.id;
+    return this.fire(horde, def, { key: `webhook:${delivery.id ?? `${now}:${Math.random().toString(36).slice(2)}`}`, input });
+  }
+
+  /** A run ended: a `queue_one` firing waiting for it may start. */
+  runEnded(runId: string): void {
+    const tk = this.book.ended(runId);
+    if (tk !== undefined && this.running) this.startWaiting(tk);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.running = false;
+    const all = [...this.armed.values()];
+    this.armed.clear();
+    for (const a of all) a.cancelTimer?.();
+    await Promise.all(all.flatMap((a) => (a.watcher === undefined ? [] : [a.watcher.close()])));
+  }
+
+  // ---- firing ----
+
+  /** Start a run for this firing unless its key already started one or the overlap policy holds it back. */
+  fire(horde: HordeDef, def: TriggerDef, firing: Firing): Promise<FireResult> {
+    const tk = triggerKey(horde.id, def.name);
+    const flightKey = `${tk}\n${firing.key}`;
+    const pending = this.inFlight.get(flightKey);
+    if (pending !== undefined) return pending;
+    const done = this.fireOnce(horde, def, firing).finally(() => this.inFlight.delete(flightKey));
+    this.inFlight.set(flightKey, done);
+    return done;
+  }
+
+  private async fireOnce(horde: HordeDef, def: TriggerDef, firing: Firing): Promise<FireResult> {
+    const { store, clock } = this.deps;
+    const seen = store.firing(horde.id, def.name, firing.key);
+    if (seen !== undefined) return { outcome: 'duplicate', runId: seen.runId, was: seen.outcome };
+    const tk = triggerKey(horde.id, def.name);
+    const input = { ...firing.input, trigger: def.name };
+    const decision = this.book.decide(tk, def.overlap, { key: firing.key, input, ...(firing.detail === undefined ? {} : { detail: firing.detail }) });
+    if (!decision.start) {
+      store.record({ hordeId: horde.id, name: def.name, key: firing.key, at: clock.now(), outcome: decision.outcome, detail: decision.detail, ...(decision.outcome === 'queued' ? { input } : {}) });
+      return { outcome: decision.outcome, detail: decision.detail };
+    }
+    return this.startRun(horde, def, firing.key, input, firing.detail);
+  }
+
+  private async startRun(horde: HordeDef, def: TriggerDef, key: string, input: Record<string, string>, detail?: string): Promise<FireResult> {
+    const { store, clock } = this.deps;
+    const at = clock.now();
+    const answers = { ...def.input };
+    const fromTrigger: Record<string, string> = {};
+    for (const [k, v] of Object.entries(input)) fromTrigger[k] = v;
+    // A watched file fills the horde's one path/file input that the trigger leaves open.
+    const open = horde.inputs.filter((f) => (f.type === 'path' || f.type === 'file') && answers[f.id] === undefined);
+    if (input.trigger_path !== undefined && open.length === 1) answers[open[0]!.id] = input.trigger_path;
+    const settle = this.book.starting(triggerKey(horde.id, def.name));
+    try {
+      const runId = await this.deps.startRun(horde, answers, {
+        provenance: `trigger:${def.name}`,
+        triggerInput: fromTrigger,
+        alsoWrite: store.startedWriter({ hordeId: horde.id, name: def.name, key, at, ...(detail === undefined ? {} : { detail }) }),
+      });
+      settle(runId);
+      return { outcome: 'started', runId };
+    } catch (err) {
+      settle(undefined);
+      const message = err instanceof Error ? err.message : String(err);
+      store.record({ hordeId: horde.id, name: def.name, key, at, outcome: 'failed', detail: message });
+      throw err;
+    }
+  }
+
+  private startWaiting(tk: TriggerKey): void {
+    const waiting = this.book.takeWaiting(tk);
+    if (waiting === undefined) return;
+    const [hordeId = '', name = ''] = tk.split('/');
+    const horde = this.hordes.get(hordeId);
+    const def = horde?.triggers.find((t) => t.name === name);
+    if (horde === undefined || def === undefined || !this.enabledOf(horde, def)) {
+      this.deps.store.unqueue(hordeId, name, waiting.key, 'the trigger is gone or switched off');
+      return;
+    }
+    this.startRun(horde, def, waiting.key, waiting.input, waiting.detail).catch((err: unknown) => {
+      this.deps.warn(`trigger ${tk}: the waiting firing could not start: ${err instanceof Error ? err.message : String(err)}`);
+    });
+  }
+
+  // ---- arming ----
+
+  /** Timers and watchers for exactly the triggers that are switched on. */
+  private rearm(): void {
+    const wanted = new Map<TriggerKey, { horde: HordeDef; def: TriggerDef }>();
+    for (const horde of this.hordes.values()) {
+      for (const def of horde.triggers) if (def.kind !== 'webhook' && this.enabledOf(horde, def)) wanted.set(triggerKey(horde.id, def.name), { horde, def });
+    }
+    for (const [tk, a] of this.armed) {
+      const w = wanted.get(tk);
+      if (w === undefined || a.signature !== signatureOf(w.horde, w.def)) {
+        a.cancelTimer?.();
+        void a.watcher?.close();
+        this.armed.delete(tk);
+      }
+    }
+    for (const [tk, { horde, def }] of wanted) {
+      if (this.armed.has(tk)) continue;
+      const armed: Armed = { nextFireAt: null, signature: signatureOf(horde, def) };
+      this.armed.set(tk, armed);
+      try {
+        if (def.kind === 'cron') this.armCron(horde, def, armed);
+        else this.armWatch(horde, def, armed);
+      } catch (err) {
+        armed.error = err instanceof Error ? err.message : String(err);
+        this.deps.warn(`trigger ${tk}: ${armed.error}`);
+      }
+    }
+  }
+
+  private armCron(horde: HordeDef, def: TriggerDef, armed: Armed): void {
+    const { store, clock } = this.deps;
+    const now = clock.now();
+    const state = store.state(horde.id, def.name);
+    const last = state?.lastScheduled ?? null;
+    const plan = catchUpPlan({ schedule: def.schedule!, ...(def.timezone === undefined ? {} : { timezone: def.timezone }), catchUp: def.catchUp ?? 'once' }, last, now);
+    const missed = plan.missed.slice(-MISSED_RECORDS).map((t) => ({ hordeId: horde.id, name: def.name, key: cronKey(t), at: now, outcome: 'missed' as const, detail: 'kowalski was not running' }));
+    if (plan.missedCount > missed.length) {
+      missed.unshift({ hordeId: horde.id, name: def.name, key: `cron:missed-before:${new Date(plan.missed[plan.missed.length - missed.length] ?? now).toISOString()}`, at: now, outcome: 'missed', detail: `${plan.missedCount - missed.length} more scheduled times were missed while kowalski was not running` });
+    }
+    store.recordAllNew(missed);
+    const handled = Math.max(last ?? now, ...plan.fire, ...plan.missed);
+    store.setSchedule(horde.id, def.name, this.enabledOf(horde, def), last === null ? now : handled, plan.next, now);
+    armed.nextFireAt = plan.next;
+    for (const t of plan.fire) {
+      this.fire(horde, def, { key: cronKey(t), input: { trigger_time: new Date(t).toISOString() }, detail: 'caught up after kowalski was not running' })
+        .catch((err: unknown) => this.deps.warn(`trigger ${horde.id}/${def.name}: ${err instanceof Error ? err.message : String(err)}`));
+    }
+    this.schedule(horde, def, armed, plan.next);
+  }
+
+  private schedule(horde: HordeDef, def: TriggerDef, armed: Armed, at: number): void {
+    armed.nextFireAt = at;
+    armed.cancelTimer = this.deps.timers.at(at, () => {
+      if (this.armed.get(triggerKey(horde.id, def.name)) !== armed) return;
+      const next = nextFireAfter({ schedule: def.schedule!, ...(def.timezone === undefined ? {} : { timezone: def.timezone }) }, at);
+      // The next instant is on disk before this one's run starts; this one's key makes it start at most once.
+      this.deps.store.setSchedule(horde.id, def.name, true, at, next, this.deps.clock.now());
+      this.schedule(horde, def, armed, next);
+      this.fire(horde, def, { key: cronKey(at), input: { trigger_time: new Date(at).toISOString() } })
+        .catch((err: unknown) => this.deps.warn(`trigger ${horde.id}/${def.name}: ${err instanceof Error ? err.message : String(err)}`));
+    });
+  }
+
+  private armWatch(horde: HordeDef, def: TriggerDef, armed: Armed): void {
+    const target = watchPath(horde, def);
+    armed.watcher = startWatch({
+      path: target,
+      ...(def.globs === undefined ? {} : { globs: def.globs }),
+      debounceMs: def.debounceMs ?? 2000,
+      hashes: this.deps.store.watchHashes(horde.id, def.name),
+      ignore: this.deps.ignorePaths,
+      // The watcher waits for each firing to be handled (committed or held back) before the next: a flood is paced by the engine.
+      onChange: async (change) => {
+        const at = this.deps.clock.now();
+        await this.fire(horde, def, { key: `watch:${change.path}:${change.hash}:${at}`, input: { trigger_path: change.path, trigger_time: new Date(at).toISOString() } })
+          .catch((err: unknown) => this.deps.warn(`trigger ${horde.id}/${def.name}: ${err instanceof Error ? err.message : String(err)}`));
+      },
+      onError: (err, where) => this.deps.warn(`trigger ${horde.id}/${def.name}: ${where === undefined ? '' : `${where}: `}${err instanceof Error ? err.message : String(err)}`),
+      onOverflow: (info) => {
+        const at = this.deps.clock.now();
+        this.deps.store.record({ hordeId: horde.id, name: def.name, key: `overflow:${at}:${info.dropped}`, at, outcome: 'overflow', detail: `${info.dropped} changed files were not fired (more than the queue holds), e.g. ${info.examples.join(', ')}` });
+      },
+    });
+  }
+
+  // ---- views ----
+
+  private find(hordeId: string, name: string): { horde: HordeDef; def: TriggerDef } {
+    const horde = this.hordes.get(hordeId);
+    if (horde === undefined) throw new KowalskiError('KW_ERR_HORDE_NOT_FOUND', `no valid horde ${hordeId}`);
+    const def = horde.triggers.find((t) => t.name === name);
+    if (def === undefined) {
+      throw new KowalskiError('KW_ERR_TRIGGER_NOT_FOUND', `horde ${hordeId} has no trigger ${name} (it has: ${horde.triggers.map((t) => t.name).join(', ') || 'none'})`);
+    }
+    return { horde, def };
+  }
+
+  /**
+   * The operator's switch; never set: off for built-in and imported hordes, else what
+   * horde.md says. A switch set before the horde was imported (a replaced horde, an id
+   * used before) does not count: an import always arrives switched off.
+   */
+  private enabledOf(horde: HordeDef, def: TriggerDef): boolean {
+    const state = this.deps.store.state(horde.id, def.name);
+    if (state !== undefined && !(horde.origin === 'imported' && state.updatedAt < importedAt(horde))) return state.enabled;
+    return horde.origin === 'builtin' || horde.origin === 'imported' ? false : def.enabled;
+  }
+
+  private secretOf(horde: HordeDef, def: TriggerDef): string | undefined {
+    const fromEnv = def.secretEnv === undefined ? undefined : this.deps.env[def.secretEnv];
+    if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
+    const fromConfig = this.deps.configSecrets()[`${horde.id}/${def.name}`];
+    return fromConfig === undefined || fromConfig === '' ? undefined : fromConfig;
+  }
+
+  private view(horde: HordeDef, def: TriggerDef): TriggerView {
+    const tk = triggerKey(horde.id, def.name);
+    const enabled = this.enabledOf(horde, def);
+    const armed = this.armed.get(tk);
+    const v: TriggerView = {
+      hordeId: horde.id, name: def.name, kind: def.kind, enabled, overlap: def.overlap,
+      nextFireAt: null, lastFiring: this.deps.store.lastFiring(horde.id, def.name), active: this.book.activeRuns(tk).length,
+    };
+    if (def.kind === 'cron') {
+      v.schedule = def.schedule!;
+      if (def.timezone !== undefined) v.timezone = def.timezone;
+      v.catchUp = def.catchUp ?? 'once';
+      if (enabled) v.nextFireAt = armed?.nextFireAt ?? this.deps.store.state(horde.id, def.name)?.nextFireAt ?? safeNext(def, this.deps.clock.now());
+    } else if (def.kind === 'watch') {
+      v.path = def.path!;
+      if (def.globs !== undefined) v.globs = def.globs;
+      v.debounceMs = def.debounceMs ?? 2000;
+    } else {
+      v.hookPath = `/hooks/${horde.id}/${def.name}`;
+      v.signed = this.secretOf(horde, def) !== undefined || def.secretEnv !== undefined;
+      if (def.secretEnv !== undefined && this.secretOf(horde, def) === undefined) v.error = `$${def.secretEnv} is not set: deliveries are refused until it is`;
+    }
+    if (armed?.error !== undefined) v.error = armed.error;
+    return v;
+  }
+}
+
+/** When an imported horde was installed: its import marker's time (ms). */
+function importedAt(horde: HordeDef): number {
+  try {
+    return fs.statSync(path.join(horde.dir, IMPORT_MARKER)).mtimeMs;
+  } catch {
+    return Number.POSITIVE_INFINITY;
+  }
+}
+
+/** What arming depends on: a trigger edited by a hot reload is re-armed. */
+function signatureOf(horde: HordeDef, def: TriggerDef): string {
+  return JSON.stringify([horde.dir, def]);
+}
+
+function safeNext(def: TriggerDef, after: number): number | null {
+  try {
+    return nextFireAfter({ schedule: def.schedule!, ...(def.timezone === undefined ? {} : { timezone: def.timezone }) }, after);
+  } catch {
+    return null;
+  }
+}
+
+/** A watch path: `~/` expanded; relative to the horde's folder. */
+function watchPath(horde: HordeDef, def: TriggerDef): string {
+  const p = expandHome(def.path!);
+  return path.isAbsolute(p) ? p : path.resolve(horde.dir, p);
+}
