@@ -32,6 +32,7 @@ export default tseslint.config(
           { target: './engine', from: ['./bin', './api', './bundles'], message: 'the engine is below the CLI and the API' },
           { target: './ui', from: ['./core', './actors', './engine', './steps', './agents', './bin', './api', './bundles'], message: 'the ui talks to the server over HTTP only: its shapes are in ui/src/types.ts' },
           { target: './api', from: ['./bin'], message: 'the API is below the CLI' },
+          { target: './bundles', from: ['./api', './bin'], message: 'bundles sit between the API and the engine (api → bundles → engine)' },
         ],
       }],
       'no-throw-literal': 'error',
