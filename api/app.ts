@@ -14,11 +14,14 @@ import { packageRoot } from '../engine/index.js';
 import { installGuard } from './guard.js';
 import { allowedHostNames, isLoopback } from './hosts.js';
 import { installErrorHandling } from './http-errors.js';
+import { bundleRoutes } from './routes/bundles.js';
 import { healthRoutes } from './routes/health.js';
 import { hordeRoutes } from './routes/hordes.js';
 import { runRoutes } from './routes/runs.js';
 import { setupRoutes } from './routes/setup.js';
 import { traceRoutes } from './routes/traces.js';
+import { triggerRoutes } from './routes/triggers.js';
+import { hookRoutes } from './routes/hooks.js';
 import { UI_PATHS, uiRoutes } from './routes/ui.js';
 import { WS_MAX_FRAME, createWsHub } from './ws-hub.js';
 import type { WsHub } from './ws-hub.js';
@@ -103,6 +106,9 @@ export async function buildApi(engine: Engine, options: ApiOptions = {}): Promis
   runRoutes(app, engine);
   setupRoutes(app, engine);
   traceRoutes(app, engine);
+  await app.register(bundleRoutes, { engine });
+  triggerRoutes(app, engine);
+  await hookRoutes(app, engine);
   uiRoutes(app, options.uiDir ?? path.join(packageRoot(import.meta.url), 'ui', 'dist'));
   return { app, hub };
 }

@@ -7,7 +7,7 @@ export interface HordeSummary {
   displayName: string;
   description: string;
   /** The catalog holds only built-in hordes and the user's. */
-  origin: 'builtin' | 'user';
+  origin: 'builtin' | 'user' | 'imported';
   valid: boolean;
   problems: Problem[];
   inputs: HordeDef['inputs'];
@@ -24,7 +24,7 @@ export interface HordeDetail extends HordeSummary {
   confirmCommands: boolean;
 }
 
-const originOf = (entry: CatalogEntry): 'builtin' | 'user' => (entry.origin === 'builtin' ? 'builtin' : 'user');
+const originOf = (entry: CatalogEntry): 'builtin' | 'user' | 'imported' => (entry.origin === 'builtin' || entry.origin === 'imported' ? entry.origin : 'user');
 
 export function hordeSummary(entry: CatalogEntry): HordeSummary {
   const r = entry.result;

@@ -21,6 +21,8 @@ const hordeCommands = () => import('./commands/hordes.js');
 const serveCommands = () => import('./commands/serve.js');
 const mcpCommands = () => import('./commands/mcp.js');
 const mcpServeCommands = () => import('./commands/mcp-serve.js');
+const bundleCommands = () => import('./commands/bundle.js');
+const triggerCommands = () => import('./commands/triggers.js');
 
 async function reportError(err: unknown, json: boolean): Promise<number> {
   return (await import('./commands/common.js')).reportError(err, json);
@@ -65,6 +67,10 @@ program.command('cancel').description('cancel a run; its running steps are stopp
 program.command('resume').description('continue every unfinished run until it finishes or parks').option('--json').action(act(lazy(runCommands, 'resumeCommand')));
 program.command('hordes').description('list the built-in and your hordes').option('--json').action(act(lazy(hordeCommands, 'hordesCommand')));
 program.command('validate').description('check a horde folder; exit 2 with the list of problems').argument('<folder>').option('--json').action(act(lazy(hordeCommands, 'validateCommand')));
+const triggers = program.command('triggers').description('list the triggers: switch, next firing, last firing').option('--json')
+  .action(act(lazy(triggerCommands, 'triggersCommand')));
+triggers.command('enable').description('switch a trigger on (persisted)').argument('<horde/trigger>').option('--json').action(act(lazy(triggerCommands, 'triggerEnableCommand')));
+triggers.command('disable').description('switch a trigger off (persisted)').argument('<horde/trigger>').option('--json').action(act(lazy(triggerCommands, 'triggerDisableCommand')));
 const mcp = program.command('mcp').description('MCP servers ([[mcp.servers]] in config.toml)');
 mcp.command('check').description('start or reach every configured MCP server and list its tools; exit 1 if any does not answer')
   .option('--json', 'print one JSON object').action(act(lazy(mcpCommands, 'mcpCheckCommand')));
@@ -76,6 +82,14 @@ mcp.command('serve').description("run one of kowalski's own MCP servers — data
   .option('--port <port>', 'HTTP: port (0 = any free port; the URL is printed on stderr)', '0')
   .option('--token <token>', 'HTTP: bearer token every request must carry (default: $KOWALSKI_MCP_TOKEN)')
   .action(act(lazy(mcpServeCommands, 'mcpServeCommand')));
+const bundle = program.command('bundle').description('hordes as .kwf.zip bundles: export one, or review and import one');
+bundle.command('export').description('write a horde (an id or a folder) as a .kwf.zip bundle')
+  .argument('<horde>', 'horde id or folder').option('-o, --output <file>', 'the bundle to write (default: <id>.kwf.zip here)').option('--force', 'overwrite the file if it exists').option('--json')
+  .action(act(lazy(bundleCommands, 'bundleExportCommand')));
+bundle.command('import').description('check a bundle, show what it will ask to run, then install it into your hordes (exit 2 if it is refused)')
+  .argument('<file>', 'the .kwf.zip').option('--id <id>', 'install under this id instead of the bundle\'s').option('--replace', 'replace your horde with the same id (never a built-in)')
+  .option('--dry-run', 'only review: install nothing').option('--json', 'print one JSON object')
+  .action(act(lazy(bundleCommands, 'bundleImportCommand')));
 
 try {
   await program.parseAsync(process.argv);

@@ -122,7 +122,7 @@ async function untilSignal<T>(stop: () => Promise<void>, fn: () => Promise<T>): 
 }
 
 /** An embedded engine on the data directory; when a silent server holds it, say so instead of "locked". */
-async function openEngine(dir: string, lookup: ServerLookup): Promise<Engine> {
+export async function openEngine(dir: string, lookup: ServerLookup): Promise<Engine> {
   try {
     return await createEngine({ dataDir: dir });
   } catch (err) {

@@ -13,6 +13,8 @@ const USAGE_CODES: ReadonlySet<ErrorCode> = new Set([
   'KW_ERR_BAD_REQUEST', // the server refused an argument (through its schema)
   'KW_ERR_LISTEN', // serve: --host / --port cannot be used
   'KW_ERR_DATA_ROOT', // mcp serve data: --root is not a folder
+  'KW_ERR_BUNDLE_INVALID', 'KW_ERR_HORDE_EXISTS', // bundle import: a refused bundle, an id already taken
+  'KW_ERR_TRIGGER_NOT_FOUND', // triggers enable|disable: no such trigger
 ]);
 
 /** A failed command: print the error with its code and pick the exit status. */

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { KowalskiError, isErrorCode } from '../../core/index.js';
 import { isRunId, readOwner } from '../../engine/index.js';
 import type { Health } from '../../api/index.js';
-import type { ListRunsFilter, RunRow, RunState, RunView } from '../../engine/index.js';
+import type { ListRunsFilter, RunRow, RunState, RunView, TriggerView } from '../../engine/index.js';
 
 /** How long `/api/health` may take before the server counts as not answering. */
 const HEALTH_TIMEOUT_MS = 2000;
@@ -103,6 +103,8 @@ export interface ApiClient {
   deny(runId: string, reason: string, step?: string): Promise<{ step: string }>;
   cancel(runId: string, reason?: string): Promise<{ state: RunState }>;
   resume(runId: string): Promise<{ state: RunState }>;
+  listTriggers(): Promise<{ triggers: TriggerView[] }>;
+  setTrigger(hordeId: string, name: string, enabled: boolean): Promise<TriggerView>;
 }
 
 export function apiClient(server: ServerAddress): ApiClient {
@@ -148,5 +150,7 @@ export function apiClient(server: ServerAddress): ApiClient {
     deny: async (runId, reason, step) => request('POST', runPath(runId, '/deny'), { reason, ...(step === undefined ? {} : { step }) }),
     cancel: async (runId, reason) => request('POST', runPath(runId, '/cancel'), reason === undefined ? {} : { reason }),
     resume: async (runId) => request('POST', runPath(runId, '/resume'), {}),
+    listTriggers: () => request('GET', 'api/triggers'),
+    setTrigger: (hordeId, name, enabled) => request('POST', `api/triggers/${encodeURIComponent(hordeId)}/${encodeURIComponent(name)}/${enabled ? 'enable' : 'disable'}`, {}),
   };
 }

@@ -48,6 +48,7 @@ export async function serveCommand(opts: { host?: string; port?: string; open?: 
     const shown = wildcard ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
     const url = `http://${shown}:${actual}/`;
     engine.announce(url);
+    await engine.triggers.start();
     process.stderr.write(`kowalski serving ${engine.paths.dataDir} at ${url}${loopback ? '' : ` (bound to ${host})`}\n${formatRecovery(recovery)}\n`);
     if (token !== undefined) {
       process.stderr.write(token.created

@@ -1,0 +1,56 @@
+/**
+ * `POST /hooks/<horde>/<trigger>`: a webhook delivery. Any content type, at most 1 MiB,
+ * kept as raw bytes: the signature (when the trigger has a secret) is checked over
+ * exactly what arrived, in constant time. Nothing starts before the trigger is found,
+ * switched on and the signature holds; the answer is sent only once the run is
+ * committed, and carries its id. A delivery id seen before answers with the run it
+ * started (no second run).
+ */
+import type { FastifyInstance } from 'fastify';
+import { KowalskiError } from '../../core/index.js';
+import type { Engine } from '../../engine/index.js';
+import { deliveryIdOf, verifyWebhook } from '../webhook-signature.js';
+
+export const HOOK_BODY_LIMIT = 1024 * 1024;
+
+const params = {
+  type: 'object',
+  required: ['horde', 'trigger'],
+  additionalProperties: false,
+  properties: {
+    horde: { type: 'string', minLength: 1, maxLength: 200 },
+    trigger: { type: 'string', minLength: 1, maxLength: 200 },
+  },
+} as const;
+
+export async function hookRoutes(app: FastifyInstance, engine: Engine): Promise<void> {
+  await app.register(async (scope) => {
+    // Only here: every body is taken as bytes, whatever it says it is.
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: HOOK_BODY_LIMIT }, (_req, body, done) => done(null, body));
+    scope.post<{ Params: { horde: string; trigger: string }; Body: Buffer | undefined }>('/hooks/:horde/:trigger', { schema: { params }, bodyLimit: HOOK_BODY_LIMIT }, async (req, reply) => {
+      const { horde, trigger } = req.params;
+      const { secret } = await engine.triggers.webhookTarget(horde, trigger);
+      const rawBody = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      let id = deliveryIdOf(req.headers);
+      if (secret !== undefined) {
+        const verdict = verifyWebhook({ headers: req.headers, rawBody, secret, nowMs: Date.now() });
+        if (!verdict.ok) throw new KowalskiError(verdict.code, `${horde}/${trigger}: ${verdict.message}`);
+        if (verdict.deliveryId !== undefined) id = verdict.deliveryId;
+      }
+      const result = await engine.triggers.webhook(horde, trigger, {
+        id,
+        payload: rawBody.toString('utf8'),
+        contentType: String(req.headers['content-type'] ?? ''),
+      });
+      switch (result.outcome) {
+        case 'started':
+          return reply.code(202).send({ runId: result.runId, duplicate: false });
+        case 'duplicate':
+          return reply.code(200).send({ runId: result.runId, duplicate: true, outcome: result.was });
+        default:
+          return reply.code(202).send({ outcome: result.outcome, detail: result.detail });
+      }
+    });
+  });
+}

@@ -1,0 +1,187 @@
+/**
+ * Webhook triggers over real HTTP: GitHub's published signature example, Standard
+ * Webhooks signatures with their timestamp, refusals that start nothing (bad or missing
+ * signature, stale timestamp, unknown horde or trigger, switched off, too big), a
+ * redelivery answered with the run it started, 100 concurrent deliveries each answered
+ * only after its run is committed, and a server killed between the commit and the
+ * answer: the redelivery after the restart starts no second run.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import crypto from 'node:crypto';
+import { once } from 'node:events';
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import type { TestContext } from 'node:test';
+import { buildApi } from '../../api/index.js';
+import { createEngine } from '../../engine/index.js';
+import type { Engine } from '../../engine/index.js';
+import { CLI, REPO, startCli } from '../support/cli.js';
+import { TEST_KINDS, writeHorde } from '../support/engine.js';
+import { freePort } from '../support/mcp.js';
+import { tempDir } from '../support/tmp.js';
+
+const GITHUB_SECRET = "It's a Secret to Everybody";
+const GITHUB_SIGNATURE = 'sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17';
+const STANDARD_SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+
+const HORDE = `id = "hooked"
+pipeline = ["work"]
+[[triggers]]
+name = "plain"
+kind = "webhook"
+overlap = "parallel"
+[[triggers]]
+name = "gh"
+kind = "webhook"
+secret_env = "KW_TEST_GH_SECRET"
+overlap = "parallel"
+[[triggers]]
+name = "std"
+kind = "webhook"
+secret_env = "KW_TEST_STD_SECRET"
+overlap = "parallel"
+[[triggers]]
+name = "off"
+kind = "webhook"
+enabled = false
+[[triggers]]
+name = "clock"
+kind = "cron"
+schedule = "0 0 1 1 *"`;
+
+function withoutTestContext(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out = { ...env };
+  delete out.NODE_TEST_CONTEXT;
+  return out;
+}
+
+function writeHooked(home: string): void {
+  writeHorde(path.join(home, 'hordes', 'hooked'), HORDE, { work: 'kind = "ingest"' });
+}
+
+interface Served {
+  engine: Engine;
+  url: string;
+}
+
+async function serve(t: TestContext): Promise<Served> {
+  process.env.KW_TEST_GH_SECRET = GITHUB_SECRET;
+  process.env.KW_TEST_STD_SECRET = STANDARD_SECRET;
+  const home = tempDir(t, 'kw-hooks-');
+  writeHooked(home);
+  const engine = await createEngine({ dataDir: home, extraStepKinds: TEST_KINDS });
+  t.after(() => engine.close());
+  const port = await freePort();
+  const { app } = await buildApi(engine, { port });
+  await app.listen({ host: '127.0.0.1', port });
+  t.after(() => app.close());
+  return { engine, url: `http://127.0.0.1:${port}` };
+}
+
+async function post(url: string, body: string, headers: Record<string, string> = {}): Promise<{ status: number; json: any }> {
+  const res = await fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
+  return { status: res.status, json: await res.json() };
+}
+
+function standardHeaders(id: string, body: string, nowSecs: number): Record<string, string> {
+  const key = Buffer.from(STANDARD_SECRET.slice('whsec_'.length), 'base64');
+  const signature = crypto.createHmac('sha256', key).update(`${id}.${nowSecs}.${body}`).digest('base64');
+  return { 'webhook-id': id, 'webhook-timestamp': String(nowSecs), 'webhook-signature': `v1,${signature}` };
+}
+
+test('GitHub\'s published example is accepted: 202 with the run id, answered after the commit; a redelivery gets the same run and starts none', async (t) => {
+  const s = await serve(t);
+  const first = await post(`${s.url}/hooks/hooked/gh`, 'Hello, World!', { 'x-hub-signature-256': GITHUB_SIGNATURE, 'x-github-delivery': 'delivery-1', 'content-type': 'text/plain' });
+  assert.equal(first.status, 202, JSON.stringify(first.json));
+  assert.equal(first.json.duplicate, false);
+  const row = s.engine.getRunRow(first.json.runId);
+  assert.equal(row.provenance, 'trigger:gh');
+  assert.equal(row.input.trigger_payload, 'Hello, World!');
+  assert.equal(row.input.trigger_delivery, 'delivery-1');
+  const again = await post(`${s.url}/hooks/hooked/gh`, 'Hello, World!', { 'x-hub-signature-256': GITHUB_SIGNATURE, 'x-github-delivery': 'delivery-1', 'content-type': 'text/plain' });
+  assert.equal(again.status, 200);
+  assert.deepEqual([again.json.runId, again.json.duplicate], [first.json.runId, true]);
+  assert.equal(s.engine.listRuns({ horde: 'hooked' }).length, 1);
+});
+
+test('refusals start nothing: wrong and missing signatures, a stale timestamp, unknown horde or trigger, a switched-off or non-webhook trigger, a body over 1 MiB', async (t) => {
+  const s = await serve(t);
+  const now = Math.floor(Date.now() / 1000);
+  const cases: Array<[string, string, Record<string, string>, number, string]> = [
+    ['/hooks/hooked/gh', 'Hello, World!', { 'x-hub-signature-256': `sha256=${'0'.repeat(64)}` }, 401, 'KW_ERR_WEBHOOK_SIGNATURE'],
+    ['/hooks/hooked/gh', 'Hello, World?', { 'x-hub-signature-256': GITHUB_SIGNATURE }, 401, 'KW_ERR_WEBHOOK_SIGNATURE'],
+    ['/hooks/hooked/gh', 'Hello, World!', {}, 401, 'KW_ERR_WEBHOOK_SIGNATURE'],
+    ['/hooks/hooked/std', '{"a":1}', standardHeaders('msg_1', '{"a":1}', now - 3600), 401, 'KW_ERR_WEBHOOK_STALE'],
+    ['/hooks/hooked/std', '{"a":1}', standardHeaders('msg_1', '{"a":2}', now), 401, 'KW_ERR_WEBHOOK_SIGNATURE'],
+    ['/hooks/nobody/plain', '{}', {}, 404, 'KW_ERR_HORDE_NOT_FOUND'],
+    ['/hooks/hooked/nothing', '{}', {}, 404, 'KW_ERR_TRIGGER_NOT_FOUND'],
+    ['/hooks/hooked/clock', '{}', {}, 404, 'KW_ERR_TRIGGER_NOT_FOUND'],
+    ['/hooks/hooked/off', '{}', {}, 409, 'KW_ERR_TRIGGER_DISABLED'],
+    ['/hooks/hooked/plain', 'x'.repeat(1024 * 1024 + 1), {}, 413, 'KW_ERR_BODY_TOO_LARGE'],
+  ];
+  for (const [route, body, headers, status, code] of cases) {
+    const r = await post(`${s.url}${route}`, body, headers);
+    assert.deepEqual([r.status, r.json.error?.code], [status, code], `${route} ${JSON.stringify(headers)}: ${JSON.stringify(r.json)}`);
+  }
+  assert.equal(s.engine.listRuns().length, 0);
+  // The same Standard Webhooks delivery, fresh, is accepted.
+  const ok = await post(`${s.url}/hooks/hooked/std`, '{"a":1}', standardHeaders('msg_1', '{"a":1}', now));
+  assert.equal(ok.status, 202, JSON.stringify(ok.json));
+  assert.equal(s.engine.getRunRow(ok.json.runId).input.trigger_delivery, 'msg_1');
+});
+
+test('100 concurrent deliveries: 100 runs, each acknowledged only once its run is committed', async (t) => {
+  const s = await serve(t);
+  const answers = await Promise.all(Array.from({ length: 100 }, async (_, i) => {
+    const r = await post(`${s.url}/hooks/hooked/plain`, JSON.stringify({ n: i }), { 'x-request-id': `req-${i}` });
+    // At the moment the answer arrives, its run is on disk.
+    const committed = r.status === 202 ? s.engine.getRunRow(r.json.runId).input.trigger_delivery : undefined;
+    return { status: r.status, runId: r.json.runId as string, committed };
+  }));
+  assert.deepEqual(answers.map((a) => a.status), Array(100).fill(202));
+  assert.equal(new Set(answers.map((a) => a.runId)).size, 100);
+  assert.deepEqual(answers.map((a) => a.committed).sort(), Array.from({ length: 100 }, (_, i) => `req-${i}`).sort());
+  assert.equal(s.engine.listRuns({ horde: 'hooked', limit: 500 }).length, 100);
+});
+
+test('killed with SIGKILL between the commit and the answer: the redelivery after the restart gets the same run, and no second run exists', async (t) => {
+  const home = tempDir(t, 'kw-hooks-kill-');
+  writeHooked(home);
+  const port = await freePort();
+  // The first commit of this fresh data directory is the delivery's run: die right after it.
+  const doomed = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', '--no-open', '--port', String(port)], {
+    cwd: REPO, env: { ...withoutTestContext(process.env), KOWALSKI_HOME: home, KOWALSKI_CRASH_AT: 'after-commit:1' }, stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const exited = once(doomed, 'exit');
+  t.after(() => {
+    if (doomed.exitCode === null && doomed.signalCode === null) doomed.kill('SIGKILL');
+  });
+  await new Promise<void>((resolve, reject) => {
+    let err = '';
+    doomed.stderr.on('data', (c: Buffer) => {
+      err += c.toString();
+      if (/kowalski serving/.test(err)) resolve();
+    });
+    doomed.once('exit', () => reject(new Error(`the server exited early:\n${err}`)));
+  });
+  const delivery = { 'x-github-delivery': 'once-only' };
+  const died = await fetch(`http://127.0.0.1:${port}/hooks/hooked/plain`, { method: 'POST', body: '{"n":1}', headers: delivery }).then(async (r) => `answered ${r.status} ${await r.text()}`, () => 'no answer');
+  assert.equal(died, 'no answer', 'the server died before answering');
+  const [, signal] = await exited;
+  assert.equal(signal, 'SIGKILL');
+
+  const server = startCli(home, ['serve', '--no-open', '--port', String(port)], { limitMs: 120_000 });
+  t.after(async () => {
+    server.child.kill('SIGTERM');
+    await server.exited;
+  });
+  await server.stderrLine(/kowalski serving/);
+  const again = await post(`http://127.0.0.1:${port}/hooks/hooked/plain`, '{"n":1}', delivery);
+  assert.equal(again.status, 200, JSON.stringify(again.json));
+  assert.equal(again.json.duplicate, true);
+  const runs = JSON.parse(await (await fetch(`http://127.0.0.1:${port}/api/runs?horde=hooked`)).text()) as { runs: Array<{ id: string }> };
+  assert.deepEqual(runs.runs.map((r) => r.id), [again.json.runId]);
+  assert.ok(fs.existsSync(path.join(home, 'kowalski.sqlite')));
+});
