@@ -8,7 +8,8 @@ import { test } from 'node:test';
 import type { Health, HordeDetail, HordeSummary, ServerFrame } from '../../api/index.js';
 import { RUN_STATES } from '../../engine/index.js';
 import type { SqlBatchFile, TableProfileFile } from '../../agents/index.js';
-import type { RecoverySummary, RunRow, RunView, Setup, SetupPatch, StoredEvent, TraceDetail, TraceSummary } from '../../engine/index.js';
+import type { BundleReport } from '../../bundles/index.js';
+import type { RecoverySummary, RunRow, RunView, Setup, SetupPatch, StoredEvent, TraceDetail, TraceSummary, TriggerView } from '../../engine/index.js';
 import { RUN_STATES as UI_RUN_STATES, TOOL_CALLING } from '../../ui/src/types.js';
 import type * as Ui from '../../ui/src/types.js';
 
@@ -29,6 +30,11 @@ export const serverShapesFitTheApp = [
   (v: TraceDetail) => accepts<Ui.TraceDetail>(v),
   // GET /api/traces answers this shape inline (api/routes/traces.ts).
   (v: { traces: TraceSummary[]; nextBefore: number | null }) => accepts<Ui.TracePage>(v),
+  (v: TriggerView) => accepts<Ui.TriggerView>(v),
+  // GET /api/triggers answers this shape inline (api/routes/triggers.ts).
+  (v: { triggers: TriggerView[] }) => accepts<{ triggers: Ui.TriggerView[] }>(v),
+  // POST /api/bundles answers the staged report with its review id (api/routes/bundles.ts).
+  (v: BundleReport & { reviewId: string; expiresAt: number }) => accepts<Ui.BundleReview>(v),
   (v: Extract<ServerFrame, { type: 'progress' }>) => accepts<Ui.ProgressFrame>(v),
   (v: Extract<ServerFrame, { type: 'trace' }>) => accepts<Ui.TraceFrame>(v),
   // The JSON files the data steps write, which the app renders as tables.
@@ -43,6 +49,11 @@ export const appTraceShapesFitTheServer = [
   (v: Ui.TraceSummary) => accepts<TraceSummary>(v),
   (v: Ui.TraceDetail) => accepts<TraceDetail>(v),
   (v: Ui.TraceFrame) => accepts<Extract<ServerFrame, { type: 'trace' }>>(v),
+];
+
+// The trigger view both ways too: the app's copy names every field the server sends.
+export const appTriggerShapesFitTheServer = [
+  (v: Ui.TriggerView) => accepts<TriggerView>(v),
 ];
 
 test('the app lists the same run states and tool-calling modes as the server', () => {

@@ -5,7 +5,8 @@
  */
 import type { TokenPrompter, TokenStore } from './auth';
 import type {
-  ApiErrorBody, Health, HordeDetail, HordeSummary, Problem, RunPage, RunState, RunView, Setup, SetupPatch, TraceDetail, TracePage,
+  ApiErrorBody, BundleInstall, BundleReview, Health, HordeDetail, HordeSummary, Problem, RunPage, RunState, RunView, Setup, SetupPatch,
+  TraceDetail, TracePage, TriggerView,
 } from './types';
 
 export class ApiError extends Error {
@@ -88,6 +89,19 @@ export function createApi(opts: ApiOptions) {
     trace: (id: number) => json<TraceDetail>('GET', `/api/traces/${id}`),
     setup: () => json<Setup>('GET', '/api/setup'),
     putSetup: (patch: SetupPatch) => json<Setup>('PUT', '/api/setup', patch),
+    /** Every trigger of every valid horde, with the operator's switch. */
+    triggers: async () => (await json<{ triggers: TriggerView[] }>('GET', '/api/triggers')).triggers,
+    /** The trigger as the server keeps it after the change. */
+    enableTrigger: (horde: string, name: string) => json<TriggerView>('POST', `/api/triggers/${enc(horde)}/${enc(name)}/enable`, {}),
+    disableTrigger: (horde: string, name: string) => json<TriggerView>('POST', `/api/triggers/${enc(horde)}/${enc(name)}/disable`, {}),
+    /** Sends a `.kwf.zip` to be checked and staged; nothing is installed until `installBundle`. */
+    uploadBundle: async (zip: Blob) =>
+      await (await send('/api/bundles', { method: 'POST', body: zip, headers: { 'Content-Type': 'application/zip' } })).json() as BundleReview,
+    installBundle: (reviewId: string, choice: BundleInstall) => json<{ hordeId: string }>('POST', `/api/bundles/${enc(reviewId)}/install`, choice),
+    /** Drops a staged bundle. */
+    discardBundle: async (reviewId: string) => { await send(`/api/bundles/${enc(reviewId)}`, { method: 'DELETE' }); },
+    /** The horde as a `.kwf.zip`, fetched with the auth header (a plain link could not carry it). */
+    exportBundle: async (id: string) => (await send(`/api/hordes/${enc(id)}/bundle`, { method: 'GET' })).blob(),
   };
 }
 

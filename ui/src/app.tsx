@@ -8,6 +8,7 @@ import { useRoute } from './router';
 import type { Route } from './router';
 import { HordeScreen } from './screens/horde';
 import { HordesScreen } from './screens/hordes';
+import { ImportScreen } from './screens/import';
 import { NotFoundScreen } from './screens/not-found';
 import { RunScreen } from './screens/run';
 import { RunsScreen } from './screens/runs';
@@ -54,6 +55,7 @@ function Screen({ route }: { route: Route }) {
     case 'runs': return <RunsScreen status={route.status} horde={route.horde} />;
     case 'run': return <RunScreen id={route.id} />;
     case 'setup': return <SetupScreen />;
+    case 'import': return <ImportScreen />;
     case 'notFound': return <NotFoundScreen path={route.path} />;
   }
 }
@@ -65,6 +67,7 @@ function titleOf(route: Route): string {
     case 'runs': return 'Runs';
     case 'run': return `Run ${route.id}`;
     case 'setup': return 'Setup';
+    case 'import': return 'Import a bundle';
     case 'notFound': return 'Not found';
   }
 }

@@ -1,4 +1,4 @@
-/** Hash routing (`#/hordes`, `#/runs/<id>`, …), so the server needs no fallback route. */
+/** Hash routing (`#/hordes`, `#/runs/<id>`, `#/import`, …), so the server needs no fallback route. */
 import { useEffect, useState } from 'preact/hooks';
 import { RUN_STATES } from './types';
 import type { RunState } from './types';
@@ -9,6 +9,7 @@ export type Route =
   | { name: 'runs'; status: RunState | undefined; horde: string | undefined }
   | { name: 'run'; id: string }
   | { name: 'setup' }
+  | { name: 'import' }
   | { name: 'notFound'; path: string };
 
 export function parseHash(hash: string): Route {
@@ -34,6 +35,8 @@ export function parseHash(hash: string): Route {
     }
     case 'setup':
       return id === undefined ? { name: 'setup' } : { name: 'notFound', path: raw };
+    case 'import':
+      return id === undefined ? { name: 'import' } : { name: 'notFound', path: raw };
     default:
       return { name: 'notFound', path: raw };
   }
@@ -54,6 +57,7 @@ export function href(route: Route): string {
     }
     case 'run': return `#/runs/${e(route.id)}`;
     case 'setup': return '#/setup';
+    case 'import': return '#/import';
     case 'notFound': return `#${route.path}`;
   }
 }

@@ -40,7 +40,7 @@ export interface HordeSummary {
   id: string;
   displayName: string;
   description: string;
-  origin: 'builtin' | 'user';
+  origin: 'builtin' | 'user' | 'imported';
   valid: boolean;
   problems: Problem[];
   inputs: InputField[];
@@ -80,6 +80,92 @@ export interface HordeDetail extends HordeSummary {
   body: string;
   confirmCommands: boolean;
 }
+
+export type TriggerKind = 'cron' | 'watch' | 'webhook';
+export type TriggerOutcome = 'started' | 'skipped' | 'queued' | 'missed' | 'overflow' | 'failed';
+
+/** One time a trigger fired (or was held back). */
+export interface TriggerFiring {
+  /** When it was handled, ms. */
+  at: number;
+  /** Cron: the scheduled instant; webhook: the delivery id; watch: path + content hash. */
+  key: string;
+  outcome: TriggerOutcome;
+  runId: string | null;
+  detail: string | null;
+}
+
+/** A trigger as `GET /api/triggers` shows it, with the operator's switch. */
+export interface TriggerView {
+  hordeId: string;
+  name: string;
+  kind: TriggerKind;
+  /** The operator's switch (built-in and imported hordes arrive off). */
+  enabled: boolean;
+  overlap: 'skip' | 'queue_one' | 'parallel';
+  schedule?: string;
+  timezone?: string;
+  catchUp?: 'skip' | 'once' | 'all';
+  path?: string;
+  globs?: string[];
+  debounceMs?: number;
+  /** Webhook: `/hooks/<horde>/<name>`. */
+  hookPath?: string;
+  /** Webhook: a secret is configured. */
+  signed?: boolean;
+  /** Cron, enabled: the next scheduled time (ms). */
+  nextFireAt: number | null;
+  lastFiring: TriggerFiring | null;
+  /** Runs of this trigger not finished. */
+  active: number;
+  /** Why it cannot fire (bad path, missing secret, …). */
+  error?: string;
+}
+
+export interface BundleFile { path: string; bytes: number; sha256: string }
+
+export interface BundleManifest {
+  format: 1;
+  hordeId: string;
+  files: BundleFile[];
+  tools: string[];
+  mcpServers: string[];
+  commands: string[];
+}
+
+export interface BundleStep { name: string; kind: string; tools: string[]; command?: string; model?: string }
+
+export interface BundleTrigger { name: string; kind: TriggerKind; schedule?: string; path?: string }
+
+export interface BundleWarning { code: string; file: string; key?: string; message: string }
+
+/** A bundle checked and staged by `POST /api/bundles`: nothing is installed yet. */
+export interface BundleReview {
+  reviewId: string;
+  expiresAt: number;
+  manifest: BundleManifest;
+  horde: {
+    id: string;
+    displayName: string;
+    description: string;
+    pipeline: string[];
+    /** false: its verify and apply steps run without asking (`confirm_commands = false`). Sent by the server beyond docs/api.md. */
+    confirmCommands?: boolean;
+    steps: BundleStep[];
+    triggers: BundleTrigger[];
+  };
+  /** Every command its steps will ask to run. */
+  commands: string[];
+  tools: string[];
+  /** What it wants; MCP servers are never installed by a bundle. */
+  mcpServers: string[];
+  warnings: BundleWarning[];
+  /** The id is already taken. */
+  existing: { hordeId: string; origin: 'builtin' | 'user' | 'imported' } | null;
+}
+
+/** What `POST /api/bundles/:reviewId/install` takes. */
+export interface BundleInstall { id?: string; replace?: boolean }
 
 export interface RunRow {
   id: string;

@@ -1,6 +1,6 @@
-/** Run and step states as badges: a colour and an icon, and always the state's name in text. */
+/** Run and step states as badges (a colour and an icon, and always the state's name in text); tags for origin and provenance. */
 import { RUN_STATE_LABEL, STEP_STATE_LABEL } from '../format';
-import type { RunState, StepState } from '../types';
+import type { HordeSummary, RunState, StepState } from '../types';
 
 const RUN_ICON: Record<RunState, string> = {
   queued: '○', running: '▶', awaiting_input: '‖', succeeded: '✓', failed: '✕', cancelled: '⊘',
@@ -25,6 +25,28 @@ export function StepStateBadge({ state, testId }: { state: StepState; testId?: s
   );
 }
 
-export function Tag({ kind, children }: { kind: 'builtin' | 'user' | 'invalid' | 'warning' | 'off' | 'on' | 'plain'; children: string }) {
-  return <span class={`tag tag--${kind}`}>{children}</span>;
+export type TagKind = 'builtin' | 'user' | 'imported' | 'invalid' | 'warning' | 'off' | 'on' | 'plain';
+
+export function Tag({ kind, children, testId }: { kind: TagKind; children: string; testId?: string }) {
+  return <span class={`tag tag--${kind}`} data-testid={testId}>{children}</span>;
+}
+
+const ORIGIN_LABEL: Record<HordeSummary['origin'], string> = { builtin: 'built-in', user: 'user', imported: 'imported' };
+
+/** Where a horde came from: shipped with kowalski, the operator's own folder, or installed from a bundle. */
+export function OriginTag({ origin }: { origin: HordeSummary['origin'] }) {
+  return <Tag kind={origin} testId="horde-origin">{ORIGIN_LABEL[origin]}</Tag>;
+}
+
+const TRIGGER_PREFIX = 'trigger:';
+
+/** What started a run: `api`, `cli`, or a trigger (`trigger:<name>`), which gets a tag of its own. */
+export function ProvenanceTag({ provenance }: { provenance: string }) {
+  if (!provenance.startsWith(TRIGGER_PREFIX)) return <code class="small">{provenance}</code>;
+  const name = provenance.slice(TRIGGER_PREFIX.length);
+  return (
+    <span class="tag tag--trigger" data-testid="provenance-trigger" title={`Started by the trigger “${name}”`}>
+      <span aria-hidden="true">⏰ </span>trigger: {name}
+    </span>
+  );
 }

@@ -1,10 +1,11 @@
-/** The top bar: the app's name, the three sections, and a notice while live updates are down. */
+/** The top bar: the app's name, the sections, and a notice while live updates are down. */
 import { useSocketStatus } from '../hooks/use-socket-status';
 import type { Route } from '../router';
 
 const SECTIONS = [
   { href: '#/hordes', label: 'Hordes', match: ['hordes', 'horde'] },
   { href: '#/runs', label: 'Runs', match: ['runs', 'run'] },
+  { href: '#/import', label: 'Import', match: ['import'] },
   { href: '#/setup', label: 'Setup', match: ['setup'] },
 ] as const;
 

@@ -4,7 +4,7 @@ import { useNow } from '../hooks/use-now';
 import { hordeHref } from '../router';
 import type { RunRow } from '../types';
 import { FINISHED_STATES } from '../types';
-import { RunStateBadge } from './badge';
+import { ProvenanceTag, RunStateBadge } from './badge';
 import { KeyValues } from './key-values';
 
 /** The title line: horde, run id, state, and whether live updates are on. */
@@ -28,7 +28,7 @@ export function RunFacts({ run }: { run: RunRow }) {
   return (
     <dl class="facts-strip">
       <div><dt>Horde</dt><dd><a href={hordeHref(run.hordeId)}>{run.hordeId}</a></dd></div>
-      <div><dt>Provenance</dt><dd><code>{run.provenance}</code></dd></div>
+      <div><dt>Provenance</dt><dd><ProvenanceTag provenance={run.provenance} /></dd></div>
       <div><dt>Created</dt><dd>{formatTime(run.createdAt)}</dd></div>
       <div><dt>Finished</dt><dd>{run.finishedAt === null ? <span class="muted">not yet</span> : formatTime(run.finishedAt)}</dd></div>
       <div><dt>Duration</dt><dd>{formatDuration((run.finishedAt ?? now) - run.createdAt)}</dd></div>

@@ -1,13 +1,18 @@
-/** `#/hordes/<id>`: one horde — graph, steps, triggers, its Markdown body, and the Run form. */
-import { useState } from 'preact/hooks';
-import { Tag } from '../components/badge';
+/**
+ * `#/hordes/<id>`: one horde — graph, steps, triggers (with their switches), its Markdown
+ * body, the Run form, and its export as a `.kwf.zip` bundle.
+ */
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { asApiError } from '../api';
+import type { ApiError } from '../api';
+import { OriginTag, Tag } from '../components/badge';
 import { HordeGraph } from '../components/horde-graph';
 import { MarkdownView } from '../components/markdown-view';
 import { ProblemList } from '../components/problems';
 import { RunForm } from '../components/run-form';
 import { ErrorBox, Loading } from '../components/status';
 import { StepsTable } from '../components/steps-table';
-import { TriggersTable } from '../components/triggers-table';
+import { TriggersTable, triggerKey, useTriggers } from '../components/triggers-table';
 import { useResource } from '../hooks/use-resource';
 import { href } from '../router';
 import { useServices } from '../services';
@@ -34,6 +39,7 @@ export function HordeScreen({ id }: { id: string }) {
 
 function HordeBody({ horde }: { horde: HordeDetail }) {
   const [formOpen, setFormOpen] = useState(false);
+  const triggers = useTriggers(horde.id, horde.valid ? horde.triggers.map((t) => triggerKey(horde.id, t.name)) : []);
   const runsLink = href({ name: 'runs', status: undefined, horde: horde.id });
 
   return (
@@ -43,19 +49,25 @@ function HordeBody({ horde }: { horde: HordeDetail }) {
           <h1 id="horde-title">{horde.displayName || horde.id}</h1>
           <p class="muted">
             <code>{horde.id}</code>{' '}
-            <Tag kind={horde.origin === 'builtin' ? 'builtin' : 'user'}>{horde.origin === 'builtin' ? 'built-in' : 'user'}</Tag>{' '}
+            <OriginTag origin={horde.origin} />{' '}
             {!horde.valid && <Tag kind="invalid">invalid</Tag>}{' '}
             {horde.confirmCommands ? <span class="small">Commands wait for your approval.</span> : <span class="small warn-text">Commands run without asking (confirm_commands = false).</span>}
           </p>
         </div>
         <div class="actions">
           <a class="btn" href={runsLink}>Its runs</a>
+          <ExportButton id={horde.id} />
           <button type="button" class="btn btn--primary" data-testid="run-button" disabled={!horde.valid || formOpen}
             onClick={() => setFormOpen(true)} aria-expanded={formOpen}>
             Run…
           </button>
         </div>
       </div>
+      {horde.origin === 'imported' && (
+        <p class="small muted" data-testid="imported-note">
+          Installed from a bundle: every step runs in a separate process, and its triggers arrived switched off.
+        </p>
+      )}
       {horde.description !== '' && <p class="lead">{horde.description}</p>}
       {!horde.valid && (
         <div class="error-box" role="alert">
@@ -79,13 +91,64 @@ function HordeBody({ horde }: { horde: HordeDetail }) {
       <StepsTable horde={horde} />
 
       <h2>Triggers</h2>
-      <TriggersTable horde={horde} />
+      <TriggersTable horde={horde} triggers={triggers} />
 
       {horde.body.trim() !== '' && (
         <>
           <h2>About this horde</h2>
           <div class="panel"><MarkdownView source={horde.body} testId="horde-body" /></div>
         </>
+      )}
+    </>
+  );
+}
+
+/** How long a bundle's blob URL is kept after its download started, in ms. */
+const BLOB_KEEP_MS = 60_000;
+
+/** Downloads the horde as `<id>.kwf.zip`, fetched with the auth header (a plain link could not carry it). */
+function ExportButton({ id }: { id: string }) {
+  const { api } = useServices();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ApiError | null>(null);
+  const urls = useRef<string[]>([]);
+  useEffect(() => () => { for (const u of urls.current) URL.revokeObjectURL(u); }, []);
+
+  const exportIt = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      const blob = await api.exportBundle(id);
+      const url = URL.createObjectURL(blob);
+      urls.current.push(url);
+      const a = document.createElement('a');
+      a.href = url;
+      a.download = `${id}.kwf.zip`;
+      a.hidden = true;
+      document.body.append(a);
+      a.click();
+      a.remove();
+      setTimeout(() => {
+        URL.revokeObjectURL(url);
+        urls.current = urls.current.filter((u) => u !== url);
+      }, BLOB_KEEP_MS);
+    } catch (err) {
+      setError(asApiError(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <>
+      <button type="button" class="btn" data-testid="export-bundle" disabled={busy} onClick={() => { void exportIt(); }}
+        title={`Download this horde as ${id}.kwf.zip, to import on another machine`}>
+        {busy ? 'Exporting…' : 'Export bundle'}
+      </button>
+      {error !== null && (
+        <p class="field__error export-error" role="alert" data-testid="export-error">
+          Could not export: <code class="error-code">{error.code}</code> {error.message}
+        </p>
       )}
     </>
   );

@@ -1,7 +1,12 @@
-/** `#/hordes`: every horde, built-in and the operator's own, with the problems of invalid ones. */
-import { Tag } from '../components/badge';
+/**
+ * `#/hordes`: every horde — built-in, the operator's own, imported — with the problems of
+ * invalid ones, and each trigger's switch and next firing.
+ */
+import { OriginTag, Tag } from '../components/badge';
 import { ProblemList } from '../components/problems';
 import { Empty, ErrorBox, Loading } from '../components/status';
+import { TriggerList, triggerKey, useTriggers } from '../components/triggers-table';
+import type { Triggers } from '../components/triggers-table';
 import { useResource } from '../hooks/use-resource';
 import { plural } from '../format';
 import { hordeHref } from '../router';
@@ -11,12 +16,16 @@ import type { HordeSummary } from '../types';
 export function HordesScreen() {
   const { api } = useServices();
   const hordes = useResource(() => api.hordes(), [api]);
+  const triggers = useTriggers(undefined, (hordes.data ?? []).filter((h) => h.valid).flatMap((h) => h.triggers.map((t) => triggerKey(h.id, t.name))));
 
   return (
     <section aria-labelledby="hordes-title">
-      <div class="page-head">
-        <h1 id="hordes-title">Hordes</h1>
-        <p class="muted">Workflows you can run. Open one to see its steps and start a run.</p>
+      <div class="page-head page-head--row">
+        <div>
+          <h1 id="hordes-title">Hordes</h1>
+          <p class="muted">Workflows you can run. Open one to see its steps and start a run.</p>
+        </div>
+        <div class="actions"><a class="btn" href="#/import">Import a bundle…</a></div>
       </div>
       {hordes.data === undefined && hordes.loading && <Loading label="Loading hordes…" />}
       {hordes.data === undefined && hordes.error !== undefined && (
@@ -30,29 +39,29 @@ export function HordesScreen() {
       )}
       {hordes.data !== undefined && hordes.data.length > 0 && (
         <ul class="cards">
-          {hordes.data.map((h) => <HordeCard key={h.id} horde={h} />)}
+          {hordes.data.map((h) => <HordeCard key={h.id} horde={h} triggers={triggers} />)}
         </ul>
       )}
     </section>
   );
 }
 
-function HordeCard({ horde }: { horde: HordeSummary }) {
+function HordeCard({ horde, triggers }: { horde: HordeSummary; triggers: Triggers }) {
   return (
     <li class={horde.valid ? 'card' : 'card card--invalid'} data-testid={`horde-card-${horde.id}`}>
       <div class="card__head">
         <h2 class="card__title"><a href={hordeHref(horde.id)}>{horde.displayName || horde.id}</a></h2>
         <div class="card__tags">
-          <Tag kind={horde.origin === 'builtin' ? 'builtin' : 'user'}>{horde.origin === 'builtin' ? 'built-in' : 'user'}</Tag>
+          <OriginTag origin={horde.origin} />
           {!horde.valid && <Tag kind="invalid">invalid</Tag>}
         </div>
       </div>
       <p class="card__id"><code>{horde.id}</code></p>
       {horde.description !== '' && <p class="card__desc">{horde.description}</p>}
       <p class="muted small">
-        {plural(horde.stepCount, 'step')} · {plural(horde.triggers.length, 'trigger')}
-        {horde.triggers.some((t) => t.enabled) && ` (${horde.triggers.filter((t) => t.enabled).length} enabled)`}
+        {plural(horde.stepCount, 'step')} · {horde.triggers.length === 0 ? 'no triggers' : plural(horde.triggers.length, 'trigger')}
       </p>
+      <TriggerList horde={horde} triggers={triggers} />
       {horde.problems.length > 0 && <ProblemList problems={horde.problems} />}
     </li>
   );

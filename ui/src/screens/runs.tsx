@@ -2,7 +2,7 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { asApiError } from '../api';
 import type { ApiError } from '../api';
-import { RunStateBadge } from '../components/badge';
+import { ProvenanceTag, RunStateBadge } from '../components/badge';
 import { Empty, ErrorBox, Loading } from '../components/status';
 import { formatDuration, formatTime, RUN_STATE_LABEL } from '../format';
 import { useDebounced } from '../hooks/use-debounced';
@@ -149,7 +149,7 @@ export function RunsScreen({ status, horde }: Filter) {
                   <td><RunStateBadge state={r.state} /></td>
                   <td><a href={runHref(r.id)}><code>{r.id}</code></a></td>
                   <td><a href={hordeHref(r.hordeId)}>{r.hordeId}</a></td>
-                  <td><code class="small">{r.provenance}</code></td>
+                  <td><ProvenanceTag provenance={r.provenance} /></td>
                   <td class="nowrap">{formatTime(r.createdAt)}</td>
                   <td class="nowrap">{formatDuration((r.finishedAt ?? now) - r.createdAt)}</td>
                 </tr>
