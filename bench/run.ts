@@ -2,7 +2,7 @@
  * `npm run bench` (= `node dist/bench/run.js [workload…] [--reps=N]`): runs the
  * selected workloads (default: all), each measurement several times, and prints ONE
  * markdown table of medians with their ratio to a floor measured in the same run.
- * Workloads: floor, w1, w2, recovery (= recovery-a and recovery-b), api (= api-approval and api-stream), tools, data. Progress goes to stderr.
+ * Workloads: floor, w1, w2, recovery (= recovery-a and recovery-b), api (= api-approval and api-stream), tools, data, webhook. Progress goes to stderr.
  */
 import os from 'node:os';
 import { approvalOnce, streamOnce } from './api.js';
@@ -17,9 +17,10 @@ import { formatTable, num } from './table.js';
 import { TOOL_CALLS, toolLoopOnce } from './tools.js';
 import type { Row } from './table.js';
 import { W1_STEPS, w1Once } from './w1.js';
+import { HOOK_CONNECTIONS, plainRouteOnce, webhookOnce } from './webhook.js';
 import { w2Once } from './w2.js';
 
-const WORKLOADS = ['floor', 'w1', 'w2', 'recovery-a', 'recovery-b', 'api-approval', 'api-stream', 'tools', 'data'] as const;
+const WORKLOADS = ['floor', 'w1', 'w2', 'recovery-a', 'recovery-b', 'api-approval', 'api-stream', 'tools', 'data', 'webhook'] as const;
 type Workload = (typeof WORKLOADS)[number];
 
 interface Plan {
@@ -78,6 +79,8 @@ const APPROVALS = 200;
 const STREAM_RUNS = 50;
 const STREAM_CLIENTS = 10;
 const TOOL_LOOPS = 30;
+/** Deliveries per webhook sample (the run list pages at 500). */
+const HOOK_DELIVERIES = 500;
 
 async function main(plan: Plan): Promise<void> {
   const started = now();
@@ -213,6 +216,28 @@ async function main(plan: Plan): Promise<void> {
       name: `Tool loop through the engine: a model step in a pool thread, tools answered by the engine`, median: viaEngine, unit: 'µs/iteration', floor,
       ratio: median(samples.map((s) => s.engine / s.floor)),
       note: `whole run (start, commits, dispatch, ${TOOL_CALLS} tool round trips over the step bus, ${TOOL_CALLS + 1} traces stored at FULL) / ${TOOL_CALLS + 1} iterations; overhead over the bare call ${num(viaEngine - floor)} µs`,
+    });
+  }
+
+  if (workloads.has('webhook')) {
+    const samples = await repeat(reps, async () => {
+      const floor = await plainRouteOnce(HOOK_DELIVERIES);
+      const hook = await webhookOnce(HOOK_DELIVERIES, 'full');
+      return { floor, hook };
+    });
+    progress(`webhook: ${samples.map((s) => `${num(s.hook.perSec)} runs/s (plain route ${num(s.floor.perSec)} req/s)`).join('; ')}`);
+    const floor = median(samples.map((s) => s.floor.perSec));
+    const bad = samples.reduce((n, s) => n + s.hook.bad + s.floor.bad + (HOOK_DELIVERIES - s.hook.runs), 0);
+    rows.push({
+      name: `floor: a plain Fastify route, ${HOOK_DELIVERIES} JSON POSTs over ${HOOK_CONNECTIONS} concurrent connections`, median: floor, unit: 'req/s',
+      note: 'the same client, bodies and machine; answers at once',
+    });
+    rows.push({
+      name: `Webhook intake: ${HOOK_DELIVERIES} deliveries over ${HOOK_CONNECTIONS} concurrent connections, each answered after its run is committed (FULL)`,
+      median: median(samples.map((s) => s.hook.perSec)), unit: 'runs/s', floor,
+      ratio: median(samples.map((s) => s.hook.perSec / s.floor.perSec)),
+      note: `POST /hooks/<horde>/<trigger> with a delivery id each → run.created + firing record in one transaction (group commit), then 202 {runId}; the runs' one no-op step executes meanwhile; ${num(median(samples.map((s) => s.hook.ms)))} ms per sample; ` +
+        (bad === 0 ? 'checked: every answer 202 and one run per delivery' : `${bad} BAD ANSWERS OR MISSING RUNS`),
     });
   }
 

@@ -1,0 +1,84 @@
+/**
+ * Webhook intake: deliveries to `POST /hooks/<horde>/<trigger>` from 50 concurrent
+ * connections, each answered once its run is committed (FULL), against a plain Fastify
+ * route on the same machine answering the same bodies at once (the floor: HTTP + JSON,
+ * no engine). Runs of one no-op step, overlap = "parallel", every delivery with its own id.
+ */
+import fs from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import Fastify from 'fastify';
+import { Pool } from 'undici';
+import { buildApi } from '../api/index.js';
+import { createEngine } from '../engine/index.js';
+import type { Sync } from './setup.js';
+import { engineOptions, removeDir, tempDir } from './setup.js';
+import { now } from './stats.js';
+
+export const HOOK_CONNECTIONS = 50;
+
+export interface IntakeSample {
+  /** Deliveries answered per second. */
+  perSec: number;
+  ms: number;
+  /** Answers other than the expected status. */
+  bad: number;
+}
+
+/** `total` POSTs over `connections` keep-alive connections, `connections` in flight at a time. */
+async function drive(origin: string, route: string, total: number, connections: number, expect: number, headers: (i: number) => Record<string, string>): Promise<IntakeSample> {
+  const pool = new Pool(origin, { connections, pipelining: 1 });
+  let next = 0;
+  let bad = 0;
+  const t0 = now();
+  try {
+    await Promise.all(Array.from({ length: connections }, async () => {
+      while (next < total) {
+        const i = next++;
+        const res = await pool.request({ path: route, method: 'POST', body: JSON.stringify({ n: i }), headers: { 'content-type': 'application/json', ...headers(i) } });
+        await res.body.text();
+        if (res.statusCode !== expect) bad++;
+      }
+    }));
+  } finally {
+    await pool.close();
+  }
+  const ms = now() - t0;
+  return { perSec: total / (ms / 1000), ms, bad };
+}
+
+/** The floor: a plain Fastify route answering the same JSON bodies. */
+export async function plainRouteOnce(total: number): Promise<IntakeSample> {
+  const app = Fastify({ logger: false });
+  app.post('/plain', async () => ({ ok: true }));
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  try {
+    const { port } = app.server.address() as AddressInfo;
+    return await drive(`http://127.0.0.1:${port}`, '/plain', total, HOOK_CONNECTIONS, 200, () => ({}));
+  } finally {
+    await app.close();
+  }
+}
+
+/** Deliveries to a webhook trigger through the whole server and engine. */
+export async function webhookOnce(total: number, synchronous: Sync): Promise<IntakeSample & { runs: number }> {
+  const dataDir = tempDir('hooks');
+  const dir = path.join(dataDir, 'hordes', 'hooked');
+  fs.mkdirSync(path.join(dir, 'agents'), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'horde.md'), '---\nid = "hooked"\npipeline = ["s1"]\n[[triggers]]\nname = "in"\nkind = "webhook"\noverlap = "parallel"\n---\n');
+  fs.writeFileSync(path.join(dir, 'agents', 's1.md'), '---\nname = "s1"\nkind = "noop"\n---\n');
+  const engine = await createEngine(engineOptions(dataDir, synchronous, 50));
+  const { app } = await buildApi(engine, { port: 0 });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  try {
+    const { port } = app.server.address() as AddressInfo;
+    const sample = await drive(`http://127.0.0.1:${port}`, '/hooks/hooked/in', total, HOOK_CONNECTIONS, 202, (i) => ({ 'x-request-id': `bench-${i}` }));
+    const runs = engine.listRuns({ horde: 'hooked', limit: 500 }).length;
+    for (const r of engine.listRuns({ horde: 'hooked', limit: 500 })) await engine.waitForRun(r.id);
+    return { ...sample, runs };
+  } finally {
+    await app.close();
+    await engine.close();
+    removeDir(dataDir);
+  }
+}
