@@ -11,24 +11,15 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { TestContext } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
-import { apiJson, cleanups, ensureUiBuilt, launchBrowser, openPage, serve, shot, testId, textOf } from '../support/browser.js';
+import type { Page } from 'playwright-core';
+import { apiJson, browserForFile, cleanups, openPage, serve, shot, testId, textOf } from '../support/browser.js';
 import type { Server } from '../support/browser.js';
 import { startFakeOllama } from '../support/fake-models.js';
 import { tempDir } from '../support/tmp.js';
 
-let browser: Browser;
-
-before(async () => {
-  ensureUiBuilt();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-});
+const browser = browserForFile();
 
 interface Scene {
   page: Page;
@@ -54,7 +45,7 @@ async function scene(t: TestContext, serveArgs: string[] = [], prepare?: (home: 
     fs.mkdirSync(home, { mode: 0o700 });
     await prepare(home, defer);
   }
-  const [server, { page, pageErrors }] = await Promise.all([serve(home, defer, serveArgs), openPage(browser, defer)]);
+  const [server, { page, pageErrors }] = await Promise.all([serve(home, defer, serveArgs), openPage(browser(), defer)]);
   // Runs first of the clean-ups: the page threw nothing all along.
   defer(() => assert.deepEqual(pageErrors, [], 'uncaught exceptions in the page'));
   return { page, server, url: server.url, home, work, defer };

@@ -13,28 +13,19 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { TestContext } from 'node:test';
 import { unzipSync, zipSync } from 'fflate';
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { buildApi } from '../../api/index.js';
 import type { Api } from '../../api/index.js';
 import { DEFAULT_CONFIG, IMPORT_MARKER, createEngine } from '../../engine/index.js';
 import { listen } from '../support/api.js';
-import { apiJson, cleanups, ensureUiBuilt, launchBrowser, openPage, shot, testId, textOf } from '../support/browser.js';
+import { apiJson, browserForFile, cleanups, openPage, shot, testId, textOf } from '../support/browser.js';
 import { writeHorde } from '../support/engine.js';
 import { tempDir } from '../support/tmp.js';
 
-let browser: Browser;
-
-before(async () => {
-  ensureUiBuilt();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-});
+const browser = browserForFile();
 
 interface Scene {
   page: Page;
@@ -59,7 +50,7 @@ async function scene(t: TestContext, prepare: (hordes: string) => void): Promise
   const api = await buildApi(engine, { port: 0, onInternalError: (err) => t.diagnostic(`internal: ${String(err)}`) });
   defer(() => api.app.close());
   const { base } = await listen(api);
-  const { page, pageErrors } = await openPage(browser, defer);
+  const { page, pageErrors } = await openPage(browser(), defer);
   defer(() => assert.deepEqual(pageErrors, [], 'uncaught exceptions in the page'));
   return { page, api, url: `${base}/`, home, root };
 }

@@ -13,16 +13,16 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { buildApi } from '../../api/index.js';
 import { DEFAULT_CONFIG, createEngine } from '../../engine/index.js';
 import type { Engine, StepKindInfo } from '../../engine/index.js';
 import { BIG_ROWS, DAILY_ROWS, INDEX, INDEX_HEADER, MARKUP, SALES_HEADER, SQL_BATCH, dailyRow } from '../fixtures/hordes/workbook/kind.js';
 import { listen } from '../support/api.js';
-import { cleanups, ensureUiBuilt, launchBrowser, openPage, shot, testId, textOf } from '../support/browser.js';
+import { browserForFile, cleanups, openPage, shot, testId, textOf } from '../support/browser.js';
 import { writeHorde } from '../support/engine.js';
 import { tempDir } from '../support/tmp.js';
 
@@ -31,16 +31,7 @@ const KIND: StepKindInfo = {
   kind: 'workbook_fixture', module: path.join(HORDE, 'kind.ts'), usesModel: false, idempotent: true, runsCommand: false,
 };
 
-let browser: Browser;
-
-before(async () => {
-  ensureUiBuilt();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-});
+const browser = browserForFile();
 
 interface Scene {
   engine: Engine;
@@ -72,7 +63,7 @@ async function scene(t: TestContext, horde: (root: string) => string = () => HOR
   const runId = await engine.startRun((await engine.resolveHorde(horde(root))).horde, {});
   assert.equal(await engine.waitForRun(runId), 'succeeded', JSON.stringify(engine.getRun(runId).steps));
 
-  const { page, pageErrors } = await openPage(browser, defer);
+  const { page, pageErrors } = await openPage(browser(), defer);
   defer(() => assert.deepEqual(pageErrors, [], 'uncaught exceptions in the page'));
   const scripts: string[] = [];
   const dialogs: string[] = [];

@@ -5,6 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { after, before } from 'node:test';
 import type { TestContext } from 'node:test';
 import { chromium } from 'playwright-core';
 import type { Browser, Locator, Page } from 'playwright-core';
@@ -41,6 +42,25 @@ export function ensureUiBuilt(): void {
 
 export function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+}
+
+/**
+ * One browser for the whole test file: built app and chromium started before the first
+ * test, closed after the last. Returns the getter the tests use.
+ */
+export function browserForFile(): () => Browser {
+  let browser: Browser | undefined;
+  before(async () => {
+    ensureUiBuilt();
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+  });
+  return () => {
+    if (browser === undefined) throw new Error('the browser is not started yet (use it inside a test)');
+    return browser;
+  };
 }
 
 /**
