@@ -25,7 +25,7 @@ test('migrating twice is harmless and the schema is recorded once per migration'
   openDatabase(file).close();
   const db = openDatabase(file);
   const rows = db.prepare('SELECT version, name FROM schema_migrations').all();
-  assert.deepEqual(rows, [{ version: 1, name: 'init' }, { version: 2, name: 'traces' }]);
+  assert.deepEqual(rows, [{ version: 1, name: 'init' }, { version: 2, name: 'traces' }, { version: 3, name: 'triggers' }]);
   assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
   assert.equal(db.pragma('synchronous', { simple: true }), 2, 'FULL by default');
   db.close();
@@ -41,8 +41,9 @@ test('a database of the previous version gains the new tables and keeps its runs
   old.close();
   const db = openDatabase(file);
   t.after(() => db.close());
-  assert.deepEqual(db.prepare('SELECT version FROM schema_migrations').pluck().all(), [1, 2]);
+  assert.deepEqual(db.prepare('SELECT version FROM schema_migrations').pluck().all(), [1, 2, 3]);
   assert.equal(db.prepare('SELECT count(*) FROM traces').pluck().get(), 0);
+  assert.equal(db.prepare('SELECT count(*) FROM trigger_firings').pluck().get(), 0);
   assert.equal(db.prepare("SELECT state FROM runs WHERE id = 'r1'").pluck().get(), 'succeeded');
 });
 
