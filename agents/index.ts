@@ -43,3 +43,5 @@ export type {
   DataValue, DataColumn, TableInfo, ListTablesResult, ColumnProfile, DescribeTableResult, QueryResult,
   TableProfileFile, SqlBatchQuery, SqlBatchFile, DataToolName,
 } from './data-types.js';
+export { isLoopback } from './net/loopback.js';
+export { secretsEqual } from './net/secrets.js';

@@ -5,7 +5,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { KowalskiError } from '../core/index.js';
 import { parseHostHeader } from './hosts.js';
-import { tokenMatches } from './token.js';
+import { secretsEqual } from '../agents/index.js';
 
 export interface GuardOptions {
   hostNames: ReadonlySet<string>;
@@ -47,7 +47,7 @@ export function installGuard(app: FastifyInstance, options: GuardOptions): void 
     }
     if (options.token === undefined || options.publicPaths.has(req.url.split('?')[0]!)) return;
     const given = presentedToken(req);
-    if (given === undefined || !tokenMatches(given, options.token)) {
+    if (given === undefined || !secretsEqual(given, options.token)) {
       throw new KowalskiError('KW_ERR_UNAUTHORIZED', given === undefined
         ? 'this server is bound beyond loopback: send the token printed by `kowalski serve` as "Authorization: Bearer <token>"'
         : 'the bearer token is wrong');

@@ -5,13 +5,9 @@
  * machine's own name and addresses; on one address, that address (and extra names the
  * operator allows).
  */
-import net from 'node:net';
 import os from 'node:os';
 
-export function isLoopback(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-  return h === 'localhost' || h === '::1' || (net.isIPv4(h) && h.startsWith('127.'));
-}
+export { isLoopback } from '../agents/index.js';
 
 /** Host names (lower case, IPv6 without brackets) a request may name. */
 export function allowedHostNames(bindHost: string, extra: string[] = []): Set<string> {

@@ -28,10 +28,3 @@ export function readToken(dataDir: string): string | undefined {
     return undefined;
   }
 }
-
-/** Constant-time comparison (over digests, so lengths never leak either). */
-export function tokenMatches(given: string, expected: string): boolean {
-  const a = crypto.createHash('sha256').update(given).digest();
-  const b = crypto.createHash('sha256').update(expected).digest();
-  return crypto.timingSafeEqual(a, b);
-}

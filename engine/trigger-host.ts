@@ -6,7 +6,6 @@
  * error is shown; runs in flight keep the horde they started with (their snapshot).
  */
 import fs from 'node:fs';
-import { watch } from 'chokidar';
 import type { FSWatcher } from 'chokidar';
 import type { HordeDef } from '../core/index.js';
 import type { Clock } from './clock.js';
@@ -17,8 +16,7 @@ import type { Observers } from './observers.js';
 import type { RunQueries } from './store/queries.js';
 import type { TriggerStore } from './store/triggers.js';
 import { FINAL_RUN_STATES } from '../actors/index.js';
-import { TriggerService } from './triggers/service.js';
-import type { FireResult, TriggerServiceDeps } from './triggers/service.js';
+import type { FireResult, TriggerService, TriggerServiceDeps, WebhookTarget } from './triggers/service.js';
 import type { Timers } from './triggers/timers.js';
 import type { TriggerView } from './triggers/view.js';
 
@@ -26,10 +24,10 @@ export interface EngineTriggers {
   /** Every trigger of every horde the catalog holds (the last good version of one that became invalid). */
   list(): Promise<TriggerView[]>;
   setEnabled(hordeId: string, name: string, enabled: boolean): Promise<TriggerView>;
-  /** Where a webhook goes and its secret (undefined: unsigned); throws NOT_FOUND / DISABLED / SECRET before the body is read. */
-  webhookTarget(hordeId: string, name: string): Promise<{ secret: string | undefined }>;
-  /** A checked delivery: its run, started and committed (or the run its delivery id already started). */
-  webhook(hordeId: string, name: string, delivery: { id: string | undefined; payload: string; contentType: string }): Promise<FireResult>;
+  /** Where a webhook goes and its secret (undefined: unsigned); throws NOT_FOUND / DISABLED / SECRET before anything starts. */
+  webhookTarget(hordeId: string, name: string): Promise<WebhookTarget>;
+  /** A delivery to that target, its signature checked: its run, started and committed (or the run its delivery id already started). */
+  webhook(target: WebhookTarget, delivery: { id: string | undefined; payload: string; contentType: string }): Promise<FireResult>;
   /** Begin firing (cron, watch) and hot-reload `<data>/hordes/`: the server does this, a one-shot CLI does not. */
   start(): Promise<void>;
   /** Re-read the catalog now (what the hot reload does on a change). */
@@ -58,17 +56,27 @@ function configSecrets(config: EngineConfig): Record<string, string> {
 }
 
 export function createTriggerHost(deps: TriggerHostDeps): EngineTriggers {
-  const service = new TriggerService({
-    store: deps.store,
-    clock: deps.clock,
-    timers: deps.timers,
-    startRun: deps.startRun,
-    unfinishedTriggerRuns: () => deps.queries.unfinishedTriggerRuns(),
-    configSecrets: () => configSecrets(deps.config()),
-    env: process.env,
-    ignorePaths: [deps.paths.dataDir],
-    warn: (message) => deps.observers.emit('engine:warning', { message }),
-  });
+  // The trigger machinery (cron-parser with luxon, chokidar: ~45 ms and ~10 MB) is loaded at
+  // first use, not at every engine start: a one-shot CLI command never fires a trigger.
+  let service: TriggerService | undefined;
+  let loading: Promise<TriggerService> | undefined;
+  const load = (): Promise<TriggerService> => {
+    loading ??= import('./triggers/service.js').then(({ TriggerService: Service }) => {
+      service = new Service({
+        store: deps.store,
+        clock: deps.clock,
+        timers: deps.timers,
+        startRun: deps.startRun,
+        unfinishedTriggerRuns: () => deps.queries.unfinishedTriggerRuns(),
+        configSecrets: () => configSecrets(deps.config()),
+        env: process.env,
+        ignorePaths: [deps.paths.dataDir],
+        warn: (message) => deps.observers.emit('engine:warning', { message }),
+      });
+      return service;
+    });
+    return loading;
+  };
   /** The last good version of each horde id. */
   const good = new Map<string, HordeDef>();
   let loaded = false;
@@ -76,47 +84,38 @@ export function createTriggerHost(deps: TriggerHostDeps): EngineTriggers {
   let timer: NodeJS.Timeout | undefined;
   let refreshing: Promise<void> = Promise.resolve();
   const offRunEvents = deps.observers.on('run:event', ({ stored, state }) => {
-    if (FINAL_RUN_STATES.has(state) && stored.event.type !== 'run.created') service.runEnded(stored.runId);
+    if (FINAL_RUN_STATES.has(state) && stored.event.type !== 'run.created') service?.runEnded(stored.runId);
   });
 
   const reload = async (): Promise<void> => {
-    const catalog = await deps.catalog();
+    const [catalog, triggers] = await Promise.all([deps.catalog(), load()]);
     const present = new Set(catalog.entries.map((e) => e.id));
     for (const id of good.keys()) if (!present.has(id)) good.delete(id);
     for (const e of catalog.entries) if (e.result.ok) good.set(e.id, e.result.horde);
-    service.setHordes([...good.values()]);
+    triggers.setHordes([...good.values()]);
     loaded = true;
   };
   const refresh = (): Promise<void> => {
     refreshing = refreshing.then(reload, reload);
     return refreshing;
   };
-  const ready = async (): Promise<void> => {
+  /** The service, with the catalog's hordes. */
+  const ready = async (): Promise<TriggerService> => {
     if (!loaded) await refresh();
+    return load();
   };
 
   return {
-    async list() {
-      await ready();
-      return service.list();
-    },
-    async setEnabled(hordeId, name, enabled) {
-      await ready();
-      return service.setEnabled(hordeId, name, enabled);
-    },
-    async webhookTarget(hordeId, name) {
-      await ready();
-      return { secret: service.webhookTarget(hordeId, name).secret };
-    },
-    async webhook(hordeId, name, delivery) {
-      await ready();
-      return service.webhook(hordeId, name, delivery);
-    },
+    list: async () => (await ready()).list(),
+    setEnabled: async (hordeId, name, enabled) => (await ready()).setEnabled(hordeId, name, enabled),
+    webhookTarget: async (hordeId, name) => (await ready()).webhookTarget(hordeId, name),
+    webhook: async (target, delivery) => (await ready()).webhook(target, delivery),
     async start() {
       await refresh();
-      await service.start();
+      await (await load()).start();
       fs.mkdirSync(deps.paths.hordes, { recursive: true });
       const debounce = deps.reloadDebounceMs ?? 300;
+      const { watch } = await import('chokidar');
       watcher = watch(deps.paths.hordes, { ignoreInitial: true, depth: 4, ignored: (p) => /(^|[/\\])\.(?!kowalski-import\.json$)[^/\\]*$/.test(p) && !p.endsWith(deps.paths.hordes) });
       watcher.on('all', () => {
         clearTimeout(timer);
@@ -132,7 +131,7 @@ export function createTriggerHost(deps: TriggerHostDeps): EngineTriggers {
       offRunEvents();
       clearTimeout(timer);
       await watcher?.close();
-      await service.close();
+      await service?.close();
     },
   };
 }

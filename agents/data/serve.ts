@@ -6,7 +6,6 @@
  * (compared in constant time). Binding beyond loopback without a token is refused.
  * Either way it ends cleanly on SIGTERM or SIGINT, and over stdio when stdin closes.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isIP } from 'node:net';
@@ -14,6 +13,8 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { KowalskiError } from '../../core/index.js';
 import type { ErrorCode } from '../../core/index.js';
+import { isLoopback } from '../net/loopback.js';
+import { secretsEqual } from '../net/secrets.js';
 import { createDataServer } from './server.js';
 import { openDataSource } from './source.js';
 import type { DataSource, DataSourceOptions } from './source.js';
@@ -33,11 +34,6 @@ export interface ServeDataOptions extends DataSourceOptions {
   log?: (line: string) => void;
   /** Stops the server when aborted (besides SIGTERM, SIGINT and, for stdio, stdin closing). */
   signal?: AbortSignal;
-}
-
-export function isLoopback(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-  return h === 'localhost' || h === '::1' || (isIP(h) === 4 && h.startsWith('127.'));
 }
 
 function isWildcard(host: string): boolean {
@@ -98,14 +94,10 @@ async function serveStdio(source: DataSource, options: ServeDataOptions): Promis
   await server.close();
 }
 
-function digest(text: string): Buffer {
-  return createHash('sha256').update(text).digest();
-}
-
 /** Whether `header` is `Bearer <token>`, in time that does not depend on where they differ. */
 export function bearerMatches(header: string | undefined, token: string): boolean {
   const given = /^Bearer\s+(.+)$/i.exec(header ?? '')?.[1]?.trim() ?? '';
-  return timingSafeEqual(digest(given), digest(token)) && given !== '';
+  return secretsEqual(given, token) && given !== '';
 }
 
 function refuse(res: http.ServerResponse, status: number, code: ErrorCode, message: string, headers: Record<string, string> = {}): void {

@@ -30,7 +30,8 @@ export async function hookRoutes(app: FastifyInstance, engine: Engine): Promise<
     scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: HOOK_BODY_LIMIT }, (_req, body, done) => done(null, body));
     scope.post<{ Params: { horde: string; trigger: string }; Body: Buffer | undefined }>('/hooks/:horde/:trigger', { schema: { params }, bodyLimit: HOOK_BODY_LIMIT }, async (req, reply) => {
       const { horde, trigger } = req.params;
-      const { secret } = await engine.triggers.webhookTarget(horde, trigger);
+      const target = await engine.triggers.webhookTarget(horde, trigger);
+      const { secret } = target;
       const rawBody = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
       let id = deliveryIdOf(req.headers);
       if (secret !== undefined) {
@@ -38,7 +39,7 @@ export async function hookRoutes(app: FastifyInstance, engine: Engine): Promise<
         if (!verdict.ok) throw new KowalskiError(verdict.code, `${horde}/${trigger}: ${verdict.message}`);
         if (verdict.deliveryId !== undefined) id = verdict.deliveryId;
       }
-      const result = await engine.triggers.webhook(horde, trigger, {
+      const result = await engine.triggers.webhook(target, {
         id,
         payload: rawBody.toString('utf8'),
         contentType: String(req.headers['content-type'] ?? ''),

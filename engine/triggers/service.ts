@@ -38,6 +38,13 @@ export interface TriggerServiceDeps {
   warn(message: string): void;
 }
 
+/** A webhook trigger found, switched on, with its secret (undefined: deliveries are not signed). */
+export interface WebhookTarget {
+  horde: HordeDef;
+  def: TriggerDef;
+  secret: string | undefined;
+}
+
 /** What a firing came to. */
 export type FireResult =
   | { outcome: 'started'; runId: string }
@@ -123,7 +130,7 @@ export class TriggerService {
    * Where a webhook delivery goes, before its body is looked at: the horde's webhook
    * trigger, switched on, with its secret (undefined: deliveries are not signed).
    */
-  webhookTarget(hordeId: string, name: string): { horde: HordeDef; def: TriggerDef; secret: string | undefined } {
+  webhookTarget(hordeId: string, name: string): WebhookTarget {
     const { horde, def } = this.find(hordeId, name);
     if (def.kind !== 'webhook') throw new KowalskiError('KW_ERR_TRIGGER_NOT_FOUND', `trigger ${hordeId}/${name} is a ${def.kind} trigger, not a webhook`);
     if (!this.enabledOf(horde, def)) {
@@ -136,9 +143,8 @@ export class TriggerService {
     return { horde, def, secret };
   }
 
-  /** A checked webhook delivery: start its run (answered after the commit), or the run its delivery id already started. */
-  webhook(hordeId: string, name: string, delivery: { id: string | undefined; payload: string; contentType: string }): Promise<FireResult> {
-    const { horde, def } = this.webhookTarget(hordeId, name);
+  /** A delivery to a target `webhookTarget` gave, its signature checked: start its run (answered after the commit), or the run its delivery id already started. */
+  webhook({ horde, def }: WebhookTarget, delivery: { id: string | undefined; payload: string; contentType: string }): Promise<FireResult> {
     const now = this.deps.clock.now();
     const input: Record<string, string> = { trigger_payload: delivery.payload, trigger_content_type: delivery.contentType, trigger_time: new Date(now).toISOString() };
     if (delivery.id !== undefined) input.trigger_delivery = delivery.id;
@@ -191,8 +197,6 @@ export class TriggerService {
     const { store, clock } = this.deps;
     const at = clock.now();
     const answers = { ...def.input };
-    const fromTrigger: Record<string, string> = {};
-    for (const [k, v] of Object.entries(input)) fromTrigger[k] = v;
     // A watched file fills the horde's one path/file input that the trigger leaves open.
     const open = horde.inputs.filter((f) => (f.type === 'path' || f.type === 'file') && answers[f.id] === undefined);
     if (input.trigger_path !== undefined && open.length === 1) answers[open[0]!.id] = input.trigger_path;
@@ -200,7 +204,7 @@ export class TriggerService {
     try {
       const runId = await this.deps.startRun(horde, answers, {
         provenance: `trigger:${def.name}`,
-        triggerInput: fromTrigger,
+        triggerInput: input,
         alsoWrite: store.startedWriter({ hordeId: horde.id, name: def.name, key, at, ...(detail === undefined ? {} : { detail }) }),
       });
       settle(runId);
@@ -363,8 +367,9 @@ export class TriggerService {
       v.debounceMs = def.debounceMs ?? 2000;
     } else {
       v.hookPath = `/hooks/${horde.id}/${def.name}`;
-      v.signed = this.secretOf(horde, def) !== undefined || def.secretEnv !== undefined;
-      if (def.secretEnv !== undefined && this.secretOf(horde, def) === undefined) v.error = `$${def.secretEnv} is not set: deliveries are refused until it is`;
+      const secret = this.secretOf(horde, def);
+      v.signed = secret !== undefined || def.secretEnv !== undefined;
+      if (def.secretEnv !== undefined && secret === undefined) v.error = `$${def.secretEnv} is not set: deliveries are refused until it is`;
     }
     if (armed?.error !== undefined) v.error = armed.error;
     return v;

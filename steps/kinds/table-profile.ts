@@ -8,7 +8,7 @@
 import { KowalskiError } from '../../core/index.js';
 import type { ColumnProfile, DataValue, DescribeTableResult, ListTablesResult, TableProfileFile } from '../../agents/index.js';
 import { inlineCode, plural, writeArtifact, writeWorkdirFile } from '../artifact.js';
-import { jsonPathFor } from '../data-results.js';
+import { jsonPathFor, markdownCell, resultsJson } from '../data-results.js';
 import { stoppedError } from '../context.js';
 import type { StepContext, StepResult, StepTask } from '../protocol.js';
 import { structuredOf } from '../data-call.js';
@@ -29,11 +29,10 @@ export function sqlIdentifier(name: string): string {
   return /^[a-z_][a-z0-9_]*$/.test(name) ? name : `"${name.replaceAll('"', '""')}"`;
 }
 
+/** A statistic as a table cell: means to 12 significant digits, long values cut to 40 characters. */
 function cell(value: DataValue | number | null): string {
-  if (value === null) return '';
-  const text = typeof value === 'number' ? String(Number.isInteger(value) ? value : Number(value.toPrecision(12))) : String(value);
-  const flat = text.replace(/\r?\n/g, ' ').replaceAll('|', '\\|');
-  return flat.length > 40 ? `${flat.slice(0, 39)}…` : flat;
+  const text = markdownCell(typeof value === 'number' && !Number.isInteger(value) ? Number(value.toPrecision(12)) : value);
+  return text.length > 40 ? `${text.slice(0, 39)}…` : text;
 }
 
 function topValues(c: ColumnProfile): string {
@@ -98,7 +97,7 @@ export default async function tableProfile(ctx: StepContext): Promise<StepResult
   }
   const file: TableProfileFile = { version: 1, kind: 'table_profile', tables, skipped: listed.skipped };
   const artifact = writeArtifact(task, profileMarkdown(file));
-  writeWorkdirFile(task, jsonPathFor(artifact), `${JSON.stringify(file, null, 2)}\n`);
+  writeWorkdirFile(task, jsonPathFor(artifact), resultsJson(file));
   const rows = tables.reduce((n, d) => n + d.table.rowCount, 0);
   return {
     outcome: 'pass',
