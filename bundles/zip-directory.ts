@@ -4,6 +4,10 @@
  * is checked first, so a directory of 100,000 entries costs nothing. Only single-disk,
  * non-ZIP64, unencrypted archives with stored or deflated entries are accepted: a horde
  * bundle needs nothing else.
+ *
+ * An entry's type is read from its external attributes whatever system the zip says it was
+ * made on: a nonzero high half is a Unix mode (any zip tool may write one, and a reader on
+ * Unix would honour it), and the low byte's DOS folder bit counts too.
  */
 import { formatBytes } from './limits.js';
 import { rejectBundle, rejectEntry } from './reject.js';
@@ -22,7 +26,7 @@ export interface ZipEntry {
   dataStart: number;
   /** What the external attributes say it is. */
   type: 'file' | 'directory' | 'symlink' | 'other';
-  /** The Unix mode, when the entry was made on Unix and carries one. */
+  /** The Unix mode (the external attributes' high 16 bits), when nonzero, whatever system made the zip. */
   unixMode?: number;
 }
 
@@ -37,9 +41,12 @@ const FLAG_ENCRYPTED = 0x0001;
 const FLAG_DESCRIPTOR = 0x0008;
 const FLAG_STRONG_ENCRYPTION = 0x0040;
 const FLAG_MASKED_HEADER = 0x2000;
-const HOST_UNIX = 3;
 const S_IFMT = 0o170000;
+const S_IFREG = 0o100000;
+const S_IFDIR = 0o040000;
+const S_IFLNK = 0o120000;
 const DOS_DIRECTORY = 0x10;
+const EXTRA_ZIP64 = 0x0001;
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -75,22 +82,43 @@ function decodeName(raw: Uint8Array, index: number): string {
   }
 }
 
-function typeOf(hostOs: number, external: number, name: string): Pick<ZipEntry, 'type' | 'unixMode'> {
-  const unixMode = hostOs === HOST_UNIX ? external >>> 16 : 0;
-  if (unixMode !== 0) {
-    const kind = unixMode & S_IFMT;
-    const type = kind === 0o100000 || kind === 0 ? 'file' : kind === 0o040000 ? 'directory' : kind === 0o120000 ? 'symlink' : 'other';
-    return { type: type === 'file' && name.endsWith('/') ? 'directory' : type, unixMode };
+/**
+ * What the external attributes make of an entry. A nonzero high half is a Unix mode, read
+ * whatever the "version made by" system says: S_IFLNK is a link; a FIFO, a device, a
+ * socket or an unknown kind is "other"; S_IFDIR or the DOS folder bit (0x10) is a folder;
+ * only S_IFREG or no kind at all is a file. A name ending in `/` is a folder entry unless
+ * its mode makes it a link or "other". (The caller refuses links, "other", and folders
+ * whose name does not end in `/`.)
+ */
+function typeOf(external: number, name: string): Pick<ZipEntry, 'type' | 'unixMode'> {
+  const unixMode = external >>> 16;
+  const kind = unixMode & S_IFMT;
+  const mode = unixMode === 0 ? {} : { unixMode };
+  if (kind === S_IFLNK) return { type: 'symlink', ...mode };
+  if (kind !== 0 && kind !== S_IFREG && kind !== S_IFDIR) return { type: 'other', ...mode };
+  const directory = kind === S_IFDIR || (external & DOS_DIRECTORY) !== 0 || name.endsWith('/');
+  return { type: directory ? 'directory' : 'file', ...mode };
+}
+
+/**
+ * Walk an extra field's blocks (id, size, data): a ZIP64 block (id 0x0001) is refused, and
+ * so is a block that runs past the field (it could hide one from this reader but not another).
+ */
+function refuseZip64Extra(r: Reader, from: number, length: number, name: string, where: string): void {
+  const end = from + length;
+  for (let at = from; at < end; at += 4 + r.u16(at + 2)) {
+    if (at + 4 > end || at + 4 + r.u16(at + 2) > end) throw rejectEntry(name, `the ${where}'s extra field is malformed (a block runs past its end; inconsistent archive)`);
+    if (r.u16(at) === EXTRA_ZIP64) throw rejectEntry(name, `the ${where} carries a ZIP64 extra field (header id 0x0001), which a bundle never needs`);
   }
-  return { type: (external & DOS_DIRECTORY) !== 0 || name.endsWith('/') ? 'directory' : 'file' };
 }
 
 /**
  * Every entry of the archive, in central-directory order. Throws KW_ERR_BUNDLE_INVALID for
  * more than `maxEntries` entries, a truncated or inconsistent archive (sizes or offsets
  * that do not add up, a local header that disagrees with the directory, entries that
- * overlap), ZIP64, several disks, encryption, or a compression method other than stored
- * and deflate.
+ * overlap, a malformed extra field), ZIP64 (records, sizes or an extra field, central or
+ * local), several disks (in the end record or an entry's disk number), encryption, or a
+ * compression method other than stored and deflate.
  */
 export function readDirectory(bytes: Uint8Array, maxEntries: number): ZipEntry[] {
   const r = new Reader(bytes);
@@ -108,16 +136,17 @@ export function readDirectory(bytes: Uint8Array, maxEntries: number): ZipEntry[]
   let at = cdOffset;
   for (let i = 0; i < count; i++) {
     if (at + CENTRAL_SIZE > end || r.u32(at) !== SIG_CENTRAL) throw rejectBundle(`its central directory is broken at entry #${i + 1}`);
-    const hostOs = r.u16(at + 4) >>> 8;
     const flags = r.u16(at + 8);
     const method = r.u16(at + 10);
     const crc = r.u32(at + 16);
     const compressedSize = r.u32(at + 20);
     const size = r.u32(at + 24);
     const [nameLen, extraLen, commentLen] = [r.u16(at + 28), r.u16(at + 30), r.u16(at + 32)];
+    const diskStart = r.u16(at + 34);
     const external = r.u32(at + 38);
     const headerAt = r.u32(at + 42);
-    const next = at + CENTRAL_SIZE + nameLen + extraLen + commentLen;
+    const extraAt = at + CENTRAL_SIZE + nameLen;
+    const next = extraAt + extraLen + commentLen;
     if (next > end) throw rejectBundle(`its central directory is broken at entry #${i + 1} (it runs past its end)`);
     const rawName = bytes.subarray(at + CENTRAL_SIZE, at + CENTRAL_SIZE + nameLen);
     const name = decodeName(rawName, i);
@@ -126,6 +155,8 @@ export function readDirectory(bytes: Uint8Array, maxEntries: number): ZipEntry[]
     if ((flags & (FLAG_ENCRYPTED | FLAG_STRONG_ENCRYPTION | FLAG_MASKED_HEADER)) !== 0) throw rejectEntry(name, 'the entry is encrypted');
     if (method !== 0 && method !== 8) throw rejectEntry(name, `compression method ${method} is not supported (only stored and deflate)`);
     if (compressedSize === 0xffffffff || size === 0xffffffff || headerAt === 0xffffffff) throw rejectEntry(name, 'the entry uses ZIP64 sizes, which a bundle never needs');
+    if (diskStart !== 0) throw rejectEntry(name, `the entry starts on disk ${diskStart}; a bundle is one file, never several disks`);
+    refuseZip64Extra(r, extraAt, extraLen, name, 'central directory entry');
     if (method === 0 && compressedSize !== size) throw rejectEntry(name, `the entry is stored but declares ${compressedSize} stored and ${size} real bytes`);
 
     // The local header must agree with the directory: same name, method, flags, and (unless
@@ -146,10 +177,12 @@ export function readDirectory(bytes: Uint8Array, maxEntries: number): ZipEntry[]
         throw rejectEntry(name, `the local header declares ${formatBytes(lSize)} (CRC ${lCrc.toString(16)}), the central directory ${formatBytes(size)} (CRC ${crc.toString(16)}) (inconsistent archive)`);
       }
     }
+    if (headerAt + LOCAL_SIZE + localNameLen + localExtraLen > cdOffset) throw rejectEntry(name, 'the local header runs into the central directory (truncated or inconsistent archive)');
+    refuseZip64Extra(r, headerAt + LOCAL_SIZE + localNameLen, localExtraLen, name, 'local header');
     const dataStart = headerAt + LOCAL_SIZE + localNameLen + localExtraLen;
     const dataEnd = dataStart + compressedSize;
     if (dataEnd > cdOffset) throw rejectEntry(name, 'the entry\'s data runs into the central directory (truncated or inconsistent archive)');
-    entries.push({ name, method, crc, compressedSize, size, dataStart, headerAt, dataEnd, ...typeOf(hostOs, external, name) });
+    entries.push({ name, method, crc, compressedSize, size, dataStart, headerAt, dataEnd, ...typeOf(external, name) });
   }
   if (at !== end) throw rejectBundle(`its central directory holds more than the ${count} entries its end record counts (inconsistent archive)`);
 

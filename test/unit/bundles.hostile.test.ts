@@ -2,191 +2,18 @@
  * The hostile corpus: zips made byte by byte here (where fflate could not make the hostile
  * thing) and fed to reviewBundle. Each must be refused with KW_ERR_BUNDLE_INVALID naming
  * the entry and the rule, and leave the data directory's hordes/ and tmp/ as they were.
+ * Entry types, disks and ZIP64 are in bundles.modes.test.ts.
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { deflateRawSync, crc32 } from 'node:zlib';
+import { deflateRawSync } from 'node:zlib';
 import { describe, test } from 'node:test';
-import type { TestContext } from 'node:test';
-import { BundleInvalidError, discardBundle, exportBundle, reviewBundle } from '../../bundles/index.js';
-import type { BundleLimits } from '../../bundles/index.js';
-import { tempDir } from '../support/tmp.js';
-
-// ---------------------------------------------------------------- a raw zip writer
-
-interface RawEntry {
-  name: string;
-  /** The real (uncompressed) bytes. */
-  data?: Uint8Array;
-  /** 0 stored, 8 deflate (default), or anything else to test refusals. */
-  method?: number;
-  /** Written as the compressed bytes instead of deflating `data`. */
-  compressed?: Uint8Array;
-  /** Declared CRC-32 (default: the true one). */
-  crc?: number;
-  /** Declared uncompressed size in both headers (default: the true one). */
-  size?: number;
-  /** The name in the local header (default: `name`). */
-  localName?: string;
-  /** General purpose flags (UTF-8 names are always flagged). */
-  flags?: number;
-  /** "Version made by" host: 3 = Unix (default), 0 = MS-DOS. */
-  hostOs?: number;
-  /** External attributes (default: a Unix regular file, 0644). */
-  attrs?: number;
-}
-
-interface Written {
-  local: Buffer;
-  central: (offset: number) => Buffer;
-}
-
-function writeEntry(e: RawEntry): Written {
-  const name = Buffer.from(e.name, 'utf8');
-  const localName = Buffer.from(e.localName ?? e.name, 'utf8');
-  const data = Buffer.from(e.data ?? new Uint8Array(0));
-  const method = e.method ?? 8;
-  const compressed = Buffer.from(e.compressed ?? (method === 8 ? deflateRawSync(data) : data));
-  const crc = e.crc ?? crc32(data);
-  const size = e.size ?? data.length;
-  const flags = (e.flags ?? 0) | 0x0800;
-  const local = Buffer.alloc(30);
-  local.writeUInt32LE(0x04034b50, 0);
-  local.writeUInt16LE(20, 4);
-  local.writeUInt16LE(flags, 6);
-  local.writeUInt16LE(method, 8);
-  local.writeUInt16LE(0, 10);
-  local.writeUInt16LE(0x0021, 12);
-  local.writeUInt32LE(crc >>> 0, 14);
-  local.writeUInt32LE(compressed.length, 18);
-  local.writeUInt32LE(size, 22);
-  local.writeUInt16LE(localName.length, 26);
-  local.writeUInt16LE(0, 28);
-  return {
-    local: Buffer.concat([local, localName, compressed]),
-    central(offset) {
-      const c = Buffer.alloc(46);
-      c.writeUInt32LE(0x02014b50, 0);
-      c.writeUInt16LE(((e.hostOs ?? 3) << 8) | 20, 4);
-      c.writeUInt16LE(20, 6);
-      c.writeUInt16LE(flags, 8);
-      c.writeUInt16LE(method, 10);
-      c.writeUInt16LE(0, 12);
-      c.writeUInt16LE(0x0021, 14);
-      c.writeUInt32LE(crc >>> 0, 16);
-      c.writeUInt32LE(compressed.length, 20);
-      c.writeUInt32LE(size, 24);
-      c.writeUInt16LE(name.length, 28);
-      c.writeUInt32LE((e.attrs ?? (0o100644 << 16)) >>> 0, 38);
-      c.writeUInt32LE(offset, 42);
-      return Buffer.concat([c, name]);
-    },
-  };
-}
-
-function endRecord(count: number, cdSize: number, cdOffset: number): Buffer {
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(count & 0xffff, 8);
-  end.writeUInt16LE(count & 0xffff, 10);
-  end.writeUInt32LE(cdSize, 12);
-  end.writeUInt32LE(cdOffset, 16);
-  return end;
-}
-
-/** A zip of `entries`; `count` overrides the entry count of the end record. */
-function rawZip(entries: RawEntry[], options: { count?: number } = {}): Buffer {
-  const locals: Buffer[] = [];
-  const centrals: Buffer[] = [];
-  let offset = 0;
-  for (const e of entries) {
-    const w = writeEntry(e);
-    centrals.push(w.central(offset));
-    locals.push(w.local);
-    offset += w.local.length;
-  }
-  const cd = Buffer.concat(centrals);
-  return Buffer.concat([...locals, cd, endRecord(options.count ?? entries.length, cd.length, offset)]);
-}
-
-// ---------------------------------------------------------------- a valid bundle to spoil
-
-const SAMPLE: Record<string, string> = {
-  'horde.md': '---\nid = "sample"\ndisplay_name = "Sample"\npipeline = ["ask", "check"]\n\n[[triggers]]\nname = "nightly"\nkind = "cron"\nschedule = "0 6 * * *"\n---\n# Sample\n',
-  'agents/ask.md': '---\nname = "ask"\nkind = "process"\nprompt_file = "prompts/ask.md"\ntools = ["web_fetch"]\n---\n',
-  'agents/check.md': '---\nname = "check"\nkind = "verify"\nverify_command = "npm test"\n---\n',
-  'prompts/ask.md': 'Say hi.\n',
-};
-
-const sha = (data: Uint8Array): string => createHash('sha256').update(data).digest('hex');
-
-function manifestOf(files: Record<string, string | Uint8Array>, patch: Record<string, unknown> = {}): string {
-  const list = Object.entries(files).map(([p, d]) => ({ path: p, bytes: Buffer.from(d).length, sha256: sha(Buffer.from(d)) })).sort((a, b) => (a.path < b.path ? -1 : 1));
-  return JSON.stringify({ format: 1, hordeId: 'sample', files: list, tools: ['web_fetch'], mcpServers: [], commands: ['npm test'], ...patch });
-}
-
-/** The sample as raw entries, manifest included, plus `extra` entries (not in the manifest). */
-function sampleEntries(files: Record<string, string | Uint8Array> = SAMPLE, extra: RawEntry[] = [], manifest = manifestOf(files)): RawEntry[] {
-  return [
-    ...Object.entries(files).map(([name, d]) => ({ name, data: Buffer.from(d) })),
-    { name: 'kwf-manifest.json', data: Buffer.from(manifest) },
-    ...extra,
-  ];
-}
-
-// ---------------------------------------------------------------- the data directory
-
-interface Home {
-  dataDir: string;
-  snapshot(): string[];
-}
-
-function listTree(dir: string, rel = ''): string[] {
-  if (!fs.existsSync(path.join(dir, rel))) return [];
-  return fs.readdirSync(path.join(dir, rel), { withFileTypes: true }).flatMap((d) => {
-    const r = rel === '' ? d.name : `${rel}/${d.name}`;
-    return d.isDirectory() ? [`${r}/`, ...listTree(dir, r)] : [r];
-  }).sort();
-}
-
-/** A data directory with one user horde and a file in tmp/, so "unchanged" compares real content. */
-function home(t: TestContext): Home {
-  const dataDir = tempDir(t, 'kw-bundle-');
-  fs.mkdirSync(path.join(dataDir, 'hordes', 'mine', 'agents'), { recursive: true });
-  fs.writeFileSync(path.join(dataDir, 'hordes', 'mine', 'horde.md'), '---\nid = "mine"\npipeline = ["a"]\n---\n');
-  fs.writeFileSync(path.join(dataDir, 'hordes', 'mine', 'agents', 'a.md'), '---\nname = "a"\nkind = "verify"\nverify_command = "true"\n---\n');
-  fs.mkdirSync(path.join(dataDir, 'tmp'));
-  fs.writeFileSync(path.join(dataDir, 'tmp', 'unrelated.txt'), 'keep');
-  const snapshot = () => [...listTree(path.join(dataDir, 'hordes')).map((p) => `hordes/${p}`), ...listTree(path.join(dataDir, 'tmp')).map((p) => `tmp/${p}`)];
-  return { dataDir, snapshot };
-}
-
-/** Review `bytes`; it must be refused, nothing may change; the error is returned for its message. */
-async function refused(t: TestContext, bytes: Uint8Array, limits: Partial<BundleLimits> = {}): Promise<BundleInvalidError> {
-  const h = home(t);
-  const before = h.snapshot();
-  let caught: unknown;
-  try {
-    const staged = await reviewBundle(bytes, { dataDir: h.dataDir, limits });
-    await discardBundle(staged);
-  } catch (err) {
-    caught = err;
-  }
-  assert.ok(caught instanceof BundleInvalidError, `expected a refusal, got ${caught === undefined ? 'an accepted bundle' : String(caught)}`);
-  assert.equal(caught.code, 'KW_ERR_BUNDLE_INVALID');
-  assert.match(caught.message, /nothing was written/);
-  assert.deepEqual(h.snapshot(), before, 'hordes/ and tmp/ must be unchanged');
-  return caught;
-}
-
-/** The message names the entry (quoted) and matches the rule. */
-function names(err: BundleInvalidError, entry: string, rule: RegExp): void {
-  assert.ok(err.message.includes(`bundle entry ${JSON.stringify(entry)}:`), `${err.message}\nshould name ${JSON.stringify(entry)}`);
-  assert.match(err.message, rule);
-  assert.equal(err.where?.file, entry);
-}
+import { discardBundle, exportBundle, reviewBundle } from '../../bundles/index.js';
+import { SAMPLE, home, manifestOf, names, refused, sampleEntries } from '../support/bundles.js';
+import { attrsOf, endRecord, rawZip, writeEntry } from '../support/zip-writer.js';
+import type { RawEntry } from '../support/zip-writer.js';
 
 // ---------------------------------------------------------------- the corpus
 
@@ -210,16 +37,6 @@ describe('hostile bundles are refused, and nothing is written', () => {
     names(await refused(t, rawZip(sampleEntries(SAMPLE, [{ name: 'agents/a\u0000.md', data: Buffer.from('x') }]))), 'agents/a\u0000.md', /NUL or control character/);
     names(await refused(t, rawZip(sampleEntries(SAMPLE, [{ name: '.kowalski-import.json', data: Buffer.from('{}') }]))), '.kowalski-import.json', /hidden \(dot\) file/);
     names(await refused(t, rawZip(sampleEntries(SAMPLE, [{ name: 'prompts//x.md', data: Buffer.from('x') }]))), 'prompts//x.md', /empty segment/);
-  });
-
-  test('a symlink entry (Unix mode 0120777 in the external attributes)', async (t) => {
-    const err = await refused(t, rawZip(sampleEntries(SAMPLE, [{ name: 'prompts/passwd.md', data: Buffer.from('/etc/passwd'), method: 0, attrs: (0o120777 << 16) >>> 0 }])));
-    names(err, 'prompts/passwd.md', /symbolic link/);
-  });
-
-  test('any other non-regular entry (a FIFO, a device)', async (t) => {
-    names(await refused(t, rawZip(sampleEntries(SAMPLE, [{ name: 'data/pipe', method: 0, attrs: (0o010644 << 16) >>> 0 }]))), 'data/pipe', /not a regular file \(Unix mode 10644\)/);
-    names(await refused(t, rawZip(sampleEntries(SAMPLE, [{ name: 'data/dev', method: 0, attrs: (0o020644 << 16) >>> 0 }]))), 'data/dev', /not a regular file/);
   });
 
   test('a bomb with a lying header: declared 100 bytes, inflates to 64 MiB — stopped by the count, not the header', async (t) => {
@@ -392,7 +209,7 @@ describe('what is not hostile', () => {
 
   test('folder entries are fine and ignored; a zip made by kowalski passes the reader', async (t) => {
     const h = home(t);
-    const withFolders = rawZip([{ name: 'agents/', method: 0, attrs: (0o040755 << 16) >>> 0 }, ...sampleEntries()]);
+    const withFolders = rawZip([{ name: 'agents/', method: 0, attrs: attrsOf(0o040755) }, ...sampleEntries()]);
     const staged = await reviewBundle(withFolders, { dataDir: h.dataDir });
     await discardBundle(staged);
     const dir = path.join(h.dataDir, 'hordes', 'mine');
