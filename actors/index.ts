@@ -1,6 +1,6 @@
 export { runMachine } from './run.machine.js';
 export type { RunMachineInput } from './run.machine.js';
-export { applyRunEvent, checkRunEvent, initialContext } from './run.logic.js';
+export { initialContext } from './run.logic.js';
 export type { RunEffect } from './run.logic.js';
 export { runStateOf, isSettled, RUN_STATES, FINAL_RUN_STATES } from './run.context.js';
 export type { RunContext, RunState, StepState, StepStatus, EdgeState, PendingApproval } from './run.context.js';

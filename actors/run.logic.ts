@@ -1,6 +1,7 @@
 /**
- * The run's pure logic: (context, event) → context + effects. No I/O, no clock.
- * The XState machine (run.machine.ts) calls these; tests call them directly too.
+ * The run's pure context updates, one per event the machine accepts, and the guards that
+ * decide whether it accepts it. No I/O, no clock. The machine (run.machine.ts) says which
+ * of these apply in which state; these functions say what they do to the context.
  */
 import type { RunEvent, StepPolicy } from './run.events.js';
 import type { RunContext, StepState } from './run.context.js';
@@ -12,6 +13,7 @@ export type RunEffect =
   | { type: 'kill'; step: string; attempt: number; reason: 'cancelled' | 'run_failed' };
 
 type Created = Extract<RunEvent, { type: 'run.created' }>;
+type Of<T extends RunEvent['type']> = Extract<RunEvent, { type: T }>;
 
 export function initialContext(runId: string, created: Created): RunContext {
   const graph = { pipeline: created.horde.pipeline, edges: created.horde.edges };
@@ -31,109 +33,96 @@ export function initialContext(runId: string, created: Created): RunContext {
   };
 }
 
-/** Why `event` cannot follow `ctx` (an altered or foreign log), or undefined when it fits. */
-export function checkRunEvent(ctx: RunContext, event: RunEvent): string | undefined {
-  if (ctx.cancelled !== undefined || ctx.error !== undefined) return `the run has already ended, but the log continues with ${event.type}`;
-  if (event.type === 'run.created') return 'run.created appears twice';
-  if (event.type === 'run.cancelled') return undefined;
-  const s = ctx.steps[event.step];
-  if (s === undefined) return `${event.type} names step "${event.step}", which the run's horde does not have`;
-  switch (event.type) {
-    case 'step.started':
-      if (s.status !== 'ready') return `step.started for "${event.step}" while it is ${s.status}`;
-      if (event.attempt !== s.attempts + 1) return `step.started for "${event.step}" with attempt ${event.attempt}, expected ${s.attempts + 1}`;
-      if (ctx.policy[event.step]?.approval === true && s.approvedHash === undefined) return `step.started for "${event.step}" without an approval`;
-      return undefined;
-    case 'step.spawned':
-    case 'step.finished':
-    case 'step.interrupted':
-      if (s.status !== 'running' || s.attempts !== event.attempt) return `${event.type} for "${event.step}" attempt ${event.attempt} while it is ${s.status} (attempt ${s.attempts})`;
-      return undefined;
-    case 'approval.requested':
-      if (s.status !== 'ready' && s.status !== 'unknown') return `approval.requested for "${event.step}" while it is ${s.status}`;
-      return undefined;
-    case 'approval.granted':
-      if (s.status !== 'awaiting_approval' || s.pending === undefined) return `approval.granted for "${event.step}", which is not waiting for one`;
-      if (s.pending.hash !== event.hash) return `approval.granted for "${event.step}" binds to ${event.hash}, but ${s.pending.hash} was shown`;
-      return undefined;
-    case 'approval.denied':
-      if (s.status !== 'awaiting_approval') return `approval.denied for "${event.step}", which is not waiting for one`;
-      return undefined;
-    default: {
-      const never: never = event;
-      return `unknown event ${(never as { type: string }).type}`;
-    }
-  }
+// ── guards: may this event follow this context? ─────────────────────────────────────
+
+/** `step.started`: the step is ready, the attempt is the next one, and an approval it needs was given. */
+export function canStart(ctx: RunContext, e: Of<'step.started'>): boolean {
+  const s = ctx.steps[e.step];
+  return s !== undefined && s.status === 'ready' && e.attempt === s.attempts + 1
+    && (ctx.policy[e.step]?.approval !== true || s.approvedHash !== undefined);
 }
 
-/** Apply an event that `checkRunEvent` accepted. Returns the new context and the effects to perform after commit. */
-export function applyRunEvent(ctx: RunContext, event: RunEvent): { context: RunContext; effects: RunEffect[] } {
-  const effects: RunEffect[] = [];
-  const next: RunContext = { ...ctx, steps: { ...ctx.steps } };
-  const set = (name: string, patch: Partial<StepState>, drop: (keyof StepState)[] = []): void => {
-    next.steps[name] = omit({ ...next.steps[name]!, ...patch }, drop);
-  };
-  switch (event.type) {
-    case 'run.created':
-      return { context: ctx, effects };
-    case 'step.started':
-      set(event.step, { status: 'running', attempts: event.attempt, activated: false }, ['pgid', 'token']);
-      effects.push({ type: 'dispatch', step: event.step, attempt: event.attempt });
-      return { context: next, effects };
-    case 'step.spawned':
-      set(event.step, { pgid: event.pgid, token: event.token });
-      return { context: next, effects };
-    case 'step.interrupted':
-      set(event.step, { status: next.policy[event.step]?.idempotent === false ? 'unknown' : 'ready' }, ['pgid', 'token']);
-      return { context: next, effects };
-    case 'approval.requested':
-      set(event.step, { status: 'awaiting_approval', pending: { reason: event.reason, command: event.command, hash: event.hash } });
-      return { context: next, effects };
-    case 'approval.granted':
-      set(event.step, { status: 'ready', approvedHash: event.hash }, ['pending']);
-      return { context: next, effects };
-    case 'approval.denied': {
-      set(event.step, {}, ['pending']);
-      const error = { code: 'KW_ERR_APPROVAL_DENIED' as const, message: `the operator denied "${event.step}": ${event.reason}` };
-      finishStep(next, event.step, 'fail', { error, summary: `denied: ${event.reason}` });
-      killOthersIfEnded(next, effects, 'run_failed');
-      return { context: next, effects };
-    }
-    case 'step.finished': {
-      set(event.step, {}, ['pgid', 'token']);
-      const extra: Partial<StepState> = {};
-      if (event.artifact !== undefined) extra.artifact = event.artifact;
-      if (event.summary !== undefined) extra.summary = event.summary;
-      if (event.error !== undefined) extra.error = event.error;
-      finishStep(next, event.step, event.outcome, extra);
-      killOthersIfEnded(next, effects, 'run_failed');
-      return { context: next, effects };
-    }
-    case 'run.cancelled':
-      next.cancelled = { reason: event.reason, by: event.by };
-      killOthersIfEnded(next, effects, 'cancelled');
-      return { context: next, effects };
-    default: {
-      const never: never = event;
-      throw new Error(`unhandled run event ${(never as { type: string }).type}`);
-    }
-  }
+/** `step.spawned`, `step.finished`, `step.interrupted`: about the attempt that is running now. */
+export function isRunningAttempt(ctx: RunContext, e: { step: string; attempt: number }): boolean {
+  const s = ctx.steps[e.step];
+  return s !== undefined && s.status === 'running' && s.attempts === e.attempt;
 }
 
-/** A copy without `keys` (JSON-shaped: no `undefined` values kept around). */
-function omit<T extends object>(obj: T, keys: (keyof T)[]): T {
-  if (keys.length === 0) return obj;
-  const out = { ...obj };
-  for (const k of keys) delete out[k];
+/** `approval.requested`: before a ready step starts, or for an interrupted unsafe one. */
+export function canAsk(ctx: RunContext, e: Of<'approval.requested'>): boolean {
+  const s = ctx.steps[e.step];
+  return s !== undefined && (s.status === 'ready' || s.status === 'unknown');
+}
+
+/** `approval.granted`: the step waits for the operator, and the grant binds to the hash that was shown. */
+export function grantFits(ctx: RunContext, e: Of<'approval.granted'>): boolean {
+  const s = ctx.steps[e.step];
+  return s !== undefined && s.status === 'awaiting_approval' && s.pending?.hash === e.hash;
+}
+
+/** `approval.denied`: the step waits for the operator. */
+export function isWaiting(ctx: RunContext, e: Of<'approval.denied'>): boolean {
+  return ctx.steps[e.step]?.status === 'awaiting_approval';
+}
+
+// ── updates: the context after an accepted event ────────────────────────────────────
+
+export function startStep(ctx: RunContext, e: Of<'step.started'>): RunContext {
+  return withStep(ctx, e.step, { status: 'running', attempts: e.attempt, activated: false }, ['pgid', 'token']);
+}
+
+export function recordSpawn(ctx: RunContext, e: Of<'step.spawned'>): RunContext {
+  return withStep(ctx, e.step, { pgid: e.pgid, token: e.token });
+}
+
+export function interruptStep(ctx: RunContext, e: Of<'step.interrupted'>): RunContext {
+  return withStep(ctx, e.step, { status: ctx.policy[e.step]?.idempotent === false ? 'unknown' : 'ready' }, ['pgid', 'token']);
+}
+
+export function requestApproval(ctx: RunContext, e: Of<'approval.requested'>): RunContext {
+  return withStep(ctx, e.step, { status: 'awaiting_approval', pending: { reason: e.reason, command: e.command, hash: e.hash } });
+}
+
+export function grantApproval(ctx: RunContext, e: Of<'approval.granted'>): RunContext {
+  return withStep(ctx, e.step, { status: 'ready', approvedHash: e.hash }, ['pending']);
+}
+
+export function denyApproval(ctx: RunContext, e: Of<'approval.denied'>): RunContext {
+  const next = withStep(ctx, e.step, {}, ['pending']);
+  const error = { code: 'KW_ERR_APPROVAL_DENIED' as const, message: `the operator denied "${e.step}": ${e.reason}` };
+  finishStep(next, e.step, 'fail', { error, summary: `denied: ${e.reason}` });
+  return next;
+}
+
+export function finishAttempt(ctx: RunContext, e: Of<'step.finished'>): RunContext {
+  const next = withStep(ctx, e.step, {}, ['pgid', 'token']);
+  const extra: Partial<StepState> = {};
+  if (e.artifact !== undefined) extra.artifact = e.artifact;
+  if (e.summary !== undefined) extra.summary = e.summary;
+  if (e.error !== undefined) extra.error = e.error;
+  finishStep(next, e.step, e.outcome, extra);
+  return next;
+}
+
+export function cancelRun(ctx: RunContext, e: Of<'run.cancelled'>): RunContext {
+  return { ...ctx, cancelled: { reason: e.reason, by: e.by } };
+}
+
+/** The attempts running now: what an ended run must kill. */
+export function runningAttempts(ctx: RunContext): { step: string; attempt: number }[] {
+  const out: { step: string; attempt: number }[] = [];
+  for (const name of ctx.graph.pipeline) {
+    const s = ctx.steps[name]!;
+    if (s.status === 'running') out.push({ step: name, attempt: s.attempts });
+  }
   return out;
 }
 
-function killOthersIfEnded(ctx: RunContext, effects: RunEffect[], reason: 'cancelled' | 'run_failed'): void {
-  if (ctx.error === undefined && ctx.cancelled === undefined) return;
-  for (const name of ctx.graph.pipeline) {
-    const s = ctx.steps[name]!;
-    if (s.status === 'running') effects.push({ type: 'kill', step: name, attempt: s.attempts, reason });
-  }
+/** A copy of `ctx` with one step patched and `drop` keys removed (JSON-shaped: no `undefined` values kept around). */
+function withStep(ctx: RunContext, name: string, patch: Partial<StepState>, drop: (keyof StepState)[] = []): RunContext {
+  const step: StepState = { ...ctx.steps[name]!, ...patch };
+  for (const k of drop) delete step[k];
+  return { ...ctx, steps: { ...ctx.steps, [name]: step } };
 }
 
 /** Record a step's outcome, route its edges (loop-backs first), then settle the graph. Mutates `ctx` (a fresh copy). */

@@ -1,26 +1,55 @@
 /**
- * One XState v5 machine per run. It is pure: the engine computes each next snapshot
- * with xstate's `transition()` and performs the returned actions (effects) only after
- * the event has been committed to the log.
+ * The life of a run, as one XState v5 machine. Each state lists the events it accepts,
+ * each a guarded transition with its context update and its effects; an event a state
+ * does not list, or whose guard fails, is refused (the engine reports the log as
+ * diverged). The machine is pure: its effects (`dispatch`, `kill`) are emitted to the
+ * actor that drives it (run.fold.ts) and performed by the engine only after the events
+ * that caused them are committed. `docs/run-machine.md` is generated from this file.
  */
-import { enqueueActions, setup } from 'xstate';
+import { assign, emit, setup } from 'xstate';
 import type { RunEvent } from './run.events.js';
 import type { RunContext } from './run.context.js';
 import { runStateOf } from './run.context.js';
-import type { RunEffect } from './run.logic.js';
-import { applyRunEvent, initialContext } from './run.logic.js';
+import {
+  canAsk, canStart, cancelRun, denyApproval, finishAttempt, grantApproval, grantFits, initialContext, interruptStep,
+  isRunningAttempt, isWaiting, recordSpawn, requestApproval, runningAttempts, startStep,
+} from './run.logic.js';
 
 export interface RunMachineInput {
   runId: string;
   created: Extract<RunEvent, { type: 'run.created' }>;
 }
 
-const settleTo = [
-  { guard: 'isCancelled', target: 'cancelled' },
-  { guard: 'isFailed', target: 'failed' },
-  { guard: 'isRunning', target: 'running' },
-  { guard: 'isAwaitingInput', target: 'awaiting_input' },
-  { guard: 'isSucceeded', target: 'succeeded' },
+type Of<T extends RunEvent['type']> = Extract<RunEvent, { type: T }>;
+
+interface KillParams {
+  reason: 'cancelled' | 'run_failed';
+  attempts: { step: string; attempt: number }[];
+}
+
+/** What the machine emits: the effects of a transition, performed by the engine after the commit. */
+export type RunEmitted = { type: 'dispatch'; step: string; attempt: number } | ({ type: 'kill' } & KillParams);
+
+/** After an event that can change what the run waits for: the run state its steps now add up to. */
+/** The attempt a `step.started` names: hand it to a worker. */
+const dispatchIt = { type: 'dispatch', params: ({ event }: { event: RunEvent }) => {
+  const e = event as Of<'step.started'>;
+  return { step: e.step, attempt: e.attempt };
+} } as const;
+
+/** Once the run has ended (failed or cancelled): every attempt still running. */
+const killWhatRuns = { type: 'kill', params: ({ context }: { context: RunContext }): KillParams => ({
+  reason: context.cancelled !== undefined ? 'cancelled' as const : 'run_failed' as const,
+  attempts: context.cancelled !== undefined || context.error !== undefined ? runningAttempts(context) : [],
+}) } as const;
+
+const settle = [
+  { guard: 'ended: cancelled', target: 'cancelled' },
+  { guard: 'ended: failed', target: 'failed' },
+  { guard: 'a step runs, or may run again', target: 'running' },
+  { guard: 'the first step may start', target: 'queued' },
+  { guard: 'a step waits for the operator', target: 'awaiting_input' },
+  { target: 'succeeded' },
 ] as const;
 
 export const runMachine = setup({
@@ -28,33 +57,73 @@ export const runMachine = setup({
     context: {} as RunContext,
     events: {} as RunEvent,
     input: {} as RunMachineInput,
-    /** Effects are emitted, never performed: the engine performs them after the commit. */
-    emitted: {} as { type: 'effect'; effect: RunEffect },
+    emitted: {} as RunEmitted,
+  },
+  actions: {
+    // Context updates (run.logic.ts).
+    'start the step': assign(({ context, event }) => startStep(context, event as Of<'step.started'>)),
+    'record its process group': assign(({ context, event }) => recordSpawn(context, event as Of<'step.spawned'>)),
+    'record the outcome and route': assign(({ context, event }) => finishAttempt(context, event as Of<'step.finished'>)),
+    'make it ready again, or unknown when unsafe': assign(({ context, event }) => interruptStep(context, event as Of<'step.interrupted'>)),
+    'park the step with the command': assign(({ context, event }) => requestApproval(context, event as Of<'approval.requested'>)),
+    'bind the approval, make it ready': assign(({ context, event }) => grantApproval(context, event as Of<'approval.granted'>)),
+    'fail the step and route': assign(({ context, event }) => denyApproval(context, event as Of<'approval.denied'>)),
+    'record the cancel': assign(({ context, event }) => cancelRun(context, event as Of<'run.cancelled'>)),
+    // Effects: emitted to whoever drives the machine (RunActor), which hands them to the engine to perform after the commit.
+    dispatch: emit((_args, params: { step: string; attempt: number }) => ({ type: 'dispatch' as const, ...params })),
+    kill: emit((_args, params: KillParams) => ({ type: 'kill' as const, ...params })),
   },
   guards: {
-    isCancelled: ({ context }) => runStateOf(context) === 'cancelled',
-    isFailed: ({ context }) => runStateOf(context) === 'failed',
-    isRunning: ({ context }) => runStateOf(context) === 'running',
-    isAwaitingInput: ({ context }) => runStateOf(context) === 'awaiting_input',
-    isSucceeded: ({ context }) => runStateOf(context) === 'succeeded',
+    'the step is ready (and approved when it must be), attempt = the next': ({ context, event }) => canStart(context, event as Of<'step.started'>),
+    'it is the running attempt': ({ context, event }) => isRunningAttempt(context, event as Of<'step.spawned'>),
+    'the step is ready, or unknown after a crash': ({ context, event }) => canAsk(context, event as Of<'approval.requested'>),
+    'the step waits, and the hash is the one shown': ({ context, event }) => grantFits(context, event as Of<'approval.granted'>),
+    'the step waits for the operator': ({ context, event }) => isWaiting(context, event as Of<'approval.denied'>),
+    'ended: cancelled': ({ context }) => runStateOf(context) === 'cancelled',
+    'ended: failed': ({ context }) => runStateOf(context) === 'failed',
+    'a step runs, or may run again': ({ context }) => runStateOf(context) === 'running',
+    'the first step may start': ({ context }) => runStateOf(context) === 'queued',
+    'a step waits for the operator': ({ context }) => runStateOf(context) === 'awaiting_input',
   },
 }).createMachine({
   id: 'run',
   context: ({ input }) => initialContext(input.runId, input.created),
   initial: 'queued',
-  on: {
-    '*': {
-      actions: enqueueActions(({ context, event, enqueue }) => {
-        const { context: next, effects } = applyRunEvent(context, event);
-        enqueue.assign(() => next);
-        for (const effect of effects) enqueue.emit({ type: 'effect', effect });
-      }),
-    },
-  },
   states: {
-    queued: { always: [...settleTo] },
-    running: { always: [...settleTo] },
-    awaiting_input: { always: [...settleTo] },
+    /** No step has started yet: one may start, or ask the operator first (a denial can route to another that then asks too). */
+    queued: {
+      on: {
+        'step.started': { guard: 'the step is ready (and approved when it must be), attempt = the next', target: 'running', actions: ['start the step', dispatchIt] },
+        'approval.requested': { guard: 'the step is ready, or unknown after a crash', target: 'settling', actions: 'park the step with the command' },
+        'approval.granted': { guard: 'the step waits, and the hash is the one shown', target: 'settling', actions: 'bind the approval, make it ready' },
+        'approval.denied': { guard: 'the step waits for the operator', target: 'settling', actions: 'fail the step and route' },
+        'run.cancelled': { target: 'cancelled', actions: 'record the cancel' },
+      },
+    },
+    /** A step runs, or one may start now. */
+    running: {
+      on: {
+        'step.started': { guard: 'the step is ready (and approved when it must be), attempt = the next', actions: ['start the step', dispatchIt] },
+        'step.spawned': { guard: 'it is the running attempt', actions: 'record its process group' },
+        'step.finished': { guard: 'it is the running attempt', target: 'settling', actions: ['record the outcome and route', killWhatRuns] },
+        'step.interrupted': { guard: 'it is the running attempt', target: 'settling', actions: 'make it ready again, or unknown when unsafe' },
+        'approval.requested': { guard: 'the step is ready, or unknown after a crash', target: 'settling', actions: 'park the step with the command' },
+        'approval.granted': { guard: 'the step waits, and the hash is the one shown', actions: 'bind the approval, make it ready' },
+        'approval.denied': { guard: 'the step waits for the operator', target: 'settling', actions: ['fail the step and route', killWhatRuns] },
+        'run.cancelled': { target: 'cancelled', actions: ['record the cancel', killWhatRuns] },
+      },
+    },
+    /** Parked: nothing runs, and a step waits for the operator (an approval, or an outcome unknown after a crash). */
+    awaiting_input: {
+      on: {
+        'approval.requested': { guard: 'the step is ready, or unknown after a crash', actions: 'park the step with the command' },
+        'approval.granted': { guard: 'the step waits, and the hash is the one shown', target: 'settling', actions: 'bind the approval, make it ready' },
+        'approval.denied': { guard: 'the step waits for the operator', target: 'settling', actions: 'fail the step and route' },
+        'run.cancelled': { target: 'cancelled', actions: 'record the cancel' },
+      },
+    },
+    /** Not a resting state: chooses the run state the steps add up to after an event. */
+    settling: { always: [...settle] },
     succeeded: { type: 'final' },
     failed: { type: 'final' },
     cancelled: { type: 'final' },

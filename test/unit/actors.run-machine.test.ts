@@ -156,11 +156,12 @@ describe('run machine', () => {
   test('events that do not fit the state are refused with a reason', () => {
     const a = new RunActor('r1', created(['a', 'b']));
     const cases: [RunEvent, RegExp][] = [
-      [start('b'), /while it is pending/],
-      [start('a', 2), /expected 1/],
-      [pass('a'), /while it is ready/],
+      [start('b'), /step\.started for "b" attempt 1 is not accepted while the run is queued: the step is pending/],
+      [start('a', 2), /expected next 1/],
+      [pass('a'), /the step is ready/],
       [start('zzz'), /does not have/],
       [{ type: 'approval.granted', step: 'a', hash: 'h', by: 'x' }, /not waiting/],
+      [{ type: 'run.created', hordeId: 'x', horde: miniHorde(['a']), policy: {}, input: {}, provenance: 't' }, /appears twice/],
     ];
     for (const [event, reason] of cases) {
       const r = a.send(event);
