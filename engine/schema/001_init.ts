@@ -1,5 +1,6 @@
 /** Migration 1: the event log and its projections. Append-only: never edit a shipped migration. */
-export const name = 'init';
+/** This file: its name is the migration's version and name (see index.ts). */
+export const source = import.meta.url;
 export const sql = `
 CREATE TABLE events (
   gseq   INTEGER PRIMARY KEY,          -- global order of commit, for "all runs" subscribers

@@ -1,5 +1,6 @@
 /** Migration 2: one row per model provider call, and how each model calls tools. Append-only: never edit a shipped migration. */
-export const name = 'traces';
+/** This file: its name is the migration's version and name (see index.ts). */
+export const source = import.meta.url;
 export const sql = `
 CREATE TABLE traces (
   id            INTEGER PRIMARY KEY,

@@ -1,5 +1,6 @@
 /** Migration 3: triggers — the operator's switches, cron progress, every firing, watched files' hashes. Append-only: never edit a shipped migration. */
-export const name = 'triggers';
+/** This file: its name is the migration's version and name (see index.ts). */
+export const source = import.meta.url;
 export const sql = `
 CREATE TABLE trigger_state (
   horde_id      TEXT    NOT NULL,

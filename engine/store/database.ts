@@ -7,6 +7,8 @@ import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import type { Database as Db } from 'better-sqlite3';
 import { KowalskiError } from '../../core/index.js';
+import { systemClock } from '../clock.js';
+import type { Clock } from '../clock.js';
 import { MIGRATIONS } from '../schema/index.js';
 import type { Migration } from '../schema/index.js';
 
@@ -18,6 +20,8 @@ export interface OpenOptions {
   /** Check every page before use (reads the whole file); default off: the header, schema and migrations are read. */
   integrityCheck?: boolean;
   migrations?: readonly Migration[];
+  /** Stamps `schema_migrations.applied_at` (default: the system clock). */
+  clock?: Clock;
 }
 
 const SQLITE_DAMAGED = new Set(['SQLITE_CORRUPT', 'SQLITE_NOTADB', 'SQLITE_CORRUPT_VTAB', 'SQLITE_CORRUPT_SEQUENCE', 'SQLITE_CORRUPT_INDEX']);
@@ -42,10 +46,11 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
     throw damaged(file, (err as Error).message, err);
   }
   try {
+    // First: another process opening the same file at the same time is waited for, not an error.
+    db.pragma('busy_timeout = 5000');
     db.pragma('journal_mode = WAL');
     db.pragma(`synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
     db.pragma('foreign_keys = ON');
-    db.pragma('busy_timeout = 5000');
     // Checkpoints run off the commit path (see checkpointer.ts), never inside a commit.
     db.pragma('wal_autocheckpoint = 0');
     if (existed && options.integrityCheck === true) {
@@ -55,7 +60,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
       const verdict = rows[0]?.integrity_check ?? 'ok';
       if (verdict !== 'ok') throw damaged(file, verdict);
     }
-    migrate(db, file, options.migrations ?? MIGRATIONS);
+    migrate(db, file, options.migrations ?? MIGRATIONS, options.clock ?? systemClock);
     return db;
   } catch (err) {
     db.close();
@@ -66,24 +71,55 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
   }
 }
 
-/** Apply what is missing, each migration in its own transaction. Running it twice changes nothing. */
-export function migrate(db: Db, file: string, migrations: readonly Migration[]): void {
-  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
-  const applied = new Set((db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[]));
-  const newest = Math.max(0, ...applied);
-  if (newest > migrations.length) {
-    throw new KowalskiError(
-      'KW_ERR_STORE_TOO_NEW',
-      `the database ${file} was written by a newer kowalski (schema ${newest}; this one knows ${migrations.length}). Upgrade kowalski; nothing was changed.`,
-      { where: { file } },
-    );
-  }
-  const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
-  for (const m of migrations) {
-    if (applied.has(m.version)) continue;
-    db.transaction(() => {
-      db.exec(m.sql);
-      record.run(m.version, m.name, Date.now());
-    })();
-  }
+/**
+ * Apply what is missing, in one transaction that holds the write lock (BEGIN IMMEDIATE) from
+ * reading what is recorded to recording the last one: two processes migrating the same file
+ * at once apply each migration once (the second waits, then finds nothing to do). Running it
+ * twice changes nothing. Refuses a database recorded by a newer build, or one that recorded
+ * another migration under a number this build uses; a migration the rows break
+ * (a constraint) is rolled back with a coded error.
+ */
+export function migrate(db: Db, file: string, migrations: readonly Migration[], clock: Clock = systemClock): void {
+  const known = Math.max(0, ...migrations.map((m) => m.version));
+  db.transaction(() => {
+    db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
+    const recorded = db.prepare('SELECT version, name FROM schema_migrations ORDER BY version').all() as { version: number; name: string }[];
+    const newest = Math.max(0, ...recorded.map((r) => r.version));
+    if (newest > known) {
+      throw new KowalskiError(
+        'KW_ERR_STORE_TOO_NEW',
+        `the database ${file} was written by a newer kowalski (schema ${newest}; this one knows ${known}). Upgrade kowalski; nothing was changed.`,
+        { where: { file } },
+      );
+    }
+    const byVersion = new Map(migrations.map((m) => [m.version, m]));
+    for (const r of recorded) {
+      const ours = byVersion.get(r.version);
+      if (ours !== undefined && ours.name !== r.name) {
+        throw new KowalskiError(
+          'KW_ERR_STORE_MIGRATIONS_INVALID',
+          `the database ${file} recorded migration ${r.version} as "${r.name}", but this kowalski's migration ${r.version} is "${ours.name}": a shipped migration was renamed or renumbered. Nothing was changed.`,
+          { where: { file } },
+        );
+      }
+    }
+    const applied = new Set(recorded.map((r) => r.version));
+    const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
+    for (const m of migrations) {
+      if (applied.has(m.version)) continue;
+      try {
+        db.exec(m.sql);
+      } catch (err) {
+        const code = (err as { code?: string }).code ?? '';
+        if (!code.startsWith('SQLITE_CONSTRAINT')) throw err;
+        throw new KowalskiError(
+          'KW_ERR_STORE_MIGRATION_FAILED',
+          `migration ${String(m.version).padStart(3, '0')}_${m.name} cannot be applied to ${file}: a row breaks it (${(err as Error).message}). ` +
+            `Nothing was changed; this kowalski will not start on that file. Find the row with sqlite3, or keep using the previous kowalski, and report it.`,
+          { cause: err, where: { file } },
+        );
+      }
+      record.run(m.version, m.name, clock.now());
+    }
+  }).immediate();
 }

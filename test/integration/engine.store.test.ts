@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { once } from 'node:events';
 import { test } from 'node:test';
+import type { TestContext } from 'node:test';
 import Database from 'better-sqlite3';
 import type { KowalskiError } from '../../core/index.js';
 import { createEngine, openDatabase } from '../../engine/index.js';
@@ -25,7 +26,7 @@ test('migrating twice is harmless and the schema is recorded once per migration'
   openDatabase(file).close();
   const db = openDatabase(file);
   const rows = db.prepare('SELECT version, name FROM schema_migrations').all();
-  assert.deepEqual(rows, [{ version: 1, name: 'init' }, { version: 2, name: 'traces' }, { version: 3, name: 'triggers' }]);
+  assert.deepEqual(rows, [{ version: 1, name: 'init' }, { version: 2, name: 'traces' }, { version: 3, name: 'triggers' }, { version: 4, name: 'state_checks' }]);
   assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
   assert.equal(db.pragma('synchronous', { simple: true }), 2, 'FULL by default');
   db.close();
@@ -41,10 +42,150 @@ test('a database of the previous version gains the new tables and keeps its runs
   old.close();
   const db = openDatabase(file);
   t.after(() => db.close());
-  assert.deepEqual(db.prepare('SELECT version FROM schema_migrations').pluck().all(), [1, 2, 3]);
+  assert.deepEqual(db.prepare('SELECT version FROM schema_migrations').pluck().all(), [1, 2, 3, 4]);
   assert.equal(db.prepare('SELECT count(*) FROM traces').pluck().get(), 0);
   assert.equal(db.prepare('SELECT count(*) FROM trigger_firings').pluck().get(), 0);
   assert.equal(db.prepare("SELECT state FROM runs WHERE id = 'r1'").pluck().get(), 'succeeded');
+});
+
+/** Every migration's tables, indexes and their SQL, as sqlite_master holds them. */
+function schemaOf(db: Database.Database): unknown[] {
+  return db.prepare("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name").all();
+}
+
+/** Two processes open the same fresh file and migrate it at the same instant (released together by a file appearing). */
+async function migrateTogether(t: TestContext, dir: string, file: string): Promise<{ migrations: unknown[]; schema: unknown[] }[]> {
+  const go = path.join(dir, 'go');
+  const script = `
+    const fs = await import('node:fs');
+    const { openDatabase } = await import(${JSON.stringify(new URL('../../engine/store/database.ts', import.meta.url).href)});
+    process.stdout.write('ready\\n');
+    const sleep = new Int32Array(new SharedArrayBuffer(4));
+    while (!fs.existsSync(${JSON.stringify(go)})) Atomics.wait(sleep, 0, 0, 1);
+    const db = openDatabase(${JSON.stringify(file)});
+    const migrations = db.prepare('SELECT version, name FROM schema_migrations ORDER BY version').all();
+    const schema = db.prepare("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name").all();
+    db.close();
+    process.stdout.write(JSON.stringify({ migrations, schema }) + '\\n');
+  `;
+  const children = [0, 1].map(() => {
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+    t.after(() => child.kill('SIGKILL'));
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    const ready = new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', () => out.startsWith('ready\n') && resolve());
+      child.once('exit', () => reject(new Error(`a migrating process exited before it was ready: ${err}`)));
+    });
+    const done = once(child, 'exit').then(([code]) => ({ code: code as number | null, out, err }));
+    return { ready, done };
+  });
+  await Promise.all(children.map((c) => c.ready));
+  fs.writeFileSync(go, '');
+  const results = await Promise.all(children.map((c) => c.done));
+  return results.map((r) => {
+    assert.equal(r.err, '', 'no error, not even a warning: the later one waited for the first');
+    assert.equal(r.code, 0);
+    return JSON.parse(r.out.slice('ready\n'.length)) as { migrations: unknown[]; schema: unknown[] };
+  });
+}
+
+test('two engines migrating the same fresh database at once both end with the whole schema, each migration applied once', async (t) => {
+  const dir = tempDir(t);
+  const alone = openDatabase(path.join(dir, 'alone.sqlite'));
+  const expected = { migrations: MIGRATIONS.map((m) => ({ version: m.version, name: m.name })), schema: schemaOf(alone) };
+  alone.close();
+  for (let round = 0; round < 3; round++) {
+    const roundDir = path.join(dir, `round-${round}`);
+    fs.mkdirSync(roundDir);
+    const file = path.join(roundDir, 'k.sqlite');
+    const [a, b] = await migrateTogether(t, roundDir, file);
+    assert.deepEqual(a, expected, `round ${round}: the first process sees the schema of a database migrated alone`);
+    assert.deepEqual(b, expected, `round ${round}: so does the second`);
+    const db = new Database(file);
+    assert.deepEqual(db.prepare('SELECT version, count(*) AS n FROM schema_migrations GROUP BY version').all(), MIGRATIONS.map((m) => ({ version: m.version, n: 1 })));
+    db.close();
+  }
+});
+
+/** A database as kowalski 3-migrations builds left it: their SQL, their schema_migrations rows, a few rows of everything. */
+function previousDatabase(file: string, runState = 'succeeded'): void {
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
+  for (const m of MIGRATIONS.slice(0, 3)) db.exec(m.sql);
+  const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, 1000)');
+  for (const [v, name] of [[1, 'init'], [2, 'traces'], [3, 'triggers']] as const) record.run(v, name);
+  const run = db.prepare("INSERT INTO runs (id, horde_id, horde_hash, state, provenance, input, created_at, updated_at, finished_at, error_code, error, last_seq) VALUES (?, 'h', 'x', ?, 'cli', '{\"a\":\"1\"}', ?, ?, ?, ?, ?, 3)");
+  run.run('r1', runState, 1, 2, 2, null, null);
+  run.run('r2', 'awaiting_input', 3, 4, null, null, null);
+  run.run('r3', 'failed', 5, 6, 6, 'KW_ERR_NO_ROUTE', 'no route');
+  db.prepare("INSERT INTO events (run_id, seq, type, v, at, data) VALUES ('r1', 1, 'run.created', 1, 1, '{}')").run();
+  db.prepare("INSERT INTO step_attempts (run_id, step, attempt, state, started_at, finished_at, duration_ms, summary, pgid, token) VALUES ('r1', 's', 1, 'passed', 1, 2, 1, 'ok', 42, 'tok'), ('r3', 's', 1, 'interrupted', 5, 6, NULL, NULL, NULL, NULL)").run();
+  db.prepare("INSERT INTO approvals (run_id, seq, step, reason, command, hash, state, requested_at, decided_at, decided_by, deny_reason) VALUES ('r2', 2, 's', 'confirm_command', '{}', 'h', 'pending', 3, NULL, NULL, NULL), ('r1', 2, 's', 'outcome_unknown', '{}', 'h', 'denied', 1, 2, 'cli', 'no')").run();
+  db.prepare("INSERT INTO trigger_state (horde_id, name, enabled, last_scheduled, next_fire_at, updated_at) VALUES ('h', 'daily', 1, 10, 20, 5)").run();
+  db.prepare("INSERT INTO trigger_firings (horde_id, name, key, at, outcome, run_id, detail, input) VALUES ('h', 'daily', 'cron:a', 1, 'started', 'r1', NULL, NULL), ('h', 'daily', 'cron:b', 2, 'queued', NULL, 'held', '{}')").run();
+  db.prepare("INSERT INTO watch_hashes (horde_id, name, path, hash) VALUES ('h', 'w', '/a', 'x')").run();
+  db.close();
+}
+
+const TABLES = ['events', 'runs', 'step_attempts', 'approvals', 'trigger_state', 'trigger_firings', 'watch_hashes'];
+function rowsOf(db: Database.Database): Record<string, unknown[]> {
+  return Object.fromEntries(TABLES.map((table) => [table, db.prepare(`SELECT ${table === 'runs' ? 'rowid, ' : ''}* FROM ${table} ORDER BY 1, 2, 3`).all()]));
+}
+
+test('a database made by the previous build keeps every row and index through the CHECK migration, and then refuses a bad state', (t) => {
+  const file = path.join(tempDir(t), 'k.sqlite');
+  previousDatabase(file);
+  const raw = new Database(file);
+  const before = rowsOf(raw);
+  const indexes = raw.prepare("SELECT name, tbl_name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%' ORDER BY name").all();
+  raw.close();
+
+  const db = openDatabase(file);
+  t.after(() => db.close());
+  assert.deepEqual(db.prepare('SELECT version, name FROM schema_migrations ORDER BY version').all(), MIGRATIONS.map((m) => ({ version: m.version, name: m.name })));
+  assert.deepEqual(rowsOf(db), before, 'every row, with its values (and the runs its rowids)');
+  assert.deepEqual(db.prepare("SELECT name, tbl_name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%' ORDER BY name").all(), indexes);
+  assert.equal(db.pragma('integrity_check', { simple: true }), 'ok');
+  assert.equal(codeOf(() => db.prepare("UPDATE runs SET state = 'paused' WHERE id = 'r1'").run()), 'SQLITE_CONSTRAINT_CHECK');
+  assert.equal(codeOf(() => db.prepare("UPDATE step_attempts SET state = 'done'").run()), 'SQLITE_CONSTRAINT_CHECK');
+  assert.equal(codeOf(() => db.prepare("UPDATE approvals SET state = 'maybe'").run()), 'SQLITE_CONSTRAINT_CHECK');
+  assert.equal(codeOf(() => db.prepare("UPDATE trigger_firings SET outcome = 'fired'").run()), 'SQLITE_CONSTRAINT_CHECK');
+  assert.equal(db.prepare("SELECT state FROM runs WHERE id = 'r1'").pluck().get(), 'succeeded', 'a refused write changes nothing');
+  // Opened again by the same build: nothing more to do.
+  openDatabase(file).close();
+});
+
+test('a row the CHECK migration cannot keep stops the start with a coded error, and nothing is changed', (t) => {
+  const file = path.join(tempDir(t), 'k.sqlite');
+  previousDatabase(file, 'paused');
+  assert.throws(() => openDatabase(file), (err: KowalskiError) => {
+    assert.equal(err.code, 'KW_ERR_STORE_MIGRATION_FAILED');
+    assert.match(err.message, /migration 004_state_checks cannot be applied to .*k\.sqlite: a row breaks it \(CHECK constraint failed: /);
+    assert.match(err.message, /Nothing was changed/);
+    return true;
+  });
+  const raw = new Database(file);
+  t.after(() => raw.close());
+  assert.deepEqual(raw.prepare('SELECT version FROM schema_migrations').pluck().all(), [1, 2, 3]);
+  assert.equal(raw.prepare("SELECT state FROM runs WHERE id = 'r1'").pluck().get(), 'paused');
+});
+
+test('a database that recorded another migration under a number this build uses is refused, not migrated', (t) => {
+  const file = path.join(tempDir(t), 'k.sqlite');
+  previousDatabase(file);
+  const renumbered = MIGRATIONS.map((m) => (m.version === 2 ? { ...m, name: 'model_traces' } : m));
+  assert.throws(() => openDatabase(file, { migrations: renumbered }), (err: KowalskiError) => {
+    assert.equal(err.code, 'KW_ERR_STORE_MIGRATIONS_INVALID');
+    assert.match(err.message, /recorded migration 2 as "traces", but this kowalski's migration 2 is "model_traces"/);
+    return true;
+  });
+  const raw = new Database(file);
+  t.after(() => raw.close());
+  assert.deepEqual(raw.prepare('SELECT version FROM schema_migrations').pluck().all(), [1, 2, 3]);
 });
 
 test('a database written by a newer kowalski is refused and left as it was', (t) => {
