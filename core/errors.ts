@@ -39,6 +39,7 @@ export const ERROR_CODES = {
   KW_WARN_MAX_LOOPS_IGNORED: { group: 'terminal', summary: 'max_loops on a forward edge has no effect (a warning)' },
   KW_ERR_HORDE_TOO_LARGE: { group: 'terminal', summary: 'a horde folder holds more files or bytes than the loader reads' },
   KW_ERR_HORDE_ID_TAKEN: { group: 'terminal', summary: 'a user horde uses the id of a built-in or of another user horde' },
+  KW_ERR_TOO_MANY_PROBLEMS: { group: 'terminal', summary: 'a horde has more problems than a report lists: this summary counts the ones left out' },
   // store
   KW_ERR_DATA_DIR_LOCKED: { group: 'operator', summary: 'another kowalski engine owns this data directory' },
   KW_ERR_STORE_CORRUPT: { group: 'operator', summary: 'the database file is damaged; nothing was changed' },

@@ -147,6 +147,8 @@ export interface Problem {
   key?: string;
   line?: number;
   message: string;
+  /** Only on a KW_ERR_TOO_MANY_PROBLEMS summary: how many problems it stands for, which are not listed. */
+  omitted?: { errors: number; warnings: number };
 }
 
 export type LoadResult = { ok: true; horde: HordeDef; warnings: Problem[] } | { ok: false; problems: Problem[] };

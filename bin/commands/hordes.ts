@@ -1,6 +1,6 @@
 /** `hordes` and `validate`. */
 import path from 'node:path';
-import { builtinKindNames, catalogOf, formatProblems, loadHorde } from '../../engine/index.js';
+import { builtinKindNames, catalogOf, countProblems, formatProblems, loadHorde } from '../../engine/index.js';
 import { EXIT, dataDir } from './common.js';
 
 export async function hordesCommand(opts: { json?: boolean }): Promise<number> {
@@ -29,7 +29,7 @@ export async function validateCommand(folder: string, opts: { json?: boolean }):
   if (opts.json === true) process.stdout.write(`${JSON.stringify({ valid: result.ok, ...(result.ok ? { id: result.horde.id, hash: result.horde.hash } : {}), problems })}\n`);
   else {
     if (problems.length > 0) process.stdout.write(`${formatProblems(problems)}\n`);
-    process.stdout.write(result.ok ? `${folder}: valid horde "${result.horde.id}" (${result.horde.pipeline.length} steps)\n` : `${folder}: ${problems.filter((p) => p.severity === 'error').length} error(s)\n`);
+    process.stdout.write(result.ok ? `${folder}: valid horde "${result.horde.id}" (${result.horde.pipeline.length} steps)\n` : `${folder}: ${countProblems(problems).errors} error(s)\n`);
   }
   return result.ok ? EXIT.ok : EXIT.usage;
 }

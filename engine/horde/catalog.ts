@@ -11,6 +11,7 @@ import { splitFrontMatter } from './frontmatter.js';
 import { loadHorde } from './load.js';
 import type { LoadOptions } from './load.js';
 import { lineOfKey } from './locate.js';
+import { countProblems } from './problem-cap.js';
 import { formatProblems } from './problems.js';
 
 export interface CatalogEntry {
@@ -112,7 +113,8 @@ export function requireHorde(entry: CatalogEntry): HordeDef {
 }
 
 function throwInvalid(dir: string, errors: Problem[], where: { file?: string; key?: string; line?: number } | undefined): never {
-  const message = `the horde in ${dir} has ${errors.length} error${errors.length === 1 ? '' : 's'}:\n${formatProblems(errors)}`;
+  const count = countProblems(errors).errors;
+  const message = `the horde in ${dir} has ${count} error${count === 1 ? '' : 's'}:\n${formatProblems(errors)}`;
   throw new KowalskiError('KW_ERR_HORDE_INVALID', message, where === undefined ? {} : { where });
 }
 

@@ -174,6 +174,17 @@ export function isTable(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** Names for a message: all of them when few, else the first 20 and how many more (messages stay short and cheap). */
+export function someOf(names: Iterable<string>, max = 20): string {
+  const shown: string[] = [];
+  let more = 0;
+  for (const name of names) {
+    if (shown.length < max) shown.push(name);
+    else more += 1;
+  }
+  return more === 0 ? shown.join(', ') : `${shown.join(', ')} and ${more.toLocaleString('en-US')} more`;
+}
+
 /** How a wrong value is named in a message: `a number (3)`, `an array`, … */
 export function describe(v: unknown): string {
   if (Array.isArray(v)) return 'an array';

@@ -14,6 +14,20 @@ export const MAX_MD_BYTES = 1024 * 1024;
 export type ReadMd = { status: 'ok'; fields: Fields; body: string } | { status: 'missing' } | { status: 'bad' };
 
 /**
+ * The lower-cased names in `<dir>/agents/`, read once: a pipeline step whose file is not
+ * among them is missing without a look of its own (a long pipeline of missing steps costs
+ * one listing, not one stat each). Undefined when the folder cannot be listed (then each
+ * file is looked up). Lower-cased, so a case-insensitive file system is not second-guessed.
+ */
+export async function agentFileNames(dir: string): Promise<ReadonlySet<string> | undefined> {
+  try {
+    return new Set((await fs.readdir(path.join(dir, 'agents'))).map((n) => n.toLowerCase()));
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ENOENT' ? new Set() : undefined;
+  }
+}
+
+/**
  * Read `rel` (relative to `dir`, `/`-separated). A missing file is `missing` and reported
  * by the caller (who knows what it was for); anything else wrong is reported here as
  * KW_ERR_FRONT_MATTER and is `bad`.

@@ -33,18 +33,19 @@ export function readPipeline(horde: Fields): string[] | undefined {
     horde.problems.error('KW_ERR_PIPELINE_EMPTY', horde.at('pipeline'), 'pipeline is empty: list at least one step');
     return undefined;
   }
-  const out: string[] = [];
+  /** Each accepted name and where it was first written. */
+  const first = new Map<string, number>();
   names.forEach((name, i) => {
     const key = `pipeline[${i}]`;
     if (!STEP_NAME.test(name)) {
       horde.bad(key, `step name "${name}" must start with a letter or digit and hold only letters, digits, _ . or - (it names agents/<name>.md)`);
-    } else if (out.includes(name)) {
-      horde.problems.error('KW_ERR_PIPELINE_DUPLICATE', horde.at(key), `step "${name}" appears twice in pipeline (first at pipeline[${names.indexOf(name)}])`);
+    } else if (first.has(name)) {
+      horde.problems.error('KW_ERR_PIPELINE_DUPLICATE', horde.at(key), `step "${name}" appears twice in pipeline (first at pipeline[${first.get(name)}])`);
     } else {
-      out.push(name);
+      first.set(name, i);
     }
   });
-  return out;
+  return [...first.keys()];
 }
 
 /** Read `[[edges]]`, check them against `pipeline`, and return written + implicit edges. */
@@ -58,18 +59,20 @@ export function buildEdges(horde: Fields, pipeline: readonly string[]): EdgeDef[
     if (edge !== undefined) written.push(edge);
   }
 
+  const forward = written.filter((e) => !e.back);
+  const hasOut = new Set(forward.map((e) => e.from));
+  const hasIn = new Set(forward.map((e) => e.to));
   const implicit: EdgeDef[] = [];
   for (let i = 0; i + 1 < pipeline.length; i += 1) {
     const from = pipeline[i] as string;
     const to = pipeline[i + 1] as string;
-    const hasOut = written.some((e) => !e.back && e.from === from);
-    const hasIn = written.some((e) => !e.back && e.to === to);
-    if (!hasOut && !hasIn) implicit.push({ from, to, when: 'pass', back: false, implicit: true });
+    if (!hasOut.has(from) && !hasIn.has(to)) implicit.push({ from, to, when: 'pass', back: false, implicit: true });
   }
   const edges = [...written, ...implicit];
+  const reached = new Set(edges.filter((e) => !e.back).map((e) => e.to));
 
   pipeline.forEach((name, i) => {
-    if (i === 0 || edges.some((e) => !e.back && e.to === name)) return;
+    if (i === 0 || reached.has(name)) return;
     horde.problems.error(
       'KW_ERR_STEP_UNREACHABLE',
       horde.at(`pipeline[${i}]`),

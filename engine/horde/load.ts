@@ -7,7 +7,7 @@ import path from 'node:path';
 import { STEP_KINDS } from '../../core/index.js';
 import type { HordeDef, InputField, LoadResult, StepDef } from '../../core/index.js';
 import type { Fields } from './fields.js';
-import { readMarkdown } from './files.js';
+import { agentFileNames, readMarkdown } from './files.js';
 import { buildEdges, readPipeline } from './graph.js';
 import { DEFAULT_HASH_LIMITS, hashFolder } from './hash.js';
 import type { HashLimits } from './hash.js';
@@ -43,7 +43,7 @@ export interface LoadOptions {
 export async function loadHorde(dir: string, options: LoadOptions = {}): Promise<LoadResult> {
   const abs = path.resolve(dir);
   const problems = new ProblemList();
-  const fail = (): LoadResult => ({ ok: false, problems: problems.sorted() });
+  const fail = (): LoadResult => ({ ok: false, problems: problems.reported() });
 
   const isDir = await fs.stat(abs).then((s) => s.isDirectory(), () => false);
   if (!isDir) {
@@ -73,14 +73,22 @@ export async function loadHorde(dir: string, options: LoadOptions = {}): Promise
   const stepFields = new Map<string, Fields>();
   const names = pipeline ?? [];
   let allSteps = pipeline !== undefined;
+  const stepNames: ReadonlySet<string> = new Set(names);
+  const written: unknown[] = Array.isArray(h.table.pipeline) ? h.table.pipeline : [];
+  const firstAt = new Map<unknown, number>();
+  written.forEach((item, i) => {
+    if (!firstAt.has(item)) firstAt.set(item, i);
+  });
+  const agentFiles = await agentFileNames(abs);
   for (const name of names) {
     const file = `agents/${name}.md`;
-    const md = await readMarkdown(abs, file, problems);
+    const listed = agentFiles === undefined || agentFiles.has(`${name}.md`.toLowerCase());
+    const md = listed ? await readMarkdown(abs, file, problems) : { status: 'missing' as const };
     if (md.status === 'missing') {
-      const index = (h.table.pipeline as unknown[]).indexOf(name);
+      const index = firstAt.get(name) ?? -1;
       problems.error('KW_ERR_STEP_FILE_MISSING', h.at(`pipeline[${index}]`), `step "${name}" has no ${file}; every pipeline step needs one`);
     }
-    const step = md.status === 'ok' ? await readStep(name, md.fields, md.body, { dir: abs, pipeline: names, knownKinds, knownTools }) : undefined;
+    const step = md.status === 'ok' ? await readStep(name, md.fields, md.body, { dir: abs, pipeline: stepNames, knownKinds, knownTools }) : undefined;
     if (step === undefined || md.status !== 'ok') {
       allSteps = false;
       continue;
@@ -108,7 +116,7 @@ export async function loadHorde(dir: string, options: LoadOptions = {}): Promise
     id, displayName, description, pipeline, steps, edges, triggers, confirmCommands, workdir, deliveryRootRel,
     display, inputs, body: read.body, extra, hash: hashed.hash, dir: abs, origin: options.origin ?? 'path',
   };
-  return { ok: true, horde, warnings: problems.sorted() };
+  return { ok: true, horde, warnings: problems.reported() };
 }
 
 function readId(h: Fields, folder: string): string | undefined {

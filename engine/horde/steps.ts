@@ -7,6 +7,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { MODEL_STEP_KINDS } from '../../core/index.js';
 import type { ApplyMode, Isolation, NormalizeSpec, StepDef } from '../../core/index.js';
+import { someOf } from './fields.js';
 import type { Fields } from './fields.js';
 import { readInputs } from './inputs.js';
 import { checkPathAt, isInside } from './paths.js';
@@ -22,7 +23,7 @@ export interface StepContextInfo {
   /** Absolute horde folder. */
   dir: string;
   /** The pipeline's step names (for `@step:<name>@`). */
-  pipeline: readonly string[];
+  pipeline: ReadonlySet<string>;
   knownKinds: ReadonlySet<string>;
   knownTools: ReadonlySet<string>;
 }
@@ -30,7 +31,7 @@ export interface StepContextInfo {
 /** Read a step from its file's front matter. Returns undefined when it has errors. */
 export async function readStep(name: string, f: Fields, body: string, ctx: StepContextInfo): Promise<StepDef | undefined> {
   const problems = f.problems;
-  const before = problems.items.filter((p) => p.severity === 'error').length;
+  const before = problems.errorCount;
   const file = f.source.file;
 
   const declared = f.string('name', { required: true });
@@ -73,7 +74,7 @@ export async function readStep(name: string, f: Fields, body: string, ctx: StepC
   const normalize = readNormalize(f);
   const inputs = readInputs(f);
 
-  if (problems.items.filter((p) => p.severity === 'error').length > before || kind === undefined) return undefined;
+  if (problems.errorCount > before || kind === undefined) return undefined;
   const step: StepDef = {
     name, kind, file, displayName, output, context, tools, isolation, inputs, body, extra: f.unread(),
   };
@@ -93,6 +94,7 @@ export async function readStep(name: string, f: Fields, body: string, ctx: StepC
  * input, `{{workdir}}` and `{{run_dir}}`. Needs the horde's form, so it runs after every step is read.
  */
 export function checkPlaceholders(f: Fields, step: StepDef, declared: ReadonlySet<string>): void {
+  const known = declared.size === 0 ? 'the horde declares no inputs' : `declared inputs: ${someOf(declared)}`;
   for (const [key, value] of [['verify_command', step.verifyCommand], ['verify_cwd', step.verifyCwd]] as const) {
     if (value === undefined) continue;
     const scan = scanPlaceholders(value);
@@ -101,7 +103,6 @@ export function checkPlaceholders(f: Fields, step: StepDef, declared: ReadonlySe
     }
     for (const p of scan.placeholders) {
       if (p.type === 'input' && !declared.has(p.id)) {
-        const known = declared.size === 0 ? 'the horde declares no inputs' : `declared inputs: ${[...declared].join(', ')}`;
         f.bad(key, `${key} uses ${p.text} but the horde has no input "${p.id}" (${known})`);
       }
     }
@@ -131,7 +132,7 @@ async function readPromptFile(f: Fields, dir: string): Promise<string | undefine
   return rel;
 }
 
-function readContext(f: Fields, pipeline: readonly string[]): string[] {
+function readContext(f: Fields, pipeline: ReadonlySet<string>): string[] {
   const key = f.alias('context_paths', 'reads');
   if (key === undefined) return [];
   const list = f.stringArray(key) ?? [];
@@ -144,7 +145,7 @@ function readContext(f: Fields, pipeline: readonly string[]): string[] {
     }
     const ref = /^@step:(.*)@$/.exec(item);
     if (ref !== null) {
-      if (pipeline.includes(ref[1] ?? '')) out.push(item);
+      if (pipeline.has(ref[1] ?? '')) out.push(item);
       else f.bad(at, `${item} names step "${ref[1] ?? ''}", which is not in pipeline`);
       return;
     }
@@ -162,10 +163,10 @@ function readTools(f: Fields, known: ReadonlySet<string>): string[] {
   const key = f.alias('tool_ids', 'tools');
   if (key === undefined) return [];
   const list = f.stringArray(key) ?? [];
-  const out: string[] = [];
+  const out = new Set<string>();
   list.forEach((tool, i) => {
     if (tool === 'fs_tool') {
-      for (const t of FS_TOOL_EXPANSION) if (!out.includes(t)) out.push(t);
+      for (const t of FS_TOOL_EXPANSION) out.add(t);
       return;
     }
     if (tool.trim() === '') {
@@ -175,9 +176,9 @@ function readTools(f: Fields, known: ReadonlySet<string>): string[] {
     if (!known.has(tool)) {
       f.problems.warn('KW_WARN_TOOL_UNKNOWN', f.at(`${key}[${i}]`), `tool "${tool}" is not provided by kowalski or a configured MCP server; the step will fail when it runs unless one provides it`);
     }
-    if (!out.includes(tool)) out.push(tool);
+    out.add(tool);
   });
-  return out;
+  return [...out];
 }
 
 function readNormalize(f: Fields): NormalizeSpec | undefined {

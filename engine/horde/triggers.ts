@@ -4,7 +4,7 @@
  */
 import type { CatchUp, Overlap, TriggerDef, TriggerKind } from '../../core/index.js';
 import { globProblem } from '../triggers/glob.js';
-import { Fields, isTable, describe } from './fields.js';
+import { Fields, isTable, describe, someOf } from './fields.js';
 
 export const TRIGGER_NAME = /^[a-z0-9][a-z0-9_-]*$/;
 const KINDS: readonly TriggerKind[] = ['cron', 'watch', 'webhook'];
@@ -132,6 +132,7 @@ function readKindKeys(f: Fields, kind: TriggerKind, def: TriggerDef): void {
 }
 
 function readTriggerInput(f: Fields, declared: ReadonlySet<string> | undefined): Record<string, string> {
+  const known = declared === undefined || declared.size === 0 ? 'the horde declares no inputs' : `declared inputs: ${someOf(declared)}`;
   const raw = f.raw('input');
   const out: Record<string, string> = {};
   if (raw === undefined) return out;
@@ -143,7 +144,6 @@ function readTriggerInput(f: Fields, declared: ReadonlySet<string> | undefined):
     if (typeof value !== 'string') {
       f.bad(`input.${key}`, `input.${key} must be a string, not ${describe(value)}`);
     } else if (declared !== undefined && !declared.has(key)) {
-      const known = declared.size === 0 ? 'the horde declares no inputs' : `declared inputs: ${[...declared].join(', ')}`;
       f.bad(`input.${key}`, `input.${key} is not an input of this horde (${known})`);
     } else {
       out[key] = value;
