@@ -48,7 +48,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
   try {
     // First: another process opening the same file at the same time is waited for, not an error.
     db.pragma('busy_timeout = 5000');
-    db.pragma('journal_mode = WAL');
+    switchToWal(db);
     db.pragma(`synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
     db.pragma('foreign_keys = ON');
     // Checkpoints run off the commit path (see checkpointer.ts), never inside a commit.
@@ -68,6 +68,28 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
     const code = (err as { code?: string }).code;
     if (code !== undefined && SQLITE_DAMAGED.has(code)) throw damaged(file, `${code}: ${(err as Error).message}`, err);
     throw err;
+  }
+}
+
+/** Waits between tries of the switch to WAL while another connection holds the file (up to ~5 s in all). */
+const WAL_SWITCH_TRIES = 1000;
+const WAL_SWITCH_WAIT_MS = 5;
+
+/**
+ * `journal_mode = WAL`, retried while another process holds the file: SQLite answers that
+ * switch with SQLITE_BUSY at once, without its busy handler (two engines opening a fresh
+ * file together hit it). Opening is synchronous, so the wait blocks, bounded.
+ */
+function switchToWal(db: Db): void {
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (let tries = 1; ; tries++) {
+    try {
+      db.pragma('journal_mode = WAL');
+      return;
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'SQLITE_BUSY' || tries >= WAL_SWITCH_TRIES) throw err;
+      Atomics.wait(pause, 0, 0, WAL_SWITCH_WAIT_MS);
+    }
   }
 }
 
