@@ -40,6 +40,32 @@ export default tseslint.config(
     },
   },
   {
+    // The engine reads time only through its injected Clock and Timers (engine/clock.ts,
+    // engine/triggers/timers.ts: the real ones live there), so tests can drive it with a
+    // simulated clock. The checkpoint worker is its own thread with its own interval.
+    files: ['engine/**/*.ts'],
+    ignores: ['engine/clock.ts', 'engine/triggers/timers.ts', 'engine/store/checkpoint.worker.ts'],
+    rules: {
+      'no-restricted-properties': ['error',
+        { object: 'Date', property: 'now', message: 'read the injected Clock (deps.clock.now())' },
+        { object: 'performance', property: 'now', message: 'read the injected Clock' },
+        { object: 'process', property: 'hrtime', message: 'read the injected Clock' },
+        { object: 'globalThis', property: 'setTimeout', message: 'use the injected Timers (timers.at(clock.now() + ms, fn))' },
+        { object: 'globalThis', property: 'setInterval', message: 'use the injected Timers' }],
+      'no-restricted-globals': ['error',
+        { name: 'setTimeout', message: 'use the injected Timers (timers.at(clock.now() + ms, fn))' },
+        { name: 'setInterval', message: 'use the injected Timers' }],
+      'no-restricted-syntax': ['error',
+        { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: 'new Date() reads the wall clock: use new Date(clock.now())' },
+        { selector: "CallExpression[callee.name='Date']", message: 'Date() reads the wall clock: use new Date(clock.now())' }],
+      'no-restricted-imports': ['error', { paths: [
+        { name: 'node:timers', importNames: ['setTimeout', 'setInterval'], message: 'use the injected Timers' },
+        { name: 'node:timers/promises', importNames: ['setTimeout', 'setInterval', 'scheduler'], message: 'use the injected Timers' },
+        { name: 'node:perf_hooks', importNames: ['performance'], message: 'read the injected Clock' },
+      ] }],
+    },
+  },
+  {
     // Actors are pure: no I/O, no clock, no randomness — those come in as inputs.
     files: ['actors/**/*.ts', 'core/**/*.ts'],
     rules: {

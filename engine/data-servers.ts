@@ -11,6 +11,8 @@ import { fileURLToPath } from 'node:url';
 import { DATA_TOOL_NAMES, McpManager, MCP_DEFAULT_CONNECT_TIMEOUT_SECS } from '../agents/index.js';
 import type { DataToolName, Tool } from '../agents/index.js';
 import { childExecArgv } from '../steps/index.js';
+import type { Clock } from './clock.js';
+import type { Timers } from './triggers/timers.js';
 
 /** The server name under which the run's data tool is connected (its tools are `data.<tool>` inside). */
 const SERVER = 'data';
@@ -36,13 +38,16 @@ export function dataRootOf(workdir: string): string {
 
 interface Served {
   manager: McpManager;
-  timer?: NodeJS.Timeout;
+  /** Cancels the idle timer. */
+  idle?: () => void;
   /** Calls in progress: a server is never closed under one. */
   busy: number;
 }
 
 export interface DataServersOptions {
-  /** Close a server unused for this long, ms (default 120 000). */
+  clock: Clock;
+  timers: Timers;
+  /** Close a server unused for this long, ms on `clock` (default 120 000). */
   idleMs?: number;
 }
 
@@ -50,7 +55,7 @@ export class DataServers {
   private readonly served = new Map<string, Served>();
   private readonly idleMs: number;
 
-  constructor(options: DataServersOptions = {}) {
+  constructor(private readonly options: DataServersOptions) {
     this.idleMs = options.idleMs ?? 120_000;
   }
 
@@ -85,15 +90,14 @@ export class DataServers {
   }
 
   private async using<T>(served: Served, work: () => Promise<T>): Promise<T> {
-    clearTimeout(served.timer);
+    served.idle?.();
     served.busy++;
     try {
       return await work();
     } finally {
       served.busy--;
       if (served.busy === 0) {
-        served.timer = setTimeout(() => this.retire(served), this.idleMs);
-        served.timer.unref();
+        served.idle = this.options.timers.at(this.options.clock.now() + this.idleMs, () => this.retire(served));
       }
     }
   }
@@ -108,7 +112,7 @@ export class DataServers {
   async close(): Promise<void> {
     const all = [...this.served.values()];
     this.served.clear();
-    for (const s of all) clearTimeout(s.timer);
+    for (const s of all) s.idle?.();
     await Promise.all(all.map((s) => s.manager.close()));
   }
 }

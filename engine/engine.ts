@@ -65,7 +65,7 @@ export interface EngineOptions {
   ownerUrl?: string;
   /** Test-only: `ip:port` pairs that web fetches may reach although loopback or private. Never set outside tests. */
   testOnlyFetchAllow?: readonly string[];
-  /** Timers of triggers (default: real timers on `clock`); tests drive cron with a simulated clock. */
+  /** The engine's timers (default: real timers on `clock`): triggers' schedules and debounces, the hot reload, idle data tool servers. Tests drive them with a simulated clock. */
   timers?: Timers;
   /** Quiet time after a change under `<data>/hordes/` before the catalog is re-read, ms (default 300). */
   reloadDebounceMs?: number;
@@ -153,13 +153,14 @@ function snapshotOf(horde: HordeDef): HordeDef {
 
 export async function createEngine(options: EngineOptions): Promise<Engine> {
   const paths = dataPaths(path.resolve(options.dataDir));
-  const lock = lockDataDir(paths.dataDir, { pid: process.pid, startedAt: Date.now(), ...(options.ownerUrl === undefined ? {} : { url: options.ownerUrl }) });
+  const clock = options.clock ?? systemClock;
+  const timers = options.timers ?? systemTimers(clock);
+  const lock = lockDataDir(paths.dataDir, { pid: process.pid, startedAt: clock.now(), ...(options.ownerUrl === undefined ? {} : { url: options.ownerUrl }) });
   let checkpointer: Checkpointer | undefined;
   try {
     let config = options.config ?? loadConfig(paths.config);
-    const clock = options.clock ?? systemClock;
     fs.mkdirSync(paths.runs, { recursive: true, mode: 0o700 });
-    const db = openDatabase(paths.database, { synchronous: config.store.synchronous });
+    const db = openDatabase(paths.database, { synchronous: config.store.synchronous, clock });
     const observers = new Observers();
     checkpointer = await startCheckpointer(paths.database, { onError: (message) => observers.emit('engine:warning', { message: `WAL checkpoint: ${message}` }) });
     const log = new EventLog(db);
@@ -182,7 +183,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     const threads = Math.max(1, Math.min(config.runs.maxParallelSteps, 8));
     const runner = createStepRunner({ maxThreads: threads, concurrentTasksPerWorker: Math.ceil(config.runs.maxParallelSteps / threads) });
     const models = new ModelHub({
-      db, config: () => config, dataDir: paths.dataDir, clock, observers,
+      db, config: () => config, dataDir: paths.dataDir, clock, timers, observers,
       ...(options.testOnlyFetchAllow === undefined ? {} : { testOnlyFetchAllow: options.testOnlyFetchAllow }),
     });
     const supervisor = new Supervisor({
@@ -237,7 +238,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     };
     const triggers = createTriggerHost({
       store: new TriggerStore(db), queries, observers, clock, paths,
-      timers: options.timers ?? systemTimers(clock),
+      timers,
       config: () => config,
       catalog: () => catalogOf({ dataDir: paths.dataDir, builtinDir, knownKinds }),
       startRun,

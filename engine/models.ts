@@ -16,6 +16,7 @@ import { DataServers, dataRootOf, isDataToolName } from './data-servers.js';
 import type { EngineConfig } from './config.js';
 import type { Observers } from './observers.js';
 import type { TaskExtras } from './step-task.js';
+import type { Timers } from './triggers/timers.js';
 import { TraceStore } from './store/traces.js';
 import { createEngineTools } from './tools.js';
 import type { EngineTools } from './tools.js';
@@ -25,6 +26,8 @@ export interface ModelHubDeps {
   config(): EngineConfig;
   dataDir: string;
   clock: Clock;
+  /** The engine's timers (a data tool server is closed after it has been idle a while). */
+  timers: Timers;
   observers: Observers;
   /** Test-only: `ip:port` pairs web fetches may reach although loopback or private. */
   testOnlyFetchAllow?: readonly string[];
@@ -36,12 +39,13 @@ export class ModelHub {
   readonly traces: TraceStore;
   private tools: EngineTools;
   /** The data tool of each run's `inputs/`, started on demand. */
-  private readonly data = new DataServers();
+  private readonly data: DataServers;
   /** Read with the environment when the config is (re)loaded: a bad OLLAMA_HOST stops the start, not a step. */
   private providers: ProviderSettings;
 
   constructor(private readonly deps: ModelHubDeps) {
     this.traces = new TraceStore(deps.db);
+    this.data = new DataServers({ clock: deps.clock, timers: deps.timers });
     this.providers = providerSettingsFrom(deps.config().raw, process.env);
     this.tools = this.buildTools();
   }

@@ -81,7 +81,8 @@ export function createTriggerHost(deps: TriggerHostDeps): EngineTriggers {
   const good = new Map<string, HordeDef>();
   let loaded = false;
   let watcher: FSWatcher | undefined;
-  let timer: NodeJS.Timeout | undefined;
+  /** Cancels the pending hot reload (a timer on the engine's clock). */
+  let cancelReload: (() => void) | undefined;
   let refreshing: Promise<void> = Promise.resolve();
   const offRunEvents = deps.observers.on('run:event', ({ stored, state }) => {
     if (FINAL_RUN_STATES.has(state) && stored.event.type !== 'run.created') service?.runEnded(stored.runId);
@@ -118,18 +119,18 @@ export function createTriggerHost(deps: TriggerHostDeps): EngineTriggers {
       const { watch } = await import('chokidar');
       watcher = watch(deps.paths.hordes, { ignoreInitial: true, depth: 4, ignored: (p) => /(^|[/\\])\.(?!kowalski-import\.json$)[^/\\]*$/.test(p) && !p.endsWith(deps.paths.hordes) });
       watcher.on('all', () => {
-        clearTimeout(timer);
-        timer = setTimeout(() => {
+        cancelReload?.();
+        cancelReload = deps.timers.at(deps.clock.now() + debounce, () => {
+          cancelReload = undefined;
           refresh().then(() => deps.observers.emit('catalog:changed', {}), (err: unknown) => deps.observers.emit('engine:warning', { message: `reloading hordes: ${err instanceof Error ? err.message : String(err)}` }));
-        }, debounce);
-        timer.unref();
+        });
       });
       await new Promise<void>((resolve) => watcher!.once('ready', () => resolve()));
     },
     refresh,
     async close() {
       offRunEvents();
-      clearTimeout(timer);
+      cancelReload?.();
       await watcher?.close();
       await service?.close();
     },

@@ -302,6 +302,8 @@ export class TriggerService {
       path: target,
       ...(def.globs === undefined ? {} : { globs: def.globs }),
       debounceMs: def.debounceMs ?? 2000,
+      clock: this.deps.clock,
+      timers: this.deps.timers,
       hashes: this.deps.store.watchHashes(horde.id, def.name),
       ignore: this.deps.ignorePaths,
       // The watcher waits for each firing to be handled (committed or held back) before the next: a flood is paced by the engine.

@@ -35,7 +35,9 @@ import { createHash } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { watch as chokidarWatch, type FSWatcher } from 'chokidar';
 import { KowalskiError } from '../../core/index.js';
+import type { Clock } from '../clock.js';
 import { compileGlobs, type GlobSet } from './glob.js';
+import type { Timers } from './timers.js';
 
 /** Default {@link WatchOptions.maxPending}: settled changes the caller has not taken yet. */
 export const DEFAULT_MAX_PENDING = 1000;
@@ -78,8 +80,12 @@ export interface WatchOptions {
   path: string;
   /** Which files count, relative to `path` when it is a folder (see glob.ts). Default: every file that is not hidden. Not used when `path` is a file. */
   globs?: string[];
-  /** How long a file must stay unchanged before it counts as settled (ms). */
+  /** How long a file must stay unchanged before it counts as settled (ms), on `clock`. */
   debounceMs: number;
+  /** The engine's clock: a file's age at start is `clock.now()` minus its mtime. */
+  clock: Clock;
+  /** The engine's timers, on that clock: the debounce, forgetting a deleted file, the overflow report. */
+  timers: Timers;
   hashes: WatchHashes;
   /** A settled change: the file exists, stopped changing for debounceMs, and its content hash differs from the last one fired. A returned promise is waited for before the next change (backpressure). */
   onChange(change: WatchChange): void | Promise<void>;
@@ -131,7 +137,8 @@ export function startWatch(options: WatchOptions): Watcher {
 interface Entry {
   /** size:mtime:inode at the latest event or stat; settled when a stat a debounce later still shows it. */
   sig: string | undefined;
-  timer: NodeJS.Timeout | undefined;
+  /** Cancels the settle timer. */
+  timer: (() => void) | undefined;
   hashing: boolean;
   /** An event came while it was being hashed. */
   dirty: boolean;
@@ -154,14 +161,15 @@ class WatchSession {
   private readonly entries = new Map<string, Entry>();
   private readonly hashQueue = new Set<string>();
   private readonly jobs = new Set<Promise<void>>();
-  private readonly goneTimers = new Map<string, NodeJS.Timeout>();
+  /** Per deleted path, the cancel of the timer that forgets it. */
+  private readonly goneTimers = new Map<string, () => void>();
   /** Settled changes not yet taken, in order; one per path. */
   private readonly queue = new Map<string, WatchChange>();
   private inFlight: WatchChange | undefined;
   private draining = false;
   private dropped = 0;
   private examples: string[] = [];
-  private overflowTimer: NodeJS.Timeout | undefined;
+  private overflowTimer: (() => void) | undefined;
 
   /** Start scan: paths present, and how many are still settling. */
   private seen: Set<string> | undefined = new Set();
@@ -209,8 +217,8 @@ class WatchSession {
     if (this.closing) return this.closing;
     this.closed = true;
     this.abort.abort();
-    for (const entry of this.entries.values()) clearTimeout(entry.timer);
-    for (const timer of this.goneTimers.values()) clearTimeout(timer);
+    for (const entry of this.entries.values()) entry.timer?.();
+    for (const cancel of this.goneTimers.values()) cancel();
     this.entries.clear();
     this.hashQueue.clear();
     this.goneTimers.clear();
@@ -243,7 +251,7 @@ class WatchSession {
     if (!this.admits(p, false)) return;
     const gone = this.goneTimers.get(p);
     if (gone !== undefined) {
-      clearTimeout(gone);
+      gone();
       this.goneTimers.delete(p);
     }
     const sig = signature(stats);
@@ -261,7 +269,7 @@ class WatchSession {
     // Found by the start scan: unchanged for a debounce already, it is compared right away;
     // written just now, it waits like any change (and leaves the scan if it keeps changing).
     this.initialLeft++;
-    if (stats !== undefined && Date.now() - stats.mtimeMs >= this.options.debounceMs) this.enqueueHash(p);
+    if (stats !== undefined && this.options.clock.now() - stats.mtimeMs >= this.options.debounceMs) this.enqueueHash(p);
     else this.arm(p, fresh, true);
   }
 
@@ -270,26 +278,31 @@ class WatchSession {
     const p = path.resolve(abs);
     const entry = this.entries.get(p);
     if (entry !== undefined) this.finish(p, entry);
-    clearTimeout(this.goneTimers.get(p));
+    this.goneTimers.get(p)?.();
     // Forget it only if it stays gone: an editor's save may delete and re-create it.
-    this.goneTimers.set(p, setTimeout(() => {
+    this.goneTimers.set(p, this.after(this.options.debounceMs, () => {
       this.goneTimers.delete(p);
       this.queue.delete(p);
       this.guard(() => this.options.hashes.remove(p), p);
-    }, this.options.debounceMs));
+    }));
   }
 
   /** (Re)start the settle timer; a file still changing leaves the start scan. */
   private arm(p: string, entry: Entry, keepInitial = false): void {
     if (!keepInitial) this.leaveInitial(entry);
     this.hashQueue.delete(p);
-    clearTimeout(entry.timer);
+    entry.timer?.();
     entry.hashing = false;
     entry.dirty = false;
-    entry.timer = setTimeout(() => {
+    entry.timer = this.after(this.options.debounceMs, () => {
       entry.timer = undefined;
       this.enqueueHash(p);
-    }, this.options.debounceMs);
+    });
+  }
+
+  /** Call `fn` once `ms` have passed on the engine's clock; returns its cancel. */
+  private after(ms: number, fn: () => void): () => void {
+    return this.options.timers.at(this.options.clock.now() + ms, fn);
   }
 
   private enqueueHash(p: string): void {
@@ -342,7 +355,8 @@ class WatchSession {
   }
 
   private finish(p: string, entry: Entry): void {
-    clearTimeout(entry.timer);
+    entry.timer?.();
+    entry.timer = undefined;
     this.hashQueue.delete(p);
     this.leaveInitial(entry);
     if (this.entries.get(p) === entry) this.entries.delete(p);
@@ -376,11 +390,11 @@ class WatchSession {
     this.guard(() => this.options.hashes.set(change.path, change.hash), change.path);
     this.dropped++;
     if (this.examples.length < MAX_OVERFLOW_EXAMPLES) this.examples.push(change.path);
-    this.overflowTimer ??= setTimeout(() => this.flushOverflow(), OVERFLOW_REPORT_MS);
+    this.overflowTimer ??= this.after(OVERFLOW_REPORT_MS, () => this.flushOverflow());
   }
 
   private flushOverflow(): void {
-    clearTimeout(this.overflowTimer);
+    this.overflowTimer?.();
     this.overflowTimer = undefined;
     if (this.dropped === 0) return;
     const info: WatchOverflow = { dropped: this.dropped, examples: this.examples };

@@ -5,103 +5,13 @@
  * gaps between chunks, which are the scenario itself.
  */
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
-import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import type { TestContext } from 'node:test';
 import { setTimeout as pause } from 'node:timers/promises';
 import type { KowalskiError } from '../../core/index.js';
 import { startWatch } from '../../engine/triggers/watch.js';
-import type { WatchChange, WatchHashes, WatchOptions, WatchOverflow, Watcher } from '../../engine/triggers/watch.js';
-import { tempDir } from '../support/tmp.js';
-
-const DEBOUNCE = 200;
-
-/** What the caller would persist in SQLite, kept in a Map. */
-class MapHashes implements WatchHashes {
-  readonly map = new Map<string, string>();
-  get(p: string): string | undefined { return this.map.get(p); }
-  set(p: string, hash: string): void { this.map.set(p, hash); }
-  remove(p: string): void { this.map.delete(p); }
-  paths(): string[] { return [...this.map.keys()]; }
-}
-
-/** Everything a watcher reported, and bounded waits on it. */
-class Recorder {
-  readonly changes: (WatchChange & { at: number })[] = [];
-  readonly overflows: WatchOverflow[] = [];
-  readonly errors: Error[] = [];
-  private readonly events = new EventEmitter();
-
-  note(): void { this.events.emit('update'); }
-  names(): string[] { return this.changes.map((c) => path.basename(c.path)); }
-  dropped(): number { return this.overflows.reduce((n, o) => n + o.dropped, 0); }
-
-  /** Resolve when `ready()` holds (checked after each callback); fail after `ms`. */
-  async until(ready: () => boolean, what: string, ms = 10_000): Promise<void> {
-    if (ready()) return;
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.events.off('update', check);
-        reject(new Error(`timed out after ${ms} ms waiting for ${what}; got changes [${this.names().join(', ')}], dropped ${this.dropped()}, errors [${this.errors.map((e) => e.message).join('; ')}]`));
-      }, ms);
-      const check = (): void => {
-        if (!ready()) return;
-        clearTimeout(timer);
-        this.events.off('update', check);
-        resolve();
-      };
-      this.events.on('update', check);
-    });
-  }
-
-  /** Wait until a change of this file name has arrived (the count-th one). */
-  async changeOf(name: string, count = 1): Promise<WatchChange> {
-    await this.until(() => this.names().filter((n) => n === name).length >= count, `change #${count} of ${name}`);
-    return this.changes.filter((c) => path.basename(c.path) === name)[count - 1] as WatchChange;
-  }
-}
-
-interface Started {
-  watcher: Watcher;
-  rec: Recorder;
-  hashes: MapHashes;
-}
-
-/** Start a watcher that records into a fresh Recorder; closed after the test. */
-async function watchWith(t: TestContext, options: Partial<WatchOptions> & { path: string }, hashes = new MapHashes()): Promise<Started> {
-  const rec = new Recorder();
-  const watcher = startWatch({
-    debounceMs: DEBOUNCE,
-    hashes,
-    onChange: (change) => {
-      rec.changes.push({ ...change, at: performance.now() });
-      rec.note();
-    },
-    onOverflow: (info) => {
-      rec.overflows.push(info);
-      rec.note();
-    },
-    onError: (error) => {
-      rec.errors.push(error);
-      rec.note();
-    },
-    ...options,
-  });
-  t.after(() => watcher.close());
-  await watcher.ready;
-  return { watcher, rec, hashes };
-}
-
-function sha256(content: string | Buffer): string {
-  return createHash('sha256').update(content).digest('hex');
-}
-
-function dir(t: TestContext): string {
-  return fs.realpathSync(tempDir(t, 'kw-watch-'));
-}
+import { DEBOUNCE, MapHashes, REAL_TIME, Recorder, dir, sha256, watchWith } from '../support/watch.js';
 
 void test('a file written in 50 chunks fires once, after it has settled, with the final content', async (t) => {
   const root = dir(t);
@@ -169,6 +79,7 @@ void test('5,000 files created at once: deliveries are bounded by the queue and 
   let inFlight = 0;
   let maxInFlight = 0;
   const watcher = startWatch({
+    ...REAL_TIME,
     path: root,
     debounceMs: 150,
     maxPending,
@@ -338,6 +249,7 @@ void test('a caller that throws is reported and not recorded, and the watcher go
   const rec = new Recorder();
   const hashes = new MapHashes();
   const watcher = startWatch({
+    ...REAL_TIME,
     path: root,
     debounceMs: DEBOUNCE,
     hashes,
