@@ -21,7 +21,8 @@ import { dataPaths } from './data-dir.js';
 import type { DataPaths } from './data-dir.js';
 import type { StoredEvent } from './events.js';
 import type { Catalog, CatalogEntry } from './horde/index.js';
-import { catalogOf, findHorde } from './hordes.js';
+import { catalogThread } from './catalog-thread.js';
+import { findHorde } from './hordes.js';
 import { packageRoot } from './modules.js';
 import { ModelHub } from './models.js';
 import { Observers } from './observers.js';
@@ -236,11 +237,14 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       await supervisor.create(runId, created, alsoWrite === undefined ? undefined : () => alsoWrite(runId));
       return runId;
     };
+    // The catalog is read in a worker thread: a wide horde never holds up the server's event loop.
+    const loader = catalogThread();
+    const readCatalog = (): Promise<Catalog> => loader.read({ builtinDir, userDir: paths.hordes, knownKinds: [...knownKinds] });
     const triggers = createTriggerHost({
       store: new TriggerStore(db), queries, observers, clock, paths,
       timers,
       config: () => config,
-      catalog: () => catalogOf({ dataDir: paths.dataDir, builtinDir, knownKinds }),
+      catalog: readCatalog,
       startRun,
       ...(options.reloadDebounceMs === undefined ? {} : { reloadDebounceMs: options.reloadDebounceMs }),
     });
@@ -265,7 +269,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       kinds,
       triggers,
       stats: committer.stats,
-      catalog: () => catalogOf({ dataDir: paths.dataDir, builtinDir, knownKinds }),
+      catalog: readCatalog,
       resolveHorde: (ref) => findHorde(ref, { dataDir: paths.dataDir, builtinDir, knownKinds }),
       startRun,
       async approve(runId, opts = {}) {
@@ -347,6 +351,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       close() {
         closing ??= (async () => {
           await triggers.close();
+          await loader.close();
           await supervisor.close();
           await runner.close();
           await models.close();

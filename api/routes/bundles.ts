@@ -1,12 +1,12 @@
 /**
  * `/api/bundles` and `/api/hordes/:id/bundle`: a horde as a `.kwf.zip`, and importing one —
- * upload (checked and staged, nothing installed), then install or drop. Registered as an
+ * upload (checked and staged in a worker thread, nothing installed), then install or drop. Registered as an
  * encapsulated plugin: the `application/zip` body parser and its 20 MiB limit apply to
  * these routes only; every other route keeps JSON bodies of at most 1 MiB.
  */
 import type { FastifyInstance } from 'fastify';
 import { KowalskiError } from '../../core/index.js';
-import { BundleStaging, DEFAULT_BUNDLE_LIMITS, INSTALL_ID, REVIEW_ID_PATTERN, exportBundle, reviewBundle } from '../../bundles/index.js';
+import { BundleStaging, DEFAULT_BUNDLE_LIMITS, INSTALL_ID, REVIEW_ID_PATTERN, exportBundle, reviewThread } from '../../bundles/index.js';
 import { requireHorde } from '../../engine/index.js';
 import type { Engine } from '../../engine/index.js';
 import { hordeIdParams } from '../schemas.js';
@@ -16,8 +16,13 @@ const reviewParams = { type: 'object', required: ['reviewId'], properties: { rev
 export async function bundleRoutes(app: FastifyInstance, options: { engine: Engine }): Promise<void> {
   const { engine } = options;
   const staging = new BundleStaging();
+  // Uploads are checked in a worker thread: a wide bundle never holds up the other routes.
+  const reviewer = reviewThread();
   const knownKinds = (): ReadonlySet<string> => new Set(engine.kinds.keys());
-  app.addHook('onClose', async () => staging.close());
+  app.addHook('onClose', async () => {
+    await reviewer.close();
+    await staging.close();
+  });
   app.addContentTypeParser('application/zip', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
 
   app.get<{ Params: { id: string } }>('/api/hordes/:id/bundle', { schema: { params: hordeIdParams } }, async (req, reply) => {
@@ -34,7 +39,7 @@ export async function bundleRoutes(app: FastifyInstance, options: { engine: Engi
 
   app.post('/api/bundles', { bodyLimit: DEFAULT_BUNDLE_LIMITS.maxBundleBytes }, async (req, reply) => {
     if (!Buffer.isBuffer(req.body)) throw new KowalskiError('KW_ERR_UNSUPPORTED_MEDIA', 'send the bundle itself as the body, with Content-Type: application/zip');
-    const staged = await reviewBundle(req.body, { dataDir: engine.paths.dataDir, knownKinds: knownKinds(), catalog: () => engine.catalog() });
+    const staged = await reviewer.review(req.body, { dataDir: engine.paths.dataDir, knownKinds: knownKinds(), catalog: () => engine.catalog() });
     const { reviewId, expiresAt } = await staging.add(staged);
     return reply.code(201).send({ reviewId, expiresAt, ...staged.report });
   });

@@ -13,6 +13,8 @@ export interface Problem {
   key?: string;
   line?: number;
   message: string;
+  /** On a KW_ERR_TOO_MANY_PROBLEMS entry: how many problems it stands for (the list is capped). */
+  omitted?: { errors: number; warnings: number };
 }
 
 export type InputType = 'text' | 'textarea' | 'url' | 'choice' | 'path' | 'file';

@@ -1,0 +1,53 @@
+/**
+ * Reviewing an uploaded bundle in a worker thread: inflating up to 20 MiB, hashing it and
+ * validating the horde inside (which may be 1 MiB of TOML with thousands of problems) never
+ * holds up the server's event loop. Only the question "is its id taken?" is asked here, of
+ * the caller's catalog. The result is the same as `reviewBundle` in-process.
+ */
+import type { PlainError, Problem } from '../core/index.js';
+import { builtinKindNames } from '../engine/index.js';
+import { jobThread } from '../engine/threads/index.js';
+import type { BundleLimits } from './limits.js';
+import { BundleInvalidError } from './reject.js';
+import { withExisting } from './review.js';
+import type { ReviewOptions, StagedBundle } from './review.js';
+import type { CheckedBundle } from './check.js';
+
+/** What the thread is asked (plain data). */
+export interface ReviewJob {
+  bytes: Uint8Array;
+  dataDir: string;
+  knownKinds: string[];
+  limits?: Partial<BundleLimits>;
+}
+
+/** What it answers: the checked bundle, or the refusal with the problems of the horde inside. */
+export type ReviewAnswer = { ok: true; checked: CheckedBundle } | { ok: false; error: PlainError; problems: Problem[] };
+
+export interface BundleReviewer {
+  /** `reviewBundle`, done in the thread. `bytes` are copied first; the caller keeps them. */
+  review(bytes: Uint8Array, options: ReviewOptions): Promise<StagedBundle>;
+  close(): Promise<void>;
+}
+
+/** Started at the first review. */
+export function reviewThread(): BundleReviewer {
+  const thread = jobThread<ReviewJob, ReviewAnswer>(import.meta.url, 'review.worker');
+  return {
+    async review(bytes, options) {
+      const copy = new Uint8Array(bytes); // its own buffer, handed over whole (a Buffer may be a view of a shared pool)
+      const job: ReviewJob = {
+        bytes: copy,
+        dataDir: options.dataDir,
+        knownKinds: [...(options.knownKinds ?? builtinKindNames())],
+        ...(options.limits === undefined ? {} : { limits: options.limits }),
+      };
+      const answer = await thread.run(job, [copy.buffer]);
+      if (!answer.ok) {
+        throw new BundleInvalidError(answer.error.message, { ...(answer.error.where === undefined ? {} : { where: answer.error.where }), problems: answer.problems });
+      }
+      return withExisting(answer.checked, options);
+    },
+    close: () => thread.close(),
+  };
+}

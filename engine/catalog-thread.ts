@@ -1,0 +1,25 @@
+/**
+ * The catalog read in a worker thread: loading and validating every horde folder (a file
+ * may hold 1 MiB of TOML with thousands of problems) never holds up the server's event
+ * loop. What comes back is the same plain Catalog that `catalogOf` returns in-process.
+ */
+import type { Catalog } from './horde/index.js';
+import { jobThread } from './threads/index.js';
+
+/** What the thread is asked: the folders to search and the step kinds a horde may use. */
+export interface CatalogJob {
+  builtinDir?: string;
+  userDir?: string;
+  knownKinds: string[];
+}
+
+export interface CatalogThread {
+  read(job: CatalogJob): Promise<Catalog>;
+  close(): Promise<void>;
+}
+
+/** Started at the first read (the thread costs nothing until then). */
+export function catalogThread(): CatalogThread {
+  const thread = jobThread<CatalogJob, Catalog>(import.meta.url, 'catalog.worker');
+  return { read: (job) => thread.run(job), close: () => thread.close() };
+}

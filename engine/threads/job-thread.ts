@@ -1,0 +1,75 @@
+/**
+ * A worker thread for work that must not hold up the caller's event loop (loading hordes,
+ * reviewing an uploaded bundle): one module, started at the first job, answering each job
+ * with one message. Jobs and answers are plain data (structured clone); a failure comes
+ * back as a PlainError and is rebuilt as a KowalskiError. While no job is pending the
+ * thread does not keep the process alive; `close()` ends it. If the thread dies, its
+ * pending jobs fail and the next job starts a new one.
+ */
+import { Worker } from 'node:worker_threads';
+import { KowalskiError, fromPlainError } from '../../core/index.js';
+import type { PlainError } from '../../core/index.js';
+import { workerEntry } from '../modules.js';
+
+/** What the thread answers to job `id`. */
+export type JobAnswer<Res> = { id: number; ok: true; value: Res } | { id: number; ok: false; error: PlainError };
+
+export interface JobThread<Req, Res> {
+  /** `transfer`: buffers of the job handed over to the thread, not copied (unusable here afterwards). */
+  run(job: Req, transfer?: ArrayBuffer[]): Promise<Res>;
+  /** End the thread (pending jobs fail with KW_ERR_INTERNAL); a later `run` starts a new one. */
+  close(): Promise<void>;
+}
+
+/**
+ * The thread running `base` (a module beside `metaUrl`, e.g. `catalog.worker`, which calls
+ * `serveJobs`). From dist/ it is the .js file; from the sources, tsx is registered first.
+ */
+export function jobThread<Req, Res>(metaUrl: string, base: string): JobThread<Req, Res> {
+  let worker: Worker | undefined;
+  let nextId = 1;
+  const pending = new Map<number, { resolve(value: Res): void; reject(err: Error): void }>();
+
+  const failAll = (err: Error): void => {
+    for (const p of pending.values()) p.reject(err);
+    pending.clear();
+  };
+  const start = (): Worker => {
+    const w = new Worker(workerEntry(metaUrl, base));
+    w.on('message', (answer: JobAnswer<Res>) => {
+      const p = pending.get(answer.id);
+      if (p === undefined) return;
+      pending.delete(answer.id);
+      if (pending.size === 0) w.unref();
+      if (answer.ok) p.resolve(answer.value);
+      else p.reject(fromPlainError(answer.error));
+    });
+    w.on('error', (err) => {
+      if (worker === w) worker = undefined;
+      failAll(new KowalskiError('KW_ERR_INTERNAL', `the ${base} thread failed: ${err.message}`, { cause: err }));
+    });
+    w.on('exit', (code) => {
+      if (worker === w) worker = undefined;
+      failAll(new KowalskiError('KW_ERR_INTERNAL', `the ${base} thread ended (exit code ${code})`));
+    });
+    return w;
+  };
+
+  return {
+    run(job, transfer = []) {
+      worker ??= start();
+      const w = worker;
+      const id = nextId++;
+      return new Promise<Res>((resolve, reject) => {
+        pending.set(id, { resolve, reject });
+        w.ref();
+        w.postMessage({ id, job }, transfer);
+      });
+    },
+    async close() {
+      const w = worker;
+      worker = undefined;
+      if (w !== undefined) await w.terminate();
+    },
+  };
+}
