@@ -2,7 +2,7 @@
  * `npm run bench` (= `node dist/bench/run.js [workload…] [--reps=N]`): runs the
  * selected workloads (default: all), each measurement several times, and prints ONE
  * markdown table of medians with their ratio to a floor measured in the same run.
- * Workloads: floor, w1, w2, recovery (= recovery-a and recovery-b), api (= api-approval and api-stream), tools, data, webhook. Progress goes to stderr.
+ * Workloads: floor, w1, w2, recovery (= recovery-a and recovery-b), api (= api-approval and api-stream), tools, data, webhook, loader. Progress goes to stderr.
  */
 import os from 'node:os';
 import { approvalOnce, streamOnce } from './api.js';
@@ -18,9 +18,10 @@ import { TOOL_CALLS, toolLoopOnce } from './tools.js';
 import type { Row } from './table.js';
 import { W1_STEPS, w1Once } from './w1.js';
 import { HOOK_CONNECTIONS, plainRouteOnce, webhookOnce } from './webhook.js';
+import { WIDE_PROBLEMS, loaderOnce } from './loader.js';
 import { w2Once } from './w2.js';
 
-const WORKLOADS = ['floor', 'w1', 'w2', 'recovery-a', 'recovery-b', 'api-approval', 'api-stream', 'tools', 'data', 'webhook'] as const;
+const WORKLOADS = ['floor', 'w1', 'w2', 'recovery-a', 'recovery-b', 'api-approval', 'api-stream', 'tools', 'data', 'webhook', 'loader'] as const;
 type Workload = (typeof WORKLOADS)[number];
 
 interface Plan {
@@ -238,6 +239,26 @@ async function main(plan: Plan): Promise<void> {
       ratio: median(samples.map((s) => s.hook.perSec / s.floor.perSec)),
       note: `POST /hooks/<horde>/<trigger> with a delivery id each → run.created + firing record in one transaction (group commit), then 202 {runId}; the runs' one no-op step executes meanwhile; ${num(median(samples.map((s) => s.hook.ms)))} ms per sample; ` +
         (bad === 0 ? 'checked: every answer 202 and one run per delivery' : `${bad} BAD ANSWERS OR MISSING RUNS`),
+    });
+  }
+
+  if (workloads.has('loader')) {
+    const samples = await repeat(reps, () => loaderOnce());
+    progress(`loader: ${samples.map((s) => `validate ${num(s.validateMs)} ms, health p99 ${num(s.uploadP99)} ms (upload) / ${num(s.reloadP99)} ms (reload)`).join('; ')}`);
+    rows.push({
+      name: `Validate a 1 MiB agents file with ${num(WIDE_PROBLEMS)} problems (loadHorde)`,
+      median: median(samples.map((s) => s.validateMs)), unit: 'ms', target: { op: '<', value: 1000 },
+      note: 'one problem per line, one non-ASCII character; the report lists the first 100 and counts the rest',
+    });
+    rows.push({
+      name: 'GET /api/health p99 while that horde is uploaded as a bundle 3 times (POST /api/bundles)',
+      median: median(samples.map((s) => s.uploadP99)), unit: 'ms', target: { op: '<', value: 50 },
+      note: `the review runs in a worker thread; ${num(median(samples.map((s) => s.uploadAnswers)))} answers per sample, max ${num(median(samples.map((s) => s.uploadMax)))} ms; the 422 answer is ${num(median(samples.map((s) => s.refusalBytes)))} bytes`,
+    });
+    rows.push({
+      name: 'GET /api/health p99 while that horde is dropped into <data>/hordes/ and hot-reloaded, then listed 3 times',
+      median: median(samples.map((s) => s.reloadP99)), unit: 'ms', target: { op: '<', value: 50 },
+      note: `the catalog is read in a worker thread; ${num(median(samples.map((s) => s.reloadAnswers)))} answers per sample, max ${num(median(samples.map((s) => s.reloadMax)))} ms`,
     });
   }
 
