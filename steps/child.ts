@@ -2,15 +2,14 @@
  * Entry of an isolated step: a child process of kowalski (forked with an IPC channel,
  * in its own process group). It receives one `task`, then `go`/`cancel` messages, and
  * answers with the same StepMessages a worker thread sends. When the IPC channel
- * disconnects (the engine went away) it stops the step, kills the process groups the
- * step started, and exits.
+ * disconnects (the engine went away) it SIGKILLs the process groups the step started
+ * and exits at once: nobody is left to take the step's result, and a command that went
+ * on would only finish after its engine died (recovery runs the step again anyway).
+ * Exiting also closes the sentinels of exec.ts, which kill any group not yet reported.
  */
 import { createKindLoader, startStep } from './context.js';
 import type { BuiltContext, StepChannel } from './context.js';
 import type { ChildInbound, EngineMessage, StepMessage, StepResult } from './protocol.js';
-
-/** How long the step gets to stop by itself once the engine is gone, ms. */
-const DISCONNECT_GRACE_MS = 2000;
 
 function killGroups(pgids: number[]): void {
   for (const pgid of pgids) {
@@ -55,17 +54,8 @@ function main(): void {
   });
 
   process.on('disconnect', () => {
-    built?.abort('the engine went away (IPC channel closed)');
-    const stop = (): void => {
-      killGroups(built?.pgids ?? []);
-      process.exit(1);
-    };
-    if (running === undefined) stop();
-    const timer = setTimeout(stop, DISCONNECT_GRACE_MS);
-    void running?.then(() => {
-      clearTimeout(timer);
-      stop();
-    });
+    killGroups(built?.pgids ?? []);
+    process.exit(1);
   });
 }
 

@@ -19,8 +19,6 @@ export interface BuiltContext {
   ctx: StepContext;
   /** Process groups the step reported (what to kill if the engine goes away). */
   pgids: number[];
-  /** Stop the step from this side (the engine went away). */
-  abort(reason: string): void;
 }
 
 export function buildStepContext(task: StepTask, channel: StepChannel): BuiltContext {
@@ -86,7 +84,7 @@ export function buildStepContext(task: StepTask, channel: StepChannel): BuiltCon
       channel.send({ type: 'learned', model, mode });
     },
   };
-  return { ctx, pgids, abort };
+  return { ctx, pgids };
 }
 
 /** A kind may return an error as PlainError data or as an Error: either way it leaves as PlainError. */

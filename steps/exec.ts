@@ -1,7 +1,8 @@
 /**
  * Running one command for a step: in its own process group, behind a gate that holds
  * it until the engine has durably recorded the group, with bounded output capture,
- * and a kill of the whole group on abort.
+ * a kill of the whole group on abort, and a sentinel that kills the group when the
+ * process that started it dies.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -14,8 +15,20 @@ import type { CommandSpec } from './protocol.js';
  * The gate: waits for one line `go` on stdin, then becomes the command. If stdin ends
  * first (the engine died before recording the process group), it exits 125 and the
  * command never starts.
+ *
+ * First it leaves a sentinel in its group: a shell that blocks reading fd 3, a socket
+ * whose other end only the spawning process holds (Node opens it close-on-exec, so no
+ * other child inherits it). When that process dies — SIGKILL included — the kernel
+ * closes its end, the read returns, and the sentinel SIGKILLs the group (`-$$`: the
+ * gate's own group, which exists only because exec.ts spawns it detached), so nothing
+ * of the command outlives its engine (or its isolated step child). The sentinel is
+ * double-forked (not a child of the command, which may wait for all its children),
+ * holds none of the command's pipes, is forked while the engine records the group (off
+ * the start's critical path), and dies with the group when the command ends normally
+ * (exec.ts kills the group then). The command itself runs without fd 3.
  */
-export const GATE_SCRIPT = 'IFS= read -r kw_go && [ "$kw_go" = go ] || exit 125; exec "$@"';
+export const GATE_SCRIPT = '( (cd / && read -r kw_eof <&3; kill -s KILL -- -$$) </dev/null >/dev/null 2>&1 & ); ' +
+  'IFS= read -r kw_go && [ "$kw_go" = go ] || exit 125; exec "$@" 3<&-';
 /** The exit status of a gate that never got `go`. */
 export const GATE_CLOSED_EXIT = 125;
 
@@ -74,8 +87,11 @@ export async function execCommand(spec: CommandSpec, options: ExecOptions): Prom
     cwd: spec.cwd,
     env: options.env,
     detached: true,
-    stdio: ['pipe', 'pipe', 'pipe'],
+    // fd 3: the sentinel's socket (see GATE_SCRIPT); this process holds the only other end.
+    stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
   });
+  const sentinel = child.stdio[3];
+  sentinel?.on('error', () => undefined); // nothing is ever written on it; its end is all that matters
   const stdout = new BoundedCapture(options.outputBytes);
   const stderr = new BoundedCapture(options.outputBytes);
   child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
@@ -136,6 +152,7 @@ export async function execCommand(spec: CommandSpec, options: ExecOptions): Prom
   if (drainTimer !== undefined) clearTimeout(drainTimer);
   child.stdout.destroy();
   child.stderr.destroy();
+  sentinel?.destroy();
 
   return {
     exitCode: exit.code,

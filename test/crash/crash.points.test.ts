@@ -11,6 +11,17 @@ import { acks, checkInvariants, harness, readLedger, writeLedgerHorde } from './
 import Database from 'better-sqlite3';
 import { tempDir } from '../support/tmp.js';
 import { processesWithToken } from '../support/engine.js';
+import { waitUntil } from '../fixtures/steps/wait.js';
+
+/** The process group of `pid` (from /proc), or -1 when it is gone. */
+function processGroupOf(pid: number): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
+  } catch {
+    return -1;
+  }
+}
 
 const POINTS: [string, number][] = [
   ['before-commit', 1], ['before-commit', 4], ['after-commit', 1], ['after-commit', 6],
@@ -84,26 +95,35 @@ test('a step that is not safe to repeat (apply-like) parks with outcome unknown 
   assert.deepEqual(ledger.get(`${runId}/a`)?.slice(-1), [2], 'the approved retry is attempt 2');
 });
 
-test('a crash while an approved command runs: its leftover processes are killed before the retry', async (t) => {
+test('a crash while an approved command runs: what escaped its process group is killed before the retry', async (t) => {
   const dir = tempDir(t);
   const home = path.join(dir, 'home');
   const marks = path.join(dir, 'marks');
   const h = path.join(dir, 'horde');
   fs.mkdirSync(path.join(h, 'agents'), { recursive: true });
   fs.writeFileSync(path.join(h, 'horde.md'), '---\nid = "sleepy"\npipeline = ["s"]\nconfirm_commands = false\n---\n');
-  fs.writeFileSync(path.join(h, 'agents', 's.md'), `---\nname = "s"\nkind = "verify"\nverify_command = "echo start $KOWALSKI_ATTEMPT >> ${marks}; if [ $KOWALSKI_ATTEMPT = 1 ]; then sleep 300 & sleep 300; fi; echo done $KOWALSKI_ATTEMPT >> ${marks}"\n---\n`);
-  const first = await harness(home, ['start', h, '1'], { killWhenFile: { file: marks, contains: 'start 1' } });
+  // Attempt 1 starts a process in a session of its own (out of reach of the group's sentinel), then waits.
+  const escape = `setsid sh -c 'echo escaped >> ${marks}; exec sleep 300' &`;
+  fs.writeFileSync(path.join(h, 'agents', 's.md'), `---\nname = "s"\nkind = "verify"\nverify_command = "echo start $KOWALSKI_ATTEMPT >> ${marks}; if [ $KOWALSKI_ATTEMPT = 1 ]; then ${escape} sleep 300; fi; echo done $KOWALSKI_ATTEMPT >> ${marks}"\n---\n`);
+  const first = await harness(home, ['start', h, '1'], { killWhenFile: { file: marks, contains: 'escaped' } });
   assert.equal(first.signal, 'SIGKILL');
   const [runId] = acks(first);
   const db = new Database(path.join(home, 'kowalski.sqlite'), { readonly: true });
-  const token = db.prepare('SELECT token FROM step_attempts WHERE run_id = ? AND attempt = 1').pluck().get(runId) as string;
+  const { token, pgid } = db.prepare('SELECT token, pgid FROM step_attempts WHERE run_id = ? AND attempt = 1').get(runId) as { token: string; pgid: number };
   db.close();
-  assert.ok(processesWithToken(token).length >= 2, 'the crash left the command\'s processes running');
+  t.after(() => {
+    for (const pid of processesWithToken(token)) process.kill(pid, 'SIGKILL');
+  });
+  // The group died with the engine; only the escaped process is left.
+  await waitUntil('only what left the group still runs', () => {
+    const left = processesWithToken(token);
+    return left.length === 1 && processGroupOf(left[0]!) !== pgid;
+  });
   const second = await harness(home, ['resume'], {});
   const recovered = JSON.parse(second.lines.find((l) => l.startsWith('RECOVERED '))!.slice(10)) as { killedProcesses: number; retried: unknown[] };
-  assert.ok(recovered.killedProcesses >= 2, `killed ${recovered.killedProcesses}`);
+  assert.equal(recovered.killedProcesses, 1);
   assert.equal(recovered.retried.length, 1);
   assert.deepEqual(processesWithToken(token), [], 'nothing of the interrupted attempt is left');
   assert.ok(second.lines.includes(`DONE ${runId} succeeded`));
-  assert.deepEqual(fs.readFileSync(marks, 'utf8').trim().split('\n'), ['start 1', 'start 2', 'done 2']);
+  assert.deepEqual(fs.readFileSync(marks, 'utf8').trim().split('\n'), ['start 1', 'escaped', 'start 2', 'done 2']);
 });

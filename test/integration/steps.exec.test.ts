@@ -18,6 +18,15 @@ function envWith(token: string): Record<string, string> {
   return { PATH: process.env.PATH ?? '/usr/bin:/bin', KOWALSKI_STEP_TOKEN: token };
 }
 
+function processGroup(pid: number): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
+  } catch {
+    return -1;
+  }
+}
+
 /** True while the gate (not yet the command) is the leader and it is blocked reading stdin. */
 function gateIsWaiting(pid: number): boolean {
   try {
@@ -58,9 +67,10 @@ test('a gate whose stdin closes without go exits 125 and never runs the command'
   const dir = tempDir(t);
   const marker = path.join(dir, 'ran');
   // The engine died before recording the group: its end of the pipe closes.
-  const child = spawn('/bin/sh', ['-c', GATE_SCRIPT, 'kowalski-gate', '/bin/sh', '-c', `touch ${marker}`], { cwd: dir, stdio: ['pipe', 'ignore', 'ignore'] });
-  child.stdin.end();
+  const child = spawn('/bin/sh', ['-c', GATE_SCRIPT, 'kowalski-gate', '/bin/sh', '-c', `touch ${marker}`], { cwd: dir, stdio: ['pipe', 'ignore', 'ignore', 'pipe'] });
+  child.stdin?.end();
   const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+  child.stdio[3]?.destroy(); // lets the gate's sentinel go
   assert.equal(code, GATE_CLOSED_EXIT);
   assert.equal(fs.existsSync(marker), false);
 
@@ -131,4 +141,24 @@ test('a command that ignores SIGTERM is SIGKILLed after the grace period', async
   assert.equal(result.aborted, true);
   assert.equal(result.signal, 'SIGKILL');
   assert.equal(await waitUntilNoneLeft(token, 2000), true);
+});
+
+test('the gate leaves a sentinel in the group, which ends with it; the command runs without the sentinel\'s fd 3', async (t) => {
+  const dir = tempDir(t);
+  const token = crypto.randomBytes(8).toString('hex');
+  let sentinelSeen = false;
+  const result = await execCommand(sh('if [ -e /proc/$$/fd/3 ]; then echo open; else echo closed; fi', dir), {
+    env: envWith(token),
+    signal: new AbortController().signal,
+    outputBytes: 1024,
+    spawned: async (pgid) => {
+      // The gate and its sentinel (double-forked, so not the gate's child) are in the group.
+      await waitUntil('the sentinel runs', () => findTokenProcesses(token).some((pid) => pid !== pgid && processGroup(pid) === pgid));
+      sentinelSeen = true;
+    },
+  });
+  assert.equal(sentinelSeen, true);
+  assert.equal(result.exitCode, 0);
+  assert.equal(result.stdout.text, 'closed\n');
+  assert.equal(await waitUntilNoneLeft(token, 2000), true, 'the sentinel ended with the group');
 });

@@ -1,0 +1,76 @@
+/**
+ * Commands die with their engine: SIGKILL a real engine process while a verify step's
+ * command runs, in a pool thread and in an isolated child, and check that the command's
+ * process group ends at once instead of finishing after its engine died.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import Database from 'better-sqlite3';
+import { acks, harness } from './support.js';
+import { processesWithToken, writeHorde } from '../support/engine.js';
+import { tempDir } from '../support/tmp.js';
+import { waitUntil } from '../fixtures/steps/wait.js';
+
+/** `pid:state` of every process in group `pgid` (zombies included, as `Z`). */
+function groupMembers(pgid: number): string[] {
+  const out: string[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(pgrp) === pgid) out.push(`${entry}:${state}`);
+    } catch {
+      // gone
+    }
+  }
+  return out;
+}
+
+function groupExists(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+for (const isolation of ['in_process', 'process'] as const) {
+  test(`SIGKILL of the engine ends a running command at once (${isolation === 'process' ? 'isolated child' : 'pool thread'})`, async (t) => {
+    const dir = tempDir(t);
+    const home = path.join(dir, 'home');
+    const ledger = path.join(dir, 'ledger');
+    // Long enough that a command left running would still be running when the wait below gives up;
+    // a SIGTERM would let it write `term` (no part of it may run once its engine is dead).
+    const command = `trap 'echo term >> ${ledger}; exit 1' TERM; echo start >> ${ledger}; sleep 8 & wait; echo end >> ${ledger}`;
+    const horde = writeHorde(path.join(dir, 'horde'), 'id = "sleepy"\npipeline = ["s"]\nconfirm_commands = false',
+      { s: `kind = "verify"\nisolation = "${isolation}"\nverify_command = "${command}"` });
+    let token = '';
+    t.after(() => {
+      for (const pid of token === '' ? [] : processesWithToken(token)) process.kill(pid, 'SIGKILL');
+    });
+
+    const run = await harness(home, ['start', horde, '1'], { killWhenFile: { file: ledger, contains: 'start' } });
+    assert.equal(run.signal, 'SIGKILL', run.stderr);
+    const killedAt = performance.now();
+    const [runId] = acks(run);
+    const db = new Database(path.join(home, 'kowalski.sqlite'), { readonly: true });
+    const row = db.prepare('SELECT token, pgid FROM step_attempts WHERE run_id = ? AND attempt = 1').get(runId) as { token: string; pgid: number };
+    db.close();
+    token = row.token;
+    assert.ok(row.pgid > 0, 'the group was recorded before the command started');
+
+    // Generous for a loaded machine; it takes a few ms.
+    await waitUntil(`no live process is left in the command's group ${row.pgid}`,
+      () => groupMembers(row.pgid).every((m) => m.endsWith(':Z')), 3000);
+    const goneMs = Math.round(performance.now() - killedAt);
+    assert.deepEqual(processesWithToken(token), [], 'nothing holding the step token runs (the isolated child neither)');
+    // Dead processes wait as zombies until init reaps them; then the group is gone.
+    await waitUntil(`kill -0 -${row.pgid} fails`, () => !groupExists(row.pgid), 10_000);
+    assert.deepEqual(fs.readFileSync(ledger, 'utf8').split('\n').filter(Boolean), ['start'], 'the command never finished');
+    t.diagnostic(`group ended ${goneMs} ms after the engine's exit was seen`);
+  });
+}
