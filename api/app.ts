@@ -13,7 +13,9 @@ import type { Engine, RecoverySummary } from '../engine/index.js';
 import { packageRoot } from '../engine/index.js';
 import { installGuard } from './guard.js';
 import { allowedHostNames, isLoopback } from './hosts.js';
-import { installErrorHandling } from './http-errors.js';
+import { answerConnect, createClientErrorHandler } from './client-errors.js';
+import { answerError, installErrorHandling } from './http-errors.js';
+import type { ErrorSinks } from './http-errors.js';
 import { bundleRoutes } from './routes/bundles.js';
 import { healthRoutes } from './routes/health.js';
 import { hordeRoutes } from './routes/hordes.js';
@@ -23,11 +25,13 @@ import { traceRoutes } from './routes/traces.js';
 import { triggerRoutes } from './routes/triggers.js';
 import { hookRoutes } from './routes/hooks.js';
 import { UI_PATHS, uiRoutes } from './routes/ui.js';
+import { installUpgradeChecks } from './upgrades.js';
 import { WS_MAX_FRAME, createWsHub } from './ws-hub.js';
 import type { WsHub } from './ws-hub.js';
 
 export const DEFAULT_PORT = 8765;
 const BODY_LIMIT = 1024 * 1024;
+const WS_PATH = '/api/ws';
 
 export interface ApiOptions {
   /** The address the server is (or will be) bound to (default 127.0.0.1): it decides the Host names and whether a token is needed. */
@@ -44,8 +48,10 @@ export interface ApiOptions {
   recovery?: RecoverySummary;
   /** Bytes that may wait for one websocket client before it is disconnected as too slow (default 4 MiB). */
   wsMaxBuffered?: number;
-  /** Where unexpected errors go (default: stderr). */
+  /** Where unexpected errors go (default: stderr, with the stack). */
   onInternalError?: (err: unknown) => void;
+  /** Where one-line notices go, e.g. a client that went away mid-upload (default: stderr, prefixed `kowalski server: `). */
+  log?: (line: string) => void;
 }
 
 export interface Api {
@@ -66,14 +72,23 @@ export async function buildApi(engine: Engine, options: ApiOptions = {}): Promis
   }
   const version = packageVersion();
   const startedAt = Date.now();
+  const sinks: ErrorSinks = {
+    onInternal: options.onInternalError ?? ((err: unknown) => process.stderr.write(`kowalski server: ${(err as Error).stack ?? String(err)}\n`)),
+    log: options.log ?? ((line: string) => process.stderr.write(`kowalski server: ${line}\n`)),
+  };
   const app = Fastify({
     bodyLimit: BODY_LIMIT, logger: false, return503OnClosing: true, forceCloseConnections: true,
     // A body is exactly what the schema says: no silent type coercion, no silently dropped fields.
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
+    // The router's refusals (a path that does not decode, a part too long) and the HTTP parser's answer in our shape too.
+    frameworkErrors: answerError(sinks),
+    clientErrorHandler: createClientErrorHandler(),
+    // A request with no Host reaches the guard (403 in our shape) instead of Node's bare 400.
+    http: { requireHostHeader: false },
   });
+  app.server.on('connect', answerConnect);
   app.removeContentTypeParser(['text/plain']);
-  const onInternal = options.onInternalError ?? ((err: unknown) => process.stderr.write(`kowalski server: ${(err as Error).stack ?? String(err)}\n`));
-  installErrorHandling(app, onInternal);
+  installErrorHandling(app, sinks);
   installGuard(app, {
     hostNames: allowedHostNames(host, options.allowedHosts),
     port: () => (options.port !== undefined && options.port !== 0 ? options.port : ((app.server.address() as AddressInfo | null)?.port ?? DEFAULT_PORT)),
@@ -97,8 +112,9 @@ export async function buildApi(engine: Engine, options: ApiOptions = {}): Promis
       handleProtocols: (protocols: Set<string>) => (protocols.has('kowalski') ? 'kowalski' : false),
     },
   });
+  installUpgradeChecks(app, WS_PATH);
   const hub = createWsHub(engine, version, options.wsMaxBuffered);
-  app.get('/api/ws', { websocket: true }, (socket) => hub.attach(socket));
+  app.get(WS_PATH, { websocket: true }, (socket) => hub.attach(socket));
   app.addHook('preClose', async () => hub.close());
 
   healthRoutes(app, () => ({ version, auth: loopback ? 'none' : 'token', startedAt, recovery: options.recovery ?? null }));

@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { KowalskiError } from '../core/index.js';
-import { parseHostHeader } from './hosts.js';
+import { isOwnOrigin, parseHostHeader } from './hosts.js';
 import { secretsEqual } from '../agents/index.js';
 
 export interface GuardOptions {
@@ -42,8 +42,8 @@ export function installGuard(app: FastifyInstance, options: GuardOptions): void 
       throw new KowalskiError('KW_ERR_FORBIDDEN_HOST', `Host ${JSON.stringify(hostHeader)} does not name this server; open it as http://127.0.0.1:${options.port()}/`);
     }
     const origin = req.headers.origin;
-    if (origin !== undefined && origin !== `http://${hostHeader}` && origin !== `https://${hostHeader}`) {
-      throw new KowalskiError('KW_ERR_FORBIDDEN_ORIGIN', `requests from ${origin} are refused: only this server's own app may call it`);
+    if (origin !== undefined && !isOwnOrigin(origin, options.hostNames, options.port())) {
+      throw new KowalskiError('KW_ERR_FORBIDDEN_ORIGIN', `requests from ${JSON.stringify(origin)} are refused: only this server's own app (http://127.0.0.1:${options.port()}) may call it`);
     }
     if (options.token === undefined || options.publicPaths.has(req.url.split('?')[0]!)) return;
     const given = presentedToken(req);

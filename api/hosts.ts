@@ -28,3 +28,21 @@ export function parseHostHeader(value: string): { name: string; port: number | u
   if (m === null) return undefined;
   return { name: m[1]!.replace(/^\[|\]$/g, '').toLowerCase(), port: m[2] === undefined ? undefined : Number(m[2]) };
 }
+
+/**
+ * Whether an Origin header is this server's own: `http:` (it serves plain HTTP, so an
+ * `https:` page is another origin), one of its host names and its port, and nothing else
+ * (no path, no user). Compared as a parsed URL: the host's case, default ports, IPv6
+ * brackets and IPv4 spellings are normalized as a browser would. `null` is never ours.
+ */
+export function isOwnOrigin(origin: string, hostNames: ReadonlySet<string>, port: number): boolean {
+  if (!/^[a-z][a-z0-9+.-]*:\/\/[^/?#@\\]+$/i.test(origin)) return false;
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return false;
+  }
+  const urlPort = url.port === '' ? 80 : Number(url.port);
+  return url.protocol === 'http:' && urlPort === port && hostNames.has(url.hostname.replace(/^\[|\]$/g, ''));
+}

@@ -1,10 +1,20 @@
-/** Every error leaves the server as `{error: {code, message}}` with a stable code and a fitting status. */
-import type { FastifyError, FastifyInstance } from 'fastify';
+/**
+ * Every error leaves the server as `{error: {code, message}}` with a stable code and a
+ * fitting status: ours, Fastify's (schema, body, router) and — in client-errors.ts — the
+ * HTTP parser's. A client that went away mid-request is one log line, not an error.
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { KowalskiError, toPlainError } from '../core/index.js';
 import type { ErrorCode } from '../core/index.js';
 
 const STATUS: Partial<Record<ErrorCode, number>> = {
   KW_ERR_BAD_REQUEST: 400,
+  KW_ERR_BAD_URL: 400,
+  KW_ERR_MALFORMED_REQUEST: 400,
+  KW_ERR_REQUEST_TIMEOUT: 408,
+  KW_ERR_URI_TOO_LONG: 414,
+  KW_ERR_HEADERS_TOO_LARGE: 431,
+  KW_ERR_SERVER_BUSY: 503,
   KW_ERR_USAGE: 400,
   KW_ERR_INPUT_INVALID: 400,
   KW_ERR_PATH_ESCAPES: 400,
@@ -40,8 +50,19 @@ export function statusOf(code: ErrorCode): number {
   return STATUS[code] ?? 500;
 }
 
-/** Fastify's own errors (schema, body limit, media type, bad JSON) in our codes. */
-function fromFastify(err: FastifyError): KowalskiError | undefined {
+/** The one shape of every error answer. */
+export function errorBody(code: ErrorCode, message: string): { error: { code: ErrorCode; message: string } } {
+  return { error: { code, message } };
+}
+
+/** A path as an error message shows it: without the query, and not endlessly long. */
+function shownPath(url: string): string {
+  const p = url.split('?')[0]!;
+  return p.length > 200 ? `${p.slice(0, 200)}…` : p;
+}
+
+/** Fastify's own errors (schema, body limit, media type, bad JSON, the router's) in our codes. */
+function fromFastify(err: FastifyError, req: FastifyRequest): KowalskiError | undefined {
   if (err.validation !== undefined) {
     const where = err.validationContext ?? 'body';
     const first = err.validation[0];
@@ -55,26 +76,59 @@ function fromFastify(err: FastifyError): KowalskiError | undefined {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new KowalskiError('KW_ERR_BODY_TOO_LARGE', err.message);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new KowalskiError('KW_ERR_UNSUPPORTED_MEDIA', `request bodies must be JSON (Content-Type: application/json): ${err.message}`);
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new KowalskiError('KW_ERR_BAD_REQUEST', 'the body is not as long as its Content-Length says');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new KowalskiError('KW_ERR_BAD_REQUEST', err.message);
+    case 'FST_ERR_BAD_URL':
+      return new KowalskiError('KW_ERR_BAD_URL', `the path ${JSON.stringify(shownPath(req.raw.url ?? ''))} does not decode: a % must be followed by two hex digits of valid UTF-8`);
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new KowalskiError('KW_ERR_URI_TOO_LONG', `a part of the path ${JSON.stringify(shownPath(req.raw.url ?? ''))} is longer than any id or name the API takes`);
     default:
       if (err.statusCode === 400 && err instanceof SyntaxError) return new KowalskiError('KW_ERR_BAD_REQUEST', `the body is not valid JSON: ${err.message}`);
       if (err.statusCode === 413) return new KowalskiError('KW_ERR_BODY_TOO_LARGE', err.message);
+      if (err.statusCode === 414) return new KowalskiError('KW_ERR_URI_TOO_LONG', err.message);
       if (err.statusCode === 415) return new KowalskiError('KW_ERR_UNSUPPORTED_MEDIA', err.message);
+      if (err.code?.startsWith('FST_ERR_') === true && err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500) {
+        return new KowalskiError('KW_ERR_BAD_REQUEST', `${err.message} (${err.code})`);
+      }
       return undefined;
   }
 }
 
-export function installErrorHandling(app: FastifyInstance, onInternal: (err: unknown) => void): void {
-  app.setErrorHandler((err: FastifyError, _req, reply) => {
-    const known = err instanceof KowalskiError ? err : fromFastify(err);
-    if (known === undefined) onInternal(err);
+const GONE = new Set(['ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ERR_STREAM_PREMATURE_CLOSE']);
+
+/** The client closed the connection before its request was read (an upload cut mid-body). */
+function clientWentAway(err: FastifyError, req: FastifyRequest): boolean {
+  return GONE.has(String(err.code)) || (req.raw.aborted && err.message === 'aborted');
+}
+
+export interface ErrorSinks {
+  /** Unexpected errors (bugs): logged with their stack. */
+  onInternal: (err: unknown) => void;
+  /** One-line notices, e.g. a client that went away mid-request. */
+  log: (line: string) => void;
+}
+
+/** Answer any error in our shape; used by the error handler and for the router's errors (Fastify's `frameworkErrors`). */
+export function answerError(sinks: ErrorSinks) {
+  return (err: FastifyError, req: FastifyRequest, reply: FastifyReply): void => {
+    if (clientWentAway(err, req)) {
+      sinks.log(`${req.method} ${shownPath(req.url)}: the client went away (${err.message})`);
+      reply.code(400).send(errorBody('KW_ERR_BAD_REQUEST', 'the request was not received whole'));
+      return;
+    }
+    const known = err instanceof KowalskiError ? err : fromFastify(err, req);
+    if (known === undefined) sinks.onInternal(err);
     const plain = toPlainError(known ?? err);
     const message = known === undefined ? `internal error: ${plain.message}` : plain.message;
-    return reply.code(statusOf(plain.code)).send({ error: { code: plain.code, message } });
-  });
-  app.setNotFoundHandler((req, reply) => reply.code(404).send({ error: { code: 'KW_ERR_NOT_FOUND', message: `no route ${req.method} ${req.url.split('?')[0]}` } }));
+    reply.code(statusOf(plain.code)).send(errorBody(plain.code, message));
+  };
+}
+
+export function installErrorHandling(app: FastifyInstance, sinks: ErrorSinks): void {
+  app.setErrorHandler(answerError(sinks));
+  app.setNotFoundHandler((req, reply) => reply.code(404).send(errorBody('KW_ERR_NOT_FOUND', `no route ${req.method} ${shownPath(req.url)}`)));
 }
