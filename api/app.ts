@@ -48,6 +48,8 @@ export interface ApiOptions {
   recovery?: RecoverySummary;
   /** Bytes that may wait for one websocket client before it is disconnected as too slow (default 4 MiB). */
   wsMaxBuffered?: number;
+  /** Websocket clients at once (default 32); one more is refused with 503 KW_ERR_SERVER_BUSY. */
+  wsMaxClients?: number;
   /** Where unexpected errors go (default: stderr, with the stack). */
   onInternalError?: (err: unknown) => void;
   /** Where one-line notices go, e.g. a client that went away mid-upload (default: stderr, prefixed `kowalski server: `). */
@@ -112,8 +114,11 @@ export async function buildApi(engine: Engine, options: ApiOptions = {}): Promis
       handleProtocols: (protocols: Set<string>) => (protocols.has('kowalski') ? 'kowalski' : false),
     },
   });
-  installUpgradeChecks(app, WS_PATH);
-  const hub = createWsHub(engine, version, options.wsMaxBuffered);
+  const hub = createWsHub(engine, version, {
+    ...(options.wsMaxBuffered === undefined ? {} : { maxBuffered: options.wsMaxBuffered }),
+    ...(options.wsMaxClients === undefined ? {} : { maxClients: options.wsMaxClients }),
+  });
+  installUpgradeChecks(app, WS_PATH, () => hub.full);
   app.get(WS_PATH, { websocket: true }, (socket) => hub.attach(socket));
   app.addHook('preClose', async () => hub.close());
 

@@ -3,7 +3,7 @@
  * upgrade asked of any path but the websocket's is 404 (rather than accepted and closed),
  * a handshake `ws` would refuse with a bare text answer (bad Upgrade, key, version or
  * subprotocol list) is 400 naming the header, and a plain GET of the websocket's path is
- * 404 with a body that says what it is.
+ * 404 with a body that says what it is. Past the hub's client limit, 503.
  */
 import type { FastifyInstance } from 'fastify';
 import { KowalskiError } from '../core/index.js';
@@ -28,7 +28,7 @@ function handshakeProblem(headers: Record<string, string | string[] | undefined>
 }
 
 /** Install after @fastify/websocket (its hook marks upgrade requests). */
-export function installUpgradeChecks(app: FastifyInstance, wsPath: string): void {
+export function installUpgradeChecks(app: FastifyInstance, wsPath: string, full: () => boolean): void {
   app.addHook('onRequest', async (req) => {
     const path = req.url.split('?')[0]!;
     const upgrade = req.ws; // set by @fastify/websocket's own hook for a request Node handed over as an upgrade
@@ -37,5 +37,6 @@ export function installUpgradeChecks(app: FastifyInstance, wsPath: string): void
     if (!upgrade) throw new KowalskiError('KW_ERR_NOT_FOUND', `${req.method} ${wsPath} without "Upgrade: websocket": this path is only the websocket`);
     const problem = handshakeProblem(req.headers);
     if (problem !== undefined) throw new KowalskiError('KW_ERR_BAD_REQUEST', `websocket handshake: ${problem}`);
+    if (full()) throw new KowalskiError('KW_ERR_SERVER_BUSY', 'the server already serves as many websocket clients as it allows; close another tab or follower and try again');
   });
 }

@@ -15,6 +15,10 @@ import type { Engine, EngineEventMap, RunState, StoredEvent } from '../engine/in
 export const WS_MAX_FRAME = 64 * 1024;
 /** A client with more than this waiting to be written is too slow: it is disconnected (4008). */
 export const WS_MAX_BUFFERED = 4 * 1024 * 1024;
+/** Clients at once (default); one more is refused with 503 KW_ERR_SERVER_BUSY. */
+export const WS_MAX_CLIENTS = 32;
+/** How long a client dropped as too slow has to read the close frame before its socket is destroyed, in ms. */
+export const WS_DROP_GRACE_MS = 2000;
 const BACKLOG_PAGE = 500;
 
 type Subscription = { kind: 'all'; after: number } | { kind: 'run'; runId: string; after: number };
@@ -40,8 +44,20 @@ export type ServerFrame =
 
 export interface WsHub {
   attach(socket: WebSocket): void;
+  /** Clients being served (one dropped as too slow no longer counts, even while its socket is being cut off). */
   readonly clients: number;
+  /** True when one more client would be over the limit. */
+  readonly full: boolean;
   close(): void;
+}
+
+export interface WsHubOptions {
+  /** Bytes that may wait for one client before it is dropped (default WS_MAX_BUFFERED, 4 MiB). */
+  maxBuffered?: number;
+  /** Clients at once (default WS_MAX_CLIENTS, 32). */
+  maxClients?: number;
+  /** ms a dropped client has to read its close frame (default WS_DROP_GRACE_MS, 2 s). */
+  dropGraceMs?: number;
 }
 
 function eventFrame(stored: StoredEvent, state: RunState | null): string {
@@ -57,17 +73,32 @@ function advance(sub: Subscription, stored: StoredEvent): void {
   sub.after = sub.kind === 'all' ? stored.gseq : stored.seq;
 }
 
-export function createWsHub(engine: Engine, version: string, maxBuffered = WS_MAX_BUFFERED): WsHub {
+export function createWsHub(engine: Engine, version: string, options: WsHubOptions = {}): WsHub {
+  const maxBuffered = options.maxBuffered ?? WS_MAX_BUFFERED;
+  const maxClients = options.maxClients ?? WS_MAX_CLIENTS;
+  const dropGraceMs = options.dropGraceMs ?? WS_DROP_GRACE_MS;
   const clients = new Set<Client>();
 
-  /** Send one serialized frame, unless the client is too slow: then it is closed (4008). */
+  /**
+   * Too slow: it leaves the hub at once (nothing more is queued for it), is sent 4008, and
+   * its socket — with what still waits in it — is destroyed after the grace, read or not:
+   * a client that never reads would never answer the close handshake.
+   */
+  const drop = (client: Client): void => {
+    clients.delete(client);
+    delete client.sub;
+    client.socket.close(4008, 'too slow: the server stopped sending to this client');
+    const timer = setTimeout(() => client.socket.terminate(), dropGraceMs);
+    timer.unref();
+    client.socket.once('close', () => clearTimeout(timer));
+  };
+
+  /** Send one serialized frame, unless the client is too slow: then it is dropped. */
   const sendText = (client: Client, text: string, written?: () => void): boolean => {
     const socket = client.socket;
     if (socket.readyState !== socket.OPEN) return false;
     if (socket.bufferedAmount > maxBuffered) {
-      socket.close(4008, 'too slow: the server stopped sending to this client');
-      // It gets a moment to read what is queued and the close frame; then it is cut off.
-      setTimeout(() => socket.terminate(), 5000).unref();
+      drop(client);
       return false;
     }
     socket.send(text, written === undefined ? undefined : () => written());
@@ -168,6 +199,11 @@ export function createWsHub(engine: Engine, version: string, maxBuffered = WS_MA
 
   return {
     attach(socket) {
+      // Handshakes in flight when the limit was reached were let through: the limit still holds.
+      if (clients.size >= maxClients) {
+        socket.close(1013, 'the server serves as many websocket clients as it allows; try again later');
+        return;
+      }
       const c: Client = { socket, live: false };
       clients.add(c);
       socket.on('message', (data, isBinary) => {
@@ -180,6 +216,9 @@ export function createWsHub(engine: Engine, version: string, maxBuffered = WS_MA
     },
     get clients() {
       return clients.size;
+    },
+    get full() {
+      return clients.size >= maxClients;
     },
     close() {
       offEvent();
