@@ -1,0 +1,19 @@
+/**
+ * The engine process the kill soak (`soak-kill.ts`) SIGKILLs: `<data-dir> <horde-dir> <n>`
+ * recovers what is unfinished, starts n new runs, prints `READY`, then `IDLE` once every
+ * run it knows has settled, and closes.
+ */
+import { DEFAULT_CONFIG, createEngine } from '../engine/index.js';
+
+const [, , dataDir, hordeDir, count] = process.argv;
+const say = (line: string): void => void process.stdout.write(`${line}\n`);
+const engine = await createEngine({ dataDir: dataDir!, config: DEFAULT_CONFIG });
+engine.on('engine:warning', ({ message }) => process.stderr.write(`warning: ${message}\n`));
+const summary = await engine.recover();
+say(`RECOVERED ${JSON.stringify({ resumed: summary.resumed.length, retried: summary.retried.length, killedProcesses: summary.killedProcesses, failed: summary.failed })}`);
+const { horde } = await engine.resolveHorde(hordeDir!);
+const started = await Promise.all(Array.from({ length: Number(count ?? '0') }, () => engine.startRun(horde, {}, { provenance: 'soak' })));
+say('READY');
+await Promise.all([...summary.resumed, ...started].map((id) => engine.waitForRun(id)));
+say('IDLE');
+await engine.close();
