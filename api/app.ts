@@ -26,12 +26,15 @@ import { triggerRoutes } from './routes/triggers.js';
 import { hookRoutes } from './routes/hooks.js';
 import { UI_PATHS, uiRoutes } from './routes/ui.js';
 import { installUpgradeChecks } from './upgrades.js';
+import { installUploadLimit } from './upload-limit.js';
+import type { UploadLimit } from './upload-limit.js';
 import { WS_MAX_FRAME, createWsHub } from './ws-hub.js';
 import type { WsHub } from './ws-hub.js';
 
 export const DEFAULT_PORT = 8765;
 const BODY_LIMIT = 1024 * 1024;
 const WS_PATH = '/api/ws';
+const REQUEST_TIMEOUT_MS = 120_000;
 
 export interface ApiOptions {
   /** The address the server is (or will be) bound to (default 127.0.0.1): it decides the Host names and whether a token is needed. */
@@ -50,6 +53,10 @@ export interface ApiOptions {
   wsMaxBuffered?: number;
   /** Websocket clients at once (default 32); one more is refused with 503 KW_ERR_SERVER_BUSY. */
   wsMaxClients?: number;
+  /** Uploads (POST /api/bundles) taken at once (default 2); one more is refused with 503 KW_ERR_SERVER_BUSY. */
+  maxUploads?: number;
+  /** A request must arrive whole (headers and body) within this many ms, or it is answered 408 KW_ERR_REQUEST_TIMEOUT and closed (default 120,000). */
+  requestTimeoutMs?: number;
   /** Where unexpected errors go (default: stderr, with the stack). */
   onInternalError?: (err: unknown) => void;
   /** Where one-line notices go, e.g. a client that went away mid-upload (default: stderr, prefixed `kowalski server: `). */
@@ -59,6 +66,7 @@ export interface ApiOptions {
 export interface Api {
   app: FastifyInstance;
   hub: WsHub;
+  uploads: UploadLimit;
 }
 
 function packageVersion(): string {
@@ -78,6 +86,7 @@ export async function buildApi(engine: Engine, options: ApiOptions = {}): Promis
     onInternal: options.onInternalError ?? ((err: unknown) => process.stderr.write(`kowalski server: ${(err as Error).stack ?? String(err)}\n`)),
     log: options.log ?? ((line: string) => process.stderr.write(`kowalski server: ${line}\n`)),
   };
+  const requestTimeout = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
   const app = Fastify({
     bodyLimit: BODY_LIMIT, logger: false, return503OnClosing: true, forceCloseConnections: true,
     // A body is exactly what the schema says: no silent type coercion, no silently dropped fields.
@@ -85,9 +94,12 @@ export async function buildApi(engine: Engine, options: ApiOptions = {}): Promis
     // The router's refusals (a path that does not decode, a part too long) and the HTTP parser's answer in our shape too.
     frameworkErrors: answerError(sinks),
     clientErrorHandler: createClientErrorHandler(),
+    // A stalled request (an upload that stops mid-body) cannot hold its place for ever; Node checks every quarter of the limit (at most 30 s).
+    requestTimeout,
     // A request with no Host reaches the guard (403 in our shape) instead of Node's bare 400.
-    http: { requireHostHeader: false },
+    http: { requireHostHeader: false, connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.round(requestTimeout / 4))) },
   });
+  app.server.headersTimeout = Math.min(app.server.headersTimeout, requestTimeout);
   app.server.on('connect', answerConnect);
   app.removeContentTypeParser(['text/plain']);
   installErrorHandling(app, sinks);
@@ -97,6 +109,7 @@ export async function buildApi(engine: Engine, options: ApiOptions = {}): Promis
     ...(loopback ? {} : { token: options.token! }),
     publicPaths: UI_PATHS,
   });
+  const uploads = installUploadLimit(app, { jsonLimit: BODY_LIMIT, ...(options.maxUploads === undefined ? {} : { max: options.maxUploads }) });
   app.addHook('onSend', async (req, reply) => {
     reply.header('x-content-type-options', 'nosniff').header('referrer-policy', 'no-referrer').header('x-frame-options', 'DENY');
     if (req.url.startsWith('/api/')) reply.header('cache-control', 'no-store');
@@ -131,5 +144,5 @@ export async function buildApi(engine: Engine, options: ApiOptions = {}): Promis
   triggerRoutes(app, engine);
   await hookRoutes(app, engine);
   uiRoutes(app, options.uiDir ?? path.join(packageRoot(import.meta.url), 'ui', 'dist'));
-  return { app, hub };
+  return { app, hub, uploads };
 }

@@ -60,6 +60,11 @@ function assertShape(r: RawAnswer, status: number, code: string, what: string): 
   assert.ok(r.json.error.message.length > 10, what);
 }
 
+/** A bounded wait (5 s) for what the server does a moment after the client sees it. */
+async function until(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 250 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
 function get(port: number, path: string, headers: Record<string, string>): Promise<{ status: number; json: any }> {
   return new Promise((resolve, reject) => {
     const req = http.request({ host: '127.0.0.1', port, path, headers: { connection: 'close', ...headers } }, (res) => {
@@ -182,4 +187,52 @@ test('a client that cuts an upload mid-body is one log line naming the route, no
   assert.equal((await get(port, '/api/health', {})).status, 200);
   assert.deepEqual(internal, []);
   assert.deepEqual(lines.length, 1);
+});
+
+test('uploads are taken two at a time by default (here one): one more is 503 KW_ERR_SERVER_BUSY before its body is read; the rest of the API answers', async (t) => {
+  let gone!: () => void;
+  const wentAway = new Promise<void>((resolve) => (gone = resolve));
+  const api = await testApi(t, { port: 0, maxUploads: 1, log: () => gone() });
+  const { base, port } = await listen(api);
+  const bundle = Buffer.from(await (await fetch(`${base}/api/hordes/quick/bundle`)).arrayBuffer());
+  const upload = (): Promise<Response> => fetch(`${base}/api/bundles`, { method: 'POST', headers: { 'content-type': 'application/zip' }, body: bundle });
+
+  // An upload that has sent half its body and waits holds the only place.
+  const stalled = net.connect(port, '127.0.0.1');
+  await new Promise((resolve) => stalled.once('connect', resolve));
+  stalled.write(`POST /api/bundles HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/zip\r\nContent-Length: ${bundle.length}\r\n\r\n`);
+  await new Promise<void>((resolve) => stalled.write(bundle.subarray(0, bundle.length >> 1), () => resolve()));
+  await until(() => api.uploads.active === 1);
+  assert.equal(api.uploads.active, 1);
+
+  const busy = await upload();
+  assert.equal(busy.status, 503);
+  assert.equal(((await busy.json()) as any).error.code, 'KW_ERR_SERVER_BUSY');
+  assert.equal((await get(port, '/api/health', {})).status, 200, 'other routes are not limited');
+  const run = await fetch(`${base}/api/hordes/quick/runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  assert.equal(run.status, 201, 'nor are JSON bodies');
+
+  // Once it is gone, its place is free.
+  stalled.destroy();
+  await wentAway;
+  await until(() => api.uploads.active === 0);
+  assert.equal(api.uploads.active, 0);
+  const taken = await upload();
+  assert.equal(taken.status, 201, await taken.text());
+  await until(() => api.uploads.active === 0);
+  assert.equal(api.uploads.active, 0, 'the place is given back after the answer');
+});
+
+test('a request that stalls — in its headers or mid-body — is answered 408 KW_ERR_REQUEST_TIMEOUT and its upload place freed', async (t) => {
+  const api = await testApi(t, { port: 0, requestTimeoutMs: 1000, log: () => undefined });
+  const { port } = await listen(api);
+  const started = Date.now();
+  const headers = await rawHttp(port, `GET /api/health HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nX-Slow: `);
+  assertShape(headers, 408, 'KW_ERR_REQUEST_TIMEOUT', 'headers that never end');
+  assert.equal(headers.headers.connection, 'close');
+  const body = await rawHttp(port, `POST /api/bundles HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/zip\r\nContent-Length: 1000\r\n\r\nPK`);
+  assertShape(body, 408, 'KW_ERR_REQUEST_TIMEOUT', 'a body that stops');
+  t.diagnostic(`both answered in ${Date.now() - started} ms (limit 1 s, checked every 250 ms)`);
+  await until(() => api.uploads.active === 0);
+  assert.equal(api.uploads.active, 0);
 });

@@ -55,7 +55,7 @@ async function rawSubscriber(port: number): Promise<net.Socket> {
   const socket = net.connect(port, '127.0.0.1');
   await once(socket, 'connect');
   socket.write(`GET /api/ws HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: ${crypto.randomBytes(16).toString('base64')}\r\nSec-WebSocket-Protocol: kowalski\r\n\r\n`);
-  let buf = Buffer.alloc(0);
+  let buf: Buffer = Buffer.alloc(0);
   let upgraded = false;
   const seen: string[] = [];
   await new Promise<void>((resolve, reject) => {
