@@ -1,4 +1,5 @@
 /** Small numeric helpers: medians of repeated measurements and a monotonic clock. */
+import fs from 'node:fs';
 import { performance } from 'node:perf_hooks';
 
 export function median(values: readonly number[]): number {
@@ -18,4 +19,17 @@ export async function repeat<T>(times: number, measure: (rep: number) => Promise
   const out: T[] = [];
   for (let i = 0; i < times; i++) out.push(await measure(i));
   return out;
+}
+
+/**
+ * CPU time the main thread has used so far, µs: the kernel's on-CPU time of this thread
+ * (`/proc/self/task/<pid>/schedstat`, ns), which leaves out the pool threads that
+ * `process.cpuUsage()` would count. Undefined where /proc is not there.
+ */
+export function mainThreadCpuUs(): number | undefined {
+  try {
+    return Number(fs.readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8').split(' ', 1)[0]) / 1000;
+  } catch {
+    return undefined;
+  }
 }

@@ -8,7 +8,7 @@ import type { Engine } from '../engine/index.js';
 import type { HordeDef } from '../core/index.js';
 import type { Sync } from './setup.js';
 import { engineOptions, noopSteps, removeDir, tempDir, writeHorde } from './setup.js';
-import { now } from './stats.js';
+import { mainThreadCpuUs, now } from './stats.js';
 
 export interface W1Options {
   synchronous: Sync;
@@ -24,6 +24,8 @@ export interface W1Sample {
   ms: number;
   runsPerSec: number;
   usPerStep: number;
+  /** Main-thread CPU per step, µs (NaN without /proc). */
+  cpuUsPerStep: number;
   commits: number;
   batches: number;
   events: number;
@@ -57,14 +59,17 @@ export async function w1Once(o: W1Options): Promise<W1Sample> {
       const { horde } = await engine.resolveHorde(hordeDir);
       await drive(engine, horde, o.warmup, o.inFlight);
       const before = { ...engine.stats };
+      const c0 = mainThreadCpuUs();
       const t0 = now();
       const failed = await drive(engine, horde, o.runs, o.inFlight);
       const ms = now() - t0;
+      const c1 = mainThreadCpuUs();
       const after = engine.stats;
       return {
         ms,
         runsPerSec: (o.runs * 1000) / ms,
         usPerStep: (ms * 1000) / (o.runs * W1_STEPS),
+        cpuUsPerStep: c0 === undefined || c1 === undefined ? Number.NaN : (c1 - c0) / (o.runs * W1_STEPS),
         commits: after.commits - before.commits,
         batches: after.batches - before.batches,
         events: after.events - before.events,
