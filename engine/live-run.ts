@@ -12,12 +12,12 @@ export interface RunningAttempt {
 
 export class LiveRun {
   readonly horde: HordeDef;
-  /** The horde as a step needs it: the documentation bodies and display copy left out (it is copied to a worker for every step). */
+  /** The horde as a step's task carries it: the documentation bodies left out (a pool thread receives it once per run, as text: see steps/hosts.ts). */
   readonly taskHorde: HordeDef;
   readonly input: Record<string, string>;
+  /** Workdir-relative output of every step, for `@step:<name>@`. */
+  readonly stepOutputs: Record<string, string> = {};
   readonly workdir: string;
-  /** The workdir exists (created once, at the first dispatch). */
-  workdirReady = false;
   /** Steps handed to a worker and not yet finished. */
   readonly running = new Map<string, RunningAttempt>();
 
@@ -32,6 +32,7 @@ export class LiveRun {
     this.horde = created.horde;
     this.taskHorde = slimHorde(created.horde);
     this.input = created.input;
+    for (const [name, step] of Object.entries(created.horde.steps)) this.stepOutputs[name] = step.output;
     this.workdir = path.join(runDir, created.horde.workdir);
   }
 }
@@ -39,5 +40,6 @@ export class LiveRun {
 function slimHorde(h: HordeDef): HordeDef {
   const steps: HordeDef['steps'] = {};
   for (const [name, step] of Object.entries(h.steps)) steps[name] = { ...step, body: '', extra: {} };
-  return { ...h, steps, body: '', description: '', display: {}, extra: {}, triggers: [] };
+  // `display` stays: an `ask` step falls back to its `default_question`.
+  return { ...h, steps, body: '', description: '', extra: {}, triggers: [] };
 }

@@ -40,8 +40,6 @@ export interface TaskExtras {
 
 export function buildStepTask(run: LiveRun, step: string, attempt: number, kind: StepKindInfo, extras: TaskExtras = {}): StepTask {
   const def = run.horde.steps[step]!;
-  const stepOutputs: Record<string, string> = {};
-  for (const [name, s] of Object.entries(run.horde.steps)) stepOutputs[name] = s.output;
   const task: StepTask = {
     runId: run.runId,
     step: def,
@@ -51,7 +49,7 @@ export function buildStepTask(run: LiveRun, step: string, attempt: number, kind:
     workdir: run.workdir,
     attemptDir: path.join(run.runDir, 'attempts', step, String(attempt)),
     input: run.input,
-    stepOutputs,
+    stepOutputs: run.stepOutputs,
     token: crypto.randomUUID(),
     limits: DEFAULT_LIMITS,
   };

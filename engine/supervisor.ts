@@ -3,7 +3,6 @@
  * the global limit on running steps) and what must wait for the operator, hands every
  * batch to the committer, and performs effects only once their batch is committed.
  */
-import fs from 'node:fs';
 import { KowalskiError, toPlainError } from '../core/index.js';
 import type { RunEffect, RunEvent, RunState } from '../actors/index.js';
 import { FINAL_RUN_STATES, foldRun } from '../actors/index.js';
@@ -204,10 +203,6 @@ export class Supervisor {
       return;
     }
     const task = buildStepTask(run, step, attempt, kind, this.deps.models.taskExtras(def, kind.usesModel));
-    if (!run.workdirReady) {
-      fs.mkdirSync(task.workdir, { recursive: true });
-      run.workdirReady = true;
-    }
     const handle = this.deps.runner.start(task, kind, {
       onSpawned: (pgid, token) => {
         // A run that ended meanwhile never lets the command through its gate; the kill is on its way.

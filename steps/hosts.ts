@@ -6,6 +6,7 @@
 import { fork } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import type { Piscina } from 'piscina';
+import type { HordeDef } from '../core/index.js';
 import { BoundedCapture } from './capture.js';
 import type { StepBus } from './bus.js';
 import type { ChildInbound, EngineMessage, StepMessage, StepResult, StepTask } from './protocol.js';
@@ -40,10 +41,29 @@ class ForceStop extends EventEmitter {
 }
 
 /**
+ * Each horde object a runner hands to its pool, as JSON text under a key of its own:
+ * serialized once (a run's steps share one horde object), then copied to a thread as a
+ * string, which costs a fraction of cloning the object (see worker.ts).
+ */
+export class HordeTexts {
+  private readonly texts = new WeakMap<HordeDef, { key: string; json: string }>();
+  private next = 0;
+
+  textOf(horde: HordeDef): { key: string; json: string } {
+    let text = this.texts.get(horde);
+    if (text === undefined) {
+      text = { key: `h${++this.next}`, json: JSON.stringify(horde) };
+      this.texts.set(horde, text);
+    }
+    return text;
+  }
+}
+
+/**
  * Run a step in a pool thread; its messages travel on the runner's step bus. It has
  * ended when the task returned and every message it posted before returning has arrived.
  */
-export function startInPool(pool: Piscina, bus: StepBus, task: StepTask, kindModule: string, listener: Listener): StepHost {
+export function startInPool(pool: Piscina, bus: StepBus, hordes: HordeTexts, task: StepTask, kindModule: string, listener: Listener): StepHost {
   const stop = new ForceStop();
   let received = 0;
   let expected = Infinity;
@@ -53,7 +73,9 @@ export function startInPool(pool: Piscina, bus: StepBus, task: StepTask, kindMod
     if (message.type !== 'done') listener(message);
     if (received >= expected) allReceived?.();
   });
-  const input: WorkerTask = { task, kindModule, bus: bus.name };
+  const { horde, ...slim } = task;
+  const { key, json } = hordes.textOf(horde);
+  const input: WorkerTask = { task: slim, hordeKey: key, hordeJson: json, kindModule, bus: bus.name };
   const ended = (pool.run(input, { signal: stop }) as Promise<WorkerOutput>).then(
     async ({ result, messages }): Promise<HostEnd> => {
       if (received < messages) {

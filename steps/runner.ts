@@ -7,7 +7,7 @@ import { Piscina } from 'piscina';
 import { ERROR_CODES, toPlainError, KowalskiError } from '../core/index.js';
 import type { ErrorCode } from '../core/index.js';
 import { StepBus } from './bus.js';
-import { startInChild, startInPool } from './hosts.js';
+import { HordeTexts, startInChild, startInPool } from './hosts.js';
 import type { HostEnd, StepHost } from './hosts.js';
 import { killLeftovers } from './leftovers.js';
 import type { ModelCallTrace, ToolCallingMode } from '../agents/index.js';
@@ -196,6 +196,7 @@ export function createStepRunner(options: StepRunnerOptions): StepRunner {
   const childEntry = stepsModuleFile('child');
 
   const bus = new StepBus();
+  const hordes = new HordeTexts();
   const getPool = (): Piscina => {
     pool ??= new Piscina({
       filename: workerEntry,
@@ -216,7 +217,7 @@ export function createStepRunner(options: StepRunnerOptions): StepRunner {
       const step = supervise(task, handlers, startOptions, stopGraceMs, (listener) =>
         task.step.isolation === 'process'
           ? startInChild(task, kind.module, listener, { entry: childEntry, exitGraceMs: stopGraceMs })
-          : startInPool(getPool(), bus, task, kind.module, listener));
+          : startInPool(getPool(), bus, hordes, task, kind.module, listener));
       running.add(step);
       void step.result.finally(() => running.delete(step));
       return step;

@@ -3,14 +3,22 @@
  * runner's step bus (bus.ts), addressed by the step's token; the step's result is the task's return value (never a
  * rejection: errors are PlainError data), with the count of messages posted before it.
  */
+import type { HordeDef } from '../core/index.js';
 import { StepBusClient } from './bus.js';
 import { createKindLoader, startStep } from './context.js';
 import type { StepChannel } from './context.js';
 import type { EngineMessage, StepResult, StepTask } from './protocol.js';
 
-/** What the runner posts to the pool. */
+/**
+ * What the runner posts to the pool: the task without its horde, and the horde as JSON
+ * text under a key. The runner serializes a run's horde once; copying a string to the
+ * thread costs a fraction of cloning the object, and the thread parses it only the
+ * first time it sees the key.
+ */
 export interface WorkerTask {
-  task: StepTask;
+  task: Omit<StepTask, 'horde'>;
+  hordeKey: string;
+  hordeJson: string;
   /** Absolute path of the kind's module. */
   kindModule: string;
   /** The name of the runner's step bus (see bus.ts). */
@@ -24,17 +32,31 @@ export interface WorkerOutput {
   messages: number;
 }
 
-/** One handler per worker thread; it keeps that thread's cache of imported kind modules. */
+/** Hordes parsed by this thread, by key; the oldest goes past this many. */
+const HORDES_KEPT = 64;
+
+/** One handler per worker thread; it keeps that thread's caches: kind modules and hordes. */
 function createWorkerHandler(): (input: WorkerTask) => Promise<WorkerOutput> {
   const load = createKindLoader();
   const buses = new Map<string, StepBusClient>();
-  return async ({ task, kindModule, bus }) => {
+  const hordes = new Map<string, HordeDef>();
+  const hordeOf = (key: string, json: string): HordeDef => {
+    let horde = hordes.get(key);
+    if (horde === undefined) {
+      horde = JSON.parse(json) as HordeDef;
+      if (hordes.size >= HORDES_KEPT) hordes.delete(hordes.keys().next().value!);
+      hordes.set(key, horde);
+    }
+    return horde;
+  };
+  return async ({ task: slim, hordeKey, hordeJson, kindModule, bus }) => {
     let client = buses.get(bus);
     if (client === undefined) {
       client = new StepBusClient(bus);
       buses.set(bus, client);
     }
     const on = client;
+    const task: StepTask = { ...slim, horde: hordeOf(hordeKey, hordeJson) };
     let messages = 0;
     const channel: StepChannel = {
       send: (message) => {
