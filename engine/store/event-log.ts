@@ -1,57 +1,41 @@
-/** The events table: append (inside the caller's transaction) and read back. */
-import type { Database, Statement } from 'better-sqlite3';
+/** The events table: append (inside the caller's transaction) and read back, decoded. */
+import type { Database } from 'better-sqlite3';
 import type { RunEvent } from '../../actors/index.js';
 import { decodeEvent, encodeEvent } from '../events.js';
 import type { StoredEvent } from '../events.js';
-
-interface EventRow {
-  gseq: number;
-  run_id: string;
-  seq: number;
-  type: string;
-  v: number;
-  at: number;
-  data: string;
-}
+import { eventQueries } from './sql/events.js';
+import type { EventQueries, EventRow } from './sql/events.js';
 
 export class EventLog {
-  private readonly insert: Statement;
-  private readonly byRun: Statement;
-  private readonly byRunAfter: Statement;
-  private readonly allAfter: Statement;
-  private readonly maxGseq: Statement;
+  private readonly q: EventQueries;
 
   constructor(db: Database) {
-    this.insert = db.prepare('INSERT INTO events (run_id, seq, type, v, at, data) VALUES (?, ?, ?, ?, ?, ?)');
-    this.byRun = db.prepare('SELECT * FROM events WHERE run_id = ? ORDER BY seq');
-    this.byRunAfter = db.prepare('SELECT * FROM events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?');
-    this.allAfter = db.prepare('SELECT * FROM events WHERE gseq > ? ORDER BY gseq LIMIT ?');
-    this.maxGseq = db.prepare('SELECT coalesce(max(gseq), 0) FROM events').pluck();
+    this.q = eventQueries(db);
   }
 
   /** Must run inside a transaction. Returns the global sequence number. */
   append(runId: string, seq: number, at: number, event: RunEvent): number {
     const { type, v, data } = encodeEvent(event);
-    return Number(this.insert.run(runId, seq, type, v, at, data).lastInsertRowid);
+    return this.q.append(runId, seq, type, v, at, data);
   }
 
   /** Every event of a run, decoded (throws a typed error on a row this build cannot read). */
   read(runId: string): StoredEvent[] {
-    return (this.byRun.all(runId) as EventRow[]).map(toStored);
+    return this.q.byRun(runId).map(toStored);
   }
 
   readAfter(runId: string, afterSeq: number, limit = 1000): StoredEvent[] {
-    return (this.byRunAfter.all(runId, afterSeq, limit) as EventRow[]).map(toStored);
+    return this.q.byRunAfter(runId, afterSeq, limit).map(toStored);
   }
 
   /** Every run's events after a global sequence number, in commit order. */
   readAllAfter(afterGseq: number, limit = 1000): StoredEvent[] {
-    return (this.allAfter.all(afterGseq, limit) as EventRow[]).map(toStored);
+    return this.q.allAfter(afterGseq, limit).map(toStored);
   }
 
   /** The newest committed global sequence number (0 for an empty log). */
   lastGseq(): number {
-    return this.maxGseq.get() as number;
+    return this.q.lastGseq();
   }
 }
 

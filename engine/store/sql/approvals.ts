@@ -1,0 +1,41 @@
+/** The approvals projection table: the writes the committer makes, one typed function per query. */
+import type { Database } from 'better-sqlite3';
+
+export interface ApprovalRequested {
+  runId: string;
+  seq: number;
+  step: string;
+  reason: string;
+  /** JSON of the command shown to the operator. */
+  command: string;
+  hash: string;
+  at: number;
+}
+
+export interface ApprovalDecided {
+  runId: string;
+  step: string;
+  state: 'granted' | 'denied';
+  at: number;
+  by: string;
+  denyReason: string | null;
+}
+
+export function approvalWrites(db: Database) {
+  const request = db.prepare<[runId: string, seq: number, step: string, reason: string, command: string, hash: string, at: number]>(
+    "INSERT INTO approvals (run_id, seq, step, reason, command, hash, state, requested_at) VALUES (?, ?, ?, ?, ?, ?, 'pending', ?)");
+  const decide = db.prepare<[state: string, at: number, by: string, denyReason: string | null, runId: string, step: string]>(
+    "UPDATE approvals SET state = ?, decided_at = ?, decided_by = ?, deny_reason = ? WHERE run_id = ? AND step = ? AND state = 'pending'");
+  const voidPending = db.prepare<[at: number, runId: string]>(
+    "UPDATE approvals SET state = 'void', decided_at = ? WHERE run_id = ? AND state = 'pending'");
+  return {
+    /** `approval.requested`: pending. */
+    request: (a: ApprovalRequested): void => void request.run(a.runId, a.seq, a.step, a.reason, a.command, a.hash, a.at),
+    /** `approval.granted` / `approval.denied`: the step's pending request decided. */
+    decide: (d: ApprovalDecided): void => void decide.run(d.state, d.at, d.by, d.denyReason, d.runId, d.step),
+    /** The run ended: what was pending will never be decided. */
+    voidPending: (runId: string, at: number): void => void voidPending.run(at, runId),
+  };
+}
+
+export type ApprovalWrites = ReturnType<typeof approvalWrites>;
