@@ -8,7 +8,7 @@ import path from 'node:path';
 import { KowalskiError } from '../core/index.js';
 import type { HordeDef } from '../core/index.js';
 import type { RunEvent, RunState, StepPolicy } from '../actors/index.js';
-import { FINAL_RUN_STATES, isSettled } from '../actors/index.js';
+import { FINAL_RUN_STATES } from '../actors/index.js';
 import { builtinStepKinds, createStepRunner, resolveInside } from '../steps/index.js';
 import type { StepKindInfo } from '../steps/index.js';
 import type { Clock } from './clock.js';
@@ -41,6 +41,7 @@ import type { ListRunsFilter, RunRow } from './store/queries.js';
 import type { TraceDetail, TraceFilter, TraceSummary } from './store/traces.js';
 import { newRunId } from './run-id.js';
 import { readRunView, requireRunRow, runWorkdir } from './run-view.js';
+import { RunWaiters } from './run-waiters.js';
 import type { RunView } from './run-view.js';
 import type { LiveRun } from './live-run.js';
 import { unknownKind } from './step-task.js';
@@ -178,6 +179,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         return fatal;
       },
     });
+    const waiters = new RunWaiters(observers);
     const kinds = builtinStepKinds();
     for (const k of options.extraStepKinds ?? []) kinds.set(k.kind, k);
     // Up to 8 threads; each runs several steps at once when the limit is higher, since steps mostly wait.
@@ -315,37 +317,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         if (!fs.existsSync(abs) || !fs.statSync(abs).isFile()) throw new KowalskiError('KW_ERR_ARTIFACT_NOT_FOUND', `run ${runId} has no file ${rel} in its workdir`);
         return abs;
       },
-      waitForRun(runId) {
-        return new Promise((resolve, reject) => {
-          const offStopped = observers.on('engine:stopped', ({ error }) => {
-            off();
-            reject(error);
-          });
-          const offEvents = observers.on('run:event', ({ stored, state }) => {
-            if (stored.runId === runId && isSettled(state)) {
-              off();
-              resolve(state);
-            }
-          });
-          const off = (): void => {
-            offEvents();
-            offStopped();
-          };
-          if (fatal !== undefined) {
-            off();
-            reject(fatal);
-            return;
-          }
-          const row = queries.getRun(runId);
-          if (row === undefined) {
-            off();
-            reject(new KowalskiError('KW_ERR_RUN_NOT_FOUND', `no run ${runId}`));
-          } else if (isSettled(row.state)) {
-            off();
-            resolve(row.state);
-          }
-        });
-      },
+      waitForRun: (runId) => waiters.wait(runId, () => queries.getRun(runId)?.state),
       on: (name, fn) => observers.on(name, fn),
       announce: (url) => lock.setUrl(url),
       close() {

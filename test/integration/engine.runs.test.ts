@@ -30,6 +30,21 @@ describe('engine runs', () => {
     for (const s of ['b', 'c']) assert.ok(view.attempts.find((a) => a.step === s)!.finishedAt! <= d.startedAt, `d started after ${s} finished`);
   });
 
+  test('waitForRun: many callers on many runs each get their run\'s own outcome; a settled run answers at once; an unknown one is refused', async (t) => {
+    const dir = tempDir(t);
+    const engine = await testEngine(t);
+    writeHorde(path.join(dir, 'ok'), `id = "ok"\npipeline = ["a", "b"]\n${NO_CONFIRM}`, { a: 'kind = "noop"', b: 'kind = "noop"' });
+    writeHorde(path.join(dir, 'bad'), `id = "bad"\npipeline = ["a"]\n${NO_CONFIRM}`, { a: 'kind = "verify"\nverify_command = "exit 3"' });
+    const ok = (await engine.resolveHorde(path.join(dir, 'ok'))).horde;
+    const bad = (await engine.resolveHorde(path.join(dir, 'bad'))).horde;
+    const ids = await Promise.all(Array.from({ length: 12 }, (_, i) => engine.startRun(i % 3 === 0 ? bad : ok, {})));
+    // Three callers per run, all waiting before any run has finished.
+    const outcomes = await Promise.all(ids.flatMap((id) => [engine.waitForRun(id), engine.waitForRun(id), engine.waitForRun(id)]));
+    assert.deepEqual(outcomes, ids.flatMap((_, i) => Array(3).fill(i % 3 === 0 ? 'failed' : 'succeeded')));
+    assert.equal(await engine.waitForRun(ids[1]!), 'succeeded', 'a finished run answers at once');
+    await assert.rejects(engine.waitForRun('r_nosuchrun'), (err: { code?: string }) => err.code === 'KW_ERR_RUN_NOT_FOUND');
+  });
+
   test('max_parallel_steps = 1 runs one step at a time across runs', async (t) => {
     const dir = tempDir(t);
     const engine = await testEngine(t, { maxParallelSteps: 1 });
