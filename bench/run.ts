@@ -69,6 +69,14 @@ const W1_IN_FLIGHT = 50;
  * clearly fastest (more steps finish per fsync); at NORMAL they were within the noise.
  */
 const W1_PARALLEL = 50;
+/** Main-thread CPU per no-op step the issue asks for, µs. */
+const W1_CPU_TARGET_US = 120;
+
+/** The issue's W1 targets as a bound on µs/step: one at a time ≤ 2× the floor (FULL) or 3× (NORMAL); 50 in flight at FULL ≥ 2× the floor's runs/s. */
+function w1Target(sync: Sync, inFlight: number, floor: number): { target?: { op: '<'; value: number } } {
+  if (inFlight === 1) return { target: { op: '<', value: (sync === 'full' ? 2 : 3) * floor } };
+  return sync === 'full' ? { target: { op: '<', value: floor / 2 } } : {};
+}
 const W2_RUNS = 200;
 /** The default; 8 and 50 were no faster (the engine's main thread is the limit). */
 const W2_PARALLEL = 4;
@@ -125,18 +133,42 @@ async function main(plan: Plan): Promise<void> {
         const commits = median(samples.map((s) => s.commits));
         const batches = median(samples.map((s) => s.batches));
         const events = median(samples.map((s) => s.events));
+        const floor = median(samples.map((s) => s.floor));
         rows.push({
           name: `W1 ${W1_RUNS} runs × ${W1_STEPS} no-op steps, ${inFlight === 1 ? 'one at a time' : `${inFlight} in flight`}, ${sync.toUpperCase()}`,
           median: median(samples.map((s) => s.usPerStep)),
           unit: 'µs/step',
-          floor: median(samples.map((s) => s.floor)),
+          floor,
           ratio: median(samples.map((s) => s.ratio)),
-          note: `${num(median(samples.map((s) => s.runsPerSec)))} runs/s; maxParallelSteps ${maxParallelSteps}; engine.stats: ${num(commits)} commits, ${num(batches)} batches, ${num(events)} events = ${num(batches / commits)} batches/commit, ${num(events / commits)} events/commit` +
+          ...w1Target(sync, inFlight, floor),
+          note: `${num(median(samples.map((s) => s.runsPerSec)))} runs/s; main-thread CPU ${num(median(samples.map((s) => s.cpuUsPerStep)))} µs/step; maxParallelSteps ${maxParallelSteps}; maxParallelSteps ${maxParallelSteps}; engine.stats: ${num(commits)} commits, ${num(batches)} batches, ${num(events)} events = ${num(batches / commits)} batches/commit, ${num(events / commits)} events/commit` +
             (median(samples.map((s) => s.ratio)) < 1 ? '; under the floor: one commit carries the steps of many runs' : '') +
             (failed > 0 ? `; ${failed} RUNS DID NOT SUCCEED` : ''),
         });
+        if (inFlight === 1) {
+          const cpu = median(samples.map((s) => s.cpuUsPerStep));
+          rows.push({
+            name: `W1 main-thread CPU per no-op step, one at a time, ${sync.toUpperCase()}`,
+            median: cpu, unit: 'µs/step', floor, ratio: cpu / floor, target: { op: '<', value: W1_CPU_TARGET_US },
+            note: 'the engine thread\'s on-CPU time (/proc/self/task/<pid>/schedstat) over the timed runs / steps; the floor is one commit\'s wall time at the same synchronous (at FULL most of it is the kernel\'s fsync, also on this thread)',
+          });
+        }
       }
     }
+    const samples = await repeat(reps, async () => {
+      const floor = commitFloorNow('full');
+      const s = await w1Once({ synchronous: 'full', runs: W1_RUNS, inFlight: W1_IN_FLIGHT, maxParallelSteps: W1_PARALLEL, warmup: W1_IN_FLIGHT, shape: 'batches' });
+      return { ...s, floor, ratio: s.usPerStep / floor };
+    });
+    progress(`w1 batches: ${samples.map((s) => `${num(s.runsPerSec)} runs/s (floor ${num(s.floor)} µs/commit)`).join(', ')}`);
+    const floorRunsPerSec = 1e6 / (W1_STEPS * median(samples.map((s) => s.floor)));
+    rows.push({
+      name: `W1 in the peers' driver shape: ${W1_RUNS} runs in Promise.all batches of ${W1_IN_FLIGHT}, FULL`,
+      median: median(samples.map((s) => s.runsPerSec)), unit: 'runs/s', floor: floorRunsPerSec,
+      ratio: median(samples.map((s) => s.runsPerSec)) / floorRunsPerSec,
+      note: `what the issue's table measured Mastra, LangGraph and DBOS with (326 runs/s for kowalski then); floor: runs/s if each of the ${W1_STEPS} steps cost one FULL commit; ${num(median(samples.map((s) => s.usPerStep)))} µs/step; main-thread CPU ${num(median(samples.map((s) => s.cpuUsPerStep)))} µs/step` +
+        (samples.some((s) => s.failed > 0) ? '; SOME RUNS DID NOT SUCCEED' : ''),
+    });
   }
 
   if (workloads.has('w2')) {

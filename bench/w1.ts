@@ -18,6 +18,12 @@ export interface W1Options {
   maxParallelSteps: number;
   /** Runs done before the clock starts (pool threads up, kind module loaded). */
   warmup: number;
+  /**
+   * `lanes` (default): `inFlight` callers, each starting its next run when its last one
+   * settled. `batches`: the peers' driver (Mastra, LangGraph, DBOS in the issue's table):
+   * `Promise.all` over `inFlight` runs, then the next batch.
+   */
+  shape?: 'lanes' | 'batches';
 }
 
 export interface W1Sample {
@@ -50,18 +56,32 @@ async function drive(engine: Engine, horde: HordeDef, runs: number, inFlight: nu
   return failed;
 }
 
+/** `runs` runs in `Promise.all` batches of `size`. */
+async function driveBatches(engine: Engine, horde: HordeDef, runs: number, size: number): Promise<number> {
+  let failed = 0;
+  for (let done = 0; done < runs; done += size) {
+    const batch = Array.from({ length: Math.min(size, runs - done) }, async () => {
+      const id = await engine.startRun(horde, {}, { provenance: 'bench' });
+      if ((await engine.waitForRun(id)) !== 'succeeded') failed++;
+    });
+    await Promise.all(batch);
+  }
+  return failed;
+}
+
 export async function w1Once(o: W1Options): Promise<W1Sample> {
+  const run = o.shape === 'batches' ? driveBatches : drive;
   const dir = tempDir('w1');
   try {
     const hordeDir = writeHorde(dir, 'bench-w1', noopSteps());
     const engine = await createEngine(engineOptions(path.join(dir, 'data'), o.synchronous, o.maxParallelSteps));
     try {
       const { horde } = await engine.resolveHorde(hordeDir);
-      await drive(engine, horde, o.warmup, o.inFlight);
+      await run(engine, horde, o.warmup, o.inFlight);
       const before = { ...engine.stats };
       const c0 = mainThreadCpuUs();
       const t0 = now();
-      const failed = await drive(engine, horde, o.runs, o.inFlight);
+      const failed = await run(engine, horde, o.runs, o.inFlight);
       const ms = now() - t0;
       const c1 = mainThreadCpuUs();
       const after = engine.stats;
