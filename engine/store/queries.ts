@@ -1,7 +1,12 @@
 /** Read-side queries over the projection tables, for the CLI, the API and tests. */
-import type { Database, Statement } from 'better-sqlite3';
+import type { Database } from 'better-sqlite3';
 import type { ApprovalCommand, RunState } from '../../actors/index.js';
-import { whereOf } from './where.js';
+import { approvalReads } from './sql/approvals.js';
+import type { ApprovalReads, ApprovalRecord } from './sql/approvals.js';
+import { attemptReads } from './sql/attempts.js';
+import type { AttemptReads, AttemptRecord } from './sql/attempts.js';
+import { runReads } from './sql/runs.js';
+import type { RunReads, RunRecord } from './sql/runs.js';
 
 export interface RunRow {
   id: string;
@@ -53,9 +58,7 @@ export interface ListRunsFilter {
   cursor?: string;
 }
 
-interface RawRun { id: string; horde_id: string; horde_hash: string; state: RunState; provenance: string; input: string; created_at: number; updated_at: number; finished_at: number | null; error_code: string | null; error: string | null; last_seq: number }
-
-function toRun(r: RawRun): RunRow {
+function toRun(r: RunRecord): RunRow {
   return {
     id: r.id, hordeId: r.horde_id, hordeHash: r.horde_hash, state: r.state, provenance: r.provenance,
     input: JSON.parse(r.input) as Record<string, string>, createdAt: r.created_at, updatedAt: r.updated_at,
@@ -63,66 +66,67 @@ function toRun(r: RawRun): RunRow {
   };
 }
 
-export class RunQueries {
-  private readonly s: Record<string, Statement>;
+function toAttempt(r: AttemptRecord): AttemptRow {
+  return {
+    step: r.step, attempt: r.attempt, state: r.state, startedAt: r.started_at, finishedAt: r.finished_at, durationMs: r.duration_ms,
+    artifact: r.artifact, summary: r.summary, errorCode: r.error_code, error: r.error,
+  };
+}
 
-  constructor(private readonly db: Database) {
-    this.s = {
-      run: db.prepare('SELECT * FROM runs WHERE id = ?'),
-      attempts: db.prepare('SELECT * FROM step_attempts WHERE run_id = ? ORDER BY started_at, step, attempt'),
-      approvals: db.prepare('SELECT * FROM approvals WHERE run_id = ? ORDER BY seq'),
-      unfinished: db.prepare("SELECT id FROM runs WHERE state IN ('queued', 'running') ORDER BY created_at"),
-      countByState: db.prepare('SELECT state, count(*) AS n FROM runs GROUP BY state'),
-      triggerRuns: db.prepare("SELECT id, horde_id, provenance FROM runs WHERE provenance LIKE 'trigger:%' AND state IN ('queued', 'running', 'awaiting_input') ORDER BY created_at"),
-    };
+function toApproval(r: ApprovalRecord): ApprovalRow {
+  return {
+    step: r.step, seq: r.seq, reason: r.reason, command: JSON.parse(r.command) as ApprovalCommand, hash: r.hash, state: r.state,
+    requestedAt: r.requested_at, decidedAt: r.decided_at, decidedBy: r.decided_by, denyReason: r.deny_reason,
+  };
+}
+
+export class RunQueries {
+  private readonly runs: RunReads;
+  private readonly attemptRows: AttemptReads;
+  private readonly approvalRows: ApprovalReads;
+
+  constructor(db: Database) {
+    this.runs = runReads(db);
+    this.attemptRows = attemptReads(db);
+    this.approvalRows = approvalReads(db);
   }
 
   getRun(id: string): RunRow | undefined {
-    const r = this.s.run!.get(id) as RawRun | undefined;
+    const r = this.runs.byId(id);
     return r === undefined ? undefined : toRun(r);
   }
 
   attempts(runId: string): AttemptRow[] {
-    return (this.s.attempts!.all(runId) as Record<string, unknown>[]).map((r) => ({
-      step: r.step as string, attempt: r.attempt as number, state: r.state as AttemptRow['state'], startedAt: r.started_at as number,
-      finishedAt: r.finished_at as number | null, durationMs: r.duration_ms as number | null, artifact: r.artifact as string | null,
-      summary: r.summary as string | null, errorCode: r.error_code as string | null, error: r.error as string | null,
-    }));
+    return this.attemptRows.ofRun(runId).map(toAttempt);
   }
 
   approvals(runId: string): ApprovalRow[] {
-    return (this.s.approvals!.all(runId) as Record<string, unknown>[]).map((r) => ({
-      step: r.step as string, seq: r.seq as number, reason: r.reason as ApprovalRow['reason'],
-      command: JSON.parse(r.command as string) as ApprovalCommand, hash: r.hash as string, state: r.state as ApprovalRow['state'],
-      requestedAt: r.requested_at as number, decidedAt: r.decided_at as number | null, decidedBy: r.decided_by as string | null,
-      denyReason: r.deny_reason as string | null,
-    }));
+    return this.approvalRows.ofRun(runId).map(toApproval);
   }
 
   /** Runs that were queued or running when the engine last stopped. */
   unfinishedRunIds(): string[] {
-    return this.s.unfinished!.pluck().all() as string[];
+    return this.runs.unfinishedIds();
   }
 
   /** Runs a trigger started that have not finished (parked ones included: they are still that trigger's run). */
   unfinishedTriggerRuns(): Array<{ runId: string; hordeId: string; provenance: string }> {
-    return (this.s.triggerRuns!.all() as { id: string; horde_id: string; provenance: string }[]).map((r) => ({ runId: r.id, hordeId: r.horde_id, provenance: r.provenance }));
+    return this.runs.unfinishedTriggerRuns().map((r) => ({ runId: r.id, hordeId: r.horde_id, provenance: r.provenance }));
   }
 
   countByState(): Partial<Record<RunState, number>> {
     const out: Partial<Record<RunState, number>> = {};
-    for (const r of this.s.countByState!.all() as { state: RunState; n: number }[]) out[r.state] = r.n;
+    for (const r of this.runs.countByState()) out[r.state] = r.n;
     return out;
   }
 
   listRuns(filter: ListRunsFilter = {}): RunRow[] {
-    const where = whereOf([
-      filter.status === undefined ? undefined : ['state = ?', filter.status],
-      filter.horde === undefined ? undefined : ['horde_id = ?', filter.horde],
-      filter.cursor === undefined ? undefined : ['(created_at, id) < (SELECT created_at, id FROM runs WHERE id = ?)', filter.cursor],
-    ]);
     const limit = Math.min(1000, Math.max(1, filter.limit ?? 50));
-    const sql = `SELECT * FROM runs ${where.sql} ORDER BY created_at DESC, id DESC LIMIT ${limit}`;
-    return (this.db.prepare(sql).all(...where.params) as RawRun[]).map(toRun);
+    return this.runs.list({
+      limit,
+      ...(filter.status === undefined ? {} : { state: filter.status }),
+      ...(filter.horde === undefined ? {} : { hordeId: filter.horde }),
+      ...(filter.cursor === undefined ? {} : { beforeRunId: filter.cursor }),
+    }).map(toRun);
   }
 }

@@ -21,6 +21,29 @@ export interface ApprovalDecided {
   denyReason: string | null;
 }
 
+/** A row of `approvals` as stored. */
+export interface ApprovalRecord {
+  run_id: string;
+  seq: number;
+  step: string;
+  reason: 'confirm_command' | 'outcome_unknown';
+  command: string;
+  hash: string;
+  state: 'pending' | 'granted' | 'denied' | 'void';
+  requested_at: number;
+  decided_at: number | null;
+  decided_by: string | null;
+  deny_reason: string | null;
+}
+
+export function approvalReads(db: Database) {
+  const ofRun = db.prepare<[runId: string], ApprovalRecord>('SELECT * FROM approvals WHERE run_id = ? ORDER BY seq');
+  return {
+    /** A run's approvals in the order they were asked for. */
+    ofRun: (runId: string): ApprovalRecord[] => ofRun.all(runId),
+  };
+}
+
 export function approvalWrites(db: Database) {
   const request = db.prepare<[runId: string, seq: number, step: string, reason: string, command: string, hash: string, at: number]>(
     "INSERT INTO approvals (run_id, seq, step, reason, command, hash, state, requested_at) VALUES (?, ?, ?, ?, ?, ?, 'pending', ?)");
@@ -39,3 +62,4 @@ export function approvalWrites(db: Database) {
 }
 
 export type ApprovalWrites = ReturnType<typeof approvalWrites>;
+export type ApprovalReads = ReturnType<typeof approvalReads>;

@@ -14,6 +14,31 @@ export interface AttemptFinished {
   error: string | null;
 }
 
+/** A row of `step_attempts` as stored. */
+export interface AttemptRecord {
+  run_id: string;
+  step: string;
+  attempt: number;
+  state: 'running' | 'passed' | 'failed' | 'interrupted' | 'cancelled';
+  started_at: number;
+  finished_at: number | null;
+  duration_ms: number | null;
+  artifact: string | null;
+  summary: string | null;
+  error_code: string | null;
+  error: string | null;
+  pgid: number | null;
+  token: string | null;
+}
+
+export function attemptReads(db: Database) {
+  const ofRun = db.prepare<[runId: string], AttemptRecord>('SELECT * FROM step_attempts WHERE run_id = ? ORDER BY started_at, step, attempt');
+  return {
+    /** A run's attempts in the order they started. */
+    ofRun: (runId: string): AttemptRecord[] => ofRun.all(runId),
+  };
+}
+
 export function attemptWrites(db: Database) {
   const start = db.prepare<[runId: string, step: string, attempt: number, at: number]>(
     "INSERT INTO step_attempts (run_id, step, attempt, state, started_at) VALUES (?, ?, ?, 'running', ?)");
@@ -41,3 +66,4 @@ export function attemptWrites(db: Database) {
 }
 
 export type AttemptWrites = ReturnType<typeof attemptWrites>;
+export type AttemptReads = ReturnType<typeof attemptReads>;

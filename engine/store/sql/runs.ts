@@ -1,5 +1,5 @@
 /** The runs projection table: the writes the committer makes, one typed function per query. */
-import type { Database } from 'better-sqlite3';
+import type { Database, Statement } from 'better-sqlite3';
 import type { RunState } from '../../../actors/index.js';
 
 export interface NewRun {
@@ -24,6 +24,65 @@ export interface RunSettled {
   error: string | null;
 }
 
+/** A row of `runs` as stored. */
+export interface RunRecord {
+  id: string;
+  horde_id: string;
+  horde_hash: string;
+  state: RunState;
+  provenance: string;
+  input: string;
+  created_at: number;
+  updated_at: number;
+  finished_at: number | null;
+  error_code: string | null;
+  error: string | null;
+  last_seq: number;
+}
+
+export interface RunListFilter {
+  state?: RunState;
+  hordeId?: string;
+  /** Only runs created before this one (paging, newest first). */
+  beforeRunId?: string;
+  limit: number;
+}
+
+export function runReads(db: Database) {
+  const byId = db.prepare<[id: string], RunRecord>('SELECT * FROM runs WHERE id = ?');
+  const unfinished = db.prepare<[], string>("SELECT id FROM runs WHERE state IN ('queued', 'running') ORDER BY created_at").pluck();
+  const countByState = db.prepare<[], { state: RunState; n: number }>('SELECT state, count(*) AS n FROM runs GROUP BY state');
+  const triggerRuns = db.prepare<[], Pick<RunRecord, 'id' | 'horde_id' | 'provenance'>>(
+    "SELECT id, horde_id, provenance FROM runs WHERE provenance LIKE 'trigger:%' AND state IN ('queued', 'running', 'awaiting_input') ORDER BY created_at");
+  // One statement per filter shape (prepared at its first use), so each can use its index (runs_by_state, runs_by_horde).
+  const lists = new Map<string, Statement<unknown[], RunRecord>>();
+  const list = (f: RunListFilter): RunRecord[] => {
+    const conditions: Array<[sql: string, value: unknown]> = [];
+    if (f.state !== undefined) conditions.push(['state = ?', f.state]);
+    if (f.hordeId !== undefined) conditions.push(['horde_id = ?', f.hordeId]);
+    if (f.beforeRunId !== undefined) conditions.push(['(created_at, id) < (SELECT created_at, id FROM runs WHERE id = ?)', f.beforeRunId]);
+    const where = conditions.map(([sql]) => sql);
+    const params = conditions.map(([, value]) => value);
+    const sql = `SELECT * FROM runs ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`} ORDER BY created_at DESC, id DESC LIMIT ?`;
+    let stmt = lists.get(sql);
+    if (stmt === undefined) {
+      stmt = db.prepare<unknown[], RunRecord>(sql);
+      lists.set(sql, stmt);
+    }
+    return stmt.all(...params, f.limit);
+  };
+  return {
+    byId: (id: string): RunRecord | undefined => byId.get(id),
+    /** Runs that were queued or running when the engine last stopped, oldest first. */
+    unfinishedIds: (): string[] => unfinished.all(),
+    countByState: () => countByState.all(),
+    /** Runs a trigger started that have not finished (parked ones included). */
+    unfinishedTriggerRuns: () => triggerRuns.all(),
+    /** Newest first. */
+    list,
+  };
+}
+
 export function runWrites(db: Database) {
   const insert = db.prepare<[id: string, hordeId: string, hordeHash: string, provenance: string, input: string, createdAt: number, updatedAt: number, seq: number]>(
     `INSERT INTO runs (id, horde_id, horde_hash, state, provenance, input, created_at, updated_at, last_seq)
@@ -39,3 +98,4 @@ export function runWrites(db: Database) {
 }
 
 export type RunWrites = ReturnType<typeof runWrites>;
+export type RunReads = ReturnType<typeof runReads>;
