@@ -1,13 +1,14 @@
 /**
- * The engine process the kill soak (`soak-kill.ts`) SIGKILLs: `<data-dir> <horde-dir> <n>`
+ * The engine process the kill soak (`soak-kill.ts`) SIGKILLs: `<data-dir> <horde-dir> <n> [<maxParallelSteps>]`
  * recovers what is unfinished, starts n new runs, prints `READY`, then `IDLE` once every
  * run it knows has settled, and closes.
  */
 import { DEFAULT_CONFIG, createEngine } from '../engine/index.js';
 
-const [, , dataDir, hordeDir, count] = process.argv;
+const [, , dataDir, hordeDir, count, parallel] = process.argv;
 const say = (line: string): void => void process.stdout.write(`${line}\n`);
-const engine = await createEngine({ dataDir: dataDir!, config: DEFAULT_CONFIG });
+const runs = { ...DEFAULT_CONFIG.runs, maxParallelSteps: Number(parallel ?? DEFAULT_CONFIG.runs.maxParallelSteps) };
+const engine = await createEngine({ dataDir: dataDir!, config: { ...DEFAULT_CONFIG, runs } });
 engine.on('engine:warning', ({ message }) => process.stderr.write(`warning: ${message}\n`));
 const summary = await engine.recover();
 say(`RECOVERED ${JSON.stringify({ resumed: summary.resumed.length, retried: summary.retried.length, killedProcesses: summary.killedProcesses, failed: summary.failed })}`);

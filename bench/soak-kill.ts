@@ -4,7 +4,10 @@
  * restart it each time, then check the ledger the commands write outside the engine
  * against the final database.
  *
- *   node --import tsx bench/soak-kill.ts [--kills=100] [--runs=2] [--max-delay-ms=1200] [--keep]
+ *   node --import tsx bench/soak-kill.ts [--kills=100] [--runs=2] [--max-delay-ms=1200] [--sleep=0.3] [--parallel=4] [--keep]
+ *
+ * `--runs` runs start in each engine life (50 with `--parallel=50` keeps 50 in flight);
+ * `--sleep` is each command's duration, s; `--parallel` the engine's maxParallelSteps.
  *
  * Each command appends `<run> <step> <attempt> start|end <epoch s>` to the ledger. A
  * command is the engine's that was alive when it started. It counts (exit status 1 when
@@ -23,6 +26,8 @@ const arg = (name: string, fallback: number): number => Number(process.argv.find
 const KILLS = arg('kills', 100);
 const RUNS_PER_START = arg('runs', 2);
 const MAX_DELAY_MS = arg('max-delay-ms', 1200);
+const SLEEP_S = arg('sleep', 0.3);
+const PARALLEL = arg('parallel', 4);
 
 /** Wall clock in ms with sub-ms precision, comparable with `date +%s.%N`. */
 const now = (): number => performance.timeOrigin + performance.now();
@@ -35,7 +40,7 @@ function writeHorde(dir: string, ledger: string): string {
   const edges = [['a', 'b'], ['a', 'c'], ['b', 'd'], ['c', 'd']].map(([from, to]) => `[[edges]]\nfrom = "${from}"\nto = "${to}"\nwhen = "pass"\n`).join('');
   fs.writeFileSync(path.join(h, 'horde.md'), `---\nid = "soak"\npipeline = ["a", "b", "c", "d"]\nconfirm_commands = false\n${edges}---\n`);
   const mark = (what: string): string => `echo "$KOWALSKI_RUN_ID $KOWALSKI_STEP $KOWALSKI_ATTEMPT ${what} $(date +%s.%N)" >> ${ledger}`;
-  const command = `${mark('start')}; sleep 0.3; ${mark('end')}`;
+  const command = `${mark('start')}; sleep ${SLEEP_S}; ${mark('end')}`;
   for (const step of ['a', 'b', 'c', 'd']) {
     // `c` runs in an isolated child process, the others in pool threads.
     const isolation = step === 'c' ? 'isolation = "process"\n' : '';
@@ -48,7 +53,7 @@ function writeHorde(dir: string, ledger: string): string {
 function engineLife(dataDir: string, horde: string, runs: number, delayMs: number | undefined): Promise<Life> {
   return new Promise((resolve, reject) => {
     const life: Life = { spawnAt: now(), exitAt: 0, killedProcesses: 0 };
-    const child = spawn(process.execPath, [...process.execArgv, benchModule('soak-engine'), dataDir, horde, String(runs)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...process.execArgv, benchModule('soak-engine'), dataDir, horde, String(runs), String(PARALLEL)], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     const limit = setTimeout(() => {
