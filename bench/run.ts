@@ -270,6 +270,8 @@ async function main(plan: Plan): Promise<void> {
       median: median(samples.map((s) => s.hook.perSec)), unit: 'runs/s', floor,
       ratio: median(samples.map((s) => s.hook.perSec / s.floor.perSec)),
       note: `POST /hooks/<horde>/<trigger> with a delivery id each → run.created + firing record in one transaction (group commit), then 202 {runId}; the runs' one no-op step executes meanwhile; ${num(median(samples.map((s) => s.hook.ms)))} ms per sample; ` +
+        `engine.stats: ${num(median(samples.map((s) => s.hook.batches / s.hook.commits)))} batches/commit, ${num(median(samples.map((s) => s.hook.held)))} commits held for deliveries on their way; ` +
+        `main-thread CPU (server, engine and client) ${num(median(samples.map((s) => s.hook.cpuUsPerDelivery)))} µs/delivery; ` +
         (bad === 0 ? 'checked: every answer 202 and one run per delivery' : `${bad} BAD ANSWERS OR MISSING RUNS`),
     });
   }

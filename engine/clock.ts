@@ -5,3 +5,6 @@ export interface Clock {
 }
 
 export const systemClock: Clock = { now: () => Date.now() };
+
+/** A monotonic reading in microseconds (sub-millisecond waits: the committer's hold, engine/intake-hold.ts). */
+export const monotonicMicros = (): number => performance.now() * 1000;

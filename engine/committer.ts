@@ -8,6 +8,7 @@ import type { RunContext, RunEvent, RunState } from '../actors/index.js';
 import type { Clock } from './clock.js';
 import type { CrashHook } from './crash.js';
 import type { StoredEvent } from './events.js';
+import type { IntakeHold } from './intake-hold.js';
 import type { EventLog } from './store/event-log.js';
 import type { Projections } from './store/projections.js';
 
@@ -34,11 +35,15 @@ export interface CommitterDeps {
   crash: CrashHook;
   /** A commit that throws leaves memory ahead of the disk: the engine must stop. Returns the error the waiting callers get. */
   onFatal(err: unknown): Error;
+  /** May hold a commit back for a few turns while webhook deliveries are arriving (bounded). */
+  hold?: IntakeHold;
 }
 
 export class Committer {
   private pending: Batch[] = [];
   private scheduled = false;
+  /** Which scheduled turn is current (a flush from outside ends the turns scheduled before it). */
+  private turn = 0;
   private readonly write: (batches: Batch[], at: number) => StoredEvent[][];
   /** Transactions committed, and batches in them (for benchmarks and the doctor). */
   readonly stats = { commits: 0, batches: 0, events: 0 };
@@ -65,10 +70,16 @@ export class Committer {
 
   enqueue(batch: Batch): void {
     this.pending.push(batch);
-    if (!this.scheduled) {
-      this.scheduled = true;
-      setImmediate(() => this.flush());
-    }
+    if (this.scheduled) return;
+    this.scheduled = true;
+    this.deps.hold?.begin();
+    const turn = ++this.turn;
+    const check = (): void => {
+      if (turn !== this.turn || !this.scheduled) return;
+      if (this.deps.hold?.shouldWait() === true) setImmediate(check);
+      else this.flush();
+    };
+    setImmediate(check);
   }
 
   /** Commit everything pending now, then run the callbacks. */

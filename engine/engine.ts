@@ -12,8 +12,9 @@ import { FINAL_RUN_STATES } from '../actors/index.js';
 import { builtinStepKinds, createStepRunner, resolveInside } from '../steps/index.js';
 import type { StepKindInfo } from '../steps/index.js';
 import type { Clock } from './clock.js';
-import { systemClock } from './clock.js';
+import { monotonicMicros, systemClock } from './clock.js';
 import { Committer } from './committer.js';
+import { INTAKE_HOLD_US, IntakeHold } from './intake-hold.js';
 import { crashHookFrom } from './crash.js';
 import { loadConfig } from './config.js';
 import type { EngineConfig } from './config.js';
@@ -71,6 +72,8 @@ export interface EngineOptions {
   timers?: Timers;
   /** Quiet time after a change under `<data>/hordes/` before the catalog is re-read, ms (default 300). */
   reloadDebounceMs?: number;
+  /** The longest the committer holds a commit for webhook deliveries on their way, µs (default 500; 0: never). */
+  intakeHoldUs?: number;
 }
 
 export interface StartOptions {
@@ -125,6 +128,8 @@ export interface Engine {
   /** Tell other processes (the CLI) that a server for this engine listens at `url`. */
   announce(url: string): void;
   readonly stats: { commits: number; batches: number; events: number };
+  /** Webhook deliveries on their way: the route marks each (`arrive()`) so the committer can gather those arriving together into one commit. */
+  readonly intake: IntakeHold;
   close(): Promise<void>;
 }
 
@@ -169,8 +174,9 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     const queries = new RunQueries(db);
     const crash = crashHookFrom(options.crashSpec ?? process.env.KOWALSKI_CRASH_AT);
     let fatal: KowalskiError | undefined;
+    const intake = new IntakeHold({ maxWaitUs: options.intakeHoldUs ?? INTAKE_HOLD_US, nowUs: monotonicMicros });
     const committer = new Committer({
-      db, log, projections: new Projections(db), clock, crash,
+      db, log, projections: new Projections(db), clock, crash, hold: intake,
       onFatal: (err) => {
         if (fatal === undefined) {
           fatal = commitFailure(paths.database, err);
@@ -271,6 +277,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       kinds,
       triggers,
       stats: committer.stats,
+      intake,
       catalog: readCatalog,
       resolveHorde: (ref) => findHorde(ref, { dataDir: paths.dataDir, builtinDir, knownKinds }),
       startRun,

@@ -35,3 +35,4 @@ export type { TriggerFiring, FiringOutcome } from './store/triggers.js';
 export type { FireResult } from './triggers/service.js';
 export type { Timers } from './triggers/timers.js';
 export type { Clock } from './clock.js';
+export type { IntakeHold } from './intake-hold.js';

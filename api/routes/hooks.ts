@@ -4,7 +4,9 @@
  * exactly what arrived, in constant time. Nothing starts before the trigger is found,
  * switched on and the signature holds; the answer is sent only once the run is
  * committed, and carries its id. A delivery id seen before answers with the run it
- * started (no second run).
+ * started (no second run). Each delivery is marked as on its way (`engine.intake`) from
+ * its headers until it is handed to the engine, so deliveries arriving together share
+ * one commit (engine/intake-hold.ts).
  */
 import type { FastifyInstance } from 'fastify';
 import { KowalskiError } from '../../core/index.js';
@@ -28,6 +30,15 @@ export async function hookRoutes(app: FastifyInstance, engine: Engine): Promise<
     // Only here: every body is taken as bytes, whatever it says it is.
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: HOOK_BODY_LIMIT }, (_req, body, done) => done(null, body));
+    // On its way from its headers until the handler hands it over; a refused or aborted
+    // delivery is let go when its response closes, so none is counted for ever.
+    const onTheWay = new WeakMap<object, () => void>();
+    scope.addHook('onRequest', (req, reply, done) => {
+      const handedOver = engine.intake.arrive();
+      onTheWay.set(req, handedOver);
+      reply.raw.once('close', handedOver);
+      done();
+    });
     scope.post<{ Params: { horde: string; trigger: string }; Body: Buffer | undefined }>('/hooks/:horde/:trigger', { schema: { params }, bodyLimit: HOOK_BODY_LIMIT }, async (req, reply) => {
       const { horde, trigger } = req.params;
       const target = await engine.triggers.webhookTarget(horde, trigger);
@@ -39,11 +50,13 @@ export async function hookRoutes(app: FastifyInstance, engine: Engine): Promise<
         if (!verdict.ok) throw new KowalskiError(verdict.code, `${horde}/${trigger}: ${verdict.message}`);
         if (verdict.deliveryId !== undefined) id = verdict.deliveryId;
       }
-      const result = await engine.triggers.webhook(target, {
+      const firing = engine.triggers.webhook(target, {
         id,
         payload: rawBody.toString('utf8'),
         contentType: String(req.headers['content-type'] ?? ''),
       });
+      onTheWay.get(req)?.();
+      const result = await firing;
       switch (result.outcome) {
         case 'started':
           return reply.code(202).send({ runId: result.runId, duplicate: false });

@@ -4,13 +4,15 @@
  * signature, stale timestamp, unknown horde or trigger, switched off, too big), a
  * redelivery answered with the run it started, 100 concurrent deliveries each answered
  * only after its run is committed, and a server killed between the commit and the
- * answer: the redelivery after the restart starts no second run.
+ * answer: the redelivery after the restart starts no second run. Deliveries arriving
+ * together share commits, a lone one is not held, and none stays counted as on its way.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import { once } from 'node:events';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
@@ -184,4 +186,57 @@ test('killed with SIGKILL between the commit and the answer: the redelivery afte
   const runs = JSON.parse(await (await fetch(`http://127.0.0.1:${port}/api/runs?horde=hooked`)).text()) as { runs: Array<{ id: string }> };
   assert.deepEqual(runs.runs.map((r) => r.id), [again.json.runId]);
   assert.ok(fs.existsSync(path.join(home, 'kowalski.sqlite')));
+});
+
+/** Resolves once no delivery is counted as on its way (each is let go when its response closes); bounded. */
+async function nothingOnItsWay(engine: Engine): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (engine.intake.inProgress > 0 && Date.now() < deadline) await new Promise((r) => setImmediate(r));
+  assert.equal(engine.intake.inProgress, 0, 'deliveries still counted as on their way');
+}
+
+test('deliveries arriving together share commits; each is still answered after its own commit', async (t) => {
+  const s = await serve(t);
+  await post(`${s.url}/hooks/hooked/plain`, '{}', { 'x-request-id': 'warm' });
+  const before = { ...s.engine.stats };
+  const answers = await Promise.all(Array.from({ length: 200 }, async (_, i) => {
+    const r = await post(`${s.url}/hooks/hooked/plain`, JSON.stringify({ n: i }), { 'x-request-id': `batch-${i}` });
+    return { status: r.status, onDisk: s.engine.getRunRow(r.json.runId).input.trigger_delivery };
+  }));
+  assert.deepEqual(answers.map((a) => a.status), Array(200).fill(202));
+  assert.deepEqual(answers.map((a) => a.onDisk).sort(), Array.from({ length: 200 }, (_, i) => `batch-${i}`).sort());
+  const commits = s.engine.stats.commits - before.commits;
+  const batches = s.engine.stats.batches - before.batches;
+  // 200 run.created batches (and the runs' steps) in far fewer transactions.
+  assert.ok(batches / commits > 1, `${batches} batches in ${commits} commits`);
+  await nothingOnItsWay(s.engine);
+});
+
+test('a lone delivery is not held: its commit waits no turn for others', async (t) => {
+  const s = await serve(t);
+  for (let i = 0; i < 5; i++) {
+    const r = await post(`${s.url}/hooks/hooked/plain`, '{}', { 'x-request-id': `lone-${i}` });
+    assert.equal(r.status, 202);
+    await s.engine.waitForRun(r.json.runId);
+    await nothingOnItsWay(s.engine);
+  }
+  assert.deepEqual(s.engine.intake.stats, { waits: 0, held: 0 });
+});
+
+test('refused, oversized and abandoned deliveries are not counted as on their way afterwards', async (t) => {
+  const s = await serve(t);
+  assert.equal((await post(`${s.url}/hooks/hooked/gh`, 'x', {})).status, 401);
+  assert.equal((await post(`${s.url}/hooks/hooked/off`, '{}')).status, 409);
+  assert.equal((await post(`${s.url}/hooks/hooked/plain`, 'x'.repeat(1024 * 1024 + 1))).status, 413);
+  // Headers and half a body, then the client goes away.
+  const { port } = new URL(s.url);
+  const socket = net.connect(Number(port), '127.0.0.1');
+  await once(socket, 'connect');
+  socket.write(`POST /hooks/hooked/plain HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"half":`);
+  const deadline = Date.now() + 5000;
+  while (s.engine.intake.inProgress === 0 && Date.now() < deadline) await new Promise((r) => setImmediate(r));
+  assert.equal(s.engine.intake.inProgress, 1, 'the half-sent delivery is on its way');
+  socket.destroy();
+  await nothingOnItsWay(s.engine);
+  assert.equal(s.engine.listRuns().length, 0);
 });
