@@ -142,6 +142,20 @@ test('a step listing a tool that nothing provides fails naming it, before any mo
   assert.equal(s.server.requests.length, 0);
 });
 
+test('an ask step with no question in the form asks the horde\'s default_question', async (t) => {
+  const s = await setup(t, [{ text: '# Answer\n\nParis.' }]);
+  const dir = path.join(s.home, 'hordes', 'asker');
+  writeHorde(dir, 'id = "asker"\npipeline = ["intake", "answer"]\ndefault_question = "What is the capital of France?"', {
+    intake: 'kind = "ingest"\n[[inputs]]\nid = "topic"\ntype = "text"',
+    answer: 'kind = "ask"',
+  });
+  const { horde } = await s.engine.resolveHorde('asker');
+  const runId = await s.engine.startRun(horde, { topic: 'geography' });
+  assert.equal(await s.engine.waitForRun(runId), 'succeeded', JSON.stringify(s.engine.getRun(runId).steps.map((x) => x.error)));
+  const prompt = s.server.requests[0]!.body.messages[1].content as string;
+  assert.match(prompt, /## Question\n\nWhat is the capital of France\?/);
+});
+
 test('no model anywhere: the model step fails with KW_ERR_NO_MODEL and says what to set', async (t) => {
   const s = await setup(t, [], { noModel: true });
   const { runId, state } = await runHorde(s, 'nomodel', { think: 'kind = "process"\nprompt_file = "prompts/p.md"' });
