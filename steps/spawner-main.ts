@@ -14,6 +14,7 @@
  */
 import fs from 'node:fs';
 import net from 'node:net';
+import path from 'node:path';
 import { KowalskiError, toPlainError } from '../core/index.js';
 import { execCommand } from './exec.js';
 import { lineReader } from './spawner-wire.js';
@@ -94,8 +95,9 @@ function main(): void {
     for (const pgid of groups) killGroup(pgid);
     try {
       fs.unlinkSync(socketPath);
+      fs.rmdirSync(path.dirname(socketPath)); // the engine's folder for it, empty now (a crashed engine leaves nothing)
     } catch {
-      // not there
+      // not there, or not empty
     }
     process.exit(0);
   };
