@@ -21,6 +21,7 @@ import { lineReader } from './spawner-wire.js';
 import type { SpawnReply, SpawnRequest } from './spawner-wire.js';
 
 function killGroup(pgid: number): void {
+  if (!(pgid > 1)) return; // never `kill -1` or init
   try {
     process.kill(-pgid, 'SIGKILL');
   } catch {
@@ -101,8 +102,10 @@ function main(): void {
     }
     process.exit(0);
   };
-  // The engine went away (or closed us): nothing we started may go on.
+  // The engine went away (or closed us): nothing we started may go on. It may have gone
+  // while this module was loading, before anyone listened for it.
   process.on('disconnect', quit);
+  if (!process.connected) quit();
   server.on('error', (err) => {
     process.stderr.write(`kowalski spawn helper: cannot listen on ${socketPath}: ${err.message}\n`);
     process.exit(1);
@@ -112,7 +115,10 @@ function main(): void {
   } catch {
     // none
   }
-  server.listen(socketPath, () => send({ type: 'ready' }));
+  server.listen(socketPath, () => {
+    if (process.connected) send({ type: 'ready' }, undefined, {}, () => undefined);
+    else quit();
+  });
 }
 
 main();
