@@ -94,8 +94,8 @@ function main(): void {
   const server = net.createServer((socket) => serve(socket, groups));
   const quit = (): void => {
     for (const pgid of groups) killGroup(pgid);
+    fs.rmSync(socketPath, { force: true });
     try {
-      fs.unlinkSync(socketPath);
       fs.rmdirSync(path.dirname(socketPath)); // the engine's folder for it, empty now (a crashed engine leaves nothing)
     } catch {
       // not there, or not empty
