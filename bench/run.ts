@@ -180,13 +180,15 @@ async function main(plan: Plan): Promise<void> {
     progress(`w2: ${samples.map((s) => `${num(s.ms)} ms (floor ${num(s.floor)})`).join(', ')}`);
     const bad = samples.reduce((n, s) => n + s.bad, 0);
     const parked = samples.map((s) => s.parked);
+    const floor = median(samples.map((s) => s.floor));
     rows.push({
       name: `W2 approve ${W2_RUNS} parked runs (new process) → all succeeded`,
       median: median(samples.map((s) => s.ms)),
       unit: 'ms',
-      floor: median(samples.map((s) => s.floor)),
+      floor,
       ratio: median(samples.map((s) => s.ratio)),
-      target: { op: '<', value: 250 },
+      // Issue 12: at most 1.5× starting the same shells from a small process, measured in this run.
+      target: { op: '<', value: 1.5 * floor },
       note: `first approve to last success, FULL, maxParallelSteps ${W2_PARALLEL}; each approval runs a real /bin/sh (the verify step), so the ${W2_RUNS} shells of the floor are the least it can take here; parked ${parked.join('/')} of ${W2_RUNS} in ${num(median(samples.map((s) => s.parkMs)))} ms; ` +
         (bad === 0 ? 'checked: every step of every run has exactly one passed attempt' : `${bad} RUNS WITHOUT exactly one passed attempt per step`),
     });
@@ -204,8 +206,8 @@ async function main(plan: Plan): Promise<void> {
     rows.push({
       name: `Approval round trip p50 (websocket approve → the step's step.started frame back), ${APPROVALS} runs one at a time, FULL`,
       median: p50, unit: 'ms', floor, ratio: median(samples.map((s) => s.ratio)),
-      target: { op: '<', value: 2 + floor },
-      note: `target: 2 ms + one FULL commit (the floor, ${num(floor)} ms); approval.granted and step.started are one commit, then streamed back; p99 row below`,
+      target: { op: '<', value: 1 + floor },
+      note: `target (issue 12): 1 ms + one FULL commit (the floor, ${num(floor)} ms); approval.granted and step.started are one commit, then streamed back; p99 row below`,
     });
     rows.push({
       name: 'Approval round trip p99', median: median(samples.map((s) => s.p99)), unit: 'ms', floor,

@@ -65,6 +65,7 @@ export const ERROR_CODES = {
   KW_ERR_STEP_FAILED: { group: 'terminal', summary: 'a step kind reported an error' },
   KW_ERR_COMMAND_SPAWN: { group: 'terminal', summary: 'a command could not be started' },
   KW_ERR_COMMAND_FAILED: { group: 'terminal', summary: 'a command exited with a non-zero status' },
+  KW_ERR_COMMAND_LOST: { group: 'retryable', summary: 'the spawn helper running a command died; the command was killed with it' },
   KW_ERR_INGEST_LIMIT: { group: 'terminal', summary: 'an ingested folder exceeds the file count, byte or depth limit' },
   KW_ERR_INGEST_SOURCE: { group: 'terminal', summary: 'an ingested path does not exist or cannot be read' },
   KW_ERR_PATCH_NONE: { group: 'terminal', summary: 'the previous artifact holds no fenced diff block' },

@@ -17,8 +17,9 @@ import type { CommandSpec } from './protocol.js';
  * command never starts.
  *
  * First it leaves a sentinel in its group: a shell that blocks reading fd 3, a socket
- * whose other end only the spawning process holds (Node opens it close-on-exec, so no
- * other child inherits it). When that process dies — SIGKILL included — the kernel
+ * whose other end only the spawning process holds (the engine's spawn helper for a pool
+ * thread's step, see spawner-main.ts; an isolated step's child; Node opens it
+ * close-on-exec, so no other child inherits it). When that process dies — SIGKILL included — the kernel
  * closes its end, the read returns, and the sentinel SIGKILLs the group (`-$$`: the
  * gate's own group, which exists only because exec.ts spawns it detached), so nothing
  * of the command outlives its engine (or its isolated step child). The sentinel is

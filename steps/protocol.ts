@@ -5,6 +5,7 @@
  */
 import type { HordeDef, PlainError, StepDef } from '../core/index.js';
 import type { ModelCallTrace, ProviderSettings, ToolCallingMode, ToolCallingSetting, ToolOutput, ToolSpec } from '../agents/index.js';
+import type { SpawnerAddress } from './spawner-wire.js';
 
 /** The exact command a step will run, as shown to the operator and hashed for approval. */
 export interface CommandSpec {
@@ -35,6 +36,8 @@ export interface StepTask {
   stepOutputs: Record<string, string>;
   /** For verify/apply: the command resolved by the engine; when approval was needed, the approved one. */
   command?: CommandSpec & { hash: string };
+  /** For a command step in a pool thread: the engine's spawn helper, which starts the command (absent: the step starts it itself). */
+  spawner?: SpawnerAddress;
   /** A random token put in the environment of every process the step starts (KOWALSKI_STEP_TOKEN), so leftovers can be found after a crash. */
   token: string;
   /** Limits for this step. */

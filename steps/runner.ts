@@ -10,6 +10,7 @@ import { StepBus } from './bus.js';
 import { HordeTexts, startInChild, startInPool } from './hosts.js';
 import type { HostEnd, StepHost } from './hosts.js';
 import { killLeftovers } from './leftovers.js';
+import { Spawner } from './spawner.js';
 import type { ModelCallTrace, ToolCallingMode } from '../agents/index.js';
 import type { EngineMessage, StepMessage, StepRequest, StepResult, StepTask } from './protocol.js';
 import { stepsModuleFile } from './registry.js';
@@ -194,6 +195,9 @@ export function createStepRunner(options: StepRunnerOptions): StepRunner {
   let closed = false;
   const workerEntry = stepsModuleFile('worker');
   const childEntry = stepsModuleFile('child');
+  // Commands of pool-thread steps start in this small helper, not by forking the engine;
+  // an isolated child is a small process itself and starts its commands directly.
+  const spawner = new Spawner(stepsModuleFile('spawner-main'));
 
   const bus = new StepBus();
   const hordes = new HordeTexts();
@@ -214,6 +218,10 @@ export function createStepRunner(options: StepRunnerOptions): StepRunner {
         const result = Promise.resolve(failure('KW_ERR_STEP_CANCELLED', `step \`${task.step.name}\` was not started: the step runner is closed`));
         return { result, go: () => undefined, cancel: () => undefined };
       }
+      if (kind.runsCommand && task.step.isolation !== 'process') {
+        const address = spawner.address();
+        if (address !== undefined) task.spawner = address;
+      }
       const step = supervise(task, handlers, startOptions, stopGraceMs, (listener) =>
         task.step.isolation === 'process'
           ? startInChild(task, kind.module, listener, { entry: childEntry, exitGraceMs: stopGraceMs })
@@ -228,6 +236,7 @@ export function createStepRunner(options: StepRunnerOptions): StepRunner {
       for (const step of steps) step.cancel('the step runner was closed');
       await Promise.all(steps.map((step) => step.result));
       await pool?.destroy();
+      await spawner.close();
       bus.close();
       pool = undefined;
     },

@@ -6,9 +6,9 @@ import { KowalskiError } from '../../core/index.js';
 import { fence, inlineCode, writeArtifact } from '../artifact.js';
 import type { CapturedOutput } from '../capture.js';
 import { approvedCommand, commandEnv } from '../command.js';
-import { execCommand } from '../exec.js';
 import type { ExecResult } from '../exec.js';
 import type { StepContext, StepResult } from '../protocol.js';
+import { runCommand } from '../spawner-client.js';
 
 function outcomeLine(result: ExecResult): string {
   return result.signal !== null ? `killed by ${result.signal}` : `exit ${result.exitCode ?? '?'}`;
@@ -26,7 +26,8 @@ export default async function verify(ctx: StepContext): Promise<StepResult> {
   ctx.progress(`running ${command}`);
   let result: ExecResult;
   try {
-    result = await execCommand(spec, {
+    result = await runCommand(spec, {
+      spawner: task.spawner,
       env: commandEnv(spec, task),
       signal: ctx.signal,
       spawned: (pgid) => ctx.spawned(pgid),

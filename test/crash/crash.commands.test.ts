@@ -1,7 +1,8 @@
 /**
  * Commands die with their engine: SIGKILL a real engine process while a verify step's
- * command runs, in a pool thread and in an isolated child, and check that the command's
- * process group ends at once instead of finishing after its engine died.
+ * command runs, in a pool thread (started by the engine's spawn helper) and in an
+ * isolated child, and check that the command's process group ends at once instead of
+ * finishing after its engine died, and that the spawn helper goes too.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -9,6 +10,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { acks, harness } from './support.js';
+import { isAlive } from '../../steps/leftovers.js';
 import { processesWithToken, writeHorde } from '../support/engine.js';
 import { tempDir } from '../support/tmp.js';
 import { waitUntil } from '../fixtures/steps/wait.js';
@@ -43,9 +45,11 @@ for (const isolation of ['in_process', 'process'] as const) {
     const dir = tempDir(t);
     const home = path.join(dir, 'home');
     const ledger = path.join(dir, 'ledger');
+    const parentFile = path.join(dir, 'parent');
     // Long enough that a command left running would still be running when the wait below gives up;
     // a SIGTERM would let it write `term` (no part of it may run once its engine is dead).
-    const command = `trap 'echo term >> ${ledger}; exit 1' TERM; echo start >> ${ledger}; sleep 8 & wait; echo end >> ${ledger}`;
+    const command = `trap 'echo term >> ${ledger}; exit 1' TERM; echo \\"$PPID $(tr '\\\\0' ' ' < /proc/$PPID/cmdline)\\" > ${parentFile}; ` +
+      `echo start >> ${ledger}; sleep 8 & wait; echo end >> ${ledger}`;
     const horde = writeHorde(path.join(dir, 'horde'), 'id = "sleepy"\npipeline = ["s"]\nconfirm_commands = false',
       { s: `kind = "verify"\nisolation = "${isolation}"\nverify_command = "${command}"` });
     let token = '';
@@ -71,6 +75,10 @@ for (const isolation of ['in_process', 'process'] as const) {
     // Dead processes wait as zombies until init reaps them; then the group is gone.
     await waitUntil(`kill -0 -${row.pgid} fails`, () => !groupExists(row.pgid), 10_000);
     assert.deepEqual(fs.readFileSync(ledger, 'utf8').split('\n').filter(Boolean), ['start'], 'the command never finished');
+    // Who started the command: the spawn helper for a pool thread, the step's child when isolated.
+    const [parentPid, ...parentCmd] = fs.readFileSync(parentFile, 'utf8').trim().split(' ');
+    assert.match(parentCmd.join(' '), isolation === 'process' ? /steps\/child\.[jt]s/ : /spawner-main\.[jt]s/);
+    await waitUntil(`the command's parent ${parentPid} (${parentCmd.join(' ')}) is gone`, () => !isAlive(Number(parentPid)), 3000);
     t.diagnostic(`group ended ${goneMs} ms after the engine's exit was seen`);
   });
 }

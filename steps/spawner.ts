@@ -1,0 +1,115 @@
+/**
+ * The engine's handle on its spawn helper (spawner-main.ts): started at the first
+ * command, restarted at once when it dies, stopped with the runner. Steps reach it
+ * through a Unix socket in a fresh folder only this user can enter; a BroadcastChannel
+ * tells the steps of every pool thread when it is up.
+ */
+import { fork } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { BroadcastChannel } from 'node:worker_threads';
+import { childExecArgv } from './hosts.js';
+import type { SpawnerAddress } from './spawner-wire.js';
+
+/** After a helper failed to start, how long commands spawn themselves before another try, ms. */
+const RETRY_AFTER_MS = 30_000;
+/** How long a closing helper gets to exit before it is SIGKILLed, ms. */
+const CLOSE_GRACE_MS = 2000;
+
+export class Spawner {
+  private readonly channelName = `kowalski-spawner-${process.pid}-${crypto.randomUUID()}`;
+  private readonly channel = new BroadcastChannel(this.channelName);
+  private dir: string | undefined;
+  private child: ChildProcess | undefined;
+  private ready = false;
+  private failedAt = -Infinity;
+  private closed = false;
+
+  /** `entry`: the helper's module (spawner-main.ts or .js). */
+  constructor(private readonly entry: string) {
+    this.channel.unref();
+  }
+
+  /**
+   * Where a step's command goes: the helper's address (it may still be starting: the
+   * step waits for `ready` on the channel), or undefined when there is none to be had
+   * (the runner is closed, or the helper failed to start a moment ago): the step then
+   * spawns its command itself.
+   */
+  address(): SpawnerAddress | undefined {
+    if (this.closed) return undefined;
+    if (this.child === undefined) {
+      if (performance.now() - this.failedAt < RETRY_AFTER_MS) return undefined;
+      this.start();
+    }
+    return { socket: this.socketPath(), channel: this.channelName };
+  }
+
+  /** The helper's pid while one runs. */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  private socketPath(): string {
+    this.dir ??= fs.mkdtempSync(path.join(os.tmpdir(), 'kw-spawn-'));
+    return path.join(this.dir, 'helper.sock');
+  }
+
+  private start(): void {
+    const child = fork(this.entry, [this.socketPath()], {
+      execArgv: childExecArgv(),
+      // Its own group: a terminal's Ctrl-C reaches the engine, which stops its steps in order.
+      detached: true,
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    });
+    this.child = child;
+    this.ready = false;
+    // The helper must never keep the engine's process alive; it leaves when the engine does.
+    child.unref();
+    child.channel?.unref();
+    child.on('message', (message: { type?: string }) => {
+      if (message.type !== 'ready' || this.child !== child) return;
+      this.ready = true;
+      this.channel.postMessage('ready');
+    });
+    child.on('error', () => undefined); // 'exit' (or nothing, when it never started: see below)
+    const gone = (): void => {
+      if (this.child !== child) return;
+      const wasReady = this.ready;
+      this.child = undefined;
+      this.ready = false;
+      if (this.closed) return;
+      if (wasReady) {
+        this.start(); // it died under us: the next command finds a new one
+      } else {
+        this.failedAt = performance.now();
+        this.channel.postMessage('down');
+      }
+    };
+    child.once('exit', gone);
+    if (child.pid === undefined) queueMicrotask(gone);
+  }
+
+  /** Stop the helper (its commands are over by now) and remove its folder. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const child = this.child;
+    this.child = undefined;
+    if (child?.pid !== undefined && child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      try {
+        child.disconnect();
+      } catch {
+        child.kill('SIGKILL');
+      }
+      const timer = setTimeout(() => child.kill('SIGKILL'), CLOSE_GRACE_MS);
+      await exited;
+      clearTimeout(timer);
+    }
+    this.channel.close();
+    if (this.dir !== undefined) fs.rmSync(this.dir, { recursive: true, force: true });
+  }
+}
