@@ -4,9 +4,10 @@
  * restart it each time, then check the ledger the commands write outside the engine
  * against the final database.
  *
- *   node --import tsx bench/soak-kill.ts [--kills=100] [--runs=2] [--max-delay-ms=1200] [--sleep=0.3] [--parallel=4] [--keep]
+ *   node --import tsx bench/soak-kill.ts [--kills=100] [--runs=2] [--max-delay-ms=1200] [--sleep=0.3] [--parallel=4] [--in-flight=0] [--keep]
  *
- * `--runs` runs start in each engine life (50 with `--parallel=50` keeps 50 in flight);
+ * `--runs` runs start in each engine life; with `--in-flight=N` each life instead tops the
+ * unfinished runs it recovered up to N (so N stay in flight however many lives end early);
  * `--sleep` is each command's duration, s; `--parallel` the engine's maxParallelSteps.
  *
  * Each command appends `<run> <step> <attempt> start|end <epoch s>` to the ledger. A
@@ -28,6 +29,7 @@ const RUNS_PER_START = arg('runs', 2);
 const MAX_DELAY_MS = arg('max-delay-ms', 1200);
 const SLEEP_S = arg('sleep', 0.3);
 const PARALLEL = arg('parallel', 4);
+const IN_FLIGHT = arg('in-flight', 0);
 
 /** Wall clock in ms with sub-ms precision, comparable with `date +%s.%N`. */
 const now = (): number => performance.timeOrigin + performance.now();
@@ -53,7 +55,7 @@ function writeHorde(dir: string, ledger: string): string {
 function engineLife(dataDir: string, horde: string, runs: number, delayMs: number | undefined): Promise<Life> {
   return new Promise((resolve, reject) => {
     const life: Life = { spawnAt: now(), exitAt: 0, killedProcesses: 0 };
-    const child = spawn(process.execPath, [...process.execArgv, benchModule('soak-engine'), dataDir, horde, String(runs), String(PARALLEL)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...process.execArgv, benchModule('soak-engine'), dataDir, horde, String(runs), String(PARALLEL), String(IN_FLIGHT)], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     const limit = setTimeout(() => {
@@ -130,7 +132,7 @@ async function main(): Promise<void> {
   const began = Date.now();
   const lives: Life[] = [];
   while (lives.filter((l) => l.killAt !== undefined).length < KILLS) {
-    lives.push(await engineLife(dataDir, horde, RUNS_PER_START, Math.random() * MAX_DELAY_MS));
+    lives.push(await engineLife(dataDir, horde, IN_FLIGHT > 0 ? IN_FLIGHT : RUNS_PER_START, Math.random() * MAX_DELAY_MS));
     const done = lives.filter((l) => l.killAt !== undefined).length;
     if (done % 10 === 0 && lives.at(-1)?.killAt !== undefined) process.stderr.write(`${done} kills, ${Math.round((Date.now() - began) / 1000)} s\n`);
   }
