@@ -32,6 +32,8 @@ export interface W1Sample {
   usPerStep: number;
   /** Main-thread CPU per step, µs (NaN without /proc). */
   cpuUsPerStep: number;
+  /** CPU of every thread of the process (main, pool threads, SQLite checkpointer) per step, µs. */
+  cpuAllUsPerStep: number;
   commits: number;
   batches: number;
   events: number;
@@ -79,16 +81,19 @@ export async function w1Once(o: W1Options): Promise<W1Sample> {
       const { horde } = await engine.resolveHorde(hordeDir);
       await run(engine, horde, o.warmup, o.inFlight);
       const before = { ...engine.stats };
+      const all0 = process.cpuUsage();
       const c0 = mainThreadCpuUs();
       const t0 = now();
       const failed = await run(engine, horde, o.runs, o.inFlight);
       const ms = now() - t0;
       const c1 = mainThreadCpuUs();
+      const all = process.cpuUsage(all0);
       const after = engine.stats;
       return {
         ms,
         runsPerSec: (o.runs * 1000) / ms,
         usPerStep: (ms * 1000) / (o.runs * W1_STEPS),
+        cpuAllUsPerStep: (all.user + all.system) / (o.runs * W1_STEPS),
         cpuUsPerStep: c0 === undefined || c1 === undefined ? Number.NaN : (c1 - c0) / (o.runs * W1_STEPS),
         commits: after.commits - before.commits,
         batches: after.batches - before.batches,
