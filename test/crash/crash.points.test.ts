@@ -56,16 +56,18 @@ test('random kill -9 while 50 runs are in flight, five times over, then a clean 
   const env = { KW_LEDGER: ledgerFile, KW_LEDGER_DELAY_MS: '40' };
   const acked = new Set<string>();
   let kills = 0;
-  const first = await harness(home, ['start', horde, '50'], { env, killAfterMs: 700 + Math.floor(Math.random() * 500) });
+  // Each kill lands at a random moment after the process got going (a slow start-up, say a cold tsx cache in CI, would otherwise eat the whole delay).
+  const first = await harness(home, ['start', horde, '50'], { env, killAfterLine: { line: (l) => l.startsWith('ACK '), ms: Math.floor(Math.random() * 500) } });
   for (const id of acks(first)) acked.add(id);
   if (first.signal === 'SIGKILL') kills++;
   for (let i = 0; i < 5; i++) {
-    const r = await harness(home, ['resume'], { env, killAfterMs: 500 + Math.floor(Math.random() * 700) });
+    const r = await harness(home, ['resume'], { env, killAfterLine: { line: (l) => l.startsWith('RECOVERED '), ms: Math.floor(Math.random() * 700) } });
     if (r.signal === 'SIGKILL') kills++;
   }
   const last = await harness(home, ['resume'], { env, limitMs: 120_000 });
   assert.equal(last.code, 0, last.stderr);
   assert.ok(kills >= 1, 'at least one kill landed mid-flight');
+  assert.ok(acked.size > 0, 'the first process acknowledged runs before it was killed');
   const { runs, reruns } = checkInvariants(home, acked, readLedger(ledgerFile));
   assert.ok(runs >= acked.size);
   t.diagnostic(`${kills} kills, ${acked.size} acknowledged, ${runs} runs, ${reruns} interrupted attempts re-run`);

@@ -23,6 +23,8 @@ export interface HarnessOptions {
   killAfterMs?: number;
   /** Kill it with SIGKILL when a stdout line matches. */
   killWhen?: (line: string) => boolean;
+  /** Kill it with SIGKILL `ms` after the first stdout line that matches (a start-up of any length is not counted). */
+  killAfterLine?: { line: (line: string) => boolean; ms: number };
   /** Kill it with SIGKILL when this settles. */
   killOn?: Promise<unknown>;
   /** Kill it with SIGKILL once a file holds this text (checked every 20 ms, bounded by limitMs). */
@@ -38,6 +40,7 @@ export function harness(dataDir: string, args: string[], options: HarnessOptions
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const lines: string[] = [];
+    let lineKiller: NodeJS.Timeout | undefined;
     let stderr = '';
     let buf = '';
     child.stdout.on('data', (chunk: Buffer) => {
@@ -48,6 +51,8 @@ export function harness(dataDir: string, args: string[], options: HarnessOptions
         buf = buf.slice(i + 1);
         lines.push(line);
         if (options.killWhen?.(line) === true) child.kill('SIGKILL');
+        const after = options.killAfterLine;
+        if (after !== undefined && lineKiller === undefined && after.line(line)) lineKiller = setTimeout(() => child.kill('SIGKILL'), after.ms);
       }
     });
     child.stderr.on('data', (chunk: Buffer) => {
@@ -66,6 +71,7 @@ export function harness(dataDir: string, args: string[], options: HarnessOptions
     child.on('exit', (code, signal) => {
       clearTimeout(limit);
       if (killer !== undefined) clearTimeout(killer);
+      if (lineKiller !== undefined) clearTimeout(lineKiller);
       if (poll !== undefined) clearInterval(poll);
       resolve({ code, signal, lines, stderr });
     });
