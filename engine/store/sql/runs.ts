@@ -1,6 +1,7 @@
 /** The runs projection table: the writes the committer makes, one typed function per query. */
 import type { Database, Statement } from 'better-sqlite3';
 import type { RunState } from '../../../actors/index.js';
+import { whereOf } from '../where.js';
 
 export interface NewRun {
   id: string;
@@ -57,19 +58,18 @@ export function runReads(db: Database) {
   // One statement per filter shape (prepared at its first use), so each can use its index (runs_by_state, runs_by_horde).
   const lists = new Map<string, Statement<unknown[], RunRecord>>();
   const list = (f: RunListFilter): RunRecord[] => {
-    const conditions: Array<[sql: string, value: unknown]> = [];
-    if (f.state !== undefined) conditions.push(['state = ?', f.state]);
-    if (f.hordeId !== undefined) conditions.push(['horde_id = ?', f.hordeId]);
-    if (f.beforeRunId !== undefined) conditions.push(['(created_at, id) < (SELECT created_at, id FROM runs WHERE id = ?)', f.beforeRunId]);
-    const where = conditions.map(([sql]) => sql);
-    const params = conditions.map(([, value]) => value);
-    const sql = `SELECT * FROM runs ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`} ORDER BY created_at DESC, id DESC LIMIT ?`;
+    const where = whereOf([
+      f.state === undefined ? undefined : ['state = ?', f.state],
+      f.hordeId === undefined ? undefined : ['horde_id = ?', f.hordeId],
+      f.beforeRunId === undefined ? undefined : ['(created_at, id) < (SELECT created_at, id FROM runs WHERE id = ?)', f.beforeRunId],
+    ]);
+    const sql = `SELECT * FROM runs ${where.sql} ORDER BY created_at DESC, id DESC LIMIT ?`;
     let stmt = lists.get(sql);
     if (stmt === undefined) {
       stmt = db.prepare<unknown[], RunRecord>(sql);
       lists.set(sql, stmt);
     }
-    return stmt.all(...params, f.limit);
+    return stmt.all(...where.params, f.limit);
   };
   return {
     byId: (id: string): RunRecord | undefined => byId.get(id),
