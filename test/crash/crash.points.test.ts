@@ -10,18 +10,8 @@ import { describe, test } from 'node:test';
 import { acks, checkInvariants, harness, readLedger, writeLedgerHorde } from './support.js';
 import Database from 'better-sqlite3';
 import { tempDir } from '../support/tmp.js';
-import { processesWithToken } from '../support/engine.js';
+import { processGroupOf, processesWithToken } from '../support/engine.js';
 import { waitUntil } from '../fixtures/steps/wait.js';
-
-/** The process group of `pid` (from /proc), or -1 when it is gone. */
-function processGroupOf(pid: number): number {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
-  } catch {
-    return -1;
-  }
-}
 
 const POINTS: [string, number][] = [
   ['before-commit', 1], ['before-commit', 4], ['after-commit', 1], ['after-commit', 6],

@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import { execCommand, GATE_CLOSED_EXIT, GATE_SCRIPT } from '../../steps/exec.js';
 import { findTokenProcesses, waitUntilNoneLeft } from '../../steps/leftovers.js';
 import type { CommandSpec } from '../../steps/protocol.js';
+import { processGroupOf } from '../support/engine.js';
 import { tempDir } from '../fixtures/steps/build.js';
 import { waitUntil } from '../fixtures/steps/wait.js';
 
@@ -27,15 +28,6 @@ function sh(script: string, cwd: string): CommandSpec {
 
 function envWith(token: string): Record<string, string> {
   return { PATH: process.env.PATH ?? '/usr/bin:/bin', KOWALSKI_STEP_TOKEN: token };
-}
-
-function processGroup(pid: number): number {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
-  } catch {
-    return -1;
-  }
 }
 
 /** True while the gate (not yet the command) is the leader and it is blocked reading stdin. */
@@ -165,7 +157,7 @@ test('the gate leaves a sentinel in the group, which ends with it; the command r
     outputBytes: 1024,
     spawned: async (pgid) => {
       // The gate and its sentinel (double-forked, so not the gate's child) are in the group.
-      await waitUntil('the sentinel runs', () => findTokenProcesses(token).some((pid) => pid !== pgid && processGroup(pid) === pgid));
+      await waitUntil('the sentinel runs', () => findTokenProcesses(token).some((pid) => pid !== pgid && processGroupOf(pid) === pgid));
       sentinelSeen = true;
     },
   });

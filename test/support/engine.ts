@@ -49,6 +49,16 @@ export function processesWithToken(token: string): number[] {
   return processesWithEnv('KOWALSKI_STEP_TOKEN', token);
 }
 
+/** The process group of `pid` (from /proc), or -1 when it is gone. */
+export function processGroupOf(pid: number): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
+  } catch {
+    return -1;
+  }
+}
+
 /** Resolve when `engine` commits an event matching `match`. */
 export function nextEvent(engine: Engine, match: (type: string, step: string | undefined) => boolean): Promise<void> {
   return new Promise((resolve) => {
