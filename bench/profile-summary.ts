@@ -4,6 +4,7 @@
  * package, Node's own code as `node:`), in µs per step when `--steps` is given.
  */
 import fs from 'node:fs';
+import { numberOption } from './args.js';
 
 interface ProfileNode {
   id: number;
@@ -13,11 +14,6 @@ interface Profile {
   nodes: ProfileNode[];
   samples: number[];
   timeDeltas: number[];
-}
-
-function option(name: string): string | undefined {
-  const arg = process.argv.find((a) => a.startsWith(`--${name}=`));
-  return arg?.slice(name.length + 3);
 }
 
 /** `better-sqlite3`, `node:internal/…`, or the project's file under its root. */
@@ -40,8 +36,8 @@ function table(title: string, totals: Map<string, number>, per: number, top: num
 const file = process.argv.slice(2).find((a) => !a.startsWith('--'));
 if (file === undefined) throw new Error('usage: profile-summary FILE.cpuprofile [--steps=N] [--top=N]');
 const profile = JSON.parse(fs.readFileSync(file, 'utf8')) as Profile;
-const steps = Number(option('steps') ?? '1');
-const top = Number(option('top') ?? '25');
+const steps = numberOption('steps', 1);
+const top = numberOption('top', 25);
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const byFunction = new Map<string, number>();
 const byFile = new Map<string, number>();

@@ -4,17 +4,13 @@
  * Prints wall and main-thread CPU per step; `profile-summary.js DIR/*.cpuprofile --steps=N`
  * then sums the profile's self time per function and per file.
  */
+import { numberOption, option } from './args.js';
 import { W1_STEPS, w1Once } from './w1.js';
 import type { Sync } from './setup.js';
 
-function option(name: string, fallback: string): string {
-  const arg = process.argv.find((a) => a.startsWith(`--${name}=`));
-  return arg === undefined ? fallback : arg.slice(name.length + 3);
-}
-
 const synchronous = option('sync', 'normal') as Sync;
-const runs = Number(option('runs', '1000'));
-const inFlight = Number(option('in-flight', '1'));
+const runs = numberOption('runs', 1000);
+const inFlight = numberOption('in-flight', 1);
 const s = await w1Once({ synchronous, runs, inFlight, maxParallelSteps: inFlight === 1 ? 1 : 50, warmup: 50 });
 process.stdout.write(
   `W1 ${synchronous}, ${inFlight} in flight, ${runs} runs (${runs * W1_STEPS} steps): ${s.usPerStep.toFixed(0)} µs/step wall, ` +

@@ -6,17 +6,13 @@
  * `profile-summary.js DIR/*.cpuprofile --steps=<deliveries × rounds>` then sums the
  * profile's self time per function and per file.
  */
+import { numberOption, option } from './args.js';
 import type { Sync } from './setup.js';
 import { webhookOnce } from './webhook.js';
 
-function option(name: string, fallback: string): string {
-  const arg = process.argv.find((a) => a.startsWith(`--${name}=`));
-  return arg === undefined ? fallback : arg.slice(name.length + 3);
-}
-
 const synchronous = option('sync', 'full') as Sync;
-const deliveries = Number(option('deliveries', '1000'));
-const rounds = Number(option('rounds', '3'));
+const deliveries = numberOption('deliveries', 1000);
+const rounds = numberOption('rounds', 3);
 for (let i = 0; i < rounds; i++) {
   const s = await webhookOnce(deliveries, synchronous);
   process.stdout.write(

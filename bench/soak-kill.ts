@@ -21,15 +21,15 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { openHistory } from '../engine/index.js';
+import { numberOption } from './args.js';
 import { benchModule, removeDir, tempDir } from './setup.js';
 
-const arg = (name: string, fallback: number): number => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
-const KILLS = arg('kills', 100);
-const RUNS_PER_START = arg('runs', 2);
-const MAX_DELAY_MS = arg('max-delay-ms', 1200);
-const SLEEP_S = arg('sleep', 0.3);
-const PARALLEL = arg('parallel', 4);
-const IN_FLIGHT = arg('in-flight', 0);
+const KILLS = numberOption('kills', 100);
+const RUNS_PER_START = numberOption('runs', 2);
+const MAX_DELAY_MS = numberOption('max-delay-ms', 1200);
+const SLEEP_S = numberOption('sleep', 0.3);
+const PARALLEL = numberOption('parallel', 4);
+const IN_FLIGHT = numberOption('in-flight', 0);
 
 /** Wall clock in ms with sub-ms precision, comparable with `date +%s.%N`. */
 const now = (): number => performance.timeOrigin + performance.now();
