@@ -7,3 +7,12 @@ export type { RunContext, RunState, StepState, StepStatus, EdgeState, PendingApp
 export type { RunEvent, RunEventType, StepPolicy, EventError, ApprovalCommand, ApprovalReason, RunGraph } from './run.events.js';
 export { foldRun, RunActor } from './run.fold.js';
 export type { SendResult } from './run.fold.js';
+export { chatMachine } from './chat.machine.js';
+export type { ChatMachineInput } from './chat.machine.js';
+export { ChatActor, foldChat } from './chat.fold.js';
+export type { ChatSendResult } from './chat.fold.js';
+export { CHAT_STATES, ROOT_NODE, agentChain, budgetLeft, callKey, childNode, toolKey } from './chat.logic.js';
+export type { ChatContext, ChatState, Exchange, RecordedCall, RecordedTool, TurnNode, TurnRecord } from './chat.logic.js';
+export type {
+  ChatEvent, ChatEventType, ChatStop, ProfileSnapshot, RecordedResponse, RecordedToolCall, TurnUsage, UndoneWork,
+} from './chat.events.js';

@@ -10,8 +10,8 @@ export type {
   ModelRef, ToolCallingMode, ToolCallingSetting, ProviderSettings, ToolOutput, ToolContext, Tool,
 } from './types.js';
 export type { ModelCallTrace, TracedToolCall } from './trace.js';
-export { runToolLoop } from './tool-loop.js';
-export type { ToolLoopOptions, ToolLoopResult } from './tool-loop.js';
+export { runToolLoop, boundedToolResult, MAX_TOOL_RESULT_CHARS } from './tool-loop.js';
+export type { ToolLoopOptions, ToolLoopResult, ToolCallAt } from './tool-loop.js';
 export { parseTextToolCall, textToolInstructions, textToolResult } from './text-tool-calls.js';
 export { createToolRegistry } from './tool-registry.js';
 export type { ToolRegistry, ToolRegistryOptions, McpToolSource } from './tool-registry.js';

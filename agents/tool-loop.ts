@@ -14,7 +14,7 @@ import { KowalskiError, isErrorCode } from '../core/index.js';
 import { parseTextToolCall, textToolInstructions, textToolResult } from './text-tool-calls.js';
 import type { ModelCallTrace, TracedToolCall } from './trace.js';
 import type {
-  ChatMessage, ChatResponse, ModelRef, Provider, ToolCall, ToolCallingMode, ToolCallingSetting, ToolOutput, ToolSpec, Usage,
+  ChatMessage, ChatRequest, ChatResponse, ModelRef, Provider, ToolCall, ToolCallingMode, ToolCallingSetting, ToolOutput, ToolSpec, Usage,
 } from './types.js';
 
 export interface ToolLoopOptions {
@@ -27,8 +27,15 @@ export interface ToolLoopOptions {
   setting: ToolCallingSetting;
   /** For `auto`: what worked for this model before. */
   learned?: ToolCallingMode;
-  /** Run a tool; throws a KowalskiError the model is told about. */
-  callTool(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolOutput>;
+  /** Run a tool; throws a KowalskiError the model is told about. `at` names the call: tool call `index` (from 0) of model call `seq`. */
+  callTool(name: string, args: Record<string, unknown>, signal: AbortSignal, at: ToolCallAt): Promise<ToolOutput>;
+  /**
+   * Make model call `seq` (default: `provider.chat`). A durable caller records the call
+   * and its answer, and on replay gives back the recorded answer instead of calling.
+   */
+  callModel?(request: ChatRequest, at: { seq: number; mode: ToolCallingMode }): Promise<ChatResponse>;
+  /** Run the tool calls of one answer at once (default: one after the other). Their results go back in the order asked. */
+  concurrentTools?: boolean;
   signal: AbortSignal;
   maxIterations: number;
   maxToolErrors: number;
@@ -41,6 +48,12 @@ export interface ToolLoopOptions {
   /** A tool is about to run (for progress). */
   onToolCall?(name: string): void;
   now?(): number;
+}
+
+/** Which call a tool call is: tool call `index` (from 0) of model call `seq` (from 1). */
+export interface ToolCallAt {
+  seq: number;
+  index: number;
 }
 
 export interface ToolLoopResult {
@@ -58,7 +71,8 @@ export interface ToolLoopResult {
 /** The most of one tool result a model is given; the rest is cut, with a note saying so (an MCP server's answer has no limit of its own). */
 export const MAX_TOOL_RESULT_CHARS = 100_000;
 
-function bounded(content: string): string {
+/** A tool result as a model is given it: cut at MAX_TOOL_RESULT_CHARS, with a note. */
+export function boundedToolResult(content: string): string {
   if (content.length <= MAX_TOOL_RESULT_CHARS) return content;
   return `${content.slice(0, MAX_TOOL_RESULT_CHARS)}\n… [cut: the result has ${content.length} characters; only the first ${MAX_TOOL_RESULT_CHARS} are shown]`;
 }
@@ -135,14 +149,15 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
     };
     let response: ChatResponse;
     try {
-      response = await options.provider.chat({
+      const request: ChatRequest = {
         model: options.ref.model,
         messages,
         ...(hasTools && mode === 'native' ? { tools: nativeTools } : {}),
         ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
         signal: options.signal,
         ...(options.onToken === undefined ? {} : { onToken: options.onToken }),
-      });
+      };
+      response = await (options.callModel === undefined ? options.provider.chat(request) : options.callModel(request, { seq: call, mode }));
     } catch (err) {
       trace.error = errorOf(err);
       trace.latencyMs = now() - trace.startedAt;
@@ -188,10 +203,25 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
 
     history.push(asText ? { role: 'assistant', content: response.content } : { role: 'assistant', content: response.content, toolCalls: wireCalls });
     try {
-      for (const tc of calls) {
-        toolCalls += 1;
-        const traced = await runOne(tc);
-        trace.toolCalls.push(traced);
+      const results: TracedToolCall[] = [];
+      if (options.concurrentTools === true) {
+        // All run at once; each ends (or fails) before the loop goes on, so none is left running.
+        const settled = await Promise.allSettled(calls.map((tc, index) => runOne(tc, { seq: call, index }, toolCalls + index + 1)));
+        toolCalls += calls.length;
+        for (const r of settled) if (r.status === 'fulfilled') trace.toolCalls.push(r.value);
+        const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+        if (failed !== undefined) throw failed.reason;
+        results.push(...trace.toolCalls);
+      } else {
+        for (const [index, tc] of calls.entries()) {
+          toolCalls += 1;
+          const traced = await runOne(tc, { seq: call, index }, toolCalls);
+          trace.toolCalls.push(traced);
+          results.push(traced);
+        }
+      }
+      for (const [i, traced] of results.entries()) {
+        const tc = calls[i]!;
         const isError = traced.error !== undefined;
         history.push(asText
           ? { role: 'user', content: textToolResult(tc.name, traced.result, isError) }
@@ -205,7 +235,7 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
     `the model did not give a final answer within ${options.maxIterations} model calls (${toolCalls} tool calls); the last errors: ${errors.slice(-3).join(' | ') || 'none'}`);
 
   /** Run one call, or explain to the model why it was not run. Throws only when the loop must end. */
-  async function runOne(tc: ToolCall): Promise<TracedToolCall> {
+  async function runOne(tc: ToolCall, at: ToolCallAt, number: number): Promise<TracedToolCall> {
     const started = now();
     const base = { id: tc.id, name: tc.name, arguments: tc.arguments, ...(tc.rawArguments === undefined ? {} : { rawArguments: tc.rawArguments }) };
     /** `shown` is what the model reads (by default the message itself). */
@@ -230,18 +260,18 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
     const earlier = succeeded.get(key);
     if (earlier !== undefined) {
       throw new KowalskiError('KW_ERR_TOOL_LOOP_REPEATED',
-        `the model called ${tc.name} ${canonical(tc.arguments)} again, identically (tool call ${toolCalls} repeats tool call ${earlier}, whose result it already had)`);
+        `the model called ${tc.name} ${canonical(tc.arguments)} again, identically (tool call ${number} repeats tool call ${earlier}, whose result it already had)`);
     }
     options.onToolCall?.(tc.name);
     let output: ToolOutput;
     try {
-      output = await options.callTool(tc.name, tc.arguments, options.signal);
+      output = await options.callTool(tc.name, tc.arguments, options.signal, at);
     } catch (err) {
       options.signal.throwIfAborted();
       const e = errorOf(err);
       return refuse(e.code, e.message, `[${e.code}] ${e.message}`);
     }
-    succeeded.set(key, toolCalls);
-    return { ...base, result: bounded(output.content), durationMs: now() - started, ...(output.meta === undefined ? {} : { meta: output.meta }) };
+    succeeded.set(key, number);
+    return { ...base, result: boundedToolResult(output.content), durationMs: now() - started, ...(output.meta === undefined ? {} : { meta: output.meta }) };
   }
 }

@@ -32,6 +32,12 @@ export interface EngineConfig {
     /** Most failed tool calls a model may correct in one step (default 3). */
     maxToolErrors: number;
   };
+  chat: {
+    /** `[chat] max_iterations`: model calls one chat turn may make, the whole delegation tree together, when the agent's profile sets none (default 20). */
+    maxIterations: number;
+    /** `[chat] max_depth`: agents in a delegation chain, the root included (default 3). */
+    maxDepth: number;
+  };
   tools: {
     /** `[tools] root`: the only folder file tools may touch (may start with `~/`); null = none chosen. */
     root: string | null;
@@ -48,6 +54,7 @@ export const DEFAULT_CONFIG: EngineConfig = {
   store: { synchronous: 'full' },
   runs: { maxParallelSteps: 4, stepTimeoutSecs: 600 },
   model: { toolCalling: 'auto', toolCallingByModel: {}, maxToolIterations: 10, maxToolErrors: 3 },
+  chat: { maxIterations: 20, maxDepth: 3 },
   tools: { root: null },
   mcpServers: [],
   webSearch: null,
@@ -100,6 +107,7 @@ export function parseConfig(text: string, file: string): EngineConfig {
   const runs = table(raw, file, 'runs');
   const model = table(raw, file, 'model');
   const tools = table(raw, file, 'tools');
+  const chat = table(raw, file, 'chat');
   if (tools.root !== undefined && typeof tools.root !== 'string') throw bad(file, 'tools.root', `must be a folder path, not ${JSON.stringify(tools.root)}`);
   const sync = store.synchronous ?? 'full';
   if (sync !== 'full' && sync !== 'normal') throw bad(file, 'store.synchronous', `must be "full" or "normal", not ${JSON.stringify(sync)}`);
@@ -117,6 +125,10 @@ export function parseConfig(text: string, file: string): EngineConfig {
       toolCallingByModel: toolCallingByModel(model, file),
       maxToolIterations: positiveInt(model, file, 'model', 'max_tool_iterations', DEFAULT_CONFIG.model.maxToolIterations),
       maxToolErrors: positiveInt(model, file, 'model', 'max_tool_errors', DEFAULT_CONFIG.model.maxToolErrors),
+    },
+    chat: {
+      maxIterations: positiveInt(chat, file, 'chat', 'max_iterations', DEFAULT_CONFIG.chat.maxIterations),
+      maxDepth: positiveInt(chat, file, 'chat', 'max_depth', DEFAULT_CONFIG.chat.maxDepth),
     },
     tools: { root: typeof tools.root === 'string' && tools.root !== '' ? tools.root : null },
     mcpServers: mcpServersFrom(raw, file),

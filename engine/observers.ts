@@ -2,6 +2,8 @@
 import type { KowalskiError } from '../core/index.js';
 import type { RunState } from '../actors/index.js';
 import type { StoredEvent } from './events.js';
+import type { ChatState } from '../actors/index.js';
+import type { StoredChatEvent } from './chat/chat-events.js';
 
 export interface EngineEventMap {
   /** A committed event, with the run's state right after it. */
@@ -9,6 +11,10 @@ export interface EngineEventMap {
   'step:progress': { runId: string; step: string; attempt: number; message: string };
   /** A model call of a step was recorded (traces are not run events: they are kept beside the log). */
   'trace:recorded': { runId: string; step: string; attempt: number; traceId: number };
+  /** A committed event of a chat session, with the session's state right after it. */
+  'chat:event': { stored: StoredChatEvent; state: ChatState };
+  /** A piece of a chat answer as the model streams it (not stored: the answer is, once the call ends). */
+  'chat:token': { sessionId: string; turn: number; node: string; agent: string; text: string };
   /** A commit failed: the engine refuses all further work (memory is ahead of the disk). */
   'engine:stopped': { error: KowalskiError };
   /** A horde folder under `<data>/hordes/` was added, edited or removed, and the catalog re-read (hot reload). */
@@ -24,6 +30,8 @@ export class Observers {
     'run:event': new Set(),
     'step:progress': new Set(),
     'trace:recorded': new Set(),
+    'chat:event': new Set(),
+    'chat:token': new Set(),
     'catalog:changed': new Set(),
     'engine:warning': new Set(),
     'engine:stopped': new Set(),

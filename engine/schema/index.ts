@@ -10,6 +10,7 @@ import * as m001 from './001_init.js';
 import * as m002 from './002_traces.js';
 import * as m003 from './003_triggers.js';
 import * as m004 from './004_state_checks.js';
+import * as m005 from './005_chat.js';
 
 export interface Migration {
   version: number;
@@ -47,4 +48,4 @@ export function migrationsOf(modules: readonly MigrationModule[]): Migration[] {
   return list.map(({ version, name, sql }) => ({ version, name, sql }));
 }
 
-export const MIGRATIONS: readonly Migration[] = migrationsOf([m001, m002, m003, m004]);
+export const MIGRATIONS: readonly Migration[] = migrationsOf([m001, m002, m003, m004, m005]);

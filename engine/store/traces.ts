@@ -25,6 +25,12 @@ export interface TraceSummary {
   toolCalls: number;
   error: { code: string; message: string } | null;
   startedAt: number;
+  /** A chat model call: its session (then `runId` is the session, `step` the node of the delegation tree, `attempt` the turn). */
+  sessionId: string | null;
+  /** The trace of the model call that delegated to this agent. */
+  parentId: number | null;
+  /** The agent profile that made a chat call. */
+  agent: string | null;
 }
 
 export interface TraceDetail extends TraceSummary {
@@ -36,6 +42,9 @@ export interface TraceDetail extends TraceSummary {
 
 export interface TraceFilter {
   runId?: string;
+  sessionId?: string;
+  /** Only the calls delegated by this trace's model call. */
+  parentId?: number;
   /** Only traces with an id below this (paging backwards from the newest). */
   before?: number;
   limit: number;
@@ -45,6 +54,17 @@ interface RawTrace {
   id: number; run_id: string; step: string; attempt: number; seq: number; provider: string; model: string; mode: string;
   input_tokens: number; output_tokens: number; cost_usd: number | null; latency_ms: number; attempts: number;
   tool_calls: number; error_code: string | null; error: string | null; started_at: number; data?: string;
+  session_id: string | null; parent_id: number | null; agent: string | null;
+}
+
+/** Where a trace belongs: a step attempt of a run, or (with `sessionId`) a node of a chat turn. */
+export interface TraceWhere {
+  runId: string;
+  step: string;
+  attempt: number;
+  sessionId?: string;
+  parentId?: number | null;
+  agent?: string;
 }
 
 /** A trace whose prompt is larger than this keeps only the last messages, so one run cannot fill the disk. */
@@ -57,6 +77,7 @@ function toSummary(r: RawTrace): TraceSummary {
     attempts: r.attempts, toolCalls: r.tool_calls,
     error: r.error_code === null ? null : { code: r.error_code, message: r.error ?? '' },
     startedAt: r.started_at,
+    sessionId: r.session_id, parentId: r.parent_id, agent: r.agent,
   };
 }
 
@@ -67,28 +88,33 @@ function dataOf(trace: ModelCallTrace): string {
   return JSON.stringify({ messages: [note, ...trace.messages.slice(-1)], tools: trace.tools, completion: trace.completion, calls: trace.toolCalls });
 }
 
-const SUMMARY_COLUMNS = 'id, run_id, step, attempt, seq, provider, model, mode, input_tokens, output_tokens, cost_usd, latency_ms, attempts, tool_calls, error_code, error, started_at';
+const SUMMARY_COLUMNS = 'id, run_id, step, attempt, seq, provider, model, mode, input_tokens, output_tokens, cost_usd, latency_ms, attempts, tool_calls, error_code, error, started_at, session_id, parent_id, agent';
 
 export class TraceStore {
   private readonly insertStmt: Database.Statement;
   private readonly getStmt: Database.Statement;
   private readonly modeStmt: Database.Statement;
   private readonly learnStmt: Database.Statement;
+  private readonly callsStmt: Database.Statement;
+  private readonly chatStmt: Database.Statement;
 
   constructor(private readonly db: Database.Database) {
     this.insertStmt = db.prepare(`INSERT INTO traces (run_id, step, attempt, seq, provider, model, mode, input_tokens, output_tokens,
-      cost_usd, latency_ms, attempts, tool_calls, error_code, error, started_at, data)
+      cost_usd, latency_ms, attempts, tool_calls, error_code, error, started_at, data, session_id, parent_id, agent)
       VALUES (@runId, @step, @attempt, @seq, @provider, @model, @mode, @inputTokens, @outputTokens,
-      @costUsd, @latencyMs, @attempts, @toolCalls, @errorCode, @error, @startedAt, @data)`);
+      @costUsd, @latencyMs, @attempts, @toolCalls, @errorCode, @error, @startedAt, @data, @sessionId, @parentId, @agent)`);
+    this.callsStmt = db.prepare('UPDATE traces SET tool_calls = ?, data = ? WHERE id = ?');
+    this.chatStmt = db.prepare('SELECT id FROM traces WHERE session_id = ? AND attempt = ? AND step = ? AND seq = ?').pluck();
     this.getStmt = db.prepare('SELECT * FROM traces WHERE id = ?');
     this.modeStmt = db.prepare('SELECT mode FROM model_tool_modes WHERE model = ?');
     this.learnStmt = db.prepare(`INSERT INTO model_tool_modes (model, mode, learned_at) VALUES (?, ?, ?)
       ON CONFLICT (model) DO UPDATE SET mode = excluded.mode, learned_at = excluded.learned_at`);
   }
 
-  insert(where: { runId: string; step: string; attempt: number }, trace: ModelCallTrace): number {
+  insert(where: TraceWhere, trace: ModelCallTrace): number {
     const info = this.insertStmt.run({
-      ...where,
+      runId: where.runId, step: where.step, attempt: where.attempt,
+      sessionId: where.sessionId ?? null, parentId: where.parentId ?? null, agent: where.agent ?? null,
       seq: trace.seq, provider: trace.provider, model: trace.model, mode: trace.mode,
       inputTokens: trace.usage.inputTokens, outputTokens: trace.usage.outputTokens, costUsd: trace.costUsd,
       latencyMs: Math.round(trace.latencyMs), attempts: trace.attempts, toolCalls: trace.toolCalls.length,
@@ -101,6 +127,8 @@ export class TraceStore {
   list(filter: TraceFilter): TraceSummary[] {
     const where = whereOf([
       filter.runId === undefined ? undefined : ['run_id = ?', filter.runId],
+      filter.sessionId === undefined ? undefined : ['session_id = ?', filter.sessionId],
+      filter.parentId === undefined ? undefined : ['parent_id = ?', filter.parentId],
       filter.before === undefined ? undefined : ['id < ?', filter.before],
     ]);
     const sql = `SELECT ${SUMMARY_COLUMNS} FROM traces ${where.sql} ORDER BY id DESC LIMIT ?`;
@@ -112,6 +140,16 @@ export class TraceStore {
     if (row === undefined) return undefined;
     const data = JSON.parse(row.data ?? '{}') as { messages?: TraceDetail['messages']; tools?: string[]; completion?: string; calls?: TraceDetail['calls'] };
     return { ...toSummary(row), messages: data.messages ?? [], tools: data.tools ?? [], completion: data.completion ?? '', calls: data.calls ?? [] };
+  }
+
+  /** The tool calls a model call asked for, with their results, once they have run. */
+  updateCalls(id: number, trace: ModelCallTrace): void {
+    this.callsStmt.run(trace.toolCalls.length, dataOf(trace), id);
+  }
+
+  /** The trace of one model call of a chat turn. */
+  chatCall(sessionId: string, turn: number, node: string, seq: number): number | undefined {
+    return this.chatStmt.get(sessionId, turn, node, seq) as number | undefined;
   }
 
   learnedMode(model: string): ToolCallingMode | undefined {

@@ -330,6 +330,12 @@ export interface TraceSummary {
   toolCalls: number;
   error: { code: string; message: string } | null;
   startedAt: number;
+  /** A chat model call: its session (then runId is the session, step the node, attempt the turn). */
+  sessionId: string | null;
+  /** The trace of the model call that delegated to this agent. */
+  parentId: number | null;
+  /** The agent profile that made a chat call. */
+  agent: string | null;
 }
 
 export interface TracePage { traces: TraceSummary[]; nextBefore: number | null }

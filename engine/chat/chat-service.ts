@@ -1,0 +1,233 @@
+/**
+ * Chat sessions: the one agent loop every caller uses (the CLI, the API and the app,
+ * the library). A message is committed as `turn.started` before anything else happens;
+ * the turn then runs (turn-run.ts) and its answer is committed as `turn.finished`.
+ * Turns under way when the engine stopped go on at the next start (`recover`).
+ */
+import crypto from 'node:crypto';
+import { KowalskiError } from '../../core/index.js';
+import type { ChatMessage, ProviderSettings, ToolCallingMode } from '../../agents/index.js';
+import { parseModelRef } from '../../agents/index.js';
+import type { ChatState, ChatStop } from '../../actors/index.js';
+import type { Clock } from '../clock.js';
+import type { EngineConfig } from '../config.js';
+import type { Observers } from '../observers.js';
+import type { TraceStore } from '../store/traces.js';
+import type { ChatSessionRow } from '../store/sql/chat.js';
+import { ChatStore } from './chat-store.js';
+import { LiveSession } from './live-session.js';
+import type { LiveSessionDeps } from './live-session.js';
+import { transcriptOf } from './transcript.js';
+import type { TurnView } from './transcript.js';
+import { runTurn } from './turn-run.js';
+import type { ChatModel, ChatProfiles, ChatTools, TurnOutcome } from './turn-run.js';
+import type Database from 'better-sqlite3';
+
+export interface ChatSessionSummary {
+  id: string;
+  agent: string;
+  title: string;
+  state: ChatState;
+  turns: number;
+  lastStop: ChatStop | null;
+  budget: { limit: number; used: number };
+  usage: { calls: number; inputTokens: number; outputTokens: number };
+  createdAt: number;
+  updatedAt: number;
+}
+
+
+export interface ChatServiceDeps {
+  db: Database.Database;
+  clock: Clock;
+  observers: Observers;
+  traces: TraceStore;
+  profiles: ChatProfiles;
+  tools(): ChatTools;
+  config(): EngineConfig;
+  providers(): ProviderSettings;
+  /** A commit failed: the engine stops; returns the error callers get. */
+  onFatal(err: unknown): Error;
+}
+
+export interface SendOptions {
+  by?: string;
+  onToken?(piece: { node: string; agent: string; text: string }): void;
+}
+
+/** A message taken: its turn is committed; `done` resolves with the answer. */
+export interface Sent {
+  sessionId: string;
+  turn: number;
+  done: Promise<TurnOutcome>;
+}
+
+const SESSION_ID = /^c[0-9a-z]{1,40}$/;
+export const isSessionId = (value: string): boolean => SESSION_ID.test(value);
+/** Longest message taken, in characters. */
+export const MAX_MESSAGE_CHARS = 100_000;
+
+function summaryOf(r: ChatSessionRow): ChatSessionSummary {
+  return {
+    id: r.id, agent: r.agent, title: r.title, state: r.state as ChatState, turns: r.turns, lastStop: r.last_stop as ChatStop | null,
+    budget: { limit: r.budget_limit, used: r.budget_used },
+    usage: { calls: r.model_calls, inputTokens: r.input_tokens, outputTokens: r.output_tokens },
+    createdAt: r.created_at, updatedAt: r.updated_at,
+  };
+}
+
+export class ChatService {
+  private readonly store: ChatStore;
+  private readonly live = new Map<string, LiveSession>();
+  /** Turns under way, by session. */
+  private readonly running = new Map<string, Promise<TurnOutcome>>();
+  private readonly stopping = new AbortController();
+  private readonly tokenListeners = new Map<string, SendOptions['onToken']>();
+  private readonly sessionDeps: LiveSessionDeps;
+
+  constructor(private readonly deps: ChatServiceDeps) {
+    this.store = new ChatStore(deps.db, deps.clock);
+    this.sessionDeps = {
+      store: this.store,
+      onCommitted: (stored, state) => {
+        for (const s of stored) deps.observers.emit('chat:event', { stored: s, state });
+      },
+      onFatal: deps.onFatal,
+    };
+  }
+
+  /** A new session with `agent` (KW_ERR_AGENT_NOT_FOUND for an agent the team does not have). */
+  create(options: { agent: string; title?: string; by?: string }): ChatSessionSummary {
+    this.deps.profiles.snapshot(options.agent);
+    const id = `c${this.deps.clock.now().toString(36)}${crypto.randomBytes(5).toString('hex')}`;
+    const title = (options.title ?? '').trim().slice(0, 200);
+    const session = LiveSession.create(id, { type: 'session.created', agent: options.agent, title, by: options.by ?? 'api' }, this.deps.clock.now(), this.sessionDeps);
+    this.live.set(id, session);
+    return this.summary(id);
+  }
+
+  list(limit = 100): ChatSessionSummary[] {
+    return this.store.list(limit).map(summaryOf);
+  }
+
+  summary(id: string): ChatSessionSummary {
+    const row = isSessionId(id) ? this.store.row(id) : undefined;
+    if (row === undefined) throw new KowalskiError('KW_ERR_CHAT_NOT_FOUND', `no chat session ${JSON.stringify(id)}`);
+    return summaryOf(row);
+  }
+
+  /** The session with every turn as people read it. */
+  get(id: string): ChatSessionSummary & { transcript: TurnView[] } {
+    const summary = this.summary(id);
+    return { ...summary, transcript: transcriptOf(this.store.read(id)) };
+  }
+
+  /** Take a message: resolves once the turn is committed; the answer comes in `done`. KW_ERR_CHAT_BUSY while a turn is under way. */
+  send(id: string, text: string, options: SendOptions = {}): Sent {
+    if (text.trim() === '') throw new KowalskiError('KW_ERR_INPUT_INVALID', 'the message is empty');
+    if (text.length > MAX_MESSAGE_CHARS) throw new KowalskiError('KW_ERR_INPUT_INVALID', `the message has ${text.length} characters; at most ${MAX_MESSAGE_CHARS} are taken`);
+    const session = this.load(id);
+    if (this.running.has(id) || session.state === 'running') throw new KowalskiError('KW_ERR_CHAT_BUSY', `chat session ${id} is still answering turn ${session.context.current?.turn ?? 0}`);
+    const agent = this.deps.profiles.snapshot(session.context.agent);
+    const profile = this.deps.profiles.maxIterations(session.context.agent);
+    const turn = (session.context.current?.turn ?? 0) + 1;
+    session.append([{ type: 'turn.started', turn, text, agent, budget: profile ?? this.deps.config().chat.maxIterations, by: options.by ?? 'api' }]);
+    return { sessionId: id, turn, done: this.start(session, options.onToken) };
+  }
+
+  /** More model calls for a turn its budget stopped: the same turn goes on from its log. */
+  grant(id: string, extra: number, options: SendOptions = {}): Sent {
+    if (!Number.isInteger(extra) || extra < 1 || extra > 1000) throw new KowalskiError('KW_ERR_INPUT_INVALID', `extraIterations must be a whole number from 1 to 1000, not ${JSON.stringify(extra)}`);
+    const session = this.load(id);
+    const current = session.context.current;
+    if (session.state !== 'exhausted' || current === undefined) {
+      throw new KowalskiError('KW_ERR_CHAT_NOT_STOPPED', `chat session ${id} is ${session.state}: only a turn stopped by its budget can be given more`);
+    }
+    session.append([{ type: 'budget.granted', turn: current.turn, extra, by: options.by ?? 'api' }]);
+    return { sessionId: id, turn: current.turn, done: this.start(session, options.onToken) };
+  }
+
+  /** Follow the tokens of a session's turns (the CLI and the library do; the app gets them on the websocket). */
+  onTokens(id: string, fn: SendOptions['onToken']): () => void {
+    this.tokenListeners.set(id, fn);
+    return () => void this.tokenListeners.delete(id);
+  }
+
+  /** The answer of the turn under way, if one is. */
+  turnUnderWay(id: string): Promise<TurnOutcome> | undefined {
+    return this.running.get(id);
+  }
+
+  /** Go on with every turn that was under way when the engine stopped. Returns their sessions. */
+  recover(): string[] {
+    const ids = this.store.runningIds().filter((id) => !this.running.has(id));
+    for (const id of ids) {
+      const session = this.load(id);
+      if (session.state === 'running') void this.start(session).catch(() => undefined);
+    }
+    return ids;
+  }
+
+  private load(id: string): LiveSession {
+    const loaded = this.live.get(id);
+    if (loaded !== undefined) return loaded;
+    const session = isSessionId(id) ? LiveSession.load(id, this.sessionDeps) : undefined;
+    if (session === undefined) throw new KowalskiError('KW_ERR_CHAT_NOT_FOUND', `no chat session ${JSON.stringify(id)}`);
+    this.live.set(id, session);
+    return session;
+  }
+
+  private start(session: LiveSession, onToken?: SendOptions['onToken']): Promise<TurnOutcome> {
+    const config = this.deps.config();
+    const current = session.context.current!;
+    const history: ChatMessage[] = session.context.history
+      .filter((h) => h.turn < current.turn)
+      .flatMap((h): ChatMessage[] => [{ role: 'user', content: h.user }, { role: 'assistant', content: h.assistant === '' ? `(no answer: the turn ended with ${h.stop})` : h.assistant }]);
+    const models = new Map<string, Promise<ChatModel>>();
+    const done = runTurn({
+      session, traces: this.deps.traces, tools: this.deps.tools(), profiles: this.deps.profiles,
+      model: (model) => {
+        let m = models.get(model);
+        if (m === undefined) {
+          m = this.model(model);
+          models.set(model, m);
+        }
+        return m;
+      },
+      learn: (model: string, mode: ToolCallingMode) => this.deps.traces.learn(model, mode, this.deps.clock.now()),
+      maxDepth: config.chat.maxDepth,
+      maxToolErrors: config.model.maxToolErrors,
+      signal: this.stopping.signal,
+      onToken: (piece) => {
+        onToken?.(piece);
+        this.tokenListeners.get(session.id)?.(piece);
+        this.deps.observers.emit('chat:token', { sessionId: session.id, turn: current.turn, ...piece });
+      },
+      now: () => this.deps.clock.now(),
+    }, history);
+    this.running.set(session.id, done);
+    const forget = (): void => void this.running.delete(session.id);
+    done.then(forget, forget);
+    return done;
+  }
+
+  private async model(model: string): Promise<ChatModel> {
+    const ref = parseModelRef(model);
+    const { createProvider } = await import('../../agents/providers/index.js');
+    const config = this.deps.config();
+    const learned = this.deps.traces.learnedMode(model);
+    return {
+      provider: createProvider(ref, this.deps.providers()), ref,
+      setting: config.model.toolCallingByModel[model] ?? config.model.toolCalling,
+      ...(learned === undefined ? {} : { learned }),
+    };
+  }
+
+  /** Stop every turn under way without ending it (they go on at the next start). */
+  async close(): Promise<void> {
+    this.stopping.abort(new KowalskiError('KW_ERR_ENGINE_CLOSING', 'the engine is closing; the turn goes on at the next start'));
+    await Promise.allSettled([...this.running.values()]);
+    for (const s of this.live.values()) s.stop();
+    this.live.clear();
+  }
+}

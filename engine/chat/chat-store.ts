@@ -1,0 +1,70 @@
+/**
+ * A chat session's log and its projection row, written together: each append is one
+ * transaction holding the events, the `chat_sessions` row they lead to, and any row that
+ * must be on disk exactly when they are (the trace of a model call that just ended).
+ */
+import type Database from 'better-sqlite3';
+import type { ChatContext, ChatEvent, ChatState } from '../../actors/index.js';
+import type { Clock } from '../clock.js';
+import { chatQueries } from '../store/sql/chat.js';
+import type { ChatQueries, ChatSessionRow } from '../store/sql/chat.js';
+import { chatEnvelope } from './chat-events.js';
+import type { StoredChatEvent } from './chat-events.js';
+
+export interface ChatSnapshot {
+  state: ChatState;
+  context: ChatContext;
+  createdAt: number;
+}
+
+export class ChatStore {
+  private readonly q: ChatQueries;
+  private readonly write: (sessionId: string, firstSeq: number, events: readonly ChatEvent[], snapshot: ChatSnapshot, at: number, also?: () => void) => StoredChatEvent[];
+
+  constructor(db: Database.Database, private readonly clock: Clock) {
+    this.q = chatQueries(db);
+    this.write = db.transaction((sessionId: string, firstSeq: number, events: readonly ChatEvent[], snapshot: ChatSnapshot, at: number, also?: () => void) => {
+      also?.();
+      const stored = events.map((event, i) => {
+        const { type, v, data } = chatEnvelope.encode(event);
+        this.q.append(sessionId, firstSeq + i, type, v, at, data);
+        return { sessionId, seq: firstSeq + i, at, event };
+      });
+      this.q.upsertSession(rowOf(sessionId, snapshot, firstSeq + events.length - 1, at));
+      return stored;
+    });
+  }
+
+  /** Append events (seq from `firstSeq`) with the projection of the state they lead to, in one transaction. */
+  append(sessionId: string, firstSeq: number, events: readonly ChatEvent[], snapshot: ChatSnapshot, also?: () => void): StoredChatEvent[] {
+    return this.write(sessionId, firstSeq, events, snapshot, this.clock.now(), also);
+  }
+
+  read(sessionId: string): StoredChatEvent[] {
+    return this.q.bySession(sessionId).map((r) => ({
+      sessionId: r.session_id, seq: r.seq, at: r.at, event: chatEnvelope.decode(`chat session ${r.session_id} event ${r.seq}`, r.type, r.v, r.data),
+    }));
+  }
+
+  row(id: string): ChatSessionRow | undefined {
+    return this.q.session(id);
+  }
+
+  list(limit: number): ChatSessionRow[] {
+    return this.q.sessions(limit);
+  }
+
+  runningIds(): string[] {
+    return this.q.runningIds();
+  }
+}
+
+function rowOf(id: string, s: ChatSnapshot, lastSeq: number, at: number): ChatSessionRow {
+  const c = s.context;
+  return {
+    id, agent: c.agent, title: c.title, state: s.state, turns: c.current?.turn ?? 0, last_stop: c.current?.ended?.stop ?? null,
+    budget_limit: c.current?.budget.limit ?? 0, budget_used: c.current?.budget.used ?? 0,
+    input_tokens: c.totals.inputTokens, output_tokens: c.totals.outputTokens, model_calls: c.totals.calls,
+    created_at: s.createdAt, updated_at: at, last_seq: lastSeq,
+  };
+}
