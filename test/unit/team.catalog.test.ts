@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
-import { KowalskiError } from '../../core/index.js';
+import type { KowalskiError } from '../../core/index.js';
 import { AgentInvalidError, readTeam } from '../../engine/index.js';
 import { systemClock } from '../../engine/clock.js';
 import { Observers } from '../../engine/observers.js';
