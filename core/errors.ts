@@ -40,6 +40,14 @@ export const ERROR_CODES = {
   KW_ERR_HORDE_TOO_LARGE: { group: 'terminal', summary: 'a horde folder holds more files or bytes than the loader reads' },
   KW_ERR_HORDE_ID_TAKEN: { group: 'terminal', summary: 'a user horde uses the id of a built-in or of another user horde' },
   KW_ERR_TOO_MANY_PROBLEMS: { group: 'terminal', summary: 'a horde has more problems than a report lists: this summary counts the ones left out' },
+  // agent profiles (<data>/team/<name>.md)
+  KW_ERR_AGENT_NOT_FOUND: { group: 'terminal', summary: 'no agent profile with that name' },
+  KW_ERR_AGENT_INVALID: { group: 'terminal', summary: 'an agent profile has validation errors, so it was not saved' },
+  KW_ERR_AGENT_NAME: { group: 'terminal', summary: "an agent's name is not lowercase letters, digits and hyphens, or differs from its file's name" },
+  KW_ERR_AGENT_KEY_UNKNOWN: { group: 'terminal', summary: "an agent profile's front matter has a key that profiles do not take" },
+  KW_ERR_AGENT_PROMPT_EMPTY: { group: 'terminal', summary: 'an agent profile has no system prompt (the Markdown after the front matter is empty)' },
+  KW_ERR_AGENT_TOO_LARGE: { group: 'terminal', summary: 'an agent profile file is larger than kowalski reads (256 KiB)' },
+  KW_ERR_AGENT_BUILTIN: { group: 'terminal', summary: 'a built-in agent profile cannot be removed (only a user profile, such as an override of it)' },
   // store
   KW_ERR_DATA_DIR_LOCKED: { group: 'operator', summary: 'another kowalski engine owns this data directory' },
   KW_ERR_STORE_CORRUPT: { group: 'operator', summary: 'the database file is damaged; nothing was changed' },
@@ -111,7 +119,7 @@ export const ERROR_CODES = {
   KW_ERR_MODEL_REQUEST: { group: 'terminal', summary: 'the provider refused the request as invalid (e.g. the prompt is too long)' },
   KW_ERR_MODEL_NO_TOOLS: { group: 'terminal', summary: 'the model does not support native tool calls (auto mode switches to text)' },
   KW_ERR_MODEL_BAD_RESPONSE: { group: 'terminal', summary: "the provider's answer cannot be understood" },
-  KW_ERR_TOOL_UNKNOWN: { group: 'terminal', summary: 'a step lists a tool that nothing provides' },
+  KW_ERR_TOOL_UNKNOWN: { group: 'terminal', summary: 'a step or an agent profile lists a tool that nothing provides' },
   KW_ERR_TOOL_NOT_OFFERED: { group: 'terminal', summary: 'the model called a tool that this step does not offer' },
   KW_ERR_TOOL_ARGS: { group: 'terminal', summary: "a tool call's arguments are not a JSON object or fail the tool's schema" },
   KW_ERR_TOOL_FAILED: { group: 'terminal', summary: 'a tool reported an error' },

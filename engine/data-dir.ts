@@ -18,6 +18,8 @@ export function dataPaths(dataDir: string) {
     config: path.join(dataDir, 'config.toml'),
     database: path.join(dataDir, 'kowalski.sqlite'),
     hordes: path.join(dataDir, 'hordes'),
+    /** The user's agent profiles, `<name>.md`. */
+    team: path.join(dataDir, 'team'),
     runs: path.join(dataDir, 'runs'),
     runDir: (runId: string) => path.join(dataDir, 'runs', runId),
   };

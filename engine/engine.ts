@@ -48,6 +48,8 @@ import type { LiveRun } from './live-run.js';
 import { unknownKind } from './step-task.js';
 import { Supervisor } from './supervisor.js';
 import { TriggerStore } from './store/triggers.js';
+import { createTeam } from './team-host.js';
+import type { Team } from './team/index.js';
 import { createTriggerHost } from './trigger-host.js';
 import type { EngineTriggers } from './trigger-host.js';
 import { systemTimers } from './triggers/timers.js';
@@ -62,6 +64,8 @@ export interface EngineOptions {
   extraStepKinds?: StepKindInfo[];
   /** Default: the package's `hordes/`. */
   builtinHordesDir?: string;
+  /** Default: the package's `team/` (the built-in agent profiles). */
+  builtinTeamDir?: string;
   /** Default: $KOWALSKI_CRASH_AT (durability tests only). */
   crashSpec?: string;
   /** Shown to a second engine that finds the directory locked. */
@@ -70,7 +74,7 @@ export interface EngineOptions {
   testOnlyFetchAllow?: readonly string[];
   /** The engine's timers (default: real timers on `clock`): triggers' schedules and debounces, the hot reload, idle data tool servers. Tests drive them with a simulated clock. */
   timers?: Timers;
-  /** Quiet time after a change under `<data>/hordes/` before the catalog is re-read, ms (default 300). */
+  /** Quiet time after a change under `<data>/hordes/` (or `<data>/team/`) before it is re-read, ms (default 300). */
   reloadDebounceMs?: number;
   /** The longest the committer holds a commit for webhook deliveries on their way, µs (default 500; 0: never). */
   intakeHoldUs?: number;
@@ -94,6 +98,8 @@ export interface Engine {
   readonly kinds: ReadonlyMap<string, StepKindInfo>;
   /** Triggers: views and switches at once; firing (and hot reload of hordes/) after `triggers.start()`, which the server calls. */
   readonly triggers: EngineTriggers;
+  /** The agent profiles (the package's `team/` and `<data>/team/`); hot reload of `<data>/team/` after `team.start()`, which the server calls. */
+  readonly team: Team;
   catalog(): Promise<Catalog>;
   /** A horde by id or folder; throws KW_ERR_HORDE_NOT_FOUND / KW_ERR_HORDE_INVALID. */
   resolveHorde(ref: string): Promise<{ horde: HordeDef; entry: CatalogEntry }>;
@@ -257,6 +263,12 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       ...(options.reloadDebounceMs === undefined ? {} : { reloadDebounceMs: options.reloadDebounceMs }),
     });
 
+    const team = createTeam({
+      dataDir: paths.dataDir, config: () => config, builtinToolNames: () => models.builtinToolNames(), clock, timers, observers,
+      ...(options.builtinTeamDir === undefined ? {} : { builtinDir: options.builtinTeamDir }),
+      ...(options.reloadDebounceMs === undefined ? {} : { reloadDebounceMs: options.reloadDebounceMs }),
+    });
+
     let closing: Promise<void> | undefined;
     const engine: Engine = {
       paths,
@@ -276,6 +288,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       },
       kinds,
       triggers,
+      team,
       stats: committer.stats,
       intake,
       catalog: readCatalog,
@@ -330,6 +343,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       close() {
         closing ??= (async () => {
           await triggers.close();
+          await team.close();
           await loader.close();
           await supervisor.close();
           await runner.close();

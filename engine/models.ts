@@ -127,6 +127,11 @@ export class ModelHub {
     return tool.call(args, { signal });
   }
 
+  /** The names of the built-in tools (web_fetch, web_search, the file tools). */
+  builtinToolNames(): string[] {
+    return this.tools.registry.builtinNames();
+  }
+
   /** config.toml changed: new tools (and MCP connections) for the next calls; the old ones close. */
   reload(): void {
     this.providers = providerSettingsFrom(this.deps.config().raw, process.env);

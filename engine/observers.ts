@@ -19,6 +19,8 @@ export interface EngineEventMap {
   'engine:stopped': { error: KowalskiError };
   /** A horde folder under `<data>/hordes/` was added, edited or removed, and the catalog re-read (hot reload). */
   'catalog:changed': Record<string, never>;
+  /** The agent profiles changed: a file under `<data>/team/` was added, edited or removed (hot reload), or one was saved or removed. */
+  'team:changed': Record<string, never>;
   /** Something went wrong outside any run (a listener threw, a checkpoint failed). */
   'engine:warning': { message: string };
 }
@@ -33,6 +35,7 @@ export class Observers {
     'chat:event': new Set(),
     'chat:token': new Set(),
     'catalog:changed': new Set(),
+    'team:changed': new Set(),
     'engine:warning': new Set(),
     'engine:stopped': new Set(),
   };

@@ -49,6 +49,7 @@ export async function serveCommand(opts: { host?: string; port?: string; open?: 
     const url = `http://${shown}:${actual}/`;
     engine.announce(url);
     await engine.triggers.start();
+    await engine.team.start();
     process.stderr.write(`kowalski serving ${engine.paths.dataDir} at ${url}${loopback ? '' : ` (bound to ${host})`}\n${formatRecovery(recovery)}\n`);
     if (token !== undefined) {
       process.stderr.write(token.created

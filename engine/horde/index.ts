@@ -6,7 +6,8 @@ export { loadHorde, DEFAULT_KNOWN_TOOLS, DISPLAY_KEYS, HORDE_ID } from './load.j
 export type { LoadOptions } from './load.js';
 export { listHordes, resolveHordeRef, requireHorde, IMPORT_MARKER } from './catalog.js';
 export type { Catalog, CatalogEntry, ListOptions } from './catalog.js';
-export { formatProblems } from './problems.js';
+export { formatProblems, ProblemList, Source } from './problems.js';
+export { Fields } from './fields.js';
 export { countProblems, MAX_PROBLEMS, MAX_PROBLEMS_PER_FILE } from './problem-cap.js';
 export { splitFrontMatter } from './frontmatter.js';
 export type { FrontMatter, FrontMatterResult } from './frontmatter.js';

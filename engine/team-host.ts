@@ -1,0 +1,78 @@
+/**
+ * The agent team of a data directory: the package's `team/` and `<data>/team/`, checked
+ * against the tools this engine has — the built-in tools, `delegate_to_agent`, and
+ * `server.tool` of an MCP server configured in config.toml. Built by createEngine, or
+ * without an engine for a one-shot read (`kowalski agents`).
+ */
+import path from 'node:path';
+import type { Clock } from './clock.js';
+import { systemClock } from './clock.js';
+import { loadConfig } from './config.js';
+import type { EngineConfig } from './config.js';
+import { dataPaths } from './data-dir.js';
+import { packageRoot } from './modules.js';
+import { Observers } from './observers.js';
+import { Team } from './team/index.js';
+import { createEngineTools } from './tools.js';
+import type { Timers } from './triggers/timers.js';
+import { systemTimers } from './triggers/timers.js';
+
+/** The tool that hands a subtask to another agent of the team. */
+export const DELEGATE_TOOL = 'delegate_to_agent';
+
+/** Whether a profile may list `name`: a built-in tool, delegate_to_agent, or `server.tool` of a configured MCP server. */
+export function teamToolCheck(builtinNames: () => readonly string[], config: () => EngineConfig): (name: string) => boolean {
+  return (name) => {
+    if (name === DELEGATE_TOOL || builtinNames().includes(name)) return true;
+    const dot = name.indexOf('.');
+    if (dot <= 0 || dot === name.length - 1) return false;
+    const server = name.slice(0, dot);
+    return config().mcpServers.some((s) => s.name === server);
+  };
+}
+
+/** The package's built-in profiles. */
+export function builtinTeamDir(): string {
+  return path.join(packageRoot(import.meta.url), 'team');
+}
+
+export interface TeamHostOptions {
+  dataDir: string;
+  config(): EngineConfig;
+  builtinToolNames(): readonly string[];
+  clock: Clock;
+  timers: Timers;
+  observers: Observers;
+  /** Default: the package's `team/`. */
+  builtinDir?: string;
+  /** Quiet time after a change under `<data>/team/` before the profiles are re-read, ms (default 300). */
+  reloadDebounceMs?: number;
+}
+
+export function createTeam(options: TeamHostOptions): Team {
+  return new Team({
+    builtinDir: options.builtinDir ?? builtinTeamDir(),
+    userDir: dataPaths(options.dataDir).team,
+    knownTool: teamToolCheck(options.builtinToolNames, options.config),
+    clock: options.clock,
+    timers: options.timers,
+    observers: options.observers,
+    ...(options.reloadDebounceMs === undefined ? {} : { reloadDebounceMs: options.reloadDebounceMs }),
+  });
+}
+
+/** The team of a data directory read once, without an engine (no lock, no watch): what `kowalski agents` prints. */
+export async function readTeam(dataDir: string, builtinDir?: string): Promise<Team> {
+  const config = loadConfig(dataPaths(dataDir).config);
+  const tools = createEngineTools(config, { dataDir });
+  try {
+    const names = tools.registry.builtinNames();
+    return createTeam({
+      dataDir, config: () => config, builtinToolNames: () => names,
+      clock: systemClock, timers: systemTimers(systemClock), observers: new Observers(),
+      ...(builtinDir === undefined ? {} : { builtinDir }),
+    });
+  } finally {
+    await tools.close();
+  }
+}

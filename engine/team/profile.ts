@@ -1,0 +1,148 @@
+/**
+ * One agent profile file: `<name>.md` with TOML front matter and the Markdown body as the
+ * system prompt. Reading never throws: every problem is collected with its code, file,
+ * key and line, like a horde's.
+ */
+import type { ErrorCode, Problem } from '../../core/index.js';
+import { parseModelRef } from '../../agents/index.js';
+import { Fields, ProblemList, Source, splitFrontMatter } from '../horde/index.js';
+
+export interface AgentProfile {
+  /** `^[a-z][a-z0-9-]*$`; equals the file's name without `.md`. */
+  name: string;
+  description: string;
+  /** `provider:model`; absent: the configured default model. */
+  model?: string;
+  /** The tools the agent may call; absent: every tool, `[]`: none. */
+  tools?: string[];
+  /** A whole number 1..1000. The root profile's value is the budget of its whole delegation tree; absent: the configured default. */
+  maxIterations?: number;
+  /** The Markdown body: the system prompt. */
+  prompt: string;
+  origin: 'builtin' | 'user';
+  /** The absolute path of the file. */
+  file: string;
+}
+
+export interface TeamProblem {
+  /** The absolute path of the file. */
+  file: string;
+  key?: string;
+  line?: number;
+  code: ErrorCode;
+  message: string;
+}
+
+export const AGENT_NAME = /^[a-z][a-z0-9-]*$/;
+/** The longest a profile's name may be, in characters. */
+export const MAX_AGENT_NAME = 64;
+/** The largest profile file read, in bytes. */
+export const MAX_PROFILE_BYTES = 256 * 1024;
+export const MAX_ITERATIONS_LIMIT = 1000;
+/** The front matter keys a profile takes. */
+export const PROFILE_KEYS: readonly string[] = ['name', 'description', 'model', 'tools', 'max_iterations'];
+
+export interface ParseContext {
+  /** The name the file gives the profile (its file name without `.md`). */
+  name: string;
+  file: string;
+  origin: AgentProfile['origin'];
+  knownTool(name: string): boolean;
+}
+
+export type ParseResult = { ok: true; profile: AgentProfile } | { ok: false; problems: TeamProblem[] };
+
+/** Why `name` cannot name a profile, or undefined when it can. */
+export function badAgentName(name: string): string | undefined {
+  if (name.length > MAX_AGENT_NAME) return `the name "${name.slice(0, MAX_AGENT_NAME)}…" is longer than ${MAX_AGENT_NAME} characters`;
+  if (!AGENT_NAME.test(name)) return `"${name}" cannot name an agent: use lowercase letters, digits and hyphens, starting with a letter (e.g. "researcher")`;
+  return undefined;
+}
+
+/** Read the text of one profile file. */
+export function parseProfile(text: string, ctx: ParseContext): ParseResult {
+  const problems = new ProblemList();
+  const fail = (): ParseResult => ({ ok: false, problems: problems.sorted().map((p) => toTeamProblem(p, ctx.file)) });
+  const nameProblem = badAgentName(ctx.name);
+  if (nameProblem !== undefined) problems.error('KW_ERR_AGENT_NAME', { file: ctx.file }, nameProblem);
+  if (Buffer.byteLength(text) > MAX_PROFILE_BYTES) {
+    problems.error('KW_ERR_AGENT_TOO_LARGE', { file: ctx.file }, `the file holds ${Buffer.byteLength(text).toLocaleString('en-US')} bytes; a profile may hold at most ${MAX_PROFILE_BYTES.toLocaleString('en-US')}`);
+    return fail();
+  }
+  const split = splitFrontMatter(text);
+  if (!split.ok) {
+    problems.error('KW_ERR_FRONT_MATTER', { file: ctx.file, line: split.line }, split.message);
+    return fail();
+  }
+  const { data, toml, tomlStartLine, body } = split.value;
+  const f = new Fields(data, new Source(ctx.file, toml, tomlStartLine), problems);
+
+  const declared = f.string('name', { required: true });
+  if (declared !== undefined && declared !== ctx.name) {
+    f.bad('name', `name is "${declared}" but the file is ${ctx.name}.md; the file name (without .md) must equal name`, 'KW_ERR_AGENT_NAME');
+  }
+  const description = f.string('description', { required: true, nonEmpty: true });
+  const model = readModel(f);
+  const tools = readTools(f, ctx.knownTool);
+  const maxIterations = f.integer('max_iterations', 1);
+  if (maxIterations !== undefined && maxIterations > MAX_ITERATIONS_LIMIT) {
+    f.bad('max_iterations', `max_iterations is ${maxIterations}; it must be a whole number from 1 to ${MAX_ITERATIONS_LIMIT}`);
+  }
+  for (const key of Object.keys(f.unread())) {
+    problems.error('KW_ERR_AGENT_KEY_UNKNOWN', f.at(key), `"${key}" is not a key of an agent profile (the keys are ${PROFILE_KEYS.join(', ')})`);
+  }
+  const prompt = body.trim();
+  if (prompt === '') {
+    // The body is the file's last lines: it starts this many lines from the end.
+    const bodyLine = text.split(/\r?\n/).length - body.split('\n').length + 1;
+    problems.error('KW_ERR_AGENT_PROMPT_EMPTY', { file: ctx.file, line: bodyLine }, 'the system prompt is empty: write it as Markdown after the closing --- line');
+  }
+  if (problems.hasErrors) return fail();
+
+  const profile: AgentProfile = { name: ctx.name, description: description!, prompt, origin: ctx.origin, file: ctx.file };
+  if (model !== undefined) profile.model = model;
+  if (tools !== undefined) profile.tools = tools;
+  if (maxIterations !== undefined) profile.maxIterations = maxIterations;
+  return { ok: true, profile };
+}
+
+function readModel(f: Fields): string | undefined {
+  const model = f.string('model', { nonEmpty: true });
+  if (model === undefined) return undefined;
+  try {
+    parseModelRef(model);
+    return model;
+  } catch (err) {
+    f.bad('model', `model: ${(err as Error).message}`, 'KW_ERR_MODEL_REF');
+    return undefined;
+  }
+}
+
+function readTools(f: Fields, knownTool: (name: string) => boolean): string[] | undefined {
+  const tools = f.stringArray('tools');
+  if (tools === undefined) return undefined;
+  const seen = new Set<string>();
+  tools.forEach((tool, i) => {
+    if (seen.has(tool)) f.bad(`tools[${i}]`, `"${tool}" is listed twice`);
+    seen.add(tool);
+    if (!knownTool(tool)) {
+      f.bad(`tools[${i}]`, `no tool provides "${tool}": name a built-in tool, delegate_to_agent, or server.tool of an MCP server configured in config.toml`, 'KW_ERR_TOOL_UNKNOWN');
+    }
+  });
+  return tools;
+}
+
+function toTeamProblem(p: Problem, file: string): TeamProblem {
+  // ProblemList takes only ErrorCodes; core's Problem keeps them as text for the wire.
+  const out: TeamProblem = { file, code: p.code as ErrorCode, message: p.message };
+  if (p.key !== undefined) out.key = p.key;
+  if (p.line !== undefined) out.line = p.line;
+  return out;
+}
+
+/** `file:line: key: message [CODE]`, one problem per line (as `kowalski validate` prints a horde's). */
+export function formatTeamProblems(problems: readonly TeamProblem[]): string {
+  return problems
+    .map((p) => `${p.line === undefined ? p.file : `${p.file}:${p.line}`}:${p.key === undefined ? '' : ` ${p.key}:`} ${p.message} [${p.code}]`)
+    .join('\n');
+}

@@ -1,0 +1,205 @@
+/**
+ * The agent team: the profiles of the package's `team/` folder and of `<data>/team/`,
+ * read at construction (the files are small), checked, saved atomically, removed, and —
+ * once `start()` is called (the server does) — re-read when a file under `<data>/team/`
+ * changes, keeping a broken file's last good version with its problems listed.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { FSWatcher } from 'chokidar';
+import { KowalskiError } from '../../core/index.js';
+import { writeFileAtomic } from '../../steps/index.js';
+import type { Clock } from '../clock.js';
+import type { Observers } from '../observers.js';
+import type { Timers } from '../triggers/timers.js';
+import { mergeProfiles, readProfiles } from './catalog.js';
+import type { TeamCatalog } from './catalog.js';
+import { badAgentName, formatTeamProblems, parseProfile } from './profile.js';
+import type { AgentProfile, TeamProblem } from './profile.js';
+
+export interface TeamDeps {
+  /** The built-in profiles (the package's `team/`). */
+  builtinDir: string;
+  /** The user's profiles (`<data>/team/`); need not exist. */
+  userDir: string;
+  /** Whether a profile may list this tool (built-in tools, delegate_to_agent, `server.tool` of a configured MCP server). */
+  knownTool(name: string): boolean;
+  clock: Clock;
+  timers: Timers;
+  observers: Observers;
+  /** Quiet time after the last change under `userDir` before the profiles are re-read, ms (default 300). */
+  reloadDebounceMs?: number;
+}
+
+/** One profile's file as it is on disk, for an editor. */
+export interface AgentSource {
+  name: string;
+  /** The file in effect: the user's when there is one, else the built-in. */
+  origin: AgentProfile['origin'];
+  file: string;
+  text: string;
+  /** The profile in effect (the last good version when the file has problems); null when there is none. */
+  profile: AgentProfile | null;
+  /** The problems of that file. */
+  problems: TeamProblem[];
+  /** A built-in profile of this name exists (a user file of the same name overrides it). */
+  hasBuiltin: boolean;
+}
+
+/** A save refused: every problem, each with its file, key, line and code. */
+export class AgentInvalidError extends KowalskiError {
+  constructor(name: string, readonly problems: TeamProblem[]) {
+    super('KW_ERR_AGENT_INVALID', `the agent profile "${name}" was not saved: ${problems.length} problem(s)\n${formatTeamProblems(problems)}`, { where: whereOf(problems[0]) });
+    this.name = 'AgentInvalidError';
+  }
+}
+
+function whereOf(p: TeamProblem | undefined): { file?: string; key?: string; line?: number } | undefined {
+  if (p === undefined) return undefined;
+  return { file: p.file, ...(p.key === undefined ? {} : { key: p.key }), ...(p.line === undefined ? {} : { line: p.line }) };
+}
+
+export class Team {
+  private current: TeamCatalog;
+  /** The last valid version of each file, by absolute path. */
+  private readonly lastGood = new Map<string, AgentProfile>();
+  /** The catalog as JSON, to tell whether a re-read changed anything. */
+  private signature: string;
+  private watcher: FSWatcher | undefined;
+  private cancelReload: (() => void) | undefined;
+  private closed = false;
+
+  constructor(private readonly deps: TeamDeps) {
+    this.current = this.read();
+    this.signature = JSON.stringify(this.current);
+  }
+
+  /** The profiles in effect and every file's problems, as last read. */
+  catalog(): TeamCatalog {
+    return this.current;
+  }
+
+  get(name: string): AgentProfile | undefined {
+    return this.current.profiles.find((p) => p.name === name);
+  }
+
+  /** The profile of that name; KW_ERR_AGENT_NOT_FOUND naming the known agents. */
+  require(name: string): AgentProfile {
+    const profile = this.get(name);
+    if (profile === undefined) {
+      const known = this.current.profiles.map((p) => p.name);
+      throw new KowalskiError('KW_ERR_AGENT_NOT_FOUND', `no agent "${name}" (known agents: ${known.length === 0 ? 'none' : known.join(', ')}; see kowalski agents)`);
+    }
+    return profile;
+  }
+
+  /** The file of that name as it is on disk (the user's, else the built-in), with its problems; KW_ERR_AGENT_NOT_FOUND when neither exists. */
+  source(name: string): AgentSource {
+    const user = this.userFile(name);
+    const builtin = path.join(path.resolve(this.deps.builtinDir), `${name}.md`);
+    const hasBuiltin = badAgentName(name) === undefined && fs.existsSync(builtin);
+    const file = user !== undefined && fs.existsSync(user) ? user : hasBuiltin ? builtin : undefined;
+    if (file === undefined) this.require(name);
+    let text: string;
+    try {
+      text = fs.readFileSync(file!, 'utf8');
+    } catch (err) {
+      throw new KowalskiError('KW_ERR_AGENT_NOT_FOUND', `cannot read the agent profile ${file!}: ${(err as Error).message}`, { cause: err });
+    }
+    const profile = this.get(name);
+    return {
+      name, file: file!, text, hasBuiltin,
+      origin: file === user ? 'user' : 'builtin',
+      profile: profile !== undefined && profile.file === file ? profile : null,
+      problems: this.current.problems.filter((p) => p.file === file),
+    };
+  }
+
+  /** What `save` would say about this text for `<data>/team/<name>.md`, without writing anything. */
+  validate(name: string, text: string): TeamProblem[] {
+    const result = parseProfile(text, { name, file: this.userPath(name), origin: 'user', knownTool: (tool) => this.deps.knownTool(tool) });
+    return result.ok ? [] : result.problems;
+  }
+
+  /**
+   * Check the text, then write it to `<data>/team/<name>.md` (temp file + rename) and
+   * re-read the profiles. A built-in's name writes a user override. Refused with
+   * KW_ERR_AGENT_INVALID (an AgentInvalidError with every problem) before anything is written.
+   */
+  save(name: string, text: string): AgentProfile {
+    const problems = this.validate(name, text);
+    if (problems.length > 0) throw new AgentInvalidError(name, problems);
+    writeFileAtomic(this.userPath(name), text);
+    this.refresh();
+    return this.require(name);
+  }
+
+  /** Remove the user's profile of that name (an override: the built-in is back). KW_ERR_AGENT_BUILTIN for a built-in, KW_ERR_AGENT_NOT_FOUND for none. */
+  remove(name: string): void {
+    const user = this.userFile(name);
+    if (user === undefined || !fs.existsSync(user)) {
+      if (this.get(name)?.origin === 'builtin') {
+        throw new KowalskiError('KW_ERR_AGENT_BUILTIN', `"${name}" is a built-in agent and has no user profile to remove; to change it, save a profile of the same name (an override)`);
+      }
+      this.require(name);
+      throw new KowalskiError('KW_ERR_AGENT_NOT_FOUND', `no user profile "${name}" in ${this.deps.userDir}`);
+    }
+    fs.rmSync(user);
+    this.refresh();
+  }
+
+  /** Re-read every profile now; emits `team:changed` when what the catalog holds changed. */
+  refresh(): void {
+    this.current = this.read();
+    const signature = JSON.stringify(this.current);
+    if (signature === this.signature) return;
+    this.signature = signature;
+    this.deps.observers.emit('team:changed', {});
+  }
+
+  /** Watch `<data>/team/` and re-read on a change (debounced). Resolves once the watch is ready. */
+  async start(): Promise<void> {
+    if (this.watcher !== undefined || this.closed) return;
+    const dir = path.resolve(this.deps.userDir);
+    fs.mkdirSync(dir, { recursive: true });
+    const debounce = this.deps.reloadDebounceMs ?? 300;
+    const { watch } = await import('chokidar');
+    const watcher = watch(dir, { ignoreInitial: true, depth: 0, ignored: (p) => p !== dir && path.basename(p).startsWith('.') });
+    this.watcher = watcher;
+    watcher.on('all', () => {
+      this.cancelReload?.();
+      this.cancelReload = this.deps.timers.at(this.deps.clock.now() + debounce, () => {
+        this.cancelReload = undefined;
+        try {
+          this.refresh();
+        } catch (err) {
+          this.deps.observers.emit('engine:warning', { message: `reloading the agent profiles: ${(err as Error).message}` });
+        }
+      });
+    });
+    watcher.on('error', (err) => this.deps.observers.emit('engine:warning', { message: `watching ${dir}: ${(err as Error).message}` }));
+    await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
+    // A change between the first read and the watch being ready is not lost.
+    this.refresh();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.cancelReload?.();
+    await this.watcher?.close();
+  }
+
+  private read(): TeamCatalog {
+    const known = (tool: string): boolean => this.deps.knownTool(tool);
+    return mergeProfiles([...readProfiles(this.deps.builtinDir, 'builtin', known), ...readProfiles(this.deps.userDir, 'user', known)], this.lastGood);
+  }
+
+  private userPath(name: string): string {
+    return path.join(path.resolve(this.deps.userDir), `${name}.md`);
+  }
+
+  /** The user's file of that name, or undefined when the name cannot name a file. */
+  private userFile(name: string): string | undefined {
+    return badAgentName(name) === undefined ? this.userPath(name) : undefined;
+  }
+}
