@@ -31,6 +31,8 @@ export interface ToolRegistry {
   call(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolOutput>;
   /** The built-in tools' names. */
   builtinNames(): string[];
+  /** Whether the tool only reads, so a call interrupted by a crash may be made again (MCP tools: never assumed). */
+  idempotent(name: string): boolean;
 }
 
 export function createToolRegistry(options: ToolRegistryOptions): ToolRegistry {
@@ -97,6 +99,9 @@ export function createToolRegistry(options: ToolRegistryOptions): ToolRegistry {
     },
     builtinNames() {
       return [...builtins.keys()];
+    },
+    idempotent(name) {
+      return builtins.get(name)?.idempotent === true;
     },
   };
 }

@@ -125,5 +125,7 @@ export interface ToolContext {
  */
 export interface Tool {
   spec: ToolSpec;
+  /** Safe to run again when a crash left a call's outcome unknown (it only reads). Absent: not safe. */
+  idempotent?: boolean;
   call(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutput>;
 }

@@ -49,6 +49,9 @@ import { unknownKind } from './step-task.js';
 import { Supervisor } from './supervisor.js';
 import { TriggerStore } from './store/triggers.js';
 import { createTeam } from './team-host.js';
+import { ChatService } from './chat/chat-service.js';
+import { DELEGATE_TOOL } from './chat/delegation.js';
+import { teamProfiles } from './chat/team-profiles.js';
 import type { Team } from './team/index.js';
 import { createTriggerHost } from './trigger-host.js';
 import type { EngineTriggers } from './trigger-host.js';
@@ -100,6 +103,8 @@ export interface Engine {
   readonly triggers: EngineTriggers;
   /** The agent profiles (the package's `team/` and `<data>/team/`); hot reload of `<data>/team/` after `team.start()`, which the server calls. */
   readonly team: Team;
+  /** Chat sessions with the team's agents: the one agent loop of the CLI, the API, the app and the library. */
+  readonly chat: ChatService;
   catalog(): Promise<Catalog>;
   /** A horde by id or folder; throws KW_ERR_HORDE_NOT_FOUND / KW_ERR_HORDE_INVALID. */
   resolveHorde(ref: string): Promise<{ horde: HordeDef; entry: CatalogEntry }>;
@@ -269,6 +274,21 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       ...(options.reloadDebounceMs === undefined ? {} : { reloadDebounceMs: options.reloadDebounceMs }),
     });
 
+    const chat = new ChatService({
+      db, clock, observers, traces: models.traces,
+      profiles: teamProfiles(team, () => config, () => [...models.builtinToolNames(), DELEGATE_TOOL]),
+      tools: () => models.chatTools(),
+      config: () => config,
+      providers: () => models.providerSettings(),
+      onFatal: (err) => {
+        if (fatal === undefined) {
+          fatal = commitFailure(paths.database, err);
+          observers.emit('engine:stopped', { error: fatal });
+        }
+        return fatal;
+      },
+    });
+
     let closing: Promise<void> | undefined;
     const engine: Engine = {
       paths,
@@ -289,6 +309,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       kinds,
       triggers,
       team,
+      chat,
       stats: committer.stats,
       intake,
       catalog: readCatalog,
@@ -314,7 +335,11 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         const run = openRun(runId);
         await supervisor.submitAndWait(run, [{ type: 'run.cancelled', reason: opts.reason ?? 'cancelled by the operator', by: opts.by ?? 'operator' }]);
       },
-      recover: () => recoverRuns(supervisor, queries),
+      async recover() {
+        const summary = await recoverRuns(supervisor, queries);
+        summary.chats = chat.recover();
+        return summary;
+      },
       async resume(runId) {
         ensureAlive();
         const row = requireRunRow(queries, runId, paths);
@@ -344,6 +369,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         closing ??= (async () => {
           await triggers.close();
           await team.close();
+          await chat.close();
           await loader.close();
           await supervisor.close();
           await runner.close();

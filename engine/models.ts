@@ -16,6 +16,7 @@ import { DataServers, dataRootOf, isDataToolName } from './data-servers.js';
 import type { EngineConfig } from './config.js';
 import type { Observers } from './observers.js';
 import type { TaskExtras } from './step-task.js';
+import type { ChatTools } from './chat/turn-run.js';
 import type { Timers } from './triggers/timers.js';
 import { TraceStore } from './store/traces.js';
 import { createEngineTools } from './tools.js';
@@ -130,6 +131,20 @@ export class ModelHub {
   /** The names of the built-in tools (web_fetch, web_search, the file tools). */
   builtinToolNames(): string[] {
     return this.tools.registry.builtinNames();
+  }
+
+  /** The registry as chat turns use it (the tools of config.toml as they are now). */
+  chatTools(): ChatTools {
+    const registry = this.tools.registry;
+    return {
+      describe: (names) => registry.describe(names),
+      call: (name, args, signal) => registry.call(name, args, signal),
+      idempotent: (name) => registry.idempotent(name),
+    };
+  }
+
+  providerSettings(): ProviderSettings {
+    return this.providers;
   }
 
   /** config.toml changed: new tools (and MCP connections) for the next calls; the old ones close. */

@@ -20,6 +20,8 @@ export interface RecoverySummary {
   outcomeUnknown: { runId: string; step: string }[];
   /** Leftover processes of interrupted steps that were killed. */
   killedProcesses: number;
+  /** Chat sessions whose turn was under way: it goes on from its log. */
+  chats: string[];
   /** Runs that could not be replayed (an altered or foreign log); they are left untouched. */
   failed: { runId: string; message: string }[];
 }
@@ -57,7 +59,7 @@ export async function resumeRun(supervisor: Supervisor, runId: string, summary: 
 
 /** A summary of nothing done yet, filled in as runs are resumed. */
 export function emptyRecovery(): RecoverySummary {
-  return { resumed: [], retried: [], parked: 0, outcomeUnknown: [], killedProcesses: 0, failed: [] };
+  return { resumed: [], retried: [], parked: 0, outcomeUnknown: [], killedProcesses: 0, chats: [], failed: [] };
 }
 
 export function formatRecovery(s: RecoverySummary): string {

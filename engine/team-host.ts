@@ -11,14 +11,13 @@ import { loadConfig } from './config.js';
 import type { EngineConfig } from './config.js';
 import { dataPaths } from './data-dir.js';
 import { packageRoot } from './modules.js';
+import { DELEGATE_TOOL } from './chat/delegation.js';
 import { Observers } from './observers.js';
 import { Team } from './team/index.js';
 import { createEngineTools } from './tools.js';
 import type { Timers } from './triggers/timers.js';
 import { systemTimers } from './triggers/timers.js';
 
-/** The tool that hands a subtask to another agent of the team. */
-export const DELEGATE_TOOL = 'delegate_to_agent';
 
 /** Whether a profile may list `name`: a built-in tool, delegate_to_agent, or `server.tool` of a configured MCP server. */
 export function teamToolCheck(builtinNames: () => readonly string[], config: () => EngineConfig): (name: string) => boolean {

@@ -19,6 +19,7 @@ function describe(name: string, st: Stats): string {
 
 export function createListDir(options: FileToolOptions): Tool {
   return {
+    idempotent: true,
     spec: {
       name: 'list_dir',
       description: 'List a folder inside the tools folder: each entry with its type and size in bytes. Paths are relative to the tools folder; "." (the default) is its top.',

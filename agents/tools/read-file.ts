@@ -22,6 +22,7 @@ function utf8Boundary(buf: Buffer, end: number): number {
 export function createReadFile(options: FileToolOptions): Tool {
   const limit = options.maxReadBytes ?? DEFAULT_MAX_READ_BYTES;
   return {
+    idempotent: true,
     spec: {
       name: 'read_file',
       description: `Read a text file inside the tools folder (path relative to it). Returns at most ${limit} bytes per call; a longer file ends with a note giving the offset to read on from.`,

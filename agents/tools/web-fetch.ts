@@ -17,6 +17,7 @@ export const DEFAULT_WEB_FETCH_CHARS = 20_000;
 export function createWebFetchTool(options: WebFetchOptions = {}): Tool {
   const { defaultMaxChars = DEFAULT_WEB_FETCH_CHARS, ...fetchOptions } = options;
   return {
+    idempotent: true,
     spec: {
       name: 'web_fetch',
       description: 'Fetch a public web page (http or https) and return its main content as Markdown, with absolute links. ' +

@@ -134,6 +134,7 @@ function render(query: string, engine: string, found: Hit[]): string {
 export function createWebSearchTool(config: WebSearchConfig | null, options: WebSearchOptions = {}): Tool {
   const timeoutMs = options.timeoutMs ?? 10_000;
   return {
+    idempotent: true,
     spec: {
       name: 'web_search',
       description: 'Search the web. Returns a numbered list of results, each with its title, URL and a snippet; fetch a page for more.',

@@ -18,6 +18,7 @@ import { ChatStore } from './chat-store.js';
 import { LiveSession } from './live-session.js';
 import type { LiveSessionDeps } from './live-session.js';
 import { transcriptOf } from './transcript.js';
+import type { StoredChatEvent } from './chat-events.js';
 import type { TurnView } from './transcript.js';
 import { runTurn } from './turn-run.js';
 import type { ChatModel, ChatProfiles, ChatTools, TurnOutcome } from './turn-run.js';
@@ -151,6 +152,12 @@ export class ChatService {
   onTokens(id: string, fn: SendOptions['onToken']): () => void {
     this.tokenListeners.set(id, fn);
     return () => void this.tokenListeners.delete(id);
+  }
+
+  /** The session's log. */
+  events(id: string): StoredChatEvent[] {
+    this.summary(id);
+    return this.store.read(id);
   }
 
   /** The answer of the turn under way, if one is. */
