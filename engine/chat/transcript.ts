@@ -6,6 +6,7 @@
 import { ROOT_NODE } from '../../actors/index.js';
 import type { ChatStop, EventError, TurnUsage, UndoneWork } from '../../actors/index.js';
 import type { StoredChatEvent } from './chat-events.js';
+import { DELEGATE_TOOL } from './delegation.js';
 
 export type TurnItem =
   | {
@@ -70,6 +71,7 @@ export function transcriptOf(stored: readonly StoredChatEvent[]): TurnView[] {
         if (view !== undefined) view.budget.used += 1;
         break;
       case 'tool.started': {
+        if (e.name === DELEGATE_TOOL) break; // shown as its delegation
         const item = { kind: 'tool' as const, node: e.node, agent: agents.get(e.node) ?? '', name: e.name, arguments: e.arguments, status: 'running' as const, at };
         tools.set(`${e.node}:${e.seq}.${e.index}`, item);
         view?.items.push(item);

@@ -100,6 +100,7 @@ test('the budget runs out inside a sub-agent: the turn stops typed, nothing more
   const session = s.engine.chat.create({ agent: 'boss' });
   const out = await s.engine.chat.send(session.id, 'what do my notes say?').done;
   assert.equal(out.stop, 'budget_exhausted');
+  assert.equal(s.engine.chat.get(session.id).transcript[0]!.items.find((i) => i.kind === 'tool')?.status, 'done');
   assert.match(out.text, /budget of 2 model calls/);
   assert.deepEqual(out.undone?.map((u) => u.agent), ['boss', 'alpha']);
   assert.equal(s.server.requests.filter((r) => r.path === '/api/chat').length, 2);
@@ -128,6 +129,7 @@ test('streaming: tokens arrive as the model writes them, and tools run in the sa
   assert.ok(tokens.length >= 5, `streamed in pieces (${tokens.length})`);
   assert.equal(tokens.join(''), 'The file says forty two.');
   const tool = s.engine.chat.get(session.id).transcript[0]!.items[0]!;
-  assert.equal(tool.kind, 'tool');
+  assert.equal(tool.kind, 'tool', JSON.stringify(tool));
+  assert.equal(tool.status, 'done', JSON.stringify(tool));
   assert.match(tool.kind === 'tool' ? tool.result ?? '' : '', /42/);
 });

@@ -48,8 +48,8 @@ export async function chatSetup(t: TestContext, script: FakeScript, profiles: Re
   const server = await startFakeOllama(script);
   const own = home === undefined;
   const dir = home ?? fs.mkdtempSync(path.join(os.tmpdir(), 'kw-chat-'));
-  const files = path.join(dir, 'files');
-  fs.mkdirSync(files, { recursive: true });
+  // The file tools never touch the data folder: their root is beside it.
+  const files = fs.mkdtempSync(path.join(os.tmpdir(), 'kw-chat-files-'));
   writeTeam(dir, profiles);
   fs.writeFileSync(path.join(dir, 'config.toml'),
     `[model]\ndefault = "ollama:qwen2.5:7b"\n[providers.ollama]\nhost = "${server.url}"\n[tools]\nroot = "${files}"\n${extraConfig}`);
@@ -58,6 +58,7 @@ export async function chatSetup(t: TestContext, script: FakeScript, profiles: Re
     await engine.close();
     await server.close();
     if (own) fs.rmSync(dir, { recursive: true, force: true });
+    fs.rmSync(files, { recursive: true, force: true });
   });
   return { engine, server, home: dir, files };
 }
