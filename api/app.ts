@@ -17,6 +17,7 @@ import { answerConnect, createClientErrorHandler } from './client-errors.js';
 import { answerError, installErrorHandling } from './http-errors.js';
 import type { ErrorSinks } from './http-errors.js';
 import { bundleRoutes } from './routes/bundles.js';
+import { chatRoutes } from './routes/chat.js';
 import { healthRoutes } from './routes/health.js';
 import { hordeRoutes } from './routes/hordes.js';
 import { runRoutes } from './routes/runs.js';
@@ -140,6 +141,7 @@ export async function buildApi(engine: Engine, options: ApiOptions = {}): Promis
   runRoutes(app, engine);
   setupRoutes(app, engine);
   traceRoutes(app, engine);
+  chatRoutes(app, engine);
   await app.register(bundleRoutes, { engine });
   triggerRoutes(app, engine);
   await hookRoutes(app, engine);

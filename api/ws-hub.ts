@@ -10,7 +10,8 @@ import type { WebSocket } from 'ws';
 import { KowalskiError, toPlainError } from '../core/index.js';
 import { isRunId } from '../engine/index.js';
 import { reasonField, stepField } from './schemas.js';
-import type { Engine, EngineEventMap, RunState, StoredEvent } from '../engine/index.js';
+import type { ChatState, Engine, EngineEventMap, RunState, StoredChatEvent, StoredEvent } from '../engine/index.js';
+import { isSessionId } from '../engine/index.js';
 
 export const WS_MAX_FRAME = 64 * 1024;
 /** A client with more than this waiting to be written is too slow: it is disconnected (4008). */
@@ -26,6 +27,8 @@ type Subscription = { kind: 'all'; after: number } | { kind: 'run'; runId: strin
 interface Client {
   socket: WebSocket;
   sub?: Subscription;
+  /** The chat session followed (its events after `after`, and its tokens), live once the backlog is sent. */
+  chat?: { sessionId: string; after: number; live: boolean };
   /** True once the backlog is sent: live events go straight out. */
   live: boolean;
 }
@@ -39,6 +42,9 @@ export type ServerFrame =
   | { type: 'synced'; runId?: string; state?: RunState; gseq: number }
   | ({ type: 'progress' } & EngineEventMap['step:progress'])
   | ({ type: 'trace' } & EngineEventMap['trace:recorded'])
+  | { type: 'chat-event'; sessionId: string; seq: number; at: number; event: StoredChatEvent['event']; state: ChatState | null }
+  | { type: 'chat-synced'; sessionId: string; seq: number; state: ChatState }
+  | ({ type: 'chat-token' } & EngineEventMap['chat:token'])
   | { type: 'result'; id?: RequestId; ok: true; step: string }
   | { type: 'error'; id?: RequestId; error: { code: string; message: string } };
 
@@ -123,6 +129,39 @@ export function createWsHub(engine: Engine, version: string, options: WsHubOptio
   const offProgress = engine.on('step:progress', (p) => toFollowers(p.runId, { type: 'progress', ...p }));
   const offTrace = engine.on('trace:recorded', (p) => toFollowers(p.runId, { type: 'trace', ...p }));
 
+  const chatFrame = (stored: StoredChatEvent, state: ChatState | null): string =>
+    JSON.stringify({ type: 'chat-event', sessionId: stored.sessionId, seq: stored.seq, at: stored.at, event: stored.event, state } satisfies ServerFrame);
+  const offChat = engine.on('chat:event', ({ stored, state }) => {
+    let text: string | undefined;
+    for (const c of clients) {
+      const follow = c.chat;
+      if (follow === undefined || !follow.live || follow.sessionId !== stored.sessionId || stored.seq <= follow.after) continue;
+      text ??= chatFrame(stored, state);
+      if (sendText(c, text)) follow.after = stored.seq;
+    }
+  });
+  const offToken = engine.on('chat:token', (p) => {
+    let text: string | undefined;
+    for (const c of clients) {
+      if (c.chat?.live !== true || c.chat.sessionId !== p.sessionId) continue;
+      text ??= JSON.stringify({ type: 'chat-token', ...p } satisfies ServerFrame);
+      sendText(c, text);
+    }
+  });
+  /** Follow a chat session: its events after `after` from the log, then live, in one synchronous step (a session's log is small). */
+  const followChat = (c: Client, sessionId: string, after: number): void => {
+    const follow = { sessionId, after, live: false };
+    c.chat = follow;
+    for (const stored of engine.chat.events(sessionId)) {
+      if (stored.seq <= after) continue;
+      if (!sendText(c, chatFrame(stored, null))) return;
+      follow.after = stored.seq;
+    }
+    follow.live = true;
+    const summary = engine.chat.summary(sessionId);
+    send(c, { type: 'chat-synced', sessionId, seq: follow.after, state: summary.state });
+  };
+
   /** Send the backlog a page at a time (waiting for each page to drain), then go live in the same tick as the last read. */
   const catchUp = (c: Client, sub: Subscription): void => {
     if (c.sub !== sub || c.socket.readyState !== c.socket.OPEN) return;
@@ -182,6 +221,22 @@ export function createWsHub(engine: Engine, version: string, options: WsHubOptio
         delete c.sub;
         c.live = false;
         return;
+      case 'chat-follow': {
+        const sessionId = msg.sessionId;
+        const after = msg.after ?? 0;
+        if (typeof sessionId !== 'string' || !isSessionId(sessionId)) return badFrame(c, id, 'chat-follow needs a sessionId');
+        if (typeof after !== 'number' || !Number.isInteger(after) || after < 0) return badFrame(c, id, 'after must be a whole number ≥ 0');
+        try {
+          followChat(c, sessionId, after);
+        } catch (err) {
+          delete c.chat;
+          fail(c, id, err);
+        }
+        return;
+      }
+      case 'chat-unfollow':
+        delete c.chat;
+        return;
       case 'approve':
       case 'deny': {
         if (typeof runId !== 'string') return badFrame(c, id, `${msg.type} needs a runId`);
@@ -193,7 +248,7 @@ export function createWsHub(engine: Engine, version: string, options: WsHubOptio
         return;
       }
       default:
-        return badFrame(c, id, `unknown frame type ${JSON.stringify(msg.type)} (subscribe, unsubscribe, approve, deny)`);
+        return badFrame(c, id, `unknown frame type ${JSON.stringify(msg.type)} (subscribe, unsubscribe, approve, deny, chat-follow, chat-unfollow)`);
     }
   };
 
@@ -224,6 +279,8 @@ export function createWsHub(engine: Engine, version: string, options: WsHubOptio
       offEvent();
       offProgress();
       offTrace();
+      offChat();
+      offToken();
       for (const c of clients) c.socket.close(1001, 'the server is stopping');
       clients.clear();
     },

@@ -11,7 +11,7 @@ import { loadConfig } from './config.js';
 import type { EngineConfig } from './config.js';
 import { dataPaths } from './data-dir.js';
 import { packageRoot } from './modules.js';
-import { DELEGATE_TOOL } from './chat/delegation.js';
+import { DELEGATE_TOOL } from './chat/index.js';
 import { Observers } from './observers.js';
 import { Team } from './team/index.js';
 import { createEngineTools } from './tools.js';

@@ -35,6 +35,8 @@ export interface ChatSessionSummary {
   usage: { calls: number; inputTokens: number; outputTokens: number };
   createdAt: number;
   updatedAt: number;
+  /** The sequence number of the session's last event (follow it on the websocket from here). */
+  lastSeq: number;
 }
 
 
@@ -73,7 +75,7 @@ function summaryOf(r: ChatSessionRow): ChatSessionSummary {
     id: r.id, agent: r.agent, title: r.title, state: r.state as ChatState, turns: r.turns, lastStop: r.last_stop as ChatStop | null,
     budget: { limit: r.budget_limit, used: r.budget_used },
     usage: { calls: r.model_calls, inputTokens: r.input_tokens, outputTokens: r.output_tokens },
-    createdAt: r.created_at, updatedAt: r.updated_at,
+    createdAt: r.created_at, updatedAt: r.updated_at, lastSeq: r.last_seq,
   };
 }
 

@@ -59,10 +59,17 @@ export class ChatStore {
   }
 }
 
+/** A session with no title is named after its first message. */
+function titleOf(c: ChatContext): string {
+  if (c.title !== '') return c.title;
+  const first = (c.history[0]?.user ?? c.current?.text ?? '').replace(/\s+/g, ' ').trim();
+  return first.length <= 80 ? first : `${first.slice(0, 79)}…`;
+}
+
 function rowOf(id: string, s: ChatSnapshot, lastSeq: number, at: number): ChatSessionRow {
   const c = s.context;
   return {
-    id, agent: c.agent, title: c.title, state: s.state, turns: c.current?.turn ?? 0, last_stop: c.current?.ended?.stop ?? null,
+    id, agent: c.agent, title: titleOf(c), state: s.state, turns: c.current?.turn ?? 0, last_stop: c.current?.ended?.stop ?? null,
     budget_limit: c.current?.budget.limit ?? 0, budget_used: c.current?.budget.used ?? 0,
     input_tokens: c.totals.inputTokens, output_tokens: c.totals.outputTokens, model_calls: c.totals.calls,
     created_at: s.createdAt, updated_at: at, last_seq: lastSeq,

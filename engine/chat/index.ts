@@ -1,0 +1,7 @@
+/** Chat sessions with the agent team: the public face of engine/chat. */
+export { ChatService, isSessionId, MAX_MESSAGE_CHARS } from './chat-service.js';
+export type { ChatServiceDeps, ChatSessionSummary, SendOptions, Sent } from './chat-service.js';
+export type { StoredChatEvent } from './chat-events.js';
+export type { TurnItem, TurnView } from './transcript.js';
+export type { TurnOutcome } from './turn-run.js';
+export { DELEGATE_TOOL, DEFAULT_MAX_DEPTH } from './delegation.js';
