@@ -8,7 +8,12 @@ export type CrashPoint =
   | 'after-commit' // committed, effects not yet performed
   | 'after-dispatch' // a step was handed to its worker
   | 'after-spawn-commit' // a command's process group is recorded, before `go`
-  | 'before-result-commit'; // a step's result arrived, not yet committed
+  | 'before-result-commit' // a step's result arrived, not yet committed
+  | 'chat-after-message' // a chat message's turn.started is committed, the turn not yet begun
+  | 'chat-in-model-call' // a chat model call's model.started is committed, the call not yet answered (any agent)
+  | 'chat-in-subagent-call' // the same, for a delegated agent's call only
+  | 'chat-after-tool-intent' // a tool call's intent is committed, the tool not yet run
+  | 'chat-before-tool-result'; // a tool has answered, its result not yet committed
 
 export type CrashHook = (point: CrashPoint) => void;
 

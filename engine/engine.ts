@@ -279,6 +279,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       tools: () => models.chatTools(),
       config: () => config,
       providers: () => models.providerSettings(),
+      crash,
       onFatal: (err) => {
         if (fatal === undefined) {
           fatal = commitFailure(paths.database, err);

@@ -10,6 +10,7 @@ import type { ChatMessage, ProviderSettings, ToolCallingMode } from '../../agent
 import { parseModelRef } from '../../agents/index.js';
 import type { ChatState, ChatStop } from '../../actors/index.js';
 import type { Clock } from '../clock.js';
+import type { CrashHook } from '../crash.js';
 import type { EngineConfig } from '../config.js';
 import type { Observers } from '../observers.js';
 import type { TraceStore } from '../store/traces.js';
@@ -51,6 +52,8 @@ export interface ChatServiceDeps {
   providers(): ProviderSettings;
   /** A commit failed: the engine stops; returns the error callers get. */
   onFatal(err: unknown): Error;
+  /** Durability tests' named crash points. */
+  crash: CrashHook;
 }
 
 export interface SendOptions {
@@ -135,6 +138,7 @@ export class ChatService {
     const profile = this.deps.profiles.maxIterations(session.context.agent);
     const turn = (session.context.current?.turn ?? 0) + 1;
     session.append([{ type: 'turn.started', turn, text, agent, budget: profile ?? this.deps.config().chat.maxIterations, by: options.by ?? 'api' }]);
+    this.deps.crash('chat-after-message');
     return { sessionId: id, turn, done: this.start(session, options.onToken) };
   }
 
@@ -213,6 +217,7 @@ export class ChatService {
         this.deps.observers.emit('chat:token', { sessionId: session.id, turn: current.turn, ...piece });
       },
       now: () => this.deps.clock.now(),
+      crash: this.deps.crash,
     }, history);
     this.running.set(session.id, done);
     const forget = (): void => void this.running.delete(session.id);

@@ -16,6 +16,7 @@ import { boundedToolResult, runToolLoop } from '../../agents/index.js';
 import type {
   ChatMessage, ChatRequest, ChatResponse, ModelCallTrace, ModelRef, Provider, ToolCallingMode, ToolCallingSetting, ToolOutput, ToolSpec,
 } from '../../agents/index.js';
+import type { CrashHook } from '../crash.js';
 import type { TraceStore } from '../store/traces.js';
 import { DELEGATE_TOOL, checkDelegation, delegateSpec, delegationArgs } from './delegation.js';
 import type { TeamMember } from './delegation.js';
@@ -57,6 +58,8 @@ export interface TurnRunDeps {
   signal: AbortSignal;
   onToken?(piece: { node: string; agent: string; text: string }): void;
   now(): number;
+  /** Durability tests' named crash points. */
+  crash: CrashHook;
 }
 
 export interface TurnOutcome {
@@ -141,6 +144,8 @@ export async function runTurn(deps: TurnRunDeps, history: readonly ChatMessage[]
       }
       session.append([{ type: 'model.started', turn, node, seq: at.seq }]);
     }
+    deps.crash('chat-in-model-call');
+    if (node !== ROOT_NODE) deps.crash('chat-in-subagent-call');
     const startedAt = deps.now();
     const trace: ModelCallTrace = {
       seq: at.seq, provider: m.ref.provider, model: m.ref.model, mode: at.mode, messages: request.messages,
@@ -185,6 +190,7 @@ export async function runTurn(deps: TurnRunDeps, history: readonly ChatMessage[]
     if (rec === undefined) {
       const idempotent = isDelegation || deps.tools.idempotent(name);
       session.append([{ type: 'tool.started', turn, node, seq: at.seq, index: at.index, name, arguments: args, idempotent }]);
+      if (!isDelegation) deps.crash('chat-after-tool-intent');
     }
     let output: ToolOutput;
     try {
@@ -197,6 +203,7 @@ export async function runTurn(deps: TurnRunDeps, history: readonly ChatMessage[]
       throw err;
     }
     const result = boundedToolResult(output.content);
+    if (!isDelegation) deps.crash('chat-before-tool-result');
     session.append([{ type: 'tool.finished', turn, node, seq: at.seq, index: at.index, result, ...(output.meta === undefined ? {} : { meta: output.meta }) }]);
     return { ...output, content: result };
   };
