@@ -26,7 +26,7 @@ test('migrating twice is harmless and the schema is recorded once per migration'
   openDatabase(file).close();
   const db = openDatabase(file);
   const rows = db.prepare('SELECT version, name FROM schema_migrations').all();
-  assert.deepEqual(rows, [{ version: 1, name: 'init' }, { version: 2, name: 'traces' }, { version: 3, name: 'triggers' }, { version: 4, name: 'state_checks' }]);
+  assert.deepEqual(rows, [{ version: 1, name: 'init' }, { version: 2, name: 'traces' }, { version: 3, name: 'triggers' }, { version: 4, name: 'state_checks' }, { version: 5, name: 'chat' }]);
   assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
   assert.equal(db.pragma('synchronous', { simple: true }), 2, 'FULL by default');
   db.close();
@@ -42,8 +42,10 @@ test('a database of the previous version gains the new tables and keeps its runs
   old.close();
   const db = openDatabase(file);
   t.after(() => db.close());
-  assert.deepEqual(db.prepare('SELECT version FROM schema_migrations').pluck().all(), [1, 2, 3, 4]);
+  assert.deepEqual(db.prepare('SELECT version FROM schema_migrations').pluck().all(), [1, 2, 3, 4, 5]);
   assert.equal(db.prepare('SELECT count(*) FROM traces').pluck().get(), 0);
+  assert.equal(db.prepare('SELECT count(*) FROM chat_sessions').pluck().get(), 0);
+  assert.deepEqual(db.prepare("SELECT name FROM pragma_table_info('traces') WHERE name IN ('session_id', 'parent_id', 'agent') ORDER BY cid").pluck().all(), ['session_id', 'parent_id', 'agent']);
   assert.equal(db.prepare('SELECT count(*) FROM trigger_firings').pluck().get(), 0);
   assert.equal(db.prepare("SELECT state FROM runs WHERE id = 'r1'").pluck().get(), 'succeeded');
 });
@@ -148,7 +150,8 @@ test('a database made by the previous build keeps every row and index through th
   t.after(() => db.close());
   assert.deepEqual(db.prepare('SELECT version, name FROM schema_migrations ORDER BY version').all(), MIGRATIONS.map((m) => ({ version: m.version, name: m.name })));
   assert.deepEqual(rowsOf(db), before, 'every row, with its values (and the runs its rowids)');
-  assert.deepEqual(db.prepare("SELECT name, tbl_name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%' ORDER BY name").all(), indexes);
+  const after = db.prepare("SELECT name, tbl_name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%' ORDER BY name").all();
+  assert.deepEqual(after.filter((i) => indexes.some((o) => JSON.stringify(o) === JSON.stringify(i))), indexes, 'every index kept');
   assert.equal(db.pragma('integrity_check', { simple: true }), 'ok');
   assert.equal(codeOf(() => db.prepare("UPDATE runs SET state = 'paused' WHERE id = 'r1'").run()), 'SQLITE_CONSTRAINT_CHECK');
   assert.equal(codeOf(() => db.prepare("UPDATE step_attempts SET state = 'done'").run()), 'SQLITE_CONSTRAINT_CHECK');
