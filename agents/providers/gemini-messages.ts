@@ -1,6 +1,7 @@
 /** Our messages and tools → the Gemini API's contents, system instruction and function declarations. */
 import type { Content, Part, Tool as GeminiTool } from '@google/genai';
 import type { ChatMessage, ToolCall, ToolSpec } from '../types.js';
+import { toTurns } from './turns.js';
 
 /**
  * Gemini 3 refuses a model turn whose function calls lost their thought signature (a
@@ -20,40 +21,25 @@ function callParts(calls: ToolCall[]): Part[] {
 /**
  * System messages go to `systemInstruction`; the assistant is the `model` role; a tool
  * result is a `functionResponse` part of a user turn (`output`, or `error` when it
- * failed). Adjacent turns of the same role are merged, because Gemini wants every
- * response to a turn's function calls in the one user turn that follows it.
+ * failed); turns.ts merges the turns.
  */
 export function toGeminiContents(messages: ChatMessage[]): { systemInstruction: string | undefined; contents: Content[] } {
-  const system: string[] = [];
-  const out: Array<{ role: 'user' | 'model'; parts: Part[] }> = [];
-  const push = (role: 'user' | 'model', parts: Part[]): void => {
-    if (parts.length === 0) return;
-    const last = out.at(-1);
-    if (last?.role === role) last.parts.push(...parts);
-    else out.push({ role, parts });
-  };
   const text = (t: string): Part[] => (t === '' ? [] : [{ text: t }]);
-  for (const m of messages) {
+  const { system, turns } = toTurns<Part>(messages, (m) => {
     switch (m.role) {
-      case 'system':
-        system.push(m.content);
-        break;
       case 'user':
-        push('user', text(m.content));
-        break;
+        return text(m.content);
       case 'assistant':
-        push('model', [...text(m.content), ...callParts(m.toolCalls ?? [])]);
-        break;
+        return [...text(m.content), ...callParts(m.toolCalls ?? [])];
       case 'tool':
-        push('user', [{ functionResponse: { id: m.toolCallId, name: m.toolName, response: m.isError === true ? { error: m.content } : { output: m.content } } }]);
-        break;
+        return [{ functionResponse: { id: m.toolCallId, name: m.toolName, response: m.isError === true ? { error: m.content } : { output: m.content } } }];
       default: {
         const never: never = m;
         return never;
       }
     }
-  }
-  return { systemInstruction: system.length === 0 ? undefined : system.join('\n\n'), contents: out };
+  });
+  return { systemInstruction: system, contents: turns.map((t) => ({ role: t.role === 'assistant' ? 'model' : 'user', parts: t.blocks })) };
 }
 
 /** Our tools as one Gemini tool of function declarations; the schema goes as JSON Schema (`parametersJsonSchema`). */

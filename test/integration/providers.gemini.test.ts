@@ -15,6 +15,7 @@ import { startFakeGemini } from '../support/fake-gemini.js';
 import { fakeVector } from '../support/fake-embeddings.js';
 import { startFakeOllama } from '../support/fake-models.js';
 import type { FakeModelServer, FakeScript } from '../support/fake-models.js';
+import { code } from '../support/errors.js';
 
 const KEY = 'AIza-test-key';
 const GEMINI: ModelRef = { provider: 'gemini', model: 'gemini-2.5-flash' };
@@ -33,15 +34,6 @@ async function gemini(t: TestContext, script: FakeScript, options: { apiKey?: st
   const server = await startFakeGemini(script, { apiKey: KEY, ...options });
   t.after(() => server.close());
   return server;
-}
-
-function code(expected: string, includes: string[] = []): (err: unknown) => boolean {
-  return (err) => {
-    assert.ok(err instanceof KowalskiError, `expected a KowalskiError, got ${String(err)}`);
-    assert.equal(err.code, expected, err.message);
-    for (const s of includes) assert.ok(err.message.includes(s), `"${err.message}" should mention ${s}`);
-    return true;
-  };
 }
 
 const ask = { model: GEMINI.model, messages: [{ role: 'user' as const, content: 'hi' }] };

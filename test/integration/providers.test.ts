@@ -11,6 +11,7 @@ import { createProvider } from '../../agents/providers/index.js';
 import type { ChatMessage, ChatRequest, ProviderName, ProviderSettings, ToolSpec } from '../../agents/types.js';
 import { refusedUrl, startFakeAnthropic, startFakeOllama, startFakeOpenAI } from '../support/fake-models.js';
 import type { FakeModelServer, FakeScript } from '../support/fake-models.js';
+import { code } from '../support/errors.js';
 import { startFakeGemini } from '../support/fake-gemini.js';
 
 const KEY = 'sk-ant-test-key';
@@ -179,15 +180,6 @@ function ask(kind: Kind, over: Partial<ChatRequest> = {}): ChatRequest {
     model: kind.model,
     messages: [{ role: 'system', content: 'You are terse.' }, { role: 'user', content: 'Say hello.' }],
     ...over,
-  };
-}
-
-function code(expected: string, includes: string[] = []): (err: unknown) => boolean {
-  return (err) => {
-    assert.ok(err instanceof KowalskiError, `expected a KowalskiError, got ${String(err)}`);
-    assert.equal(err.code, expected, err.message);
-    for (const s of includes) assert.ok(err.message.includes(s), `"${err.message}" should mention ${s}`);
-    return true;
   };
 }
 
