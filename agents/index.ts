@@ -6,7 +6,7 @@
  * fetcher (`net/index.ts`, for ingest); the MCP client and web_fetch load them at first use.
  */
 export type {
-  JsonSchemaObject, ToolSpec, ToolCall, ChatMessage, ChatRequest, ChatResponse, Usage, StopReason, ProviderName, Provider,
+  JsonSchemaObject, ToolSpec, ToolCall, ChatMessage, ChatRequest, ChatResponse, Usage, StopReason, ProviderName, Provider, EmbedRequest, EmbedResponse,
   ModelRef, ToolCallingMode, ToolCallingSetting, ProviderSettings, ToolOutput, ToolContext, Tool,
 } from './types.js';
 export type { ModelCallTrace, TracedToolCall } from './trace.js';
@@ -36,7 +36,7 @@ export { parseModelRef, formatModelRef, PROVIDER_NAMES } from './providers/model
 export {
   providerSettingsFrom, normalizeOllamaHost, DEFAULT_OLLAMA_HOST, DEFAULT_TIMEOUT_MS, DEFAULT_MAX_RETRIES, DEFAULT_RETRY_BASE_MS,
 } from './providers/settings.js';
-export { costOf, anthropicPrice } from './providers/pricing.js';
+export { costOf, anthropicPrice, geminiPrice } from './providers/pricing.js';
 export type { Price } from './providers/pricing.js';
 export { DATA_TOOL_NAMES } from './data-types.js';
 export type {

@@ -31,6 +31,8 @@ export interface ToolCall {
   argumentsError?: string;
   /** The arguments exactly as the model wrote them, when they arrived as text. */
   rawArguments?: string;
+  /** Opaque data the provider wants back with this call in later turns (Gemini's `thoughtSignature`). */
+  signature?: string;
 }
 
 export type ChatMessage =
@@ -74,12 +76,32 @@ export interface ChatResponse {
   attempts: number;
 }
 
-export type ProviderName = 'ollama' | 'anthropic' | 'openai';
+export type ProviderName = 'ollama' | 'anthropic' | 'openai' | 'gemini';
+
+export interface EmbedRequest {
+  /** The provider's own model name, e.g. `gemini-embedding-001`, `nomic-embed-text`. */
+  model: string;
+  texts: string[];
+  signal?: AbortSignal;
+}
+
+export interface EmbedResponse {
+  /** One vector per text, in the order of `texts`. */
+  vectors: number[][];
+  /** `inputTokens` is null when the provider does not say (Gemini's embedding API). */
+  usage: { inputTokens: number | null };
+  /** US dollars; 0 for local models; null when unknown. */
+  costUsd: number | null;
+  latencyMs: number;
+  attempts: number;
+}
 
 export interface Provider {
   readonly name: ProviderName;
   /** Rejects with a KowalskiError whose code says what went wrong (KW_ERR_MODEL_*). */
   chat(request: ChatRequest): Promise<ChatResponse>;
+  /** Embeddings, where the provider has them (Gemini, Ollama); same errors, retries and cancellation as `chat`. */
+  embed?(request: EmbedRequest): Promise<EmbedResponse>;
 }
 
 /** `provider:model`, e.g. `ollama:qwen2.5:7b` → { provider: 'ollama', model: 'qwen2.5:7b' }. */
@@ -97,6 +119,8 @@ export interface ProviderSettings {
   ollama: { host: string };
   anthropic: { apiKey?: string; baseUrl?: string };
   openai?: { baseUrl: string; apiKey?: string };
+  /** Absent when neither a key nor a base URL is set (a `gemini:` model then fails with KW_ERR_MODEL_AUTH). */
+  gemini?: { apiKey?: string; baseUrl?: string };
   /** Per HTTP attempt (default 120 000 ms); a stream that goes silent this long also fails. */
   timeoutMs: number;
   /** Retries on 429 / 5xx / connection reset (default 3), with exponential backoff from `retryBaseMs` (default 500 ms), honouring Retry-After. */

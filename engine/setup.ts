@@ -12,14 +12,24 @@ import { writeFileAtomic } from '../steps/index.js';
 import { parseConfig } from './config.js';
 
 export type ToolCalling = 'auto' | 'native' | 'text';
-const MODEL_PROVIDERS = ['ollama', 'anthropic'] as const;
+const MODEL_PROVIDERS = ['ollama', 'anthropic', 'gemini'] as const;
+/** The hosted providers Setup writes a key and base URL for. */
+const KEYED_PROVIDERS = ['anthropic', 'gemini'] as const;
+type KeyedProvider = (typeof KEYED_PROVIDERS)[number];
+
+export interface KeyedSetup {
+  apiKeySet: boolean;
+  apiKeyHint: string | null;
+  baseUrl: string | null;
+}
 
 export interface Setup {
   configFile: string;
   model: { default: string | null; toolCalling: ToolCalling };
   providers: {
     ollama: { host: string | null };
-    anthropic: { apiKeySet: boolean; apiKeyHint: string | null; baseUrl: string | null };
+    anthropic: KeyedSetup;
+    gemini: KeyedSetup;
   };
   tools: { root: string | null };
 }
@@ -27,7 +37,11 @@ export interface Setup {
 /** Every key optional; `null` removes the setting. */
 export interface SetupPatch {
   model?: { default?: string | null; toolCalling?: ToolCalling };
-  providers?: { ollama?: { host?: string | null }; anthropic?: { apiKey?: string | null; baseUrl?: string | null } };
+  providers?: {
+    ollama?: { host?: string | null };
+    anthropic?: { apiKey?: string | null; baseUrl?: string | null };
+    gemini?: { apiKey?: string | null; baseUrl?: string | null };
+  };
   tools?: { root?: string | null };
 }
 
@@ -60,18 +74,22 @@ export function readSetup(file: string): Setup {
   return setupOf(readRaw(file), file);
 }
 
+function keyedOf(t: Table): KeyedSetup {
+  const key = str(t.api_key);
+  return { apiKeySet: key !== null, apiKeyHint: key === null ? null : keyHint(key), baseUrl: str(t.base_url) };
+}
+
 function setupOf(raw: Table, file: string): Setup {
   const model = sub(raw, 'model');
   const providers = sub(raw, 'providers');
-  const anthropic = sub(providers, 'anthropic');
-  const key = str(anthropic.api_key);
   const tc = model.tool_calling;
   return {
     configFile: file,
     model: { default: str(model.default), toolCalling: tc === 'native' || tc === 'text' ? tc : 'auto' },
     providers: {
       ollama: { host: str(sub(providers, 'ollama').host) },
-      anthropic: { apiKeySet: key !== null, apiKeyHint: key === null ? null : keyHint(key), baseUrl: str(anthropic.base_url) },
+      anthropic: keyedOf(sub(providers, 'anthropic')),
+      gemini: keyedOf(sub(providers, 'gemini')),
     },
     tools: { root: str(sub(raw, 'tools').root) },
   };
@@ -106,6 +124,14 @@ function put(t: Table, keys: string[], value: unknown): void {
   else t[head] = child;
 }
 
+function putKeyed(raw: Table, name: KeyedProvider, p: { apiKey?: string | null; baseUrl?: string | null }): void {
+  if (p.apiKey !== undefined) {
+    if (p.apiKey !== null && /\s/.test(p.apiKey)) throw bad(`providers.${name}.apiKey`, 'must not contain spaces or line breaks');
+    put(raw, ['providers', name, 'api_key'], p.apiKey);
+  }
+  if (p.baseUrl !== undefined) put(raw, ['providers', name, 'base_url'], p.baseUrl === null ? null : httpUrl(`providers.${name}.baseUrl`, p.baseUrl));
+}
+
 /** Check a patch and write it; returns the new Setup. Throws KW_ERR_BAD_REQUEST naming the field. */
 export function writeSetup(file: string, patch: SetupPatch): Setup {
   const raw = structuredClone(readRaw(file));
@@ -123,12 +149,7 @@ export function writeSetup(file: string, patch: SetupPatch): Setup {
   if (model.toolCalling !== undefined) put(raw, ['model', 'tool_calling'], model.toolCalling);
   const ollama = patch.providers?.ollama ?? {};
   if (ollama.host !== undefined) put(raw, ['providers', 'ollama', 'host'], ollama.host === null ? null : httpUrl('providers.ollama.host', ollama.host));
-  const anthropic = patch.providers?.anthropic ?? {};
-  if (anthropic.apiKey !== undefined) {
-    if (anthropic.apiKey !== null && /\s/.test(anthropic.apiKey)) throw bad('providers.anthropic.apiKey', 'must not contain spaces or line breaks');
-    put(raw, ['providers', 'anthropic', 'api_key'], anthropic.apiKey);
-  }
-  if (anthropic.baseUrl !== undefined) put(raw, ['providers', 'anthropic', 'base_url'], anthropic.baseUrl === null ? null : httpUrl('providers.anthropic.baseUrl', anthropic.baseUrl));
+  for (const name of KEYED_PROVIDERS) putKeyed(raw, name, patch.providers?.[name] ?? {});
   const root = patch.tools?.root;
   if (root !== undefined) {
     if (root !== null && !path.isAbsolute(root) && !root.startsWith('~/')) throw bad('tools.root', `must be an absolute folder (or start with ~/), not ${JSON.stringify(root)}`);

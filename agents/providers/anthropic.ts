@@ -12,6 +12,7 @@ import type { Endpoint } from './errors.js';
 import { costOf } from './pricing.js';
 import { retryAfterMs, withRetry } from './retry.js';
 import { parseToolArguments } from './tool-args.js';
+import { toTurns } from './turns.js';
 
 type MessageParam = Anthropic.Messages.MessageParam;
 type ContentBlockParam = Anthropic.Messages.ContentBlockParam;
@@ -20,43 +21,25 @@ type StreamEvent = Anthropic.Messages.RawMessageStreamEvent;
 export const DEFAULT_ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
 export const DEFAULT_MAX_TOKENS = 4096;
 
-/**
- * System messages go to `system`; our tool results become `tool_result` blocks of a user
- * turn. Adjacent turns of the same role are merged, because the API wants every result
- * of an assistant turn's tool calls in the one user turn that follows it.
- */
+/** System messages go to `system`; our tool results become `tool_result` blocks of a user turn (turns.ts merges the turns). */
 export function toAnthropicMessages(messages: ChatMessage[]): { system: string | undefined; messages: MessageParam[] } {
-  const system: string[] = [];
-  const out: Array<{ role: 'user' | 'assistant'; content: ContentBlockParam[] }> = [];
-  const push = (role: 'user' | 'assistant', blocks: ContentBlockParam[]): void => {
-    if (blocks.length === 0) return;
-    const last = out.at(-1);
-    if (last?.role === role) last.content.push(...blocks);
-    else out.push({ role, content: blocks });
-  };
   // The API refuses empty text blocks.
   const text = (t: string): ContentBlockParam[] => (t === '' ? [] : [{ type: 'text', text: t }]);
-  for (const m of messages) {
+  const { system, turns } = toTurns<ContentBlockParam>(messages, (m) => {
     switch (m.role) {
-      case 'system':
-        system.push(m.content);
-        break;
       case 'user':
-        push('user', text(m.content));
-        break;
+        return text(m.content);
       case 'assistant':
-        push('assistant', [...text(m.content), ...(m.toolCalls ?? []).map((c): ContentBlockParam => ({ type: 'tool_use', id: c.id, name: c.name, input: c.arguments }))]);
-        break;
+        return [...text(m.content), ...(m.toolCalls ?? []).map((c): ContentBlockParam => ({ type: 'tool_use', id: c.id, name: c.name, input: c.arguments }))];
       case 'tool':
-        push('user', [{ type: 'tool_result', tool_use_id: m.toolCallId, content: m.content, ...(m.isError === true ? { is_error: true } : {}) }]);
-        break;
+        return [{ type: 'tool_result', tool_use_id: m.toolCallId, content: m.content, ...(m.isError === true ? { is_error: true } : {}) }];
       default: {
         const never: never = m;
         return never;
       }
     }
-  }
-  return { system: system.length === 0 ? undefined : system.join('\n\n'), messages: out };
+  });
+  return { system, messages: turns.map((t) => ({ role: t.role, content: t.blocks })) };
 }
 
 function stopReasonOf(reason: string | null): StopReason {

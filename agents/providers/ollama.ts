@@ -7,7 +7,7 @@
 import { Ollama } from 'ollama';
 import type { ChatResponse as OllamaChunk, Message as OllamaMessage, Tool as OllamaTool, ToolCall as OllamaToolCall } from 'ollama';
 import { KowalskiError } from '../../core/index.js';
-import type { ChatMessage, ChatRequest, ChatResponse, Provider, ProviderSettings, StopReason, ToolSpec } from '../types.js';
+import type { ChatMessage, ChatRequest, ChatResponse, EmbedRequest, EmbedResponse, Provider, ProviderSettings, StopReason, ToolSpec } from '../types.js';
 import type { Attempt } from './attempt.js';
 import { RetryableFailure, connectionFailure, httpFailure } from './errors.js';
 import type { Endpoint } from './errors.js';
@@ -90,9 +90,26 @@ export class OllamaProvider implements Provider {
     this.#settings = settings;
   }
 
+  /** A client for one attempt: its `fetch` carries the attempt's signal and keeps the answer's headers (for Retry-After). */
+  #client(attempt: Attempt, keep: (headers: Headers) => void): Ollama {
+    return new Ollama({
+      host: this.#settings.ollama.host,
+      fetch: async (input, init) => {
+        const signal = init?.signal == null ? attempt.signal : AbortSignal.any([init.signal, attempt.signal]);
+        const response = await fetch(input, { ...init, signal });
+        keep(response.headers);
+        return response;
+      },
+    });
+  }
+
+  #endpoint(model: string): Endpoint {
+    return { label: 'Ollama', url: this.#settings.ollama.host, model, refusedHint: ': is `ollama serve` running?' };
+  }
+
   async chat(request: ChatRequest): Promise<ChatResponse> {
     const host = this.#settings.ollama.host;
-    const at: Endpoint = { label: 'Ollama', url: host, model: request.model, refusedHint: ': is `ollama serve` running?' };
+    const at = this.#endpoint(request.model);
     const options: Record<string, number> = {};
     if (request.temperature !== undefined) options.temperature = request.temperature;
     if (request.maxTokens !== undefined) options.num_predict = request.maxTokens;
@@ -106,15 +123,7 @@ export class OllamaProvider implements Provider {
     let headers: Headers | undefined;
     const once = async (attempt: Attempt): Promise<Collected> => {
       headers = undefined;
-      const client = new Ollama({
-        host,
-        fetch: async (input, init) => {
-          const signal = init?.signal == null ? attempt.signal : AbortSignal.any([init.signal, attempt.signal]);
-          const response = await fetch(input, { ...init, signal });
-          headers = response.headers;
-          return response;
-        },
-      });
+      const client = this.#client(attempt, (h) => (headers = h));
       const stream = await client.chat(body);
       let content = '';
       const calls: OllamaToolCall[] = [];
@@ -140,6 +149,34 @@ export class OllamaProvider implements Provider {
       stopReason: stopReasonOf(value.done.done_reason, toolCalls.length > 0),
       usage,
       costUsd: costOf({ provider: 'ollama', model: request.model }, usage),
+      latencyMs: Math.round(performance.now() - started),
+      attempts,
+    };
+  }
+
+  /** `POST /api/embed` with every text; local, so free. */
+  async embed(request: EmbedRequest): Promise<EmbedResponse> {
+    const at = this.#endpoint(request.model);
+    if (request.texts.length === 0) return { vectors: [], usage: { inputTokens: 0 }, costUsd: 0, latencyMs: 0, attempts: 0 };
+    const started = performance.now();
+    let headers: Headers | undefined;
+    const { value, attempts } = await withRetry(
+      { at, settings: this.#settings, signal: request.signal },
+      async (attempt) => {
+        headers = undefined;
+        const answer = await this.#client(attempt, (h) => (headers = h)).embed({ model: request.model, input: request.texts });
+        attempt.touch();
+        if (answer.embeddings.length !== request.texts.length) {
+          throw new KowalskiError('KW_ERR_MODEL_BAD_RESPONSE', `Ollama at ${at.url} sent ${answer.embeddings.length} embeddings for ${request.texts.length} texts`);
+        }
+        return answer;
+      },
+      (err) => classify(err, at, headers),
+    );
+    return {
+      vectors: value.embeddings,
+      usage: { inputTokens: value.prompt_eval_count ?? null },
+      costUsd: 0,
       latencyMs: Math.round(performance.now() - started),
       attempts,
     };

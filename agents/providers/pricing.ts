@@ -5,7 +5,7 @@ import type { ModelRef, Usage } from '../types.js';
 export interface Price {
   input: number;
   output: number;
-  /** A dearer rate for every token of a call whose prompt is longer than `aboveInputTokens` (Haiku 5.5). */
+  /** A dearer rate for every token of a call whose prompt is longer than `aboveInputTokens` (Haiku 5.5, Gemini Pro). */
   longPrompt?: { aboveInputTokens: number; input: number; output: number };
 }
 
@@ -56,6 +56,43 @@ export function anthropicPrice(model: string): Price | null {
   return ANTHROPIC_PRICES[base] ?? null;
 }
 
+const GEMINI_PRO_3: Price = { input: 2, output: 12, longPrompt: { aboveInputTokens: 200_000, input: 4, output: 18 } };
+const GEMINI_FLASH_LITE_2: Price = { input: 0.1, output: 0.4 };
+
+/**
+ * Gemini API list prices for text (ai.google.dev/gemini-api/docs/pricing, paid tier,
+ * 2026), by model id; output includes thinking tokens. As for Anthropic, a model missing
+ * here has an unknown price (null).
+ */
+const GEMINI_PRICES: Readonly<Record<string, Price>> = {
+  'gemini-3.5-flash': { input: 1.5, output: 9 },
+  'gemini-3.1-pro': GEMINI_PRO_3,
+  'gemini-3-pro': GEMINI_PRO_3,
+  'gemini-3.1-flash-lite': { input: 0.25, output: 1.5 },
+  'gemini-3-flash': { input: 0.5, output: 3 },
+  'gemini-2.5-pro': { input: 1.25, output: 10, longPrompt: { aboveInputTokens: 200_000, input: 2.5, output: 15 } },
+  'gemini-2.5-flash': { input: 0.3, output: 2.5 },
+  'gemini-2.5-flash-lite': GEMINI_FLASH_LITE_2,
+  'gemini-2.0-flash': GEMINI_FLASH_LITE_2,
+  'gemini-2.0-flash-lite': { input: 0.075, output: 0.3 },
+};
+
+/**
+ * The price of a Gemini model id, also written `models/…` and in its `-preview`, dated
+ * preview (`-preview-09-2025`), `-latest` and numbered (`-001`) forms; null when unknown.
+ */
+export function geminiPrice(model: string): Price | null {
+  const id = model.replace(/^models\//, '');
+  const base = id.replace(/-(preview(-\d{2}-\d{2,4})?|latest|\d{3})$/, '');
+  return GEMINI_PRICES[id] ?? GEMINI_PRICES[base] ?? null;
+}
+
+function priced(price: Price | null, usage: Usage): number | null {
+  if (price === null) return null;
+  const rate = price.longPrompt !== undefined && usage.inputTokens > price.longPrompt.aboveInputTokens ? price.longPrompt : price;
+  return (usage.inputTokens * rate.input + usage.outputTokens * rate.output) / 1_000_000;
+}
+
 /** US dollars; 0 for local Ollama models; null when the price is unknown (OpenAI-compatible servers, unlisted models). */
 export function costOf(ref: ModelRef, usage: Usage): number | null {
   switch (ref.provider) {
@@ -63,12 +100,10 @@ export function costOf(ref: ModelRef, usage: Usage): number | null {
       return 0;
     case 'openai':
       return null;
-    case 'anthropic': {
-      const price = anthropicPrice(ref.model);
-      if (price === null) return null;
-      const rate = price.longPrompt !== undefined && usage.inputTokens > price.longPrompt.aboveInputTokens ? price.longPrompt : price;
-      return (usage.inputTokens * rate.input + usage.outputTokens * rate.output) / 1_000_000;
-    }
+    case 'anthropic':
+      return priced(anthropicPrice(ref.model), usage);
+    case 'gemini':
+      return priced(geminiPrice(ref.model), usage);
     default: {
       const never: never = ref.provider;
       return never;

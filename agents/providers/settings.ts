@@ -1,7 +1,8 @@
 /**
  * ProviderSettings from the parsed config.toml and the environment. The ecosystems'
- * own variables win over the file (OLLAMA_HOST, ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL),
- * so a machine set up for `ollama` or Anthropic's tools works with no config at all.
+ * own variables win over the file (OLLAMA_HOST, ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL,
+ * GEMINI_API_KEY, GOOGLE_GEMINI_BASE_URL), so a machine set up for `ollama`, Anthropic's
+ * or Google's tools works with no config at all.
  */
 import { KowalskiError } from '../../core/index.js';
 import type { ProviderSettings } from '../types.js';
@@ -57,6 +58,14 @@ function httpUrl(value: string, path: string): string {
   return value.replace(/\/+$/, '');
 }
 
+/** A base URL from the environment variable `name`, else from the file's `path`; checked either way. */
+function baseUrlOf(vars: NodeJS.ProcessEnv, name: string, t: Table | undefined, path: string): string | undefined {
+  const fromEnv = env(vars, name);
+  if (fromEnv !== undefined) return httpUrl(fromEnv, name);
+  const fromFile = text(t, path.slice(path.lastIndexOf('.') + 1), path);
+  return fromFile === undefined ? undefined : httpUrl(fromFile, path);
+}
+
 /**
  * An Ollama host as the ollama CLI reads OLLAMA_HOST: the scheme defaults to http, the
  * port to 11434 (80/443 when a scheme is written), the host to 127.0.0.1. An unspecified
@@ -85,7 +94,8 @@ export function normalizeOllamaHost(value: string, source = 'OLLAMA_HOST'): stri
 
 /**
  * `raw` is the whole parsed config.toml. Reads `[providers.ollama] host`,
- * `[providers.anthropic] api_key, base_url`, `[providers.openai] base_url, api_key` and
+ * `[providers.anthropic] api_key, base_url`, `[providers.openai] base_url, api_key`,
+ * `[providers.gemini] api_key, base_url` and
  * `[model] timeout_secs, max_retries`; a bad value is KW_ERR_CONFIG_INVALID naming the key.
  */
 export function providerSettingsFrom(raw: Record<string, unknown>, vars: NodeJS.ProcessEnv): ProviderSettings {
@@ -94,6 +104,7 @@ export function providerSettingsFrom(raw: Record<string, unknown>, vars: NodeJS.
   const ollama = table(providers, 'ollama', 'providers.ollama');
   const anthropic = table(providers, 'anthropic', 'providers.anthropic');
   const openai = table(providers, 'openai', 'providers.openai');
+  const gemini = table(providers, 'gemini', 'providers.gemini');
 
   const envHost = env(vars, 'OLLAMA_HOST');
   const fileHost = text(ollama, 'host', 'providers.ollama.host');
@@ -110,10 +121,15 @@ export function providerSettingsFrom(raw: Record<string, unknown>, vars: NodeJS.
   };
   const apiKey = env(vars, 'ANTHROPIC_API_KEY') ?? text(anthropic, 'api_key', 'providers.anthropic.api_key');
   if (apiKey !== undefined) settings.anthropic.apiKey = apiKey;
-  const envBase = env(vars, 'ANTHROPIC_BASE_URL');
-  const fileBase = text(anthropic, 'base_url', 'providers.anthropic.base_url');
-  const baseUrl = envBase !== undefined ? httpUrl(envBase, 'ANTHROPIC_BASE_URL') : fileBase === undefined ? undefined : httpUrl(fileBase, 'providers.anthropic.base_url');
+  const baseUrl = baseUrlOf(vars, 'ANTHROPIC_BASE_URL', anthropic, 'providers.anthropic.base_url');
   if (baseUrl !== undefined) settings.anthropic.baseUrl = baseUrl;
+  const geminiKey = env(vars, 'GEMINI_API_KEY') ?? text(gemini, 'api_key', 'providers.gemini.api_key');
+  const geminiBase = baseUrlOf(vars, 'GOOGLE_GEMINI_BASE_URL', gemini, 'providers.gemini.base_url');
+  if (geminiKey !== undefined || geminiBase !== undefined) {
+    settings.gemini = {};
+    if (geminiKey !== undefined) settings.gemini.apiKey = geminiKey;
+    if (geminiBase !== undefined) settings.gemini.baseUrl = geminiBase;
+  }
   if (openai !== undefined) {
     const openaiBase = text(openai, 'base_url', 'providers.openai.base_url');
     const openaiKey = text(openai, 'api_key', 'providers.openai.api_key');

@@ -18,6 +18,7 @@ const patchSchema = {
       properties: {
         ollama: { type: 'object', additionalProperties: false, properties: { host: nullableString(500) } },
         anthropic: { type: 'object', additionalProperties: false, properties: { apiKey: nullableString(500), baseUrl: nullableString(500) } },
+        gemini: { type: 'object', additionalProperties: false, properties: { apiKey: nullableString(500), baseUrl: nullableString(500) } },
       },
     },
     tools: { type: 'object', additionalProperties: false, properties: { root: nullableString(1000) } },

@@ -295,7 +295,7 @@ describe('the operator app in a browser', () => {
     assert.equal(await notice.count(), 0);
   });
 
-  test('Setup saves an Anthropic key and model: only a hint comes back, config.toml is 0600, a reload never shows the key', async (t) => {
+  test('Setup saves an Anthropic key and model, then a Gemini one beside it: only hints come back, config.toml is 0600, a reload never shows the key', async (t) => {
     const { page, url, home } = await scene(t);
     const key = 'sk-ant-api03-e2e-SECRET-0123456789abcdefghijklmnopWXYZ';
     const configFile = path.join(home, 'config.toml');
@@ -328,6 +328,18 @@ describe('the operator app in a browser', () => {
     assert.equal(await page.locator('#setup-model').inputValue(), 'claude-sonnet-4-5');
     assert.equal(await testId(page, 'api-key').inputValue(), '');
     assert.equal((await page.content()).includes(key), false, 'the page HTML never holds the key');
+
+    // Gemini beside it: its own key fields, and the Anthropic key stays.
+    const geminiKey = 'AIzaSy-e2e-SECRET-0123456789abcdefghijklmnGHIJ';
+    await testId(page, 'provider-gemini').check();
+    await testId(page, 'gemini-api-key').fill(geminiKey);
+    await page.locator('#setup-model').fill('gemini-2.5-flash');
+    await testId(page, 'setup-save').click();
+    assert.equal(await textOf(testId(page, 'setup-saved')), `Saved to ${configFile}.`);
+    assert.ok((await textOf(testId(page, 'gemini-api-key-hint'))).endsWith('GHIJ'));
+    const both = fs.readFileSync(configFile, 'utf8');
+    assert.ok(both.includes(`[providers.gemini]\napi_key = "${geminiKey}"`) && both.includes(key) && both.includes('default = "gemini:gemini-2.5-flash"'), both);
+    assert.equal((await page.content()).includes(geminiKey), false);
   });
 
   test('bound beyond loopback, the app asks for the token the server printed, then loads', async (t) => {

@@ -215,13 +215,28 @@ describe('runs', () => {
 });
 
 describe('setup', () => {
+  test('a Gemini key, base URL and model are written to [providers.gemini]; only a hint comes back', async (t) => {
+    const api = await testApi(t);
+    const key = 'AIzaSyA-0123456789abcdefghijklmnop-wxyz';
+    const put = await api.call('PUT', '/api/setup', { model: { default: 'gemini:gemini-2.5-flash' }, providers: { gemini: { apiKey: key, baseUrl: 'https://proxy.example/gemini/' } } });
+    assert.equal(put.status, 200, put.body);
+    assert.equal(put.body.includes(key), false, 'the key never comes back');
+    assert.deepEqual(put.json.providers.gemini, { apiKeySet: true, apiKeyHint: 'AIza…wxyz', baseUrl: 'https://proxy.example/gemini' });
+    assert.deepEqual(put.json.providers.anthropic, { apiKeySet: false, apiKeyHint: null, baseUrl: null });
+    assert.match(fs.readFileSync(path.join(api.home, 'config.toml'), 'utf8'), /\[providers\.gemini\]\napi_key = "AIzaSyA-[^"]+"\nbase_url = "https:\/\/proxy\.example\/gemini"/);
+    assert.equal(api.engine.config.model.default, 'gemini:gemini-2.5-flash');
+    const bad = await api.call('PUT', '/api/setup', { providers: { gemini: { apiKey: 'two words' } } });
+    assert.equal(bad.status, 400);
+    assert.match(bad.body, /providers\.gemini\.apiKey/);
+  });
+
   test('writes config.toml owner-only through a rename, never sends the key back, and the engine sees the model', async (t) => {
     const api = await testApi(t);
     const empty = await api.call('GET', '/api/setup');
     assert.deepEqual(empty.json, {
       configFile: path.join(api.home, 'config.toml'),
       model: { default: null, toolCalling: 'auto' },
-      providers: { ollama: { host: null }, anthropic: { apiKeySet: false, apiKeyHint: null, baseUrl: null } },
+      providers: { ollama: { host: null }, anthropic: { apiKeySet: false, apiKeyHint: null, baseUrl: null }, gemini: { apiKeySet: false, apiKeyHint: null, baseUrl: null } },
       tools: { root: null },
     });
     const key = 'sk-ant-api03-ABCDEFGHIJKLMNOPQRSTUVWXYZ-wxyz';
@@ -237,7 +252,7 @@ describe('setup', () => {
     assert.equal(api.engine.config.model.default, 'anthropic:claude-haiku');
 
     const removed = await api.call('PUT', '/api/setup', { providers: { anthropic: { apiKey: null }, ollama: { host: 'http://10.0.0.5:11434/' } } });
-    assert.deepEqual(removed.json.providers, { ollama: { host: 'http://10.0.0.5:11434' }, anthropic: { apiKeySet: false, apiKeyHint: null, baseUrl: null } });
+    assert.deepEqual(removed.json.providers, { ollama: { host: 'http://10.0.0.5:11434' }, anthropic: { apiKeySet: false, apiKeyHint: null, baseUrl: null }, gemini: { apiKeySet: false, apiKeyHint: null, baseUrl: null } });
     assert.equal(removed.json.model.default, 'anthropic:claude-haiku', 'what the patch does not name is kept');
 
     for (const [body, field] of [

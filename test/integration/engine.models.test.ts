@@ -13,6 +13,7 @@ import { buildApi } from '../../api/index.js';
 import { createEngine } from '../../engine/index.js';
 import type { Engine } from '../../engine/index.js';
 import { startFakeOllama } from '../support/fake-models.js';
+import { startFakeGemini } from '../support/fake-gemini.js';
 import type { FakeModelServer, FakeScript } from '../support/fake-models.js';
 import { writeHorde } from '../support/engine.js';
 import { EVERYTHING, startEverythingHttp } from '../support/mcp.js';
@@ -38,13 +39,17 @@ interface Setup {
   server: FakeModelServer;
 }
 
-async function setup(t: TestContext, script: FakeScript, options: { extraConfig?: string; fetchAllow?: string[]; noModel?: boolean } = {}): Promise<Setup> {
-  const server = await startFakeOllama(script);
+/** The default model is Ollama's qwen2.5:7b on a fake Ollama, or with `gemini`, gemini-2.5-flash on a fake Gemini. */
+async function setup(t: TestContext, script: FakeScript, options: { extraConfig?: string; fetchAllow?: string[]; noModel?: boolean; gemini?: boolean } = {}): Promise<Setup> {
+  const server = options.gemini === true ? await startFakeGemini(script, { apiKey: 'AIza-engine-test' }) : await startFakeOllama(script);
   t.after(() => server.close());
   const home = tempDir(t, 'kw-models-');
   const files = tempDir(t, 'kw-files-'); // outside the data dir: file tools never touch that
-  const model = options.noModel === true ? '' : '[model]\ndefault = "ollama:qwen2.5:7b"\n';
-  fs.writeFileSync(path.join(home, 'config.toml'), `${model}[providers.ollama]\nhost = "${server.url}"\n[tools]\nroot = "${files}"\n${options.extraConfig ?? ''}`);
+  const model = options.noModel === true ? '' : `[model]\ndefault = "${options.gemini === true ? 'gemini:gemini-2.5-flash' : 'ollama:qwen2.5:7b'}"\n`;
+  const provider = options.gemini === true
+    ? `[providers.gemini]\napi_key = "AIza-engine-test"\nbase_url = "${server.url}"\n`
+    : `[providers.ollama]\nhost = "${server.url}"\n`;
+  fs.writeFileSync(path.join(home, 'config.toml'), `${model}${provider}[tools]\nroot = "${files}"\n${options.extraConfig ?? ''}`);
   const engine = await createEngine({ dataDir: home, ...(options.fetchAllow === undefined ? {} : { testOnlyFetchAllow: options.fetchAllow }) });
   t.after(() => engine.close());
   return { engine, home, files, server };
@@ -128,6 +133,37 @@ test('a model step calls a tool through the engine, from a pool thread and from 
   const withTools = s.engine.listTraces({ runId, limit: 10 }).filter((x) => x.toolCalls > 0);
   assert.equal(withTools.length, 2);
   const call = s.engine.getTrace(withTools[0]!.id).calls[0]!;
+  assert.deepEqual([call.name, call.arguments], ['read_file', { path: 'facts.txt' }]);
+  assert.match(call.result, /the sky is green today/);
+});
+
+test('a gemini: model step runs end to end, in a pool thread and an isolated process: its tool call goes through the engine, each call is traced with tokens and cost', async (t) => {
+  const script: FakeScript = (body) => {
+    const last = body.contents[body.contents.length - 1];
+    const result = last.parts[0].functionResponse?.response.output;
+    return result === undefined
+      ? { toolCalls: [{ name: 'read_file', arguments: { path: 'facts.txt' } }], usage: { input: 100, output: 10 } }
+      : { text: `# Done\n\nThe file said: ${result}`, usage: { input: 200, output: 20 } };
+  };
+  const s = await setup(t, script, { gemini: true });
+  fs.writeFileSync(path.join(s.files, 'facts.txt'), 'the sky is green today');
+  const step = (isolation: string): string => `kind = "process"\nprompt_file = "prompts/p.md"\ntools = ["read_file"]\nisolation = "${isolation}"`;
+  const { runId, state } = await runHorde(s, 'gemini-horde', { inthread: step('in_process'), inchild: step('process') }, { topic: 'sky' });
+  assert.equal(state, 'succeeded', JSON.stringify(s.engine.getRun(runId).steps));
+  const view = s.engine.getRun(runId);
+  for (const name of ['inthread', 'inchild']) {
+    assert.match(fs.readFileSync(path.join(view.workdir, `${name}.md`), 'utf8'), /The file said: .*the sky is green today/);
+    assert.match(view.steps.find((x) => x.name === name)?.summary ?? '', /^gemini:gemini-2\.5-flash, 2 model calls, 300 tokens in, 30 out, \$0\.0002, 1 tool call$/);
+  }
+  assert.ok(s.server.requests.every((r) => r.path === '/v1beta/models/gemini-2.5-flash:streamGenerateContent' && r.headers['x-goog-api-key'] === 'AIza-engine-test'));
+  const traces = s.engine.listTraces({ runId, limit: 10 }).reverse();
+  assert.deepEqual(traces.map((x) => [x.step, x.seq, x.provider, x.model, x.inputTokens, x.outputTokens, x.costUsd, x.attempts, x.toolCalls]).sort(), [
+    ['inchild', 1, 'gemini', 'gemini-2.5-flash', 100, 10, (100 * 0.3 + 10 * 2.5) / 1e6, 1, 1],
+    ['inchild', 2, 'gemini', 'gemini-2.5-flash', 200, 20, (200 * 0.3 + 20 * 2.5) / 1e6, 1, 0],
+    ['inthread', 1, 'gemini', 'gemini-2.5-flash', 100, 10, (100 * 0.3 + 10 * 2.5) / 1e6, 1, 1],
+    ['inthread', 2, 'gemini', 'gemini-2.5-flash', 200, 20, (200 * 0.3 + 20 * 2.5) / 1e6, 1, 0],
+  ]);
+  const call = s.engine.getTrace(traces.find((x) => x.toolCalls > 0)!.id).calls[0]!;
   assert.deepEqual([call.name, call.arguments], ['read_file', { path: 'facts.txt' }]);
   assert.match(call.result, /the sky is green today/);
 });

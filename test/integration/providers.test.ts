@@ -1,6 +1,7 @@
 /**
- * The model providers: the real `ollama` and `@anthropic-ai/sdk` clients against fake
- * servers, each failure with its documented code — and what the server received.
+ * The model providers: the real `ollama`, `@anthropic-ai/sdk` and `@google/genai` clients
+ * (and our OpenAI-compatible one) against fake servers, each failure with its documented
+ * code — and what the server received.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -10,8 +11,11 @@ import { createProvider } from '../../agents/providers/index.js';
 import type { ChatMessage, ChatRequest, ProviderName, ProviderSettings, ToolSpec } from '../../agents/types.js';
 import { refusedUrl, startFakeAnthropic, startFakeOllama, startFakeOpenAI } from '../support/fake-models.js';
 import type { FakeModelServer, FakeScript } from '../support/fake-models.js';
+import { code } from '../support/errors.js';
+import { startFakeGemini } from '../support/fake-gemini.js';
 
 const KEY = 'sk-ant-test-key';
+const GEMINI_KEY = 'AIza-test-key';
 
 const READ_FILE: ToolSpec = {
   name: 'read_file',
@@ -50,9 +54,15 @@ const KINDS: Kind[] = [
     start: (script) => startFakeOpenAI(script, { apiKey: 'lm-studio' }),
     at: (url, over) => settings({ openai: { baseUrl: url, apiKey: 'lm-studio' }, ...over }),
   },
+  {
+    name: 'gemini',
+    model: 'gemini-2.5-flash',
+    start: (script) => startFakeGemini(script, { apiKey: GEMINI_KEY }),
+    at: (url, over) => settings({ gemini: { apiKey: GEMINI_KEY, baseUrl: url }, ...over }),
+  },
 ];
 
-const LABELS: Record<ProviderName, string> = { ollama: 'Ollama', anthropic: 'Anthropic', openai: 'the OpenAI-compatible server' };
+const LABELS: Record<ProviderName, string> = { ollama: 'Ollama', anthropic: 'Anthropic', openai: 'the OpenAI-compatible server', gemini: 'Gemini' };
 
 /** What each provider's server must receive and send back, in its own shapes. */
 interface Wire {
@@ -71,6 +81,8 @@ const WIRE: Record<ProviderName, Wire> = {
     cost: 0,
     firstCallId: 'call_1',
     checkPlainRequest: (sent) => {
+      assert.equal(sent.body.stream, true);
+      assert.equal(sent.body.model, 'qwen2.5:7b');
       assert.deepEqual(sent.body.messages, [{ role: 'system', content: 'You are terse.' }, { role: 'user', content: 'Say hello.' }]);
       assert.deepEqual(sent.body.options, { temperature: 0.2, num_predict: 300 });
     },
@@ -88,6 +100,8 @@ const WIRE: Record<ProviderName, Wire> = {
     cost: (20 * 2 + 7 * 10) / 1e6,
     firstCallId: 'toolu_fake1',
     checkPlainRequest: (sent) => {
+      assert.equal(sent.body.stream, true);
+      assert.equal(sent.body.model, 'claude-sonnet-5-5');
       assert.equal(sent.body.system, 'You are terse.');
       assert.deepEqual(sent.body.messages, [{ role: 'user', content: [{ type: 'text', text: 'Say hello.' }] }]);
       assert.equal(sent.body.max_tokens, 300);
@@ -108,6 +122,8 @@ const WIRE: Record<ProviderName, Wire> = {
     cost: null,
     firstCallId: 'call_fake1',
     checkPlainRequest: (sent) => {
+      assert.equal(sent.body.stream, true);
+      assert.equal(sent.body.model, 'qwen3-8b');
       assert.deepEqual(sent.body.messages, [{ role: 'system', content: 'You are terse.' }, { role: 'user', content: 'Say hello.' }]);
       assert.equal(sent.body.max_tokens, 300);
       assert.equal(sent.body.temperature, 0.2);
@@ -124,7 +140,34 @@ const WIRE: Record<ProviderName, Wire> = {
       ],
     },
   },
+  gemini: {
+    cost: (20 * 0.3 + 7 * 2.5) / 1e6,
+    firstCallId: 'call_1',
+    checkPlainRequest: (sent) => {
+      assert.equal(sent.path, '/v1beta/models/gemini-2.5-flash:streamGenerateContent', 'streamed, the model in the path');
+      assert.deepEqual(sent.body.systemInstruction, { role: 'user', parts: [{ text: 'You are terse.' }] });
+      assert.deepEqual(sent.body.contents, [{ role: 'user', parts: [{ text: 'Say hello.' }] }]);
+      assert.deepEqual(sent.body.generationConfig, { temperature: 0.2, maxOutputTokens: 300 });
+      assert.equal(sent.headers['x-goog-api-key'], GEMINI_KEY);
+    },
+    tools: [{ functionDeclarations: [{ name: 'read_file', description: READ_FILE.description, parametersJsonSchema: READ_FILE.inputSchema }] }],
+    conversation: {
+      systemInstruction: { role: 'user', parts: [{ text: 'Use tools.' }] },
+      contents: [
+        { role: 'user', parts: [{ text: 'What is in sales.csv?' }] },
+        // A call from another provider has no thought signature: Gemini 3 is told to skip the check.
+        { role: 'model', parts: [{ functionCall: { id: 'toolu_1', name: 'read_file', args: { path: 'sales.csv' } }, thoughtSignature: 'skip_thought_signature_validator' }] },
+        { role: 'user', parts: [{ functionResponse: { id: 'toolu_1', name: 'read_file', response: { error: 'KW_ERR_FILE_NOT_FOUND: sales.csv' } } }] },
+      ],
+    },
+  },
 };
+
+/** The conversation part of a request body, in each wire's own fields. */
+function conversationOf(body: any): unknown {
+  if (body.contents !== undefined) return { systemInstruction: body.systemInstruction, contents: body.contents };
+  return body.system === undefined ? { messages: body.messages } : { system: body.system, messages: body.messages };
+}
 
 async function serve(t: test.TestContext, kind: Kind, script: FakeScript): Promise<FakeModelServer> {
   const server = await kind.start(script);
@@ -137,15 +180,6 @@ function ask(kind: Kind, over: Partial<ChatRequest> = {}): ChatRequest {
     model: kind.model,
     messages: [{ role: 'system', content: 'You are terse.' }, { role: 'user', content: 'Say hello.' }],
     ...over,
-  };
-}
-
-function code(expected: string, includes: string[] = []): (err: unknown) => boolean {
-  return (err) => {
-    assert.ok(err instanceof KowalskiError, `expected a KowalskiError, got ${String(err)}`);
-    assert.equal(err.code, expected, err.message);
-    for (const s of includes) assert.ok(err.message.includes(s), `"${err.message}" should mention ${s}`);
-    return true;
   };
 }
 
@@ -167,8 +201,6 @@ for (const kind of KINDS) {
 
     const [sent] = server.requests;
     assert.ok(sent !== undefined);
-    assert.equal(sent.body.stream, true);
-    assert.equal(sent.body.model, kind.model);
     assert.equal(sent.body.tools, undefined, 'no tools offered, no tools field');
     WIRE[kind.name].checkPlainRequest(sent);
   });
@@ -210,8 +242,7 @@ for (const kind of KINDS) {
     ];
     const answer = await createProvider({ provider: kind.name, model: kind.model }, kind.at(server.url)).chat(ask(kind, { messages, tools: [READ_FILE] }));
     assert.equal(answer.content, 'The file is missing.');
-    const { system, messages: sent } = server.requests[0]?.body ?? {};
-    assert.deepEqual(system === undefined ? { messages: sent } : { system, messages: sent }, WIRE[kind.name].conversation);
+    assert.deepEqual(conversationOf(server.requests[0]?.body), WIRE[kind.name].conversation);
   });
 
   test(`${kind.name}: cancelling mid-stream rejects with the signal's reason at once and closes the connection`, async (t) => {

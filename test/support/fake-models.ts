@@ -1,11 +1,13 @@
 /**
  * Fake model servers: real HTTP servers on 127.0.0.1 that speak enough of Ollama's and
- * Anthropic's APIs for the real clients (`ollama`, `@anthropic-ai/sdk`), scripted per test.
- * No model weights exist here; this is how the model layer is tested for real.
+ * Anthropic's APIs for the real clients (`ollama`, `@anthropic-ai/sdk`), scripted per test
+ * (Gemini's is in fake-gemini.ts, on the same server and script). No model weights exist
+ * here; this is how the model layer is tested for real.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
+import { fakeVector } from './fake-embeddings.js';
 
 export interface FakeTurn {
   /** Assistant text, streamed in pieces (a word and its trailing space each). */
@@ -24,6 +26,8 @@ export interface FakeTurn {
   hang?: boolean;
   /** Default: input 12, output one per streamed piece. */
   usage?: { input: number; output: number };
+  /** Gemini only: a thought summary streamed before the text, never part of the answer. */
+  thought?: string;
 }
 
 export type FakeScript = FakeTurn[] | ((body: any, index: number) => FakeTurn);
@@ -41,18 +45,18 @@ export interface FakeModelServer {
 type Handler = (req: http.IncomingMessage, res: Answer, body: any) => Promise<void> | void;
 
 /** The response of one request, with a signal aborted when the client goes away before the end. */
-interface Answer {
+export interface Answer {
   res: http.ServerResponse;
   gone: AbortSignal;
 }
 
 const EXHAUSTED: FakeTurn = { status: 500, error: 'fake script exhausted' };
 
-function pieces(text: string): string[] {
+export function pieces(text: string): string[] {
   return text.match(/\S+\s*|\s+/g) ?? [];
 }
 
-function scriptReader(script: FakeScript): (body: any) => FakeTurn {
+export function scriptReader(script: FakeScript): (body: any) => FakeTurn {
   let index = 0;
   return (body) => {
     const i = index++;
@@ -61,11 +65,11 @@ function scriptReader(script: FakeScript): (body: any) => FakeTurn {
   };
 }
 
-function usageOf(turn: FakeTurn, streamed: number): { input: number; output: number } {
+export function usageOf(turn: FakeTurn, streamed: number): { input: number; output: number } {
   return turn.usage ?? { input: 12, output: Math.max(1, streamed) };
 }
 
-function sendJson(res: http.ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(res: http.ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
   res.end(JSON.stringify(value));
 }
@@ -75,7 +79,7 @@ function retryHeaders(turn: FakeTurn): Record<string, string> {
 }
 
 /** Waits the turn's chunk delay; false when the client has gone meanwhile. */
-async function pause(turn: FakeTurn, gone: AbortSignal): Promise<boolean> {
+export async function pause(turn: FakeTurn, gone: AbortSignal): Promise<boolean> {
   if (gone.aborted) return false;
   if (turn.chunkDelayMs === undefined || turn.chunkDelayMs <= 0) return true;
   try {
@@ -86,7 +90,7 @@ async function pause(turn: FakeTurn, gone: AbortSignal): Promise<boolean> {
   }
 }
 
-async function startServer(handler: Handler): Promise<FakeModelServer> {
+export async function startServer(handler: Handler): Promise<FakeModelServer> {
   const requests: FakeModelServer['requests'] = [];
   let closedMidAnswer!: () => void;
   const closed = new Promise<void>((resolve) => (closedMidAnswer = resolve));
@@ -183,7 +187,8 @@ async function ollamaChat(turn: FakeTurn, body: any, { res, gone }: Answer): Pro
 }
 
 /**
- * `POST /api/chat` (NDJSON stream, or one JSON with `stream: false`), `GET /api/tags`,
+ * `POST /api/chat` (NDJSON stream, or one JSON with `stream: false`), `POST /api/embed`
+ * (`fakeVector` of each input; a turn's status or `usage.input`), `GET /api/tags`,
  * `GET /api/version`. The model `missing-model` is not pulled (404); with `noTools`, a
  * request offering tools gets Ollama's 400 "… does not support tools". Neither uses a turn.
  */
@@ -201,7 +206,7 @@ export function startFakeOllama(script: FakeScript, options: { noTools?: boolean
         })),
       });
     }
-    if (req.method !== 'POST' || path !== '/api/chat') {
+    if (req.method !== 'POST' || (path !== '/api/chat' && path !== '/api/embed')) {
       res.writeHead(404, { 'content-type': 'text/plain' });
       res.end('404 page not found');
       return;
@@ -213,6 +218,10 @@ export function startFakeOllama(script: FakeScript, options: { noTools?: boolean
     const turn = next(body);
     if (turn.hang === true) return;
     if (turn.status !== undefined) return sendJson(res, turn.status, { error: turn.error ?? `fake error ${turn.status}` }, retryHeaders(turn));
+    if (path === '/api/embed') {
+      const input = (Array.isArray(body.input) ? body.input : [body.input]) as string[];
+      return sendJson(res, 200, { model: body.model, embeddings: input.map(fakeVector), total_duration: 1000, load_duration: 10, prompt_eval_count: usageOf(turn, 0).input });
+    }
     await ollamaChat(turn, body, answer);
   });
 }

@@ -28,11 +28,15 @@ base_url = "https://proxy.example/anthropic/"
 [providers.openai]
 base_url = "http://127.0.0.1:1234/v1"
 api_key = "lm-studio"
+[providers.gemini]
+api_key = "AIza-file"
+base_url = "https://proxy.example/gemini/"
 `);
   assert.deepEqual(providerSettingsFrom(raw, {}), {
     ollama: { host: 'http://gpu-box:11434' },
     anthropic: { apiKey: 'sk-ant-file', baseUrl: 'https://proxy.example/anthropic' },
     openai: { baseUrl: 'http://127.0.0.1:1234/v1', apiKey: 'lm-studio' },
+    gemini: { apiKey: 'AIza-file', baseUrl: 'https://proxy.example/gemini' },
     timeoutMs: 30_000,
     maxRetries: 0,
     retryBaseMs: 500,
@@ -48,6 +52,17 @@ test('the ecosystems\' variables win over the file; empty ones do not count', ()
   const fileOnly = providerSettingsFrom(raw, { OLLAMA_HOST: '', ANTHROPIC_API_KEY: ' ' });
   assert.equal(fileOnly.ollama.host, 'http://file-host:11434');
   assert.equal(fileOnly.anthropic.apiKey, 'sk-ant-file');
+});
+
+test('GEMINI_API_KEY and GOOGLE_GEMINI_BASE_URL win over [providers.gemini]; with neither, no gemini settings', () => {
+  const raw = parse('[providers.gemini]\napi_key = "AIza-file"\nbase_url = "https://file.example"\n');
+  assert.deepEqual(providerSettingsFrom(raw, { GEMINI_API_KEY: 'AIza-env', GOOGLE_GEMINI_BASE_URL: 'http://127.0.0.1:9/' }).gemini, { apiKey: 'AIza-env', baseUrl: 'http://127.0.0.1:9' });
+  assert.deepEqual(providerSettingsFrom({}, { GEMINI_API_KEY: 'AIza-env' }).gemini, { apiKey: 'AIza-env' });
+  assert.equal(providerSettingsFrom({}, { GEMINI_API_KEY: ' ' }).gemini, undefined);
+  assert.throws(() => providerSettingsFrom(parse('[providers.gemini]\nbase_url = "ftp://x"\n'), {}), (err: unknown) => {
+    assert.ok(err instanceof KowalskiError && err.code === 'KW_ERR_CONFIG_INVALID' && err.message.includes('providers.gemini.base_url'), String(err));
+    return true;
+  });
 });
 
 test('an Ollama host is normalised like the ollama CLI reads OLLAMA_HOST', () => {

@@ -1,7 +1,8 @@
 /** The Setup screen's form values, and the PUT that carries only what the operator changed. */
 import type { Setup, SetupPatch, ToolCalling } from './types';
 
-export type Provider = 'ollama' | 'anthropic';
+export type Provider = 'ollama' | 'anthropic' | 'gemini';
+export type KeyedProvider = Exclude<Provider, 'ollama'>;
 
 export interface SetupForm {
   provider: Provider;
@@ -9,9 +10,12 @@ export interface SetupForm {
   model: string;
   toolCalling: ToolCalling;
   ollamaHost: string;
-  /** Never pre-filled; empty keeps the current key. */
+  /** Anthropic's. Never pre-filled; empty keeps the current key. */
   apiKey: string;
   baseUrl: string;
+  /** Gemini's, the same way. */
+  geminiApiKey: string;
+  geminiBaseUrl: string;
   toolsRoot: string;
 }
 
@@ -19,8 +23,9 @@ export type SetupField = keyof SetupForm;
 
 export function formFromSetup(s: Setup): SetupForm {
   const current = s.model.default ?? '';
-  const m = /^(ollama|anthropic):(.*)$/.exec(current);
-  const provider: Provider = m !== null ? (m[1] as Provider) : s.providers.anthropic.apiKeySet ? 'anthropic' : 'ollama';
+  const m = /^(ollama|anthropic|gemini):(.*)$/.exec(current);
+  const provider: Provider = m !== null ? (m[1] as Provider)
+    : s.providers.anthropic.apiKeySet ? 'anthropic' : s.providers.gemini.apiKeySet ? 'gemini' : 'ollama';
   return {
     provider,
     model: m !== null ? (m[2] ?? '') : current,
@@ -28,6 +33,8 @@ export function formFromSetup(s: Setup): SetupForm {
     ollamaHost: s.providers.ollama.host ?? '',
     apiKey: '',
     baseUrl: s.providers.anthropic.baseUrl ?? '',
+    geminiApiKey: '',
+    geminiBaseUrl: s.providers.gemini.baseUrl ?? '',
     toolsRoot: s.tools.root ?? '',
   };
 }
@@ -46,13 +53,17 @@ export function patchFrom(initial: SetupForm, f: SetupForm): SetupPatch {
 
   const ollama: NonNullable<NonNullable<SetupPatch['providers']>['ollama']> = {};
   if (f.ollamaHost.trim() !== initial.ollamaHost.trim()) ollama.host = orNull(f.ollamaHost);
-  const anthropic: NonNullable<NonNullable<SetupPatch['providers']>['anthropic']> = {};
-  if (f.apiKey.trim() !== '') anthropic.apiKey = f.apiKey.trim();
-  if (f.baseUrl.trim() !== initial.baseUrl.trim()) anthropic.baseUrl = orNull(f.baseUrl);
-  if (Object.keys(ollama).length > 0 || Object.keys(anthropic).length > 0) {
-    patch.providers = {};
-    if (Object.keys(ollama).length > 0) patch.providers.ollama = ollama;
-    if (Object.keys(anthropic).length > 0) patch.providers.anthropic = anthropic;
+  const keyed = (key: string, url: string, initialUrl: string): { apiKey?: string | null; baseUrl?: string | null } => ({
+    ...(key.trim() === '' ? {} : { apiKey: key.trim() }),
+    ...(url.trim() === initialUrl.trim() ? {} : { baseUrl: orNull(url) }),
+  });
+  const providers: NonNullable<SetupPatch['providers']> = {
+    ollama,
+    anthropic: keyed(f.apiKey, f.baseUrl, initial.baseUrl),
+    gemini: keyed(f.geminiApiKey, f.geminiBaseUrl, initial.geminiBaseUrl),
+  };
+  for (const [name, changes] of Object.entries(providers)) {
+    if (Object.keys(changes).length > 0) (patch.providers ??= {})[name as keyof typeof providers] = changes;
   }
 
   if (f.toolsRoot.trim() !== initial.toolsRoot.trim()) patch.tools = { root: orNull(f.toolsRoot) };
@@ -69,6 +80,7 @@ export function checkSetup(f: SetupForm): Partial<Record<SetupField, string>> {
   const url = /^https?:\/\/\S+$/i;
   if (f.ollamaHost.trim() !== '' && !url.test(f.ollamaHost.trim())) out.ollamaHost = 'Must be an http:// or https:// URL.';
   if (f.baseUrl.trim() !== '' && !url.test(f.baseUrl.trim())) out.baseUrl = 'Must be an http:// or https:// URL.';
+  if (f.geminiBaseUrl.trim() !== '' && !url.test(f.geminiBaseUrl.trim())) out.geminiBaseUrl = 'Must be an http:// or https:// URL.';
   if (/\s/.test(f.model.trim())) out.model = 'A model name has no spaces.';
   return out;
 }
@@ -77,6 +89,8 @@ export function checkSetup(f: SetupForm): Partial<Record<SetupField, string>> {
 export function fieldOfServerError(message: string): SetupField | undefined {
   const table: [RegExp, SetupField][] = [
     [/ollama\/host|ollama\.host/, 'ollamaHost'],
+    [/gemini[/.]apiKey/, 'geminiApiKey'],
+    [/gemini[/.]baseUrl/, 'geminiBaseUrl'],
     [/apiKey/, 'apiKey'],
     [/baseUrl/, 'baseUrl'],
     [/model\/default|model\.default/, 'model'],

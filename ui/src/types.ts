@@ -275,9 +275,17 @@ export interface Setup {
   model: { default: string | null; toolCalling: ToolCalling };
   providers: {
     ollama: { host: string | null };
-    anthropic: { apiKeySet: boolean; apiKeyHint: string | null; baseUrl: string | null };
+    anthropic: KeyedSetup;
+    gemini: KeyedSetup;
   };
   tools: { root: string | null };
+}
+
+/** A hosted provider's key (only a hint of it) and base URL. */
+export interface KeyedSetup {
+  apiKeySet: boolean;
+  apiKeyHint: string | null;
+  baseUrl: string | null;
 }
 
 /** Every key optional; null removes a setting. */
@@ -286,6 +294,7 @@ export interface SetupPatch {
   providers?: {
     ollama?: { host?: string | null };
     anthropic?: { apiKey?: string | null; baseUrl?: string | null };
+    gemini?: { apiKey?: string | null; baseUrl?: string | null };
   };
   tools?: { root?: string | null };
 }
@@ -315,7 +324,7 @@ export interface TraceSummary {
   attempt: number;
   /** 1, 2, … within the step attempt. */
   seq: number;
-  /** 'ollama' | 'anthropic' | 'openai' per docs/api.md; typed as the server stores it. */
+  /** 'ollama' | 'anthropic' | 'openai' | 'gemini' per docs/api.md; typed as the server stores it. */
   provider: string;
   model: string;
   /** How tools were offered: 'native' | 'text'. */

@@ -6,10 +6,10 @@ import type { ApiError } from '../api';
 import { ErrorBox, Loading } from '../components/status';
 import { useResource } from '../hooks/use-resource';
 import { checkSetup, fieldOfServerError, formFromSetup, isEmptyPatch, patchFrom } from '../setup-form';
-import type { Provider, SetupField, SetupForm } from '../setup-form';
+import type { KeyedProvider, Provider, SetupField, SetupForm } from '../setup-form';
 import { useServices } from '../services';
 import { TOOL_CALLING } from '../types';
-import type { Setup } from '../types';
+import type { KeyedSetup, Setup } from '../types';
 
 export function SetupScreen() {
   const { api } = useServices();
@@ -86,15 +86,15 @@ function SetupEditor({ initial }: { initial: Setup }) {
     void put(patch, `Saved to ${saved.configFile}.`);
   };
 
-  const removeKey = () => { void put({ providers: { anthropic: { apiKey: null } } }, 'The Anthropic API key was removed.'); };
-  const providerNames: Record<Provider, string> = { ollama: 'Ollama (local models)', anthropic: 'Anthropic' };
+  const providerNames: Record<Provider, string> = { ollama: 'Ollama (local models)', anthropic: 'Anthropic', gemini: 'Google Gemini' };
+  const removeKey = (p: KeyedProvider) => { void put({ providers: { [p]: { apiKey: null } } }, `The ${providerNames[p]} API key was removed.`); };
 
   return (
     <form class="form panel setup" noValidate onSubmit={submit} data-testid="setup-form">
       <fieldset class="fieldset">
         <legend>Model provider</legend>
         <div class="radios">
-          {(['ollama', 'anthropic'] as const).map((p) => (
+          {(['ollama', 'anthropic', 'gemini'] as const).map((p) => (
             <label key={p} class="radio">
               <input type="radio" name="provider" value={p} checked={form.provider === p} onChange={() => set('provider', p)} data-testid={`provider-${p}`} />
               {providerNames[p]}
@@ -106,7 +106,7 @@ function SetupEditor({ initial }: { initial: Setup }) {
       <Field id="model" label="Default model" problem={problems.model}
         hint={<>Saved as <code>{form.provider}:{form.model.trim() === '' ? '<model>' : form.model.trim()}</code> (<code>model.default</code>). Leave empty for none.</>}>
         {(aria) => <input {...aria} type="text" value={form.model} autocomplete="off" spellcheck={false}
-          placeholder={form.provider === 'ollama' ? 'e.g. qwen2.5-coder:7b' : 'e.g. claude-sonnet-4-5'} onInput={(e) => set('model', e.currentTarget.value)} />}
+          placeholder={MODEL_EXAMPLES[form.provider]} onInput={(e) => set('model', e.currentTarget.value)} />}
       </Field>
 
       {form.provider === 'ollama' && (
@@ -116,23 +116,9 @@ function SetupEditor({ initial }: { initial: Setup }) {
         </Field>
       )}
 
-      {form.provider === 'anthropic' && (
-        <>
-          <Field id="apiKey" label="Anthropic API key" problem={problems.apiKey}
-            hint={saved.providers.anthropic.apiKeySet
-              ? <>Key set: <code data-testid="api-key-hint">{saved.providers.anthropic.apiKeyHint ?? 'hidden'}</code>. Leave empty to keep it.</>
-              : 'No key set yet.'}>
-            {(aria) => <input {...aria} type="password" value={form.apiKey} autocomplete="new-password" spellcheck={false} data-testid="api-key"
-              placeholder={saved.providers.anthropic.apiKeySet ? 'unchanged' : 'sk-ant-…'} onInput={(e) => set('apiKey', e.currentTarget.value)} />}
-          </Field>
-          {saved.providers.anthropic.apiKeySet && (
-            <p><button type="button" class="btn btn--small btn--danger-outline" onClick={removeKey} disabled={busy} data-testid="remove-key">Remove key</button></p>
-          )}
-          <Field id="baseUrl" label="Anthropic base URL (optional)" problem={problems.baseUrl} hint="Only for a proxy or gateway; empty uses Anthropic's own.">
-            {(aria) => <input {...aria} type="url" value={form.baseUrl} placeholder="https://api.anthropic.com" autocomplete="off"
-              onInput={(e) => set('baseUrl', e.currentTarget.value)} />}
-          </Field>
-        </>
+      {form.provider !== 'ollama' && (
+        <KeyFields provider={form.provider} label={providerNames[form.provider]} saved={saved.providers[form.provider]} form={form}
+          problems={problems} busy={busy} set={set} remove={() => removeKey(form.provider as KeyedProvider)} />
       )}
 
       <Field id="toolCalling" label="Tool calling" problem={problems.toolCalling}
@@ -156,6 +142,39 @@ function SetupEditor({ initial }: { initial: Setup }) {
       </div>
       <p class="muted small">Written to <code>{saved.configFile}</code>.</p>
     </form>
+  );
+}
+
+const MODEL_EXAMPLES: Record<Provider, string> = { ollama: 'e.g. qwen2.5-coder:7b', anthropic: 'e.g. claude-sonnet-4-5', gemini: 'e.g. gemini-2.5-flash' };
+
+/** A hosted provider's form fields: Anthropic's keep the ids and test ids they always had. */
+const KEY_FIELDS: Record<KeyedProvider, { key: 'apiKey' | 'geminiApiKey'; url: 'baseUrl' | 'geminiBaseUrl'; testId: string; keyPlaceholder: string; urlPlaceholder: string }> = {
+  anthropic: { key: 'apiKey', url: 'baseUrl', testId: '', keyPlaceholder: 'sk-ant-…', urlPlaceholder: 'https://api.anthropic.com' },
+  gemini: { key: 'geminiApiKey', url: 'geminiBaseUrl', testId: 'gemini-', keyPlaceholder: 'AIza…', urlPlaceholder: 'https://generativelanguage.googleapis.com' },
+};
+
+function KeyFields({ provider, label, saved, form, problems, busy, set, remove }: {
+  provider: KeyedProvider; label: string; saved: KeyedSetup; form: SetupForm; problems: Problems; busy: boolean;
+  set: (k: SetupField, v: string) => void; remove: () => void;
+}) {
+  const f = KEY_FIELDS[provider];
+  return (
+    <>
+      <Field id={f.key} label={`${label} API key`} problem={problems[f.key]}
+        hint={saved.apiKeySet
+          ? <>Key set: <code data-testid={`${f.testId}api-key-hint`}>{saved.apiKeyHint ?? 'hidden'}</code>. Leave empty to keep it.</>
+          : 'No key set yet.'}>
+        {(aria) => <input {...aria} type="password" value={form[f.key]} autocomplete="new-password" spellcheck={false} data-testid={`${f.testId}api-key`}
+          placeholder={saved.apiKeySet ? 'unchanged' : f.keyPlaceholder} onInput={(e) => set(f.key, e.currentTarget.value)} />}
+      </Field>
+      {saved.apiKeySet && (
+        <p><button type="button" class="btn btn--small btn--danger-outline" onClick={remove} disabled={busy} data-testid={`${f.testId}remove-key`}>Remove key</button></p>
+      )}
+      <Field id={f.url} label={`${label} base URL (optional)`} problem={problems[f.url]} hint={`Only for a proxy or gateway; empty uses ${label}'s own.`}>
+        {(aria) => <input {...aria} type="url" value={form[f.url]} placeholder={f.urlPlaceholder} autocomplete="off"
+          onInput={(e) => set(f.url, e.currentTarget.value)} />}
+      </Field>
+    </>
   );
 }
 
