@@ -29,6 +29,8 @@ export interface RecordedToolCall {
   arguments: Record<string, unknown>;
   argumentsError?: string;
   rawArguments?: string;
+  /** The provider's opaque token for the call (Gemini's thought signature), sent back with it. */
+  signature?: string;
 }
 
 /** A model call's answer, exactly as the provider gave it (replayed instead of calling again). */
