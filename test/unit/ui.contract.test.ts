@@ -5,11 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Health, HordeDetail, HordeSummary, ServerFrame } from '../../api/index.js';
+import type { AgentList, Health, HordeDetail, HordeSummary, ServerFrame } from '../../api/index.js';
 import { RUN_STATES } from '../../engine/index.js';
 import type { SqlBatchFile, TableProfileFile } from '../../agents/index.js';
 import type { BundleReport } from '../../bundles/index.js';
-import type { RecoverySummary, RunRow, RunView, Setup, SetupPatch, StoredEvent, TraceDetail, TraceSummary, TriggerView } from '../../engine/index.js';
+import type { AgentProfile, AgentSource, RecoverySummary, RunRow, RunView, Setup, SetupPatch, StoredEvent, TraceDetail, TraceSummary, TriggerView } from '../../engine/index.js';
 import { RUN_STATES as UI_RUN_STATES, TOOL_CALLING } from '../../ui/src/types.js';
 import type * as Ui from '../../ui/src/types.js';
 
@@ -40,6 +40,10 @@ export const serverShapesFitTheApp = [
   // The JSON files the data steps write, which the app renders as tables.
   (v: SqlBatchFile) => accepts<Ui.SqlBatchFile>(v),
   (v: TableProfileFile) => accepts<Ui.TableProfileFile>(v),
+  // The agent profiles (api/routes/agents.ts).
+  (v: AgentList) => accepts<Ui.AgentList>(v),
+  (v: AgentSource) => accepts<Ui.AgentSource>(v),
+  (v: AgentProfile) => accepts<Ui.AgentProfile>(v),
   // …and what the app sends is what the server takes.
   (v: Ui.SetupPatch) => accepts<SetupPatch>(v),
 ];

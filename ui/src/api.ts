@@ -5,8 +5,8 @@
  */
 import type { TokenPrompter, TokenStore } from './auth';
 import type {
-  ApiErrorBody, BundleInstall, BundleReview, Health, HordeDetail, HordeSummary, Problem, RunPage, RunState, RunView, Setup, SetupPatch,
-  TraceDetail, TracePage, TriggerView,
+  AgentList, AgentProfile, AgentSource, ApiErrorBody, BundleInstall, BundleReview, Health, HordeDetail, HordeSummary, Problem, RunPage, RunState, RunView, Setup, SetupPatch,
+  TeamProblem, TraceDetail, TracePage, TriggerView,
 } from './types';
 
 export class ApiError extends Error {
@@ -84,6 +84,14 @@ export function createApi(opts: ApiOptions) {
     cancel: (runId: string, reason?: string) =>
       json<{ state: RunState }>('POST', `/api/runs/${enc(runId)}/cancel`, reason === undefined || reason === '' ? {} : { reason }),
     resume: (runId: string) => json<{ state: RunState }>('POST', `/api/runs/${enc(runId)}/resume`, {}),
+    /** The agent profiles in effect and every profile file's problems. */
+    agents: () => json<AgentList>('GET', '/api/agents'),
+    agent: (name: string) => json<AgentSource>('GET', `/api/agents/${enc(name)}`),
+    /** What saving `text` as `name` would say; nothing is written. */
+    validateAgent: (name: string, text: string) => json<{ problems: TeamProblem[] }>('POST', '/api/agents/validate', { name, text }),
+    saveAgent: (name: string, text: string) => json<AgentProfile>('PUT', `/api/agents/${enc(name)}`, { text }),
+    /** Removes the user's profile (an override: the built-in is back). */
+    removeAgent: async (name: string) => { await send(`/api/agents/${enc(name)}`, { method: 'DELETE' }); },
     /** The run's model calls, newest first; 500 is the most one page may hold. */
     traces: (runId: string) => json<TracePage>('GET', `/api/traces?run=${enc(runId)}&limit=500`),
     trace: (id: number) => json<TraceDetail>('GET', `/api/traces/${id}`),

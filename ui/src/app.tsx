@@ -6,6 +6,8 @@ import { RecoveryBanner } from './components/recovery-banner';
 import { TokenPrompt } from './components/token-prompt';
 import { useRoute } from './router';
 import type { Route } from './router';
+import { AgentScreen } from './screens/agent';
+import { AgentsScreen } from './screens/agents';
 import { HordeScreen } from './screens/horde';
 import { HordesScreen } from './screens/hordes';
 import { ImportScreen } from './screens/import';
@@ -20,7 +22,7 @@ export function App({ services, prompter }: { services: Services; prompter: Toke
   const route = useRoute();
   const main = useRef<HTMLElement>(null);
   const firstRender = useRef(true);
-  const screenKey = route.name === 'horde' || route.name === 'run' ? `${route.name}:${route.id}` : route.name;
+  const screenKey = route.name === 'horde' || route.name === 'run' || route.name === 'agent' ? `${route.name}:${route.id}` : route.name;
 
   // On navigation, move focus to the new screen so keyboard and screen reader users start there.
   useEffect(() => {
@@ -56,6 +58,8 @@ function Screen({ route }: { route: Route }) {
     case 'run': return <RunScreen id={route.id} />;
     case 'setup': return <SetupScreen />;
     case 'import': return <ImportScreen />;
+    case 'agents': return <AgentsScreen />;
+    case 'agent': return <AgentScreen name={route.id} />;
     case 'notFound': return <NotFoundScreen path={route.path} />;
   }
 }
@@ -68,6 +72,8 @@ function titleOf(route: Route): string {
     case 'run': return `Run ${route.id}`;
     case 'setup': return 'Setup';
     case 'import': return 'Import a bundle';
+    case 'agents': return 'Agents';
+    case 'agent': return `Agent ${route.id}`;
     case 'notFound': return 'Not found';
   }
 }

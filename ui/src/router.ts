@@ -1,4 +1,4 @@
-/** Hash routing (`#/hordes`, `#/runs/<id>`, `#/import`, …), so the server needs no fallback route. */
+/** Hash routing (`#/hordes`, `#/runs/<id>`, `#/agents/<name>`, `#/import`, …), so the server needs no fallback route. */
 import { useEffect, useState } from 'preact/hooks';
 import { RUN_STATES } from './types';
 import type { RunState } from './types';
@@ -10,6 +10,8 @@ export type Route =
   | { name: 'run'; id: string }
   | { name: 'setup' }
   | { name: 'import' }
+  | { name: 'agents' }
+  | { name: 'agent'; id: string }
   | { name: 'notFound'; path: string };
 
 export function parseHash(hash: string): Route {
@@ -37,6 +39,8 @@ export function parseHash(hash: string): Route {
       return id === undefined ? { name: 'setup' } : { name: 'notFound', path: raw };
     case 'import':
       return id === undefined ? { name: 'import' } : { name: 'notFound', path: raw };
+    case 'agents':
+      return id === undefined ? { name: 'agents' } : { name: 'agent', id };
     default:
       return { name: 'notFound', path: raw };
   }
@@ -58,12 +62,15 @@ export function href(route: Route): string {
     case 'run': return `#/runs/${e(route.id)}`;
     case 'setup': return '#/setup';
     case 'import': return '#/import';
+    case 'agents': return '#/agents';
+    case 'agent': return `#/agents/${e(route.id)}`;
     case 'notFound': return `#${route.path}`;
   }
 }
 
 export const hordeHref = (id: string): string => href({ name: 'horde', id });
 export const runHref = (id: string): string => href({ name: 'run', id });
+export const agentHref = (id: string): string => href({ name: 'agent', id });
 
 export function navigate(route: Route): void {
   window.location.hash = href(route);

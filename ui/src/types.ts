@@ -442,3 +442,44 @@ export interface SqlBatchFile {
 }
 
 export type DataFile = SqlBatchFile | TableProfileFile;
+
+/** An agent profile in effect (`GET /api/agents`, docs/agents.md). */
+export interface AgentProfile {
+  name: string;
+  description: string;
+  /** `provider:model`; absent: the configured default. */
+  model?: string;
+  /** Absent: every tool; []: none. */
+  tools?: string[];
+  maxIterations?: number;
+  prompt: string;
+  origin: 'builtin' | 'user';
+  file: string;
+}
+
+/** A problem of an agent profile file (every one is an error). */
+export interface TeamProblem {
+  file: string;
+  key?: string;
+  line?: number;
+  code: string;
+  message: string;
+}
+
+export interface AgentList {
+  agents: AgentProfile[];
+  problems: TeamProblem[];
+}
+
+/** `GET /api/agents/:name`: the profile's file as it is on disk. */
+export interface AgentSource {
+  name: string;
+  origin: 'builtin' | 'user';
+  file: string;
+  text: string;
+  /** In effect from this file (its last good version when it has problems); null: none. */
+  profile: AgentProfile | null;
+  problems: TeamProblem[];
+  /** A built-in of this name exists: removing the user's file resets to it. */
+  hasBuiltin: boolean;
+}
