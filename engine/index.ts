@@ -32,7 +32,7 @@ export type { Setup, SetupPatch, ToolCalling } from './setup.js';
 export type { EngineTriggers } from './trigger-host.js';
 export { readTeam, builtinTeamDir } from './team-host.js';
 export { DELEGATE_TOOL, isSessionId, MAX_MESSAGE_CHARS } from './chat/index.js';
-export type { ChatService, ChatSessionSummary, SendOptions, Sent, StoredChatEvent, TurnItem, TurnView, TurnOutcome } from './chat/index.js';
+export type { ChatService, ChatSessionSummary, SendOptions, Sent, StoredChatEvent, TurnItem, TurnView, TurnOutcome, TurnToolCall } from './chat/index.js';
 export { Team, AgentInvalidError, formatTeamProblems, AGENT_NAME, MAX_AGENT_NAME } from './team/index.js';
 export type { AgentProfile, AgentSource, TeamCatalog, TeamProblem } from './team/index.js';
 export type { TriggerView } from './triggers/view.js';

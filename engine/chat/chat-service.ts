@@ -133,7 +133,11 @@ export class ChatService {
     if (text.trim() === '') throw new KowalskiError('KW_ERR_INPUT_INVALID', 'the message is empty');
     if (text.length > MAX_MESSAGE_CHARS) throw new KowalskiError('KW_ERR_INPUT_INVALID', `the message has ${text.length} characters; at most ${MAX_MESSAGE_CHARS} are taken`);
     const session = this.load(id);
-    if (this.running.has(id) || session.state === 'running') throw new KowalskiError('KW_ERR_CHAT_BUSY', `chat session ${id} is still answering turn ${session.context.current?.turn ?? 0}`);
+    if (session.state === 'running') {
+      // A turn cut by a crash that nobody resumed yet (an embedded caller that did not call recover): it goes on now.
+      if (!this.running.has(id)) void this.start(session).catch(() => undefined);
+      throw new KowalskiError('KW_ERR_CHAT_BUSY', `chat session ${id} is still answering turn ${session.context.current?.turn ?? 0}; send the next message when it has ended`);
+    }
     const agent = this.deps.profiles.snapshot(session.context.agent);
     const profile = this.deps.profiles.maxIterations(session.context.agent);
     const turn = (session.context.current?.turn ?? 0) + 1;

@@ -3,5 +3,5 @@ export { ChatService, isSessionId, MAX_MESSAGE_CHARS } from './chat-service.js';
 export type { ChatServiceDeps, ChatSessionSummary, SendOptions, Sent } from './chat-service.js';
 export type { StoredChatEvent } from './chat-events.js';
 export type { TurnItem, TurnView } from './transcript.js';
-export type { TurnOutcome } from './turn-run.js';
+export type { TurnOutcome, TurnToolCall } from './turn-run.js';
 export { DELEGATE_TOOL, DEFAULT_MAX_DEPTH } from './delegation.js';

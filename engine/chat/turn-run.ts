@@ -69,8 +69,19 @@ export interface TurnOutcome {
   usage: TurnUsage;
   error?: EventError;
   undone?: UndoneWork[];
+  /** Every tool call of the turn's tree (delegations included), in the order they were made. */
+  toolCalls: TurnToolCall[];
   /** The trace of the root agent's last model call; its delegations are its children. */
   traceId: number | null;
+}
+
+export interface TurnToolCall {
+  /** The agent's node (`r`, `r/1.0`, …). */
+  node: string;
+  name: string;
+  arguments: Record<string, unknown>;
+  /** Set when the call failed (the model was told). */
+  error?: EventError;
 }
 
 /** What is thrown through every loop of the tree when the budget is gone. */
@@ -266,7 +277,10 @@ export async function runTurn(deps: TurnRunDeps, history: readonly ChatMessage[]
     session.append([{ type: 'turn.finished', turn, text, stop, usage, ...extra }]);
     const rootCalls = Object.keys(open().calls).filter((k) => k.startsWith(`${ROOT_NODE}:`)).map((k) => Number(k.slice(ROOT_NODE.length + 1)));
     const traceId = rootCalls.length === 0 ? null : traceOf(ROOT_NODE, Math.max(...rootCalls)) ?? null;
-    return { turn, text, stop, usage, ...extra, traceId };
+    const toolCalls = Object.entries(open().tools).map(([key, t]) => ({
+      node: key.slice(0, key.lastIndexOf(':')), name: t.name, arguments: t.arguments, ...(t.ended?.error === undefined ? {} : { error: t.ended.error }),
+    }));
+    return { turn, text, stop, usage, ...extra, toolCalls, traceId };
   };
 
   try {

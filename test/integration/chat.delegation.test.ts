@@ -31,6 +31,7 @@ test('a coordinator delegates to two agents at once and merges their answers; th
   assert.equal(out.stop, 'done');
   assert.equal(out.text, 'A is 1 and B is 2.');
   assert.deepEqual(out.usage.calls, 4);
+  assert.deepEqual(out.toolCalls.map((c) => [c.node, c.name, c.arguments.agent]), [['r', 'delegate_to_agent', 'alpha'], ['r', 'delegate_to_agent', 'beta']]);
   assert.equal(s.server.requests.filter((r) => r.path === '/api/chat').length, 4);
 
   // The second boss call saw both answers, in the order asked.
