@@ -23,6 +23,7 @@ const mcpCommands = () => import('./commands/mcp.js');
 const mcpServeCommands = () => import('./commands/mcp-serve.js');
 const bundleCommands = () => import('./commands/bundle.js');
 const triggerCommands = () => import('./commands/triggers.js');
+const chatCommands = () => import('./commands/chat.js');
 
 async function reportError(err: unknown, json: boolean): Promise<number> {
   return (await import('./commands/common.js')).reportError(err, json);
@@ -67,6 +68,11 @@ program.command('cancel').description('cancel a run; its running steps are stopp
 program.command('resume').description('continue every unfinished run until it finishes or parks').option('--json').action(act(lazy(runCommands, 'resumeCommand')));
 program.command('hordes').description('list the built-in and your hordes').option('--json').action(act(lazy(hordeCommands, 'hordesCommand')));
 program.command('validate').description('check a horde folder; exit 2 with the list of problems').argument('<folder>').option('--json').action(act(lazy(hordeCommands, 'validateCommand')));
+program.command('chat').description('talk with the agent team: interactive (/help lists the commands), or one message with --message')
+  .option('--agent <name>', 'the agent of a new session (default: assistant)').option('--session <id>', 'go on with a session (its last turns are printed first)')
+  .option('--message <text>', 'send this one message, print the answer and exit (0 done, 1 error, 3 budget used up)').option('--json', 'with --message: print one JSON object')
+  .option('--data-dir <dir>', 'the data directory (default: $KOWALSKI_HOME, else ~/.local/share/kowalski)')
+  .action(act(lazy(chatCommands, 'chatCommand')));
 const triggers = program.command('triggers').description('list the triggers: switch, next firing, last firing').option('--json')
   .action(act(lazy(triggerCommands, 'triggersCommand')));
 triggers.command('enable').description('switch a trigger on (persisted)').argument('<horde/trigger>').option('--json').action(act(lazy(triggerCommands, 'triggerEnableCommand')));
