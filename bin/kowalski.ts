@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-/** The kowalski CLI: parses arguments and calls into the engine. Exit codes: 0 done, 1 failed, 2 bad usage or input, 3 parked. */
+/** The kowalski CLI: parses arguments and calls into the engine. Exit codes: 0 done, 1 failed, 2 bad usage or input, 3 parked (a run waiting for the operator; a chat turn whose budget ran out). */
 import { readFileSync } from 'node:fs';
 import { Argument, Command, CommanderError } from 'commander';
 

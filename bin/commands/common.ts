@@ -4,7 +4,7 @@ import type { ErrorCode } from '../../core/index.js';
 import { resolveDataDir } from '../../engine/index.js';
 import type { RunState, RunView } from '../../engine/index.js';
 
-/** 0 done, 1 failed, 2 bad usage or input, 3 parked waiting for the operator. */
+/** 0 done, 1 failed, 2 bad usage or input, 3 parked waiting for the operator (a run; a chat turn whose budget ran out). */
 export const EXIT = { ok: 0, failed: 1, usage: 2, parked: 3 } as const;
 
 const USAGE_CODES: ReadonlySet<ErrorCode> = new Set([
