@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-/** The kowalski CLI: parses arguments and calls into the engine. Exit codes: 0 done, 1 failed, 2 bad usage or input, 3 parked. */
+/** The kowalski CLI: parses arguments and calls into the engine. Exit codes: 0 done, 1 failed, 2 bad usage or input, 3 parked (a run waiting for the operator; a chat turn whose budget ran out). */
 import { readFileSync } from 'node:fs';
 import { Argument, Command, CommanderError } from 'commander';
 
@@ -24,6 +24,7 @@ const mcpCommands = () => import('./commands/mcp.js');
 const mcpServeCommands = () => import('./commands/mcp-serve.js');
 const bundleCommands = () => import('./commands/bundle.js');
 const triggerCommands = () => import('./commands/triggers.js');
+const chatCommands = () => import('./commands/chat.js');
 
 async function reportError(err: unknown, json: boolean): Promise<number> {
   return (await import('./commands/common.js')).reportError(err, json);
@@ -69,6 +70,11 @@ program.command('resume').description('continue every unfinished run until it fi
 program.command('hordes').description('list the built-in and your hordes').option('--json').action(act(lazy(hordeCommands, 'hordesCommand')));
 program.command('agents').description('list the agent profiles (built-in and <data>/team/); exit 1 if a profile file has problems').option('--json').action(act(lazy(agentCommands, 'agentsCommand')));
 program.command('validate').description('check a horde folder; exit 2 with the list of problems').argument('<folder>').option('--json').action(act(lazy(hordeCommands, 'validateCommand')));
+program.command('chat').description('talk with the agent team: interactive (/help lists the commands), or one message with --message')
+  .option('--agent <name>', 'the agent of a new session (default: assistant)').option('--session <id>', 'go on with a session (its last turns are printed first)')
+  .option('--message <text>', 'send this one message, print the answer and exit (0 done, 1 error, 3 budget used up)').option('--json', 'with --message: print one JSON object')
+  .option('--data-dir <dir>', 'the data directory (default: $KOWALSKI_HOME, else ~/.local/share/kowalski)')
+  .action(act(lazy(chatCommands, 'chatCommand')));
 const triggers = program.command('triggers').description('list the triggers: switch, next firing, last firing').option('--json')
   .action(act(lazy(triggerCommands, 'triggersCommand')));
 triggers.command('enable').description('switch a trigger on (persisted)').argument('<horde/trigger>').option('--json').action(act(lazy(triggerCommands, 'triggerEnableCommand')));

@@ -4,7 +4,7 @@ import type { ErrorCode } from '../../core/index.js';
 import { resolveDataDir } from '../../engine/index.js';
 import type { RunState, RunView } from '../../engine/index.js';
 
-/** 0 done, 1 failed, 2 bad usage or input, 3 parked waiting for the operator. */
+/** 0 done, 1 failed, 2 bad usage or input, 3 parked waiting for the operator (a run; a chat turn whose budget ran out). */
 export const EXIT = { ok: 0, failed: 1, usage: 2, parked: 3 } as const;
 
 const USAGE_CODES: ReadonlySet<ErrorCode> = new Set([
@@ -15,6 +15,7 @@ const USAGE_CODES: ReadonlySet<ErrorCode> = new Set([
   'KW_ERR_DATA_ROOT', // mcp serve data: --root is not a folder
   'KW_ERR_BUNDLE_INVALID', 'KW_ERR_HORDE_EXISTS', // bundle import: a refused bundle, an id already taken
   'KW_ERR_TRIGGER_NOT_FOUND', // triggers enable|disable: no such trigger
+  'KW_ERR_AGENT_NOT_FOUND', 'KW_ERR_CHAT_NOT_FOUND', 'KW_ERR_CHAT_BUSY', 'KW_ERR_CHAT_NOT_STOPPED', // chat: --agent, --session, a turn under way, nothing to continue
 ]);
 
 /** A failed command: print the error with its code and pick the exit status. */

@@ -96,6 +96,8 @@ export interface ApiClient {
   /** What every request (and the websocket) sends. */
   readonly headers: Record<string, string>;
   health(): Promise<Health>;
+  /** Any route, as the typed methods call them (the chat commands build theirs on it). */
+  request<T>(method: 'GET' | 'POST', route: string, body?: unknown): Promise<T>;
   startRun(hordeId: string, input: Record<string, string>): Promise<string>;
   listRuns(filter: ListRunsFilter): Promise<{ runs: RunRow[]; nextCursor: string | null }>;
   getRun(runId: string): Promise<RunView>;
@@ -137,6 +139,7 @@ export function apiClient(server: ServerAddress): ApiClient {
     wsUrl: new URL('api/ws', server.url).href.replace(/^http/, 'ws'),
     headers,
     health: () => request('GET', 'api/health'),
+    request,
     async startRun(hordeId, input) {
       return (await request<{ runId: string }>('POST', `api/hordes/${encodeURIComponent(hordeId)}/runs`, { input, provenance: 'cli' })).runId;
     },
