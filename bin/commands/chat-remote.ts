@@ -8,8 +8,8 @@
 import WebSocket from 'ws';
 import type { RawData } from 'ws';
 import { KowalskiError, isErrorCode } from '../../core/index.js';
-import { isSessionId, readTeam } from '../../engine/index.js';
-import type { ChatSessionSummary, TraceSummary, TurnOutcome } from '../../engine/index.js';
+import { DELEGATE_TOOL, isSessionId, readTeam } from '../../engine/index.js';
+import type { ChatSessionSummary, TraceSummary, TurnOutcome, TurnToolCall, TurnView } from '../../engine/index.js';
 import type { ServerFrame } from '../../api/index.js';
 import type { AgentBrief, ChatBackend, ChatEvent, ChatSession, TurnWatch } from './chat-types.js';
 import { errorFromBody } from './remote.js';
@@ -139,9 +139,16 @@ export function remoteChat(api: ApiClient): ChatBackend {
       follower.close();
     }
   };
+  /** The tool calls of a turn as the transcript shows them (a delegation is its delegate_to_agent call). */
+  const toolCallsOf = async (id: string, turn: number): Promise<TurnToolCall[]> => {
+    const { transcript } = await api.request<{ transcript: TurnView[] }>('GET', sessionPath(id));
+    return (transcript.find((v) => v.turn === turn)?.items ?? []).map((i) => (i.kind === 'tool'
+      ? { node: i.node, name: i.name, arguments: i.arguments, ...(i.error === undefined ? {} : { error: i.error }) }
+      : { node: i.parent, name: DELEGATE_TOOL, arguments: { agent: i.agent, task: i.task }, ...(i.error === undefined ? {} : { error: i.error }) }));
+  };
   const outcome = async (id: string, end: Finished): Promise<TurnOutcome> => {
     const { type: _type, ...rest } = end;
-    return { ...rest, traceId: await traceOf(id, end.turn) };
+    return { ...rest, toolCalls: await toolCallsOf(id, end.turn), traceId: await traceOf(id, end.turn) };
   };
   return {
     async agents(): Promise<AgentBrief[]> {

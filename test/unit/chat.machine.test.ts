@@ -1,8 +1,8 @@
 /** The chat machine's rules: what each state accepts, the budget as a guard, replay from a log, and what a budget grant opens again. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ChatActor, ROOT_NODE, budgetLeft, foldChat } from '../../actors/index.js';
-import type { ChatEvent, ProfileSnapshot } from '../../actors/index.js';
+import { ROOT_NODE, budgetLeft, foldChat } from '../../actors/index.js';
+import type { ChatEvent, ProfileSnapshot , ChatActor} from '../../actors/index.js';
 
 const boss: ProfileSnapshot = { name: 'boss', model: 'ollama:m', tools: ['delegate_to_agent'], prompt: 'You are boss.' };
 const helper: ProfileSnapshot = { name: 'helper', model: 'ollama:m', tools: [], prompt: 'You are helper.' };

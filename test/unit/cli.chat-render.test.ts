@@ -34,7 +34,7 @@ test('a turn prints as it happens: tokens, then tool calls and delegations inden
   for (const e of events) p.onEvent(e);
   p.onToken({ node: 'r/0.0', agent: 'helper', text: 'not shown' });
   p.onToken({ node: 'r', agent: 'boss', text: 'Three.' });
-  p.end({ turn: 1, text: 'Three.', stop: 'budget_exhausted', usage, undone: [{ node: 'r', agent: 'boss', task: 'count to three' }], traceId: 1 }, 'type /continue to go on');
+  p.end({ turn: 1, text: 'Three.', stop: 'budget_exhausted', usage, undone: [{ node: 'r', agent: 'boss', task: 'count to three' }], toolCalls: [], traceId: 1 }, 'type /continue to go on');
   const lines = text().split('\n');
   assert.equal(lines[0], 'boss> Let me ask.');
   assert.equal(lines[1], '  >> helper: count to three');
