@@ -16,6 +16,7 @@ import { allowedHostNames, isLoopback } from './hosts.js';
 import { answerConnect, createClientErrorHandler } from './client-errors.js';
 import { answerError, installErrorHandling } from './http-errors.js';
 import type { ErrorSinks } from './http-errors.js';
+import { agentRoutes } from './routes/agents.js';
 import { bundleRoutes } from './routes/bundles.js';
 import { chatRoutes } from './routes/chat.js';
 import { healthRoutes } from './routes/health.js';
@@ -144,6 +145,7 @@ export async function buildApi(engine: Engine, options: ApiOptions = {}): Promis
   chatRoutes(app, engine);
   await app.register(bundleRoutes, { engine });
   triggerRoutes(app, engine);
+  agentRoutes(app, engine);
   await hookRoutes(app, engine);
   uiRoutes(app, options.uiDir ?? path.join(packageRoot(import.meta.url), 'ui', 'dist'));
   return { app, hub, uploads };

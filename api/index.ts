@@ -6,3 +6,4 @@ export { WS_MAX_FRAME } from './ws-hub.js';
 export type { ServerFrame } from './ws-hub.js';
 export type { Health } from './routes/health.js';
 export type { HordeSummary, HordeDetail } from './horde-view.js';
+export type { AgentList } from './routes/agents.js';

@@ -18,6 +18,7 @@ function lazy<M extends { [P in K]: Action }, K extends keyof M>(load: () => Pro
 const runCommands = () => import('./commands/run.js');
 const historyCommands = () => import('./commands/history.js');
 const hordeCommands = () => import('./commands/hordes.js');
+const agentCommands = () => import('./commands/agents.js');
 const serveCommands = () => import('./commands/serve.js');
 const mcpCommands = () => import('./commands/mcp.js');
 const mcpServeCommands = () => import('./commands/mcp-serve.js');
@@ -66,6 +67,7 @@ program.command('deny').description('deny a parked step (it fails with your reas
 program.command('cancel').description('cancel a run; its running steps are stopped').argument('<run-id>').option('--reason <text>').option('--json').action(act(lazy(runCommands, 'cancelCommand')));
 program.command('resume').description('continue every unfinished run until it finishes or parks').option('--json').action(act(lazy(runCommands, 'resumeCommand')));
 program.command('hordes').description('list the built-in and your hordes').option('--json').action(act(lazy(hordeCommands, 'hordesCommand')));
+program.command('agents').description('list the agent profiles (built-in and <data>/team/); exit 1 if a profile file has problems').option('--json').action(act(lazy(agentCommands, 'agentsCommand')));
 program.command('validate').description('check a horde folder; exit 2 with the list of problems').argument('<folder>').option('--json').action(act(lazy(hordeCommands, 'validateCommand')));
 const triggers = program.command('triggers').description('list the triggers: switch, next firing, last firing').option('--json')
   .action(act(lazy(triggerCommands, 'triggersCommand')));

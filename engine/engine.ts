@@ -298,6 +298,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       reloadConfig() {
         config = loadConfig(paths.config);
         models.reload();
+        team.refresh(); // the MCP servers a profile's tools may name changed with it
         return config;
       },
       listTraces: (filter) => models.traces.list(filter),

@@ -149,3 +149,11 @@ test('a profile may list delegate_to_agent and server.tool of an MCP server conf
     ['stray.md', 'KW_ERR_TOOL_UNKNOWN', 'tools[0]'], ['stray.md', 'KW_ERR_TOOL_UNKNOWN', 'tools[1]'], ['stray.md', 'KW_ERR_TOOL_UNKNOWN', 'tools[2]'],
   ]);
 });
+
+test('the example profile in docs/agents.md is valid', async (t) => {
+  const doc = fs.readFileSync(new URL('../../docs/agents.md', import.meta.url), 'utf8');
+  const example = /```markdown\n([\s\S]*?)```/.exec(doc)?.[1];
+  assert.ok(example !== undefined, 'docs/agents.md has a ```markdown example');
+  const team = await readTeam(tempDir(t, 'kw-team-home-'));
+  assert.deepEqual(team.validate('researcher', example), []);
+});
