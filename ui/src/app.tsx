@@ -6,6 +6,7 @@ import { RecoveryBanner } from './components/recovery-banner';
 import { TokenPrompt } from './components/token-prompt';
 import { useRoute } from './router';
 import type { Route } from './router';
+import { ChatScreen } from './screens/chat';
 import { HordeScreen } from './screens/horde';
 import { HordesScreen } from './screens/hordes';
 import { ImportScreen } from './screens/import';
@@ -20,7 +21,7 @@ export function App({ services, prompter }: { services: Services; prompter: Toke
   const route = useRoute();
   const main = useRef<HTMLElement>(null);
   const firstRender = useRef(true);
-  const screenKey = route.name === 'horde' || route.name === 'run' ? `${route.name}:${route.id}` : route.name;
+  const screenKey = route.name === 'horde' || route.name === 'run' || route.name === 'chat' ? `${route.name}:${route.id ?? ''}` : route.name;
 
   // On navigation, move focus to the new screen so keyboard and screen reader users start there.
   useEffect(() => {
@@ -56,6 +57,7 @@ function Screen({ route }: { route: Route }) {
     case 'run': return <RunScreen id={route.id} />;
     case 'setup': return <SetupScreen />;
     case 'import': return <ImportScreen />;
+    case 'chat': return <ChatScreen id={route.id} />;
     case 'notFound': return <NotFoundScreen path={route.path} />;
   }
 }
@@ -68,6 +70,7 @@ function titleOf(route: Route): string {
     case 'run': return `Run ${route.id}`;
     case 'setup': return 'Setup';
     case 'import': return 'Import a bundle';
+    case 'chat': return route.id === undefined ? 'Chat' : `Chat ${route.id}`;
     case 'notFound': return 'Not found';
   }
 }

@@ -1,4 +1,4 @@
-/** Hash routing (`#/hordes`, `#/runs/<id>`, `#/import`, …), so the server needs no fallback route. */
+/** Hash routing (`#/hordes`, `#/runs/<id>`, `#/chat/<session>`, `#/import`, …), so the server needs no fallback route. */
 import { useEffect, useState } from 'preact/hooks';
 import { RUN_STATES } from './types';
 import type { RunState } from './types';
@@ -10,6 +10,7 @@ export type Route =
   | { name: 'run'; id: string }
   | { name: 'setup' }
   | { name: 'import' }
+  | { name: 'chat'; id: string | undefined }
   | { name: 'notFound'; path: string };
 
 export function parseHash(hash: string): Route {
@@ -37,6 +38,8 @@ export function parseHash(hash: string): Route {
       return id === undefined ? { name: 'setup' } : { name: 'notFound', path: raw };
     case 'import':
       return id === undefined ? { name: 'import' } : { name: 'notFound', path: raw };
+    case 'chat':
+      return { name: 'chat', id };
     default:
       return { name: 'notFound', path: raw };
   }
@@ -58,12 +61,14 @@ export function href(route: Route): string {
     case 'run': return `#/runs/${e(route.id)}`;
     case 'setup': return '#/setup';
     case 'import': return '#/import';
+    case 'chat': return route.id === undefined ? '#/chat' : `#/chat/${e(route.id)}`;
     case 'notFound': return `#${route.path}`;
   }
 }
 
 export const hordeHref = (id: string): string => href({ name: 'horde', id });
 export const runHref = (id: string): string => href({ name: 'run', id });
+export const chatHref = (id: string): string => href({ name: 'chat', id });
 
 export function navigate(route: Route): void {
   window.location.hash = href(route);
