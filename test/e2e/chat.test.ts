@@ -4,7 +4,7 @@
  * streams in token by token; a coordinator's two delegations show inline with their
  * answers and as the trace tree's children of its call; a reload mid-stream shows the turn
  * still working, then its answer; a turn stopped by its budget offers more, and granting
- * it finishes the same turn. Waits are bounded waits on page state, never sleeps.
+ * it finishes the same turn; a failed turn shows its error once. Waits are bounded waits on page state, never sleeps.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -189,5 +189,18 @@ describe('the Chat screen', () => {
     assert.equal(await one.getAttribute('data-stop'), 'done');
     assert.match(await textOf(one.locator('.chat-usage')), /budget 3 of 12 model calls/);
     await testId(page, 'chat-state', '[data-state="idle"]').waitFor();
+  });
+
+  test('a turn that fails shows its error once, with its code; the box opens again with the focus back in it', async (t) => {
+    const page = await chatScene(t, perAgent({ solo: [{ status: 400, error: 'prompt is too long: 210000 tokens' }] }), { solo: profile('solo', 'tools = []') });
+    await startChat(page, 'solo', 'Too long');
+    const one = turn(page, 1);
+    const error = testId(one, 'chat-error');
+    assert.match(await textOf(error), /^KW_ERR_MODEL_REQUEST .*prompt is too long: 210000 tokens/);
+    assert.equal(await one.getAttribute('data-stop'), 'error');
+    assert.equal((await one.textContent())!.split('prompt is too long').length - 1, 1, 'the error shows once');
+    await testId(page, 'chat-state', '[data-state="idle"]').waitFor();
+    await page.waitForFunction('document.activeElement && document.activeElement.id === "chat-message"');
+    assert.equal(await testId(page, 'chat-input').isDisabled(), false);
   });
 });

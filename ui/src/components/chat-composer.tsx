@@ -1,5 +1,5 @@
 /** The message box: Enter sends, Shift+Enter starts a new line; closed while a turn runs; a refusal shows with its code. */
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { asApiError } from '../api';
 import type { ApiError } from '../api';
 import { useServices } from '../services';
@@ -11,9 +11,18 @@ export function ChatComposer({ sessionId, running, onSent }: { sessionId: string
   const [sending, setSending] = useState(false);
   const [error, setError] = useState<ApiError | undefined>(undefined);
   const closed = running || sending;
+  const box = useRef<HTMLTextAreaElement>(null);
+  /** The box had the focus when the message went: it gets it back once the answer is in (a disabled box loses it). */
+  const refocus = useRef(false);
+  useEffect(() => {
+    if (closed || !refocus.current) return;
+    refocus.current = false;
+    box.current?.focus();
+  }, [closed]);
 
   const send = async () => {
     if (closed || text.trim() === '') return;
+    refocus.current = document.activeElement === box.current;
     setSending(true);
     setError(undefined);
     try {
@@ -38,7 +47,7 @@ export function ChatComposer({ sessionId, running, onSent }: { sessionId: string
       {error !== undefined && <ErrorBox error={error} title="The message was not sent" />}
       <div class="field chat-composer__field">
         <label for="chat-message">Message</label>
-        <textarea id="chat-message" rows={3} value={text} disabled={closed} aria-describedby="chat-message-hint"
+        <textarea id="chat-message" ref={box} rows={3} value={text} disabled={closed} aria-describedby="chat-message-hint"
           onInput={(e) => setText((e.target as HTMLTextAreaElement).value)} onKeyDown={onKeyDown} data-testid="chat-input" />
         <p id="chat-message-hint" class="field__hint">
           {running ? 'The agents are working on the last message; you can write again once they have answered.' : 'Enter sends; Shift+Enter starts a new line.'}
