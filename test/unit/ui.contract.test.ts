@@ -6,11 +6,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { AgentList, Health, HordeDetail, HordeSummary, ServerFrame } from '../../api/index.js';
+import { CHAT_STATES } from '../../actors/index.js';
 import { RUN_STATES } from '../../engine/index.js';
 import type { SqlBatchFile, TableProfileFile } from '../../agents/index.js';
 import type { BundleReport } from '../../bundles/index.js';
-import type { AgentProfile, AgentSource, RecoverySummary, RunRow, RunView, Setup, SetupPatch, StoredEvent, TraceDetail, TraceSummary, TriggerView } from '../../engine/index.js';
-import { RUN_STATES as UI_RUN_STATES, TOOL_CALLING } from '../../ui/src/types.js';
+import type {
+  AgentProfile, AgentSource, ChatSessionSummary, RecoverySummary, RunRow, RunView, Setup, SetupPatch, StoredEvent, TraceDetail, TraceSummary, TriggerView, TurnView,
+} from '../../engine/index.js';
+import { CHAT_STATES as UI_CHAT_STATES, RUN_STATES as UI_RUN_STATES, TOOL_CALLING } from '../../ui/src/types.js';
 import type * as Ui from '../../ui/src/types.js';
 
 /** Compiles only when a value of the server's type is accepted where the app expects its own. */
@@ -44,6 +47,12 @@ export const serverShapesFitTheApp = [
   (v: AgentList) => accepts<Ui.AgentList>(v),
   (v: AgentSource) => accepts<Ui.AgentSource>(v),
   (v: AgentProfile) => accepts<Ui.AgentProfile>(v),
+  // The chat: sessions, their transcript, and the frames of a followed session.
+  (v: ChatSessionSummary) => accepts<Ui.ChatSessionSummary>(v),
+  (v: ChatSessionSummary & { transcript: TurnView[] }) => accepts<Ui.ChatSessionView>(v),
+  (v: Extract<ServerFrame, { type: 'chat-event' }>) => accepts<Ui.ChatEventFrame>(v),
+  (v: Extract<ServerFrame, { type: 'chat-synced' }>) => accepts<Ui.ChatSyncedFrame>(v),
+  (v: Extract<ServerFrame, { type: 'chat-token' }>) => accepts<Ui.ChatTokenFrame>(v),
   // …and what the app sends is what the server takes.
   (v: Ui.SetupPatch) => accepts<SetupPatch>(v),
 ];
@@ -59,6 +68,18 @@ export const appTraceShapesFitTheServer = [
 export const appTriggerShapesFitTheServer = [
   (v: Ui.TriggerView) => accepts<TriggerView>(v),
 ];
+
+// The chat shapes both ways: the app's copy names every field the server sends.
+export const appChatShapesFitTheServer = [
+  (v: Ui.ChatSessionSummary) => accepts<ChatSessionSummary>(v),
+  (v: Ui.TurnView) => accepts<Omit<TurnView, 'items' | 'answer'>>(v),
+  (v: Ui.ChatTokenFrame) => accepts<Extract<ServerFrame, { type: 'chat-token' }>>(v),
+  (v: Ui.ChatSyncedFrame) => accepts<Extract<ServerFrame, { type: 'chat-synced' }>>(v),
+];
+
+test('the app lists the same chat states as the server', () => {
+  assert.deepEqual([...UI_CHAT_STATES].sort(), [...CHAT_STATES].sort());
+});
 
 test('the app lists the same run states and tool-calling modes as the server', () => {
   assert.deepEqual([...UI_RUN_STATES].sort(), [...RUN_STATES].sort());

@@ -1,9 +1,12 @@
-/** The app's own logic, run here in Node: the run form checks the answers exactly as the server does, and the graph is laid out by the edges. */
+/** The app's own logic, run here in Node: the run form checks the answers exactly as the server does, the graph is laid out by the edges, a chat's streamed text is kept per agent. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { InputField } from '../../core/index.js';
 import { checkRunInput } from '../../engine/run-input.js';
+import { applyChatFrame, NO_STREAMS } from '../../ui/src/chat-stream.js';
+import type { Streams } from '../../ui/src/chat-stream.js';
 import { layoutGraph } from '../../ui/src/graph-layout.js';
+import type { ChatFrame } from '../../ui/src/types.js';
 import { answersToSend, checkInput, initialValues } from '../../ui/src/input-check.js';
 import { miniHorde } from '../support/hordes.js';
 
@@ -62,5 +65,29 @@ describe('the horde graph', () => {
     const back = g.edges.find((e) => e.back)!;
     assert.deepEqual([back.from, back.to, back.when], ['fix', 'tests', 'fail']);
     assert.ok(g.nodes.every((n) => n.x >= 0 && n.y >= 0 && n.x < g.width && n.y < g.height), 'every step inside the drawing');
+  });
+});
+
+describe('the chat stream', () => {
+  const token = (turn: number, node: string, agent: string, text: string): ChatFrame => ({ type: 'chat-token', sessionId: 'c1', turn, node, agent, text });
+  const event = (type: string, turn: number, node?: string): ChatFrame =>
+    ({ type: 'chat-event', sessionId: 'c1', seq: 1, at: 0, event: { type, turn, ...(node === undefined ? {} : { node }) }, state: 'running' });
+  const play = (frames: ChatFrame[]): Streams => frames.reduce(applyChatFrame, NO_STREAMS);
+
+  test('tokens build each agent\'s text apart; a node\'s next model call starts its text afresh, the others keep theirs', () => {
+    const s = play([
+      event('turn.started', 1), token(1, 'r', 'boss', 'Let me '), token(1, 'r', 'boss', 'ask.'),
+      event('model.started', 1, 'r/1.0'), token(1, 'r/1.0', 'helper', 'one '), token(1, 'r/1.0', 'helper', 'two'),
+      event('model.started', 1, 'r'), token(1, 'r', 'boss', 'Done'),
+    ]);
+    assert.deepEqual(s, { turn: 1, nodes: { 'r/1.0': { agent: 'helper', text: 'one two' }, r: { agent: 'boss', text: 'Done' } } });
+  });
+
+  test('a new turn, or more budget for a stopped one, starts every text afresh; a token of another turn replaces the old ones', () => {
+    const before = play([token(1, 'r', 'boss', 'old')]);
+    assert.deepEqual(applyChatFrame(before, event('budget.granted', 1)), { turn: 1, nodes: {} });
+    assert.deepEqual(applyChatFrame(before, event('turn.started', 2)), { turn: 2, nodes: {} });
+    assert.deepEqual(applyChatFrame(before, token(2, 'r', 'boss', 'new')), { turn: 2, nodes: { r: { agent: 'boss', text: 'new' } } });
+    assert.equal(applyChatFrame(before, event('tool.started', 1, 'r')), before, 'other events change nothing');
   });
 });

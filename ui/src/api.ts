@@ -5,8 +5,8 @@
  */
 import type { TokenPrompter, TokenStore } from './auth';
 import type {
-  AgentList, AgentProfile, AgentSource, ApiErrorBody, BundleInstall, BundleReview, Health, HordeDetail, HordeSummary, Problem, RunPage, RunState, RunView, Setup, SetupPatch,
-  TeamProblem, TraceDetail, TracePage, TriggerView,
+  AgentList, AgentProfile, AgentSource, ApiErrorBody, BundleInstall, BundleReview, ChatSessionSummary, ChatSessionView, Health, HordeDetail, HordeSummary, Problem,
+  RunPage, RunState, RunView, Setup, SetupPatch, TeamProblem, TraceDetail, TracePage, TraceSummary, TriggerView,
 } from './types';
 
 export class ApiError extends Error {
@@ -110,6 +110,18 @@ export function createApi(opts: ApiOptions) {
     discardBundle: async (reviewId: string) => { await send(`/api/bundles/${enc(reviewId)}`, { method: 'DELETE' }); },
     /** The horde as a `.kwf.zip`, fetched with the auth header (a plain link could not carry it). */
     exportBundle: async (id: string) => (await send(`/api/hordes/${enc(id)}/bundle`, { method: 'GET' })).blob(),
+    chatSessions: async () => (await json<{ sessions: ChatSessionSummary[] }>('GET', '/api/chat/sessions')).sessions,
+    chatSession: (id: string) => json<ChatSessionView>('GET', `/api/chat/sessions/${enc(id)}`),
+    createChat: (agent: string) => json<ChatSessionSummary>('POST', '/api/chat/sessions', { agent }),
+    /** Answered once the message is committed; the answer streams on the websocket. */
+    sendChat: (id: string, text: string) => json<{ sessionId: string; turn: number }>('POST', `/api/chat/sessions/${enc(id)}/messages`, { text }),
+    /** More model calls for the turn its budget stopped; the same turn goes on. */
+    continueChat: (id: string, extraIterations: number) =>
+      json<{ sessionId: string; turn: number }>('POST', `/api/chat/sessions/${enc(id)}/continue`, { extraIterations }),
+    /** A chat session's model calls (every agent, every turn), newest first. */
+    sessionTraces: (sessionId: string) => json<TracePage>('GET', `/api/traces?session=${enc(sessionId)}&limit=500`),
+    /** The calls of the agents one model call delegated to. */
+    traceChildren: async (id: number) => (await json<{ traces: TraceSummary[] }>('GET', `/api/traces/${id}/children`)).traces,
   };
 }
 

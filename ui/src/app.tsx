@@ -8,6 +8,7 @@ import { useRoute } from './router';
 import type { Route } from './router';
 import { AgentScreen } from './screens/agent';
 import { AgentsScreen } from './screens/agents';
+import { ChatScreen } from './screens/chat';
 import { HordeScreen } from './screens/horde';
 import { HordesScreen } from './screens/hordes';
 import { ImportScreen } from './screens/import';
@@ -22,7 +23,7 @@ export function App({ services, prompter }: { services: Services; prompter: Toke
   const route = useRoute();
   const main = useRef<HTMLElement>(null);
   const firstRender = useRef(true);
-  const screenKey = route.name === 'horde' || route.name === 'run' || route.name === 'agent' ? `${route.name}:${route.id}` : route.name;
+  const screenKey = route.name === 'horde' || route.name === 'run' || route.name === 'agent' || route.name === 'chat' ? `${route.name}:${route.id ?? ''}` : route.name;
 
   // On navigation, move focus to the new screen so keyboard and screen reader users start there.
   useEffect(() => {
@@ -60,6 +61,7 @@ function Screen({ route }: { route: Route }) {
     case 'import': return <ImportScreen />;
     case 'agents': return <AgentsScreen />;
     case 'agent': return <AgentScreen name={route.id} />;
+    case 'chat': return <ChatScreen id={route.id} />;
     case 'notFound': return <NotFoundScreen path={route.path} />;
   }
 }
@@ -74,6 +76,7 @@ function titleOf(route: Route): string {
     case 'import': return 'Import a bundle';
     case 'agents': return 'Agents';
     case 'agent': return `Agent ${route.id}`;
+    case 'chat': return route.id === undefined ? 'Chat' : `Chat ${route.id}`;
     case 'notFound': return 'Not found';
   }
 }

@@ -5,6 +5,7 @@ import { App } from './app';
 import { localTokenStore, TokenPrompter } from './auth';
 import { KowalskiSocket, socketUrl } from './socket';
 import './app.css';
+import './chat.css';
 
 function storage(): Storage | null {
   try {

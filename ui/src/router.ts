@@ -1,4 +1,4 @@
-/** Hash routing (`#/hordes`, `#/runs/<id>`, `#/agents/<name>`, `#/import`, …), so the server needs no fallback route. */
+/** Hash routing (`#/hordes`, `#/runs/<id>`, `#/chat/<session>`, `#/agents/<name>`, `#/import`, …), so the server needs no fallback route. */
 import { useEffect, useState } from 'preact/hooks';
 import { RUN_STATES } from './types';
 import type { RunState } from './types';
@@ -12,6 +12,7 @@ export type Route =
   | { name: 'import' }
   | { name: 'agents' }
   | { name: 'agent'; id: string }
+  | { name: 'chat'; id: string | undefined }
   | { name: 'notFound'; path: string };
 
 export function parseHash(hash: string): Route {
@@ -41,6 +42,8 @@ export function parseHash(hash: string): Route {
       return id === undefined ? { name: 'import' } : { name: 'notFound', path: raw };
     case 'agents':
       return id === undefined ? { name: 'agents' } : { name: 'agent', id };
+    case 'chat':
+      return { name: 'chat', id };
     default:
       return { name: 'notFound', path: raw };
   }
@@ -64,6 +67,7 @@ export function href(route: Route): string {
     case 'import': return '#/import';
     case 'agents': return '#/agents';
     case 'agent': return `#/agents/${e(route.id)}`;
+    case 'chat': return route.id === undefined ? '#/chat' : `#/chat/${e(route.id)}`;
     case 'notFound': return `#${route.path}`;
   }
 }
@@ -71,6 +75,7 @@ export function href(route: Route): string {
 export const hordeHref = (id: string): string => href({ name: 'horde', id });
 export const runHref = (id: string): string => href({ name: 'run', id });
 export const agentHref = (id: string): string => href({ name: 'agent', id });
+export const chatHref = (id: string): string => href({ name: 'chat', id });
 
 export function navigate(route: Route): void {
   window.location.hash = href(route);

@@ -4,13 +4,16 @@
  * all runs or to several, else the one run — and on reconnect subscribes again after the
  * last `gseq` (or run `seq`) it received, so nothing is missed or heard twice.
  * Approve and deny go over it as requests with an `id`, answered by `result` or `error`.
+ * Beside it, one chat session may be followed (`chat-follow`), again after the last event
+ * seen when the connection comes back (tokens streamed while it was down are not re-sent).
  */
 import { ApiError } from './api';
 import type { TokenStore } from './auth';
-import type { ClientFrame, ServerFrame, StreamFrame } from './types';
+import type { ChatFrame, ClientFrame, ServerFrame, StreamFrame } from './types';
 
 export type SocketStatus = 'connecting' | 'open' | 'reconnecting';
 export type StreamListener = (frame: StreamFrame) => void;
+export type ChatListener = (frame: ChatFrame) => void;
 
 /** Thrown by approve/deny when no connection is open: the caller uses HTTP instead. */
 export const SOCKET_DOWN = 'KW_ERR_SOCKET_DOWN';
@@ -25,6 +28,7 @@ export interface SocketOptions {
 }
 
 interface Sub { runId: string | null; listener: StreamListener; after: number | undefined }
+interface ChatFollow { sessionId: string; listener: ChatListener; after: number }
 interface Pending { resolve: (step: string) => void; reject: (err: ApiError) => void; timer: ReturnType<typeof setTimeout> }
 /** `*` for every run, else a run id. */
 type WireKey = string;
@@ -44,6 +48,8 @@ export class KowalskiSocket {
   /** The subscription the cursor below belongs to; it survives reconnects, not changes. */
   private cursorKey: WireKey | null = null;
   private cursor: number | undefined;
+  /** The chat session followed; `after` moves with each of its events, so a reconnect follows on from there. */
+  private chat: ChatFollow | null = null;
 
   constructor(private readonly opts: SocketOptions) {}
 
@@ -90,6 +96,19 @@ export class KowalskiSocket {
   /** One run's events after its sequence `after` (default: from the start). */
   subscribeRun(runId: string, listener: StreamListener, after?: number): () => void {
     return this.add({ runId, listener, after });
+  }
+
+  /** One chat session's events after its sequence `after`, then live, with its tokens (one session at a time: following another replaces it). */
+  followChat(sessionId: string, listener: ChatListener, after: number): () => void {
+    const follow: ChatFollow = { sessionId, listener, after };
+    this.chat = follow;
+    this.sendFollow();
+    return () => {
+      if (this.chat !== follow) return;
+      this.chat = null;
+      const ws = this.ws;
+      if (ws !== null && ws.readyState === WebSocket.OPEN) this.send(ws, { type: 'chat-unfollow' });
+    };
   }
 
   approve(runId: string, step?: string): Promise<string> {
@@ -143,6 +162,7 @@ export class KowalskiSocket {
       this.wire = null;
       this.setStatus('open');
       this.sync();
+      this.sendFollow();
     };
     ws.onmessage = (msg: MessageEvent) => {
       if (this.ws !== ws || typeof msg.data !== 'string') return;
@@ -201,6 +221,15 @@ export class KowalskiSocket {
       case 'trace':
         this.dispatch(frame.runId, frame);
         return;
+      case 'chat-event':
+      case 'chat-synced':
+      case 'chat-token': {
+        const follow = this.chat;
+        if (follow === null || follow.sessionId !== frame.sessionId) return;
+        if (frame.type === 'chat-event') follow.after = Math.max(follow.after, frame.seq);
+        follow.listener(frame);
+        return;
+      }
       case 'result':
       case 'error': {
         const p = frame.id === undefined ? undefined : this.pending.get(frame.id);
@@ -241,6 +270,13 @@ export class KowalskiSocket {
     }
     const after = this.cursor === undefined ? {} : { after: this.cursor };
     this.send(ws, want === '*' ? { type: 'subscribe', ...after } : { type: 'subscribe', runId: want, ...after });
+  }
+
+  private sendFollow(): void {
+    const ws = this.ws;
+    const follow = this.chat;
+    if (ws === null || ws.readyState !== WebSocket.OPEN || follow === null) return;
+    this.send(ws, { type: 'chat-follow', sessionId: follow.sessionId, after: follow.after });
   }
 
   private desired(): WireKey | null {

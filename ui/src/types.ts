@@ -382,7 +382,7 @@ export interface TraceFrame { type: 'trace'; runId: string; step: string; attemp
 export interface ResultFrame { type: 'result'; id: string; ok: true; step: string }
 export interface ErrorFrame { type: 'error'; id?: string; error: { code: string; message: string } }
 
-export type ServerFrame = HelloFrame | EventFrame | SyncedFrame | ProgressFrame | TraceFrame | ResultFrame | ErrorFrame;
+export type ServerFrame = HelloFrame | EventFrame | SyncedFrame | ProgressFrame | TraceFrame | ResultFrame | ErrorFrame | ChatFrame;
 /** What a subscriber hears. */
 export type StreamFrame = EventFrame | SyncedFrame | ProgressFrame | TraceFrame;
 
@@ -390,7 +390,9 @@ export type ClientFrame =
   | { type: 'subscribe'; after?: number; runId?: string }
   | { type: 'unsubscribe' }
   | { type: 'approve'; id: string; runId: string; step?: string }
-  | { type: 'deny'; id: string; runId: string; step?: string; reason: string };
+  | { type: 'deny'; id: string; runId: string; step?: string; reason: string }
+  | { type: 'chat-follow'; sessionId: string; after: number }
+  | { type: 'chat-unfollow' };
 
 // The JSON files the data steps write beside their Markdown artifact (agents/data-types.ts).
 
@@ -483,3 +485,89 @@ export interface AgentSource {
   /** A built-in of this name exists: removing the user's file resets to it. */
   hasBuiltin: boolean;
 }
+
+// Chat sessions with the agent team (`/api/chat`, docs/api.md).
+
+export type ChatState = 'idle' | 'running' | 'exhausted';
+export const CHAT_STATES: readonly ChatState[] = ['idle', 'running', 'exhausted'];
+/** How a turn ended. */
+export type ChatStop = 'done' | 'budget_exhausted' | 'error';
+
+export interface CodedError { code: string; message: string }
+
+export interface TurnUsage {
+  calls: number;
+  toolCalls: number;
+  inputTokens: number;
+  outputTokens: number;
+  /** null when any call's price is unknown. */
+  costUsd: number | null;
+}
+
+/** Work a turn stopped before finishing (its budget ran out). */
+export interface UndoneWork { node: string; agent: string; task: string }
+
+export interface ChatSessionSummary {
+  id: string;
+  agent: string;
+  title: string;
+  state: ChatState;
+  turns: number;
+  lastStop: ChatStop | null;
+  budget: { limit: number; used: number };
+  usage: { calls: number; inputTokens: number; outputTokens: number };
+  createdAt: number;
+  updatedAt: number;
+  /** Follow the session on the websocket after this sequence. */
+  lastSeq: number;
+}
+
+/** What the agents did in a turn, in the order it started. Node `r` is the root agent, `r/2.0` one it delegated to. */
+export type TurnItem =
+  | {
+      kind: 'tool';
+      node: string;
+      agent: string;
+      name: string;
+      arguments: Record<string, unknown>;
+      status: 'running' | 'done' | 'failed';
+      /** Cut at 2 000 characters (the trace keeps it whole). */
+      result?: string;
+      error?: CodedError;
+      at: number;
+    }
+  | {
+      kind: 'delegation';
+      node: string;
+      parent: string;
+      agent: string;
+      task: string;
+      status: 'running' | 'done' | 'failed';
+      /** The sub-agent's answer. */
+      text?: string;
+      error?: CodedError;
+      at: number;
+    };
+
+export interface TurnView {
+  turn: number;
+  /** The user's message. */
+  text: string;
+  at: number;
+  agent: string;
+  budget: { limit: number; used: number };
+  items: TurnItem[];
+  /** Set once the turn has ended (removed again when more budget is granted). */
+  answer?: { text: string; stop: ChatStop; usage: TurnUsage; error?: CodedError; undone?: UndoneWork[]; at: number };
+}
+
+export interface ChatSessionView extends ChatSessionSummary { transcript: TurnView[] }
+
+/** A session's event, as the websocket carries it (the app reads `type`, `turn` and `node`). */
+export interface ChatEvent { type: string; turn?: number; node?: string; [key: string]: unknown }
+
+export interface ChatEventFrame { type: 'chat-event'; sessionId: string; seq: number; at: number; event: ChatEvent; state: ChatState | null }
+export interface ChatSyncedFrame { type: 'chat-synced'; sessionId: string; seq: number; state: ChatState }
+/** A piece of a model's answer as it streams (live only, never replayed). */
+export interface ChatTokenFrame { type: 'chat-token'; sessionId: string; turn: number; node: string; agent: string; text: string }
+export type ChatFrame = ChatEventFrame | ChatSyncedFrame | ChatTokenFrame;

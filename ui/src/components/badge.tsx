@@ -1,6 +1,6 @@
 /** Run and step states as badges (a colour and an icon, and always the state's name in text); tags for origin and provenance. */
 import { RUN_STATE_LABEL, STEP_STATE_LABEL } from '../format';
-import type { HordeSummary, RunState, StepState } from '../types';
+import type { ChatState, HordeSummary, RunState, StepState } from '../types';
 
 const RUN_ICON: Record<RunState, string> = {
   queued: '○', running: '▶', awaiting_input: '‖', succeeded: '✓', failed: '✕', cancelled: '⊘',
@@ -47,6 +47,19 @@ export function ProvenanceTag({ provenance }: { provenance: string }) {
   return (
     <span class="tag tag--trigger" data-testid="provenance-trigger" title={`Started by the trigger “${name}”`}>
       <span aria-hidden="true">⏰ </span>trigger: {name}
+    </span>
+  );
+}
+
+const CHAT_ICON: Record<ChatState, string> = { idle: '✓', running: '▶', exhausted: '‖' };
+const CHAT_LABEL: Record<ChatState, string> = { idle: 'ready', running: 'working', exhausted: 'out of budget' };
+const CHAT_CLASS: Record<ChatState, string> = { idle: 'succeeded', running: 'running', exhausted: 'awaiting_input' };
+
+/** A chat session's state: ready for a message, working on one, or stopped on its budget. */
+export function ChatStateBadge({ state, testId }: { state: ChatState; testId?: string }) {
+  return (
+    <span class={`badge badge--${CHAT_CLASS[state]}`} data-testid={testId} data-state={state}>
+      <span aria-hidden="true">{CHAT_ICON[state]}</span> {CHAT_LABEL[state]}
     </span>
   );
 }

@@ -2,7 +2,7 @@
  * A run's model calls in the order they were made: totals on top, then one row per
  * provider call (step, attempt, call number, model, how tools were offered, tokens, cost,
  * latency, tool calls, error). A row opens to the whole call (trace-detail.tsx), fetched
- * only then. Every value is put in text nodes: model and tool text is never markup.
+ * only then. A chat turn's calls show as a tree instead (trace-tree.tsx), with the same totals. Every value is put in text nodes: model and tool text is never markup.
  */
 import { useState } from 'preact/hooks';
 import { formatCost, formatCount, formatDuration, plural } from '../format';
@@ -34,7 +34,7 @@ export function TraceList({ traces }: { traces: Resource<TracePage> }) {
       {traces.error !== undefined && (
         <ErrorBox error={traces.error} title="Could not refresh the model calls; showing what was last loaded" />
       )}
-      <Totals calls={calls} cut={page.nextBefore !== null} />
+      <TraceTotals calls={calls} cut={page.nextBefore !== null} />
       <div class="table-wrap">
         <table class="table table--traces" data-testid="trace-table">
           <thead>
@@ -53,7 +53,8 @@ export function TraceList({ traces }: { traces: Resource<TracePage> }) {
   );
 }
 
-function Totals({ calls, cut }: { calls: TraceSummary[]; cut: boolean }) {
+/** Calls, tokens and cost of a list of model calls (a run's, or a chat turn's in the trace tree). */
+export function TraceTotals({ calls, cut }: { calls: TraceSummary[]; cut: boolean }) {
   const tokensIn = calls.reduce((n, t) => n + t.inputTokens, 0);
   const tokensOut = calls.reduce((n, t) => n + t.outputTokens, 0);
   const failed = calls.filter((t) => t.error !== null).length;
@@ -66,6 +67,13 @@ function Totals({ calls, cut }: { calls: TraceSummary[]; cut: boolean }) {
       {cut && <span class="muted">only the latest {calls.length} are shown</span>}
     </p>
   );
+}
+
+/** A call's failure (code and message), or a dash. */
+export function TraceError({ error }: { error: TraceSummary['error'] }) {
+  return error === null
+    ? <span class="muted">—</span>
+    : <span data-testid="trace-error"><span aria-hidden="true">✕ </span><code class="error-code">{error.code}</code> {error.message}</span>;
 }
 
 /** The sum of the known prices, saying so when some are unknown rather than passing a partial sum off as the total. */
@@ -103,9 +111,7 @@ function TraceRows({ trace }: { trace: TraceSummary }) {
         </td>
         <td class="num">{trace.toolCalls}</td>
         <td class="trace-row__error">
-          {trace.error === null
-            ? <span class="muted">—</span>
-            : <span data-testid="trace-error"><span aria-hidden="true">✕ </span><code class="error-code">{trace.error.code}</code> {trace.error.message}</span>}
+          <TraceError error={trace.error} />
         </td>
       </tr>
       {open && (
