@@ -133,7 +133,8 @@ export async function checkChat(home: string, ledger: ModelLedger, server: FakeM
         const events = log.filter((e) => 'turn' in e && e.turn === turn);
         const message = `${s.title} turn ${turn}`;
         const where = `${s.title}, turn ${turn}`;
-        const fin = events.find((e) => e.type === 'turn.finished');
+        // The last end of the turn (one stopped by its budget ends again once more is granted).
+        const fin = events.findLast((e) => e.type === 'turn.finished');
         if (fin?.type !== 'turn.finished' || fin.stop !== 'done' || fin.text !== answer(message)) {
           problems.push(`${where} did not finish done with "${answer(message)}": ${JSON.stringify(fin)}`);
         }
@@ -141,8 +142,8 @@ export async function checkChat(home: string, ledger: ModelLedger, server: FakeM
         const ends = events.filter(ended);
         out.calls += started.length;
         if (ends.length !== started.length) problems.push(`${where}: ${started.length} model calls started, ${ends.length} ended`);
-        const budget = events.find((e) => e.type === 'turn.started');
-        if (budget?.type === 'turn.started' && started.length > budget.budget) problems.push(`${where}: ${started.length} model calls on a budget of ${budget.budget}`);
+        const limit = events.reduce((n, e) => n + (e.type === 'turn.started' ? e.budget : e.type === 'budget.granted' ? e.extra : 0), 0);
+        if (started.length > limit) problems.push(`${where}: ${started.length} model calls on a budget of ${limit}`);
         if (fin?.type === 'turn.finished' && fin.usage.calls !== started.length) problems.push(`${where}: usage counts ${fin.usage.calls} calls, the log ${started.length}`);
         if (turn === s.turns && s.budget.used !== started.length) problems.push(`${where}: budget used ${s.budget.used}, the log started ${started.length} calls`);
         for (const e of ends) if (e.type === 'model.finished') committed.set(e.response.usage.inputTokens, `${where} ${e.node}:${e.seq}`);

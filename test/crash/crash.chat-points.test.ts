@@ -9,6 +9,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import type { TestContext } from 'node:test';
 import { test } from 'node:test';
+import { createEngine } from '../../engine/index.js';
+import { writeTeam } from '../support/chat.js';
 import { startFakeOllama } from '../support/fake-models.js';
 import type { FakeModelServer } from '../support/fake-models.js';
 import { tempDir } from '../support/tmp.js';
@@ -118,3 +120,24 @@ for (const [point, written] of [['chat-after-tool-intent', 0], ['chat-before-too
     assert.deepEqual([check.calls, s.ledger.asked.length], [2, 2]);
   });
 }
+
+test('a budget one call short stays short across a kill: the turn stops budget_exhausted, and granting one more finishes the same turn', async (t) => {
+  const s = await setup(t, 'team');
+  writeTeam(s.h.home, team(CALLS_PER_TURN.team! - 1));
+  const what = one('team');
+  const first = await chatLife(s.h.home, s.ledger, what, { env: { KOWALSKI_CRASH_AT: 'chat-in-subagent-call:1' } });
+  assert.equal(first.signal, 'SIGKILL');
+  const second = await chatLife(s.h.home, s.ledger, what);
+  const id = first.lines.find((l) => l.startsWith('SESSION '))!.slice(8);
+  assert.ok(second.lines.includes(`DONE ${id} 1 budget_exhausted KW_ERR_BUDGET_EXHAUSTED`), second.lines.filter((l) => !l.startsWith('EVENT')).join('\n'));
+  assert.equal(s.ledger.asked.length, 5, 'the restart did not get a fresh budget');
+  assert.deepEqual([...budgetsNow(s.h.home).values()], [{ turn: 1, used: 5 }]);
+  // The operator grants one more call (the parent's own engine, as the API would): the same turn finishes from its log.
+  s.ledger.life += 1;
+  const engine = await createEngine({ dataDir: s.h.home });
+  const out = await engine.chat.grant(id, 1).done.finally(() => engine.close());
+  assert.deepEqual([out.turn, out.stop, out.text], [1, 'done', teamAnswer('team 0 turn 1')]);
+  const check = await checkChat(s.h.home, s.ledger, s.server, s.h.ledgerFile, what, teamAnswer);
+  assert.deepEqual(check.problems, []);
+  assert.deepEqual([check.calls, s.ledger.asked.length, check.answersLostToKills], [6, 6, 0]);
+});
