@@ -170,7 +170,7 @@ export async function checkChat(home: string, ledger: ModelLedger, server: FakeM
   return out;
 }
 
-/** One trace row per model call that ended, none other; a delegated call's parent is the call that asked for the delegation. */
+/** One trace row per model call that ended, none other; each names its node's agent, and a delegated call's parent is the call that asked for the delegation. */
 function traceProblems(title: string, log: Ev[], traces: ReturnType<Awaited<ReturnType<typeof createEngine>>['listTraces']>): string[] {
   const problems: string[] = [];
   const key = (turn: number, node: string, seq: number): string => `${turn}/${node}:${seq}`;
@@ -178,7 +178,13 @@ function traceProblems(title: string, log: Ev[], traces: ReturnType<Awaited<Retu
   const rows = traces.map((t) => key(t.attempt, t.step, t.seq)).sort();
   if (JSON.stringify(calls) !== JSON.stringify(rows)) problems.push(`${title}: the traces ${JSON.stringify(rows)} are not the calls that ended ${JSON.stringify(calls)}`);
   const byKey = new Map(traces.map((t) => [key(t.attempt, t.step, t.seq), t.id]));
+  const agentOf = new Map<string, string>();
+  for (const e of log) {
+    if (e.type === 'turn.started') agentOf.set(`${e.turn}/r`, e.agent.name);
+    if (e.type === 'delegation.started') agentOf.set(`${e.turn}/${e.node}`, e.agent.name);
+  }
   for (const t of traces) {
+    if (t.agent !== agentOf.get(`${t.attempt}/${t.step}`)) problems.push(`${title}: trace ${key(t.attempt, t.step, t.seq)} names agent ${t.agent}, not ${agentOf.get(`${t.attempt}/${t.step}`)}`);
     const m = /^(.*)\/(\d+)\.\d+$/.exec(t.step);
     const parent = m === null ? null : byKey.get(key(t.attempt, m[1]!, Number(m[2]))) ?? -1;
     if (t.parentId !== parent) problems.push(`${title}: trace ${key(t.attempt, t.step, t.seq)} has parent ${t.parentId}, not ${parent}`);
