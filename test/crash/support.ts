@@ -19,6 +19,8 @@ export interface HarnessRun {
 
 export interface HarnessOptions {
   env?: Record<string, string>;
+  /** The child script to run (default: harness.ts, the runs' one). */
+  script?: string;
   /** Kill the process with SIGKILL after this many ms. */
   killAfterMs?: number;
   /** Kill it with SIGKILL when a stdout line matches. */
@@ -35,7 +37,7 @@ export interface HarnessOptions {
 
 export function harness(dataDir: string, args: string[], options: HarnessOptions = {}): Promise<HarnessRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', HARNESS, dataDir, ...args], {
+    const child = spawn(process.execPath, ['--import', 'tsx', options.script ?? HARNESS, dataDir, ...args], {
       env: { ...process.env, ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

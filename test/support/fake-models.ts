@@ -35,8 +35,8 @@ export type FakeScript = FakeTurn[] | ((body: any, index: number) => FakeTurn);
 export interface FakeModelServer {
   /** Ollama host / Anthropic baseURL. */
   url: string;
-  /** Every request, parsed. */
-  requests: Array<{ path: string; headers: Record<string, string | string[] | undefined>; body: any }>;
+  /** Every request, parsed; `answered` once its response was written to the end (crash tests' ledger of calls that finished). */
+  requests: Array<{ path: string; headers: Record<string, string | string[] | undefined>; body: any; answered: boolean }>;
   /** Resolves when the server has seen the client close a connection mid-answer (cancellation tests). */
   clientClosed(): Promise<void>;
   close(): Promise<void>;
@@ -106,8 +106,12 @@ export async function startServer(handler: Handler): Promise<FakeModelServer> {
         body = text;
       }
       const path = (req.url ?? '/').split('?')[0] ?? '/';
-      requests.push({ path, headers: { ...req.headers }, body });
+      const entry = { path, headers: { ...req.headers }, body, answered: false };
+      requests.push(entry);
       const controller = new AbortController();
+      res.on('finish', () => {
+        entry.answered = true;
+      });
       res.on('close', () => {
         if (!res.writableFinished) {
           controller.abort();
