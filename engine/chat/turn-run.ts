@@ -8,6 +8,7 @@
  * call of the tree takes one from the turn's budget, and when none is left the whole
  * tree stops and the turn ends `budget_exhausted`, naming what it left undone.
  */
+import { setMaxListeners } from 'node:events';
 import { KowalskiError, isErrorCode } from '../../core/index.js';
 import type { ErrorCode } from '../../core/index.js';
 import { ROOT_NODE, agentChain, budgetLeft, callKey, childNode, toolKey } from '../../actors/index.js';
@@ -117,6 +118,8 @@ export async function runTurn(deps: TurnRunDeps, history: readonly ChatMessage[]
   const first = open();
   const turn = first.turn;
   const controller = new AbortController();
+  // Every model call of the tree listens to it: 50 delegations at once are not a leak.
+  setMaxListeners(0, controller.signal);
   const stopAll = (): void => controller.abort(deps.signal.reason);
   deps.signal.addEventListener('abort', stopAll, { once: true });
   const traceIds = new Map<string, number>();
