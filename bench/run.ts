@@ -276,7 +276,7 @@ async function main(plan: Plan): Promise<void> {
         median: turn, unit: 'ms/call', floor, ratio: median(samples.map((s) => s.turn / s.floor)),
         ...(sync === 'normal' ? { target: { op: '<' as const, value: floor + CHAT_OVERHEAD_TARGET_MS } } : {}),
         note: `floor: the same fake model called bare with the same client (provider.chat), interleaved with the turns; overhead ${num(turn - floor)} ms/call; ` +
-          `${turnEvents} events per turn (turn.started, model.started, model.finished, turn.finished) in the commits of engine/chat, one SQLite insert+commit ${num(commit)} ms at ${sync.toUpperCase()} here; ${CHAT_TURNS} turns, each in a new session (created before the clock starts)` +
+          `${turnEvents} events per turn in 3 commits (turn.started; model.started; model.finished with turn.finished), one SQLite insert+commit ${num(commit)} ms at ${sync.toUpperCase()} here; ${CHAT_TURNS} turns, each in a new session (created before the clock starts)` +
           (sync === 'full' ? '; target (1.5 ms over the bare call) read at NORMAL: at FULL each commit waits for the disk' : ''),
       });
       const toolTurn = ms((s) => s.toolTurn);
@@ -286,7 +286,7 @@ async function main(plan: Plan): Promise<void> {
         median: toolTurn, unit: 'ms/call', floor: loopFloor, ratio: median(samples.map((s) => s.toolTurn / s.loopFloor)),
         ...(sync === 'normal' ? { target: { op: '<' as const, value: loopFloor + CHAT_OVERHEAD_TARGET_MS } } : {}),
         note: `floor: the same loop bare (runToolLoop, same client and tool registry, nothing written); overhead ${num(toolTurn - loopFloor)} ms per model call ` +
-          `with its tool call's intent and result; ${median(samples.map((s) => s.toolTurnEvents))} events per turn`,
+          `with its tool call's intent and result (2 commits per iteration: model.started; model.finished with tool.started — tool.finished goes with the next model.started); ${median(samples.map((s) => s.toolTurnEvents))} events per turn`,
       });
     }
     for (const sync of SYNCS) {
