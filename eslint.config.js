@@ -22,17 +22,19 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
-      // The dependency direction of ARCHITECTURE.md: core ← actors ← engine ← bin; steps ← engine.
+      // The dependency direction of ARCHITECTURE.md: core ← actors ← engine ← bin; steps ← engine; engine ← lib (the library's face).
       'import-x/no-restricted-paths': ['error', {
         zones: [
-          { target: './core', from: ['./actors', './engine', './steps', './agents', './bin', './api', './bundles'], message: 'core imports nothing of the project' },
-          { target: './actors', from: ['./engine', './steps', './agents', './bin', './api', './bundles'], message: 'actors are pure: they import only core' },
-          { target: './steps', from: ['./engine', './actors', './bin', './api', './bundles'], message: 'steps never reach into the engine' },
-          { target: './agents', from: ['./engine', './actors', './steps', './bin', './api', './bundles'], message: 'agents import only core' },
-          { target: './engine', from: ['./bin', './api', './bundles'], message: 'the engine is below the CLI and the API' },
-          { target: './ui', from: ['./core', './actors', './engine', './steps', './agents', './bin', './api', './bundles'], message: 'the ui talks to the server over HTTP only: its shapes are in ui/src/types.ts' },
-          { target: './api', from: ['./bin'], message: 'the API is below the CLI' },
-          { target: './bundles', from: ['./api', './bin'], message: 'bundles sit between the API and the engine (api → bundles → engine)' },
+          { target: './core', from: ['./actors', './engine', './steps', './agents', './bin', './api', './bundles', './lib'], message: 'core imports nothing of the project' },
+          { target: './actors', from: ['./engine', './steps', './agents', './bin', './api', './bundles', './lib'], message: 'actors are pure: they import only core' },
+          { target: './steps', from: ['./engine', './actors', './bin', './api', './bundles', './lib'], message: 'steps never reach into the engine' },
+          { target: './agents', from: ['./engine', './actors', './steps', './bin', './api', './bundles', './lib'], message: 'agents import only core' },
+          { target: './engine', from: ['./bin', './api', './bundles', './lib'], message: 'the engine is below the CLI, the API and the library' },
+          { target: './ui', from: ['./core', './actors', './engine', './steps', './agents', './bin', './api', './bundles', './lib'], message: 'the ui talks to the server over HTTP only: its shapes are in ui/src/types.ts' },
+          { target: './api', from: ['./bin', './lib'], message: 'the API is below the CLI' },
+          { target: './bundles', from: ['./api', './bin', './lib'], message: 'bundles sit between the API and the engine (api → bundles → engine)' },
+          { target: './lib', from: ['./bin', './api', './bundles', './steps', './agents', './actors'], message: 'the library (lib/) is a face on the engine: it imports engine/ and core/ only' },
+          { target: './bin', from: ['./lib'], message: 'nothing of the project imports the library: it is for other programs' },
         ],
       }],
       'no-throw-literal': 'error',

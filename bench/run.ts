@@ -2,11 +2,12 @@
  * `npm run bench` (= `node dist/bench/run.js [workload…] [--reps=N]`): runs the
  * selected workloads (default: all), each measurement several times, and prints ONE
  * markdown table of medians with their ratio to a floor measured in the same run.
- * Workloads: floor, w1, w2, recovery (= recovery-a and recovery-b), api (= api-approval and api-stream), tools, data, webhook, loader. Progress goes to stderr.
+ * Workloads: floor, w1, w2, recovery (= recovery-a and recovery-b), api (= api-approval and api-stream), tools, chat, data, webhook, loader. Progress goes to stderr.
  */
 import os from 'node:os';
 import { approvalOnce, streamOnce } from './api.js';
 import { CSV_ROWS, XLSX_ROWS, makeDataFiles, profileOnce, profileOverMcpOnce, removeDataFiles, summarizeOnce } from './data.js';
+import { CHAT_TOOL_CALLS, TREE_WIDTH, chatCallsOnce, treeOnce } from './chat.js';
 import { commitFloor, shellFloor } from './floor.js';
 import { createParked, inFlightOnce, startupOnce } from './recovery.js';
 import type { ParkedSample } from './recovery.js';
@@ -21,7 +22,7 @@ import { HOOK_CONNECTIONS, plainRouteOnce, webhookOnce } from './webhook.js';
 import { WIDE_PROBLEMS, loaderOnce } from './loader.js';
 import { w2Once } from './w2.js';
 
-const WORKLOADS = ['floor', 'w1', 'w2', 'recovery-a', 'recovery-b', 'api-approval', 'api-stream', 'tools', 'data', 'webhook', 'loader'] as const;
+const WORKLOADS = ['floor', 'w1', 'w2', 'recovery-a', 'recovery-b', 'api-approval', 'api-stream', 'tools', 'chat', 'data', 'webhook', 'loader'] as const;
 type Workload = (typeof WORKLOADS)[number];
 
 interface Plan {
@@ -88,6 +89,10 @@ const APPROVALS = 200;
 const STREAM_RUNS = 50;
 const STREAM_CLIENTS = 10;
 const TOOL_LOOPS = 30;
+/** One-call chat turns per sample (beside as many bare calls). */
+const CHAT_TURNS = 100;
+/** Issue 13: a model call through engine.chat costs at most this much over the bare call, ms. */
+const CHAT_OVERHEAD_TARGET_MS = 1.5;
 /** Deliveries per webhook sample (the run list pages at 500). */
 const HOOK_DELIVERIES = 500;
 
@@ -252,6 +257,49 @@ async function main(plan: Plan): Promise<void> {
       ratio: median(samples.map((s) => s.engine / s.floor)),
       note: `whole run (start, commits, dispatch, ${TOOL_CALLS} tool round trips over the step bus, ${TOOL_CALLS + 1} traces stored at FULL) / ${TOOL_CALLS + 1} iterations; overhead over the bare call ${num(viaEngine - floor)} µs`,
     });
+  }
+
+  if (workloads.has('chat')) {
+    for (const sync of SYNCS) {
+      const samples = await repeat(reps, async () => {
+        const commit = commitFloorNow(sync) / 1000;
+        return { ...(await chatCallsOnce(sync, CHAT_TURNS)), commit };
+      });
+      progress(`chat ${sync}: ${samples.map((s) => `turn ${num(s.turn / 1000)} ms / bare ${num(s.floor / 1000)} ms; tool turn ${num(s.toolTurn / 1000)} ms/call / bare loop ${num(s.loopFloor / 1000)} ms/call`).join('; ')}`);
+      const ms = (pick: (s: (typeof samples)[number]) => number): number => median(samples.map(pick)) / 1000;
+      const floor = ms((s) => s.floor);
+      const commit = median(samples.map((s) => s.commit));
+      const turn = ms((s) => s.turn);
+      const turnEvents = median(samples.map((s) => s.turnEvents));
+      rows.push({
+        name: `Chat: one model call per turn through engine.chat (send → done), ${sync.toUpperCase()}`,
+        median: turn, unit: 'ms/call', floor, ratio: median(samples.map((s) => s.turn / s.floor)),
+        ...(sync === 'normal' ? { target: { op: '<' as const, value: floor + CHAT_OVERHEAD_TARGET_MS } } : {}),
+        note: `floor: the same fake model called bare with the same client (provider.chat), interleaved with the turns; overhead ${num(turn - floor)} ms/call; ` +
+          `${turnEvents} events per turn in 3 commits (turn.started; model.started; model.finished with turn.finished), one SQLite insert+commit ${num(commit)} ms at ${sync.toUpperCase()} here; ${CHAT_TURNS} turns, each in a new session (created before the clock starts)` +
+          (sync === 'full' ? '; target (1.5 ms over the bare call) read at NORMAL: at FULL each commit waits for the disk' : ''),
+      });
+      const toolTurn = ms((s) => s.toolTurn);
+      const loopFloor = ms((s) => s.loopFloor);
+      rows.push({
+        name: `Chat: a turn of ${CHAT_TOOL_CALLS} tool calls (read_file) + the answer, per model call, ${sync.toUpperCase()}`,
+        median: toolTurn, unit: 'ms/call', floor: loopFloor, ratio: median(samples.map((s) => s.toolTurn / s.loopFloor)),
+        ...(sync === 'normal' ? { target: { op: '<' as const, value: loopFloor + CHAT_OVERHEAD_TARGET_MS } } : {}),
+        note: `floor: the same loop bare (runToolLoop, same client and tool registry, nothing written); overhead ${num(toolTurn - loopFloor)} ms per model call ` +
+          `with its tool call's intent and result (2 commits per iteration: model.started; model.finished with tool.started — tool.finished goes with the next model.started); ${median(samples.map((s) => s.toolTurnEvents))} events per turn`,
+      });
+    }
+    for (const sync of SYNCS) {
+      const samples = await repeat(reps, () => treeOnce(sync));
+      progress(`chat tree ${sync}: ${samples.map((s) => `${num(s.ms)} ms (bare ${num(s.floor)} ms)`).join(', ')}`);
+      const ms = median(samples.map((s) => s.ms));
+      rows.push({
+        name: `Chat: a coordinator delegates to ${TREE_WIDTH} sub-agents in one answer (parallel), then merges, ${sync.toUpperCase()}`,
+        median: ms, unit: 'ms', floor: median(samples.map((s) => s.floor)), ratio: median(samples.map((s) => s.ms / s.floor)),
+        note: `wall time of the turn (send → done); ${median(samples.map((s) => s.calls))} model calls, ${median(samples.map((s) => s.events))} events written; ` +
+          `floor: the same ${median(samples.map((s) => s.calls))} calls made bare in the same shape (1, then ${TREE_WIDTH} at once, then 1); every turn ended ${[...new Set(samples.map((s) => s.stop))].join('/')}`,
+      });
+    }
   }
 
   if (workloads.has('webhook')) {

@@ -6,7 +6,7 @@
  */
 import crypto from 'node:crypto';
 import { KowalskiError } from '../../core/index.js';
-import type { ChatMessage, ProviderSettings, ToolCallingMode } from '../../agents/index.js';
+import type { ChatMessage, Provider, ProviderSettings, ToolCallingMode } from '../../agents/index.js';
 import { parseModelRef } from '../../agents/index.js';
 import type { ChatState, ChatStop } from '../../actors/index.js';
 import type { Clock } from '../clock.js';
@@ -90,6 +90,8 @@ export class ChatService {
   private readonly stopping = new AbortController();
   private readonly tokenListeners = new Map<string, SendOptions['onToken']>();
   private readonly sessionDeps: LiveSessionDeps;
+  /** Provider clients by model, for the provider settings they were made with (a config reload makes new ones). */
+  private clients: { settings: ProviderSettings; byModel: Map<string, Provider> } | undefined;
 
   constructor(private readonly deps: ChatServiceDeps) {
     this.store = new ChatStore(deps.db, deps.clock);
@@ -229,13 +231,22 @@ export class ChatService {
     return done;
   }
 
+  /** The model as a turn calls it: the client is made once per model (not per turn: its connections are kept), the settings read each turn. */
   private async model(model: string): Promise<ChatModel> {
     const ref = parseModelRef(model);
-    const { createProvider } = await import('../../agents/providers/index.js');
+    const settings = this.deps.providers();
+    if (this.clients?.settings !== settings) this.clients = { settings, byModel: new Map() };
+    const clients = this.clients;
+    let provider = clients.byModel.get(model);
+    if (provider === undefined) {
+      const { createProvider } = await import('../../agents/providers/index.js');
+      provider = clients.byModel.get(model) ?? createProvider(ref, settings);
+      clients.byModel.set(model, provider);
+    }
     const config = this.deps.config();
     const learned = this.deps.traces.learnedMode(model);
     return {
-      provider: createProvider(ref, this.deps.providers()), ref,
+      provider, ref,
       setting: config.model.toolCallingByModel[model] ?? config.model.toolCalling,
       ...(learned === undefined ? {} : { learned }),
     };

@@ -8,6 +8,7 @@
  * call of the tree takes one from the turn's budget, and when none is left the whole
  * tree stops and the turn ends `budget_exhausted`, naming what it left undone.
  */
+import { setMaxListeners } from 'node:events';
 import { KowalskiError, isErrorCode } from '../../core/index.js';
 import type { ErrorCode } from '../../core/index.js';
 import { ROOT_NODE, agentChain, budgetLeft, callKey, childNode, toolKey } from '../../actors/index.js';
@@ -128,6 +129,8 @@ export async function runTurn(deps: TurnRunDeps, history: readonly ChatMessage[]
   const first = open();
   const turn = first.turn;
   const controller = new AbortController();
+  // Every model call of the tree listens to it: 50 delegations at once are not a leak.
+  setMaxListeners(0, controller.signal);
   const stopAll = (): void => controller.abort(deps.signal.reason);
   deps.signal.addEventListener('abort', stopAll, { once: true });
   const traceIds = new Map<string, number>();
@@ -173,11 +176,12 @@ export async function runTurn(deps: TurnRunDeps, history: readonly ChatMessage[]
       if (controller.signal.aborted) throw controller.signal.reason;
       const error = errorOf(err);
       Object.assign(trace, { error, latencyMs: deps.now() - startedAt });
-      session.append([{ type: 'model.failed', turn, node, seq: at.seq, error }], () => traceIds.set(callKey(node, at.seq), deps.traces.insert(where, trace)));
+      session.appendSoon([{ type: 'model.failed', turn, node, seq: at.seq, error }], () => traceIds.set(callKey(node, at.seq), deps.traces.insert(where, trace)));
       throw err;
     }
     Object.assign(trace, { completion: response.content, usage: response.usage, costUsd: response.costUsd, latencyMs: response.latencyMs, attempts: response.attempts });
-    session.append([{ type: 'model.finished', turn, node, seq: at.seq, response: recorded(response) }],
+    // Committed with what it leads to (a tool's intent, the next call, the answer): nothing acts on it before that.
+    session.appendSoon([{ type: 'model.finished', turn, node, seq: at.seq, response: recorded(response) }],
       () => traceIds.set(callKey(node, at.seq), deps.traces.insert(where, trace)));
     return response;
   };
@@ -195,7 +199,7 @@ export async function runTurn(deps: TurnRunDeps, history: readonly ChatMessage[]
         code: 'KW_ERR_TOOL_OUTCOME_UNKNOWN',
         message: `${name} was interrupted (kowalski stopped) before its result was recorded; it may or may not have taken effect. Check before you call it again.`,
       };
-      session.append([{ type: 'tool.finished', turn, node, seq: at.seq, index: at.index, result: '', error }]);
+      session.appendSoon([{ type: 'tool.finished', turn, node, seq: at.seq, index: at.index, result: '', error }]);
       throw replayError(error);
     }
     if (rec === undefined) {
@@ -210,12 +214,12 @@ export async function runTurn(deps: TurnRunDeps, history: readonly ChatMessage[]
     } catch (err) {
       if (controller.signal.aborted && (isDelegation || deps.signal.aborted)) throw controller.signal.reason;
       const error = errorOf(err);
-      session.append([{ type: 'tool.finished', turn, node, seq: at.seq, index: at.index, result: '', error }]);
+      session.appendSoon([{ type: 'tool.finished', turn, node, seq: at.seq, index: at.index, result: '', error }]);
       throw err;
     }
     const result = boundedToolResult(output.content);
     if (!isDelegation) deps.crash('chat-before-tool-result');
-    session.append([{ type: 'tool.finished', turn, node, seq: at.seq, index: at.index, result, ...(output.meta === undefined ? {} : { meta: output.meta }) }]);
+    session.appendSoon([{ type: 'tool.finished', turn, node, seq: at.seq, index: at.index, result, ...(output.meta === undefined ? {} : { meta: output.meta }) }]);
     return { ...output, content: result };
   };
 
@@ -240,10 +244,10 @@ export async function runTurn(deps: TurnRunDeps, history: readonly ChatMessage[]
       if (controller.signal.aborted) throw controller.signal.reason;
       const e = errorOf(err);
       const error = { code: e.code, message: `${child.agent.name} failed: ${e.message}` };
-      session.append([{ type: 'delegation.finished', turn, node, text: '', error }]);
+      session.appendSoon([{ type: 'delegation.finished', turn, node, text: '', error }]);
       throw replayError(error);
     }
-    session.append([{ type: 'delegation.finished', turn, node, text }]);
+    session.appendSoon([{ type: 'delegation.finished', turn, node, text }]);
     return { content: text };
   };
 
@@ -263,8 +267,12 @@ export async function runTurn(deps: TurnRunDeps, history: readonly ChatMessage[]
       maxIterations: Number.MAX_SAFE_INTEGER,
       maxToolErrors: deps.maxToolErrors,
       onTrace: (trace) => {
-        const id = trace.toolCalls.length === 0 ? undefined : traceOf(node, trace.seq);
-        if (id !== undefined) deps.traces.updateCalls(id, trace);
+        if (trace.toolCalls.length === 0) return;
+        // After the call's own trace row, which may still be waiting for its commit.
+        session.later(() => {
+          const id = traceOf(node, trace.seq);
+          if (id !== undefined) deps.traces.updateCalls(id, trace);
+        });
       },
       onLearned: (mode) => deps.learn(agent.model, mode),
       now: deps.now,
