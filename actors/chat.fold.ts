@@ -7,6 +7,7 @@ import type { Actor } from 'xstate';
 import type { ChatEvent } from './chat.events.js';
 import type { ChatContext, ChatState } from './chat.logic.js';
 import { chatMachine } from './chat.machine.js';
+import { foldRest } from './fold-log.js';
 
 export type ChatSendResult = { ok: true } | { ok: false; reason: string };
 
@@ -47,13 +48,5 @@ export class ChatActor {
 export function foldChat(sessionId: string, events: readonly ChatEvent[]): { ok: true; actor: ChatActor } | { ok: false; index: number; reason: string } {
   const first = events[0];
   if (first === undefined || first.type !== 'session.created') return { ok: false, index: 0, reason: 'the log does not start with session.created' };
-  const actor = new ChatActor(sessionId, first);
-  for (let i = 1; i < events.length; i++) {
-    const r = actor.send(events[i]!);
-    if (!r.ok) {
-      actor.stop();
-      return { ok: false, index: i, reason: r.reason };
-    }
-  }
-  return { ok: true, actor };
+  return foldRest(new ChatActor(sessionId, first), events);
 }

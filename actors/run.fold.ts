@@ -13,6 +13,7 @@ import type { RunEffect } from './run.logic.js';
 import { runMachine } from './run.machine.js';
 import type { RunEmitted } from './run.machine.js';
 import { describeRefusal } from './run.refusal.js';
+import { foldRest } from './fold-log.js';
 
 export type SendResult = { ok: true; effects: RunEffect[] } | { ok: false; reason: string };
 
@@ -59,13 +60,5 @@ export class RunActor {
 export function foldRun(runId: string, events: readonly RunEvent[]): { ok: true; actor: RunActor } | { ok: false; index: number; reason: string } {
   const first = events[0];
   if (first === undefined || first.type !== 'run.created') return { ok: false, index: 0, reason: 'the log does not start with run.created' };
-  const actor = new RunActor(runId, first);
-  for (let i = 1; i < events.length; i++) {
-    const r = actor.send(events[i]!);
-    if (!r.ok) {
-      actor.stop();
-      return { ok: false, index: i, reason: r.reason };
-    }
-  }
-  return { ok: true, actor };
+  return foldRest(new RunActor(runId, first), events);
 }

@@ -109,7 +109,7 @@ function serverRuns(api: ApiClient): Runs {
 }
 
 /** Ctrl-C / SIGTERM while `fn` runs: `stop` says what happens to the work, then the process exits 1. */
-async function untilSignal<T>(stop: () => Promise<void>, fn: () => Promise<T>): Promise<T> {
+export async function untilSignal<T>(stop: () => Promise<void>, fn: () => Promise<T>): Promise<T> {
   const onSignal = (): void => void stop().finally(() => process.exit(EXIT.failed));
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);

@@ -11,6 +11,7 @@ import { DEFAULT_AGENT, openChat, sessionFor, titleOf } from './chat-backend.js'
 import { TurnPrinter, paint } from './chat-render.js';
 import { chatRepl } from './chat-repl.js';
 import type { ChatBackend, ChatOptions, TurnWatch } from './chat-types.js';
+import { untilSignal } from './backend.js';
 import { EXIT, dataDir } from './common.js';
 
 export function exitForStop(stop: TurnOutcome['stop']): number {
@@ -19,29 +20,16 @@ export function exitForStop(stop: TurnOutcome['stop']): number {
   return EXIT.failed;
 }
 
-/** Ctrl-C / SIGTERM while `fn` runs: say what becomes of the turn, close, exit 1. */
-async function untilSignal<T>(chat: ChatBackend, note: () => string, fn: () => Promise<T>): Promise<T> {
-  const onSignal = (): void => {
-    process.stderr.write(`\nkowalski: stopped; ${note()}\n`);
-    void chat.close().finally(() => process.exit(EXIT.failed));
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  try {
-    return await fn();
-  } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-  }
-}
-
 const quiet: TurnWatch = { onToken: () => undefined, onEvent: () => undefined };
 
 async function oneShot(chat: ChatBackend, opts: ChatOptions, text: string): Promise<number> {
   const json = opts.json === true;
   let id: string | undefined;
   const note = (): string => (id === undefined ? 'no session was made' : chat.leftNote(id));
-  return untilSignal(chat, note, async () => {
+  return untilSignal(async () => {
+    process.stderr.write(`\nkowalski: stopped; ${note()}\n`);
+    await chat.close();
+  }, async () => {
     if (opts.session !== undefined) {
       id = (await sessionFor(chat, opts.session, opts.agent)).id;
       await chat.resume(id, quiet); // a turn left under way ends first
