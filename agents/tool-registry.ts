@@ -85,7 +85,9 @@ export function createToolRegistry(options: ToolRegistryOptions): ToolRegistry {
       // A tool that ignores its signal still cannot hold the loop past the limit.
       let onAbort: (() => void) | undefined;
       const stopped = new Promise<never>((_, reject) => {
-        onAbort = () => reject(signal.aborted
+        // The listener reads `timer` so it stays reachable: a timeout signal only held by AbortSignal.any can be
+        // garbage-collected before it fires on Node 20 (nodejs/node#57736).
+        onAbort = () => reject(signal.aborted || !timer.aborted
           ? signal.reason
           : new KowalskiError('KW_ERR_TOOL_TIMEOUT', `the tool ${name} did not answer within ${Math.round(timeoutMs / 1000)} s`));
         both.addEventListener('abort', onAbort, { once: true });

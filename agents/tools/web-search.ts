@@ -98,7 +98,10 @@ async function search(config: WebSearchConfig, query: string, count: number, tim
   const failed = (why: string, cause?: unknown): KowalskiError =>
     new KowalskiError('KW_ERR_SEARCH_FAILED', `web_search: ${engine} ${why}`, cause === undefined ? {} : { cause });
   const { url, headers } = request(config, query, count);
-  const signal = AbortSignal.any([outer, AbortSignal.timeout(timeoutMs)]);
+  // Held here and read after the fetch: a timeout signal only reachable through AbortSignal.any can be
+  // garbage-collected before it fires on Node 20 (nodejs/node#57736), and the call then hangs until undici's own limit.
+  const deadline = AbortSignal.timeout(timeoutMs);
+  const signal = AbortSignal.any([outer, deadline]);
   let text: string | null;
   let status: number;
   try {
@@ -107,7 +110,7 @@ async function search(config: WebSearchConfig, query: string, count: number, tim
     text = await readBounded(res);
   } catch (err) {
     if (outer.aborted) throw outer.reason;
-    if (signal.aborted) throw failed(`did not answer within ${timeoutMs / 1000} s`, err);
+    if (deadline.aborted) throw failed(`did not answer within ${timeoutMs / 1000} s`, err);
     const code = ((err as { cause?: { code?: unknown } }).cause?.code ?? (err as Error).message) as string;
     throw failed(`cannot be reached (${code})`, err);
   }
