@@ -6,7 +6,7 @@
  * fetcher (`net/index.ts`, for ingest); the MCP client and web_fetch load them at first use.
  */
 export type {
-  JsonSchemaObject, ToolSpec, ToolCall, ChatMessage, ChatRequest, ChatResponse, Usage, StopReason, ProviderName, Provider, EmbedRequest, EmbedResponse,
+  JsonSchemaObject, ToolSpec, ToolCall, ToolCaller, ChatMessage, ChatRequest, ChatResponse, Usage, StopReason, ProviderName, Provider, EmbedRequest, EmbedResponse,
   ModelRef, ToolCallingMode, ToolCallingSetting, ProviderSettings, ToolOutput, ToolContext, Tool,
 } from './types.js';
 export type { ModelCallTrace, TracedToolCall } from './trace.js';

@@ -7,7 +7,7 @@
 import { Ajv } from 'ajv';
 import type { ValidateFunction } from 'ajv';
 import { KowalskiError } from '../core/index.js';
-import type { Tool, ToolOutput, ToolSpec } from './types.js';
+import type { Tool, ToolCaller, ToolOutput, ToolSpec } from './types.js';
 
 /** Where MCP tools come from (the MCP manager). */
 export interface McpToolSource {
@@ -28,7 +28,7 @@ export interface ToolRegistry {
   /** The specs of the tools named, in order; a name nothing provides is KW_ERR_TOOL_UNKNOWN. */
   describe(names: readonly string[]): Promise<ToolSpec[]>;
   /** Check the arguments against the tool's schema (KW_ERR_TOOL_ARGS), then run it within the time limit (KW_ERR_TOOL_TIMEOUT). */
-  call(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolOutput>;
+  call(name: string, args: Record<string, unknown>, signal: AbortSignal, caller?: ToolCaller): Promise<ToolOutput>;
   /** The built-in tools' names. */
   builtinNames(): string[];
   /** Whether the tool only reads, so a call interrupted by a crash may be made again (MCP tools: never assumed). */
@@ -74,7 +74,7 @@ export function createToolRegistry(options: ToolRegistryOptions): ToolRegistry {
     async describe(names) {
       return (await resolve(names)).map((t) => t.spec);
     },
-    async call(name, args, signal) {
+    async call(name, args, signal, caller) {
       const [tool] = await resolve([name]);
       const validate = validatorOf(tool!);
       if (!validate(args)) {
@@ -94,7 +94,7 @@ export function createToolRegistry(options: ToolRegistryOptions): ToolRegistry {
       });
       stopped.catch(() => undefined);
       try {
-        return await Promise.race([tool!.call(args, { signal: both }), stopped]);
+        return await Promise.race([tool!.call(args, { signal: both, ...(caller === undefined ? {} : { caller }) }), stopped]);
       } finally {
         if (onAbort !== undefined) both.removeEventListener('abort', onAbort);
       }

@@ -138,8 +138,20 @@ export interface ToolOutput {
   structured?: unknown;
 }
 
+/** Who asked for a tool call, when a chat agent did: what a tool that writes records beside its change (the vault's audit). */
+export interface ToolCaller {
+  sessionId: string;
+  agent: string;
+  /** The trace of the model call whose answer asked for this call (null only when its row could not be found). */
+  traceId: number | null;
+  /** The call's durable key (`<session>:<turn>:<node>:<seq>:<index>`): the same call made again after a crash has the same key. */
+  key: string;
+}
+
 export interface ToolContext {
   signal: AbortSignal;
+  /** Absent for a horde's model step. */
+  caller?: ToolCaller;
 }
 
 /**

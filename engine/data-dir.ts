@@ -21,6 +21,10 @@ export function dataPaths(dataDir: string) {
     /** The user's agent profiles, `<name>.md`. */
     team: path.join(dataDir, 'team'),
     runs: path.join(dataDir, 'runs'),
+    /** The notes agents and people share: plain Markdown. */
+    vault: path.join(dataDir, 'vault'),
+    /** Semantic search's vectors (sqlite-vec), kept apart from the event log. */
+    vectors: path.join(dataDir, 'vectors.sqlite'),
     runDir: (runId: string) => path.join(dataDir, 'runs', runId),
   };
 }

@@ -138,7 +138,7 @@ export class ModelHub {
     const registry = this.tools.registry;
     return {
       describe: (names) => registry.describe(names),
-      call: (name, args, signal) => registry.call(name, args, signal),
+      call: (name, args, signal, caller) => registry.call(name, args, signal, caller),
       idempotent: (name) => registry.idempotent(name),
     };
   }

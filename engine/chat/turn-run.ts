@@ -15,7 +15,7 @@ import { ROOT_NODE, agentChain, budgetLeft, callKey, childNode, toolKey } from '
 import type { ChatStop, EventError, ProfileSnapshot, RecordedResponse, TurnRecord, TurnUsage, UndoneWork } from '../../actors/index.js';
 import { boundedToolResult, runToolLoop } from '../../agents/index.js';
 import type {
-  ChatMessage, ChatRequest, ChatResponse, ModelCallTrace, ModelRef, Provider, ToolCallingMode, ToolCallingSetting, ToolOutput, ToolSpec,
+  ChatMessage, ChatRequest, ChatResponse, ModelCallTrace, ModelRef, Provider, ToolCaller, ToolCallingMode, ToolCallingSetting, ToolOutput, ToolSpec,
 } from '../../agents/index.js';
 import type { CrashHook } from '../crash.js';
 import type { TraceStore } from '../store/traces.js';
@@ -33,7 +33,8 @@ export interface ChatModel {
 
 export interface ChatTools {
   describe(names: readonly string[]): Promise<ToolSpec[]>;
-  call(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolOutput>;
+  /** `caller` says which session, agent and model call asked (the vault's audit records it). */
+  call(name: string, args: Record<string, unknown>, signal: AbortSignal, caller: ToolCaller): Promise<ToolOutput>;
   /** Safe to run again when a crash left its outcome unknown (reads, searches). */
   idempotent(name: string): boolean;
 }
@@ -210,7 +211,9 @@ export async function runTurn(deps: TurnRunDeps, history: readonly ChatMessage[]
     let output: ToolOutput;
     try {
       // A tool runs to its end even when the budget runs out elsewhere (its result is recorded); only the engine closing stops it.
-      output = isDelegation ? await delegate(node, depth, agent, args, at) : await deps.tools.call(name, args, deps.signal);
+      output = isDelegation
+        ? await delegate(node, depth, agent, args, at)
+        : await deps.tools.call(name, args, deps.signal, { sessionId: session.id, agent: agent.name, traceId: traceOf(node, at.seq) ?? null, key: `${session.id}:${turn}:${key}` });
     } catch (err) {
       if (controller.signal.aborted && (isDelegation || deps.signal.aborted)) throw controller.signal.reason;
       const error = errorOf(err);

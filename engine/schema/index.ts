@@ -11,6 +11,9 @@ import * as m002 from './002_traces.js';
 import * as m003 from './003_triggers.js';
 import * as m004 from './004_state_checks.js';
 import * as m005 from './005_chat.js';
+import * as m006 from './006_vault_writes.js';
+import * as m007 from './007_vault_index.js';
+import * as m008 from './008_chat_recall.js';
 
 export interface Migration {
   version: number;
@@ -48,4 +51,4 @@ export function migrationsOf(modules: readonly MigrationModule[]): Migration[] {
   return list.map(({ version, name, sql }) => ({ version, name, sql }));
 }
 
-export const MIGRATIONS: readonly Migration[] = migrationsOf([m001, m002, m003, m004, m005]);
+export const MIGRATIONS: readonly Migration[] = migrationsOf([m001, m002, m003, m004, m005, m006, m007, m008]);
