@@ -6,12 +6,12 @@
 import type { TokenPrompter, TokenStore } from './auth';
 import type {
   AgentList, AgentProfile, AgentSource, ApiErrorBody, BundleInstall, BundleReview, ChatSessionSummary, ChatSessionView, Health, HordeDetail, HordeSummary, Problem,
-  RunPage, RunState, RunView, Setup, SetupPatch, TeamProblem, TraceDetail, TracePage, TraceSummary, TriggerView,
+  NoteInfo, NoteView, NoteWrite, RunPage, RunState, RunView, SearchAnswer, Setup, SetupPatch, TeamProblem, TraceDetail, TracePage, TraceSummary, TriggerView,
 } from './types';
 
 export class ApiError extends Error {
   override readonly name = 'ApiError';
-  constructor(readonly code: string, message: string, readonly status: number) {
+  constructor(readonly code: string, message: string, readonly status: number, readonly details: Record<string, unknown> = {}) {
     super(message);
   }
 }
@@ -121,6 +121,12 @@ export function createApi(opts: ApiOptions) {
     /** A chat session's model calls (every agent, every turn), newest first. */
     sessionTraces: (sessionId: string) => json<TracePage>('GET', `/api/traces?session=${enc(sessionId)}&limit=500`),
     /** The calls of the agents one model call delegated to. */
+    vaultNotes: async () => (await json<{ notes: NoteInfo[] }>('GET', '/api/vault/notes')).notes,
+    vaultNote: (path: string) => json<NoteView>('GET', `/api/vault/note?path=${enc(path)}`),
+    vaultSearch: (q: string, semantic: boolean) => json<SearchAnswer>('GET', `/api/vault/search?q=${enc(q)}&semantic=${semantic}&limit=20`),
+    writes: async (path?: string) => (await json<{ writes: NoteWrite[] }>('GET', `/api/writes?limit=100${path === undefined ? '' : `&path=${enc(path)}`}`)).writes,
+    write: (id: number) => json<{ write: NoteWrite; diff: string }>('GET', `/api/writes/${id}`),
+    revertWrite: async (id: number) => (await json<{ write: NoteWrite }>('POST', `/api/writes/${id}/revert`, {})).write,
     traceChildren: async (id: number) => (await json<{ traces: TraceSummary[] }>('GET', `/api/traces/${id}/children`)).traces,
   };
 }
@@ -139,7 +145,11 @@ async function toError(res: Response): Promise<ApiError> {
   const text = await res.text().catch(() => '');
   try {
     const body = JSON.parse(text) as Partial<ApiErrorBody>;
-    if (typeof body.error?.code === 'string') return new ApiError(body.error.code, body.error.message ?? '', res.status);
+    if (typeof body.error?.code === 'string') {
+      // What an answer says beside code and message (a revert's conflict carries its diff).
+      const { code, message, ...details } = body.error;
+      return new ApiError(code, message ?? '', res.status, details);
+    }
   } catch {
     // Not JSON: a proxy's page or an empty body; described below.
   }

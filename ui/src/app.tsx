@@ -16,6 +16,7 @@ import { NotFoundScreen } from './screens/not-found';
 import { RunScreen } from './screens/run';
 import { RunsScreen } from './screens/runs';
 import { SetupScreen } from './screens/setup';
+import { VaultScreen } from './screens/vault';
 import { ServicesContext } from './services';
 import type { Services } from './services';
 
@@ -62,6 +63,7 @@ function Screen({ route }: { route: Route }) {
     case 'agents': return <AgentsScreen />;
     case 'agent': return <AgentScreen name={route.id} />;
     case 'chat': return <ChatScreen id={route.id} />;
+    case 'vault': return <VaultScreen note={route.note} />;
     case 'notFound': return <NotFoundScreen path={route.path} />;
   }
 }
@@ -77,6 +79,7 @@ function titleOf(route: Route): string {
     case 'agents': return 'Agents';
     case 'agent': return `Agent ${route.id}`;
     case 'chat': return route.id === undefined ? 'Chat' : `Chat ${route.id}`;
+    case 'vault': return route.note === undefined ? 'Vault' : `Vault: ${route.note}`;
     case 'notFound': return 'Not found';
   }
 }

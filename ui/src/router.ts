@@ -1,4 +1,4 @@
-/** Hash routing (`#/hordes`, `#/runs/<id>`, `#/chat/<session>`, `#/agents/<name>`, `#/import`, …), so the server needs no fallback route. */
+/** Hash routing (`#/hordes`, `#/runs/<id>`, `#/chat/<session>`, `#/agents/<name>`, `#/vault?note=<path>`, `#/import`, …), so the server needs no fallback route. */
 import { useEffect, useState } from 'preact/hooks';
 import { RUN_STATES } from './types';
 import type { RunState } from './types';
@@ -13,6 +13,7 @@ export type Route =
   | { name: 'agents' }
   | { name: 'agent'; id: string }
   | { name: 'chat'; id: string | undefined }
+  | { name: 'vault'; note: string | undefined }
   | { name: 'notFound'; path: string };
 
 export function parseHash(hash: string): Route {
@@ -44,6 +45,11 @@ export function parseHash(hash: string): Route {
       return id === undefined ? { name: 'agents' } : { name: 'agent', id };
     case 'chat':
       return { name: 'chat', id };
+    case 'vault': {
+      if (id !== undefined) return { name: 'notFound', path: raw };
+      const note = q.get('note');
+      return { name: 'vault', note: note === null || note === '' ? undefined : note };
+    }
     default:
       return { name: 'notFound', path: raw };
   }
@@ -68,6 +74,7 @@ export function href(route: Route): string {
     case 'agents': return '#/agents';
     case 'agent': return `#/agents/${e(route.id)}`;
     case 'chat': return route.id === undefined ? '#/chat' : `#/chat/${e(route.id)}`;
+    case 'vault': return route.note === undefined ? '#/vault' : `#/vault?note=${e(route.note)}`;
     case 'notFound': return `#${route.path}`;
   }
 }

@@ -4,7 +4,7 @@ export type RunState = 'queued' | 'running' | 'awaiting_input' | 'succeeded' | '
 export const RUN_STATES: readonly RunState[] = ['queued', 'running', 'awaiting_input', 'succeeded', 'failed', 'cancelled'];
 export const FINISHED_STATES: readonly RunState[] = ['succeeded', 'failed', 'cancelled'];
 
-export interface ApiErrorBody { error: { code: string; message: string } }
+export interface ApiErrorBody { error: { code: string; message: string; [key: string]: unknown } }
 
 export interface Problem {
   severity: 'error' | 'warning';
@@ -571,3 +571,53 @@ export interface ChatSyncedFrame { type: 'chat-synced'; sessionId: string; seq: 
 /** A piece of a model's answer as it streams (live only, never replayed). */
 export interface ChatTokenFrame { type: 'chat-token'; sessionId: string; turn: number; node: string; agent: string; text: string }
 export type ChatFrame = ChatEventFrame | ChatSyncedFrame | ChatTokenFrame;
+
+/** A note of the vault (`GET /api/vault/notes`). */
+export interface NoteInfo {
+  path: string;
+  title: string;
+  size_bytes: number;
+  modified_at: number;
+  preview: string;
+}
+
+export type WriteOp = 'create' | 'append' | 'revert';
+
+/** One audited write to a note (`GET /api/writes`). */
+export interface NoteWrite {
+  writeId: number;
+  at: number;
+  op: WriteOp;
+  path: string;
+  bytesBefore: number;
+  bytesAfter: number;
+  content: string;
+  sha256Before: string | null;
+  sha256After: string | null;
+  sessionId: string | null;
+  agent: string | null;
+  traceId: number | null;
+  by: string;
+  state: 'pending' | 'done' | 'failed';
+  error: { code: string; message: string } | null;
+  reverts: number | null;
+  revertedBy: number | null;
+}
+
+export interface NoteView { note: NoteInfo; content: string; writes: NoteWrite[] }
+
+export interface SearchHit {
+  path: string;
+  title: string;
+  snippet: string;
+  score: number;
+  found: Array<'keyword' | 'semantic'>;
+  heading?: string;
+}
+
+export interface SearchAnswer {
+  query: string;
+  mode: 'keyword' | 'hybrid';
+  hits: SearchHit[];
+  note?: string;
+}

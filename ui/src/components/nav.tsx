@@ -7,6 +7,7 @@ const SECTIONS = [
   { href: '#/runs', label: 'Runs', match: ['runs', 'run'] },
   { href: '#/chat', label: 'Chat', match: ['chat'] },
   { href: '#/agents', label: 'Agents', match: ['agents', 'agent'] },
+  { href: '#/vault', label: 'Vault', match: ['vault'] },
   { href: '#/import', label: 'Import', match: ['import'] },
   { href: '#/setup', label: 'Setup', match: ['setup'] },
 ] as const;

@@ -1,0 +1,13 @@
+/** A unified diff, each line marked added, removed or context; text only (note contents are untrusted). */
+export function DiffView({ diff, testId }: { diff: string; testId?: string }) {
+  const lines = diff.split('\n');
+  return (
+    <pre class="diff" data-testid={testId}>
+      {lines.map((line, i) => {
+        const kind = line.startsWith('+++') || line.startsWith('---') ? 'file'
+          : line.startsWith('@@') ? 'hunk' : line.startsWith('+') ? 'add' : line.startsWith('-') ? 'del' : 'ctx';
+        return <span key={i} class={`diff__line diff__line--${kind}`}>{line}{'\n'}</span>;
+      })}
+    </pre>
+  );
+}

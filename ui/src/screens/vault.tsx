@@ -1,0 +1,76 @@
+/**
+ * `#/vault`: the notes agents and people share — the note tree, search (keyword, and
+ * semantic when switched on), a note rendered (Markdown without raw HTML) with its
+ * writes, and the vault's recent writes: each with its diff, the model call that asked
+ * for it, and Revert.
+ */
+import { MarkdownView } from '../components/markdown-view';
+import { NoteTree } from '../components/note-tree';
+import { ErrorBox, Loading } from '../components/status';
+import { VaultSearch } from '../components/vault-search';
+import { WriteList } from '../components/write-list';
+import { formatCount, formatTime } from '../format';
+import { useResource } from '../hooks/use-resource';
+import { href } from '../router';
+import { useServices } from '../services';
+
+export function VaultScreen({ note }: { note: string | undefined }) {
+  const { api } = useServices();
+  const notes = useResource(() => api.vaultNotes(), [api]);
+  const writes = useResource(() => api.writes(), [api]);
+  const refreshAll = () => { notes.refresh(); writes.refresh(); };
+  return (
+    <section aria-labelledby="vault-title">
+      <div class="page-head page-head--row">
+        <div>
+          <h1 id="vault-title">Vault</h1>
+          <p class="muted">Plain Markdown notes your agents read and write. Every write an agent makes is recorded here and can be reverted.</p>
+        </div>
+        <button type="button" class="btn btn--small" onClick={refreshAll} data-testid="vault-refresh">Refresh</button>
+      </div>
+      <div class="vault">
+        <aside class="vault__side" aria-label="Notes">
+          <VaultSearch />
+          <h2>Notes{notes.data !== undefined && <span class="muted small"> · {notes.data.length}</span>}</h2>
+          {notes.data === undefined && notes.loading && <Loading label="Loading the notes…" />}
+          {notes.error !== undefined && <ErrorBox error={notes.error} title="Could not load the notes" onRetry={notes.reload} />}
+          {notes.data !== undefined && <NoteTree notes={notes.data} current={note} />}
+        </aside>
+        <div class="vault__main">
+          {note !== undefined && <NotePanel key={note} path={note} onChanged={refreshAll} />}
+          <section aria-labelledby="writes-title" class="vault__writes">
+            <h2 id="writes-title">Recent writes</h2>
+            {writes.data === undefined && writes.loading && <Loading label="Loading the writes…" />}
+            {writes.error !== undefined && <ErrorBox error={writes.error} title="Could not load the writes" onRetry={writes.reload} />}
+            {writes.data !== undefined && <WriteList writes={writes.data} showPath onChanged={refreshAll} />}
+          </section>
+        </div>
+      </div>
+    </section>
+  );
+}
+
+function NotePanel({ path, onChanged }: { path: string; onChanged: () => void }) {
+  const { api } = useServices();
+  const view = useResource(() => api.vaultNote(path), [api, path]);
+  const changed = () => { view.refresh(); onChanged(); };
+  if (view.data === undefined) {
+    return view.error === undefined
+      ? <Loading label="Loading the note…" />
+      : <ErrorBox error={view.error} title={`Could not open ${path}`} onRetry={view.reload} />;
+  }
+  const { note, content, writes } = view.data;
+  return (
+    <article class="panel vault__note" aria-labelledby="note-title" data-testid="note-view">
+      <div class="vault__note-head">
+        <h2 id="note-title">{note.title}</h2>
+        <p class="muted small"><code>{note.path}</code> · {formatCount(note.size_bytes)} bytes · changed {formatTime(note.modified_at)} · <a href={href({ name: 'vault', note: undefined })}>close</a></p>
+      </div>
+      <MarkdownView source={content} testId="note-body" />
+      <details class="vault__note-writes" open={writes.length > 0}>
+        <summary>Writes to this note ({writes.length})</summary>
+        <WriteList writes={writes} showPath={false} onChanged={changed} />
+      </details>
+    </article>
+  );
+}
