@@ -1,0 +1,99 @@
+/**
+ * The Vault screen in a real browser against a real `kowalski serve` whose model is a
+ * scripted fake Ollama: an agent's chat turns create and append a note (audited writes);
+ * the screen finds the note by search, opens it rendered, lists the writes with their diff
+ * and the model call that asked, reverts the append, and shows the conflict (with its
+ * diff) when a note changed by hand since the write is reverted. Waits are bounded waits
+ * on page or server state, never sleeps.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import { apiJson, browserForFile, cleanups, openPage, serve, shot, testId, textOf } from '../support/browser.js';
+import { perAgent, profile, writeTeam } from '../support/chat.js';
+import { startFakeOllama } from '../support/fake-models.js';
+import { tempDir } from '../support/tmp.js';
+import { waitFor } from '../support/wait.js';
+
+const browser = browserForFile();
+
+const NOTE = 'projects/acme.md';
+const CREATED = '# Acme Ltd\n\nPays invoices late; ask for a deposit.\n';
+const APPENDED = 'Prefers email over phone.';
+
+describe('the Vault screen', () => {
+  test('search, open, the writes with their diff and model call, revert an append, and a refused revert after a human edit', async (t) => {
+    const defer = cleanups(t);
+    const root = fs.realpathSync(tempDir(t, 'kw-e2e-vault-'));
+    const home = path.join(root, 'home');
+    fs.mkdirSync(home, { mode: 0o700 });
+    const model = await startFakeOllama(perAgent({
+      scribe: [
+        { toolCalls: [{ name: 'create_note', arguments: { path: NOTE, content: CREATED } }] },
+        { text: 'Noted.' },
+        { toolCalls: [{ name: 'append_note', arguments: { path: NOTE, content: APPENDED } }] },
+        { text: 'Added.' },
+      ],
+    }));
+    defer(() => model.close());
+    writeTeam(home, { scribe: profile('scribe', 'tools = ["create_note", "append_note"]') });
+    fs.writeFileSync(path.join(home, 'config.toml'), `[model]\ndefault = "ollama:qwen2.5:7b"\n[providers.ollama]\nhost = "${model.url}"\n`);
+    const [server, { page, pageErrors }] = await Promise.all([serve(home, defer), openPage(browser(), defer)]);
+    defer(() => assert.deepEqual(pageErrors, [], 'uncaught exceptions in the page'));
+
+    // Two turns through the API, as any client would talk to the agent.
+    const session = (await apiJson(server.url, 'POST', '/api/chat/sessions', { agent: 'scribe' })).json.id as string;
+    for (const [turn, text] of [[1, 'Remember Acme pays late'], [2, 'Also: they prefer email']] as const) {
+      assert.equal((await apiJson(server.url, 'POST', `/api/chat/sessions/${session}/messages`, { text })).status, 202);
+      await waitFor(async () => {
+        const s = (await apiJson(server.url, 'GET', `/api/chat/sessions/${session}`)).json;
+        return s.state === 'idle' && s.turns === turn;
+      }, `turn ${turn} to end`);
+    }
+    const file = path.join(home, 'vault', NOTE);
+    assert.equal(fs.readFileSync(file, 'utf8'), `${CREATED}${APPENDED}`);
+
+    await page.goto(`${server.url}#/vault`);
+    await testId(page, `note-link-${NOTE}`).waitFor();
+    assert.equal(await testId(page, 'write-list').first().locator('li.write').count(), 2);
+
+    // Search finds it by a word of its body, and opens it.
+    await testId(page, 'vault-search-input').fill('deposit');
+    await testId(page, 'vault-search-go').click();
+    await testId(page, `hit-${NOTE}`).click();
+    await page.waitForURL(/#\/vault\?note=projects%2Facme\.md$/);
+    assert.equal(await textOf(testId(page, 'note-view').locator('h1')), 'Acme Ltd');
+    assert.match(await textOf(testId(page, 'note-body')), /Prefers email over phone\./);
+    await shot(page, 'vault-01-note');
+
+    // The append's write: its diff, and the model call that asked for it.
+    const writes = (await apiJson(server.url, 'GET', '/api/writes')).json.writes as Array<{ writeId: number; op: string; traceId: number }>;
+    const append = writes.find((w) => w.op === 'append')!;
+    const create = writes.find((w) => w.op === 'create')!;
+    const appendRow = testId(page.locator('.vault__writes'), `write-${append.writeId}`);
+    await appendRow.locator('.write__summary').click();
+    assert.match(await textOf(testId(appendRow, 'write-diff')), /\+Prefers email over phone\./);
+    await testId(appendRow, 'write-trace').click();
+    await testId(appendRow, 'trace-detail').waitFor();
+    await shot(page, 'vault-02-write');
+
+    // Revert the append: the note is back to what the create wrote, and a revert row is listed.
+    await testId(appendRow, 'write-revert').click();
+    await waitFor(() => fs.readFileSync(file, 'utf8') === CREATED, 'the append to be undone');
+    await page.locator('.vault__writes li.write').nth(2).waitFor();
+    assert.equal(await page.locator('.vault__writes li.write').count(), 3);
+    await testId(page, 'vault-refresh').click();
+
+    // A human edits the note; reverting the create is refused, with the diff shown.
+    fs.appendFileSync(file, 'Edited by hand.\n');
+    const createRow = testId(page.locator('.vault__writes'), `write-${create.writeId}`);
+    await createRow.locator('.write__summary').click();
+    await testId(createRow, 'write-revert').click();
+    const refused = testId(createRow, 'revert-refused');
+    assert.match(await textOf(refused), /KW_ERR_VAULT_CONFLICT/);
+    assert.match(await textOf(testId(refused, 'revert-conflict-diff')), /\+Edited by hand\./);
+    assert.ok(fs.existsSync(file), 'the note is kept');
+    await shot(page, 'vault-03-conflict');
+  });
+});
