@@ -25,6 +25,7 @@ import { runRoutes } from './routes/runs.js';
 import { setupRoutes } from './routes/setup.js';
 import { traceRoutes } from './routes/traces.js';
 import { triggerRoutes } from './routes/triggers.js';
+import { vaultRoutes } from './routes/vault.js';
 import { hookRoutes } from './routes/hooks.js';
 import { UI_PATHS, uiRoutes } from './routes/ui.js';
 import { installUpgradeChecks } from './upgrades.js';
@@ -146,6 +147,7 @@ export async function buildApi(engine: Engine, options: ApiOptions = {}): Promis
   await app.register(bundleRoutes, { engine });
   triggerRoutes(app, engine);
   agentRoutes(app, engine);
+  vaultRoutes(app, engine);
   await hookRoutes(app, engine);
   uiRoutes(app, options.uiDir ?? path.join(packageRoot(import.meta.url), 'ui', 'dist'));
   return { app, hub, uploads };

@@ -25,6 +25,7 @@ const mcpServeCommands = () => import('./commands/mcp-serve.js');
 const bundleCommands = () => import('./commands/bundle.js');
 const triggerCommands = () => import('./commands/triggers.js');
 const chatCommands = () => import('./commands/chat.js');
+const vaultCommands = () => import('./commands/vault.js');
 
 async function reportError(err: unknown, json: boolean): Promise<number> {
   return (await import('./commands/common.js')).reportError(err, json);
@@ -79,6 +80,16 @@ const triggers = program.command('triggers').description('list the triggers: swi
   .action(act(lazy(triggerCommands, 'triggersCommand')));
 triggers.command('enable').description('switch a trigger on (persisted)').argument('<horde/trigger>').option('--json').action(act(lazy(triggerCommands, 'triggerEnableCommand')));
 triggers.command('disable').description('switch a trigger off (persisted)').argument('<horde/trigger>').option('--json').action(act(lazy(triggerCommands, 'triggerDisableCommand')));
+// `vault …`: the notes and the audit of their writes. Further vault subcommands (search, reindex) are added to this group.
+const vault = program.command('vault').description('the vault (<data>/vault/): its notes, and the audit of every write kowalski made to them');
+vault.command('ls').description('list the notes (of a folder)').argument('[under]', 'a folder of the vault').option('--json').action(act(lazy(vaultCommands, 'vaultLsCommand')));
+vault.command('show').description('print a note').argument('<path>', 'the note, relative to the vault').option('--json', 'the note, its text and its last writes as one JSON object')
+  .action(act(lazy(vaultCommands, 'vaultShowCommand')));
+vault.command('writes').description('the audit: every write to a note, newest first (who, which model call, sizes, state)')
+  .option('--path <path>', 'only the writes of this note').option('--session <id>', 'only the writes of this chat session').option('--limit <n>', 'at most this many (default 100)').option('--json')
+  .action(act(lazy(vaultCommands, 'vaultWritesCommand')));
+vault.command('revert').description('undo a write if the note is still as it left it (exit 1 with the diff when it changed since)').argument('<write-id>').option('--json')
+  .action(act(lazy(vaultCommands, 'vaultRevertCommand')));
 const mcp = program.command('mcp').description('MCP servers ([[mcp.servers]] in config.toml)');
 mcp.command('check').description('start or reach every configured MCP server and list its tools; exit 1 if any does not answer')
   .option('--json', 'print one JSON object').action(act(lazy(mcpCommands, 'mcpCheckCommand')));

@@ -146,6 +146,16 @@ export const ERROR_CODES = {
   KW_ERR_FILE_OUTSIDE_ROOT: { group: 'terminal', summary: "a file tool path leaves the tools folder (.., absolute, symlink) or names kowalski's data directory" },
   KW_ERR_FILE_NOT_FOUND: { group: 'terminal', summary: 'a file tool path does not exist' },
   KW_ERR_FILE_TOO_LARGE: { group: 'terminal', summary: 'a file is larger than a file tool reads or writes' },
+  // the vault (notes, the audited writes, revert)
+  KW_ERR_VAULT_PATH: { group: 'terminal', summary: 'a vault path is absolute, climbs out with .., passes a symlink, is hidden or too long, or does not name a .md note' },
+  KW_ERR_VAULT_NOT_FOUND: { group: 'terminal', summary: 'no note at that vault path (read_note, append_note)' },
+  KW_ERR_VAULT_EXISTS: { group: 'terminal', summary: 'create_note was asked for a note that exists already (append_note adds to it)' },
+  KW_ERR_VAULT_TOO_LARGE: { group: 'terminal', summary: 'a note, or what a write would make of it, is larger than [vault] max_note_bytes' },
+  KW_ERR_VAULT_NO_CALLER: { group: 'terminal', summary: 'a vault write tool was called outside a chat session (a horde step): vault writes are made by chat agents, each one audited with its session and model call' },
+  KW_ERR_VAULT_WRITE_NOT_FOUND: { group: 'terminal', summary: 'no vault write with that id' },
+  KW_ERR_VAULT_NOT_REVERTIBLE: { group: 'terminal', summary: 'the write cannot be reverted: it is a revert itself, was reverted already, or never completed' },
+  KW_ERR_VAULT_CONFLICT: { group: 'operator', summary: 'a revert was refused because the note changed since the write (the diff shows how); edit the note by hand instead' },
+  KW_ERR_VAULT_WRITE_INTERRUPTED: { group: 'operator', summary: 'a vault write was cut by a crash and, at the next start, the note was neither as before nor as after it; nothing was changed, look at the note' },
   // the data tool and the data steps
   KW_ERR_DATA_ROOT: { group: 'terminal', summary: "the data tool's root folder does not exist or is not a folder" },
   KW_ERR_DATA_TABLE_UNKNOWN: { group: 'terminal', summary: 'no table of the data root has that name' },

@@ -38,6 +38,10 @@ export interface EngineConfig {
     /** `[chat] max_depth`: agents in a delegation chain, the root included (default 3). */
     maxDepth: number;
   };
+  vault: {
+    /** `[vault] max_note_bytes`: the largest note a vault write may leave and a read returns, bytes (default 1 048 576 = 1 MiB; at most 16 MiB). */
+    maxNoteBytes: number;
+  };
   tools: {
     /** `[tools] root`: the only folder file tools may touch (may start with `~/`); null = none chosen. */
     root: string | null;
@@ -55,6 +59,7 @@ export const DEFAULT_CONFIG: EngineConfig = {
   runs: { maxParallelSteps: 4, stepTimeoutSecs: 600 },
   model: { toolCalling: 'auto', toolCallingByModel: {}, maxToolIterations: 10, maxToolErrors: 3 },
   chat: { maxIterations: 20, maxDepth: 3 },
+  vault: { maxNoteBytes: 1024 * 1024 },
   tools: { root: null },
   mcpServers: [],
   webSearch: null,
@@ -76,6 +81,15 @@ function positiveInt(t: Record<string, unknown>, file: string, key: string, name
   const v = t[name];
   if (v === undefined) return fallback;
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) throw bad(file, `${key}.${name}`, `must be a whole number ≥ 1, not ${JSON.stringify(v)}`);
+  return v;
+}
+
+/** Largest `[vault] max_note_bytes` taken: a note is read and diffed whole. */
+const MAX_NOTE_BYTES_LIMIT = 16 * 1024 * 1024;
+
+function maxNoteBytes(vault: Record<string, unknown>, file: string): number {
+  const v = positiveInt(vault, file, 'vault', 'max_note_bytes', DEFAULT_CONFIG.vault.maxNoteBytes);
+  if (v > MAX_NOTE_BYTES_LIMIT) throw bad(file, 'vault.max_note_bytes', `must be at most ${MAX_NOTE_BYTES_LIMIT} (16 MiB), not ${v}`);
   return v;
 }
 
@@ -108,6 +122,7 @@ export function parseConfig(text: string, file: string): EngineConfig {
   const model = table(raw, file, 'model');
   const tools = table(raw, file, 'tools');
   const chat = table(raw, file, 'chat');
+  const vault = table(raw, file, 'vault');
   if (tools.root !== undefined && typeof tools.root !== 'string') throw bad(file, 'tools.root', `must be a folder path, not ${JSON.stringify(tools.root)}`);
   const sync = store.synchronous ?? 'full';
   if (sync !== 'full' && sync !== 'normal') throw bad(file, 'store.synchronous', `must be "full" or "normal", not ${JSON.stringify(sync)}`);
@@ -130,6 +145,7 @@ export function parseConfig(text: string, file: string): EngineConfig {
       maxIterations: positiveInt(chat, file, 'chat', 'max_iterations', DEFAULT_CONFIG.chat.maxIterations),
       maxDepth: positiveInt(chat, file, 'chat', 'max_depth', DEFAULT_CONFIG.chat.maxDepth),
     },
+    vault: { maxNoteBytes: maxNoteBytes(vault, file) },
     tools: { root: typeof tools.root === 'string' && tools.root !== '' ? tools.root : null },
     mcpServers: mcpServersFrom(raw, file),
     webSearch: webSearchConfigFrom(raw, file),

@@ -13,7 +13,9 @@ export type CrashPoint =
   | 'chat-in-model-call' // a chat model call's model.started is committed, the call not yet answered (any agent)
   | 'chat-in-subagent-call' // the same, for a delegated agent's call only
   | 'chat-after-tool-intent' // a tool call's intent is committed, the tool not yet run
-  | 'chat-before-tool-result'; // a tool has answered, its result not yet committed
+  | 'chat-before-tool-result' // a tool has answered, its result not yet committed
+  | 'vault-after-intent' // a vault write's row is committed pending, the note not yet written
+  | 'vault-after-file'; // the note is renamed into place, the write's result not yet committed
 
 export type CrashHook = (point: CrashPoint) => void;
 

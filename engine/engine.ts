@@ -56,6 +56,8 @@ import { createTriggerHost } from './trigger-host.js';
 import type { EngineTriggers } from './trigger-host.js';
 import { systemTimers } from './triggers/timers.js';
 import type { Timers } from './triggers/timers.js';
+import { createVault } from './vault/index.js';
+import type { Vault } from './vault/index.js';
 
 export interface EngineOptions {
   dataDir: string;
@@ -104,6 +106,8 @@ export interface Engine {
   readonly team: Team;
   /** Chat sessions with the team's agents: the one agent loop of the CLI, the API, the app and the library. */
   readonly chat: ChatService;
+  /** The notes in `<data>/vault/`, the audit of every write kowalski makes to them, and revert. */
+  readonly vault: Vault;
   catalog(): Promise<Catalog>;
   /** A horde by id or folder; throws KW_ERR_HORDE_NOT_FOUND / KW_ERR_HORDE_INVALID. */
   resolveHorde(ref: string): Promise<{ horde: HordeDef; entry: CatalogEntry }>;
@@ -183,6 +187,9 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     const log = new EventLog(db);
     const queries = new RunQueries(db);
     const crash = crashHookFrom(options.crashSpec ?? process.env.KOWALSKI_CRASH_AT);
+    const vault = createVault({ root: paths.vault, db, clock, crash, maxNoteBytes: config.vault.maxNoteBytes });
+    // Before anything can write a note (a chat turn going on included): a write a crash cut in two is completed or reported.
+    const vaultRecovery = await vault.recover();
     let fatal: KowalskiError | undefined;
     const intake = new IntakeHold({ maxWaitUs: options.intakeHoldUs ?? INTAKE_HOLD_US, nowUs: monotonicMicros });
     const committer = new Committer({
@@ -202,7 +209,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     const threads = Math.max(1, Math.min(config.runs.maxParallelSteps, 8));
     const runner = createStepRunner({ maxThreads: threads, concurrentTasksPerWorker: Math.ceil(config.runs.maxParallelSteps / threads) });
     const models = new ModelHub({
-      db, config: () => config, dataDir: paths.dataDir, clock, timers, observers,
+      db, config: () => config, dataDir: paths.dataDir, clock, timers, observers, engineTools: vault.tools(),
       ...(options.testOnlyFetchAllow === undefined ? {} : { testOnlyFetchAllow: options.testOnlyFetchAllow }),
     });
     const supervisor = new Supervisor({
@@ -311,6 +318,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       triggers,
       team,
       chat,
+      vault,
       stats: committer.stats,
       intake,
       catalog: readCatalog,
@@ -338,6 +346,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       },
       async recover() {
         const summary = await recoverRuns(supervisor, queries);
+        summary.vault = vaultRecovery;
         summary.chats = chat.recover();
         return summary;
       },

@@ -41,3 +41,5 @@ export type { FireResult } from './triggers/service.js';
 export type { Timers } from './triggers/timers.js';
 export type { Clock } from './clock.js';
 export type { IntakeHold } from './intake-hold.js';
+export { VaultConflictError, MAX_VAULT_PATH, MAX_WRITES_LISTED } from './vault/index.js';
+export type { Vault, WriteFilter, NoteInfo, NoteWrite, WriteOrigin, VaultIndex, SearchAnswer, SearchHit, SearchOptions } from './vault/index.js';

@@ -9,7 +9,7 @@ import type Database from 'better-sqlite3';
 import { KowalskiError } from '../core/index.js';
 import type { StepDef } from '../core/index.js';
 import { providerSettingsFrom } from '../agents/index.js';
-import type { ModelCallTrace, ProviderSettings, ToolCallingMode, ToolOutput, ToolSpec } from '../agents/index.js';
+import type { ModelCallTrace, ProviderSettings, Tool, ToolCallingMode, ToolOutput, ToolSpec } from '../agents/index.js';
 import type { ModelTask, StepHandlers, StepRequest } from '../steps/index.js';
 import type { Clock } from './clock.js';
 import { DataServers, dataRootOf, isDataToolName } from './data-servers.js';
@@ -32,6 +32,8 @@ export interface ModelHubDeps {
   observers: Observers;
   /** Test-only: `ip:port` pairs web fetches may reach although loopback or private. */
   testOnlyFetchAllow?: readonly string[];
+  /** Built-in tools the engine made (the vault's), beside those of config.toml. */
+  engineTools?: readonly Tool[];
 }
 
 export type ModelStepHandlers = Pick<StepHandlers, 'onRequest' | 'onTrace' | 'onLearned'>;
@@ -54,6 +56,7 @@ export class ModelHub {
   private buildTools(): EngineTools {
     return createEngineTools(this.deps.config(), {
       dataDir: this.deps.dataDir,
+      ...(this.deps.engineTools === undefined ? {} : { engineTools: this.deps.engineTools }),
       ...(this.deps.testOnlyFetchAllow === undefined ? {} : { testOnlyFetchAllow: this.deps.testOnlyFetchAllow }),
     });
   }
@@ -128,7 +131,7 @@ export class ModelHub {
     return tool.call(args, { signal });
   }
 
-  /** The names of the built-in tools (web_fetch, web_search, the file tools). */
+  /** The names of the built-in tools (web_fetch, web_search, the file tools, the vault's). */
   builtinToolNames(): string[] {
     return this.tools.registry.builtinNames();
   }

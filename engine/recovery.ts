@@ -22,6 +22,8 @@ export interface RecoverySummary {
   killedProcesses: number;
   /** Chat sessions whose turn was under way: it goes on from its log. */
   chats: string[];
+  /** Vault writes a crash cut in two, settled at the start: completed, or failed (reported in the writes list). */
+  vault: { completed: number; failed: number };
   /** Runs that could not be replayed (an altered or foreign log); they are left untouched. */
   failed: { runId: string; message: string }[];
 }
@@ -59,7 +61,7 @@ export async function resumeRun(supervisor: Supervisor, runId: string, summary: 
 
 /** A summary of nothing done yet, filled in as runs are resumed. */
 export function emptyRecovery(): RecoverySummary {
-  return { resumed: [], retried: [], parked: 0, outcomeUnknown: [], killedProcesses: 0, chats: [], failed: [] };
+  return { resumed: [], retried: [], parked: 0, outcomeUnknown: [], killedProcesses: 0, chats: [], vault: { completed: 0, failed: 0 }, failed: [] };
 }
 
 export function formatRecovery(s: RecoverySummary): string {
@@ -67,6 +69,8 @@ export function formatRecovery(s: RecoverySummary): string {
   if (s.retried.length > 0) parts.push(`${s.retried.length} interrupted step${s.retried.length === 1 ? '' : 's'} run again`);
   if (s.outcomeUnknown.length > 0) parts.push(`${s.outcomeUnknown.length} parked with outcome unknown (${s.outcomeUnknown.map((o) => `${o.runId}/${o.step}`).join(', ')})`);
   parts.push(`${s.parked} still parked waiting for the operator`);
+  if (s.vault.completed > 0) parts.push(`${s.vault.completed} interrupted vault write${s.vault.completed === 1 ? '' : 's'} completed`);
+  if (s.vault.failed > 0) parts.push(`${s.vault.failed} interrupted vault write${s.vault.failed === 1 ? '' : 's'} found changed and reported (kowalski vault writes)`);
   if (s.killedProcesses > 0) parts.push(`${s.killedProcesses} leftover process${s.killedProcesses === 1 ? '' : 'es'} killed`);
   if (s.failed.length > 0) parts.push(`${s.failed.length} could not be replayed: ${s.failed.map((f) => `${f.runId}: ${f.message}`).join('; ')}`);
   return `recovery: ${parts.join('; ')}`;

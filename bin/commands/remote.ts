@@ -7,7 +7,7 @@
  */
 import path from 'node:path';
 import { KowalskiError, isErrorCode } from '../../core/index.js';
-import { isRunId, readOwner } from '../../engine/index.js';
+import { VaultConflictError, isRunId, readOwner } from '../../engine/index.js';
 import type { Health } from '../../api/index.js';
 import type { ListRunsFilter, RunRow, RunState, RunView, TriggerView } from '../../engine/index.js';
 
@@ -80,7 +80,9 @@ function failure(err: unknown): string {
 /** The server's `{error: {code, message}}` as the error it was there. */
 export function errorFromBody(status: number, text: string, what: string): KowalskiError {
   try {
-    const { error } = JSON.parse(text) as { error?: { code?: unknown; message?: unknown } };
+    const { error } = JSON.parse(text) as { error?: { code?: unknown; message?: unknown; diff?: unknown } };
+    // A refused revert carries its diff: the same error an embedded engine throws.
+    if (error?.code === 'KW_ERR_VAULT_CONFLICT' && typeof error.message === 'string' && typeof error.diff === 'string') return new VaultConflictError(error.message, error.diff);
     if (error !== undefined && typeof error.message === 'string') return new KowalskiError(isErrorCode(error.code) ? error.code : 'KW_ERR_INTERNAL', error.message);
   } catch {
     // not JSON: reported below with what came

@@ -87,3 +87,15 @@ test('the data directory: KOWALSKI_HOME, then XDG_DATA_HOME, then the platform\'
   assert.equal(resolveDataDir({ HOME: '/Users/me' }, 'darwin'), '/Users/me/Library/Application Support/kowalski');
   assert.equal(resolveDataDir({ HOME: 'C:\\Users\\me', APPDATA: 'C:\\Users\\me\\AppData\\Roaming' }, 'win32'), path.join('C:\\Users\\me\\AppData\\Roaming', 'kowalski'));
 });
+
+test('[vault] max_note_bytes: 1 MiB by default, read when set, and a bad value names the key', () => {
+  assert.equal(parseConfig('', '/k/config.toml').vault.maxNoteBytes, 1024 * 1024);
+  assert.equal(parseConfig('[vault]\nmax_note_bytes = 4096\n', '/k/config.toml').vault.maxNoteBytes, 4096);
+  for (const bad of ['0', '-1', '"1MiB"', '1.5', String(17 * 1024 * 1024)]) {
+    assert.throws(() => parseConfig(`[vault]\nmax_note_bytes = ${bad}\n`, '/k/config.toml'), (err: KowalskiError) => {
+      assert.equal(err.code, 'KW_ERR_CONFIG_INVALID');
+      assert.match(err.message, /^\/k\/config\.toml: vault\.max_note_bytes: must be /);
+      return true;
+    });
+  }
+});

@@ -1,0 +1,106 @@
+/**
+ * A note on disk as the audit sees it — its bytes and their SHA-256, or absent — and the
+ * one way the vault changes a note: atomically. The new text goes to a temp file beside
+ * the note (opened exclusive, so never through a planted link), is fsynced, renamed into
+ * place, and the folder is fsynced, so after a crash the note is wholly the old text or
+ * wholly the new, and the rename itself is on disk before the audit says `done`.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
+import { lstat, mkdir, open, rename, rm, unlink } from 'node:fs/promises';
+import path from 'node:path';
+
+/** A note's content now; `bytes` null when it does not exist. */
+export interface NoteState {
+  bytes: Buffer | null;
+  sha256: string | null;
+}
+
+export const ABSENT: NoteState = { bytes: null, sha256: null };
+
+export function sha256(bytes: Buffer): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+export function stateOf(bytes: Buffer | null): NoteState {
+  return bytes === null ? ABSENT : { bytes, sha256: sha256(bytes) };
+}
+
+/** The note's bytes (never through a link), or ABSENT. */
+export async function readState(abs: string): Promise<NoteState> {
+  let fh;
+  try {
+    fh = await open(abs, constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return ABSENT;
+    throw err;
+  }
+  try {
+    return stateOf(await fh.readFile());
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Flush a folder's entries (a rename, a new or removed name) to disk. */
+async function syncDir(dir: string): Promise<void> {
+  const fh = await open(dir, constants.O_RDONLY | constants.O_DIRECTORY);
+  try {
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Create the folders of `rel` below `root` that are missing, each one's parent synced so the new name survives a crash. */
+async function ensureFolders(root: string, rel: string): Promise<string> {
+  let cur = root;
+  for (const segment of rel.split('/').slice(0, -1)) {
+    const next = path.join(cur, segment);
+    const exists = await lstat(next).then(() => true, (err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') return false;
+      throw err;
+    });
+    if (!exists) {
+      await mkdir(next, { mode: 0o700 }).catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== 'EEXIST') throw err;
+      });
+      await syncDir(cur);
+    }
+    cur = next;
+  }
+  return cur;
+}
+
+/**
+ * Make the note at `rel` (below `root`) hold exactly `after`, or remove it when `after`
+ * is null: temp file + fsync + rename + fsync of the folder. A new note is owner-only; a
+ * replaced one keeps its mode.
+ */
+export async function putNote(root: string, rel: string, after: Buffer | null): Promise<void> {
+  const abs = path.join(root, ...rel.split('/'));
+  if (after === null) {
+    await unlink(abs).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'ENOENT') throw err;
+    });
+    await syncDir(path.dirname(abs));
+    return;
+  }
+  const dir = await ensureFolders(root, rel);
+  const mode = await lstat(abs).then((st) => st.mode & 0o777, () => 0o600);
+  const temp = path.join(dir, `.kw-note-${randomBytes(6).toString('hex')}.tmp`);
+  try {
+    const fh = await open(temp, 'wx', mode);
+    try {
+      await fh.writeFile(after);
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await rename(temp, abs);
+  } catch (err) {
+    await rm(temp, { force: true });
+    throw err;
+  }
+  await syncDir(dir);
+}
