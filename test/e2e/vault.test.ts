@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { apiJson, browserForFile, cleanups, openPage, serve, shot, testId, textOf } from '../support/browser.js';
-import { perAgent, profile, writeTeam } from '../support/chat.js';
+import { profile, writeTeam } from '../support/chat.js';
 import { startFakeOllama } from '../support/fake-models.js';
 import { tempDir } from '../support/tmp.js';
 import { waitFor } from '../support/wait.js';
@@ -28,14 +28,16 @@ describe('the Vault screen', () => {
     const root = fs.realpathSync(tempDir(t, 'kw-e2e-vault-'));
     const home = path.join(root, 'home');
     fs.mkdirSync(home, { mode: 0o700 });
-    const model = await startFakeOllama(perAgent({
-      scribe: [
-        { toolCalls: [{ name: 'create_note', arguments: { path: NOTE, content: CREATED } }] },
-        { text: 'Noted.' },
-        { toolCalls: [{ name: 'append_note', arguments: { path: NOTE, content: APPENDED } }] },
-        { text: 'Added.' },
-      ],
-    }));
+    // Each message asks for one write, then the answer.
+    const model = await startFakeOllama((body: any) => {
+      const messages: any[] = body.messages;
+      const last = messages.map((m) => m.role).lastIndexOf('user');
+      const answered = messages.slice(last).some((m) => m.role === 'tool');
+      if (answered) return { text: 'Done.' };
+      return /email/.test(messages[last].content)
+        ? { toolCalls: [{ name: 'append_note', arguments: { path: NOTE, content: APPENDED } }] }
+        : { toolCalls: [{ name: 'create_note', arguments: { path: NOTE, content: CREATED } }] };
+    });
     defer(() => model.close());
     writeTeam(home, { scribe: profile('scribe', 'tools = ["create_note", "append_note"]') });
     fs.writeFileSync(path.join(home, 'config.toml'), `[model]\ndefault = "ollama:qwen2.5:7b"\n[providers.ollama]\nhost = "${model.url}"\n`);
@@ -51,7 +53,7 @@ describe('the Vault screen', () => {
         return s.state === 'idle' && s.turns === turn;
       }, `turn ${turn} to end`);
     }
-    const file = path.join(home, 'vault', NOTE);
+    const file = path.join(home, "vault", NOTE);
     assert.equal(fs.readFileSync(file, 'utf8'), `${CREATED}${APPENDED}`);
 
     await page.goto(`${server.url}#/vault`);
