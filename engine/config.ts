@@ -37,6 +37,8 @@ export interface EngineConfig {
     maxIterations: number;
     /** `[chat] max_depth`: agents in a delegation chain, the root included (default 3). */
     maxDepth: number;
+    /** `[chat] window_tokens`: the earlier turns a chat turn is given, in tokens (≈ characters / 4), when the agent's profile sets no `memory_window_tokens`; older turns are folded into a summary (default 6000). */
+    windowTokens: number;
   };
   tools: {
     /** `[tools] root`: the only folder file tools may touch (may start with `~/`); null = none chosen. */
@@ -54,7 +56,7 @@ export const DEFAULT_CONFIG: EngineConfig = {
   store: { synchronous: 'full' },
   runs: { maxParallelSteps: 4, stepTimeoutSecs: 600 },
   model: { toolCalling: 'auto', toolCallingByModel: {}, maxToolIterations: 10, maxToolErrors: 3 },
-  chat: { maxIterations: 20, maxDepth: 3 },
+  chat: { maxIterations: 20, maxDepth: 3, windowTokens: 6000 },
   tools: { root: null },
   mcpServers: [],
   webSearch: null,
@@ -129,6 +131,7 @@ export function parseConfig(text: string, file: string): EngineConfig {
     chat: {
       maxIterations: positiveInt(chat, file, 'chat', 'max_iterations', DEFAULT_CONFIG.chat.maxIterations),
       maxDepth: positiveInt(chat, file, 'chat', 'max_depth', DEFAULT_CONFIG.chat.maxDepth),
+      windowTokens: positiveInt(chat, file, 'chat', 'window_tokens', DEFAULT_CONFIG.chat.windowTokens),
     },
     tools: { root: typeof tools.root === 'string' && tools.root !== '' ? tools.root : null },
     mcpServers: mcpServersFrom(raw, file),

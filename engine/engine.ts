@@ -51,6 +51,9 @@ import { TriggerStore } from './store/triggers.js';
 import { createTeam } from './team-host.js';
 import { ChatService, DELEGATE_TOOL } from './chat/index.js';
 import { teamProfiles } from './chat/team-profiles.js';
+import { createRecallTool, createRememberTool } from './chat/memory-tools.js';
+import { RecallIndex } from './chat/recall.js';
+import type { MemoryVault } from './chat/remember.js';
 import type { Team } from './team/index.js';
 import { createTriggerHost } from './trigger-host.js';
 import type { EngineTriggers } from './trigger-host.js';
@@ -72,6 +75,11 @@ export interface EngineOptions {
   crashSpec?: string;
   /** Shown to a second engine that finds the directory locked. */
   ownerUrl?: string;
+  /**
+   * The vault's notes as the memory tiers use them (`remember`, the memories given before a turn, `kowalski memory
+   * consolidate`). Absent: no memories are given and `remember` answers KW_ERR_MEMORY_UNAVAILABLE.
+   */
+  memoryVault?: MemoryVault;
   /** Test-only: `ip:port` pairs that web fetches may reach although loopback or private. Never set outside tests. */
   testOnlyFetchAllow?: readonly string[];
   /** The engine's timers (default: real timers on `clock`): triggers' schedules and debounces, the hot reload, idle data tool servers. Tests drive them with a simulated clock. */
@@ -201,8 +209,11 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     // Up to 8 threads; each runs several steps at once when the limit is higher, since steps mostly wait.
     const threads = Math.max(1, Math.min(config.runs.maxParallelSteps, 8));
     const runner = createStepRunner({ maxThreads: threads, concurrentTasksPerWorker: Math.ceil(config.runs.maxParallelSteps / threads) });
+    const recall = new RecallIndex(db);
+    const memoryVault = (): MemoryVault | undefined => options.memoryVault;
     const models = new ModelHub({
       db, config: () => config, dataDir: paths.dataDir, clock, timers, observers,
+      engineTools: [createRecallTool(recall), createRememberTool(memoryVault, () => clock.now())],
       ...(options.testOnlyFetchAllow === undefined ? {} : { testOnlyFetchAllow: options.testOnlyFetchAllow }),
     });
     const supervisor = new Supervisor({
@@ -279,6 +290,8 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       tools: () => models.chatTools(),
       config: () => config,
       providers: () => models.providerSettings(),
+      recall,
+      vault: memoryVault,
       crash,
       onFatal: (err) => {
         if (fatal === undefined) {

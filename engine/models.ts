@@ -9,7 +9,7 @@ import type Database from 'better-sqlite3';
 import { KowalskiError } from '../core/index.js';
 import type { StepDef } from '../core/index.js';
 import { providerSettingsFrom } from '../agents/index.js';
-import type { ModelCallTrace, ProviderSettings, ToolCallingMode, ToolOutput, ToolSpec } from '../agents/index.js';
+import type { ModelCallTrace, ProviderSettings, Tool, ToolCallingMode, ToolOutput, ToolSpec } from '../agents/index.js';
 import type { ModelTask, StepHandlers, StepRequest } from '../steps/index.js';
 import type { Clock } from './clock.js';
 import { DataServers, dataRootOf, isDataToolName } from './data-servers.js';
@@ -30,6 +30,8 @@ export interface ModelHubDeps {
   /** The engine's timers (a data tool server is closed after it has been idle a while). */
   timers: Timers;
   observers: Observers;
+  /** Built-in tools the engine itself provides (the memory tools), beside those of config.toml. */
+  engineTools?: readonly Tool[];
   /** Test-only: `ip:port` pairs web fetches may reach although loopback or private. */
   testOnlyFetchAllow?: readonly string[];
 }
@@ -54,6 +56,7 @@ export class ModelHub {
   private buildTools(): EngineTools {
     return createEngineTools(this.deps.config(), {
       dataDir: this.deps.dataDir,
+      ...(this.deps.engineTools === undefined ? {} : { engineTools: this.deps.engineTools }),
       ...(this.deps.testOnlyFetchAllow === undefined ? {} : { testOnlyFetchAllow: this.deps.testOnlyFetchAllow }),
     });
   }

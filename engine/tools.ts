@@ -1,11 +1,11 @@
 /**
  * The tools of this engine, built from config.toml: the built-ins (web_fetch,
- * web_search, the file tools confined to `[tools] root`) and the tools of the MCP
+ * web_search, the file tools confined to `[tools] root`, the engine's own memory tools) and the tools of the MCP
  * servers of `[[mcp.servers]]` — the only place a server's command is read from, so a
  * horde or a bundle can never name one.
  */
 import { McpManager, createFileTools, createToolRegistry, createWebFetchTool, createWebSearchTool } from '../agents/index.js';
-import type { ToolRegistry } from '../agents/index.js';
+import type { Tool, ToolRegistry } from '../agents/index.js';
 import type { EngineConfig } from './config.js';
 
 export interface EngineTools {
@@ -16,6 +16,8 @@ export interface EngineTools {
 export interface EngineToolsOptions {
   dataDir: string;
   testOnlyFetchAllow?: readonly string[];
+  /** Built-in tools the engine itself provides (the memory tools `recall` and `remember`). */
+  engineTools?: readonly Tool[];
 }
 
 export function createEngineTools(config: EngineConfig, options: EngineToolsOptions): EngineTools {
@@ -25,6 +27,7 @@ export function createEngineTools(config: EngineConfig, options: EngineToolsOpti
       createWebFetchTool(options.testOnlyFetchAllow === undefined ? {} : { testOnlyAllow: options.testOnlyFetchAllow }),
       createWebSearchTool(config.webSearch),
       ...createFileTools({ root: config.tools.root, dataDir: options.dataDir }),
+      ...(options.engineTools ?? []),
     ],
     mcp,
   });
