@@ -24,6 +24,8 @@ import type { TurnView } from './transcript.js';
 import { runTurn } from './turn-run.js';
 import type { ChatModel, ChatProfiles, ChatTools, TurnOutcome } from './turn-run.js';
 import { turnMemory } from './turn-memory.js';
+import { consolidate } from './consolidate.js';
+import type { ConsolidateOptions, ConsolidateResult } from './consolidate.js';
 import type { RecallIndex } from './recall.js';
 import type { MemoryVault } from './remember.js';
 import type Database from 'better-sqlite3';
@@ -258,6 +260,18 @@ export class ChatService {
       setting: config.model.toolCallingByModel[model] ?? config.model.toolCalling,
       ...(learned === undefined ? {} : { learned }),
     };
+  }
+
+  /** Turn the turns finished since `options.since` into facts kept under the vault's `memory/` (one traced call of the default model). */
+  consolidate(options: ConsolidateOptions): Promise<ConsolidateResult> {
+    return consolidate({
+      recall: this.deps.recall, vault: this.deps.vault(), traces: this.deps.traces, now: () => this.deps.clock.now(),
+      model: () => {
+        const model = this.deps.config().model.default;
+        if (model === undefined) throw new KowalskiError('KW_ERR_NO_MODEL', 'config.toml has no [model] default: choose one in Setup; consolidation uses it');
+        return this.model(model);
+      },
+    }, options);
   }
 
   /** Stop every turn under way without ending it (they go on at the next start). */

@@ -9,3 +9,4 @@ export { RECALL_TOOL, REMEMBER_TOOL } from './memory-tools.js';
 export { MEMORY_FOLDER, memoryPath } from './remember.js';
 export type { MemoryVault } from './remember.js';
 export { MEMORY_TRACE_STEP } from './turn-memory.js';
+export type { ConsolidateOptions, ConsolidateResult } from './consolidate.js';

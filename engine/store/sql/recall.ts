@@ -35,16 +35,16 @@ export function recallQueries(db: Database) {
     FROM chat_fts f LEFT JOIN chat_sessions s ON s.id = f.session_id
     WHERE chat_fts MATCH ? AND f.session_id <> ?
     ORDER BY rank LIMIT ?`);
-  const since = db.prepare<[at: number, agent: string | null, limit: number], EpisodeRow>(`
+  const since = db.prepare<[{ at: number; agent: string | null; limit: number }], EpisodeRow>(`
     SELECT session_id, turn, agent, at, user, assistant FROM chat_fts
-    WHERE at >= ? AND (?2 IS NULL OR agent = ?2) ORDER BY at LIMIT ?3`);
+    WHERE at >= @at AND (@agent IS NULL OR agent = @agent) ORDER BY at LIMIT @limit`);
   return {
     insert: (row: EpisodeRow): void => void insert.run(row),
     /** A turn indexed before (it stopped on its budget, then went on): its old row goes. */
     remove: (sessionId: string, turn: number): void => void remove.run(sessionId, turn),
     search: (match: string, excludeSession: string, limit: number): RecallHitRow[] => search.all(match, excludeSession, limit),
     /** Turns finished at or after `at` (of one agent, or all), oldest first. */
-    since: (at: number, agent: string | null, limit: number): EpisodeRow[] => since.all(at, agent, limit),
+    since: (at: number, agent: string | null, limit: number): EpisodeRow[] => since.all({ at, agent, limit }),
   };
 }
 
