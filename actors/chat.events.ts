@@ -57,6 +57,14 @@ export interface TurnUsage {
   costUsd: number | null;
 }
 
+/** A memory note given to the model before a turn (engine/chat/memory-inject.ts). */
+export interface InjectedMemory {
+  /** The note, relative to the vault (`memory/2026-01-02-likes-tea.md`). */
+  path: string;
+  /** What the model was given of it. */
+  text: string;
+}
+
 /** Work a turn stopped before finishing (when the budget ran out). */
 export interface UndoneWork {
   node: string;
@@ -88,6 +96,16 @@ export type ChatEvent =
   | { type: 'tool.finished'; turn: number; node: string; seq: number; index: number; result: string; error?: EventError; meta?: Record<string, unknown> }
   | { type: 'delegation.started'; turn: number; node: string; parent: string; agent: ProfileSnapshot; task: string }
   | { type: 'delegation.finished'; turn: number; node: string; text: string; error?: EventError }
-  | { type: 'turn.finished'; turn: number; text: string; stop: ChatStop; usage: TurnUsage; error?: EventError; undone?: UndoneWork[] };
+  | { type: 'turn.finished'; turn: number; text: string; stop: ChatStop; usage: TurnUsage; error?: EventError; undone?: UndoneWork[] }
+  /**
+   * The memories given to the model before this turn (none found: `[]`), recorded before its first model call so a
+   * replay gives the same block; `error` when the search failed and the turn went on without them.
+   */
+  | { type: 'memory.recalled'; turn: number; memories: InjectedMemory[]; error?: EventError }
+  /**
+   * Earlier turns up to `through` folded into the running summary `text` by one model call (its tokens in `usage`;
+   * not taken from the turn's budget), recorded so a replay never calls the model for it again.
+   */
+  | { type: 'memory.summarized'; turn: number; through: number; text: string; usage: { inputTokens: number; outputTokens: number } };
 
 export type ChatEventType = ChatEvent['type'];

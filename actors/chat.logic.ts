@@ -3,7 +3,7 @@
  * (chat.machine.ts). No I/O, no clock.
  */
 import type { EventError } from './run.events.js';
-import type { ChatEvent, ChatStop, ProfileSnapshot, RecordedResponse, TurnUsage, UndoneWork } from './chat.events.js';
+import type { ChatEvent, ChatStop, InjectedMemory, ProfileSnapshot, RecordedResponse, TurnUsage, UndoneWork } from './chat.events.js';
 
 export type ChatState = 'idle' | 'running' | 'exhausted';
 export const CHAT_STATES: readonly ChatState[] = ['idle', 'running', 'exhausted'];
@@ -44,6 +44,8 @@ export interface TurnRecord {
   /** By `node:seq.index`. */
   tools: Record<string, RecordedTool>;
   ended?: { text: string; stop: ChatStop; usage: TurnUsage; error?: EventError; undone?: UndoneWork[] };
+  /** The memories given before the turn, once recorded (`memory.recalled`). */
+  memories?: { list: InjectedMemory[]; error?: EventError };
 }
 
 /** One exchange of the conversation, as the next turns see it. */
@@ -60,6 +62,8 @@ export interface ChatContext {
   title: string;
   history: Exchange[];
   current?: TurnRecord;
+  /** The running summary of the earlier turns, `1..through` (working memory); absent until the first fold. */
+  summary?: { through: number; text: string };
   /** Every model call of the session, and its tokens. */
   totals: { calls: number; inputTokens: number; outputTokens: number };
 }
@@ -126,6 +130,12 @@ export const canEndDelegation = (ctx: ChatContext, e: Of<'delegation.finished'>)
 export const canEndTurn = (ctx: ChatContext, e: Of<'turn.finished'>): boolean => isCurrent(ctx, e.turn);
 export const endsExhausted = (_ctx: ChatContext, e: Of<'turn.finished'>): boolean => e.stop === 'budget_exhausted';
 
+export const canRecall = (ctx: ChatContext, e: Of<'memory.recalled'>): boolean => isCurrent(ctx, e.turn) && ctx.current.memories === undefined;
+
+/** A fold moves forward over turns that have ended (the current one is never folded). */
+export const canSummarize = (ctx: ChatContext, e: Of<'memory.summarized'>): boolean =>
+  isCurrent(ctx, e.turn) && e.through < e.turn && e.through > (ctx.summary?.through ?? 0);
+
 export const canGrant = (ctx: ChatContext, e: Of<'budget.granted'>): boolean =>
   ctx.current !== undefined && ctx.current.turn === e.turn && ctx.current.ended?.stop === 'budget_exhausted' && e.extra >= 1;
 
@@ -184,6 +194,20 @@ export function endTurn(ctx: ChatContext, e: Of<'turn.finished'>): ChatContext {
   const ended = { text: e.text, stop: e.stop, usage: e.usage, ...(e.error === undefined ? {} : { error: e.error }), ...(e.undone === undefined ? {} : { undone: e.undone }) };
   return { ...ctx, history, current: { ...t, ended } };
 }
+
+export const recordMemories = (ctx: ChatContext, e: Of<'memory.recalled'>): ChatContext =>
+  withTurn(ctx, (t) => ({ ...t, memories: { list: e.memories, ...(e.error === undefined ? {} : { error: e.error }) } }));
+
+/** The summary moves on; its model call counts in the session's totals (not in the turn's budget). */
+export const recordSummary = (ctx: ChatContext, e: Of<'memory.summarized'>): ChatContext => ({
+  ...ctx,
+  summary: { through: e.through, text: e.text },
+  totals: {
+    calls: ctx.totals.calls + 1,
+    inputTokens: ctx.totals.inputTokens + e.usage.inputTokens,
+    outputTokens: ctx.totals.outputTokens + e.usage.outputTokens,
+  },
+});
 
 /** More budget for the stopped turn: it is open again, and goes on from its log. */
 export const grantBudget = (ctx: ChatContext, e: Of<'budget.granted'>): ChatContext => {

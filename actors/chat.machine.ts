@@ -10,8 +10,9 @@ import { assign, setup } from 'xstate';
 import type { ChatEvent } from './chat.events.js';
 import type { ChatContext } from './chat.logic.js';
 import {
-  canDelegate, canEndCall, canEndDelegation, canEndTool, canEndTurn, canGrant, canStartCall, canStartTool, endCall, endDelegation,
-  endTool, endTurn, endsExhausted, grantBudget, initialChatContext, isNextTurn, startCall, startDelegation, startTool, startTurn,
+  canDelegate, canEndCall, canEndDelegation, canEndTool, canEndTurn, canGrant, canRecall, canStartCall, canStartTool, canSummarize, endCall,
+  endDelegation, endTool, endTurn, endsExhausted, grantBudget, initialChatContext, isNextTurn, recordMemories, recordSummary, startCall,
+  startDelegation, startTool, startTurn,
 } from './chat.logic.js';
 
 export interface ChatMachineInput {
@@ -39,6 +40,8 @@ export const chatMachine = setup({
     'end the node': assign(({ context, event }) => endDelegation(context, event as Of<'delegation.finished'>)),
     'close the turn': assign(({ context, event }) => endTurn(context, event as Of<'turn.finished'>)),
     'raise the budget': assign(({ context, event }) => grantBudget(context, event as Of<'budget.granted'>)),
+    'keep the memories': assign(({ context, event }) => recordMemories(context, event as Of<'memory.recalled'>)),
+    'move the summary on': assign(({ context, event }) => recordSummary(context, event as Of<'memory.summarized'>)),
   },
   guards: {
     'it is the next turn': ({ context, event }) => isNextTurn(context, event as Of<'turn.started'>),
@@ -52,6 +55,8 @@ export const chatMachine = setup({
       canEndTurn(context, event as Of<'turn.finished'>) && endsExhausted(context, event as Of<'turn.finished'>),
     'it is this turn': ({ context, event }) => canEndTurn(context, event as Of<'turn.finished'>),
     'the turn stopped on its budget': ({ context, event }) => canGrant(context, event as Of<'budget.granted'>),
+    'it is this turn, and its memories are not recorded': ({ context, event }) => canRecall(context, event as Of<'memory.recalled'>),
+    'it is this turn, and the fold moves forward': ({ context, event }) => canSummarize(context, event as Of<'memory.summarized'>),
   },
 }).createMachine({
   id: 'chat',
@@ -60,9 +65,11 @@ export const chatMachine = setup({
   states: {
     /** Between turns: the next message opens one. */
     idle: { on: { 'turn.started': newTurn } },
-    /** A turn is under way: model calls (each costs one of the budget), tool calls, delegations. */
+    /** A turn is under way: its memories and the summary of earlier turns first, then model calls (each costs one of the budget), tool calls, delegations. */
     running: {
       on: {
+        'memory.recalled': { guard: 'it is this turn, and its memories are not recorded', actions: 'keep the memories' },
+        'memory.summarized': { guard: 'it is this turn, and the fold moves forward', actions: 'move the summary on' },
         'model.started': { guard: 'budget left, and the call is new', actions: 'count the call' },
         'model.finished': { guard: 'the call was started and has no answer', actions: 'record the answer' },
         'model.failed': { guard: 'the call was started and has no answer', actions: 'record the answer' },

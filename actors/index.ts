@@ -14,5 +14,5 @@ export type { ChatSendResult } from './chat.fold.js';
 export { CHAT_STATES, ROOT_NODE, agentChain, budgetLeft, callKey, childNode, toolKey } from './chat.logic.js';
 export type { ChatContext, ChatState, Exchange, RecordedCall, RecordedTool, TurnNode, TurnRecord } from './chat.logic.js';
 export type {
-  ChatEvent, ChatEventType, ChatStop, ProfileSnapshot, RecordedResponse, RecordedToolCall, TurnUsage, UndoneWork,
+  ChatEvent, ChatEventType, ChatStop, InjectedMemory, ProfileSnapshot, RecordedResponse, RecordedToolCall, TurnUsage, UndoneWork,
 } from './chat.events.js';

@@ -26,6 +26,7 @@ const bundleCommands = () => import('./commands/bundle.js');
 const triggerCommands = () => import('./commands/triggers.js');
 const chatCommands = () => import('./commands/chat.js');
 const vaultCommands = () => import('./commands/vault.js');
+const memoryCommands = () => import('./commands/memory.js');
 
 async function reportError(err: unknown, json: boolean): Promise<number> {
   return (await import('./commands/common.js')).reportError(err, json);
@@ -76,6 +77,10 @@ program.command('chat').description('talk with the agent team: interactive (/hel
   .option('--message <text>', 'send this one message, print the answer and exit (0 done, 1 error, 3 budget used up)').option('--json', 'with --message: print one JSON object')
   .option('--data-dir <dir>', 'the data directory (default: $KOWALSKI_HOME, else ~/.local/share/kowalski)')
   .action(act(lazy(chatCommands, 'chatCommand')));
+const memory = program.command('memory').description('the chat agents\' memory');
+memory.command('consolidate').description('turn the chat turns finished recently into durable facts, kept as notes under the vault\'s memory/')
+  .option('--since <time>', 'how far back: 30m, 24h, 7d', '24h').option('--agent <name>', 'only this agent\'s sessions').option('--json', 'print one JSON object')
+  .action(act(lazy(memoryCommands, 'memoryConsolidateCommand')));
 const triggers = program.command('triggers').description('list the triggers: switch, next firing, last firing').option('--json')
   .action(act(lazy(triggerCommands, 'triggersCommand')));
 triggers.command('enable').description('switch a trigger on (persisted)').argument('<horde/trigger>').option('--json').action(act(lazy(triggerCommands, 'triggerEnableCommand')));

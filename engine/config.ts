@@ -37,6 +37,8 @@ export interface EngineConfig {
     maxIterations: number;
     /** `[chat] max_depth`: agents in a delegation chain, the root included (default 3). */
     maxDepth: number;
+    /** `[chat] window_tokens`: the earlier turns a chat turn is given, in tokens (≈ characters / 4), when the agent's profile sets no `memory_window_tokens`; older turns are folded into a summary (default 6000). */
+    windowTokens: number;
   };
   vault: {
     /** `[vault] max_note_bytes`: the largest note a vault write may leave and a read returns, bytes (default 1 048 576 = 1 MiB; at most 16 MiB). */
@@ -58,7 +60,7 @@ export const DEFAULT_CONFIG: EngineConfig = {
   store: { synchronous: 'full' },
   runs: { maxParallelSteps: 4, stepTimeoutSecs: 600 },
   model: { toolCalling: 'auto', toolCallingByModel: {}, maxToolIterations: 10, maxToolErrors: 3 },
-  chat: { maxIterations: 20, maxDepth: 3 },
+  chat: { maxIterations: 20, maxDepth: 3, windowTokens: 6000 },
   vault: { maxNoteBytes: 1024 * 1024 },
   tools: { root: null },
   mcpServers: [],
@@ -144,6 +146,7 @@ export function parseConfig(text: string, file: string): EngineConfig {
     chat: {
       maxIterations: positiveInt(chat, file, 'chat', 'max_iterations', DEFAULT_CONFIG.chat.maxIterations),
       maxDepth: positiveInt(chat, file, 'chat', 'max_depth', DEFAULT_CONFIG.chat.maxDepth),
+      windowTokens: positiveInt(chat, file, 'chat', 'window_tokens', DEFAULT_CONFIG.chat.windowTokens),
     },
     vault: { maxNoteBytes: maxNoteBytes(vault, file) },
     tools: { root: typeof tools.root === 'string' && tools.root !== '' ? tools.root : null },

@@ -51,6 +51,9 @@ import { TriggerStore } from './store/triggers.js';
 import { createTeam } from './team-host.js';
 import { ChatService, DELEGATE_TOOL } from './chat/index.js';
 import { teamProfiles } from './chat/team-profiles.js';
+import { createRecallTool, createRememberTool } from './chat/memory-tools.js';
+import { RecallIndex } from './chat/recall.js';
+import type { MemoryVault } from './chat/remember.js';
 import type { Team } from './team/index.js';
 import { createTriggerHost } from './trigger-host.js';
 import type { EngineTriggers } from './trigger-host.js';
@@ -208,8 +211,11 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     // Up to 8 threads; each runs several steps at once when the limit is higher, since steps mostly wait.
     const threads = Math.max(1, Math.min(config.runs.maxParallelSteps, 8));
     const runner = createStepRunner({ maxThreads: threads, concurrentTasksPerWorker: Math.ceil(config.runs.maxParallelSteps / threads) });
+    const recall = new RecallIndex(db);
+    const memoryVault = (): MemoryVault => vault;
     const models = new ModelHub({
-      db, config: () => config, dataDir: paths.dataDir, clock, timers, observers, engineTools: vault.tools(),
+      db, config: () => config, dataDir: paths.dataDir, clock, timers, observers,
+      engineTools: [...vault.tools(), createRecallTool(recall), createRememberTool(memoryVault, () => clock.now())],
       ...(options.testOnlyFetchAllow === undefined ? {} : { testOnlyFetchAllow: options.testOnlyFetchAllow }),
     });
     const supervisor = new Supervisor({
@@ -286,6 +292,8 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       tools: () => models.chatTools(),
       config: () => config,
       providers: () => models.providerSettings(),
+      recall,
+      vault: memoryVault,
       crash,
       onFatal: (err) => {
         if (fatal === undefined) {

@@ -30,10 +30,10 @@ export interface ModelHubDeps {
   /** The engine's timers (a data tool server is closed after it has been idle a while). */
   timers: Timers;
   observers: Observers;
+  /** Built-in tools the engine itself provides (the vault's and the memory tools), beside those of config.toml. */
+  engineTools?: readonly Tool[];
   /** Test-only: `ip:port` pairs web fetches may reach although loopback or private. */
   testOnlyFetchAllow?: readonly string[];
-  /** Built-in tools the engine made (the vault's), beside those of config.toml. */
-  engineTools?: readonly Tool[];
 }
 
 export type ModelStepHandlers = Pick<StepHandlers, 'onRequest' | 'onTrace' | 'onLearned'>;

@@ -1,7 +1,7 @@
 /**
  * The tools of this engine, built from config.toml: the built-ins (web_fetch,
  * web_search, the file tools confined to `[tools] root`, and the ones the engine made
- * itself: the vault's) and the tools of the MCP
+ * itself: the vault's and the memory tools) and the tools of the MCP
  * servers of `[[mcp.servers]]` — the only place a server's command is read from, so a
  * horde or a bundle can never name one.
  */
@@ -17,7 +17,7 @@ export interface EngineTools {
 export interface EngineToolsOptions {
   dataDir: string;
   testOnlyFetchAllow?: readonly string[];
-  /** Built-in tools the engine made (the vault's: list_notes, read_note, search_notes, create_note, append_note). */
+  /** Built-in tools the engine made (the vault's: list_notes, read_note, search_notes, create_note, append_note; memory's: recall, remember). */
   engineTools?: readonly Tool[];
 }
 
@@ -28,7 +28,7 @@ export function createEngineTools(config: EngineConfig, options: EngineToolsOpti
       createWebFetchTool(options.testOnlyFetchAllow === undefined ? {} : { testOnlyAllow: options.testOnlyFetchAllow }),
       createWebSearchTool(config.webSearch),
       ...createFileTools({ root: config.tools.root, dataDir: options.dataDir }),
-      ...options.engineTools ?? [],
+      ...(options.engineTools ?? []),
     ],
     mcp,
   });

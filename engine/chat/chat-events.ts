@@ -23,4 +23,6 @@ export const chatEnvelope = envelopeOf<ChatEvent>({
   'delegation.started': { current: 1, required: ['turn', 'node', 'parent', 'agent', 'task'], upcast: {} },
   'delegation.finished': { current: 1, required: ['turn', 'node', 'text'], upcast: {} },
   'turn.finished': { current: 1, required: ['turn', 'text', 'stop', 'usage'], upcast: {} },
+  'memory.recalled': { current: 1, required: ['turn', 'memories'], upcast: {} },
+  'memory.summarized': { current: 1, required: ['turn', 'through', 'text', 'usage'], upcast: {} },
 });

@@ -6,7 +6,7 @@
  */
 import crypto from 'node:crypto';
 import { KowalskiError } from '../../core/index.js';
-import type { ChatMessage, Provider, ProviderSettings, ToolCallingMode } from '../../agents/index.js';
+import type { Provider, ProviderSettings, ToolCallingMode } from '../../agents/index.js';
 import { parseModelRef } from '../../agents/index.js';
 import type { ChatState, ChatStop } from '../../actors/index.js';
 import type { Clock } from '../clock.js';
@@ -23,6 +23,11 @@ import type { StoredChatEvent } from './chat-events.js';
 import type { TurnView } from './transcript.js';
 import { runTurn } from './turn-run.js';
 import type { ChatModel, ChatProfiles, ChatTools, TurnOutcome } from './turn-run.js';
+import { turnMemory } from './turn-memory.js';
+import { consolidate } from './consolidate.js';
+import type { ConsolidateOptions, ConsolidateResult } from './consolidate.js';
+import type { RecallIndex } from './recall.js';
+import type { MemoryVault } from './remember.js';
 import type Database from 'better-sqlite3';
 
 export interface ChatSessionSummary {
@@ -50,6 +55,10 @@ export interface ChatServiceDeps {
   tools(): ChatTools;
   config(): EngineConfig;
   providers(): ProviderSettings;
+  /** Episodic memory: each finished turn is indexed here. */
+  recall: RecallIndex;
+  /** Semantic memory: the vault's notes under `memory/` (undefined: not available, no memories are given before a turn). */
+  vault(): MemoryVault | undefined;
   /** A commit failed: the engine stops; returns the error callers get. */
   onFatal(err: unknown): Error;
   /** Durability tests' named crash points. */
@@ -199,21 +208,20 @@ export class ChatService {
   private start(session: LiveSession, onToken?: SendOptions['onToken']): Promise<TurnOutcome> {
     const config = this.deps.config();
     const current = session.context.current!;
-    const history: ChatMessage[] = session.context.history
-      .filter((h) => h.turn < current.turn)
-      .flatMap((h): ChatMessage[] => [{ role: 'user', content: h.user }, { role: 'assistant', content: h.assistant === '' ? `(no answer: the turn ended with ${h.stop})` : h.assistant }]);
     const models = new Map<string, Promise<ChatModel>>();
-    const done = runTurn({
-      session, traces: this.deps.traces, tools: this.deps.tools(), profiles: this.deps.profiles,
-      model: (model) => {
-        let m = models.get(model);
-        if (m === undefined) {
-          m = this.model(model);
-          models.set(model, m);
-        }
-        return m;
-      },
-      learn: (model: string, mode: ToolCallingMode) => this.deps.traces.learn(model, mode, this.deps.clock.now()),
+    const model = (name: string): Promise<ChatModel> => {
+      let m = models.get(name);
+      if (m === undefined) {
+        m = this.model(name);
+        models.set(name, m);
+      }
+      return m;
+    };
+    const now = (): number => this.deps.clock.now();
+    const root = session.context.agent;
+    const done = (async () => runTurn({
+      session, traces: this.deps.traces, tools: this.deps.tools(), profiles: this.deps.profiles, episodes: this.deps.recall, model,
+      learn: (name: string, mode: ToolCallingMode) => this.deps.traces.learn(name, mode, this.deps.clock.now()),
       maxDepth: config.chat.maxDepth,
       maxToolErrors: config.model.maxToolErrors,
       signal: this.stopping.signal,
@@ -222,9 +230,11 @@ export class ChatService {
         this.tokenListeners.get(session.id)?.(piece);
         this.deps.observers.emit('chat:token', { sessionId: session.id, turn: current.turn, ...piece });
       },
-      now: () => this.deps.clock.now(),
+      now,
       crash: this.deps.crash,
-    }, history);
+    }, await turnMemory({
+      session, traces: this.deps.traces, vault: this.deps.vault(), settings: this.deps.profiles.memory(root), model, now, signal: this.stopping.signal,
+    })))();
     this.running.set(session.id, done);
     const forget = (): void => void this.running.delete(session.id);
     done.then(forget, forget);
@@ -250,6 +260,18 @@ export class ChatService {
       setting: config.model.toolCallingByModel[model] ?? config.model.toolCalling,
       ...(learned === undefined ? {} : { learned }),
     };
+  }
+
+  /** Turn the turns finished since `options.since` into facts kept under the vault's `memory/` (one traced call of the default model). */
+  consolidate(options: ConsolidateOptions): Promise<ConsolidateResult> {
+    return consolidate({
+      recall: this.deps.recall, vault: this.deps.vault(), traces: this.deps.traces, now: () => this.deps.clock.now(),
+      model: () => {
+        const model = this.deps.config().model.default;
+        if (model === undefined) throw new KowalskiError('KW_ERR_NO_MODEL', 'config.toml has no [model] default: choose one in Setup; consolidation uses it');
+        return this.model(model);
+      },
+    }, options);
   }
 
   /** Stop every turn under way without ending it (they go on at the next start). */

@@ -6,6 +6,7 @@
 import { KowalskiError } from '../../core/index.js';
 import type { ProfileSnapshot } from '../../actors/index.js';
 import type { EngineConfig } from '../config.js';
+import { DEFAULT_MEMORIES } from '../team/index.js';
 import type { Team } from '../team/index.js';
 import type { ChatProfiles } from './turn-run.js';
 
@@ -20,6 +21,10 @@ export function teamProfiles(team: Team, config: () => EngineConfig, everyTool: 
       return { name, model, tools: profile.tools ?? everyTool(), prompt: profile.prompt };
     },
     maxIterations: (name) => team.get(name)?.maxIterations,
+    memory: (name) => {
+      const profile = team.get(name);
+      return { windowTokens: profile?.memoryWindowTokens ?? config().chat.windowTokens, memories: profile?.memories ?? DEFAULT_MEMORIES };
+    },
     team: () => team.catalog().profiles.map((p) => ({ name: p.name, description: p.description })),
   };
 }

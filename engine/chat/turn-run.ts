@@ -22,6 +22,7 @@ import type { TraceStore } from '../store/traces.js';
 import { DELEGATE_TOOL, checkDelegation, delegateSpec, delegationArgs } from './delegation.js';
 import type { TeamMember } from './delegation.js';
 import type { LiveSession } from './live-session.js';
+import type { RecallIndex } from './recall.js';
 
 /** A model as a node calls it. */
 export interface ChatModel {
@@ -44,6 +45,8 @@ export interface ChatProfiles {
   snapshot(name: string, parentModel?: string): ProfileSnapshot;
   /** The profile's `max_iterations` (the whole tree's budget when it is the root), if it sets one. */
   maxIterations(name: string): number | undefined;
+  /** The profile's memory settings: its working window in tokens, and how many memories to give before a turn (0 = none). */
+  memory(name: string): { windowTokens: number; memories: number };
   team(): TeamMember[];
 }
 
@@ -54,6 +57,8 @@ export interface TurnRunDeps {
   learn(model: string, mode: ToolCallingMode): void;
   tools: ChatTools;
   profiles: ChatProfiles;
+  /** Episodic memory: the finished turn is indexed in the transaction of its `turn.finished`. */
+  episodes: Pick<RecallIndex, 'write'>;
   maxDepth: number;
   maxToolErrors: number;
   /** Stops the turn without ending it (the engine closes): it goes on at the next start. */
@@ -285,7 +290,9 @@ export async function runTurn(deps: TurnRunDeps, history: readonly ChatMessage[]
 
   const finish = (stop: ChatStop, text: string, extra: { error?: EventError; undone?: UndoneWork[] } = {}): TurnOutcome => {
     const usage = usageOf(open());
-    session.append([{ type: 'turn.finished', turn, text, stop, usage, ...extra }]);
+    const again = session.context.history.at(-1)?.turn === turn;
+    const episode = { session_id: session.id, turn, agent: open().nodes[ROOT_NODE]!.agent.name, at: deps.now(), user: open().text, assistant: text };
+    session.append([{ type: 'turn.finished', turn, text, stop, usage, ...extra }], () => deps.episodes.write(episode, again));
     const rootCalls = Object.keys(open().calls).filter((k) => k.startsWith(`${ROOT_NODE}:`)).map((k) => Number(k.slice(ROOT_NODE.length + 1)));
     const traceId = rootCalls.length === 0 ? null : traceOf(ROOT_NODE, Math.max(...rootCalls)) ?? null;
     const toolCalls = Object.entries(open().tools).map(([key, t]) => ({

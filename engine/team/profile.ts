@@ -17,6 +17,10 @@ export interface AgentProfile {
   tools?: string[];
   /** A whole number 1..1000. The root profile's value is the budget of its whole delegation tree; absent: the configured default. */
   maxIterations?: number;
+  /** `memory_window_tokens`: the earlier turns a turn is given, in tokens (≈ characters / 4) before the oldest are folded into a summary; absent: `[chat] window_tokens`. */
+  memoryWindowTokens?: number;
+  /** `memories`: memory notes given to the model before each of its turns (0 = none); absent: 3. */
+  memories?: number;
   /** The Markdown body: the system prompt. */
   prompt: string;
   origin: 'builtin' | 'user';
@@ -39,8 +43,15 @@ export const MAX_AGENT_NAME = 64;
 /** The largest profile file read, in bytes. */
 export const MAX_PROFILE_BYTES = 256 * 1024;
 export const MAX_ITERATIONS_LIMIT = 1000;
+/** Bounds of `memory_window_tokens`. */
+export const MIN_WINDOW_TOKENS = 200;
+export const MAX_WINDOW_TOKENS = 1_000_000;
+/** The most memories a profile may have injected before a turn. */
+export const MAX_MEMORIES = 20;
+/** Memories injected before a turn when the profile does not say. */
+export const DEFAULT_MEMORIES = 3;
 /** The front matter keys a profile takes. */
-export const PROFILE_KEYS: readonly string[] = ['name', 'description', 'model', 'tools', 'max_iterations'];
+export const PROFILE_KEYS: readonly string[] = ['name', 'description', 'model', 'tools', 'max_iterations', 'memory_window_tokens', 'memories'];
 
 export interface ParseContext {
   /** The name the file gives the profile (its file name without `.md`). */
@@ -88,6 +99,12 @@ export function parseProfile(text: string, ctx: ParseContext): ParseResult {
   if (maxIterations !== undefined && maxIterations > MAX_ITERATIONS_LIMIT) {
     f.bad('max_iterations', `max_iterations is ${maxIterations}; it must be a whole number from 1 to ${MAX_ITERATIONS_LIMIT}`);
   }
+  const windowTokens = f.integer('memory_window_tokens', MIN_WINDOW_TOKENS);
+  if (windowTokens !== undefined && windowTokens > MAX_WINDOW_TOKENS) {
+    f.bad('memory_window_tokens', `memory_window_tokens is ${windowTokens}; it must be a whole number from ${MIN_WINDOW_TOKENS} to ${MAX_WINDOW_TOKENS}`);
+  }
+  const memories = f.integer('memories', 0);
+  if (memories !== undefined && memories > MAX_MEMORIES) f.bad('memories', `memories is ${memories}; it must be a whole number from 0 (none) to ${MAX_MEMORIES}`);
   for (const key of Object.keys(f.unread())) {
     problems.error('KW_ERR_AGENT_KEY_UNKNOWN', f.at(key), `"${key}" is not a key of an agent profile (the keys are ${PROFILE_KEYS.join(', ')})`);
   }
@@ -103,6 +120,8 @@ export function parseProfile(text: string, ctx: ParseContext): ParseResult {
   if (model !== undefined) profile.model = model;
   if (tools !== undefined) profile.tools = tools;
   if (maxIterations !== undefined) profile.maxIterations = maxIterations;
+  if (windowTokens !== undefined) profile.memoryWindowTokens = windowTokens;
+  if (memories !== undefined) profile.memories = memories;
   return { ok: true, profile };
 }
 

@@ -53,6 +53,8 @@ export interface Vault {
   /** The notes below a folder (default: all), by path. */
   list(under?: string): NoteInfo[];
   read(path: string): { note: NoteInfo; content: string };
+  /** Whether the note exists (a path the vault refuses throws, as for `read`). */
+  exists(path: string): Promise<boolean>;
   search(query: string, options?: SearchOptions): Promise<SearchAnswer>;
   /** A new note (KW_ERR_VAULT_EXISTS if there is one), audited; a write with `origin.callKey` made before is returned instead. */
   create(path: string, content: string, origin: WriteOrigin): Promise<NoteWrite>;
@@ -114,6 +116,7 @@ export function createVault(options: VaultOptions): Vault {
     maxNoteBytes,
     list: (under) => listNotes(root, under),
     read: (path) => readNote(root, path, maxNoteBytes),
+    exists: (path) => Promise.resolve(resolveNote(root, path).stat !== null),
     search: (query, opts) => (index === undefined ? Promise.resolve(scanNotes(root, maxNoteBytes, query, opts)) : index.search(query, opts)),
     create: async (path, content, origin) => queued(noteSegments(path).join('/'), () => keyed(origin, () => notes.create(path, content, origin))),
     append: async (path, content, origin) => queued(noteSegments(path).join('/'), () => keyed(origin, () => notes.append(path, content, origin))),

@@ -65,11 +65,25 @@ describe('every problem names its code, key and line', () => {
     assert.deepEqual(problemsOf(profile('name = "helper"\ndescription = "  "')), ['KW_ERR_KEY_VALUE description@3']);
   });
 
+  test('memory_window_tokens and memories: read when set, bounded, with their line', () => {
+    const r = parse(profile('name = "helper"\ndescription = "Helps."\nmemory_window_tokens = 4000\nmemories = 0'));
+    assert.ok(r.ok);
+    assert.deepEqual([r.profile.memoryWindowTokens, r.profile.memories], [4000, 0]);
+    const plain = parse(profile('name = "helper"\ndescription = "Helps."'));
+    assert.ok(plain.ok);
+    assert.deepEqual([plain.profile.memoryWindowTokens, plain.profile.memories], [undefined, undefined]);
+    assert.deepEqual(problemsOf(profile('name = "helper"\ndescription = "Helps."\nmemory_window_tokens = 100\nmemories = 21')),
+      ['KW_ERR_KEY_VALUE memory_window_tokens@4', 'KW_ERR_KEY_VALUE memories@5']);
+    assert.deepEqual(problemsOf(profile('name = "helper"\ndescription = "Helps."\nmemory_window_tokens = 2000000\nmemories = -1')),
+      ['KW_ERR_KEY_VALUE memory_window_tokens@4', 'KW_ERR_KEY_VALUE memories@5']);
+    assert.deepEqual(problemsOf(profile('name = "helper"\ndescription = "Helps."\nmemories = "three"')), ['KW_ERR_KEY_TYPE memories@4']);
+  });
+
   test('an unknown key is an error naming the keys a profile takes', () => {
     const r = parse(profile('name = "helper"\ndescription = "Helps."\ntemperature = 0.2'));
     assert.ok(!r.ok);
     assert.deepEqual(r.problems.map((p) => [p.code, p.key, p.line]), [['KW_ERR_AGENT_KEY_UNKNOWN', 'temperature', 4]]);
-    assert.match(r.problems[0]!.message, /name, description, model, tools, max_iterations/);
+    assert.match(r.problems[0]!.message, /name, description, model, tools, max_iterations, memory_window_tokens, memories/);
   });
 
   test('name must equal the file name; a file name that cannot name an agent is refused', () => {

@@ -1,0 +1,64 @@
+/**
+ * Episodic memory: every finished chat turn (the message and the answer) in the FTS5
+ * table `chat_fts`, written in the transaction of its `turn.finished`, and searched by
+ * the `recall` tool. A query is the user's words, each quoted (so FTS5 syntax in it is
+ * taken as text), any of them matching, best first by bm25.
+ */
+import type Database from 'better-sqlite3';
+import { KowalskiError } from '../../core/index.js';
+import { recallQueries } from '../store/sql/recall.js';
+import type { EpisodeRow, RecallQueries } from '../store/sql/recall.js';
+
+/** One earlier turn found. */
+export interface RecallHit {
+  sessionId: string;
+  title: string;
+  turn: number;
+  agent: string;
+  /** ms since epoch: when the turn finished. */
+  at: number;
+  /** A short passage, the matched words in `[` `]`. */
+  snippet: string;
+}
+
+/** Most hits a search returns. */
+export const MAX_RECALL_LIMIT = 20;
+/** Words of a query used (the rest are left out). */
+const MAX_TERMS = 24;
+/** Longest word kept, in characters. */
+const MAX_TERM_CHARS = 64;
+
+/** The FTS5 query for the user's text: each word quoted, any of them; KW_ERR_TOOL_ARGS when it has no word. */
+export function ftsQueryOf(text: string): string {
+  const words = (text.normalize('NFKC').match(/[\p{L}\p{N}_]+/gu) ?? []).map((w) => w.slice(0, MAX_TERM_CHARS).toLowerCase());
+  const terms = [...new Set(words)].slice(0, MAX_TERMS);
+  if (terms.length === 0) throw new KowalskiError('KW_ERR_TOOL_ARGS', `the query ${JSON.stringify(text.slice(0, 80))} has no word to search for`);
+  return terms.map((t) => `"${t}"`).join(' OR ');
+}
+
+export class RecallIndex {
+  private readonly q: RecallQueries;
+
+  constructor(db: Database.Database) {
+    this.q = recallQueries(db);
+  }
+
+  /** Index a finished turn; `again` when the turn was indexed before (it went on after more budget). Call inside the turn.finished transaction. */
+  write(row: EpisodeRow, again: boolean): void {
+    if (again) this.q.remove(row.session_id, row.turn);
+    this.q.insert(row);
+  }
+
+  /** Earlier turns matching `query`, best first, leaving out the session `exclude` (the one asking). */
+  search(query: string, options: { limit?: number; exclude?: string } = {}): RecallHit[] {
+    const limit = Math.min(Math.max(1, options.limit ?? 5), MAX_RECALL_LIMIT);
+    return this.q.search(ftsQueryOf(query), options.exclude ?? '', limit).map((r) => ({
+      sessionId: r.session_id, title: r.title, turn: r.turn, agent: r.agent, at: r.at, snippet: r.snippet,
+    }));
+  }
+
+  /** Turns finished since `at` (of one agent, or all), oldest first, at most `limit`. */
+  since(at: number, agent: string | null, limit: number): EpisodeRow[] {
+    return this.q.since(at, agent, limit);
+  }
+}
