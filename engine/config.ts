@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import { parse, TomlError } from 'smol-toml';
 import { KowalskiError } from '../core/index.js';
-import { mcpServersFrom, providerSettingsFrom, webSearchConfigFrom } from '../agents/index.js';
+import { mcpServersFrom, parseModelRef, providerSettingsFrom, webSearchConfigFrom } from '../agents/index.js';
 import type { McpServerConfig, ToolCallingSetting, WebSearchConfig } from '../agents/index.js';
 import type { Synchronous } from './store/database.js';
 
@@ -42,6 +42,15 @@ export interface EngineConfig {
     /** `[tools] root`: the only folder file tools may touch (may start with `~/`); null = none chosen. */
     root: string | null;
   };
+  vault: {
+    /** `[vault.semantic]`: semantic search over the vault's notes (docs/vault-search.md). */
+    semantic: {
+      /** `enabled` (default false): embed the notes and let searches ask for meaning too. */
+      enabled: boolean;
+      /** `model`: the embedding model, `provider:model` with provider ollama, openai or gemini (default `ollama:nomic-embed-text`). */
+      model: string;
+    };
+  };
   /** `[[mcp.servers]]`, checked. */
   mcpServers: McpServerConfig[];
   /** `[tools.web_search]` (with BRAVE_API_KEY from the environment), checked; null = none. */
@@ -56,6 +65,7 @@ export const DEFAULT_CONFIG: EngineConfig = {
   model: { toolCalling: 'auto', toolCallingByModel: {}, maxToolIterations: 10, maxToolErrors: 3 },
   chat: { maxIterations: 20, maxDepth: 3 },
   tools: { root: null },
+  vault: { semantic: { enabled: false, model: 'ollama:nomic-embed-text' } },
   mcpServers: [],
   webSearch: null,
   raw: {},
@@ -95,6 +105,26 @@ function toolCallingByModel(model: Record<string, unknown>, file: string): Recor
   return out;
 }
 
+/** The providers that have embeddings. */
+const EMBEDDING_PROVIDERS = ['ollama', 'openai', 'gemini'];
+
+function vaultConfig(raw: Record<string, unknown>, file: string): EngineConfig['vault'] {
+  const vault = table(raw, file, 'vault');
+  const semantic = table(vault, file, 'semantic');
+  const enabled = semantic.enabled ?? DEFAULT_CONFIG.vault.semantic.enabled;
+  if (typeof enabled !== 'boolean') throw bad(file, 'vault.semantic.enabled', `must be true or false, not ${JSON.stringify(enabled)}`);
+  const model = semantic.model ?? DEFAULT_CONFIG.vault.semantic.model;
+  if (typeof model !== 'string') throw bad(file, 'vault.semantic.model', `must be "provider:model", e.g. "ollama:nomic-embed-text", not ${JSON.stringify(model)}`);
+  let provider: string;
+  try {
+    provider = parseModelRef(model).provider;
+  } catch (err) {
+    throw bad(file, 'vault.semantic.model', (err as Error).message);
+  }
+  if (!EMBEDDING_PROVIDERS.includes(provider)) throw bad(file, 'vault.semantic.model', `${provider} has no embeddings: name an ${EMBEDDING_PROVIDERS.join(', ')} embedding model, e.g. "ollama:nomic-embed-text"`);
+  return { semantic: { enabled, model } };
+}
+
 export function parseConfig(text: string, file: string): EngineConfig {
   let raw: Record<string, unknown>;
   try {
@@ -131,6 +161,7 @@ export function parseConfig(text: string, file: string): EngineConfig {
       maxDepth: positiveInt(chat, file, 'chat', 'max_depth', DEFAULT_CONFIG.chat.maxDepth),
     },
     tools: { root: typeof tools.root === 'string' && tools.root !== '' ? tools.root : null },
+    vault: vaultConfig(raw, file),
     mcpServers: mcpServersFrom(raw, file),
     webSearch: webSearchConfigFrom(raw, file),
     raw,

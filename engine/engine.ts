@@ -55,6 +55,8 @@ import type { Team } from './team/index.js';
 import { createTriggerHost } from './trigger-host.js';
 import type { EngineTriggers } from './trigger-host.js';
 import { systemTimers } from './triggers/timers.js';
+import { createVaultSearch } from './vault/search/index.js';
+import type { SemanticConfig, VaultSearch } from './vault/search/index.js';
 import type { Timers } from './triggers/timers.js';
 
 export interface EngineOptions {
@@ -78,6 +80,8 @@ export interface EngineOptions {
   timers?: Timers;
   /** Quiet time after a change under `<data>/hordes/` (or `<data>/team/`) before it is re-read, ms (default 300). */
   reloadDebounceMs?: number;
+  /** Quiet time after an edit in `<data>/vault/` before it is indexed, ms (default 200). */
+  vaultDebounceMs?: number;
   /** The longest the committer holds a commit for webhook deliveries on their way, µs (default 500; 0: never). */
   intakeHoldUs?: number;
 }
@@ -104,6 +108,8 @@ export interface Engine {
   readonly team: Team;
   /** Chat sessions with the team's agents: the one agent loop of the CLI, the API, the app and the library. */
   readonly chat: ChatService;
+  /** The vault's search (keyword, and semantic when `[vault.semantic]` is on): rescanned at start; the folder watched and notes embedded after `vaultSearch.start()`, which the server calls. */
+  readonly vaultSearch: VaultSearch;
   catalog(): Promise<Catalog>;
   /** A horde by id or folder; throws KW_ERR_HORDE_NOT_FOUND / KW_ERR_HORDE_INVALID. */
   resolveHorde(ref: string): Promise<{ horde: HordeDef; entry: CatalogEntry }>;
@@ -289,6 +295,17 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       },
     });
 
+    const semanticOf = (c: EngineConfig): SemanticConfig | null => (c.vault.semantic.enabled ? { model: c.vault.semantic.model } : null);
+    const vaultSearch = createVaultSearch({
+      db, root: paths.vault, vectorsFile: paths.vectors, clock, timers,
+      semantic: semanticOf(config),
+      providers: () => models.providerSettings(),
+      onIndexed: (changed) => observers.emit('vault:indexed', { paths: changed }),
+      onWarning: (message) => observers.emit('engine:warning', { message }),
+      ...(options.vaultDebounceMs === undefined ? {} : { debounceMs: options.vaultDebounceMs }),
+    });
+    vaultSearch.rescan(); // what changed in the vault while kowalski was stopped
+
     let closing: Promise<void> | undefined;
     const engine: Engine = {
       paths,
@@ -299,6 +316,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         config = loadConfig(paths.config);
         models.reload();
         team.refresh(); // the MCP servers a profile's tools may name changed with it
+        vaultSearch.configure(semanticOf(config)).catch((err: unknown) => observers.emit('engine:warning', { message: `semantic search: ${(err as Error).message}` }));
         return config;
       },
       listTraces: (filter) => models.traces.list(filter),
@@ -311,6 +329,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       triggers,
       team,
       chat,
+      vaultSearch,
       stats: committer.stats,
       intake,
       catalog: readCatalog,
@@ -371,6 +390,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
           await triggers.close();
           await team.close();
           await chat.close();
+          await vaultSearch.close();
           await loader.close();
           await supervisor.close();
           await runner.close();

@@ -41,3 +41,6 @@ export type { FireResult } from './triggers/service.js';
 export type { Timers } from './triggers/timers.js';
 export type { Clock } from './clock.js';
 export type { IntakeHold } from './intake-hold.js';
+export { createVaultSearch, DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT } from './vault/search/index.js';
+export type { VaultSearch, VaultSearchStatus, SemanticConfig, SemanticStatus, RescanResult } from './vault/search/index.js';
+export type { SearchAnswer, SearchHit, SearchOptions, VaultIndex } from './vault/types.js';
