@@ -61,7 +61,7 @@ export class KeywordIndex {
   readonly #deleteNote: Statement<[number]>;
   readonly #deleteFts: Statement<[number]>;
   readonly #insertFts: Statement<[number, string, string, string]>;
-  readonly #search: Statement<[string, string, number], Row>;
+  readonly #search: Statement<[{ match: string; prefix: string; limit: number }], Row>;
   readonly #stamps: Statement<[], { path: string; size_bytes: number; mtime_ms: number; sha256: string }>;
   readonly #count: Statement<[], { n: number }>;
 
@@ -77,7 +77,7 @@ export class KeywordIndex {
     this.#insertFts = db.prepare('INSERT INTO vault_fts (rowid, path, title, body) VALUES (?, ?, ?, ?)');
     this.#search = db.prepare(
       `SELECT path, title, snippet(vault_fts, -1, '[', ']', '…', ${SNIPPET_TOKENS}) AS snippet, bm25(vault_fts, 0.0, ${TITLE_WEIGHT}.0, 1.0) AS rank
-       FROM vault_fts WHERE vault_fts MATCH ?1 AND (?2 = '' OR substr(path, 1, length(?2)) = ?2) ORDER BY rank LIMIT ?3`,
+       FROM vault_fts WHERE vault_fts MATCH @match AND (@prefix = '' OR substr(path, 1, length(@prefix)) = @prefix) ORDER BY rank LIMIT @limit`,
     );
     this.#stamps = db.prepare('SELECT path, size_bytes, mtime_ms, sha256 FROM vault_notes');
     this.#count = db.prepare('SELECT count(*) AS n FROM vault_notes');
@@ -145,8 +145,8 @@ export class KeywordIndex {
   search(text: string, options: { limit: number; prefix: string }): KeywordHit[] {
     const terms = queryTerms(text);
     if (terms.length === 0) return [];
-    let rows = this.#search.all(ftsQuery(terms, 'AND'), options.prefix, options.limit);
-    if (rows.length === 0 && terms.length > 1) rows = this.#search.all(ftsQuery(terms, 'OR'), options.prefix, options.limit);
+    let rows = this.#search.all({ match: ftsQuery(terms, 'AND'), prefix: options.prefix, limit: options.limit });
+    if (rows.length === 0 && terms.length > 1) rows = this.#search.all({ match: ftsQuery(terms, 'OR'), prefix: options.prefix, limit: options.limit });
     return rows.map((r) => ({ path: r.path, title: r.title, snippet: r.snippet, score: -r.rank }));
   }
 }
