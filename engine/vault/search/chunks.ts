@@ -70,15 +70,18 @@ function bounded(text: string, max: number): string[] {
   return out;
 }
 
-/** The note's sections as chunks, empty sections left out, at most MAX_CHUNKS. */
+/** The note's sections as chunks (a section of only its heading left out), at most MAX_CHUNKS. */
 export function chunksOf(text: string, maxChars = MAX_CHUNK_CHARS): Chunk[] {
   const out: Chunk[] = [];
   const path: Array<{ level: number; title: string }> = [];
   let body: string[] = [];
+  let hasText = false;
   const flush = (): void => {
     const section = body.join('\n').trim();
+    const keep = hasText;
     body = [];
-    if (section === '') return;
+    hasText = false;
+    if (!keep) return; // nothing but a heading: its words are in the next section's heading path
     const heading = path.map((h) => h.title).join(' > ');
     for (const piece of bounded(section, maxChars)) out.push({ heading, text: piece });
   };
@@ -87,7 +90,7 @@ export function chunksOf(text: string, maxChars = MAX_CHUNK_CHARS): Chunk[] {
       flush();
       while (path.length > 0 && path[path.length - 1]!.level >= line.heading.level) path.pop();
       path.push(line.heading);
-    }
+    } else if (line.text.trim() !== '') hasText = true;
     body.push(line.text);
   }
   flush();

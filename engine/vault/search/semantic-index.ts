@@ -157,7 +157,7 @@ export class SemanticIndex {
         let i = 0;
         for (const note of batch) for (const c of note.chunks) c.vector = vectors[i++]!;
       }
-      for (const note of batch) this.#store.putNote(note.path, note.sha256, note.chunks);
+      for (const note of batch) this.#store.putNote(this.#config.model, note.path, note.sha256, note.chunks);
       for (const path of done) this.#pending.delete(path);
       this.#lastError = null;
     }

@@ -214,9 +214,11 @@ export function createVaultSearch(options: VaultSearchOptions): VaultSearch {
     },
     async configure(config) {
       if (config?.model === semantic?.model) return;
-      await semantic?.close();
+      // The new side answers at once; the old one stops its embedding and closes (its writes are refused once the pin moves).
+      const old = semantic;
       semantic = openSemantic(config);
       if (started) semantic?.startBackground();
+      await old?.close();
     },
     status: () => ({ notes: keyword.count(), watching: watch !== undefined, semantic: semantic?.status() ?? SEMANTIC_OFF }),
     idle: async () => semantic?.idle(),

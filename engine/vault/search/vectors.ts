@@ -97,9 +97,11 @@ export class VectorStore {
     return new Map(rows.map((r) => [r.path, r.sha256]));
   }
 
-  #checkDimension(vectors: readonly number[][]): void {
+  #checkPin(model: string, vectors: readonly number[][]): void {
     const pin = this.pin();
-    if (pin === null) throw new KowalskiError('KW_ERR_VAULT_REINDEX_NEEDED', `the vector store ${this.file} is not pinned to a model: run \`kowalski vault reindex\``);
+    if (pin?.model !== model) {
+      throw new KowalskiError('KW_ERR_VAULT_REINDEX_NEEDED', `the vector store ${this.file} holds vectors of ${pin?.model ?? 'no model'}, not ${model}: run \`kowalski vault reindex\``);
+    }
     const first = vectors[0];
     if (first === undefined) return;
     let dimension = pin.dimension;
@@ -127,10 +129,14 @@ export class VectorStore {
     this.#db.prepare('DELETE FROM notes WHERE path = ?').run(path);
   }
 
-  /** Store a note's chunks and vectors as of `sha256`, replacing what it had (vec0 takes no upsert: delete, then insert). */
-  putNote(path: string, sha256: string, chunks: readonly EmbeddedChunk[]): void {
+  /**
+   * Store a note's chunks and vectors (made by `model`) as of `sha256`, replacing what it
+   * had (vec0 takes no upsert: delete, then insert). Refused when the store is pinned to
+   * another model or the vectors have another dimension: two models are never mixed.
+   */
+  putNote(model: string, path: string, sha256: string, chunks: readonly EmbeddedChunk[]): void {
     this.#db.transaction(() => {
-      this.#checkDimension(chunks.map((c) => c.vector));
+      this.#checkPin(model, chunks.map((c) => c.vector));
       this.#deleteNote(path);
       const chunk = this.#db.prepare('INSERT INTO chunks (path, heading, text) VALUES (?, ?, ?)');
       const vec = this.#db.prepare('INSERT INTO vec_chunks (rowid, embedding) VALUES (?, ?)');
