@@ -27,6 +27,7 @@ import { traceRoutes } from './routes/traces.js';
 import { triggerRoutes } from './routes/triggers.js';
 import { hookRoutes } from './routes/hooks.js';
 import { UI_PATHS, uiRoutes } from './routes/ui.js';
+import { vaultSearchRoutes } from './routes/vault-search.js';
 import { installUpgradeChecks } from './upgrades.js';
 import { installUploadLimit } from './upload-limit.js';
 import type { UploadLimit } from './upload-limit.js';
@@ -146,6 +147,7 @@ export async function buildApi(engine: Engine, options: ApiOptions = {}): Promis
   await app.register(bundleRoutes, { engine });
   triggerRoutes(app, engine);
   agentRoutes(app, engine);
+  vaultSearchRoutes(app, engine);
   await hookRoutes(app, engine);
   uiRoutes(app, options.uiDir ?? path.join(packageRoot(import.meta.url), 'ui', 'dist'));
   return { app, hub, uploads };

@@ -25,6 +25,7 @@ const mcpServeCommands = () => import('./commands/mcp-serve.js');
 const bundleCommands = () => import('./commands/bundle.js');
 const triggerCommands = () => import('./commands/triggers.js');
 const chatCommands = () => import('./commands/chat.js');
+const vaultSearchCommands = () => import('./commands/vault-search.js');
 
 async function reportError(err: unknown, json: boolean): Promise<number> {
   return (await import('./commands/common.js')).reportError(err, json);
@@ -90,6 +91,14 @@ mcp.command('serve').description("run one of kowalski's own MCP servers — data
   .option('--port <port>', 'HTTP: port (0 = any free port; the URL is printed on stderr)', '0')
   .option('--token <token>', 'HTTP: bearer token every request must carry (default: $KOWALSKI_MCP_TOKEN)')
   .action(act(lazy(mcpServeCommands, 'mcpServeCommand')));
+// The vault: its search here; the lead merges the notes' own subcommands (writes, revert, ls, show) into this group.
+const vault = program.command('vault').description('the notes the agents and you share (<data>/vault/)');
+vault.command('search').description('search the notes by keyword (FTS5), and by meaning too with --semantic when semantic search is on in Setup')
+  .argument('<query>', 'words to look for').option('--semantic', 'merge in semantic results (keyword results with a note when that side cannot answer)')
+  .option('--limit <n>', 'notes to show, 1–100 (default 10)').option('--under <folder>', 'only notes in this folder of the vault').option('--json', 'print the answer as one JSON object')
+  .action(act(lazy(vaultSearchCommands, 'vaultSearchCommand')));
+vault.command('reindex').description('read every note again and, with semantic search on, embed every note with the configured model (needed after changing it)')
+  .option('--json', 'print one JSON object').action(act(lazy(vaultSearchCommands, 'vaultReindexCommand')));
 const bundle = program.command('bundle').description('hordes as .kwf.zip bundles: export one, or review and import one');
 bundle.command('export').description('write a horde (an id or a folder) as a .kwf.zip bundle')
   .argument('<horde>', 'horde id or folder').option('-o, --output <file>', 'the bundle to write (default: <id>.kwf.zip here)').option('--force', 'overwrite the file if it exists').option('--json')

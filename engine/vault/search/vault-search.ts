@@ -77,12 +77,17 @@ export interface VaultSearch extends VaultIndex {
 }
 
 function chunkSnippet(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
+  const flat = oneLine(text);
   return flat.length <= CHUNK_SNIPPET_CHARS ? flat : `${flat.slice(0, CHUNK_SNIPPET_CHARS - 1)}…`;
 }
 
+/** A snippet on one line: line breaks and runs of blanks become one space. */
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
 function keywordHit(h: KeywordHit): SearchHit {
-  return { path: h.path, title: h.title, snippet: h.snippet, score: h.score, found: ['keyword'] };
+  return { path: h.path, title: h.title, snippet: oneLine(h.snippet), score: h.score, found: ['keyword'] };
 }
 
 export function createVaultSearch(options: VaultSearchOptions): VaultSearch {
@@ -195,7 +200,7 @@ export function createVaultSearch(options: VaultSearchOptions): VaultSearch {
         return {
           path: f.key,
           title: w?.title ?? m!.title,
-          snippet: w?.snippet ?? chunkSnippet(m!.text),
+          snippet: w === undefined ? chunkSnippet(m!.text) : oneLine(w.snippet),
           score: f.score,
           found,
           ...(m === undefined || m.heading === '' ? {} : { heading: m.heading }),
