@@ -112,9 +112,10 @@ test('GET /api/vault/search answers keyword and hybrid SearchAnswers; reindex an
 
 test('kowalski vault search and reindex: embedded and through a running server, the same JSON; text output; usage errors', async (t) => {
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'kw-vault-cli-')));
-  let server: RunningCli | undefined;
+  const servers: RunningCli[] = [];
   t.after(async () => {
-    if (server !== undefined && server.child.exitCode === null) {
+    for (const server of servers) {
+      if (server.child.exitCode !== null) continue;
       server.child.kill('SIGTERM');
       await server.exited;
     }
@@ -141,7 +142,8 @@ test('kowalski vault search and reindex: embedded and through a running server, 
   const reindexed = await cli(home, ['vault', 'reindex']);
   assert.equal(reindexed.stdout, 'reindexed 3 note(s)\n', outputOf(reindexed));
 
-  server = startCli(home, ['serve', '--no-open', '--port', '0'], { limitMs: 120_000 });
+  const server = startCli(home, ['serve', '--no-open', '--port', '0'], { limitMs: 120_000 });
+  servers.push(server);
   const serving = /^kowalski serving .* at (http:\/\/127\.0\.0\.1:\d+\/)/;
   const url = serving.exec(await server.stderrLine(serving))![1]!;
   const remote = await cli(home, ['vault', 'search', 'puppy', '--json']);
