@@ -12,6 +12,8 @@ import * as sqliteVec from 'sqlite-vec';
 import { KowalskiError } from '../../../core/index.js';
 import type { Chunk } from './chunks.js';
 
+/** Bytes of the file mapped into memory (a brute-force KNN reads every vector). */
+const MMAP_BYTES = 1024 * 1024 * 1024;
 /** sqlite-vec answers at most this many neighbours per query. */
 const MAX_K = 4096;
 
@@ -59,6 +61,8 @@ export class VectorStore {
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL'); // derived data: a lost commit is embedded again
       db.pragma('busy_timeout = 5000');
+      // A KNN query reads every vector: from a mapped file, not through SQLite's small page cache.
+      db.pragma(`mmap_size = ${MMAP_BYTES}`);
       db.exec(SCHEMA);
       return new VectorStore(file, db);
     } catch (err) {
