@@ -100,7 +100,7 @@ export interface Provider {
   readonly name: ProviderName;
   /** Rejects with a KowalskiError whose code says what went wrong (KW_ERR_MODEL_*). */
   chat(request: ChatRequest): Promise<ChatResponse>;
-  /** Embeddings, where the provider has them (Gemini, Ollama); same errors, retries and cancellation as `chat`. */
+  /** Embeddings, where the provider has them (Gemini, Ollama, OpenAI-compatible); same errors, retries and cancellation as `chat`. */
   embed?(request: EmbedRequest): Promise<EmbedResponse>;
 }
 

@@ -2,7 +2,7 @@
  * `npm run bench` (= `node dist/bench/run.js [workload…] [--reps=N]`): runs the
  * selected workloads (default: all), each measurement several times, and prints ONE
  * markdown table of medians with their ratio to a floor measured in the same run.
- * Workloads: floor, w1, w2, recovery (= recovery-a and recovery-b), api (= api-approval and api-stream), tools, chat, data, webhook, loader. Progress goes to stderr.
+ * Workloads: floor, w1, w2, recovery (= recovery-a and recovery-b), api (= api-approval and api-stream), tools, chat, data, webhook, loader, vault-search. Progress goes to stderr.
  */
 import os from 'node:os';
 import { approvalOnce, streamOnce } from './api.js';
@@ -21,8 +21,9 @@ import { W1_STEPS, w1Once } from './w1.js';
 import { HOOK_CONNECTIONS, plainRouteOnce, webhookOnce } from './webhook.js';
 import { WIDE_PROBLEMS, loaderOnce } from './loader.js';
 import { w2Once } from './w2.js';
+import { VAULT_NOTES, VECTOR_CHUNKS, VECTOR_DIMENSION, vaultSearchOnce } from './vault-search.js';
 
-const WORKLOADS = ['floor', 'w1', 'w2', 'recovery-a', 'recovery-b', 'api-approval', 'api-stream', 'tools', 'chat', 'data', 'webhook', 'loader'] as const;
+const WORKLOADS = ['floor', 'w1', 'w2', 'recovery-a', 'recovery-b', 'api-approval', 'api-stream', 'tools', 'chat', 'data', 'webhook', 'loader', 'vault-search'] as const;
 type Workload = (typeof WORKLOADS)[number];
 
 interface Plan {
@@ -343,6 +344,27 @@ async function main(plan: Plan): Promise<void> {
       name: 'GET /api/health p99 while that horde is dropped into <data>/hordes/ and hot-reloaded, then listed 3 times',
       median: median(samples.map((s) => s.reloadP99)), unit: 'ms', target: { op: '<', value: 50 },
       note: `the catalog is read in a worker thread; ${num(median(samples.map((s) => s.reloadAnswers)))} answers per sample, max ${num(median(samples.map((s) => s.reloadMax)))} ms`,
+    });
+  }
+
+  if (workloads.has('vault-search')) {
+    const samples = await repeat(reps, () => vaultSearchOnce());
+    progress(`vault-search: ${samples.map((s) => `index ${num(s.indexMs)} ms (floor ${num(s.indexFloorMs)}), fts p50 ${num(s.ftsP50)} ms (floor ${num(s.ftsFloorP50)}), vectors p50 ${num(s.vectorP50)} ms (floor ${num(s.vectorFloorP50)})`).join('; ')}`);
+    const indexMs = median(samples.map((s) => s.indexMs));
+    rows.push({
+      name: `Vault: index ${num(VAULT_NOTES)} notes (rescan: walk, read, sha256, FTS5)`,
+      median: indexMs, unit: 'ms', floor: median(samples.map((s) => s.indexFloorMs)),
+      note: `${num(VAULT_NOTES / (indexMs / 1000))} notes/s; floor: the same texts inserted bare into an FTS5 table in one transaction`,
+    });
+    rows.push({
+      name: `Vault: keyword search p50 over ${num(VAULT_NOTES)} notes (VaultSearch.search)`,
+      median: median(samples.map((s) => s.ftsP50)), unit: 'ms', floor: median(samples.map((s) => s.ftsFloorP50)), target: { op: '<', value: 5 },
+      note: `two-word queries, ${num(median(samples.map((s) => s.ftsHits)))} hits each on average; floor: bare MATCH … ORDER BY rank LIMIT 10 (no bm25 weights, no snippet)`,
+    });
+    rows.push({
+      name: `Vault: vector search p50 over ${num(VECTOR_CHUNKS)} chunks of ${VECTOR_DIMENSION} dimensions (VectorStore.nearest, k = 50)`,
+      median: median(samples.map((s) => s.vectorP50)), unit: 'ms', floor: median(samples.map((s) => s.vectorFloorP50)), target: { op: '<', value: 20 },
+      note: `floor: the bare vec0 KNN query (sqlite-vec brute force, float32, cosine); storing the vectors took ${num(median(samples.map((s) => s.vectorBuildMs)) / 1000)} s`,
     });
   }
 

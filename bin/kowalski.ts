@@ -27,6 +27,7 @@ const triggerCommands = () => import('./commands/triggers.js');
 const chatCommands = () => import('./commands/chat.js');
 const vaultCommands = () => import('./commands/vault.js');
 const memoryCommands = () => import('./commands/memory.js');
+const vaultSearchCommands = () => import('./commands/vault-search.js');
 
 async function reportError(err: unknown, json: boolean): Promise<number> {
   return (await import('./commands/common.js')).reportError(err, json);
@@ -85,8 +86,8 @@ const triggers = program.command('triggers').description('list the triggers: swi
   .action(act(lazy(triggerCommands, 'triggersCommand')));
 triggers.command('enable').description('switch a trigger on (persisted)').argument('<horde/trigger>').option('--json').action(act(lazy(triggerCommands, 'triggerEnableCommand')));
 triggers.command('disable').description('switch a trigger off (persisted)').argument('<horde/trigger>').option('--json').action(act(lazy(triggerCommands, 'triggerDisableCommand')));
-// `vault …`: the notes and the audit of their writes. Further vault subcommands (search, reindex) are added to this group.
-const vault = program.command('vault').description('the vault (<data>/vault/): its notes, and the audit of every write kowalski made to them');
+// `vault …`: the notes, their search and the audit of their writes.
+const vault = program.command('vault').description('the notes the agents and you share (<data>/vault/): list, read, search, and the audit of every write kowalski made to them');
 vault.command('ls').description('list the notes (of a folder)').argument('[under]', 'a folder of the vault').option('--json').action(act(lazy(vaultCommands, 'vaultLsCommand')));
 vault.command('show').description('print a note').argument('<path>', 'the note, relative to the vault').option('--json', 'the note, its text and its last writes as one JSON object')
   .action(act(lazy(vaultCommands, 'vaultShowCommand')));
@@ -95,6 +96,12 @@ vault.command('writes').description('the audit: every write to a note, newest fi
   .action(act(lazy(vaultCommands, 'vaultWritesCommand')));
 vault.command('revert').description('undo a write if the note is still as it left it (exit 1 with the diff when it changed since)').argument('<write-id>').option('--json')
   .action(act(lazy(vaultCommands, 'vaultRevertCommand')));
+vault.command('search').description('search the notes by keyword (FTS5), and by meaning too with --semantic when semantic search is on in Setup')
+  .argument('<query>', 'words to look for').option('--semantic', 'merge in semantic results (keyword results with a note when that side cannot answer)')
+  .option('--limit <n>', 'notes to show, 1–100 (default 10)').option('--under <folder>', 'only notes in this folder of the vault').option('--json', 'print the answer as one JSON object')
+  .action(act(lazy(vaultSearchCommands, 'vaultSearchCommand')));
+vault.command('reindex').description('read every note again and, with semantic search on, embed every note with the configured model (needed after changing it)')
+  .option('--json', 'print one JSON object').action(act(lazy(vaultSearchCommands, 'vaultReindexCommand')));
 const mcp = program.command('mcp').description('MCP servers ([[mcp.servers]] in config.toml)');
 mcp.command('check').description('start or reach every configured MCP server and list its tools; exit 1 if any does not answer')
   .option('--json', 'print one JSON object').action(act(lazy(mcpCommands, 'mcpCheckCommand')));

@@ -173,6 +173,8 @@ export const ERROR_CODES = {
   KW_ERR_MCP_UNAVAILABLE: { group: 'retryable', summary: 'an MCP server cannot be started or reached, or died' },
   KW_ERR_MCP_TIMEOUT: { group: 'retryable', summary: 'an MCP server did not answer within the time limit' },
   KW_ERR_TRACE_NOT_FOUND: { group: 'terminal', summary: 'no trace with that id' },
+  // the vault's search
+  KW_ERR_VAULT_REINDEX_NEEDED: { group: 'operator', summary: "the vault's vectors were made with another embedding model (or dimension) than config.toml names: run `kowalski vault reindex`; until then semantic search gives keyword results with a note" },
   KW_ERR_INTERNAL: { group: 'terminal', summary: 'a bug: an unexpected exception' },
 } as const satisfies Record<string, { group: ErrorGroup; summary: string }>;
 

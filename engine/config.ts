@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import { parse, TomlError } from 'smol-toml';
 import { KowalskiError } from '../core/index.js';
-import { mcpServersFrom, providerSettingsFrom, webSearchConfigFrom } from '../agents/index.js';
+import { mcpServersFrom, parseModelRef, providerSettingsFrom, webSearchConfigFrom } from '../agents/index.js';
 import type { McpServerConfig, ToolCallingSetting, WebSearchConfig } from '../agents/index.js';
 import type { Synchronous } from './store/database.js';
 
@@ -40,13 +40,20 @@ export interface EngineConfig {
     /** `[chat] window_tokens`: the earlier turns a chat turn is given, in tokens (≈ characters / 4), when the agent's profile sets no `memory_window_tokens`; older turns are folded into a summary (default 6000). */
     windowTokens: number;
   };
-  vault: {
-    /** `[vault] max_note_bytes`: the largest note a vault write may leave and a read returns, bytes (default 1 048 576 = 1 MiB; at most 16 MiB). */
-    maxNoteBytes: number;
-  };
   tools: {
     /** `[tools] root`: the only folder file tools may touch (may start with `~/`); null = none chosen. */
     root: string | null;
+  };
+  vault: {
+    /** `[vault] max_note_bytes`: the largest note a vault write may leave and a read returns, bytes (default 1 048 576 = 1 MiB; at most 16 MiB). */
+    maxNoteBytes: number;
+    /** `[vault.semantic]`: semantic search over the vault's notes (docs/vault-search.md). */
+    semantic: {
+      /** `enabled` (default false): embed the notes and let searches ask for meaning too. */
+      enabled: boolean;
+      /** `model`: the embedding model, `provider:model` with provider ollama, openai or gemini (default `ollama:nomic-embed-text`). */
+      model: string;
+    };
   };
   /** `[[mcp.servers]]`, checked. */
   mcpServers: McpServerConfig[];
@@ -61,8 +68,8 @@ export const DEFAULT_CONFIG: EngineConfig = {
   runs: { maxParallelSteps: 4, stepTimeoutSecs: 600 },
   model: { toolCalling: 'auto', toolCallingByModel: {}, maxToolIterations: 10, maxToolErrors: 3 },
   chat: { maxIterations: 20, maxDepth: 3, windowTokens: 6000 },
-  vault: { maxNoteBytes: 1024 * 1024 },
   tools: { root: null },
+  vault: { maxNoteBytes: 1024 * 1024, semantic: { enabled: false, model: 'ollama:nomic-embed-text' } },
   mcpServers: [],
   webSearch: null,
   raw: {},
@@ -111,6 +118,25 @@ function toolCallingByModel(model: Record<string, unknown>, file: string): Recor
   return out;
 }
 
+/** The providers that have embeddings. */
+const EMBEDDING_PROVIDERS = ['ollama', 'openai', 'gemini'];
+
+function vaultConfig(vault: Record<string, unknown>, file: string): Pick<EngineConfig['vault'], 'semantic'> {
+  const semantic = table(vault, file, 'semantic');
+  const enabled = semantic.enabled ?? DEFAULT_CONFIG.vault.semantic.enabled;
+  if (typeof enabled !== 'boolean') throw bad(file, 'vault.semantic.enabled', `must be true or false, not ${JSON.stringify(enabled)}`);
+  const model = semantic.model ?? DEFAULT_CONFIG.vault.semantic.model;
+  if (typeof model !== 'string') throw bad(file, 'vault.semantic.model', `must be "provider:model", e.g. "ollama:nomic-embed-text", not ${JSON.stringify(model)}`);
+  let provider: string;
+  try {
+    provider = parseModelRef(model).provider;
+  } catch (err) {
+    throw bad(file, 'vault.semantic.model', (err as Error).message);
+  }
+  if (!EMBEDDING_PROVIDERS.includes(provider)) throw bad(file, 'vault.semantic.model', `${provider} has no embeddings: name an ${EMBEDDING_PROVIDERS.join(', ')} embedding model, e.g. "ollama:nomic-embed-text"`);
+  return { semantic: { enabled, model } };
+}
+
 export function parseConfig(text: string, file: string): EngineConfig {
   let raw: Record<string, unknown>;
   try {
@@ -148,8 +174,8 @@ export function parseConfig(text: string, file: string): EngineConfig {
       maxDepth: positiveInt(chat, file, 'chat', 'max_depth', DEFAULT_CONFIG.chat.maxDepth),
       windowTokens: positiveInt(chat, file, 'chat', 'window_tokens', DEFAULT_CONFIG.chat.windowTokens),
     },
-    vault: { maxNoteBytes: maxNoteBytes(vault, file) },
     tools: { root: typeof tools.root === 'string' && tools.root !== '' ? tools.root : null },
+    vault: { maxNoteBytes: maxNoteBytes(vault, file), ...vaultConfig(vault, file) },
     mcpServers: mcpServersFrom(raw, file),
     webSearch: webSearchConfigFrom(raw, file),
     raw,

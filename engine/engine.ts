@@ -58,6 +58,8 @@ import type { Team } from './team/index.js';
 import { createTriggerHost } from './trigger-host.js';
 import type { EngineTriggers } from './trigger-host.js';
 import { systemTimers } from './triggers/timers.js';
+import { createVaultSearch } from './vault/search/index.js';
+import type { SemanticConfig, VaultSearch } from './vault/search/index.js';
 import type { Timers } from './triggers/timers.js';
 import { createVault } from './vault/index.js';
 import type { Vault } from './vault/index.js';
@@ -83,6 +85,8 @@ export interface EngineOptions {
   timers?: Timers;
   /** Quiet time after a change under `<data>/hordes/` (or `<data>/team/`) before it is re-read, ms (default 300). */
   reloadDebounceMs?: number;
+  /** Quiet time after an edit in `<data>/vault/` before it is indexed, ms (default 200). */
+  vaultDebounceMs?: number;
   /** The longest the committer holds a commit for webhook deliveries on their way, µs (default 500; 0: never). */
   intakeHoldUs?: number;
 }
@@ -111,6 +115,8 @@ export interface Engine {
   readonly chat: ChatService;
   /** The notes in `<data>/vault/`, the audit of every write kowalski makes to them, and revert. */
   readonly vault: Vault;
+  /** The vault's search (keyword, and semantic when `[vault.semantic]` is on): rescanned at start; the folder watched and notes embedded after `vaultSearch.start()`, which the server calls. */
+  readonly vaultSearch: VaultSearch;
   catalog(): Promise<Catalog>;
   /** A horde by id or folder; throws KW_ERR_HORDE_NOT_FOUND / KW_ERR_HORDE_INVALID. */
   resolveHorde(ref: string): Promise<{ horde: HordeDef; entry: CatalogEntry }>;
@@ -304,6 +310,18 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       },
     });
 
+    const semanticOf = (c: EngineConfig): SemanticConfig | null => (c.vault.semantic.enabled ? { model: c.vault.semantic.model } : null);
+    const vaultSearch = createVaultSearch({
+      db, root: paths.vault, vectorsFile: paths.vectors, clock, timers,
+      semantic: semanticOf(config),
+      providers: () => models.providerSettings(),
+      onIndexed: (changed) => observers.emit('vault:indexed', { paths: changed }),
+      onWarning: (message) => observers.emit('engine:warning', { message }),
+      ...(options.vaultDebounceMs === undefined ? {} : { debounceMs: options.vaultDebounceMs }),
+    });
+    vaultSearch.rescan(); // what changed in the vault while kowalski was stopped
+    vault.setIndex(vaultSearch);
+
     let closing: Promise<void> | undefined;
     const engine: Engine = {
       paths,
@@ -314,6 +332,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         config = loadConfig(paths.config);
         models.reload();
         team.refresh(); // the MCP servers a profile's tools may name changed with it
+        vaultSearch.configure(semanticOf(config)).catch((err: unknown) => observers.emit('engine:warning', { message: `semantic search: ${(err as Error).message}` }));
         return config;
       },
       listTraces: (filter) => models.traces.list(filter),
@@ -327,6 +346,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       team,
       chat,
       vault,
+      vaultSearch,
       stats: committer.stats,
       intake,
       catalog: readCatalog,
@@ -388,6 +408,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
           await triggers.close();
           await team.close();
           await chat.close();
+          await vaultSearch.close();
           await loader.close();
           await supervisor.close();
           await runner.close();

@@ -44,3 +44,5 @@ export type { Clock } from './clock.js';
 export type { IntakeHold } from './intake-hold.js';
 export { VaultConflictError, MAX_VAULT_PATH, MAX_WRITES_LISTED } from './vault/index.js';
 export type { Vault, WriteFilter, NoteInfo, NoteWrite, WriteOrigin, VaultIndex, SearchAnswer, SearchHit, SearchOptions } from './vault/index.js';
+export { createVaultSearch, DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT } from './vault/search/index.js';
+export type { VaultSearch, VaultSearchStatus, SemanticConfig, SemanticStatus, RescanResult } from './vault/search/index.js';

@@ -21,6 +21,8 @@ export interface EngineEventMap {
   'catalog:changed': Record<string, never>;
   /** The agent profiles changed: a file under `<data>/team/` was added, edited or removed (hot reload), or one was saved or removed. */
   'team:changed': Record<string, never>;
+  /** The vault's keyword index took these notes in (changed, added or removed; paths relative to the vault): after a rescan, a watched edit or a write. */
+  'vault:indexed': { paths: string[] };
   /** Something went wrong outside any run (a listener threw, a checkpoint failed). */
   'engine:warning': { message: string };
 }
@@ -36,6 +38,7 @@ export class Observers {
     'chat:token': new Set(),
     'catalog:changed': new Set(),
     'team:changed': new Set(),
+    'vault:indexed': new Set(),
     'engine:warning': new Set(),
     'engine:stopped': new Set(),
   };

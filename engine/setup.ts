@@ -1,5 +1,6 @@
 /**
- * Setup: the model provider and the tools folder, read from and written to config.toml.
+ * Setup: the model provider, the tools folder and semantic search over the vault, read
+ * from and written to config.toml.
  * The file is rewritten owner-only (0600) through a temp file and a rename, so a crash
  * leaves the old or the new file, never half of one; keys are never read back in full.
  * Rewriting keeps every other key but not comments.
@@ -9,10 +10,12 @@ import path from 'node:path';
 import { stringify } from 'smol-toml';
 import { KowalskiError } from '../core/index.js';
 import { writeFileAtomic } from '../steps/index.js';
-import { parseConfig } from './config.js';
+import { DEFAULT_CONFIG, parseConfig } from './config.js';
 
 export type ToolCalling = 'auto' | 'native' | 'text';
 const MODEL_PROVIDERS = ['ollama', 'anthropic', 'gemini'] as const;
+/** The providers with embeddings, for `[vault.semantic] model`. */
+const EMBEDDING_PROVIDERS = ['ollama', 'openai', 'gemini'] as const;
 /** The hosted providers Setup writes a key and base URL for. */
 const KEYED_PROVIDERS = ['anthropic', 'gemini'] as const;
 type KeyedProvider = (typeof KEYED_PROVIDERS)[number];
@@ -32,6 +35,8 @@ export interface Setup {
     gemini: KeyedSetup;
   };
   tools: { root: string | null };
+  /** `[vault.semantic]`: off by default; the model defaults to `ollama:nomic-embed-text`. */
+  vault: { semantic: { enabled: boolean; model: string } };
 }
 
 /** Every key optional; `null` removes the setting. */
@@ -43,6 +48,8 @@ export interface SetupPatch {
     gemini?: { apiKey?: string | null; baseUrl?: string | null };
   };
   tools?: { root?: string | null };
+  /** A null model goes back to the default. */
+  vault?: { semantic?: { enabled?: boolean; model?: string | null } };
 }
 
 type Table = Record<string, unknown>;
@@ -92,7 +99,13 @@ function setupOf(raw: Table, file: string): Setup {
       gemini: keyedOf(sub(providers, 'gemini')),
     },
     tools: { root: str(sub(raw, 'tools').root) },
+    vault: { semantic: semanticOf(sub(sub(raw, 'vault'), 'semantic')) },
   };
+}
+
+function semanticOf(t: Table): Setup['vault']['semantic'] {
+  const fallback = DEFAULT_CONFIG.vault.semantic;
+  return { enabled: typeof t.enabled === 'boolean' ? t.enabled : fallback.enabled, model: str(t.model) ?? fallback.model };
 }
 
 function bad(key: string, message: string): KowalskiError {
@@ -154,6 +167,18 @@ export function writeSetup(file: string, patch: SetupPatch): Setup {
   if (root !== undefined) {
     if (root !== null && !path.isAbsolute(root) && !root.startsWith('~/')) throw bad('tools.root', `must be an absolute folder (or start with ~/), not ${JSON.stringify(root)}`);
     put(raw, ['tools', 'root'], root);
+  }
+  const semantic = patch.vault?.semantic ?? {};
+  if (semantic.enabled !== undefined) put(raw, ['vault', 'semantic', 'enabled'], semantic.enabled);
+  if (semantic.model !== undefined) {
+    if (semantic.model !== null) {
+      const provider = semantic.model.slice(0, Math.max(0, semantic.model.indexOf(':')));
+      const name = semantic.model.slice(provider.length + 1);
+      if (!(EMBEDDING_PROVIDERS as readonly string[]).includes(provider) || name.trim() === '' || /\s/.test(semantic.model)) {
+        throw bad('vault.semantic.model', `must be "provider:model" with provider one of ${EMBEDDING_PROVIDERS.join(', ')} (e.g. "ollama:nomic-embed-text"), not ${JSON.stringify(semantic.model)}`);
+      }
+    }
+    put(raw, ['vault', 'semantic', 'model'], semantic.model);
   }
   const text = stringify(raw) + '\n';
   parseConfig(text, file); // never write a file the engine would refuse at its next start

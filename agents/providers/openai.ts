@@ -1,12 +1,12 @@
 /**
  * OpenAI-compatible servers (LM Studio, llama.cpp, vLLM, OpenAI itself): streaming
- * `POST {base_url}/chat/completions`, read as server-sent events. Spoken with undici's
- * fetch because the `openai` package needs Node 22.
+ * `POST {base_url}/chat/completions`, read as server-sent events, and `POST
+ * {base_url}/embeddings`. Spoken with undici's fetch because the `openai` package needs Node 22.
  */
 import { fetch } from 'undici';
 import type { Response } from 'undici';
 import { KowalskiError } from '../../core/index.js';
-import type { ChatMessage, ChatRequest, ChatResponse, Provider, ProviderSettings, StopReason, ToolCall } from '../types.js';
+import type { ChatMessage, ChatRequest, ChatResponse, EmbedRequest, EmbedResponse, Provider, ProviderSettings, StopReason, ToolCall } from '../types.js';
 import type { Attempt } from './attempt.js';
 import { RetryableFailure, connectionFailure, httpFailure } from './errors.js';
 import type { Endpoint } from './errors.js';
@@ -159,7 +159,7 @@ export class OpenAICompatibleProvider implements Provider {
   }
 
   async chat(request: ChatRequest): Promise<ChatResponse> {
-    const { baseUrl, apiKey } = this.#server;
+    const { baseUrl } = this.#server;
     const at: Endpoint = { label: 'the OpenAI-compatible server', url: baseUrl, model: request.model };
     const body = JSON.stringify({
       model: request.model,
@@ -172,8 +172,7 @@ export class OpenAICompatibleProvider implements Provider {
         ? { tools: request.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.inputSchema } })) }
         : {}),
     });
-    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'text/event-stream' };
-    if (apiKey !== undefined) headers.authorization = `Bearer ${apiKey}`;
+    const headers = this.#headers('text/event-stream');
     const started = performance.now();
     const { value, attempts } = await withRetry(
       { at, settings: this.#settings, signal: request.signal, onToken: request.onToken },
@@ -202,5 +201,49 @@ export class OpenAICompatibleProvider implements Provider {
       latencyMs: Math.round(performance.now() - started),
       attempts,
     };
+  }
+  /** `POST {base_url}/embeddings` with every text; the vectors come back in the order of `texts` (by each one's `index`). */
+  async embed(request: EmbedRequest): Promise<EmbedResponse> {
+    const { baseUrl } = this.#server;
+    const at: Endpoint = { label: 'the OpenAI-compatible server', url: baseUrl, model: request.model };
+    if (request.texts.length === 0) return { vectors: [], usage: { inputTokens: 0 }, costUsd: 0, latencyMs: 0, attempts: 0 };
+    const body = JSON.stringify({ model: request.model, input: request.texts, encoding_format: 'float' });
+    const started = performance.now();
+    const { value, attempts } = await withRetry(
+      { at, settings: this.#settings, signal: request.signal },
+      async (attempt) => {
+        const response = await fetch(`${baseUrl}/embeddings`, { method: 'POST', headers: this.#headers('application/json'), body, signal: attempt.signal });
+        attempt.touch();
+        if (!response.ok) {
+          const message = await errorMessage(response);
+          if (response.status === 404) {
+            throw new KowalskiError('KW_ERR_MODEL_NOT_FOUND', `${at.label} at ${baseUrl} has no embedding model ${JSON.stringify(request.model)} (404 ${message}): load or download it there first`);
+          }
+          throw httpFailure(response.status, message, retryAfterMs(response.headers), at);
+        }
+        const answer = (await response.json()) as { data?: Array<{ index?: number; embedding?: unknown }>; usage?: { prompt_tokens?: number } };
+        const data = [...(answer.data ?? [])].sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
+        const vectors = data.map((d) => d.embedding);
+        if (vectors.length !== request.texts.length || !vectors.every((v): v is number[] => Array.isArray(v) && v.every((x) => typeof x === 'number'))) {
+          throw new KowalskiError('KW_ERR_MODEL_BAD_RESPONSE', `${at.label} at ${baseUrl} sent ${vectors.length} embeddings (as arrays of numbers) for ${request.texts.length} texts`);
+        }
+        return { vectors, inputTokens: answer.usage?.prompt_tokens ?? null };
+      },
+      (err) => connectionFailure(err, at)
+        ?? new KowalskiError('KW_ERR_MODEL_BAD_RESPONSE', `${at.label} at ${baseUrl} sent an answer that cannot be read: ${err instanceof Error ? err.message : String(err)}`, { cause: err }),
+    );
+    return {
+      vectors: value.vectors,
+      usage: { inputTokens: value.inputTokens },
+      costUsd: value.inputTokens === null ? null : costOf({ provider: 'openai', model: request.model }, { inputTokens: value.inputTokens, outputTokens: 0 }),
+      latencyMs: Math.round(performance.now() - started),
+      attempts,
+    };
+  }
+
+  #headers(accept: string): Record<string, string> {
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept };
+    if (this.#server.apiKey !== undefined) headers.authorization = `Bearer ${this.#server.apiKey}`;
+    return headers;
   }
 }

@@ -1,4 +1,4 @@
-/** `/api/setup`: the model provider and the tools folder (keys are never sent back in full). */
+/** `/api/setup`: the model provider, the tools folder and semantic search (keys are never sent back in full). */
 import type { FastifyInstance } from 'fastify';
 import type { Engine, SetupPatch } from '../../engine/index.js';
 import { readSetup, writeSetup } from '../../engine/index.js';
@@ -22,6 +22,12 @@ const patchSchema = {
       },
     },
     tools: { type: 'object', additionalProperties: false, properties: { root: nullableString(1000) } },
+    vault: {
+      type: 'object', additionalProperties: false,
+      properties: {
+        semantic: { type: 'object', additionalProperties: false, properties: { enabled: { type: 'boolean' }, model: nullableString(200) } },
+      },
+    },
   },
 } as const;
 

@@ -50,6 +50,7 @@ export async function serveCommand(opts: { host?: string; port?: string; open?: 
     engine.announce(url);
     await engine.triggers.start();
     await engine.team.start();
+    await engine.vaultSearch.start();
     process.stderr.write(`kowalski serving ${engine.paths.dataDir} at ${url}${loopback ? '' : ` (bound to ${host})`}\n${formatRecovery(recovery)}\n`);
     if (token !== undefined) {
       process.stderr.write(token.created

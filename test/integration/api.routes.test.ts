@@ -238,6 +238,7 @@ describe('setup', () => {
       model: { default: null, toolCalling: 'auto' },
       providers: { ollama: { host: null }, anthropic: { apiKeySet: false, apiKeyHint: null, baseUrl: null }, gemini: { apiKeySet: false, apiKeyHint: null, baseUrl: null } },
       tools: { root: null },
+      vault: { semantic: { enabled: false, model: 'ollama:nomic-embed-text' } },
     });
     const key = 'sk-ant-api03-ABCDEFGHIJKLMNOPQRSTUVWXYZ-wxyz';
     const put = await api.call('PUT', '/api/setup', { model: { default: 'anthropic:claude-haiku', toolCalling: 'native' }, providers: { anthropic: { apiKey: key } }, tools: { root: '~/kowalski-files' } });
@@ -261,12 +262,35 @@ describe('setup', () => {
       [{ tools: { root: 'relative/dir' } }, 'tools.root'],
       [{ model: { toolCalling: 'sometimes' } }, 'body/model/toolCalling'],
       [{ theme: 'dark' }, 'body/theme'],
+      [{ vault: { semantic: { model: 'anthropic:claude-haiku' } } }, 'vault.semantic.model'],
+      [{ vault: { semantic: { model: 'nomic-embed-text' } } }, 'vault.semantic.model'],
+      [{ vault: { semantic: { enabled: 'yes' } } }, 'body/vault/semantic/enabled'],
     ] as const) {
       const r = await api.call('PUT', '/api/setup', body);
       assert.equal(r.status, 400, JSON.stringify(body));
       assert.equal(r.json.error.code, 'KW_ERR_BAD_REQUEST');
       assert.ok(r.json.error.message.startsWith(field), `${r.json.error.message} names ${field}`);
     }
+  });
+});
+
+describe('setup: semantic search', () => {
+  test('switching semantic search on writes [vault.semantic], and the engine takes it at once; off again closes it', async (t) => {
+    const api = await testApi(t);
+    assert.equal(api.engine.vaultSearch.status().semantic.enabled, false);
+    const on = await api.call('PUT', '/api/setup', { vault: { semantic: { enabled: true, model: 'openai:text-embedding-3-small' } } });
+    assert.equal(on.status, 200, on.body);
+    assert.deepEqual(on.json.vault, { semantic: { enabled: true, model: 'openai:text-embedding-3-small' } });
+    assert.match(fs.readFileSync(path.join(api.home, 'config.toml'), 'utf8'), /\[vault\.semantic\]\nenabled = true\nmodel = "openai:text-embedding-3-small"/);
+    assert.deepEqual((await api.call('GET', '/api/setup')).json.vault, on.json.vault);
+    const status = api.engine.vaultSearch.status().semantic;
+    assert.deepEqual([status.enabled, status.model], [true, 'openai:text-embedding-3-small'], 'the reload switched it on');
+    assert.ok(fs.existsSync(path.join(api.home, 'vectors.sqlite')));
+
+    const reset = await api.call('PUT', '/api/setup', { vault: { semantic: { enabled: false, model: null } } });
+    assert.deepEqual(reset.json.vault, { semantic: { enabled: false, model: 'ollama:nomic-embed-text' } }, 'a null model is the default again');
+    assert.equal(api.engine.vaultSearch.status().semantic.enabled, false);
+    assert.equal((await api.call('GET', '/api/vault/search?q=x&semantic=true')).json.note, 'semantic search is off (switch it on in Setup): keyword results only');
   });
 });
 

@@ -2,7 +2,8 @@
  * What only Gemini has, with the real `@google/genai` client against the fake Gemini
  * server (the behaviour every provider shares is in providers.test.ts): function calls
  * without ids and with thought signatures through the real tool loop, its key errors,
- * models without tools, thought parts, and embeddings (Gemini's and Ollama's).
+ * models without tools, thought parts, and embeddings (Gemini's, Ollama's and the
+ * OpenAI-compatible `/v1/embeddings`).
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -13,7 +14,7 @@ import type { ModelCallTrace, ModelRef, ProviderSettings, ToolCallingMode, ToolS
 import { createProvider } from '../../agents/providers/index.js';
 import { startFakeGemini } from '../support/fake-gemini.js';
 import { fakeVector } from '../support/fake-embeddings.js';
-import { startFakeOllama } from '../support/fake-models.js';
+import { startFakeOllama, startFakeOpenAI } from '../support/fake-models.js';
 import type { FakeModelServer, FakeScript } from '../support/fake-models.js';
 import { code } from '../support/errors.js';
 
@@ -168,4 +169,21 @@ test('ollama: embed posts every text to /api/embed and reports its token count, 
   assert.equal(answer.costUsd, 0);
   assert.equal(answer.attempts, 2);
   assert.deepEqual(server.requests[1]?.body, { model: 'nomic-embed-text', input: texts });
+});
+
+test('openai: embed posts every text to {base_url}/embeddings with the key, retries a 503, and gets the vectors back in order', async (t) => {
+  const server = await startFakeOpenAI([{ status: 503, error: 'loading' }, { usage: { input: 9, output: 0 } }, {}], { apiKey: 'sk-local' });
+  t.after(() => server.close());
+  const provider = createProvider({ provider: 'openai', model: 'text-embedding-3-small' }, settings(server.url, { openai: { baseUrl: server.url, apiKey: 'sk-local' } }));
+  const texts = ['alpha beta', 'gamma', 'a third text'];
+  const answer = await provider.embed!({ model: 'text-embedding-3-small', texts });
+  assert.deepEqual(answer.vectors, texts.map(fakeVector));
+  assert.deepEqual(answer.usage, { inputTokens: 9 });
+  assert.equal(answer.costUsd, null, 'an OpenAI-compatible server has no known price');
+  assert.equal(answer.attempts, 2);
+  const sent = server.requests[1];
+  assert.equal(sent?.path, '/v1/embeddings');
+  assert.equal(sent?.headers.authorization, 'Bearer sk-local');
+  assert.deepEqual(sent?.body, { model: 'text-embedding-3-small', input: texts, encoding_format: 'float' });
+  await assert.rejects(provider.embed!({ model: 'missing-model', texts: ['x'] }), code('KW_ERR_MODEL_NOT_FOUND', ['"missing-model"']));
 });

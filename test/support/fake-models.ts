@@ -8,6 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fakeVector } from './fake-embeddings.js';
+import type { FakeEmbed } from './fake-embeddings.js';
 
 export interface FakeTurn {
   /** Assistant text, streamed in pieces (a word and its trailing space each). */
@@ -192,11 +193,12 @@ async function ollamaChat(turn: FakeTurn, body: any, { res, gone }: Answer): Pro
 
 /**
  * `POST /api/chat` (NDJSON stream, or one JSON with `stream: false`), `POST /api/embed`
- * (`fakeVector` of each input; a turn's status or `usage.input`), `GET /api/tags`,
- * `GET /api/version`. The model `missing-model` is not pulled (404); with `noTools`, a
- * request offering tools gets Ollama's 400 "… does not support tools". Neither uses a turn.
+ * (`options.embed` of each input, default `fakeVector`; a turn's status or `usage.input`),
+ * `GET /api/tags`, `GET /api/version`. The model `missing-model` is not pulled (404); with
+ * `noTools`, a request offering tools gets Ollama's 400 "… does not support tools". Neither uses a turn.
  */
-export function startFakeOllama(script: FakeScript, options: { noTools?: boolean } = {}): Promise<FakeModelServer> {
+export function startFakeOllama(script: FakeScript, options: { noTools?: boolean; embed?: FakeEmbed } = {}): Promise<FakeModelServer> {
+  const embed = options.embed ?? fakeVector;
   const next = scriptReader(script);
   return startServer(async (req, answer, body) => {
     const { res } = answer;
@@ -224,7 +226,7 @@ export function startFakeOllama(script: FakeScript, options: { noTools?: boolean
     if (turn.status !== undefined) return sendJson(res, turn.status, { error: turn.error ?? `fake error ${turn.status}` }, retryHeaders(turn));
     if (path === '/api/embed') {
       const input = (Array.isArray(body.input) ? body.input : [body.input]) as string[];
-      return sendJson(res, 200, { model: body.model, embeddings: input.map(fakeVector), total_duration: 1000, load_duration: 10, prompt_eval_count: usageOf(turn, 0).input });
+      return sendJson(res, 200, { model: body.model, embeddings: input.map(embed), total_duration: 1000, load_duration: 10, prompt_eval_count: usageOf(turn, 0).input });
     }
     await ollamaChat(turn, body, answer);
   });
@@ -392,12 +394,14 @@ async function openaiCompletion(turn: FakeTurn, body: any, { res, gone }: Answer
 
 /**
  * An OpenAI-compatible server (as LM Studio, llama.cpp and vLLM speak it): `POST
- * /v1/chat/completions` (SSE with `stream: true`, else one JSON completion) and `GET
- * /v1/models`. `url` is the base URL, `/v1` included. A key is checked only when
- * `options.apiKey` is given; `missing-model` gets 404.
+ * /v1/chat/completions` (SSE with `stream: true`, else one JSON completion), `POST
+ * /v1/embeddings` (`options.embed` of each input, default `fakeVector`; a turn's status or
+ * `usage.input`) and `GET /v1/models`. `url` is the base URL, `/v1` included. A key is
+ * checked only when `options.apiKey` is given; `missing-model` gets 404.
  */
-export async function startFakeOpenAI(script: FakeScript, options: { apiKey?: string } = {}): Promise<FakeModelServer> {
+export async function startFakeOpenAI(script: FakeScript, options: { apiKey?: string; embed?: FakeEmbed } = {}): Promise<FakeModelServer> {
   const next = scriptReader(script);
+  const embed = options.embed ?? fakeVector;
   const server = await startServer(async (req, answer, body) => {
     const { res } = answer;
     const path = (req.url ?? '/').split('?')[0];
@@ -405,11 +409,20 @@ export async function startFakeOpenAI(script: FakeScript, options: { apiKey?: st
     if (req.method === 'GET' && path === '/v1/models') {
       return sendJson(res, 200, { object: 'list', data: OLLAMA_MODELS.map((id) => ({ id, object: 'model', created: 0, owned_by: 'fake' })) });
     }
-    if (req.method !== 'POST' || path !== '/v1/chat/completions') return openaiError(res, 404, `Unexpected endpoint or method. (${req.method} ${path})`);
+    if (req.method !== 'POST' || (path !== '/v1/chat/completions' && path !== '/v1/embeddings')) return openaiError(res, 404, `Unexpected endpoint or method. (${req.method} ${path})`);
     if (body?.model === 'missing-model') return openaiError(res, 404, `The model \`${body.model}\` does not exist.`);
     const turn = next(body);
     if (turn.hang === true) return;
     if (turn.status !== undefined) return openaiError(res, turn.status, turn.error ?? `fake error ${turn.status}`, retryHeaders(turn));
+    if (path === '/v1/embeddings') {
+      const input = (Array.isArray(body.input) ? body.input : [body.input]) as string[];
+      const tokens = usageOf(turn, 0).input;
+      return sendJson(res, 200, {
+        object: 'list', model: body.model,
+        data: input.map((text, index) => ({ object: 'embedding', index, embedding: embed(text) })),
+        usage: { prompt_tokens: tokens, total_tokens: tokens },
+      });
+    }
     await openaiCompletion(turn, body, answer);
   });
   return { ...server, url: `${server.url}/v1` };

@@ -17,6 +17,10 @@ export interface SetupForm {
   geminiApiKey: string;
   geminiBaseUrl: string;
   toolsRoot: string;
+  /** Semantic search over the vault (`[vault.semantic]`). */
+  semanticEnabled: boolean;
+  /** `provider:model` of the embedding model. */
+  semanticModel: string;
 }
 
 export type SetupField = keyof SetupForm;
@@ -36,6 +40,8 @@ export function formFromSetup(s: Setup): SetupForm {
     geminiApiKey: '',
     geminiBaseUrl: s.providers.gemini.baseUrl ?? '',
     toolsRoot: s.tools.root ?? '',
+    semanticEnabled: s.vault.semantic.enabled,
+    semanticModel: s.vault.semantic.model,
   };
 }
 
@@ -67,6 +73,10 @@ export function patchFrom(initial: SetupForm, f: SetupForm): SetupPatch {
   }
 
   if (f.toolsRoot.trim() !== initial.toolsRoot.trim()) patch.tools = { root: orNull(f.toolsRoot) };
+  const semantic: NonNullable<NonNullable<SetupPatch['vault']>['semantic']> = {};
+  if (f.semanticEnabled !== initial.semanticEnabled) semantic.enabled = f.semanticEnabled;
+  if (f.semanticModel.trim() !== initial.semanticModel.trim()) semantic.model = orNull(f.semanticModel);
+  if (Object.keys(semantic).length > 0) patch.vault = { semantic };
   return patch;
 }
 
@@ -82,6 +92,8 @@ export function checkSetup(f: SetupForm): Partial<Record<SetupField, string>> {
   if (f.baseUrl.trim() !== '' && !url.test(f.baseUrl.trim())) out.baseUrl = 'Must be an http:// or https:// URL.';
   if (f.geminiBaseUrl.trim() !== '' && !url.test(f.geminiBaseUrl.trim())) out.geminiBaseUrl = 'Must be an http:// or https:// URL.';
   if (/\s/.test(f.model.trim())) out.model = 'A model name has no spaces.';
+  const embedding = f.semanticModel.trim();
+  if (embedding !== '' && !/^(ollama|openai|gemini):\S+$/.test(embedding)) out.semanticModel = 'Write provider:model with provider ollama, openai or gemini, e.g. ollama:nomic-embed-text.';
   return out;
 }
 
@@ -96,6 +108,8 @@ export function fieldOfServerError(message: string): SetupField | undefined {
     [/model\/default|model\.default/, 'model'],
     [/toolCalling/, 'toolCalling'],
     [/tools\/root|tools\.root/, 'toolsRoot'],
+    [/semantic\/model|semantic\.model/, 'semanticModel'],
+    [/semantic\/enabled|semantic\.enabled/, 'semanticEnabled'],
   ];
   return table.find(([re]) => re.test(message))?.[1];
 }

@@ -279,6 +279,8 @@ export interface Setup {
     gemini: KeyedSetup;
   };
   tools: { root: string | null };
+  /** `[vault.semantic]`: semantic search over the vault's notes. */
+  vault: { semantic: { enabled: boolean; model: string } };
 }
 
 /** A hosted provider's key (only a hint of it) and base URL. */
@@ -297,6 +299,7 @@ export interface SetupPatch {
     gemini?: { apiKey?: string | null; baseUrl?: string | null };
   };
   tools?: { root?: string | null };
+  vault?: { semantic?: { enabled?: boolean; model?: string | null } };
 }
 
 /** One tool call a model asked for, as it appears in a prompt's assistant message. */

@@ -1,4 +1,4 @@
-/** `#/setup`: the model provider and default model, tool calling, the tools folder. */
+/** `#/setup`: the model provider and default model, tool calling, the tools folder, semantic search over the vault. */
 import { useState } from 'preact/hooks';
 import type { ComponentChildren } from 'preact';
 import { asApiError } from '../api';
@@ -133,6 +133,20 @@ function SetupEditor({ initial }: { initial: Setup }) {
         {(aria) => <input {...aria} type="text" value={form.toolsRoot} placeholder="~/kowalski-tools" autocomplete="off" spellcheck={false}
           onInput={(e) => set('toolsRoot', e.currentTarget.value)} />}
       </Field>
+
+      <fieldset class="fieldset">
+        <legend>Semantic search</legend>
+        <label class="radio">
+          <input type="checkbox" id="setup-semanticEnabled" checked={form.semanticEnabled} data-testid="semantic-enabled"
+            onChange={(e) => set('semanticEnabled', e.currentTarget.checked)} />
+          Search the vault's notes by meaning too (each note is embedded by the model below)
+        </label>
+        <Field id="semanticModel" label="Embedding model" problem={problems.semanticModel}
+          hint={<>provider:model (<code>vault.semantic.model</code>): ollama, openai or gemini. Changing it needs <code>kowalski vault reindex</code>.</>}>
+          {(aria) => <input {...aria} type="text" value={form.semanticModel} placeholder="ollama:nomic-embed-text" autocomplete="off" spellcheck={false}
+            data-testid="semantic-model" onInput={(e) => set('semanticModel', e.currentTarget.value)} />}
+        </Field>
+      </fieldset>
 
       {error !== null && <ErrorBox error={error} title="The settings were not saved" />}
       {done !== null && <p class="success" role="status" data-testid="setup-saved">{done}</p>}

@@ -1,0 +1,203 @@
+/**
+ * The vault's search (`vault-search`): indexing 10,000 notes with the real rescan (walk,
+ * read, sha256, FTS5 insert) against a floor of the same texts inserted bare into an FTS5
+ * table; keyword search over them (`VaultSearch.search`: quoting, bm25 with the title
+ * weighted, snippet) against a bare `MATCH … ORDER BY rank LIMIT 10`; and the vector side
+ * over 100,000 chunks (`VectorStore.nearest`: vec0 KNN plus the join to the chunks)
+ * against the bare vec0 KNN query. Notes and vectors are made from a seeded generator, so
+ * every run searches the same data.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import * as sqliteVec from 'sqlite-vec';
+import { createVaultSearch, openDatabase } from '../engine/index.js';
+import { systemClock } from '../engine/clock.js';
+import { systemTimers } from '../engine/triggers/timers.js';
+import { VectorStore } from '../engine/vault/search/vectors.js';
+import { removeDir, tempDir } from './setup.js';
+import { now } from './stats.js';
+
+export const VAULT_NOTES = 10_000;
+export const VECTOR_CHUNKS = 100_000;
+/** nomic-embed-text's dimension, the default model's. */
+export const VECTOR_DIMENSION = 768;
+const QUERIES = 200;
+const WORDS_PER_NOTE = 200;
+const K = 50;
+
+export interface VaultSearchSample {
+  indexMs: number;
+  indexFloorMs: number;
+  ftsP50: number;
+  ftsFloorP50: number;
+  /** Hits per query, on average (the queries are not all misses). */
+  ftsHits: number;
+  vectorP50: number;
+  vectorFloorP50: number;
+  vectorBuildMs: number;
+}
+
+/** A small seeded generator (mulberry32): the same notes and vectors every run. */
+function rng(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const SYLLABLES = ['ka', 'lo', 'mi', 'ten', 'ra', 'vo', 'shi', 'den', 'po', 'lu', 'mar', 'zen', 'qi', 'bel', 'tor', 'an'];
+
+/** 5,000 words, the first ones used far more often than the last (a Zipf-like draw). */
+function vocabulary(): string[] {
+  const random = rng(7);
+  const words = new Set<string>();
+  while (words.size < 5000) {
+    const n = 2 + Math.floor(random() * 3);
+    words.add(Array.from({ length: n }, () => SYLLABLES[Math.floor(random() * SYLLABLES.length)]).join(''));
+  }
+  return [...words];
+}
+
+function draw(random: () => number, words: readonly string[]): string {
+  return words[Math.floor(words.length * random() ** 3)]!;
+}
+
+function notes(): Array<{ rel: string; text: string }> {
+  const words = vocabulary();
+  const random = rng(11);
+  return Array.from({ length: VAULT_NOTES }, (_, i) => {
+    const title = `${draw(random, words)} ${draw(random, words)}`;
+    const body = Array.from({ length: WORDS_PER_NOTE }, () => draw(random, words)).join(' ');
+    return { rel: `folder-${i % 50}/note-${i}.md`, text: `# ${title}\n\n## Part one\n\n${body.slice(0, body.length / 2)}\n\n## Part two\n\n${body.slice(body.length / 2)}\n` };
+  });
+}
+
+function p50(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+async function timedEach(count: number, fn: (i: number) => unknown): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const started = now();
+    await fn(i);
+    out.push(now() - started);
+  }
+  return out;
+}
+
+function unitVector(random: () => number): Float32Array {
+  const v = new Float32Array(VECTOR_DIMENSION);
+  let norm = 0;
+  for (let i = 0; i < v.length; i++) {
+    v[i] = random() - 0.5;
+    norm += v[i]! * v[i]!;
+  }
+  norm = Math.sqrt(norm);
+  for (let i = 0; i < v.length; i++) v[i]! /= norm;
+  return v;
+}
+
+async function keywordSide(dir: string, sample: Partial<VaultSearchSample>): Promise<void> {
+  const all = notes();
+  const root = path.join(dir, 'vault');
+  for (const n of all) {
+    fs.mkdirSync(path.dirname(path.join(root, n.rel)), { recursive: true });
+    fs.writeFileSync(path.join(root, n.rel), n.text);
+  }
+  // Floor: the same texts inserted bare into an FTS5 table of the same shape, one transaction.
+  const bare = new Database(path.join(dir, 'floor.sqlite'));
+  bare.pragma('journal_mode = WAL');
+  bare.exec("CREATE VIRTUAL TABLE f USING fts5 (path UNINDEXED, title, body, tokenize = 'unicode61 remove_diacritics 2')");
+  let started = now();
+  const insert = bare.prepare('INSERT INTO f (path, title, body) VALUES (?, ?, ?)');
+  bare.transaction(() => {
+    for (const n of all) insert.run(n.rel, n.text.slice(2, n.text.indexOf('\n')), n.text);
+  })();
+  sample.indexFloorMs = now() - started;
+
+  const db = openDatabase(path.join(dir, 'kowalski.sqlite'), { synchronous: 'normal' });
+  const search = createVaultSearch({
+    db, root, vectorsFile: path.join(dir, 'vectors.sqlite'), clock: systemClock, timers: systemTimers(systemClock),
+    semantic: null, providers: () => { throw new Error('no providers in this bench'); },
+  });
+  started = now();
+  const result = search.rescan();
+  sample.indexMs = now() - started;
+  if (result.indexed !== VAULT_NOTES) throw new Error(`indexed ${result.indexed} of ${VAULT_NOTES} notes`);
+
+  // Queries: two words each, drawn like the notes' words (so most have hits).
+  const words = vocabulary();
+  const random = rng(23);
+  const queries = Array.from({ length: QUERIES }, () => `${draw(random, words)} ${draw(random, words)}`);
+  let hits = 0;
+  for (const q of queries.slice(0, 20)) await search.search(q); // warm-up
+  const times = await timedEach(QUERIES, async (i) => {
+    hits += (await search.search(queries[i]!)).hits.length;
+  });
+  sample.ftsP50 = p50(times);
+  sample.ftsHits = hits / QUERIES;
+  const bareSearch = bare.prepare('SELECT path FROM f WHERE f MATCH ? ORDER BY rank LIMIT 10');
+  const quoted = queries.map((q) => q.split(' ').map((w) => `"${w}"`).join(' '));
+  for (const q of quoted.slice(0, 20)) bareSearch.all(q);
+  sample.ftsFloorP50 = p50(await timedEach(QUERIES, (i) => bareSearch.all(quoted[i]!)));
+  await search.close();
+  db.close();
+  bare.close();
+}
+
+function vectorSide(dir: string, sample: Partial<VaultSearchSample>): void {
+  const file = path.join(dir, 'vectors.sqlite');
+  const store = VectorStore.open(file);
+  store.reset('bench:random');
+  const random = rng(31);
+  const perNote = 10;
+  const started = now();
+  for (let n = 0; n < VECTOR_CHUNKS / perNote; n++) {
+    const chunks = Array.from({ length: perNote }, (_, c) => ({ heading: `Part ${c}`, text: `chunk ${c} of note ${n}`, vector: [...unitVector(random)] }));
+    store.putNote('bench:random', `note-${n}.md`, String(n), chunks);
+  }
+  sample.vectorBuildMs = now() - started;
+  const queries = Array.from({ length: 50 }, () => [...unitVector(random)]);
+  for (const q of queries.slice(0, 5)) store.nearest(q, K);
+  const times: number[] = [];
+  for (const q of queries) {
+    const t0 = now();
+    store.nearest(q, K);
+    times.push(now() - t0);
+  }
+  sample.vectorP50 = p50(times);
+  store.close();
+  // Floor: the bare vec0 KNN query on the same table, through its own connection.
+  const bare = new Database(file, { readonly: true });
+  bare.pragma('mmap_size = 1073741824');
+  sqliteVec.load(bare);
+  const knn = bare.prepare('SELECT rowid, distance FROM vec_chunks WHERE embedding MATCH ? AND k = ?');
+  const floats = queries.map((q) => new Float32Array(q));
+  for (const q of floats.slice(0, 5)) knn.all(q, K);
+  const floor: number[] = [];
+  for (const q of floats) {
+    const t0 = now();
+    knn.all(q, K);
+    floor.push(now() - t0);
+  }
+  sample.vectorFloorP50 = p50(floor);
+  bare.close();
+}
+
+export async function vaultSearchOnce(): Promise<VaultSearchSample> {
+  const dir = tempDir('vault-search');
+  try {
+    const sample: Partial<VaultSearchSample> = {};
+    await keywordSide(dir, sample);
+    vectorSide(dir, sample);
+    return sample as VaultSearchSample;
+  } finally {
+    removeDir(dir);
+  }
+}
