@@ -11,7 +11,7 @@ import { RUN_STATES } from '../../engine/index.js';
 import type { SqlBatchFile, TableProfileFile } from '../../agents/index.js';
 import type { BundleReport } from '../../bundles/index.js';
 import type {
-  AgentProfile, AgentSource, ChatSessionSummary, RecoverySummary, RunRow, RunView, Setup, SetupPatch, StoredEvent, TraceDetail, TraceSummary, TriggerView, TurnView,
+  AgentProfile, AgentSource, ChatSessionSummary, NoteInfo, NoteWrite, RecoverySummary, SearchAnswer, RunRow, RunView, Setup, SetupPatch, StoredEvent, TraceDetail, TraceSummary, TriggerView, TurnView,
 } from '../../engine/index.js';
 import { CHAT_STATES as UI_CHAT_STATES, RUN_STATES as UI_RUN_STATES, TOOL_CALLING } from '../../ui/src/types.js';
 import type * as Ui from '../../ui/src/types.js';
@@ -53,6 +53,10 @@ export const serverShapesFitTheApp = [
   (v: Extract<ServerFrame, { type: 'chat-event' }>) => accepts<Ui.ChatEventFrame>(v),
   (v: Extract<ServerFrame, { type: 'chat-synced' }>) => accepts<Ui.ChatSyncedFrame>(v),
   (v: Extract<ServerFrame, { type: 'chat-token' }>) => accepts<Ui.ChatTokenFrame>(v),
+  // The vault: notes, the audit of writes, search (api/routes/vault.ts, vault-search.ts).
+  (v: NoteInfo) => accepts<Ui.NoteInfo>(v),
+  (v: NoteWrite) => accepts<Ui.NoteWrite>(v),
+  (v: SearchAnswer) => accepts<Ui.SearchAnswer>(v),
   // …and what the app sends is what the server takes.
   (v: Ui.SetupPatch) => accepts<SetupPatch>(v),
 ];
@@ -62,6 +66,13 @@ export const appTraceShapesFitTheServer = [
   (v: Ui.TraceSummary) => accepts<TraceSummary>(v),
   (v: Ui.TraceDetail) => accepts<TraceDetail>(v),
   (v: Ui.TraceFrame) => accepts<Extract<ServerFrame, { type: 'trace' }>>(v),
+];
+
+// The vault's shapes both ways: the app's copy names every field the server sends.
+export const appVaultShapesFitTheServer = [
+  (v: Ui.NoteInfo) => accepts<NoteInfo>(v),
+  (v: Ui.NoteWrite) => accepts<NoteWrite>(v),
+  (v: Ui.SearchAnswer) => accepts<SearchAnswer>(v),
 ];
 
 // The trigger view both ways too: the app's copy names every field the server sends.
