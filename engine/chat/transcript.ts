@@ -39,6 +39,10 @@ export interface TurnView {
   agent: string;
   budget: { limit: number; used: number };
   items: TurnItem[];
+  /** The memories given to the model before the turn (or why none could be found). */
+  memories?: { notes: Array<{ path: string; text: string }>; error?: EventError };
+  /** Earlier turns up to `through` were folded into this summary before the turn. */
+  summary?: { through: number; text: string };
   /** Set once the turn has ended (again, after more budget). */
   answer?: { text: string; stop: ChatStop; usage: TurnUsage; error?: EventError; undone?: UndoneWork[]; at: number };
 }
@@ -96,6 +100,12 @@ export function transcriptOf(stored: readonly StoredChatEvent[]): TurnView[] {
         if (item !== undefined) Object.assign(item, e.error === undefined ? { status: 'done', text: e.text } : { status: 'failed', error: e.error });
         break;
       }
+      case 'memory.recalled':
+        if (view !== undefined) view.memories = { notes: e.memories.map((m) => ({ path: m.path, text: m.text })), ...(e.error === undefined ? {} : { error: e.error }) };
+        break;
+      case 'memory.summarized':
+        if (view !== undefined) view.summary = { through: e.through, text: e.text };
+        break;
       case 'turn.finished':
         if (view !== undefined) {
           view.answer = {

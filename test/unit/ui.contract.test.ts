@@ -83,7 +83,7 @@ export const appTriggerShapesFitTheServer = [
 // The chat shapes both ways: the app's copy names every field the server sends.
 export const appChatShapesFitTheServer = [
   (v: Ui.ChatSessionSummary) => accepts<ChatSessionSummary>(v),
-  (v: Ui.TurnView) => accepts<Omit<TurnView, 'items' | 'answer'>>(v),
+  (v: Ui.TurnView) => accepts<Omit<TurnView, 'items' | 'answer' | 'memories'>>(v),
   (v: Ui.ChatTokenFrame) => accepts<Extract<ServerFrame, { type: 'chat-token' }>>(v),
   (v: Ui.ChatSyncedFrame) => accepts<Extract<ServerFrame, { type: 'chat-synced' }>>(v),
 ];

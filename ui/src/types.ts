@@ -560,6 +560,10 @@ export interface TurnView {
   agent: string;
   budget: { limit: number; used: number };
   items: TurnItem[];
+  /** The memories given to the model before the turn (or why none could be found). */
+  memories?: { notes: Array<{ path: string; text: string }>; error?: CodedError };
+  /** Earlier turns up to `through` were folded into this summary before the turn. */
+  summary?: { through: number; text: string };
   /** Set once the turn has ended (removed again when more budget is granted). */
   answer?: { text: string; stop: ChatStop; usage: TurnUsage; error?: CodedError; undone?: UndoneWork[]; at: number };
 }

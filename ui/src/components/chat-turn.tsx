@@ -9,6 +9,7 @@ import { useState } from 'preact/hooks';
 import { ROOT_NODE } from '../chat-stream';
 import type { Streams } from '../chat-stream';
 import { formatCost, formatCount, formatTime, plural } from '../format';
+import { href } from '../router';
 import type { TurnUsage, TurnView } from '../types';
 import { BudgetGrant } from './budget-grant';
 import { ChatItems } from './chat-items';
@@ -40,6 +41,7 @@ export function ChatTurn({ sessionId, turn, working, canGrant, streams, version,
         <p class="chat-msg__who">You <span class="muted small">· {formatTime(turn.at)}</span></p>
         <p class="pre-wrap chat-msg__text" data-testid="chat-user-message">{turn.text}</p>
       </div>
+      <TurnMemory turn={turn} />
       <ChatItems items={turn.items} streams={streams} />
       <div class="chat-msg chat-msg--agent">
         <p class="chat-msg__who">{turn.agent}</p>
@@ -80,4 +82,31 @@ export function ChatTurn({ sessionId, turn, working, canGrant, streams, version,
 
 function usageText(u: TurnUsage): string {
   return `${plural(u.calls, 'call')}, ${plural(u.toolCalls, 'tool call')} · ${formatCount(u.inputTokens)} tokens in, ${formatCount(u.outputTokens)} out · ${formatCost(u.costUsd)}`;
+}
+
+/** What the agent was given besides the conversation: the memories found for the message, and the summary of folded turns. */
+function TurnMemory({ turn }: { turn: TurnView }) {
+  const { memories, summary } = turn;
+  if (summary === undefined && (memories === undefined || (memories.notes.length === 0 && memories.error === undefined))) return null;
+  return (
+    <div class="chat-memory small" data-testid="chat-memory">
+      {memories !== undefined && memories.notes.length > 0 && (
+        <details>
+          <summary>Given {memories.notes.length} {memories.notes.length === 1 ? 'memory' : 'memories'}</summary>
+          <ul>
+            {memories.notes.map((m) => (
+              <li key={m.path}><a href={href({ name: 'vault', note: m.path })}><code>{m.path}</code></a> {m.text}</li>
+            ))}
+          </ul>
+        </details>
+      )}
+      {memories?.error !== undefined && <p class="muted">No memories: the search failed (<code>{memories.error.code}</code> {memories.error.message}).</p>}
+      {summary !== undefined && (
+        <details>
+          <summary>Turns 1–{summary.through} were folded into a summary</summary>
+          <p class="pre-wrap">{summary.text}</p>
+        </details>
+      )}
+    </div>
+  );
 }
