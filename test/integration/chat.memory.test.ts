@@ -66,6 +66,7 @@ test('a long conversation is folded into a summary, not cut: the model sees the 
   const log = s.engine.chat.events(id).map((e) => e.event);
   const summarized = log.filter((e) => e.type === 'memory.summarized');
   assert.deepEqual(summarized, [{ type: 'memory.summarized', turn: 4, through: 2, text: 'SUMMARY: the user spoke of turn-one and turn-two.', usage: { inputTokens: 40, outputTokens: 9 } }]);
+  assert.deepEqual(s.engine.chat.get(id).transcript[3]!.summary, { through: 2, text: 'SUMMARY: the user spoke of turn-one and turn-two.' });
   const traces = s.engine.listTraces({ sessionId: id, limit: 20 }).filter((tr) => tr.step === MEMORY_TRACE_STEP);
   assert.equal(traces.length, 1);
   assert.deepEqual([traces[0]!.agent, traces[0]!.attempt, traces[0]!.inputTokens, traces[0]!.outputTokens], ['talker', 4, 40, 9]);
@@ -139,6 +140,7 @@ test('remember writes a note under memory/ with an audit row naming the session,
   await s.engine.chat.send(two.id, 'Which tea should I buy?').done;
   const recalled = s.engine.chat.events(two.id).map((e) => e.event).find((e) => e.type === 'memory.recalled');
   assert.deepEqual(recalled, { type: 'memory.recalled', turn: 1, memories: [{ path: note, text: 'The user only drinks green tea, never coffee.' }] });
+  assert.deepEqual(s.engine.chat.get(two.id).transcript[0]!.memories, { notes: [{ path: note, text: 'The user only drinks green tea, never coffee.' }] }, 'the transcript (the Chat screen) shows them');
   const body = chatCalls(s.server.requests).at(-1);
   const block = body.messages.find((m: any) => m.role === 'system' && m.content.startsWith('<memories>'));
   assert.ok(block, 'the marked block is in the request');
