@@ -63,7 +63,8 @@ function NotePanel({ path, onChanged }: { path: string; onChanged: () => void })
   return (
     <article class="panel vault__note" aria-labelledby="note-title" data-testid="note-view">
       <div class="vault__note-head">
-        <h2 id="note-title">{note.title}</h2>
+        {/* A note whose text starts with its title shows it once, rendered. */}
+        <h2 id="note-title" class={content.startsWith('# ') ? 'sr-only' : undefined}>{note.title}</h2>
         <p class="muted small"><code>{note.path}</code> · {formatCount(note.size_bytes)} bytes · changed {formatTime(note.modified_at)} · <a href={href({ name: 'vault', note: undefined })}>close</a></p>
       </div>
       <MarkdownView source={content} testId="note-body" />
