@@ -3,8 +3,9 @@
  * scripted fake Ollama: an agent's chat turns create and append a note (audited writes);
  * the screen finds the note by search, opens it rendered, lists the writes with their diff
  * and the model call that asked, reverts the append, and shows the conflict (with its
- * diff) when a note changed by hand since the write is reverted. Waits are bounded waits
- * on page or server state, never sleeps.
+ * diff) when a note changed by hand since the write is reverted; semantic search switched
+ * on in Setup embeds the notes and merges both rankings. Waits are bounded waits on page or
+ * server state, never sleeps.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -23,7 +24,7 @@ const CREATED = '# Acme Ltd\n\nPays invoices late; ask for a deposit.\n';
 const APPENDED = 'Prefers email over phone.';
 
 describe('the Vault screen', () => {
-  test('search, open, the writes with their diff and model call, revert an append, and a refused revert after a human edit', async (t) => {
+  test('search, open, the writes with their diff and model call, revert an append, a refused revert after a human edit, and semantic search switched on in Setup', async (t) => {
     const defer = cleanups(t);
     const root = fs.realpathSync(tempDir(t, 'kw-e2e-vault-'));
     const home = path.join(root, 'home');
@@ -97,5 +98,25 @@ describe('the Vault screen', () => {
     assert.match(await textOf(testId(refused, 'revert-conflict-diff')), /\+Edited by hand\./);
     assert.ok(fs.existsSync(file), 'the note is kept');
     await shot(page, 'vault-03-conflict');
+
+    // Semantic search switched on in Setup: the notes are embedded by the fake Ollama, and a search by meaning merges both sides.
+    await page.goto(`${server.url}#/setup`);
+    await testId(page, 'semantic-enabled').check();
+    assert.equal(await testId(page, 'semantic-model').inputValue(), 'ollama:nomic-embed-text');
+    await testId(page, 'setup-save').click();
+    await testId(page, 'setup-saved').waitFor();
+    assert.match(fs.readFileSync(path.join(home, 'config.toml'), 'utf8'), /\[vault\.semantic\]\nenabled = true/);
+    await waitFor(async () => {
+      const status = (await apiJson(server.url, 'GET', '/api/vault/status')).json.semantic;
+      return status.enabled === true && status.chunks > 0 && status.pending === 0;
+    }, 'the notes to be embedded');
+    assert.ok(model.requests.some((r) => r.path === '/api/embed' && r.body.model === 'nomic-embed-text'), 'embedded by the configured model');
+    await page.goto(`${server.url}#/vault`);
+    await testId(page, 'vault-search-input').fill('deposit');
+    await testId(page, 'vault-search-semantic').check();
+    await testId(page, 'vault-search-go').click();
+    const hit = testId(page, 'vault-search-results').locator('li').first();
+    assert.match(await textOf(hit), /keyword \+ semantic/);
+    await shot(page, 'vault-04-semantic');
   });
 });
