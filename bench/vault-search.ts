@@ -3,9 +3,11 @@
  * read, sha256, FTS5 insert) against a floor of the same texts inserted bare into an FTS5
  * table; keyword search over them (`VaultSearch.search`: quoting, bm25 with the title
  * weighted, snippet) against a bare `MATCH … ORDER BY rank LIMIT 10`; and the vector side
- * over 100,000 chunks (`VectorStore.nearest`: vec0 KNN plus the join to the chunks)
- * against the bare vec0 KNN query. Notes and vectors are made from a seeded generator, so
- * every run searches the same data.
+ * over 100,000 chunks (`VectorStore.nearest`: hamming KNN over sign bits, then exact
+ * cosine over the candidates) against the bare float32 vec0 KNN (brute force, exact), with
+ * the recall@10 of the store's answer against that exact one, on clustered vectors (like
+ * real embeddings) and on uniform random ones (the worst case). Notes and vectors are made
+ * from a seeded generator, so every run searches the same data.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -33,9 +35,15 @@ export interface VaultSearchSample {
   ftsFloorP50: number;
   /** Hits per query, on average (the queries are not all misses). */
   ftsHits: number;
+  /** Clustered vectors (like real embeddings). */
   vectorP50: number;
   vectorFloorP50: number;
+  vectorRecall10: number;
   vectorBuildMs: number;
+  /** Uniform random vectors (binary quantization's worst case). */
+  vectorRandomP50: number;
+  vectorRandomFloorP50: number;
+  vectorRandomRecall10: number;
 }
 
 /** A small seeded generator (mulberry32): the same notes and vectors every run. */
@@ -151,33 +159,86 @@ async function keywordSide(dir: string, sample: Partial<VaultSearchSample>): Pro
   bare.close();
 }
 
-function vectorSide(dir: string, sample: Partial<VaultSearchSample>): void {
-  const file = path.join(dir, 'vectors.sqlite');
+/** One data set of the vector side: how its vectors and queries are drawn. */
+interface VectorData {
+  name: string;
+  chunk(random: () => number): Float32Array;
+  query(random: () => number): Float32Array;
+}
+
+/** Uniform random directions: no chunk is near another or a query (binary quantization's worst case). */
+const RANDOM: VectorData = { name: 'random', chunk: unitVector, query: unitVector };
+
+/** Gaussian noise, by the Box–Muller transform. */
+function gauss(random: () => number): number {
+  return Math.sqrt(-2 * Math.log(random() + 1e-12)) * Math.cos(2 * Math.PI * random());
+}
+
+/**
+ * Like real embeddings: 300 topics (random centres), each vector a centre plus Gaussian
+ * noise (σ 0.03 a dimension: cosine ≈ 0.77 to its centre), queries drawn the same way.
+ */
+function clustered(): VectorData {
+  const centres = Array.from({ length: 300 }, (_, i) => unitVector(rng(1000 + i)));
+  const near = (random: () => number): Float32Array => {
+    const centre = centres[Math.floor(random() * centres.length)]!;
+    const v = new Float32Array(VECTOR_DIMENSION);
+    let norm = 0;
+    for (let i = 0; i < v.length; i++) {
+      v[i] = centre[i]! + gauss(random) * 0.03;
+      norm += v[i]! * v[i]!;
+    }
+    norm = Math.sqrt(norm);
+    for (let i = 0; i < v.length; i++) v[i]! /= norm;
+    return v;
+  };
+  return { name: 'clustered', chunk: near, query: near };
+}
+
+interface VectorResult {
+  p50: number;
+  floorP50: number;
+  /** Of the exact 10 nearest chunks, the share in the top 10 of the store's answer. */
+  recall10: number;
+  buildMs: number;
+}
+
+/**
+ * 100,000 chunks of `data` through `VectorStore.putNote`; `nearest(q, 50)` timed; then the
+ * same vectors copied into a float32 vec0 table (cosine) through another connection: its
+ * bare KNN is the floor (the brute-force scan the store used before) and the exact answer
+ * the recall is measured against.
+ */
+function vectorRun(dir: string, data: VectorData): VectorResult {
+  const file = path.join(dir, `vectors-${data.name}.sqlite`);
   const store = VectorStore.open(file);
-  store.reset('bench:random');
+  store.reset(`bench:${data.name}`);
   const random = rng(31);
   const perNote = 10;
   const started = now();
   for (let n = 0; n < VECTOR_CHUNKS / perNote; n++) {
-    const chunks = Array.from({ length: perNote }, (_, c) => ({ heading: `Part ${c}`, text: `chunk ${c} of note ${n}`, vector: [...unitVector(random)] }));
-    store.putNote('bench:random', `note-${n}.md`, String(n), chunks);
+    const chunks = Array.from({ length: perNote }, (_, c) => ({ heading: `Part ${c}`, text: `chunk ${c} of note ${n}`, vector: [...data.chunk(random)] }));
+    store.putNote(`bench:${data.name}`, `note-${n}.md`, String(n), chunks);
   }
-  sample.vectorBuildMs = now() - started;
-  const queries = Array.from({ length: 50 }, () => [...unitVector(random)]);
+  const buildMs = now() - started;
+  const queries = Array.from({ length: 50 }, () => [...data.query(random)]);
   for (const q of queries.slice(0, 5)) store.nearest(q, K);
   const times: number[] = [];
+  const answers: string[][] = [];
   for (const q of queries) {
     const t0 = now();
-    store.nearest(q, K);
+    const hits = store.nearest(q, K);
     times.push(now() - t0);
+    answers.push(hits.slice(0, 10).map((h) => h.text));
   }
-  sample.vectorP50 = p50(times);
   store.close();
-  // Floor: the bare vec0 KNN query on the same table, through its own connection.
-  const bare = new Database(file, { readonly: true });
+
+  const bare = new Database(file);
   bare.pragma('mmap_size = 1073741824');
   sqliteVec.load(bare);
-  const knn = bare.prepare('SELECT rowid, distance FROM vec_chunks WHERE embedding MATCH ? AND k = ?');
+  bare.exec(`CREATE VIRTUAL TABLE floor_vec USING vec0 (embedding float[${VECTOR_DIMENSION}] distance_metric=cosine);
+    INSERT INTO floor_vec (rowid, embedding) SELECT id, vector FROM chunk_vectors;`);
+  const knn = bare.prepare('SELECT rowid, distance FROM floor_vec WHERE embedding MATCH ? AND k = ?');
   const floats = queries.map((q) => new Float32Array(q));
   for (const q of floats.slice(0, 5)) knn.all(q, K);
   const floor: number[] = [];
@@ -186,8 +247,26 @@ function vectorSide(dir: string, sample: Partial<VaultSearchSample>): void {
     knn.all(q, K);
     floor.push(now() - t0);
   }
-  sample.vectorFloorP50 = p50(floor);
+  const exact = bare.prepare<[Float32Array], { text: string }>('SELECT c.text AS text FROM (SELECT rowid, distance FROM floor_vec WHERE embedding MATCH ? AND k = 10) v JOIN chunks c ON c.id = v.rowid ORDER BY v.distance');
+  let found = 0;
+  floats.forEach((q, i) => {
+    const got = new Set(answers[i]);
+    found += exact.all(q).filter((r) => got.has(r.text)).length;
+  });
   bare.close();
+  return { p50: p50(times), floorP50: p50(floor), recall10: found / (10 * queries.length), buildMs };
+}
+
+function vectorSide(dir: string, sample: Partial<VaultSearchSample>): void {
+  const real = vectorRun(dir, clustered());
+  sample.vectorP50 = real.p50;
+  sample.vectorFloorP50 = real.floorP50;
+  sample.vectorRecall10 = real.recall10;
+  sample.vectorBuildMs = real.buildMs;
+  const worst = vectorRun(dir, RANDOM);
+  sample.vectorRandomP50 = worst.p50;
+  sample.vectorRandomFloorP50 = worst.floorP50;
+  sample.vectorRandomRecall10 = worst.recall10;
 }
 
 export async function vaultSearchOnce(): Promise<VaultSearchSample> {
