@@ -41,7 +41,7 @@ test('reciprocal rank fusion: an item in both lists beats the head of one; k = 6
 });
 
 test('[vault.semantic]: off by default; a model must be provider:model of a provider with embeddings', () => {
-  assert.deepEqual(parseConfig('', 'c.toml').vault, { semantic: { enabled: false, model: 'ollama:nomic-embed-text' } });
+  assert.deepEqual(parseConfig('', 'c.toml').vault, { maxNoteBytes: 1024 * 1024, semantic: { enabled: false, model: 'ollama:nomic-embed-text' } });
   assert.deepEqual(parseConfig('[vault.semantic]\nenabled = true\nmodel = "gemini:gemini-embedding-001"\n', 'c.toml').vault.semantic, { enabled: true, model: 'gemini:gemini-embedding-001' });
   assert.throws(() => parseConfig('[vault.semantic]\nenabled = "yes"\n', 'c.toml'), { code: 'KW_ERR_CONFIG_INVALID', message: /vault\.semantic\.enabled: must be true or false/ });
   assert.throws(() => parseConfig('[vault.semantic]\nmodel = "nomic"\n', 'c.toml'), { code: 'KW_ERR_CONFIG_INVALID', message: /vault\.semantic\.model: "nomic" is not a model/ });
