@@ -16,7 +16,7 @@ const MAX_MEMORY_CHARS = 600;
 /** The notes to give before a turn whose message is `text`; a failed search is an error, not a throw (the turn goes on without them). */
 export async function findMemories(vault: MemoryVault, text: string, count: number): Promise<{ memories: InjectedMemory[]; error?: EventError }> {
   try {
-    const answer = await vault.search(text, { under: MEMORY_FOLDER, limit: count });
+    const answer = await vault.search(text, { under: MEMORY_FOLDER, limit: count, semantic: 'auto' });
     const memories = answer.hits.slice(0, count).map((hit) => {
       const full = memoryText(vault, hit.path) ?? hit.snippet.replace(/[[\]]/g, '').replace(/\s+/g, ' ').trim();
       return { path: hit.path, text: full.length <= MAX_MEMORY_CHARS ? full : `${full.slice(0, MAX_MEMORY_CHARS - 1)}…` };

@@ -82,8 +82,11 @@ export interface SearchAnswer {
 
 export interface SearchOptions {
   limit?: number;
-  /** Ask for semantic results too (merged by reciprocal rank fusion); only when semantic search is switched on. */
-  semantic?: boolean;
+  /**
+   * Ask for semantic results too (merged by reciprocal rank fusion); only when semantic search is switched on.
+   * `auto` (what agents' searches use): semantic results when it is on, keyword results without a note when it is off.
+   */
+  semantic?: boolean | 'auto';
   /** Only notes under this folder (`memory/`). */
   under?: string;
 }

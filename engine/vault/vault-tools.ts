@@ -88,7 +88,7 @@ export function createVaultTools(vault: VaultToolTarget): Tool[] {
       },
     },
     async call(args) {
-      const answer = await vault.search(String(args.query), { limit: typeof args.limit === 'number' ? args.limit : 10 });
+      const answer = await vault.search(String(args.query), { limit: typeof args.limit === 'number' ? args.limit : 10, semantic: 'auto' });
       const note = answer.note === undefined ? '' : `\n(${answer.note})`;
       if (answer.hits.length === 0) return { content: `No note matches ${JSON.stringify(answer.query)}.${note}`, meta: { hits: 0, mode: answer.mode } };
       const hits = answer.hits.map((h) => `- ${h.path} — ${h.title}${h.heading === undefined ? '' : ` § ${h.heading}`}\n  ${h.snippet}`);

@@ -31,6 +31,7 @@ describe('the Vault screen', () => {
     fs.mkdirSync(home, { mode: 0o700 });
     // Each message asks for one write, then the answer.
     const model = await startFakeOllama((body: any) => {
+      if (body.input !== undefined) return {}; // an embedding request: the fake's own vectors
       const messages: any[] = body.messages;
       const last = messages.map((m) => m.role).lastIndexOf('user');
       const answered = messages.slice(last).some((m) => m.role === 'tool');
@@ -86,6 +87,8 @@ describe('the Vault screen', () => {
     await waitFor(() => fs.readFileSync(file, 'utf8') === CREATED, 'the append to be undone');
     await page.locator('.vault__writes li.write').nth(2).waitFor();
     assert.equal(await page.locator('.vault__writes li.write').count(), 3);
+    await testId(page, 'note-body').filter({ hasNotText: 'Prefers email' }).waitFor(); // the open note is read again
+    assert.match(await textOf(testId(page.locator('.vault__writes'), 'write-list').locator('li.write').first()), /revert.*app/i, 'the app\'s revert is recorded as by the app');
     await testId(page, 'vault-refresh').click();
 
     // A human edits the note; reverting the create is refused, with the diff shown.

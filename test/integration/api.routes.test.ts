@@ -291,6 +291,7 @@ describe('setup: semantic search', () => {
     assert.deepEqual(reset.json.vault, { semantic: { enabled: false, model: 'ollama:nomic-embed-text' } }, 'a null model is the default again');
     assert.equal(api.engine.vaultSearch.status().semantic.enabled, false);
     assert.equal((await api.call('GET', '/api/vault/search?q=x&semantic=true')).json.note, 'semantic search is off (switch it on in Setup): keyword results only');
+    assert.deepEqual(await api.engine.vault.search('x', { semantic: 'auto' }), { query: 'x', mode: 'keyword', hits: [] }, 'agents\' searches say nothing of it when it is off');
   });
 });
 

@@ -97,6 +97,8 @@ test('semantic search ranks the note that means the query first, merged with key
   assert.equal(feline.hits[0]!.heading, 'Pets > Mira', 'the heading path of the chunk that matched');
   assert.equal(feline.hits[0]!.title, 'Pets');
   assert.match(feline.hits[0]!.snippet, /kitten purrs/);
+  // The agents' search_notes asks with `auto`: semantic hits while it is on.
+  assert.match((await engine.vault.tools().find((tool) => tool.spec.name === 'search_notes')!.call({ query: 'feline' }, { signal: AbortSignal.timeout(5000) })).content, /pets\/cat\.md/);
 
   // Found by both sides: fused first, and marked so.
   const puppy = await engine.vaultSearch.search('puppy', { semantic: true });

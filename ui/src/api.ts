@@ -126,7 +126,7 @@ export function createApi(opts: ApiOptions) {
     vaultSearch: (q: string, semantic: boolean) => json<SearchAnswer>('GET', `/api/vault/search?q=${enc(q)}&semantic=${semantic}&limit=20`),
     writes: async (path?: string) => (await json<{ writes: NoteWrite[] }>('GET', `/api/writes?limit=100${path === undefined ? '' : `&path=${enc(path)}`}`)).writes,
     write: (id: number) => json<{ write: NoteWrite; diff: string }>('GET', `/api/writes/${id}`),
-    revertWrite: async (id: number) => (await json<{ write: NoteWrite }>('POST', `/api/writes/${id}/revert`, {})).write,
+    revertWrite: async (id: number) => (await json<{ write: NoteWrite }>('POST', `/api/writes/${id}/revert`, { by: 'app' })).write,
     traceChildren: async (id: number) => (await json<{ traces: TraceSummary[] }>('GET', `/api/traces/${id}/children`)).traces,
   };
 }

@@ -177,8 +177,9 @@ export function createVaultSearch(options: VaultSearchOptions): VaultSearch {
       const limit = Math.min(Math.max(1, Math.floor(opts.limit ?? DEFAULT_SEARCH_LIMIT)), MAX_SEARCH_LIMIT);
       const prefix = folderPrefix(opts.under ?? '');
       if (queryTerms(query).length === 0) return { query, mode: 'keyword', hits: [], note: 'the query has no words to search for' };
-      const words = keyword.search(query, { limit: opts.semantic === true ? limit * 2 : limit, prefix });
-      if (opts.semantic !== true) return { query, mode: 'keyword', hits: words.map(keywordHit) };
+      const wanted = opts.semantic === true || (opts.semantic === 'auto' && semantic !== undefined);
+      const words = keyword.search(query, { limit: wanted ? limit * 2 : limit, prefix });
+      if (!wanted) return { query, mode: 'keyword', hits: words.map(keywordHit) };
       const side = await semanticSide(query, limit * 5, prefix);
       if ('note' in side) return { query, mode: 'keyword', hits: words.slice(0, limit).map(keywordHit), note: side.note };
       // One entry per note: its nearest chunk (the list is nearest first); a note since removed is left out.

@@ -4,6 +4,7 @@
  * writes, and the vault's recent writes: each with its diff, the model call that asked
  * for it, and Revert.
  */
+import { useEffect, useState } from 'preact/hooks';
 import { MarkdownView } from '../components/markdown-view';
 import { NoteTree } from '../components/note-tree';
 import { ErrorBox, Loading } from '../components/status';
@@ -18,7 +19,9 @@ export function VaultScreen({ note }: { note: string | undefined }) {
   const { api } = useServices();
   const notes = useResource(() => api.vaultNotes(), [api]);
   const writes = useResource(() => api.writes(), [api]);
-  const refreshAll = () => { notes.refresh(); writes.refresh(); };
+  // Bumped by every change made here (a revert), so the open note is read again too.
+  const [version, setVersion] = useState(0);
+  const refreshAll = () => { notes.refresh(); writes.refresh(); setVersion((v) => v + 1); };
   return (
     <section aria-labelledby="vault-title">
       <div class="page-head page-head--row">
@@ -37,7 +40,7 @@ export function VaultScreen({ note }: { note: string | undefined }) {
           {notes.data !== undefined && <NoteTree notes={notes.data} current={note} />}
         </aside>
         <div class="vault__main">
-          {note !== undefined && <NotePanel key={note} path={note} onChanged={refreshAll} />}
+          {note !== undefined && <NotePanel key={note} path={note} version={version} onChanged={refreshAll} />}
           <section aria-labelledby="writes-title" class="vault__writes">
             <h2 id="writes-title">Recent writes</h2>
             {writes.data === undefined && writes.loading && <Loading label="Loading the writes…" />}
@@ -50,10 +53,10 @@ export function VaultScreen({ note }: { note: string | undefined }) {
   );
 }
 
-function NotePanel({ path, onChanged }: { path: string; onChanged: () => void }) {
+function NotePanel({ path, version, onChanged }: { path: string; version: number; onChanged: () => void }) {
   const { api } = useServices();
   const view = useResource(() => api.vaultNote(path), [api, path]);
-  const changed = () => { view.refresh(); onChanged(); };
+  useEffect(() => { if (version > 0) view.refresh(); }, [version]);
   if (view.data === undefined) {
     return view.error === undefined
       ? <Loading label="Loading the note…" />
@@ -70,7 +73,7 @@ function NotePanel({ path, onChanged }: { path: string; onChanged: () => void })
       <MarkdownView source={content} testId="note-body" />
       <details class="vault__note-writes" open={writes.length > 0}>
         <summary>Writes to this note ({writes.length})</summary>
-        <WriteList writes={writes} showPath={false} onChanged={changed} />
+        <WriteList writes={writes} showPath={false} onChanged={onChanged} />
       </details>
     </article>
   );
