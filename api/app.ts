@@ -29,6 +29,7 @@ import { vaultRoutes } from './routes/vault.js';
 import { hookRoutes } from './routes/hooks.js';
 import { UI_PATHS, uiRoutes } from './routes/ui.js';
 import { vaultSearchRoutes } from './routes/vault-search.js';
+import { memoryRoutes } from './routes/memory.js';
 import { installUpgradeChecks } from './upgrades.js';
 import { installUploadLimit } from './upload-limit.js';
 import type { UploadLimit } from './upload-limit.js';
@@ -150,6 +151,7 @@ export async function buildApi(engine: Engine, options: ApiOptions = {}): Promis
   agentRoutes(app, engine);
   vaultRoutes(app, engine);
   vaultSearchRoutes(app, engine);
+  memoryRoutes(app, engine);
   await hookRoutes(app, engine);
   uiRoutes(app, options.uiDir ?? path.join(packageRoot(import.meta.url), 'ui', 'dist'));
   return { app, hub, uploads };

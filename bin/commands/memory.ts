@@ -1,10 +1,11 @@
 /**
  * `kowalski memory consolidate [--since 24h] [--agent NAME] [--json]`: the chat turns
  * finished since then turned into durable facts, kept as notes under the vault's
- * `memory/` (engine/chat/consolidate.ts). Runs an embedded engine: a server that owns the
- * data directory is asked to stop first (there is no API route for it yet).
+ * `memory/` (engine/chat/consolidate.ts). Through the server that owns the data directory
+ * (`POST /api/memory/consolidate`), else with an engine of its own.
  */
 import { KowalskiError } from '../../core/index.js';
+import type { ConsolidateResult } from '../../engine/index.js';
 import { openEngine } from './backend.js';
 import { EXIT, dataDir } from './common.js';
 import { findServer } from './remote.js';
@@ -20,21 +21,24 @@ export function parseSince(text: string): number {
 
 export async function memoryConsolidateCommand(opts: { since?: string; agent?: string; json?: boolean }): Promise<number> {
   const back = parseSince(opts.since ?? '24h');
+  const result = await consolidated({ since: Date.now() - back, ...(opts.agent === undefined ? {} : { agent: opts.agent }) });
+  if (opts.json === true) process.stdout.write(`${JSON.stringify(result)}\n`);
+  else if (result.turns === 0) process.stdout.write(`No chat turns finished in the last ${opts.since ?? '24h'}${opts.agent === undefined ? '' : ` with ${opts.agent}`}: nothing to consolidate.\n`);
+  else {
+    const lines = result.facts.map((f) => `  ${f.path}  ${f.fact}`);
+    process.stdout.write(`Read ${result.turns} turn(s)${result.leftOut > 0 ? ` (${result.leftOut} more left out: run again with a shorter --since)` : ''}; kept ${result.facts.length} fact(s) (trace ${result.traceId}):\n${lines.join('\n')}\n`);
+  }
+  return EXIT.ok;
+}
+
+/** Consolidate through the server that owns the data directory, else with an engine of this process's own. */
+async function consolidated(asked: { since: number; agent?: string }): Promise<ConsolidateResult> {
   const dir = dataDir();
   const lookup = await findServer(dir);
-  if (lookup.kind === 'server') {
-    throw new KowalskiError('KW_ERR_DATA_DIR_LOCKED', `a kowalski server at ${lookup.api.server.url} owns ${dir}; stop it, then run kowalski memory consolidate`);
-  }
+  if (lookup.kind === 'server') return lookup.api.request<ConsolidateResult>('POST', 'api/memory/consolidate', asked);
   const engine = await openEngine(dir, lookup);
   try {
-    const result = await engine.chat.consolidate({ since: Date.now() - back, ...(opts.agent === undefined ? {} : { agent: opts.agent }) });
-    if (opts.json === true) process.stdout.write(`${JSON.stringify(result)}\n`);
-    else if (result.turns === 0) process.stdout.write(`No chat turns finished in the last ${opts.since ?? '24h'}${opts.agent === undefined ? '' : ` with ${opts.agent}`}: nothing to consolidate.\n`);
-    else {
-      const lines = result.facts.map((f) => `  ${f.path}  ${f.fact}`);
-      process.stdout.write(`Read ${result.turns} turn(s)${result.leftOut > 0 ? ` (${result.leftOut} more left out: run again with a shorter --since)` : ''}; kept ${result.facts.length} fact(s) (trace ${result.traceId}):\n${lines.join('\n')}\n`);
-    }
-    return EXIT.ok;
+    return await engine.chat.consolidate(asked);
   } finally {
     await engine.close();
   }

@@ -1,12 +1,14 @@
 /**
  * `kowalski memory consolidate`: recent chat turns turned into facts by one traced call of
  * the default model, each kept as a memory note with origin `consolidate` (through the
- * engine's audited vault); and the command itself, run as a process.
+ * engine's audited vault); and the command itself, run as a process, embedded and through a server.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
+import { buildApi } from '../../api/index.js';
+import { listen } from '../support/api.js';
 import { chatSetup, profile } from '../support/chat.js';
 import { cli, cliSandbox, outputOf, stdoutJson } from '../support/cli.js';
 import type { FakeTurn } from '../support/fake-models.js';
@@ -47,6 +49,20 @@ test('consolidation reads the recent turns of the agent asked for, keeps each fa
   answer = 'Here are some facts: the user lives in Gdańsk';
   await assert.rejects(s.engine.chat.consolidate({ since: 0 }), { code: 'KW_ERR_MEMORY_CONSOLIDATE' });
   assert.equal(s.engine.vault.writes({}).length, 2, 'nothing written');
+
+  // While a server owns the data directory, the command asks it (POST /api/memory/consolidate).
+  const api = await buildApi(s.engine, { port: 0 });
+  t.after(() => api.app.close());
+  const { base } = await listen(api);
+  s.engine.announce(`${base}/`);
+  answer = '["The user bakes bread on Sundays."]';
+  const through = await cli(s.home, ['memory', 'consolidate', '--agent', 'other', '--json']);
+  assert.equal(through.code, 0, outputOf(through));
+  const result = stdoutJson<{ turns: number; facts: Array<{ path: string }> }>(through);
+  assert.deepEqual([result.turns, result.facts.map((f) => f.path)], [1, [`memory/${day}-the-user-bakes-bread-on-sundays.md`]]);
+  assert.equal(s.engine.vault.writes({}).length, 3);
+  const bad = await api.app.inject({ method: 'POST', url: '/api/memory/consolidate', headers: { host: new URL(base).host }, payload: { since: 'yesterday' } });
+  assert.equal(bad.statusCode, 400);
 });
 
 test('kowalski memory consolidate: nothing recent says so and exits 0; a bad --since is a usage error', async (t) => {
