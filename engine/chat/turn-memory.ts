@@ -39,7 +39,8 @@ export async function turnMemory(deps: TurnMemoryDeps): Promise<ChatMessage[]> {
   const root = first.nodes[ROOT_NODE]!.agent;
   if (first.memories === undefined && deps.vault !== undefined && settings.memories > 0) {
     const found = await findMemories(deps.vault, first.text, settings.memories);
-    session.append([{ type: 'memory.recalled', turn, ...found }]);
+    // Committed with the turn's first model call (nothing acts on it before): a crash before that searches again.
+    session.appendSoon([{ type: 'memory.recalled', turn, ...found }]);
   }
   const earlier = session.context.history.filter((h) => h.turn < turn);
   const fold = foldPlan(earlier, session.context.summary, settings.windowTokens);
