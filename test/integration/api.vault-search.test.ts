@@ -96,7 +96,7 @@ test('GET /api/vault/search answers keyword and hybrid SearchAnswers; reindex an
     assert.match(bad.json.error.message, new RegExp(field), url);
   }
   const escape = await call('GET', '/api/vault/search?q=x&under=../etc');
-  assert.deepEqual([escape.status, escape.json.error.code], [400, 'KW_ERR_PATH_ESCAPES']);
+  assert.deepEqual([escape.status, escape.json.error.code], [400, 'KW_ERR_VAULT_PATH']);
 
   // The embedding server goes away: a search still answers (keyword, with a note); a reindex fails as a 502 naming why.
   fs.writeFileSync(path.join(home, 'config.toml'), fs.readFileSync(path.join(home, 'config.toml'), 'utf8').replace(server.url, await refusedUrl()));

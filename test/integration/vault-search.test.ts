@@ -84,7 +84,7 @@ test('keyword search: every note found at start, the title weighs more than the 
   assert.deepEqual(paths(await engine.vaultSearch.search('invoices', { under: 'journal/' })), ['journal/2026-01-02.md']);
   assert.deepEqual(paths(await engine.vaultSearch.search('invoices', { under: 'journal' })), ['journal/2026-01-02.md']);
   assert.deepEqual(paths(await engine.vaultSearch.search('invoices', { under: 'jour' })), [], 'a folder, not a prefix of a name');
-  await assert.rejects(engine.vaultSearch.search('invoices', { under: '../x' }), { code: 'KW_ERR_PATH_ESCAPES' });
+  await assert.rejects(engine.vaultSearch.search('invoices', { under: '../x' }), { code: 'KW_ERR_VAULT_PATH' });
   assert.equal((await engine.vaultSearch.search('invoices', { limit: 1 })).hits.length, 1);
 });
 
@@ -150,6 +150,6 @@ test('the watcher indexes a note edited, added or removed while the server runs;
   engine.vaultSearch.noteChanged('linked-dir/secret.md');
   engine.vaultSearch.rescan();
   assert.deepEqual(paths(await engine.vaultSearch.search('walrus')), []);
-  assert.throws(() => engine.vaultSearch.noteChanged('../outside.md'), { code: 'KW_ERR_PATH_ESCAPES' });
-  assert.throws(() => engine.vaultSearch.noteChanged('/etc/passwd.md'), { code: 'KW_ERR_PATH_ESCAPES' });
+  assert.throws(() => engine.vaultSearch.noteChanged('../outside.md'), { code: 'KW_ERR_VAULT_PATH' });
+  assert.throws(() => engine.vaultSearch.noteChanged('/etc/passwd.md'), { code: 'KW_ERR_VAULT_PATH' });
 });

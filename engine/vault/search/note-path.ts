@@ -16,15 +16,15 @@ export function isNoteName(rel: string): boolean {
 }
 
 /**
- * A vault-relative path as the index keys it (`projects/acme.md`). Refuses (KW_ERR_PATH_ESCAPES)
+ * A vault-relative path as the index keys it (`projects/acme.md`). Refuses (KW_ERR_VAULT_PATH)
  * an absolute path, a `..` segment, a backslash or a NUL.
  */
 export function normalizeNotePath(rel: string, what = 'the note path'): string {
   if (rel === '' || rel.includes('\0') || rel.includes('\\') || path.posix.isAbsolute(rel) || /^[A-Za-z]:/.test(rel)) {
-    throw new KowalskiError('KW_ERR_PATH_ESCAPES', `${what} ${JSON.stringify(rel)} must be a relative path inside the vault, with / between folders`);
+    throw new KowalskiError('KW_ERR_VAULT_PATH', `${what} ${JSON.stringify(rel)} must be a relative path inside the vault, with / between folders`);
   }
   const segments = rel.split('/').filter((s) => s !== '' && s !== '.');
-  if (segments.includes('..')) throw new KowalskiError('KW_ERR_PATH_ESCAPES', `${what} ${JSON.stringify(rel)} climbs out of the vault with ..`);
+  if (segments.includes('..')) throw new KowalskiError('KW_ERR_VAULT_PATH', `${what} ${JSON.stringify(rel)} climbs out of the vault with ..`);
   return segments.join('/');
 }
 
