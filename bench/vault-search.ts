@@ -19,6 +19,7 @@ import { systemTimers } from '../engine/triggers/timers.js';
 import { VectorStore } from '../engine/vault/search/vectors.js';
 import { removeDir, tempDir } from './setup.js';
 import { now } from './stats.js';
+import { seededRandom } from '../test/support/random.js';
 
 export const VAULT_NOTES = 10_000;
 export const VECTOR_CHUNKS = 100_000;
@@ -46,22 +47,11 @@ export interface VaultSearchSample {
   vectorRandomRecall10: number;
 }
 
-/** A small seeded generator (mulberry32): the same notes and vectors every run. */
-function rng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const SYLLABLES = ['ka', 'lo', 'mi', 'ten', 'ra', 'vo', 'shi', 'den', 'po', 'lu', 'mar', 'zen', 'qi', 'bel', 'tor', 'an'];
 
 /** 5,000 words, the first ones used far more often than the last (a Zipf-like draw). */
 function vocabulary(): string[] {
-  const random = rng(7);
+  const random = seededRandom(7);
   const words = new Set<string>();
   while (words.size < 5000) {
     const n = 2 + Math.floor(random() * 3);
@@ -76,7 +66,7 @@ function draw(random: () => number, words: readonly string[]): string {
 
 function notes(): Array<{ rel: string; text: string }> {
   const words = vocabulary();
-  const random = rng(11);
+  const random = seededRandom(11);
   return Array.from({ length: VAULT_NOTES }, (_, i) => {
     const title = `${draw(random, words)} ${draw(random, words)}`;
     const body = Array.from({ length: WORDS_PER_NOTE }, () => draw(random, words)).join(' ');
@@ -141,7 +131,7 @@ async function keywordSide(dir: string, sample: Partial<VaultSearchSample>): Pro
 
   // Queries: two words each, drawn like the notes' words (so most have hits).
   const words = vocabulary();
-  const random = rng(23);
+  const random = seededRandom(23);
   const queries = Array.from({ length: QUERIES }, () => `${draw(random, words)} ${draw(random, words)}`);
   let hits = 0;
   for (const q of queries.slice(0, 20)) await search.search(q); // warm-up
@@ -179,7 +169,7 @@ function gauss(random: () => number): number {
  * noise (σ 0.03 a dimension: cosine ≈ 0.77 to its centre), queries drawn the same way.
  */
 function clustered(): VectorData {
-  const centres = Array.from({ length: 300 }, (_, i) => unitVector(rng(1000 + i)));
+  const centres = Array.from({ length: 300 }, (_, i) => unitVector(seededRandom(1000 + i)));
   const near = (random: () => number): Float32Array => {
     const centre = centres[Math.floor(random() * centres.length)]!;
     const v = new Float32Array(VECTOR_DIMENSION);
@@ -213,7 +203,7 @@ function vectorRun(dir: string, data: VectorData): VectorResult {
   const file = path.join(dir, `vectors-${data.name}.sqlite`);
   const store = VectorStore.open(file);
   store.reset(`bench:${data.name}`);
-  const random = rng(31);
+  const random = seededRandom(31);
   const perNote = 10;
   const started = now();
   for (let n = 0; n < VECTOR_CHUNKS / perNote; n++) {

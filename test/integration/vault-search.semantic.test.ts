@@ -13,23 +13,18 @@ import path from 'node:path';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
 import { createEngine } from '../../engine/index.js';
-import type { Engine, SearchAnswer } from '../../engine/index.js';
+import type { SearchAnswer } from '../../engine/index.js';
 import { conceptVectors } from '../support/fake-embeddings.js';
 import { refusedUrl, startFakeOllama } from '../support/fake-models.js';
 import type { FakeModelServer } from '../support/fake-models.js';
 import { tempDir } from '../support/tmp.js';
+import { engineOn, indexed, writeNote } from '../support/vault.js';
 
 const CONCEPTS = conceptVectors({
   cats: ['feline', 'kitten', 'purrs', 'cat', 'whiskers'],
   dogs: ['canine', 'puppy', 'barks', 'dog'],
   money: ['bill', 'pay', 'invoice', 'electricity'],
 });
-
-function writeNote(home: string, rel: string, text: string): void {
-  const file = path.join(home, 'vault', rel);
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, text);
-}
 
 function writeConfig(home: string, host: string, model = 'ollama:nomic-embed-text'): void {
   fs.writeFileSync(path.join(home, 'config.toml'), `[model]\nmax_retries = 0\ntimeout_secs = 5\n[providers.ollama]\nhost = "${host}"\n[vault.semantic]\nenabled = true\nmodel = "${model}"\n`);
@@ -45,27 +40,6 @@ async function fakeOllama(t: TestContext): Promise<FakeModelServer> {
   const server = await startFakeOllama(() => ({}), { embed: CONCEPTS });
   t.after(() => server.close());
   return server;
-}
-
-async function engineOn(t: TestContext, home: string): Promise<Engine> {
-  const engine = await createEngine({ dataDir: home, vaultDebounceMs: 50 });
-  t.after(() => engine.close());
-  return engine;
-}
-
-function indexed(engine: Engine, rel: string, ms = 10_000): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      off();
-      reject(new Error(`timed out after ${ms} ms waiting for the vault index to take in ${rel}`));
-    }, ms);
-    const off = engine.on('vault:indexed', ({ paths }) => {
-      if (!paths.includes(rel)) return;
-      clearTimeout(timer);
-      off();
-      resolve();
-    });
-  });
 }
 
 const paths = (answer: SearchAnswer): string[] => answer.hits.map((h) => h.path);

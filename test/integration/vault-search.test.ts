@@ -9,38 +9,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import type { TestContext } from 'node:test';
 import { createEngine } from '../../engine/index.js';
-import type { Engine } from '../../engine/index.js';
 import { tempDir } from '../support/tmp.js';
-
-function writeNote(home: string, rel: string, text: string): void {
-  const file = path.join(home, 'vault', rel);
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, text);
-}
-
-async function engineOn(t: TestContext, home: string): Promise<Engine> {
-  const engine = await createEngine({ dataDir: home, vaultDebounceMs: 50 });
-  t.after(() => engine.close());
-  return engine;
-}
-
-/** Resolves once the index has taken in `rel` (from a watched edit); fails after `ms`. */
-function indexed(engine: Engine, rel: string, ms = 10_000): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      off();
-      reject(new Error(`timed out after ${ms} ms waiting for the vault index to take in ${rel}`));
-    }, ms);
-    const off = engine.on('vault:indexed', ({ paths }) => {
-      if (!paths.includes(rel)) return;
-      clearTimeout(timer);
-      off();
-      resolve();
-    });
-  });
-}
+import { engineOn, indexed, writeNote } from '../support/vault.js';
 
 const paths = (answer: { hits: Array<{ path: string }> }): string[] => answer.hits.map((h) => h.path);
 

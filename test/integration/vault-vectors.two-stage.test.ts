@@ -13,19 +13,9 @@ import * as sqliteVec from 'sqlite-vec';
 import { VectorStore } from '../../engine/vault/search/vectors.js';
 import type { EmbeddedChunk } from '../../engine/vault/search/vectors.js';
 import { tempDir } from '../support/tmp.js';
+import { seededRandom } from '../support/random.js';
 
 const MODEL = 'test:vectors';
-
-/** A seeded generator (mulberry32): the same vectors every run. */
-function rng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function unit(v: number[]): number[] {
   const norm = Math.hypot(...v);
@@ -75,7 +65,7 @@ test('on a small set the two-stage search equals exact search: same chunks, same
   const store = VectorStore.open(path.join(tempDir(t), 'vectors.sqlite'));
   t.after(() => store.close());
   store.reset(MODEL);
-  const random = rng(3);
+  const random = seededRandom(3);
   const all = fill(store, random, 48, 24, 5, 6); // 120 chunks: every one is a candidate for k = 20
   for (let q = 0; q < 10; q++) {
     const query = unit(Array.from({ length: 48 }, () => random() - 0.5));
@@ -91,7 +81,7 @@ test('over 4,000 chunks the note that means the query comes first, and the top 1
   const store = VectorStore.open(path.join(tempDir(t), 'vectors.sqlite'));
   t.after(() => store.close());
   store.reset(MODEL);
-  const random = rng(5);
+  const random = seededRandom(5);
   const dim = 256;
   const all = fill(store, random, dim, 400, 10, 40);
   const meaning = unit(Array.from({ length: dim }, () => random() - 0.5));
@@ -130,7 +120,7 @@ test('a replaced note answers with its new chunks only, a removed one not at all
 
 test('a store of the first layout (float vectors in vec_chunks) is converted at open: same pin, same notes, nothing to embed again', (t) => {
   const file = path.join(tempDir(t), 'vectors.sqlite');
-  const random = rng(9);
+  const random = seededRandom(9);
   const all: Stored[] = [];
   const old = new Database(file);
   sqliteVec.load(old);
