@@ -11,6 +11,9 @@ import type { Tool, ToolCaller } from '../../agents/index.js';
 import type { NoteInfo, NoteWrite, SearchAnswer, SearchOptions, WriteOrigin } from './types.js';
 import { MAX_VAULT_PATH } from './vault-paths.js';
 
+/** The vault's tools, by name (what `kowalski agents` accepts in a profile without an engine running). */
+export const VAULT_TOOL_NAMES: readonly string[] = ['list_notes', 'read_note', 'search_notes', 'create_note', 'append_note'];
+
 /** What the tools need of the vault. */
 export interface VaultToolTarget {
   maxNoteBytes: number;

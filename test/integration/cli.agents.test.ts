@@ -30,7 +30,7 @@ describe('kowalski agents', { concurrency: true }, () => {
       ['assistant', 'builtin', 'Your assistant: answers directly when it can, uses tools, and hands subtasks to the other agents of the team.'],
       ['poet', 'user', 'Writes poems.'],
       ['researcher', 'user', 'My researcher.'],
-      ['scribe', 'builtin', 'Writes, files and tidies notes in the user\'s tools folder.'],
+      ['scribe', 'builtin', 'Writes, files and tidies notes in the vault; every write is recorded and can be reverted.'],
     ]);
     assert.deepEqual(json.agents[1], { name: 'poet', description: 'Writes poems.', model: 'ollama:qwen2.5:7b', tools: [], maxIterations: 3, prompt: 'You are poet.', origin: 'user', file: poet });
   });

@@ -14,6 +14,7 @@ import { createToolRegistry } from '../../agents/index.js';
 import type { ToolCaller, ToolRegistry } from '../../agents/index.js';
 import { openDatabase } from '../../engine/index.js';
 import { createVault } from '../../engine/vault/index.js';
+import { VAULT_TOOL_NAMES } from '../../engine/vault/vault-tools.js';
 import type { Vault } from '../../engine/vault/index.js';
 import { tempDir } from '../support/tmp.js';
 
@@ -39,6 +40,10 @@ async function refused(s: Setup, name: string, args: Record<string, unknown>, co
     return true;
   });
 }
+
+test('the five tools are the ones profiles may name without an engine running (kowalski agents)', (t) => {
+  assert.deepEqual(setup(t).vault.tools().map((tool) => tool.spec.name), VAULT_TOOL_NAMES);
+});
 
 test('create_note makes a note (and its folders) and fails when it exists; append_note fails when it does not', async (t) => {
   const s = setup(t);

@@ -131,7 +131,7 @@ test('the shipped profiles assistant, researcher and scribe are valid with the e
   assert.deepEqual(profiles.map((p) => [p.name, p.origin, p.tools]), [
     ['assistant', 'builtin', undefined],
     ['researcher', 'builtin', ['web_search', 'web_fetch']],
-    ['scribe', 'builtin', ['list_dir', 'read_file', 'write_file']],
+    ['scribe', 'builtin', ['list_notes', 'read_note', 'search_notes', 'create_note', 'append_note']],
   ]);
   for (const p of profiles) assert.ok(p.prompt.length > 100 && p.description.length > 10, p.name);
   assert.match(team.require('assistant').prompt, /delegate_to_agent/);
