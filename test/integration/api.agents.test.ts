@@ -32,7 +32,7 @@ test('one profile comes with its file text; unknown names are 404 naming the kno
   assert.equal(r.json.origin, 'builtin');
   assert.equal(r.json.hasBuiltin, true);
   assert.match(r.json.text, /^---\nname = "scribe"/);
-  assert.equal(r.json.profile.description, 'Writes, files and tidies notes in the user\'s tools folder.');
+  assert.equal(r.json.profile.description, 'Writes, files and tidies notes in the vault; every write is recorded and can be reverted.');
   assert.deepEqual(r.json.problems, []);
   const missing = await api.call('GET', '/api/agents/ghost');
   assert.equal(missing.status, 404);
@@ -84,7 +84,7 @@ test('save over a real socket: 422 with every problem and nothing written, then 
   const reset = await fetch(`${base}/api/agents/scribe`, { method: 'DELETE' });
   assert.equal(reset.status, 204);
   const back = await (await fetch(`${base}/api/agents/scribe`)).json() as any;
-  assert.deepEqual([back.origin, back.profile.description], ['builtin', 'Writes, files and tidies notes in the user\'s tools folder.']);
+  assert.deepEqual([back.origin, back.profile.description], ['builtin', 'Writes, files and tidies notes in the vault; every write is recorded and can be reverted.']);
 });
 
 test('remove: a user profile goes; a built-in is 409, an unknown name 404', async (t) => {
