@@ -8,6 +8,7 @@ import type Database from 'better-sqlite3';
 import { KowalskiError } from '../../core/index.js';
 import { recallQueries } from '../store/sql/recall.js';
 import type { EpisodeRow, RecallQueries } from '../store/sql/recall.js';
+import { ftsQuery } from '../vault/search/keyword-index.js';
 
 /** One earlier turn found. */
 export interface RecallHit {
@@ -33,7 +34,7 @@ export function ftsQueryOf(text: string): string {
   const words = (text.normalize('NFKC').match(/[\p{L}\p{N}_]+/gu) ?? []).map((w) => w.slice(0, MAX_TERM_CHARS).toLowerCase());
   const terms = [...new Set(words)].slice(0, MAX_TERMS);
   if (terms.length === 0) throw new KowalskiError('KW_ERR_TOOL_ARGS', `the query ${JSON.stringify(text.slice(0, 80))} has no word to search for`);
-  return terms.map((t) => `"${t}"`).join(' OR ');
+  return ftsQuery(terms, 'OR');
 }
 
 export class RecallIndex {

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { KowalskiError } from '../../core/index.js';
 import type { NoteInfo } from './types.js';
 import { resolveFolder, resolveNote } from './vault-paths.js';
+import { titleOf } from './search/chunks.js';
 
 /** Characters of a note shown as its preview. */
 export const PREVIEW_CHARS = 300;
@@ -20,14 +21,8 @@ export const MAX_LISTED = 5000;
 /** Deepest folder nesting a listing walks. */
 const MAX_DEPTH = 32;
 
-/** The first `# ` heading of the text, else the file name without `.md`. */
-export function titleOf(rel: string, text: string): string {
-  const heading = /^# +(.+?)\s*$/m.exec(text);
-  return heading?.[1] ?? path.posix.basename(rel, '.md');
-}
-
 export function noteInfo(rel: string, text: string, size: number, mtimeMs: number): NoteInfo {
-  return { path: rel, title: titleOf(rel, text), size_bytes: size, modified_at: Math.round(mtimeMs), preview: text.slice(0, PREVIEW_CHARS) };
+  return { path: rel, title: titleOf(text, rel), size_bytes: size, modified_at: Math.round(mtimeMs), preview: text.slice(0, PREVIEW_CHARS) };
 }
 
 /** The first `bytes` of a file (never through a link). */
