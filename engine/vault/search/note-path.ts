@@ -1,11 +1,11 @@
 /**
- * Which files of the vault are notes, and the path checks every index entry point
- * shares: a note is a `.md` file below the vault, reached through no symlink and no
- * dot-folder; a path given from outside is relative, `/`-separated and never climbs out.
+ * Which files of the vault are notes, as the index sees them: a `.md` file below the
+ * vault, reached through no symlink and no dot-folder. A path given from outside is
+ * checked by the vault's one rule (../vault-paths.ts).
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { KowalskiError } from '../../../core/index.js';
+import { vaultSegments } from '../vault-paths.js';
 
 /** Bytes of a note the index reads; the rest of a larger file is not searched. */
 export const MAX_NOTE_BYTES = 1024 * 1024;
@@ -15,24 +15,10 @@ export function isNoteName(rel: string): boolean {
   return rel.toLowerCase().endsWith('.md') && rel.split('/').every((s) => s !== '' && !s.startsWith('.'));
 }
 
-/**
- * A vault-relative path as the index keys it (`projects/acme.md`). Refuses (KW_ERR_VAULT_PATH)
- * an absolute path, a `..` segment, a backslash or a NUL.
- */
-export function normalizeNotePath(rel: string, what = 'the note path'): string {
-  if (rel === '' || rel.includes('\0') || rel.includes('\\') || path.posix.isAbsolute(rel) || /^[A-Za-z]:/.test(rel)) {
-    throw new KowalskiError('KW_ERR_VAULT_PATH', `${what} ${JSON.stringify(rel)} must be a relative path inside the vault, with / between folders`);
-  }
-  const segments = rel.split('/').filter((s) => s !== '' && s !== '.');
-  if (segments.includes('..')) throw new KowalskiError('KW_ERR_VAULT_PATH', `${what} ${JSON.stringify(rel)} climbs out of the vault with ..`);
-  return segments.join('/');
-}
-
-/** A folder filter (`memory/`, `memory`) as a prefix of note paths (`memory/`); the vault itself is ''. */
+/** A folder filter (`memory/`, `memory`) as a prefix of note paths (`memory/`); the vault itself is ''. Checked by the vault's one path rule (KW_ERR_VAULT_PATH). */
 export function folderPrefix(under: string): string {
-  const trimmed = under.replace(/\/+$/, '');
-  if (trimmed === '' || trimmed === '.') return '';
-  return `${normalizeNotePath(trimmed, 'the folder')}/`;
+  const segments = vaultSegments(under);
+  return segments.length === 0 ? '' : `${segments.join('/')}/`;
 }
 
 /**

@@ -15,7 +15,8 @@ import type { Timers } from '../../triggers/timers.js';
 import type { SearchAnswer, SearchHit, SearchOptions, VaultIndex } from '../types.js';
 import { KeywordIndex, queryTerms } from './keyword-index.js';
 import type { KeywordHit } from './keyword-index.js';
-import { folderPrefix, normalizeNotePath } from './note-path.js';
+import { folderPrefix } from './note-path.js';
+import { noteSegments } from '../vault-paths.js';
 import { refreshNote, rescanVault } from './rescan.js';
 import type { RescanResult } from './rescan.js';
 import { fuseRanks } from './rrf.js';
@@ -171,7 +172,7 @@ export function createVaultSearch(options: VaultSearchOptions): VaultSearch {
       return result;
     },
     noteChanged(path) {
-      refresh([normalizeNotePath(path)]);
+      refresh([noteSegments(path).join('/')]);
     },
     async search(query: string, opts: SearchOptions = {}): Promise<SearchAnswer> {
       const limit = Math.min(Math.max(1, Math.floor(opts.limit ?? DEFAULT_SEARCH_LIMIT)), MAX_SEARCH_LIMIT);
