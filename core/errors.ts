@@ -132,7 +132,6 @@ export const ERROR_CODES = {
   KW_ERR_CHAT_BUSY: { group: 'retryable', summary: 'the chat session is answering a message already; send the next one when the turn has ended' },
   KW_ERR_CHAT_NOT_STOPPED: { group: 'terminal', summary: 'more budget was asked for a chat session whose last turn did not stop on its budget' },
   KW_ERR_ENGINE_CLOSING: { group: 'retryable', summary: 'the engine is closing; a chat turn under way goes on from its log at the next start' },
-  KW_ERR_MEMORY_UNAVAILABLE: { group: 'retryable', summary: 'the vault that keeps memories is not available, so nothing can be remembered or consolidated now' },
   KW_ERR_MEMORY_CONSOLIDATE: { group: 'retryable', summary: 'the model asked to consolidate memories did not answer with a JSON list of facts' },
   KW_ERR_CHAT_REFUSED: { group: 'terminal', summary: 'the chat session machine refused an event (a bug, or a log written by another build)' },
   KW_ERR_BUDGET_EXHAUSTED: { group: 'operator', summary: 'a chat turn used every model call of its budget (shared by the whole delegation tree); grant more to go on' },

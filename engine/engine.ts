@@ -53,7 +53,6 @@ import { ChatService, DELEGATE_TOOL } from './chat/index.js';
 import { teamProfiles } from './chat/team-profiles.js';
 import { createRecallTool, createRememberTool } from './chat/memory-tools.js';
 import { RecallIndex } from './chat/recall.js';
-import type { MemoryVault } from './chat/remember.js';
 import type { Team } from './team/index.js';
 import { createTriggerHost } from './trigger-host.js';
 import type { EngineTriggers } from './trigger-host.js';
@@ -218,10 +217,9 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     const threads = Math.max(1, Math.min(config.runs.maxParallelSteps, 8));
     const runner = createStepRunner({ maxThreads: threads, concurrentTasksPerWorker: Math.ceil(config.runs.maxParallelSteps / threads) });
     const recall = new RecallIndex(db);
-    const memoryVault = (): MemoryVault => vault;
     const models = new ModelHub({
       db, config: () => config, dataDir: paths.dataDir, clock, timers, observers,
-      engineTools: [...vault.tools(), createRecallTool(recall), createRememberTool(memoryVault, () => clock.now())],
+      engineTools: [...vault.tools(), createRecallTool(recall), createRememberTool(vault, () => clock.now())],
       ...(options.testOnlyFetchAllow === undefined ? {} : { testOnlyFetchAllow: options.testOnlyFetchAllow }),
     });
     const supervisor = new Supervisor({
@@ -299,7 +297,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       config: () => config,
       providers: () => models.providerSettings(),
       recall,
-      vault: memoryVault,
+      vault,
       crash,
       onFatal: (err) => {
         if (fatal === undefined) {

@@ -57,8 +57,8 @@ export interface ChatServiceDeps {
   providers(): ProviderSettings;
   /** Episodic memory: each finished turn is indexed here. */
   recall: RecallIndex;
-  /** Semantic memory: the vault's notes under `memory/` (undefined: not available, no memories are given before a turn). */
-  vault(): MemoryVault | undefined;
+  /** Semantic memory: the vault's notes under `memory/`. */
+  vault: MemoryVault;
   /** A commit failed: the engine stops; returns the error callers get. */
   onFatal(err: unknown): Error;
   /** Durability tests' named crash points. */
@@ -233,7 +233,7 @@ export class ChatService {
       now,
       crash: this.deps.crash,
     }, await turnMemory({
-      session, traces: this.deps.traces, vault: this.deps.vault(), settings: this.deps.profiles.memory(root), model, now, signal: this.stopping.signal,
+      session, traces: this.deps.traces, vault: this.deps.vault, settings: this.deps.profiles.memory(root), model, now, signal: this.stopping.signal,
     })))();
     this.running.set(session.id, done);
     const forget = (): void => void this.running.delete(session.id);
@@ -265,7 +265,7 @@ export class ChatService {
   /** Turn the turns finished since `options.since` into facts kept under the vault's `memory/` (one traced call of the default model). */
   consolidate(options: ConsolidateOptions): Promise<ConsolidateResult> {
     return consolidate({
-      recall: this.deps.recall, vault: this.deps.vault(), traces: this.deps.traces, now: () => this.deps.clock.now(),
+      recall: this.deps.recall, vault: this.deps.vault, traces: this.deps.traces, now: () => this.deps.clock.now(),
       model: () => {
         const model = this.deps.config().model.default;
         if (model === undefined) throw new KowalskiError('KW_ERR_NO_MODEL', 'config.toml has no [model] default: choose one in Setup; consolidation uses it');

@@ -33,7 +33,7 @@ export interface ConsolidateResult {
 
 export interface ConsolidateDeps {
   recall: RecallIndex;
-  vault: MemoryVault | undefined;
+  vault: MemoryVault;
   traces: TraceStore;
   /** The default model; throws KW_ERR_NO_MODEL when none is set. */
   model(): Promise<ChatModel>;
@@ -82,7 +82,6 @@ export async function consolidate(deps: ConsolidateDeps, options: ConsolidateOpt
   }
   if (blocks.length === 0) return { turns: 0, leftOut: 0, traceId: null, facts: [] };
   const vault = deps.vault;
-  if (vault === undefined) throw new KowalskiError('KW_ERR_MEMORY_UNAVAILABLE', 'the vault is not available, so no facts can be kept now');
   const m = await deps.model();
   const answer = await tracedCall(m, [{ role: 'system', content: CONSOLIDATE_PROMPT }, { role: 'user', content: blocks.join('\n\n') }], deps.now);
   const traceId = deps.traces.insert({ runId: 'consolidate', step: 'consolidate', attempt: 1, agent: 'consolidate' }, answer.trace);

@@ -43,8 +43,8 @@ export function createRecallTool(recall: RecallIndex): Tool {
   };
 }
 
-/** `vault` is read at each call (undefined: not available); `now` is the engine's clock (the note's date). */
-export function createRememberTool(vault: () => MemoryVault | undefined, now: () => number): Tool {
+/** `now` is the engine's clock (the note's date). */
+export function createRememberTool(vault: MemoryVault, now: () => number): Tool {
   return {
     idempotent: true,
     spec: {
@@ -61,9 +61,7 @@ export function createRememberTool(vault: () => MemoryVault | undefined, now: ()
       const fact = checkedFact(args.fact);
       const caller = ctx.caller;
       if (caller === undefined) throw new KowalskiError('KW_ERR_TOOL_FAILED', 'remember is for chat agents: a horde step keeps notes with write_file');
-      const v = vault();
-      if (v === undefined) throw new KowalskiError('KW_ERR_MEMORY_UNAVAILABLE', 'the vault is not available, so nothing can be remembered now');
-      const write = await rememberFact(v, fact, { sessionId: caller.sessionId, agent: caller.agent, traceId: caller.traceId, callKey: caller.key, by: 'agent' }, now());
+      const write = await rememberFact(vault, fact, { sessionId: caller.sessionId, agent: caller.agent, traceId: caller.traceId, callKey: caller.key, by: 'agent' }, now());
       return { content: `Remembered in ${write.path} (write ${write.writeId}).`, meta: { path: write.path, writeId: write.writeId } };
     },
   };

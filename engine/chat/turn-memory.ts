@@ -22,7 +22,7 @@ export interface TurnMemoryDeps {
   session: LiveSession;
   traces: TraceStore;
   /** Undefined: the vault is not available, no memories are given. */
-  vault: MemoryVault | undefined;
+  vault: MemoryVault;
   /** The root profile's settings. */
   settings: { windowTokens: number; memories: number };
   model(model: string): Promise<ChatModel>;
@@ -37,7 +37,7 @@ export async function turnMemory(deps: TurnMemoryDeps): Promise<ChatMessage[]> {
   const first = session.context.current!;
   const turn = first.turn;
   const root = first.nodes[ROOT_NODE]!.agent;
-  if (first.memories === undefined && deps.vault !== undefined && settings.memories > 0) {
+  if (first.memories === undefined && settings.memories > 0) {
     const found = await findMemories(deps.vault, first.text, settings.memories);
     // Committed with the turn's first model call (nothing acts on it before): a crash before that searches again.
     session.appendSoon([{ type: 'memory.recalled', turn, ...found }]);
