@@ -18,7 +18,8 @@ const SHAPES: { pipeline: string[]; edges: string[] }[] = [
   { pipeline: ['a', 'b', 'c'], edges: [] },
   { pipeline: ['a', 'b', 'c', 'd'], edges: ['a>b', 'a>c', 'b>d', 'c>d'] },
   { pipeline: ['a', 'b', 'c', 'd'], edges: ['a>b:pass', 'a>c:fail', 'b>d', 'c>d'] },
-  { pipeline: ['dev', 'test'], edges: ['test>dev:fail:2'] },
+  { pipeline: ['dev', 'test'], edges: ['dev>test', 'test>dev:fail:2'] },
+  { pipeline: ['x', 'a', 'b', 'c'], edges: ['x>a', 'b>c'] },
   { pipeline: ['a', 'b', 'c', 'd'], edges: ['a>b', 'a>c', 'b>d', 'c>d', 'd>b:fail:1'] },
   { pipeline: ['check', 'fix', 'report'], edges: ['check>fix:fail', 'check>report:pass'] },
 ];
