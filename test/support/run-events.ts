@@ -46,7 +46,7 @@ export function randomEvent(rand: () => number, ctx: RunContext): RunEvent {
   switch (pick(['started', 'started', 'spawned', 'finished', 'finished', 'interrupted', 'requested', 'granted', 'denied', 'cancelled', 'created'] as const)) {
     case 'started': return { type: 'step.started', step, attempt: attempt + 1 };
     case 'spawned': return { type: 'step.spawned', step, attempt, pgid: 100, token: 't' };
-    case 'finished': return { type: 'step.finished', step, attempt, outcome: rand() < 0.6 ? 'pass' : 'fail', durationMs: 1, summary: 's' };
+    case 'finished': return { type: 'step.finished', step, attempt, outcome: rand() < 0.6 ? 'pass' : 'fail', durationMs: 1, summary: 's', ...(rand() < 0.5 ? { artifact: `${step}.md` } : {}) };
     case 'interrupted': return { type: 'step.interrupted', step, attempt };
     case 'requested': return { type: 'approval.requested', step, reason: 'confirm_command', command, hash: `h${Math.floor(rand() * 3)}` };
     case 'granted': return { type: 'approval.granted', step, hash, by: 'operator' };
