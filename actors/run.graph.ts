@@ -6,6 +6,12 @@ export function edgeMatches(edge: EdgeDef, outcome: 'pass' | 'fail'): boolean {
   return edge.when === 'always' || edge.when === outcome;
 }
 
+/** The steps no forward edge leads into: they start first (all of them, as in 1.x). */
+export function roots(graph: RunGraph): string[] {
+  const reached = new Set(graph.edges.filter((e) => !e.back).map((e) => e.to));
+  return graph.pipeline.filter((name) => !reached.has(name));
+}
+
 export function incomingForward(graph: RunGraph, step: string): number[] {
   const out: number[] = [];
   graph.edges.forEach((e, i) => {

@@ -3,9 +3,9 @@
  * decide whether it accepts it. No I/O, no clock. The machine (run.machine.ts) says which
  * of these apply in which state; these functions say what they do to the context.
  */
-import type { RunEvent, StepPolicy } from './run.events.js';
+import type { EventError, RunEvent, StepPolicy } from './run.events.js';
 import type { RunContext, StepState } from './run.context.js';
-import { edgeMatches, incomingForward, loopBody, outgoing } from './run.graph.js';
+import { edgeMatches, incomingForward, loopBody, outgoing, roots } from './run.graph.js';
 
 /** What the engine must do after the events that caused it are committed. */
 export type RunEffect =
@@ -19,8 +19,7 @@ export function initialContext(runId: string, created: Created): RunContext {
   const graph = { pipeline: created.horde.pipeline, edges: created.horde.edges };
   const steps: Record<string, StepState> = {};
   for (const name of graph.pipeline) steps[name] = { status: 'pending', attempts: 0, activated: false };
-  const first = graph.pipeline[0];
-  if (first !== undefined) steps[first] = { status: 'ready', attempts: 0, activated: true };
+  for (const root of roots(graph)) steps[root] = { status: 'ready', attempts: 0, activated: true };
   const policy: Record<string, StepPolicy> = created.policy;
   return {
     runId,
@@ -125,7 +124,13 @@ function withStep(ctx: RunContext, name: string, patch: Partial<StepState>, drop
   return { ...ctx, steps: { ...ctx.steps, [name]: step } };
 }
 
-/** Record a step's outcome, route its edges (loop-backs first), then settle the graph. Mutates `ctx` (a fresh copy). */
+/**
+ * Record a step's outcome, route its edges (loop-backs first), then settle the graph; when
+ * that ends the run, say whether a step failed on the way. Mutates `ctx` (a fresh copy).
+ * An implicit edge (the straight line of a horde without `[[edges]]`) carries a failed
+ * step's verdict (its artifact says fail) but not a step that broke without one (an
+ * error, a timeout, a denial): as in 1.x, that stops the run.
+ */
 function finishStep(ctx: RunContext, name: string, outcome: 'pass' | 'fail', extra: Partial<StepState>): void {
   ctx.edges = [...ctx.edges];
   ctx.loops = [...ctx.loops];
@@ -150,10 +155,11 @@ function finishStep(ctx: RunContext, name: string, outcome: 'pass' | 'fail', ext
     routed = true;
   }
   if (!routed) {
+    const broke = outcome === 'fail' && extra.artifact === undefined;
     for (const i of out) {
       const e = ctx.graph.edges[i]!;
       if (e.back) continue;
-      if (edgeMatches(e, outcome)) {
+      if (edgeMatches(e, outcome) && !(broke && e.implicit)) {
         ctx.edges[i] = 'taken';
         ctx.steps[e.to] = { ...ctx.steps[e.to]!, from: name };
         routed = true;
@@ -174,6 +180,34 @@ function finishStep(ctx: RunContext, name: string, outcome: 'pass' | 'fail', ext
     return;
   }
   settle(ctx);
+  if (isOver(ctx)) {
+    const failed = failuresMovedOn(ctx);
+    if (failed.length > 0) ctx.error = stepsFailed(ctx, failed);
+  }
+}
+
+/** Nothing runs, may start, or waits for the operator: the run ends with this event. */
+function isOver(ctx: RunContext): boolean {
+  return ctx.graph.pipeline.every((name) => ['pending', 'passed', 'failed', 'skipped'].includes(ctx.steps[name]!.status));
+}
+
+/** The steps whose last attempt failed and that only `always` edges moved on from (no `fail` edge took the failure). */
+function failuresMovedOn(ctx: RunContext): string[] {
+  return ctx.graph.pipeline.filter((name) => ctx.steps[name]!.status === 'failed'
+    && !outgoing(ctx.graph, name).some((i) => ctx.edges[i] === 'taken' && ctx.graph.edges[i]!.when === 'fail'));
+}
+
+/** `KW_ERR_RAN_PAST_FAILURE`: the run went on past failed steps, as 1.x did, and ends saying which. */
+function stepsFailed(ctx: RunContext, names: string[]): EventError {
+  const each = names.map((n) => {
+    const s = ctx.steps[n]!;
+    const why = s.error?.message ?? s.summary;
+    return `"${n}"${why === undefined ? '' : ` (${why})`}`;
+  });
+  return {
+    code: 'KW_ERR_RAN_PAST_FAILURE',
+    message: `step${names.length > 1 ? 's' : ''} ${each.join(', ')} failed; the run went on to the end as in 1.x, since the edges out of ${names.length > 1 ? 'them' : 'it'} are "always": the later steps ran and their artifacts are kept`,
+  };
 }
 
 /** Make pending steps ready (all incoming branches resolved, one taken) or skipped (all dead), until nothing changes. */

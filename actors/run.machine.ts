@@ -47,7 +47,7 @@ const settle = [
   { guard: 'ended: cancelled', target: 'cancelled' },
   { guard: 'ended: failed', target: 'failed' },
   { guard: 'a step runs, or may run again', target: 'running' },
-  { guard: 'the first step may start', target: 'queued' },
+  { guard: 'nothing has started, and a root step may start', target: 'queued' },
   { guard: 'a step waits for the operator', target: 'awaiting_input' },
   { target: 'succeeded' },
 ] as const;
@@ -82,7 +82,7 @@ export const runMachine = setup({
     'ended: cancelled': ({ context }) => runStateOf(context) === 'cancelled',
     'ended: failed': ({ context }) => runStateOf(context) === 'failed',
     'a step runs, or may run again': ({ context }) => runStateOf(context) === 'running',
-    'the first step may start': ({ context }) => runStateOf(context) === 'queued',
+    'nothing has started, and a root step may start': ({ context }) => runStateOf(context) === 'queued',
     'a step waits for the operator': ({ context }) => runStateOf(context) === 'awaiting_input',
   },
 }).createMachine({
@@ -90,7 +90,7 @@ export const runMachine = setup({
   context: ({ input }) => initialContext(input.runId, input.created),
   initial: 'queued',
   states: {
-    /** No step has started yet: one may start, or ask the operator first (a denial can route to another that then asks too). */
+    /** No step has started yet: every root step (no forward edge in) may start, or ask the operator first (a denial can route to another that then asks too). */
     queued: {
       on: {
         'step.started': { guard: 'the step is ready (and approved when it must be), attempt = the next', target: 'running', actions: ['start the step', dispatchIt] },

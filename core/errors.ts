@@ -65,6 +65,7 @@ export const ERROR_CODES = {
   KW_ERR_OUTCOME_UNKNOWN: { group: 'operator', summary: 'a non-idempotent step was interrupted; the operator must decide' },
   KW_ERR_LOOP_EXHAUSTED: { group: 'terminal', summary: 'a loop-back edge reached its max_loops' },
   KW_ERR_NO_ROUTE: { group: 'terminal', summary: 'a step failed and no fail edge leads anywhere' },
+  KW_ERR_RAN_PAST_FAILURE: { group: 'terminal', summary: 'a step failed and the run went on past it by always edges, as in 1.x; the later steps ran' },
   KW_ERR_RUN_CANCELLED: { group: 'terminal', summary: 'the run was cancelled' },
   // steps
   KW_ERR_STEP_TIMEOUT: { group: 'retryable', summary: 'a step ran longer than its timeout_secs and was stopped' },

@@ -1,14 +1,17 @@
 /**
  * The pipeline and its edges: validation, and the normalised edge list the run engine
- * follows (docs/edges.md states the same rules for horde authors).
+ * follows (docs/edges.md states the same rules for horde authors). As in 1.x:
  *
+ * - No `[[edges]]` (or an empty list): a straight line in pipeline order, the edge
+ *   `{from: pipeline[i], to: pipeline[i+1], when: 'always', implicit: true}` for each pair.
+ * - Written `[[edges]]`: they are the whole graph, nothing is added. Every step with no
+ *   incoming forward edge is a root and starts first.
  * - An edge is **back** when `to` is at or before `from` in `pipeline`, else **forward**.
- * - `when` defaults to "always", which matches both outcomes.
+ * - `when` is trimmed and read in any case; missing or empty means "always", which
+ *   matches both outcomes.
  * - A back edge needs `when = "pass"|"fail"` and an integer `max_loops > 0`.
- * - Implicit edges: for each consecutive pair (pipeline[i], pipeline[i+1]), when the first
- *   has no written forward edge out and the second no written forward edge in, the edge
- *   `{from: pipeline[i], to: pipeline[i+1], when: 'pass', implicit: true}` is added.
- * - Then every step but pipeline[0] must have an incoming forward edge.
+ * - With more than one step, a step that no edge names at all is refused (1.x refuses it
+ *   too: "not connected by any edge").
  */
 import type { EdgeDef, EdgeWhen } from '../../core/index.js';
 import { Fields, describe } from './fields.js';
@@ -48,38 +51,34 @@ export function readPipeline(horde: Fields): string[] | undefined {
   return [...first.keys()];
 }
 
-/** Read `[[edges]]`, check them against `pipeline`, and return written + implicit edges. */
+/** Read `[[edges]]` and check them against `pipeline`: the written edges, or the implicit straight line when none are written. */
 export function buildEdges(horde: Fields, pipeline: readonly string[]): EdgeDef[] {
   const pos = new Map(pipeline.map((name, i) => [name, i] as const));
+  const tables = horde.tables('edges');
+  if (tables.length === 0) return chain(pipeline);
   const written: EdgeDef[] = [];
   const seen = new Map<string, number>();
-  for (const { table, index } of horde.tables('edges')) {
+  for (const { table, index } of tables) {
     const f = new Fields(table, horde.source, horde.problems, `edges[${index}]`);
     const edge = readEdge(f, index, pos, seen);
     if (edge !== undefined) written.push(edge);
   }
-
-  const forward = written.filter((e) => !e.back);
-  const hasOut = new Set(forward.map((e) => e.from));
-  const hasIn = new Set(forward.map((e) => e.to));
-  const implicit: EdgeDef[] = [];
-  for (let i = 0; i + 1 < pipeline.length; i += 1) {
-    const from = pipeline[i] as string;
-    const to = pipeline[i + 1] as string;
-    if (!hasOut.has(from) && !hasIn.has(to)) implicit.push({ from, to, when: 'pass', back: false, implicit: true });
-  }
-  const edges = [...written, ...implicit];
-  const reached = new Set(edges.filter((e) => !e.back).map((e) => e.to));
-
+  if (written.length < tables.length || pipeline.length < 2) return written;
+  const named = new Set(written.flatMap((e) => [e.from, e.to]));
   pipeline.forEach((name, i) => {
-    if (i === 0 || reached.has(name)) return;
+    if (named.has(name)) return;
     horde.problems.error(
       'KW_ERR_STEP_UNREACHABLE',
       horde.at(`pipeline[${i}]`),
-      `step "${name}" is not connected to the rest: no forward edge leads into it, so it would never run; add an edge from an earlier step (to = "${name}")`,
+      `step "${name}" is not connected to the rest: [[edges]] are written, so they are the whole graph, and none names "${name}"; add an edge from or to it (as in 1.x)`,
     );
   });
-  return edges;
+  return written;
+}
+
+/** The straight line of a horde without `[[edges]]`: each step to the next, `always`, as in 1.x. */
+function chain(pipeline: readonly string[]): EdgeDef[] {
+  return pipeline.slice(1).map((to, i) => ({ from: pipeline[i]!, to, when: 'always', back: false, implicit: true }));
 }
 
 function readEdge(f: Fields, index: number, pos: ReadonlyMap<string, number>, seen: Map<string, number>): EdgeDef | undefined {
@@ -93,8 +92,9 @@ function readEdge(f: Fields, index: number, pos: ReadonlyMap<string, number>, se
       known = false;
     }
   }
-  const whenWritten = f.has('when');
-  const when = whenWritten ? f.oneOf('when', WHEN) : 'always';
+  const whenRaw = f.raw('when');
+  const whenWritten = whenRaw !== undefined && !(typeof whenRaw === 'string' && whenRaw.trim() === '');
+  const when = whenWritten ? readWhen(f) : 'always';
   const maxLoops = f.raw('max_loops');
   if (!known || from === undefined || to === undefined) return undefined;
   if (from === to) {
@@ -131,4 +131,14 @@ function readEdge(f: Fields, index: number, pos: ReadonlyMap<string, number>, se
   }
   if (!ok || typeof maxLoops !== 'number') return undefined;
   return { from, to, when, maxLoops, back: true, implicit: false };
+}
+
+/** `when`, trimmed and in any case (`" Fail "` is `fail`, as in 1.x); any other value is an error naming the three. */
+function readWhen(f: Fields): EdgeWhen | undefined {
+  const raw = f.string('when');
+  if (raw === undefined) return undefined;
+  const v = raw.trim().toLowerCase();
+  if ((WHEN as readonly string[]).includes(v)) return v as EdgeWhen;
+  f.bad('when', `when is "${raw}"; it must be one of ${WHEN.map((a) => `"${a}"`).join(', ')} (any case)`);
+  return undefined;
 }

@@ -33,7 +33,7 @@ describe('hordes', () => {
     assert.deepEqual(gate.json.pipeline, ['first', 'check', 'last']);
     assert.equal(gate.json.steps[1].kind, 'verify');
     assert.match(gate.json.steps[1].verifyCommand, /^echo checked >> /);
-    assert.deepEqual(gate.json.edges.map((e: any) => `${e.from}>${e.to}:${e.when}`), ['first>check:pass', 'check>last:pass']);
+    assert.deepEqual(gate.json.edges.map((e: any) => `${e.from}>${e.to}:${e.when}`), ['first>check:always', 'check>last:always']);
     const form = await api.call('GET', '/api/hordes/form');
     assert.deepEqual(form.json.inputs.map((i: any) => [i.id, i.type, i.required]), [['who', 'text', true], ['mood', 'choice', false], ['site', 'url', false]]);
     const missing = await api.call('GET', '/api/hordes/nope');

@@ -116,6 +116,10 @@ id = "loop"
 pipeline = ["fix", "check"]
 
 [[edges]]
+from = "fix"
+to = "check"
+
+[[edges]]
 from = "check"
 to = "fix"
 when = "fail"

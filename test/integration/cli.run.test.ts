@@ -34,7 +34,8 @@ describe('kowalski run', { concurrency: true }, () => {
   it('exits 1 when a verify command fails with no fail edge, naming the step; later steps do not run; plain progress lines on stderr', async (t) => {
     const { root, home } = cliSandbox(t);
     const ran = path.join(root, 'ran.log');
-    const dir = writeHorde(path.join(root, 'failing'), 'id = "failing"\npipeline = ["build", "tests", "ship"]\nconfirm_commands = false', {
+    const PASS_LINE = '\n[[edges]]\nfrom = "build"\nto = "tests"\nwhen = "pass"\n[[edges]]\nfrom = "tests"\nto = "ship"\nwhen = "pass"';
+    const dir = writeHorde(path.join(root, 'failing'), `id = "failing"\npipeline = ["build", "tests", "ship"]\nconfirm_commands = false${PASS_LINE}`, {
       build: verifyStep(`echo build >> ${ran}`),
       tests: verifyStep(`echo tests >> ${ran}; exit 1`),
       ship: verifyStep(`echo ship >> ${ran}`),
@@ -74,6 +75,24 @@ describe('kowalski run', { concurrency: true }, () => {
       { name: 'tests', state: 'failed', attempt: 1, outcome: 'fail' },
       { name: 'ship', state: 'pending', attempt: 0, outcome: null },
     ]);
+  });
+
+  it('exits 1 when a straight line (no [[edges]]) went on past a failed verify, as in 1.x: the later steps ran, the error names the step', async (t) => {
+    const { root, home } = cliSandbox(t);
+    const ran = path.join(root, 'ran.log');
+    const dir = writeHorde(path.join(root, 'line'), 'id = "line"\npipeline = ["build", "tests", "ship"]\nconfirm_commands = false', {
+      build: verifyStep(`echo build >> ${ran}`),
+      tests: verifyStep(`echo tests >> ${ran}; exit 1`),
+      ship: verifyStep(`echo ship >> ${ran}`),
+    });
+    const r = await cli(home, ['run', dir, '--json']);
+    assert.equal(r.code, 1, outputOf(r));
+    assert.deepEqual(linesOf(ran), ['build', 'tests', 'ship'], 'ship ran after the failed tests');
+    const run = stdoutJson<RunJson>(r);
+    assert.equal(run.state, 'failed');
+    assert.equal(run.error?.code, 'KW_ERR_RAN_PAST_FAILURE');
+    assert.match(run.error.message, /^step "tests" \(exit 1\) failed; the run went on to the end/);
+    assert.deepEqual(brief(run.steps).map((s) => `${s.name}:${s.state}`), ['build:passed', 'tests:failed', 'ship:passed']);
   });
 
   it('exits 2 for a horde that does not exist, naming where it looked', async (t) => {

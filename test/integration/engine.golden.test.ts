@@ -61,6 +61,22 @@ describe('golden logs', () => {
     assert.equal(replay(rs).state, 'cancelled');
   });
 
+  test('a 1.x straight line (implicit always edges) that went on past a failed verify replays to failed naming it', () => {
+    const a = replay(rows('v1-line-ran-past-failure.jsonl'));
+    assert.equal(a.state, 'failed');
+    assert.equal(a.context.error?.code, 'KW_ERR_RAN_PAST_FAILURE');
+    assert.match(a.context.error!.message, /^step "verify" \(exit 1\) failed; the run went on to the end/);
+    assert.deepEqual(statuses(a), { build: 'passed#1', verify: 'failed#1', deliver: 'passed#1' });
+  });
+
+  test('written edges with two roots replay: both started first, each branch on its own', () => {
+    const rs = rows('v1-written-roots-succeeded.jsonl');
+    assert.deepEqual(rs.slice(1, 3).map((r) => `${r.type}:${String(r.data.step)}`), ['step.started:x', 'step.started:b']);
+    const a = replay(rs);
+    assert.equal(a.state, 'succeeded');
+    assert.deepEqual(statuses(a), { x: 'passed#1', a: 'passed#1', b: 'passed#1', c: 'passed#1' });
+  });
+
   test('golden logs replay the same through a real SQLite event log', (t) => {
     const db = openDatabase(path.join(tempDir(t), 'k.sqlite'));
     const insert = db.prepare('INSERT INTO events (run_id, seq, type, v, at, data) VALUES (?, ?, ?, ?, ?, ?)');

@@ -97,7 +97,7 @@ describe('engine runs', () => {
     const dir = tempDir(t);
     const engine = await testEngine(t);
     const counter = path.join(dir, 'count');
-    writeHorde(path.join(dir, 'h'), `id = "loop"\npipeline = ["fix", "check"]\n${NO_CONFIRM}\n[[edges]]\nfrom = "check"\nto = "fix"\nwhen = "fail"\nmax_loops = 3`, {
+    writeHorde(path.join(dir, 'h'), `id = "loop"\npipeline = ["fix", "check"]\n${NO_CONFIRM}\n[[edges]]\nfrom = "fix"\nto = "check"\n[[edges]]\nfrom = "check"\nto = "fix"\nwhen = "fail"\nmax_loops = 3`, {
       fix: 'kind = "noop"',
       check: `kind = "verify"\nverify_command = "n=$(cat ${counter} 2>/dev/null || echo 0); n=$((n+1)); echo $n > ${counter}; echo try $n; [ $n -ge 3 ]"`,
     });

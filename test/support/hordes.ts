@@ -9,7 +9,7 @@ export interface MiniStep {
   output?: string;
 }
 
-/** Edges written as `a>b`, `a>b:fail`, `c>a:fail:2` (a loop-back with max_loops 2). Unwritten pairs follow pipeline order like the loader does. */
+/** Edges written as `a>b`, `a>b:fail`, `c>a:fail:2` (a loop-back with max_loops 2). No edges: the straight line of `always` edges the loader makes; written ones are the whole graph, as the loader reads them. */
 export function miniHorde(pipeline: string[], edges: string[] = [], steps: Record<string, MiniStep> = {}, extra: Partial<HordeDef> = {}): HordeDef {
   const index = new Map(pipeline.map((s, i) => [s, i]));
   const written: EdgeDef[] = edges.map((spec) => {
@@ -20,14 +20,7 @@ export function miniHorde(pipeline: string[], edges: string[] = [], steps: Recor
     if (loops !== undefined) e.maxLoops = Number(loops);
     return e;
   });
-  const all = [...written];
-  for (let i = 0; i + 1 < pipeline.length; i++) {
-    const a = pipeline[i]!;
-    const b = pipeline[i + 1]!;
-    const outA = written.some((e) => !e.back && e.from === a);
-    const inB = written.some((e) => !e.back && e.to === b);
-    if (!outA && !inB) all.push({ from: a, to: b, when: 'pass', back: false, implicit: true });
-  }
+  const all = written.length > 0 ? written : pipeline.slice(1).map((to, i): EdgeDef => ({ from: pipeline[i]!, to, when: 'always', back: false, implicit: true }));
   const defs: Record<string, StepDef> = {};
   for (const name of pipeline) {
     const m = steps[name] ?? {};

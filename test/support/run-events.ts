@@ -18,7 +18,8 @@ const SHAPES: { pipeline: string[]; edges: string[] }[] = [
   { pipeline: ['a', 'b', 'c'], edges: [] },
   { pipeline: ['a', 'b', 'c', 'd'], edges: ['a>b', 'a>c', 'b>d', 'c>d'] },
   { pipeline: ['a', 'b', 'c', 'd'], edges: ['a>b:pass', 'a>c:fail', 'b>d', 'c>d'] },
-  { pipeline: ['dev', 'test'], edges: ['test>dev:fail:2'] },
+  { pipeline: ['dev', 'test'], edges: ['dev>test', 'test>dev:fail:2'] },
+  { pipeline: ['x', 'a', 'b', 'c'], edges: ['x>a', 'b>c'] },
   { pipeline: ['a', 'b', 'c', 'd'], edges: ['a>b', 'a>c', 'b>d', 'c>d', 'd>b:fail:1'] },
   { pipeline: ['check', 'fix', 'report'], edges: ['check>fix:fail', 'check>report:pass'] },
 ];
@@ -45,7 +46,7 @@ export function randomEvent(rand: () => number, ctx: RunContext): RunEvent {
   switch (pick(['started', 'started', 'spawned', 'finished', 'finished', 'interrupted', 'requested', 'granted', 'denied', 'cancelled', 'created'] as const)) {
     case 'started': return { type: 'step.started', step, attempt: attempt + 1 };
     case 'spawned': return { type: 'step.spawned', step, attempt, pgid: 100, token: 't' };
-    case 'finished': return { type: 'step.finished', step, attempt, outcome: rand() < 0.6 ? 'pass' : 'fail', durationMs: 1, summary: 's' };
+    case 'finished': return { type: 'step.finished', step, attempt, outcome: rand() < 0.6 ? 'pass' : 'fail', durationMs: 1, summary: 's', ...(rand() < 0.5 ? { artifact: `${step}.md` } : {}) };
     case 'interrupted': return { type: 'step.interrupted', step, attempt };
     case 'requested': return { type: 'approval.requested', step, reason: 'confirm_command', command, hash: `h${Math.floor(rand() * 3)}` };
     case 'granted': return { type: 'approval.granted', step, hash, by: 'operator' };

@@ -26,6 +26,8 @@ function drive(actor: RunActor, events: RunEvent[]): RunEffect[][] {
 const start = (step: string, attempt = 1): RunEvent => ({ type: 'step.started', step, attempt });
 const pass = (step: string, attempt = 1): RunEvent => ({ type: 'step.finished', step, attempt, outcome: 'pass', durationMs: 1 });
 const fail = (step: string, attempt = 1): RunEvent => ({ type: 'step.finished', step, attempt, outcome: 'fail', durationMs: 1, summary: 'exit 1' });
+/** A verdict: the step ran and its artifact says fail (a verify's non-zero exit). */
+const failed = (step: string, attempt = 1): RunEvent => ({ type: 'step.finished', step, attempt, outcome: 'fail', artifact: `${step}.md`, durationMs: 1, summary: 'exit 1' });
 
 function statuses(actor: RunActor): string {
   return actor.context.graph.pipeline.map((s) => `${s}:${actor.context.steps[s]!.status}`).join(' ');
@@ -43,13 +45,64 @@ describe('run machine', () => {
     assert.equal(a.state, 'succeeded');
   });
 
-  test('a failure with no fail edge fails the run naming the step', () => {
+  test('a step that breaks (no artifact) in a straight line stops the run naming the step, as in 1.x', () => {
     const a = new RunActor('r1', created(['a', 'b']));
     drive(a, [start('a'), fail('a')]);
     assert.equal(a.state, 'failed');
     assert.equal(a.context.error?.code, 'KW_ERR_NO_ROUTE');
     assert.match(a.context.error!.message, /"a" failed \(exit 1\)/);
     assert.equal(a.context.steps.b!.status, 'pending');
+  });
+
+  test('a straight line moves on after a failed verdict, runs to the end, and ends failed naming the step', () => {
+    const a = new RunActor('r1', created(['make', 'verify', 'deliver']));
+    drive(a, [start('make'), pass('make'), start('verify'), failed('verify')]);
+    assert.equal(statuses(a), 'make:passed verify:failed deliver:ready');
+    assert.equal(a.state, 'running');
+    assert.equal(a.context.steps.deliver!.from, 'verify', 'the next step reads the failed verdict as @artifact@');
+    drive(a, [start('deliver'), pass('deliver')]);
+    assert.equal(a.state, 'failed');
+    assert.equal(a.context.error?.code, 'KW_ERR_RAN_PAST_FAILURE');
+    assert.match(a.context.error!.message, /step "verify" \(exit 1\) failed; the run went on to the end as in 1\.x/);
+    assert.equal(a.context.steps.deliver!.status, 'passed');
+  });
+
+  test('a written always edge moves on after any failure; a fail edge that takes it leaves the run to succeed', () => {
+    const a = new RunActor('r1', created(['a', 'b', 'c'], ['a>b', 'b>c']));
+    drive(a, [start('a'), fail('a'), start('b'), failed('b'), start('c'), pass('c')]);
+    assert.equal(a.context.error?.code, 'KW_ERR_RAN_PAST_FAILURE');
+    assert.match(a.context.error!.message, /steps "a" \(exit 1\), "b" \(exit 1\) failed/);
+
+    const h = new RunActor('r2', created(['a', 'b', 'c'], ['a>b:fail', 'a>c', 'b>c']));
+    drive(h, [start('a'), failed('a'), start('b'), pass('b')]);
+    assert.equal(statuses(h), 'a:failed b:passed c:ready');
+    drive(h, [start('c'), pass('c')]);
+    assert.equal(h.state, 'succeeded', 'the fail edge a → b took the failure');
+  });
+
+  test('written edges are the whole graph: every step with no forward edge in starts first', () => {
+    const a = new RunActor('r1', created(['x', 'a', 'b', 'c'], ['x>a', 'b>c']));
+    assert.equal(statuses(a), 'x:ready a:pending b:ready c:pending');
+    drive(a, [start('x'), start('b'), pass('b')]);
+    assert.equal(statuses(a), 'x:running a:pending b:passed c:ready', 'no a → b: c follows b alone');
+    drive(a, [start('c'), pass('c'), pass('x'), start('a'), pass('a')]);
+    assert.equal(a.state, 'succeeded');
+
+    const j = new RunActor('r2', created(['a', 'b', 'c'], ['a>c', 'b>c']));
+    assert.equal(statuses(j), 'a:ready b:ready c:pending');
+    drive(j, [start('a'), start('b'), pass('a')]);
+    assert.equal(j.context.steps.c!.status, 'pending', 'c joins a and b');
+    drive(j, [pass('b'), start('c'), pass('c')]);
+    assert.equal(j.state, 'succeeded');
+  });
+
+  test('a denial in a straight line stops the run', () => {
+    const a = new RunActor('r1', created(['check', 'after'], [], { check: { approval: true, idempotent: true } }));
+    drive(a, [{ type: 'approval.requested', step: 'check', reason: 'confirm_command', command: { argv: ['x'], cwd: '/', env: [] }, hash: 'h' }]);
+    drive(a, [{ type: 'approval.denied', step: 'check', reason: 'no', by: 'operator' }]);
+    assert.equal(a.state, 'failed');
+    assert.equal(a.context.error?.code, 'KW_ERR_APPROVAL_DENIED');
+    assert.equal(a.context.steps.after!.status, 'pending');
   });
 
   test('a fork runs both branches at once and the join waits for both', () => {
@@ -80,7 +133,7 @@ describe('run machine', () => {
   });
 
   test('a loop-back edge re-runs its body with new attempt numbers until max_loops, then fails naming the loop', () => {
-    const a = new RunActor('r1', created(['dev', 'test'], ['test>dev:fail:2']));
+    const a = new RunActor('r1', created(['dev', 'test'], ['dev>test', 'test>dev:fail:2']));
     drive(a, [start('dev'), pass('dev'), start('test'), fail('test')]);
     assert.equal(statuses(a), 'dev:ready test:pending');
     assert.equal(a.context.steps.dev!.from, 'test', 'the loop target reads the failing step as @artifact@');
@@ -93,7 +146,7 @@ describe('run machine', () => {
   });
 
   test('a loop that passes in time lets the run succeed', () => {
-    const a = new RunActor('r1', created(['dev', 'test'], ['test>dev:fail:2']));
+    const a = new RunActor('r1', created(['dev', 'test'], ['dev>test', 'test>dev:fail:2']));
     drive(a, [start('dev'), pass('dev'), start('test'), fail('test'), start('dev', 2), pass('dev', 2), start('test', 2), pass('test', 2)]);
     assert.equal(a.state, 'succeeded');
   });
@@ -171,7 +224,7 @@ describe('run machine', () => {
   });
 
   test('folding a log gives the same state as living through it', () => {
-    const c = created(['dev', 'test'], ['test>dev:fail:2']);
+    const c = created(['dev', 'test'], ['dev>test', 'test>dev:fail:2']);
     const events: RunEvent[] = [c, start('dev'), pass('dev'), start('test'), fail('test'), start('dev', 2)];
     const live = new RunActor('r1', c);
     drive(live, events.slice(1));

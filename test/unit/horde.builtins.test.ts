@@ -59,6 +59,10 @@ void test('spreadsheet-analyst: ingest → profile → plan → run → report �
   assert.deepEqual(horde.inputs.map((i) => [i.id, i.type, i.required]), [['data', 'path', true], ['questions', 'textarea', true]]);
   const back = horde.edges.filter((e) => e.back);
   assert.deepEqual(back.map((e) => [e.from, e.to, e.when, e.maxLoops]), [['run', 'plan', 'fail', 2]]);
+  // The line is written on `pass`: a failed data step stops the run instead of moving on (1.x's straight line would).
+  assert.deepEqual(horde.edges.filter((e) => !e.back).map((e) => `${e.from}->${e.to}:${e.when}`), [
+    'ingest->profile:pass', 'profile->plan:pass', 'plan->run:pass', 'run->report:pass', 'report->deliver:pass',
+  ]);
   assert.deepEqual(horde.steps.plan?.context, ['@step:profile@', '@artifact@']);
   assert.equal(horde.steps.report?.output, 'report.xlsx');
   for (const step of ['plan', 'deliver']) {
@@ -116,9 +120,9 @@ void test('retry-command: attempt → backoff on fail, back to attempt on pass a
     ['command', 'text', true, undefined], ['cwd', 'text', true, undefined], ['delay_secs', 'text', false, '5'],
   ]);
   assert.deepEqual(horde.edges, [
+    { from: 'intake', to: 'attempt', when: 'pass', back: false, implicit: false },
     { from: 'attempt', to: 'backoff', when: 'fail', back: false, implicit: false },
     { from: 'backoff', to: 'attempt', when: 'pass', maxLoops: 3, back: true, implicit: false },
-    { from: 'intake', to: 'attempt', when: 'pass', back: false, implicit: true },
   ]);
   // attempt passing has no edge out: the run ends there successfully.
   assert.equal(horde.edges.filter((e) => e.from === 'attempt' && e.when !== 'fail').length, 0);

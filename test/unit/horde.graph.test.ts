@@ -22,42 +22,60 @@ function pairs(edges: EdgeDef[]): string[] {
   return edges.map((e) => `${e.from}->${e.to}:${e.when}${e.back ? ':back' : ''}${e.implicit ? ':implicit' : ''}${e.maxLoops === undefined ? '' : `:${e.maxLoops}`}`);
 }
 
-void test('several edges out fork, several in join; no implicit edge where written ones exist', async () => {
+void test('several edges out fork, several in join; written edges are the whole graph', async () => {
   const { horde } = expectOk(await loadHorde(path.join(FIXTURES, 'fork-join')));
   assert.deepEqual(pairs(horde.edges), [
-    'start->left:pass', 'start->right:pass', 'left->join:pass', 'right->join:pass',
-    // join has no written edge out and `after` none in: the pipeline order links them.
-    'join->after:pass:implicit',
+    'start->left:pass', 'start->right:pass', 'left->join:pass', 'right->join:pass', 'join->after:always',
   ]);
 });
 
-void test('when defaults to "always"', async (t) => {
-  const h = graph(['a', 'b'], edge('a', 'b'));
+void test('no [[edges]] (or an empty list): a straight line whose edges mean "always", as in 1.x', async (t) => {
+  const h = graph(['a', 'b', 'c']);
   t.after(h.cleanup);
-  assert.deepEqual(pairs(expectOk(await loadHorde(h.dir)).horde.edges), ['a->b:always']);
+  assert.deepEqual(pairs(expectOk(await loadHorde(h.dir)).horde.edges), ['a->b:always:implicit', 'b->c:always:implicit']);
+  const e = graph(['a', 'b'], 'edges = []');
+  t.after(e.cleanup);
+  assert.deepEqual(pairs(expectOk(await loadHorde(e.dir)).horde.edges), ['a->b:always:implicit']);
+  const one = graph(['only']);
+  t.after(one.cleanup);
+  assert.deepEqual(expectOk(await loadHorde(one.dir)).horde.edges, []);
 });
 
-void test('implicit edges: only between neighbours with no written forward edge out of the first nor into the second', async (t) => {
-  // a -> c is written: a has an edge out, c one in. b has neither, so nothing links it:
-  // b is unreachable (only pipeline[0] may lack an incoming forward edge).
-  const h = graph(['a', 'b', 'c', 'd'], edge('a', 'c'));
+void test('when defaults to "always"; it is trimmed and read in any case, with no warning', async (t) => {
+  const h = graph(['a', 'b', 'c', 'd'], edge('a', 'b') + edge('b', 'c', ' FAIL ') + edge('c', 'd', 'Pass') + edge('d', 'b', ' Fail ', '2'));
   t.after(h.cleanup);
-  const r = await loadHorde(h.dir);
-  const p = expectError(r, { code: 'KW_ERR_STEP_UNREACHABLE', file: 'horde.md', key: 'pipeline[1]', line: 3 });
-  assert.match(p.message, /"b" is not connected to the rest/);
-
-  // Written a -> b and a -> c: no b -> c (c already has a written edge in), but c -> d is added.
-  const h2 = graph(['a', 'b', 'c', 'd'], edge('a', 'b') + edge('a', 'c', 'fail'));
-  t.after(h2.cleanup);
-  assert.deepEqual(pairs(expectOk(await loadHorde(h2.dir)).horde.edges), ['a->b:always', 'a->c:fail', 'c->d:pass:implicit']);
+  const { horde, warnings } = expectOk(await loadHorde(h.dir));
+  assert.deepEqual(warnings, []);
+  assert.deepEqual(pairs(horde.edges), ['a->b:always', 'b->c:fail', 'c->d:pass', 'd->b:fail:back:2']);
+  const empty = graph(['a', 'b'], edge('a', 'b', ' '));
+  t.after(empty.cleanup);
+  assert.deepEqual(pairs(expectOk(await loadHorde(empty.dir)).horde.edges), ['a->b:always'], 'an empty when is "always", as in 1.x');
 });
 
-void test('a 1.x horde that writes only its loop-back edge keeps its straight line', async (t) => {
-  const h = graph(['a', 'b', 'c', 'd'], edge('c', 'b', 'fail', '2'));
+void test('written edges add no chain: [x, a, b, c] with x -> a and b -> c has no a -> b', async (t) => {
+  const h = graph(['x', 'a', 'b', 'c'], edge('x', 'a') + edge('b', 'c'));
   t.after(h.cleanup);
-  assert.deepEqual(pairs(expectOk(await loadHorde(h.dir)).horde.edges), [
-    'c->b:fail:back:2', 'a->b:pass:implicit', 'b->c:pass:implicit', 'c->d:pass:implicit',
-  ]);
+  assert.deepEqual(pairs(expectOk(await loadHorde(h.dir)).horde.edges), ['x->a:always', 'b->c:always']);
+});
+
+void test('[a, b, c] with a -> c and b -> c validates: a and b are both roots, c joins them', async (t) => {
+  const h = graph(['a', 'b', 'c'], edge('a', 'c') + edge('b', 'c'));
+  t.after(h.cleanup);
+  assert.deepEqual(pairs(expectOk(await loadHorde(h.dir)).horde.edges), ['a->c:always', 'b->c:always']);
+});
+
+void test('with written edges, a step that no edge names is not connected (1.x refuses it too)', async (t) => {
+  const h = graph(['a', 'b', 'c', 'd'], edge('a', 'c') + edge('c', 'd'));
+  t.after(h.cleanup);
+  const p = expectError(await loadHorde(h.dir), { code: 'KW_ERR_STEP_UNREACHABLE', file: 'horde.md', key: 'pipeline[1]', line: 3 });
+  assert.match(p.message, /"b" is not connected to the rest: \[\[edges\]\] are written, so they are the whole graph/);
+
+  // A 1.x horde that writes only its loop-back edge leaves the other steps unconnected.
+  const loop = graph(['a', 'b', 'c', 'd'], edge('c', 'b', 'fail', '2'));
+  t.after(loop.cleanup);
+  const r = await loadHorde(loop.dir);
+  expectError(r, { code: 'KW_ERR_STEP_UNREACHABLE', file: 'horde.md', key: 'pipeline[0]' });
+  expectError(r, { code: 'KW_ERR_STEP_UNREACHABLE', file: 'horde.md', key: 'pipeline[3]' });
 });
 
 void test('a back edge without when, or with when = "always", is unbounded; the message explains both readings', async (t) => {
@@ -127,9 +145,9 @@ void test('pipeline errors: empty, duplicate names, a name that is no file name'
 });
 
 void test('a back edge to pipeline[0] and a second loop both load with their caps', async (t) => {
-  const h = graph(['a', 'b', 'c'], edge('c', 'a', 'fail', '1') + edge('b', 'a', 'pass', '5'));
+  const h = graph(['a', 'b', 'c'], edge('c', 'a', 'fail', '1') + edge('b', 'a', 'pass', '5') + edge('a', 'b', 'pass') + edge('b', 'c'));
   t.after(h.cleanup);
   assert.deepEqual(pairs(expectOk(await loadHorde(h.dir)).horde.edges), [
-    'c->a:fail:back:1', 'b->a:pass:back:5', 'a->b:pass:implicit', 'b->c:pass:implicit',
+    'c->a:fail:back:1', 'b->a:pass:back:5', 'a->b:pass', 'b->c:always',
   ]);
 });

@@ -7,7 +7,7 @@ import {
   FIXTURES, baseFiles, copyFixture, expectError, expectOk, expectProblem, writeHorde,
 } from '../fixtures/hordes/temp-horde.js';
 
-void test('a 1.x folder loads unchanged: aliases, display keys, unknown keys, fs_tool, only a loop-back edge', async () => {
+void test('a 1.x folder loads unchanged: aliases, display keys, unknown keys, fs_tool, `when` in any case', async () => {
   const { horde, warnings } = expectOk(await loadHorde(path.join(FIXTURES, 'legacy-1x')));
   assert.deepEqual(warnings, []);
   assert.equal(horde.id, 'legacy-1x');
@@ -36,12 +36,12 @@ void test('a 1.x folder loads unchanged: aliases, display keys, unknown keys, fs
   assert.equal(horde.steps.ingest?.displayName, 'Intake');
   assert.equal(horde.steps['test-verify']?.displayName, 'test-verify', 'display_name defaults to the name');
 
-  // The written loop-back edge, then the straight line kept by implicit edges.
+  // The written edges are the whole graph: the loop-back edge and the written straight line; `when = "Pass"` is `pass`.
   assert.deepEqual(horde.edges, [
     { from: 'test-verify', to: 'dev-1', when: 'fail', maxLoops: 2, back: true, implicit: false },
-    { from: 'ingest', to: 'dev-1', when: 'pass', back: false, implicit: true },
-    { from: 'dev-1', to: 'test-verify', when: 'pass', back: false, implicit: true },
-    { from: 'test-verify', to: 'deliver', when: 'pass', back: false, implicit: true },
+    { from: 'ingest', to: 'dev-1', when: 'always', back: false, implicit: false },
+    { from: 'dev-1', to: 'test-verify', when: 'always', back: false, implicit: false },
+    { from: 'test-verify', to: 'deliver', when: 'pass', back: false, implicit: false },
   ]);
   assert.deepEqual(horde.inputs.map((i) => i.id), ['question', 'language']);
 });
@@ -94,7 +94,7 @@ void test('a loaded horde is plain JSON: it survives a JSON round trip and struc
   }
 });
 
-void test('defaults: no edges = straight line of pass edges; workdir output; HANDOFF.md; confirm on', async (t) => {
+void test('defaults: no edges = straight line of always edges (as in 1.x); workdir output; HANDOFF.md; confirm on', async (t) => {
   const h = writeHorde(baseFiles());
   t.after(h.cleanup);
   const { horde, warnings } = expectOk(await loadHorde(h.dir));
@@ -106,8 +106,8 @@ void test('defaults: no edges = straight line of pass edges; workdir output; HAN
   assert.equal(horde.confirmCommands, true);
   assert.equal(horde.steps.check?.output, 'check.md');
   assert.deepEqual(horde.edges, [
-    { from: 'intake', to: 'check', when: 'pass', back: false, implicit: true },
-    { from: 'check', to: 'report', when: 'pass', back: false, implicit: true },
+    { from: 'intake', to: 'check', when: 'always', back: false, implicit: true },
+    { from: 'check', to: 'report', when: 'always', back: false, implicit: true },
   ]);
   assert.equal(horde.dir, h.dir);
   assert.match(horde.hash, /^[0-9a-f]{64}$/);

@@ -83,7 +83,7 @@ function HordeBody({ horde }: { horde: HordeDetail }) {
       {horde.pipeline.length > 0 && <p class="muted small legend">
         <span class="legend__item legend__item--pass">pass</span>
         <span class="legend__item legend__item--fail">fail</span>
-        <span class="legend__item legend__item--implicit">implicit (pipeline order)</span>
+        <span class="legend__item legend__item--implicit">implicit (pipeline order, always: goes on after a failure)</span>
         <span class="legend__item legend__item--back">loop back (“fail ×2”: at most 2 times)</span>
       </p>}
 
