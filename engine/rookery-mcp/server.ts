@@ -23,7 +23,8 @@ export interface RookeryServerOptions extends DraftCheckOptions {
   version: string;
 }
 
-const draftArg = z.object({}).passthrough().describe('a horde draft: id, display_name, description, steps (or the 1.x penguins + pipeline), edges, triggers; call rookery_example_draft for the shape');
+const draftArg = z.union([z.object({}).passthrough(), z.string()])
+  .describe('a horde draft: id, display_name, description, steps (or the 1.x penguins + pipeline), edges, triggers; call rookery_example_draft for the shape. A string is read as rookery_parse_draft reads text');
 const outputRootArg = z.string().optional().describe('the folder to use instead of the server\'s --output-root (an existing folder; relative to the server\'s output root)');
 
 async function answer(work: () => Promise<object> | object): Promise<CallToolResult> {
@@ -40,6 +41,14 @@ async function answer(work: () => Promise<object> | object): Promise<CallToolRes
 function errorText(problems: readonly DraftProblem[]): string | null {
   const errors = problems.filter((p) => p.severity === 'error');
   return errors.length === 0 ? null : formatProblems(errors);
+}
+
+/** A draft argument: an object as it is; text (some clients send the draft as a JSON string) read by parseDraft. */
+function draftOf(arg: Record<string, unknown> | string): unknown {
+  if (typeof arg !== 'string') return arg;
+  const parsed = parseDraft(arg);
+  if (!parsed.ok) throw new KowalskiError('KW_ERR_DRAFT_INVALID', `the draft is text that holds no draft: ${parsed.error}`);
+  return parsed.draft;
 }
 
 /** A call's `output_root`: relative to the default one, and an existing folder. */
@@ -71,7 +80,7 @@ export function createRookeryServer(options: RookeryServerOptions): McpServer {
     inputSchema: { draft: draftArg },
     annotations: readOnly,
   }, (args) => answer(async () => {
-    const c = await checkDraft(args.draft, check);
+    const c = await checkDraft(draftOf(args.draft), check);
     return { ok: c.ok, errors: errorText(c.problems), problems: c.problems, draft: c.draft };
   }));
   server.registerTool('rookery_parse_draft', {
@@ -90,7 +99,7 @@ export function createRookeryServer(options: RookeryServerOptions): McpServer {
     },
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   }, (args) => answer(async () => {
-    const born = await writeDraft(args.draft, { ...check, outputRoot: await rootOf(args.output_root, outputRoot), overwrite: args.overwrite === true });
+    const born = await writeDraft(draftOf(args.draft), { ...check, outputRoot: await rootOf(args.output_root, outputRoot), overwrite: args.overwrite === true });
     return { ok: born.validate_ok, horde_id: born.horde_id, horde_root: born.horde_root, validate_ok: born.validate_ok, validate_errors: errorText(born.problems), problems: born.problems };
   }));
   server.registerTool('rookery_list_step_kinds', {

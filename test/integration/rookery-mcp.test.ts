@@ -64,6 +64,8 @@ describe('kowalski mcp serve rookery', { concurrency: true }, () => {
     const valid = await call<{ ok: boolean; errors: string | null; problems: DraftProblem[]; draft: HordeDraft }>(client, 'rookery_validate_draft', { draft: example });
     assert.deepEqual([valid.ok, valid.errors, valid.problems], [true, null, []]);
     assert.deepEqual(valid.draft, example);
+    const asText = await call<{ ok: boolean; draft: HordeDraft }>(client, 'rookery_validate_draft', { draft: JSON.stringify(example) });
+    assert.deepEqual([asText.ok, asText.draft], [true, example], 'a draft sent as a JSON string is read too');
 
     const invented = { ...example, steps: example.steps.map((s) => (s.name === 'process' ? { ...s, kind: 'summon_llama' } : s)) };
     const bad = await call<{ ok: boolean; errors: string | null; problems: DraftProblem[] }>(client, 'rookery_validate_draft', { draft: invented });
