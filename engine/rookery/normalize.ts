@@ -3,7 +3,8 @@
  * shape and the 1.x one (`penguins` + a separate `pipeline`, top-level display keys) are
  * both read; ids and step names become kebab-case (renames followed into edges and
  * `@step:` references), and what is missing is filled: display names, outputs, what each
- * step reads, the run form of a first `ingest` step, a prompt for a model step.
+ * step reads, the run form of a first `ingest` step, a prompt for a model step, and the
+ * straight line a draft that writes only some edges (say, one loop back) still means.
  */
 import { KowalskiError, MODEL_STEP_KINDS } from '../../core/index.js';
 import type { EdgeWhen } from '../../core/index.js';
@@ -53,8 +54,33 @@ export function normalizeDraft(input: unknown): HordeDraft {
   if (delivery !== undefined) draft.delivery_root_rel = looksInvalid(delivery) ? 'HANDOFF.md' : delivery;
   if (confirm !== undefined) draft.confirm_commands = confirm;
   if (display !== undefined) draft.display = display;
+  fillLine(draft);
   fillDefaults(draft);
   return draft;
+}
+
+/**
+ * Written edges are the whole graph (docs/edges.md), so a draft that writes a loop back
+ * but not the line would leave steps unconnected. As a person means it: each pair of
+ * neighbours, the first with no forward edge out and the second none in, is joined —
+ * on `pass` when the first already routes its failure elsewhere, else `always` (the
+ * straight line's rule). The edges are written into the draft, so the person sees them.
+ */
+function fillLine(draft: HordeDraft): void {
+  if (draft.edges.length === 0) return;
+  const at = new Map(draft.steps.map((s, i) => [s.name, i]));
+  const forward = draft.edges.filter((e) => (at.get(e.to) ?? -1) > (at.get(e.from) ?? Number.MAX_SAFE_INTEGER));
+  const hasOut = new Set(forward.map((e) => e.from));
+  const hasIn = new Set(forward.map((e) => e.to));
+  const line: DraftEdge[] = [];
+  for (let i = 0; i + 1 < draft.steps.length; i += 1) {
+    const from = draft.steps[i]!.name;
+    const to = draft.steps[i + 1]!.name;
+    if (hasOut.has(from) || hasIn.has(to)) continue;
+    const routesFailure = draft.edges.some((e) => e.from === from && e.when === 'fail');
+    line.push({ from, to, when: routesFailure ? 'pass' : 'always' });
+  }
+  draft.edges = [...draft.edges, ...line];
 }
 
 /** Steps in pipeline order, named in kebab-case without duplicates; `renames` gets old name → new name. */

@@ -197,3 +197,20 @@ void test('write: the id cannot escape the output root', async (t) => {
   await assert.rejects(writeDraft({ ...exampleDraft(), id: '../..', display_name: '' }, { outputRoot: root }), (err: unknown) => err instanceof KowalskiError && err.code === 'KW_ERR_DRAFT_INVALID' && /no id/.test(err.message));
   assert.deepEqual(fs.readdirSync(root), ['etc-evil']);
 });
+
+void test('check: a draft that writes only its loop back validates — the line it leaves out is written in, on pass out of the step whose failure loops', async () => {
+  const draft = {
+    ...exampleDraft(),
+    steps: [...exampleDraft().steps.slice(0, 2), { name: 'check', kind: 'verify', verify_command: 'true' }, exampleDraft().steps[2]],
+    edges: [{ from: 'check', to: 'process', when: 'fail', max_loops: 2 }],
+  };
+  const c = await checkDraft(draft);
+  assert.deepEqual(c.problems.filter((p) => p.severity === 'error'), []);
+  assert.ok(c.ok);
+  assert.deepEqual(c.draft.edges, [
+    { from: 'check', to: 'process', when: 'fail', max_loops: 2 },
+    { from: 'ingest', to: 'process', when: 'always' },
+    { from: 'process', to: 'check', when: 'always' },
+    { from: 'check', to: 'deliver', when: 'pass' },
+  ]);
+});

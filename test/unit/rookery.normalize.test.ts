@@ -32,7 +32,10 @@ void test('a 1.x draft: penguins in pipeline order, kebab-case names, 1.x keys r
   assert.equal(structure.prompt_body, 'Structure it.');
   assert.equal(structure.output, 'debug/stage.md');
   assert.deepEqual(structure.context_paths, ['@step:ingest@'], 'a @step: reference follows the rename');
-  assert.deepEqual(d.edges, [{ from: 'ingest', to: 'structure', when: 'pass' }], 'edge ends renamed, when trimmed and lower-cased');
+  assert.deepEqual(d.edges, [
+    { from: 'ingest', to: 'structure', when: 'pass' },
+    { from: 'structure', to: 'final-report', when: 'always' },
+  ], 'edge ends renamed, when trimmed and lower-cased; the rest of the line written in');
   assert.deepEqual(d.display, { default_question: 'What shall we build?', delivery_title: 'Your crate', capability_prefix: 'rust' });
   assert.equal(d.steps[0]?.output, 'debug/raw/', 'a folder output is kept');
   assert.equal(d.steps[2]?.output, 'final-report.md', 'a placeholder output ("String") is replaced by <name>.md');
@@ -124,7 +127,8 @@ input = { topic = "news" }
   assert.equal(r.draft.description, 'two\nlines');
   assert.equal(r.draft.confirm_commands, false);
   assert.deepEqual(r.draft.steps[0]?.inputs, [{ id: 'topic', type: 'text', required: true }]);
-  assert.deepEqual(r.draft.edges, [{ from: 'check', to: 'in', when: 'fail', max_loops: 2 }]);
+  // The loop back is written, and the line it leaves out is written in (always: "in" routes no failure).
+  assert.deepEqual(r.draft.edges, [{ from: 'check', to: 'in', when: 'fail', max_loops: 2 }, { from: 'in', to: 'check', when: 'always' }]);
   assert.deepEqual(r.draft.triggers, [{ name: 'nightly', kind: 'cron', schedule: '0 6 * * *', input: { topic: 'news' } }]);
 });
 
