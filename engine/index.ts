@@ -46,3 +46,7 @@ export { VaultConflictError, MAX_VAULT_PATH, MAX_WRITES_LISTED } from './vault/i
 export type { Vault, WriteFilter, NoteInfo, NoteWrite, WriteOrigin, VaultIndex, SearchAnswer, SearchHit, SearchOptions } from './vault/index.js';
 export { createVaultSearch, DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT } from './vault/search/index.js';
 export type { VaultSearch, VaultSearchStatus, SemanticConfig, SemanticStatus, RescanResult } from './vault/search/index.js';
+export { BUILDER_AGENT, MAX_DRAFTS_LISTED } from './rookery/rookery-service.js';
+export type { RookeryService } from './rookery/rookery-service.js';
+export type { DraftSummary, DraftView } from './rookery/rookery-service.js';
+export type { BirthResult, DraftCheck, DraftEdge, DraftInput, DraftProblem, DraftStep, HordeDraft, RookeryStage } from './rookery/types.js';
