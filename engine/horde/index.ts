@@ -9,7 +9,7 @@ export type { Catalog, CatalogEntry, ListOptions } from './catalog.js';
 export { formatProblems, ProblemList, Source } from './problems.js';
 export { Fields } from './fields.js';
 export { countProblems, MAX_PROBLEMS, MAX_PROBLEMS_PER_FILE } from './problem-cap.js';
-export { splitFrontMatter } from './frontmatter.js';
+export { splitFrontMatter, toPlain } from './frontmatter.js';
 export type { FrontMatter, FrontMatterResult } from './frontmatter.js';
 export { STEP_NAME } from './graph.js';
 export { FS_TOOL_EXPANSION } from './steps.js';

@@ -1,22 +1,20 @@
-/** Placeholder for rookery-core's face (replaced by the merge of branch rookery-core): the signatures only. */
-import { KowalskiError } from '../../core/index.js';
-import type { BirthResult, DraftCheck, DraftEdge, DraftStep, HordeDraft, RookeryStage } from './types.js';
-
+/**
+ * The Rookery: building a horde from a draft. Every surface — the builder's chat tools,
+ * the app's editor, `kowalski mcp serve rookery` — calls these functions. The only public
+ * face of engine/rookery.
+ */
 export type { BirthResult, DraftCheck, DraftEdge, DraftInput, DraftProblem, DraftStep, HordeDraft, RookeryStage } from './types.js';
-
-const missing = (): never => {
-  throw new KowalskiError('KW_ERR_INTERNAL', 'rookery core is not merged yet');
-};
-export interface CheckOptions { knownKinds?: ReadonlySet<string> | readonly string[]; knownTools?: ReadonlySet<string> | readonly string[] }
-export const exampleDraft = (): HordeDraft => missing();
-export const normalizeDraft = (_input: unknown): HordeDraft => missing();
-export const parseDraft = (_text: string): { ok: true; draft: HordeDraft } | { ok: false; error: string } => missing();
-export const renderDraft = (_draft: HordeDraft): Map<string, string> => missing();
-export const checkDraft = (_input: unknown, _options?: CheckOptions): Promise<DraftCheck> => missing();
-export const writeDraft = (_input: unknown, _options: CheckOptions & { outputRoot: string; overwrite?: boolean }): Promise<BirthResult> => missing();
-export const setHordeFields = (_draft: HordeDraft, _patch: Partial<HordeDraft>): HordeDraft => missing();
-export const setStep = (_draft: HordeDraft, _step: Partial<DraftStep> & { name: string }, _options?: { after?: string; rename?: string }): HordeDraft => missing();
-export const removeStep = (_draft: HordeDraft, _name: string): HordeDraft => missing();
-export const setEdges = (_draft: HordeDraft, _edges: DraftEdge[]): HordeDraft => missing();
-export const draftStage = (_check: DraftCheck, _born: boolean): RookeryStage => missing();
-export const stepKindList = (): string[] => missing();
+export { exampleDraft } from './example.js';
+export { normalizeDraft, defaultForm } from './normalize.js';
+export { parseDraft } from './parse.js';
+export type { ParsedDraft } from './parse.js';
+export { renderDraft } from './render.js';
+export { checkDraft, draftStage } from './check.js';
+export type { DraftCheckOptions } from './check.js';
+export { writeDraft } from './write.js';
+export type { WriteDraftOptions } from './write.js';
+export { setHordeFields, setStep, removeStep, setEdges } from './edit.js';
+export type { HordeFieldsPatch } from './edit.js';
+export { stepKindList, listHordeFolders } from './catalog.js';
+export type { HordeFolder, StepKindSummary } from './catalog.js';
+export { MAX_DRAFT_CHARS, MAX_DRAFT_STEPS } from './limits.js';

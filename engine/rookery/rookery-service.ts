@@ -17,7 +17,8 @@ import { HORDE_ID } from '../horde/index.js';
 import type { Observers } from '../observers.js';
 import { rookeryQueries } from '../store/sql/rookery.js';
 import type { RookeryDraftRow, RookeryQueries } from '../store/sql/rookery.js';
-import { checkDraft, draftStage, normalizeDraft, parseDraft, writeDraft } from './index.js';
+import { boundedDraft } from './check.js';
+import { checkDraft, draftStage, parseDraft, writeDraft } from './index.js';
 import type { BirthResult, DraftProblem, HordeDraft, RookeryStage } from './types.js';
 
 /** The agent whose chat sessions build drafts (`team/builder.md`). */
@@ -119,10 +120,10 @@ export class RookeryService {
     return (this.q.bySession(sessionId) ?? this.insert(sessionId)).id;
   }
 
-  /** A direct edit: the whole draft, normalised (KW_ERR_DRAFT_INVALID when it is not a draft at all), then checked. */
+  /** A direct edit: the whole draft, normalised (KW_ERR_DRAFT_INVALID when it is not a draft at all, KW_ERR_DRAFT_TOO_LARGE), then checked. */
   replace(id: string, input: unknown): Promise<DraftView> {
     this.row(id);
-    return this.store(id, normalizeDraft(input));
+    return this.store(id, input);
   }
 
   /** One edit (a pure function of the draft: `setStep`, `removeStep`, …) applied to the draft as it is now. */
@@ -170,8 +171,9 @@ export class RookeryService {
     return JSON.parse(row.draft) as HordeDraft;
   }
 
-  /** The new draft, written at once (an edit is one synchronous read-change-write), then checked for its stage. */
-  private async store(id: string, draft: HordeDraft): Promise<DraftView> {
+  /** The new draft, bounded and written at once (an edit is one synchronous read-change-write), then checked for its stage. */
+  private async store(id: string, input: unknown): Promise<DraftView> {
+    const draft = boundedDraft(input);
     const row = this.row(id);
     this.q.setDraft(id, JSON.stringify(draft), row.stage === 'born' ? 'proposed' : row.stage, this.deps.clock.now());
     return this.view(this.row(id));

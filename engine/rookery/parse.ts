@@ -1,0 +1,68 @@
+/**
+ * `parseDraft`: a draft out of text — a JSON object, a TOML document (top-level horde keys,
+ * `[[steps]]` or the 1.x `[[penguins]]`, `[[edges]]`, `[[triggers]]`), or the last fenced
+ * ```json / ```toml block of an assistant's prose that reads as a draft. Normalised.
+ */
+import { parse as parseToml } from 'smol-toml';
+import { toPlainError } from '../../core/index.js';
+import { toPlain } from '../horde/index.js';
+import { MAX_DRAFT_CHARS } from './limits.js';
+import { asRecord } from './names.js';
+import { normalizeDraft } from './normalize.js';
+import type { HordeDraft } from './types.js';
+
+export type ParsedDraft = { ok: true; draft: HordeDraft } | { ok: false; error: string };
+
+type Attempt = { ok: true; value: Record<string, unknown> } | { ok: false; error: string };
+
+/** Read a draft from text. Never throws: what is wrong is in `error`. */
+export function parseDraft(text: string): ParsedDraft {
+  if (text.length > MAX_DRAFT_CHARS) {
+    return { ok: false, error: `the text is ${text.length} characters; a draft is read from at most ${MAX_DRAFT_CHARS} [KW_ERR_DRAFT_TOO_LARGE]` };
+  }
+  const trimmed = text.trim();
+  if (trimmed === '') return { ok: false, error: 'the text is empty: give a draft as JSON, as TOML, or in a ```json / ```toml block' };
+  const tries: Attempt[] = [];
+  const whole = readBlock(trimmed, trimmed.startsWith('{') ? 'json' : 'toml');
+  tries.push(whole);
+  if (!whole.ok) {
+    for (const block of fencedBlocks(trimmed).reverse()) {
+      const attempt = readBlock(block.body, block.lang);
+      if (attempt.ok) return { ok: true, draft: normalizeDraft(attempt.value) };
+      tries.push(attempt);
+    }
+  }
+  if (whole.ok) return { ok: true, draft: normalizeDraft(whole.value) };
+  const reasons = tries.map((t) => (t.ok ? '' : t.error)).filter((e) => e !== '');
+  return { ok: false, error: `no draft found in the text: ${reasons.slice(0, 3).join('; ')}` };
+}
+
+/** Fenced blocks in order: their language (`json`, `toml`, or guessed from the first character) and text. */
+function fencedBlocks(text: string): { lang: 'json' | 'toml'; body: string }[] {
+  const out: { lang: 'json' | 'toml'; body: string }[] = [];
+  const fence = /^(`{3,}|~{3,})[ \t]*([\w-]*)[^\n]*\n([\s\S]*?)^\1[ \t]*$/gm;
+  for (const m of text.matchAll(fence)) {
+    const body = (m[3] ?? '').trim();
+    const lang = (m[2] ?? '').toLowerCase();
+    if (body === '') continue;
+    out.push({ lang: lang === 'json' || (lang !== 'toml' && body.startsWith('{')) ? 'json' : 'toml', body });
+  }
+  return out;
+}
+
+function readBlock(body: string, lang: 'json' | 'toml'): Attempt {
+  let value: unknown;
+  try {
+    value = lang === 'json' ? JSON.parse(body) : toPlain(parseToml(body));
+  } catch (err) {
+    return { ok: false, error: `${lang === 'json' ? 'JSON' : 'TOML'} does not parse (${(toPlainError(err).message.split('\n')[0] ?? '').slice(0, 200)})` };
+  }
+  const table = asRecord(value);
+  if (table === undefined) return { ok: false, error: `the ${lang === 'json' ? 'JSON' : 'TOML'} is not an object` };
+  if (!isDraftLike(table)) return { ok: false, error: 'the object has no steps (steps, penguins or pipeline)' };
+  return { ok: true, value: table };
+}
+
+function isDraftLike(table: Record<string, unknown>): boolean {
+  return ['steps', 'penguins', 'pipeline'].some((key) => Array.isArray(table[key]) && (table[key] as unknown[]).length > 0);
+}

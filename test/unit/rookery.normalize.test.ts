@@ -1,0 +1,154 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { KowalskiError } from '../../core/index.js';
+import { exampleDraft, normalizeDraft, parseDraft } from '../../engine/rookery/index.js';
+
+const LEGACY = {
+  id: 'Rust_Project Scaffolder 1.0',
+  display_name: 'Rust scaffolder',
+  description: 'demo',
+  capability_prefix: 'rust',
+  default_question: 'What shall we build?',
+  delivery_title: 'Your crate',
+  pipeline: ['Ingest', 'Structure', { name: 'Final Report' }],
+  penguins: [
+    { name: 'Final Report', kind: 'deliver', prompt_body: 'Write it up.', output: 'String', avatar: 'mock_builder', agent_body: 'x' },
+    { name: 'Ingest', kind: 'ingest', prompt_body: '', output: 'debug/raw/', avatar: 'ingest' },
+    { name: 'Structure', kind: 'process', prompt: 'Structure it.', output_path: 'debug/stage.md', tool_ids: ['fs_tool', ' web_search '], model_id: 'ollama:qwen2.5:7b', context_paths: ['@step:Ingest@'] },
+  ],
+  edges: [{ from: 'Ingest', to: 'Structure', when: '  PASS ' }],
+  unknown_key: 1,
+};
+
+void test('a 1.x draft: penguins in pipeline order, kebab-case names, 1.x keys read, renames followed, unknown keys dropped', () => {
+  const d = normalizeDraft(LEGACY);
+  assert.equal(d.id, 'rust-project-scaffolder-1-0');
+  assert.equal(d.display_name, 'Rust scaffolder');
+  assert.deepEqual(d.steps.map((s) => s.name), ['ingest', 'structure', 'final-report']);
+  const structure = d.steps[1];
+  assert.ok(structure);
+  assert.deepEqual(structure.tools, ['fs_tool', 'web_search']);
+  assert.equal(structure.model, 'ollama:qwen2.5:7b');
+  assert.equal(structure.prompt_body, 'Structure it.');
+  assert.equal(structure.output, 'debug/stage.md');
+  assert.deepEqual(structure.context_paths, ['@step:ingest@'], 'a @step: reference follows the rename');
+  assert.deepEqual(d.edges, [{ from: 'ingest', to: 'structure', when: 'pass' }], 'edge ends renamed, when trimmed and lower-cased');
+  assert.deepEqual(d.display, { default_question: 'What shall we build?', delivery_title: 'Your crate', capability_prefix: 'rust' });
+  assert.equal(d.steps[0]?.output, 'debug/raw/', 'a folder output is kept');
+  assert.equal(d.steps[2]?.output, 'final-report.md', 'a placeholder output ("String") is replaced by <name>.md');
+  assert.equal(d.steps[2]?.display_name, 'Final Report');
+  assert.ok(!('avatar' in (d.steps[2] as object)) && !('agent_body' in (d.steps[2] as object)) && !('unknown_key' in d));
+});
+
+void test('defaults: display names, outputs, what each step reads, the ingest form, a model prompt', () => {
+  const d = normalizeDraft({ id: 'x', steps: [{ name: 'Fetch News', kind: 'ingest' }, { name: 'summarize' }, { name: 'deliver-it' }] });
+  assert.equal(d.display_name, 'X');
+  const [fetch, summarize, deliver] = d.steps;
+  assert.ok(fetch && summarize && deliver);
+  assert.equal(fetch.name, 'fetch-news');
+  assert.equal(fetch.display_name, 'Fetch News');
+  assert.equal(fetch.output, 'fetch-news.md');
+  assert.deepEqual(fetch.context_paths, [], 'the first step reads nothing by default');
+  assert.deepEqual(fetch.inputs.map((i) => [i.id, i.type, i.required]), [['question', 'textarea', true], ['source', 'textarea', false]]);
+  assert.equal(summarize.kind, 'process', 'a missing kind is guessed from the name');
+  assert.deepEqual(summarize.context_paths, ['@artifact@']);
+  assert.match(summarize.prompt_body, /Summarize/);
+  assert.equal(deliver.kind, 'deliver');
+  assert.deepEqual(deliver.context_paths, ['@step:fetch-news@', '@step:summarize@'], 'a last deliver step reads every earlier step');
+  assert.deepEqual(normalizeDraft(d), d, 'normalising twice changes nothing');
+});
+
+void test('a join reads its branches; a form declared on another step is not replaced', () => {
+  const d = normalizeDraft({
+    id: 'fork',
+    steps: [{ name: 'a', kind: 'ingest' }, { name: 'b', kind: 'process', inputs: [{ id: 'topic' }] }, { name: 'c', kind: 'process' }, { name: 'd', kind: 'process' }],
+    edges: [{ from: 'a', to: 'b' }, { from: 'a', to: 'c' }, { from: 'b', to: 'd' }, { from: 'c', to: 'd' }],
+  });
+  assert.deepEqual(d.steps[3]?.context_paths, ['@step:b@', '@step:c@']);
+  assert.deepEqual(d.steps[0]?.inputs, []);
+  assert.deepEqual(d.steps[1]?.inputs, [{ id: 'topic' }]);
+});
+
+void test('duplicate names are told apart; a pipeline name with no step becomes a step of no kind', () => {
+  const d = normalizeDraft({ id: 'dup', pipeline: ['Check', 'check', 'ghost'], penguins: [{ name: 'Check', kind: 'verify' }, { name: 'check', kind: 'process' }] });
+  assert.deepEqual(d.steps.map((s) => [s.name, s.kind]), [['check', 'verify'], ['check-2', 'process'], ['ghost', '']]);
+});
+
+void test('only a non-object is refused', () => {
+  for (const bad of [null, 'text', 3, [1]]) {
+    assert.throws(() => normalizeDraft(bad), (err: unknown) => err instanceof KowalskiError && err.code === 'KW_ERR_DRAFT_INVALID' && /JSON object/.test(err.message));
+  }
+  assert.deepEqual(normalizeDraft({}).steps, []);
+});
+
+void test('parse: a JSON object, normalised', () => {
+  const r = parseDraft(JSON.stringify(LEGACY));
+  assert.ok(r.ok);
+  assert.equal(r.draft.id, 'rust-project-scaffolder-1-0');
+});
+
+void test('parse: a TOML document with [[steps]] (or [[penguins]]), [[edges]], [[triggers]] and nested [[steps.inputs]]', () => {
+  const toml = `id = "Nightly Digest"
+description = """two
+lines"""
+confirm_commands = false
+
+[[penguins]]
+name = "In"
+kind = "ingest"
+[[penguins.inputs]]
+id = "topic"
+type = "text"
+required = true
+
+[[penguins]]
+name = "check"
+kind = "verify"
+verify_command = "echo {{input.topic}}"
+
+[[edges]]
+from = "check"
+to = "In"
+when = "Fail"
+max_loops = 2
+
+[[triggers]]
+name = "nightly"
+kind = "cron"
+schedule = "0 6 * * *"
+input = { topic = "news" }
+`;
+  const r = parseDraft(toml);
+  assert.ok(r.ok, r.ok ? '' : r.error);
+  assert.equal(r.draft.id, 'nightly-digest');
+  assert.equal(r.draft.description, 'two\nlines');
+  assert.equal(r.draft.confirm_commands, false);
+  assert.deepEqual(r.draft.steps[0]?.inputs, [{ id: 'topic', type: 'text', required: true }]);
+  assert.deepEqual(r.draft.edges, [{ from: 'check', to: 'in', when: 'fail', max_loops: 2 }]);
+  assert.deepEqual(r.draft.triggers, [{ name: 'nightly', kind: 'cron', schedule: '0 6 * * *', input: { topic: 'news' } }]);
+});
+
+void test('parse: the last fenced block in prose that reads as a draft', () => {
+  const first = JSON.stringify({ id: 'first', steps: [{ name: 'a', kind: 'ingest' }] });
+  const text = `Here is my first idea:\n\n\`\`\`json\n${first}\n\`\`\`\n\nBetter:\n\n\`\`\`toml\nid = "second"\n[[steps]]\nname = "a"\nkind = "ingest"\n\`\`\`\n\nAnd some code:\n\n\`\`\`sh\necho hi\n\`\`\`\nDone.`;
+  const r = parseDraft(text);
+  assert.ok(r.ok, r.ok ? '' : r.error);
+  assert.equal(r.draft.id, 'second');
+});
+
+void test('parse: garbage, an empty text, a JSON without steps, an oversized text are errors that say why', () => {
+  const garbage = parseDraft('I would build a horde that reads the news. What do you think?');
+  assert.equal(garbage.ok, false);
+  assert.match(garbage.ok ? '' : garbage.error, /no draft found/);
+  assert.equal(parseDraft('   ').ok, false);
+  const noSteps = parseDraft('{"id": "x"}');
+  assert.match(noSteps.ok ? '' : noSteps.error, /no steps/);
+  const broken = parseDraft('```json\n{"id": "x", "steps": [\n```');
+  assert.match(broken.ok ? '' : broken.error, /JSON does not parse/);
+  const big = parseDraft(`{"id": "${'x'.repeat(1_000_001)}"}`);
+  assert.match(big.ok ? '' : big.error, /KW_ERR_DRAFT_TOO_LARGE/);
+});
+
+void test('the example draft is normalised already', () => {
+  assert.deepEqual(normalizeDraft(exampleDraft()), exampleDraft());
+});
