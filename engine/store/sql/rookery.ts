@@ -22,18 +22,18 @@ export interface RookeryDraftRow {
 }
 
 export function rookeryQueries(db: Database) {
-  const insert = db.prepare<[id: string, sessionId: string | null, draft: string, stage: RookeryStage, at: number]>(
-    'INSERT INTO rookery_drafts (id, session_id, draft, stage, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?5)');
+  const insert = db.prepare<[id: string, sessionId: string | null, draft: string, stage: RookeryStage, createdAt: number, updatedAt: number]>(
+    'INSERT INTO rookery_drafts (id, session_id, draft, stage, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)');
   const byId = db.prepare<[id: string], RookeryDraftRow>('SELECT * FROM rookery_drafts WHERE id = ?');
   const bySession = db.prepare<[sessionId: string], RookeryDraftRow>('SELECT * FROM rookery_drafts WHERE session_id = ?');
   const list = db.prepare<[limit: number], RookeryDraftRow>('SELECT * FROM rookery_drafts ORDER BY updated_at DESC, id DESC LIMIT ?');
   const setDraft = db.prepare<[draft: string, stage: RookeryStage, at: number, id: string]>('UPDATE rookery_drafts SET draft = ?, stage = ?, updated_at = ? WHERE id = ?');
   const setStage = db.prepare<[stage: RookeryStage, id: string]>('UPDATE rookery_drafts SET stage = ? WHERE id = ?');
   const birthStarted = db.prepare<[sha: string, at: number, id: string]>('UPDATE rookery_drafts SET birth_sha256 = ?, updated_at = ? WHERE id = ?');
-  const born = db.prepare<[hordeId: string, result: string, at: number, id: string]>(
-    "UPDATE rookery_drafts SET born_horde_id = ?, born_result = ?, born_at = ?3, stage = 'born', updated_at = ?3 WHERE id = ?");
+  const born = db.prepare<[hordeId: string, result: string, bornAt: number, updatedAt: number, id: string]>(
+    "UPDATE rookery_drafts SET born_horde_id = ?, born_result = ?, born_at = ?, stage = 'born', updated_at = ? WHERE id = ?");
   return {
-    insert: (id: string, sessionId: string | null, draft: string, stage: RookeryStage, at: number): void => void insert.run(id, sessionId, draft, stage, at),
+    insert: (id: string, sessionId: string | null, draft: string, stage: RookeryStage, at: number): void => void insert.run(id, sessionId, draft, stage, at, at),
     byId: (id: string): RookeryDraftRow | undefined => byId.get(id),
     bySession: (sessionId: string): RookeryDraftRow | undefined => bySession.get(sessionId),
     /** Newest change first. */
@@ -45,7 +45,7 @@ export function rookeryQueries(db: Database) {
     /** A birth of the draft content hashed `sha` is about to write its folder. */
     birthStarted: (id: string, sha: string, at: number): void => void birthStarted.run(sha, at, id),
     /** The folder was written: what the birth answered. */
-    born: (id: string, hordeId: string, result: string, at: number): void => void born.run(hordeId, result, at, id),
+    born: (id: string, hordeId: string, result: string, at: number): void => void born.run(hordeId, result, at, at, id),
   };
 }
 
