@@ -2,12 +2,13 @@
  * The Rookery over HTTP: `/api/rookery/drafts` — hordes being built (a new draft, with or without
  * a chat session of the builder agent; the list; one draft with its problems and stage; a direct
  * edit of the whole draft) and `POST /api/rookery/drafts/:id/birth`, which writes the horde folder
- * (409 KW_ERR_HORDE_EXISTS when another horde has its id). A draft the builder changes in a chat
+ * (409 KW_ERR_HORDE_EXISTS when another horde has its id); `/api/rookery/kinds`, the step kinds
+ * an editor offers. A draft the builder changes in a chat
  * turn is read again by the app when that session's tool calls or answer arrive on the websocket.
  */
 import type { FastifyInstance } from 'fastify';
 import type { Engine } from '../../engine/index.js';
-import { MAX_DRAFTS_LISTED } from '../../engine/index.js';
+import { MAX_DRAFTS_LISTED, stepKindList } from '../../engine/index.js';
 import { intInRange, queryInt } from '../schemas.js';
 
 const draftParams = {
@@ -27,6 +28,8 @@ export function rookeryRoutes(app: FastifyInstance, engine: Engine): void {
   app.get<{ Querystring: { limit?: string } }>('/api/rookery/drafts', {
     schema: { querystring: { type: 'object', additionalProperties: false, properties: { limit: queryInt } } },
   }, async (req) => ({ drafts: engine.rookery.list(intInRange('limit', req.query.limit, 1, MAX_DRAFTS_LISTED, 100)) }));
+
+  app.get('/api/rookery/kinds', async () => ({ kinds: stepKindList() }));
 
   app.get<DraftParams>('/api/rookery/drafts/:id', { schema: { params: draftParams } }, async (req) => engine.rookery.get(req.params.id));
 

@@ -4,9 +4,12 @@ import { layoutGraph, NODE_H, NODE_W } from '../graph-layout';
 import type { EdgeLine } from '../graph-layout';
 import type { HordeDetail } from '../types';
 
+/** What the graph draws: a horde's steps (name and kind) and edges — of a loaded horde, or of a Rookery draft. */
+export type GraphHorde = Pick<HordeDetail, 'id' | 'displayName' | 'pipeline' | 'edges'> & { steps: ReadonlyArray<{ name: string; kind: string }> };
+
 const MAX_NAME = 20;
 
-export function HordeGraph({ horde }: { horde: HordeDetail }) {
+export function HordeGraph({ horde }: { horde: GraphHorde }) {
   const layout = useMemo(() => layoutGraph(horde.pipeline, horde.edges), [horde.pipeline, horde.edges]);
   const kinds = new Map(horde.steps.map((s) => [s.name, s.kind]));
   const id = `g-${horde.id.replace(/[^a-zA-Z0-9_-]/g, '_')}`;
