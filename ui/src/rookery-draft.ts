@@ -3,8 +3,8 @@
  * line in step order, as the loader reads it), the problems of one step or of the horde itself,
  * and the small edits the direct editor makes (each returns a new draft; the server normalises).
  */
-import type { GraphHorde } from './components/horde-graph';
-import type { DraftEdge, DraftProblem, DraftStep, HordeDraft, HordeEdge } from './types';
+import type { GraphHorde } from './graph-layout.js';
+import type { DraftEdge, DraftProblem, DraftStep, HordeDraft, HordeEdge } from './types.js';
 
 export function draftGraph(draft: HordeDraft): GraphHorde {
   const pipeline = draft.steps.map((s) => s.name);

@@ -1,11 +1,7 @@
 /** A horde's steps and edges as an inline SVG (layout in graph-layout.ts). */
 import { useMemo } from 'preact/hooks';
 import { layoutGraph, NODE_H, NODE_W } from '../graph-layout';
-import type { EdgeLine } from '../graph-layout';
-import type { HordeDetail } from '../types';
-
-/** What the graph draws: a horde's steps (name and kind) and edges — of a loaded horde, or of a Rookery draft. */
-export type GraphHorde = Pick<HordeDetail, 'id' | 'displayName' | 'pipeline' | 'edges'> & { steps: ReadonlyArray<{ name: string; kind: string }> };
+import type { EdgeLine, GraphHorde } from '../graph-layout';
 
 const MAX_NAME = 20;
 
