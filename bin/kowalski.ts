@@ -105,9 +105,10 @@ vault.command('reindex').description('read every note again and, with semantic s
 const mcp = program.command('mcp').description('MCP servers ([[mcp.servers]] in config.toml)');
 mcp.command('check').description('start or reach every configured MCP server and list its tools; exit 1 if any does not answer')
   .option('--json', 'print one JSON object').action(act(lazy(mcpCommands, 'mcpCheckCommand')));
-mcp.command('serve').description("run one of kowalski's own MCP servers — data: a folder's spreadsheets as SQL tables (stdio, or Streamable HTTP with --http)")
-  .addArgument(new Argument('<server>', 'the server').choices(['data']))
+mcp.command('serve').description("run one of kowalski's own MCP servers — data: a folder's spreadsheets as SQL tables; rookery: tools that check and write horde drafts (stdio, or Streamable HTTP with --http)")
+  .addArgument(new Argument('<server>', 'the server').choices(['data', 'rookery']))
   .option('--root <folder>', 'data: the folder whose spreadsheets are served (default: the current folder)')
+  .option('--output-root <folder>', 'rookery: the folder hordes are written into (default: <data>/hordes)')
   .option('--http', 'serve over Streamable HTTP at /mcp instead of stdio')
   .option('--host <host>', 'HTTP: address to bind (beyond loopback --token is required)', '127.0.0.1')
   .option('--port <port>', 'HTTP: port (0 = any free port; the URL is printed on stderr)', '0')

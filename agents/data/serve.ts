@@ -1,192 +1,31 @@
 /**
- * Serving the data tool: over stdio by default (stdout carries MCP and nothing else; log
- * lines go to stderr), or over Streamable HTTP at `/mcp`. Over HTTP each POST is one
- * stateless exchange; the Host header must name this server (DNS rebinding), an Origin,
- * when sent, too; with a token every request needs `Authorization: Bearer <token>`
- * (compared in constant time). Binding beyond loopback without a token is refused.
- * Either way it ends cleanly on SIGTERM or SIGINT, and over stdio when stdin closes.
+ * Serving the data tool (`kowalski mcp serve data`): the root's spreadsheets opened once,
+ * then served over stdio or stateless Streamable HTTP by the shared transport
+ * (agents/mcp/serve-transport.ts: Host, Origin and token checks, stop on signals).
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { isIP } from 'node:net';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { KowalskiError } from '../../core/index.js';
-import type { ErrorCode } from '../../core/index.js';
-import { isLoopback } from '../net/loopback.js';
-import { secretsEqual } from '../net/secrets.js';
+import { requireTokenBeyondLoopback, serveMcp } from '../serve/index.js';
+import type { ServeTransportOptions } from '../serve/index.js';
 import { createDataServer } from './server.js';
 import { openDataSource } from './source.js';
-import type { DataSource, DataSourceOptions } from './source.js';
+import type { DataSourceOptions } from './source.js';
 
-export interface ServeDataOptions extends DataSourceOptions {
-  /** Serve over Streamable HTTP instead of stdio (default false). */
-  http?: boolean;
-  /** HTTP: the address to bind (default 127.0.0.1). Beyond loopback a token is required. */
-  host?: string;
-  /** HTTP: the port (default 0: any free port, printed on stderr). */
-  port?: number;
-  /** HTTP: the bearer token every request must carry (default none). */
-  token?: string;
+export interface ServeDataOptions extends DataSourceOptions, ServeTransportOptions {
   /** The version the server reports in the MCP handshake. */
   version: string;
-  /** Where log lines go (default stderr). */
-  log?: (line: string) => void;
-  /** Stops the server when aborted (besides SIGTERM, SIGINT and, for stdio, stdin closing). */
-  signal?: AbortSignal;
 }
 
-function isWildcard(host: string): boolean {
-  return host === '0.0.0.0' || host === '::' || host === '[::]';
-}
-
-/** Resolves when a signal, `signal` or (stdio) the end of stdin asks the server to stop. */
-function stopRequested(options: ServeDataOptions, stdio: boolean): { stopped: Promise<string>; dispose: () => void } {
-  let dispose = (): void => undefined;
-  const stopped = new Promise<string>((resolve) => {
-    const onSignal = (sig: NodeJS.Signals): void => resolve(sig);
-    const onEnd = (): void => resolve('stdin closed');
-    const onAbort = (): void => resolve('stopped');
-    process.once('SIGTERM', onSignal);
-    process.once('SIGINT', onSignal);
-    if (stdio) {
-      process.stdin.once('end', onEnd);
-      process.stdin.once('close', onEnd);
-    }
-    options.signal?.addEventListener('abort', onAbort, { once: true });
-    if (options.signal?.aborted === true) resolve('stopped');
-    dispose = () => {
-      process.off('SIGTERM', onSignal);
-      process.off('SIGINT', onSignal);
-      process.stdin.off('end', onEnd);
-      process.stdin.off('close', onEnd);
-      options.signal?.removeEventListener('abort', onAbort);
-    };
-  });
-  return { stopped, dispose };
-}
+const GUARDS = 'query your files';
 
 /** Serve the root's spreadsheets until asked to stop. */
 export async function serveData(options: ServeDataOptions): Promise<void> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const host = options.host ?? '127.0.0.1';
-  if (options.http === true && !isLoopback(host) && (options.token ?? '') === '') {
-    throw new KowalskiError('KW_ERR_USAGE', `--host ${host} is not a loopback address: give --token (or KOWALSKI_MCP_TOKEN) so that only those who hold it can query your files`);
-  }
+  requireTokenBeyondLoopback(options, GUARDS);
   const source = await openDataSource(options);
   try {
     const tables = await source.listTables();
     log(`kowalski data tool: ${tables.tables.length} table${tables.tables.length === 1 ? '' : 's'} from ${source.root}${tables.skipped.length > 0 ? ` (${tables.skipped.length} file${tables.skipped.length === 1 ? '' : 's'} skipped)` : ''}`);
-    if (options.http === true) await serveHttp(source, options, host, log);
-    else await serveStdio(source, options);
+    await serveMcp({ label: 'the data tool', guards: GUARDS, create: () => createDataServer(source, options.version) }, { ...options, log });
   } finally {
     await source.close();
   }
-}
-
-async function serveStdio(source: DataSource, options: ServeDataOptions): Promise<void> {
-  const server = createDataServer(source, options.version);
-  const transport = new StdioServerTransport();
-  const { stopped, dispose } = stopRequested(options, true);
-  await server.connect(transport);
-  await stopped;
-  dispose();
-  await server.close();
-}
-
-/** Whether `header` is `Bearer <token>`, in time that does not depend on where they differ. */
-export function bearerMatches(header: string | undefined, token: string): boolean {
-  const given = /^Bearer\s+(.+)$/i.exec(header ?? '')?.[1]?.trim() ?? '';
-  return secretsEqual(given, token) && given !== '';
-}
-
-function refuse(res: http.ServerResponse, status: number, code: ErrorCode, message: string, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify({ error: { code, message } }));
-}
-
-/** The host names (no port) a request's Host header may carry. */
-function allowedHosts(host: string): Set<string> | null {
-  if (isWildcard(host)) return null; // any name may reach a wildcard bind; the token guards it
-  const names = new Set(['localhost', '127.0.0.1', '[::1]']);
-  names.add(isIP(host) === 6 ? `[${host}]` : host.toLowerCase());
-  return names;
-}
-
-function hostnameOf(hostHeader: string): string {
-  const h = hostHeader.trim().toLowerCase();
-  if (h.startsWith('[')) return h.slice(0, h.indexOf(']') + 1);
-  return h.replace(/:\d+$/, '');
-}
-
-async function serveHttp(source: DataSource, options: ServeDataOptions, host: string, log: (line: string) => void): Promise<void> {
-  const allowed = allowedHosts(host);
-  const token = options.token ?? '';
-  const httpServer = http.createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    if (url.pathname !== '/mcp') {
-      refuse(res, 404, 'KW_ERR_NOT_FOUND', 'the data tool answers at /mcp');
-      return;
-    }
-    if (allowed !== null && !allowed.has(hostnameOf(req.headers.host ?? ''))) {
-      refuse(res, 403, 'KW_ERR_FORBIDDEN_HOST', `the Host header ${JSON.stringify(req.headers.host ?? '')} does not name this server`);
-      return;
-    }
-    const origin = req.headers.origin;
-    if (origin !== undefined && allowed !== null) {
-      let originHost = '';
-      try {
-        originHost = new URL(origin).hostname.toLowerCase();
-      } catch {
-        // an Origin that is not a URL is refused below
-      }
-      if (!allowed.has(originHost)) {
-        refuse(res, 403, 'KW_ERR_FORBIDDEN_ORIGIN', `requests from pages of ${JSON.stringify(origin)} are refused`);
-        return;
-      }
-    }
-    if (token !== '' && !bearerMatches(req.headers.authorization, token)) {
-      refuse(res, 401, 'KW_ERR_UNAUTHORIZED', 'a bearer token is required: Authorization: Bearer <token>', { 'www-authenticate': 'Bearer' });
-      return;
-    }
-    if (req.method !== 'POST') {
-      refuse(res, 405, 'KW_ERR_BAD_REQUEST', 'this server is stateless: POST JSON-RPC messages to /mcp', { allow: 'POST' });
-      return;
-    }
-    void exchange(source, options.version, req, res).catch((err: unknown) => {
-      log(`data tool: ${err instanceof Error ? err.message : String(err)}`);
-      if (!res.headersSent) refuse(res, 500, 'KW_ERR_INTERNAL', 'the request could not be handled');
-    });
-  });
-  const { stopped, dispose } = stopRequested(options, false);
-  try {
-    await new Promise<void>((resolve, reject) => {
-      const onError = (err: Error): void => reject(new KowalskiError('KW_ERR_LISTEN', `cannot listen on ${host}:${options.port ?? 0}: ${err.message}`));
-      httpServer.once('error', onError);
-      httpServer.listen(options.port ?? 0, host, () => {
-        httpServer.off('error', onError);
-        resolve();
-      });
-    });
-  } catch (err) {
-    dispose();
-    throw err;
-  }
-  const { port } = httpServer.address() as AddressInfo;
-  log(`listening on http://${isIP(host) === 6 ? `[${host}]` : host}:${port}/mcp`);
-  await stopped;
-  dispose();
-  httpServer.closeAllConnections();
-  await new Promise<void>((resolve) => httpServer.close(() => resolve()));
-}
-
-/** One stateless request: a server and a transport for it alone, closed when the response is. */
-async function exchange(source: DataSource, version: string, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-  const server = createDataServer(source, version);
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-  res.on('close', () => {
-    void transport.close();
-    void server.close();
-  });
-  await server.connect(transport);
-  await transport.handleRequest(req, res);
 }

@@ -1,12 +1,19 @@
-/** `mcp serve <server>`: run one of kowalski's own MCP servers — `data`, a folder's spreadsheets as SQL tables. */
-import { readFileSync } from 'node:fs';
+/**
+ * `mcp serve <server>`: run one of kowalski's own MCP servers — `data`, a folder's
+ * spreadsheets as SQL tables; `rookery`, the tools that check and write horde drafts.
+ */
+import { readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
 import { KowalskiError } from '../../core/index.js';
+import { dataPaths } from '../../engine/index.js';
+import { dataDir } from './common.js';
 
 /** The servers `mcp serve` can run. */
-export const MCP_SERVERS = ['data'] as const;
+export const MCP_SERVERS = ['data', 'rookery'] as const;
 
 export interface McpServeOptions {
   root?: string;
+  outputRoot?: string;
   http?: boolean;
   host?: string;
   port?: string;
@@ -29,15 +36,34 @@ export async function mcpServeCommand(server: string, opts: McpServeOptions): Pr
     throw new KowalskiError('KW_ERR_USAGE', `unknown MCP server ${JSON.stringify(server)}: choose ${MCP_SERVERS.join(', ')}`);
   }
   const token = opts.token ?? process.env.KOWALSKI_MCP_TOKEN;
-  const { serveData } = await import('../../agents/data/index.js');
-  // A root that is not a folder (KW_ERR_DATA_ROOT) is bad input: exit 2, like a bad option.
-  await serveData({
-    root: opts.root ?? process.cwd(),
+  const transport = {
     http: opts.http === true,
     host: opts.host ?? '127.0.0.1',
     port: portOf(opts.port),
     ...(token === undefined || token === '' ? {} : { token }),
     version: version(),
-  });
+  };
+  if (server === 'rookery') {
+    const { serveRookery } = await import('../../engine/rookery-mcp/index.js');
+    await serveRookery({ ...transport, outputRoot: outputRootOf(opts.outputRoot) });
+    return 0;
+  }
+  const { serveData } = await import('../../agents/data/index.js');
+  // A root that is not a folder (KW_ERR_DATA_ROOT) is bad input: exit 2, like a bad option.
+  await serveData({ ...transport, root: opts.root ?? process.cwd() });
   return 0;
+}
+
+/** `--output-root`, which must be a folder; by default `<data>/hordes` (made at the first horde written). */
+function outputRootOf(given: string | undefined): string {
+  if (given === undefined) return dataPaths(dataDir()).hordes;
+  const root = path.resolve(given);
+  let isDir = false;
+  try {
+    isDir = statSync(root).isDirectory();
+  } catch {
+    // missing: refused below
+  }
+  if (!isDir) throw new KowalskiError('KW_ERR_USAGE', `--output-root ${root} is not a folder`);
+  return root;
 }

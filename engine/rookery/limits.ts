@@ -5,3 +5,6 @@ export const MAX_DRAFT_CHARS = 1_000_000;
 
 /** The most steps a draft may have. */
 export const MAX_DRAFT_STEPS = 200;
+
+/** The most characters of a horde id or a step name (each is a file or folder name). */
+export const MAX_NAME_CHARS = 64;

@@ -3,15 +3,19 @@
  * (`Rust_Project 1.0` → `rust-project-1-0`, as 1.x did), a title from a name, and the
  * values a lenient draft reader accepts (a string, a number written as one, a list of strings).
  */
+import { MAX_NAME_CHARS } from './limits.js';
 
-/** Lower-case kebab-case: letters and digits kept, `_ . / \` and spaces become `-`, the rest dropped. '' when nothing is left. */
+/**
+ * Lower-case kebab-case: letters and digits kept (accents dropped), `_ . / \` and spaces
+ * become `-`, the rest dropped; at most MAX_NAME_CHARS. '' when nothing is left.
+ */
 export function slugify(text: string): string {
   let out = '';
   for (const c of text.trim().normalize('NFKD')) {
     if (/[A-Za-z0-9]/.test(c)) out += c.toLowerCase();
     else if (/[-_\s./\\]/.test(c) && out !== '' && !out.endsWith('-')) out += '-';
   }
-  return out.replace(/-+$/, '');
+  return out.slice(0, MAX_NAME_CHARS).replace(/-+$/, '');
 }
 
 /** `fetch-news` → `Fetch News`. */

@@ -1,7 +1,8 @@
 /**
  * `parseDraft`: a draft out of text — a JSON object, a TOML document (top-level horde keys,
  * `[[steps]]` or the 1.x `[[penguins]]`, `[[edges]]`, `[[triggers]]`), or the last fenced
- * ```json / ```toml block of an assistant's prose that reads as a draft. Normalised.
+ * ```json / ```toml block of an assistant's prose that reads as a draft (or, with no such
+ * block, a JSON object written in the prose without a fence). Normalised.
  */
 import { parse as parseToml } from 'smol-toml';
 import { toPlainError } from '../../core/index.js';
@@ -30,6 +31,13 @@ export function parseDraft(text: string): ParsedDraft {
       const attempt = readBlock(block.body, block.lang);
       if (attempt.ok) return { ok: true, draft: normalizeDraft(attempt.value) };
       tries.push(attempt);
+    }
+    // A JSON object in prose without a fence: from the first { to the last }.
+    const open = trimmed.indexOf('{');
+    const close = trimmed.lastIndexOf('}');
+    if (open > 0 && close > open) {
+      const attempt = readBlock(trimmed.slice(open, close + 1), 'json');
+      if (attempt.ok) return { ok: true, draft: normalizeDraft(attempt.value) };
     }
   }
   if (whole.ok) return { ok: true, draft: normalizeDraft(whole.value) };

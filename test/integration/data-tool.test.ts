@@ -14,6 +14,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { DATA_TOOL_NAMES } from '../../agents/index.js';
 import type { DataValue, DescribeTableResult, ListTablesResult, QueryResult } from '../../agents/index.js';
+import { call, callError } from '../support/mcp-tools.js';
 import { CLI, REPO, cli, cliSandbox, outputOf, startCli } from '../support/cli.js';
 
 const SHEETS = path.join(REPO, 'test', 'fixtures', 'spreadsheets');
@@ -47,29 +48,6 @@ function makeRoot(): string {
   fs.writeFileSync(path.join(root, '.cache', 'hidden.csv'), 'k\n1\n');
   fs.writeFileSync(path.join(root, 'README.md'), 'not data');
   return root;
-}
-
-function textOf(result: Awaited<ReturnType<Client['callTool']>>): string {
-  const content = result.content as { type: string; text?: string }[];
-  assert.equal(content.length, 1);
-  assert.equal(content[0]?.type, 'text');
-  return content[0]?.text ?? '';
-}
-
-/** A tool's structured result, after checking that the text content holds the same JSON. */
-async function call<T>(client: Client, name: string, args: Record<string, unknown> = {}): Promise<T> {
-  const result = await client.callTool({ name, arguments: args });
-  const text = textOf(result);
-  assert.notEqual(result.isError, true, text);
-  assert.deepEqual(JSON.parse(text), result.structuredContent);
-  return result.structuredContent as T;
-}
-
-/** A tool's error text (`[KW_ERR_…] message`). */
-async function callError(client: Client, name: string, args: Record<string, unknown>): Promise<string> {
-  const result = await client.callTool({ name, arguments: args });
-  assert.equal(result.isError, true, textOf(result));
-  return textOf(result);
 }
 
 async function rows(client: Client, sql: string): Promise<DataValue[][]> {

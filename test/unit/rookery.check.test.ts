@@ -137,6 +137,10 @@ void test('check: a back edge without max_loops is an error at that edge key of 
   assert.equal(p?.file, 'horde.md');
   assert.equal(p?.key, 'edges[2].max_loops');
   assert.equal(p?.step, undefined);
+  draft.edges = [{ from: 'ingest', to: 'process', when: 'Sometimes' as 'pass' }];
+  const when = await checkDraft(draft);
+  assert.deepEqual(when.problems.filter((x) => x.severity === 'error').map((x) => [x.file, x.key]), [['horde.md', 'edges[0].when']]);
+  assert.match(when.problems[0]?.message ?? '', /sometimes/);
 });
 
 void test('check: no id, no steps, a step named but never described', async () => {

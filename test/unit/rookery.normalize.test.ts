@@ -149,6 +149,18 @@ void test('parse: garbage, an empty text, a JSON without steps, an oversized tex
   assert.match(big.ok ? '' : big.error, /KW_ERR_DRAFT_TOO_LARGE/);
 });
 
+void test('parse: a JSON object in prose without a fence', () => {
+  const r = parseDraft(`Sure! Here is the draft: {"id": "Loose", "steps": [{"name": "a", "kind": "ingest"}]} Let me know.`);
+  assert.ok(r.ok, r.ok ? '' : r.error);
+  assert.equal(r.draft.id, 'loose');
+});
+
+void test('names are bounded: an id or step name is at most 64 characters', () => {
+  const d = normalizeDraft({ id: 'a'.repeat(300), steps: [{ name: `${'b'.repeat(63)} c`, kind: 'ingest' }] });
+  assert.equal(d.id, 'a'.repeat(64));
+  assert.equal(d.steps[0]?.name, 'b'.repeat(63), 'and never ends in -');
+});
+
 void test('the example draft is normalised already', () => {
   assert.deepEqual(normalizeDraft(exampleDraft()), exampleDraft());
 });

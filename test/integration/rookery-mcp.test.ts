@@ -1,0 +1,163 @@
+/**
+ * `kowalski mcp serve rookery` as an outside MCP client meets it: the real CLI started by
+ * the SDK's stdio client (and reached over Streamable HTTP with a token), every tool
+ * called; the horde it writes is then validated and run by the real CLI.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import type { TestContext } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { DraftProblem, HordeDraft } from '../../engine/rookery/index.js';
+import { call, callError } from '../support/mcp-tools.js';
+import { CLI, REPO, cli, cliSandbox, outputOf, startCli, stdoutJson } from '../support/cli.js';
+import type { RunJson } from '../support/cli.js';
+
+const TOKEN = 'kw-rookery-test-token';
+const TOOLS = ['rookery_example_draft', 'rookery_validate_draft', 'rookery_parse_draft', 'rookery_give_birth', 'rookery_list_step_kinds', 'rookery_list_hordes'];
+
+/** A draft of tool steps only (1.x shape, to prove it is read): a form, then a harmless check that runs without asking. */
+function toolDraft(proof: string): Record<string, unknown> {
+  return {
+    id: 'Check Proof',
+    display_name: 'Check proof',
+    description: 'Takes a question and proves a command ran.',
+    confirm_commands: false,
+    pipeline: ['Intake', 'Check'],
+    penguins: [
+      { name: 'Intake', kind: 'ingest' },
+      { name: 'Check', kind: 'verify', verify_command: `echo {{input.question}} >> ${proof}` },
+    ],
+  };
+}
+
+interface Birth { ok: boolean; horde_id: string; horde_root: string; validate_ok: boolean; validate_errors: string | null; problems: DraftProblem[] }
+
+async function stdioClient(t: TestContext, home: string, outputRoot: string): Promise<Client> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ['--import', 'tsx', CLI, 'mcp', 'serve', 'rookery', '--output-root', outputRoot],
+    cwd: REPO,
+    env: { ...process.env, KOWALSKI_HOME: home } as Record<string, string>,
+    stderr: 'pipe',
+  });
+  const client = new Client({ name: 'rookery-test', version: '1.0.0' });
+  await client.connect(transport);
+  t.after(() => client.close());
+  return client;
+}
+
+describe('kowalski mcp serve rookery', { concurrency: true }, () => {
+  it('over stdio: every tool; the horde it writes validates and runs to succeeded', async (t) => {
+    const { home, root } = cliSandbox(t);
+    const out = path.join(root, 'hordes');
+    fs.mkdirSync(out);
+    const client = await stdioClient(t, home, out);
+    assert.deepEqual((await client.listTools()).tools.map((x) => x.name).sort(), [...TOOLS].sort());
+
+    const { draft: example } = await call<{ draft: HordeDraft }>(client, 'rookery_example_draft');
+    assert.deepEqual(example.steps.map((s) => s.kind), ['ingest', 'process', 'deliver']);
+    const valid = await call<{ ok: boolean; errors: string | null; problems: DraftProblem[]; draft: HordeDraft }>(client, 'rookery_validate_draft', { draft: example });
+    assert.deepEqual([valid.ok, valid.errors, valid.problems], [true, null, []]);
+    assert.deepEqual(valid.draft, example);
+    const asText = await call<{ ok: boolean; draft: HordeDraft }>(client, 'rookery_validate_draft', { draft: JSON.stringify(example) });
+    assert.deepEqual([asText.ok, asText.draft], [true, example], 'a draft sent as a JSON string is read too');
+
+    const invented = { ...example, steps: example.steps.map((s) => (s.name === 'process' ? { ...s, kind: 'summon_llama' } : s)) };
+    const bad = await call<{ ok: boolean; errors: string | null; problems: DraftProblem[] }>(client, 'rookery_validate_draft', { draft: invented });
+    assert.equal(bad.ok, false);
+    assert.match(bad.errors ?? '', /summon_llama.*\[KW_ERR_STEP_KIND_UNKNOWN\]/);
+    const kindProblem = bad.problems.find((p) => p.code === 'KW_ERR_STEP_KIND_UNKNOWN');
+    assert.equal(kindProblem?.step, 'process');
+    assert.match(kindProblem?.message ?? '', /"summon_llama"/);
+
+    const parsed = await call<{ ok: true; draft: HordeDraft }>(client, 'rookery_parse_draft', { text: `Here it is:\n\n\`\`\`json\n${JSON.stringify(toolDraft('/dev/null'))}\n\`\`\`\n` });
+    assert.equal(parsed.draft.id, 'check-proof');
+    const garbage = await call<{ ok: boolean; error: string }>(client, 'rookery_parse_draft', { text: 'a horde that reads the news, please' });
+    assert.equal(garbage.ok, false);
+    assert.match(garbage.error, /no draft found/);
+
+    const kinds = await call<{ kinds: { kind: string; model: boolean; summary: string }[] }>(client, 'rookery_list_step_kinds');
+    assert.deepEqual(kinds.kinds.filter((k) => ['ingest', 'verify', 'deliver'].includes(k.kind)).map((k) => [k.kind, k.model]), [['ingest', false], ['verify', false], ['deliver', true]]);
+
+    const proof = path.join(root, 'proof.txt');
+    const born = await call<Birth>(client, 'rookery_give_birth', { draft: toolDraft(proof) });
+    assert.deepEqual([born.ok, born.horde_id, born.horde_root, born.validate_ok, born.validate_errors], [true, 'check-proof', path.join(out, 'check-proof'), true, null]);
+    const refused = await callError(client, 'rookery_give_birth', { draft: toolDraft(proof) });
+    assert.match(refused, /^\[KW_ERR_HORDE_EXISTS\] .*check-proof/);
+    const again = await call<Birth>(client, 'rookery_give_birth', { draft: toolDraft(proof), overwrite: true });
+    assert.equal(again.validate_ok, true);
+    assert.match(await callError(client, 'rookery_give_birth', { draft: invented }), /^\[KW_ERR_DRAFT_INVALID\] [\s\S]*summon_llama/);
+    assert.match(await callError(client, 'rookery_give_birth', { draft: example, output_root: path.join(root, 'nope') }), /^\[KW_ERR_USAGE\] output_root .* is not a folder/);
+
+    const listed = await call<{ hordes: { id: string; display_name: string; path: string; valid: boolean }[] }>(client, 'rookery_list_hordes');
+    assert.deepEqual(listed.hordes, [{ id: 'check-proof', display_name: 'Check proof', path: born.horde_root, valid: true }]);
+
+    const validated = await cli(home, ['validate', born.horde_root]);
+    assert.equal(validated.code, 0, outputOf(validated));
+    const run = await cli(home, ['run', born.horde_root, '--input', 'question=does it run', '--json']);
+    assert.equal(run.code, 0, outputOf(run));
+    const view = stdoutJson<RunJson>(run);
+    assert.equal(view.state, 'succeeded');
+    assert.deepEqual(view.steps.map((s) => [s.name, s.state]), [['intake', 'passed'], ['check', 'passed']]);
+    assert.equal(fs.readFileSync(proof, 'utf8'), 'does it run\n');
+  });
+
+  it('over Streamable HTTP: the token is required, a foreign Host is refused, SIGTERM ends it', async (t) => {
+    const { home, root } = cliSandbox(t);
+    const server = startCli(home, ['mcp', 'serve', 'rookery', '--output-root', root, '--http', '--port', '0', '--token', TOKEN]);
+    t.after(() => server.child.kill('SIGKILL'));
+    const line = await server.stderrLine(/listening on http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+    const url = new URL(line.slice(line.indexOf('http')));
+
+    const client = new Client({ name: 'rookery-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } }));
+    const { draft } = await call<{ draft: HordeDraft }>(client, 'rookery_example_draft');
+    const born = await call<Birth>(client, 'rookery_give_birth', { draft });
+    assert.equal(born.horde_root, path.join(root, 'rookery-demo'));
+    assert.ok(fs.statSync(path.join(born.horde_root, 'prompts', 'deliver.md')).isFile());
+    await client.close();
+
+    for (const headers of [{}, { Authorization: 'Bearer wrong' }] as Record<string, string>[]) {
+      const stranger = new Client({ name: 'stranger', version: '1.0.0' });
+      await assert.rejects(stranger.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers } })), /401|bearer token/i);
+    }
+    const rebound = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = http.request(url, { method: 'POST', headers: { host: 'evil.example', authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' } }, (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      req.on('error', reject);
+      req.end('{}');
+    });
+    assert.equal(rebound.status, 403, 'a Host header naming another site is refused (DNS rebinding)');
+    assert.match(rebound.body, /KW_ERR_FORBIDDEN_HOST/);
+
+    server.child.kill('SIGTERM');
+    const done = await server.exited;
+    assert.equal(done.code, 0, outputOf(done));
+    assert.equal(done.stdout, '');
+  });
+
+  it('refuses an --output-root that is not a folder, and --http beyond loopback without a token (exit 2)', async (t) => {
+    const { home, root } = cliSandbox(t);
+    const file = path.join(root, 'file.txt');
+    fs.writeFileSync(file, 'x');
+    const [missing, notDir, open] = await Promise.all([
+      cli(home, ['mcp', 'serve', 'rookery', '--output-root', path.join(root, 'nope')]),
+      cli(home, ['mcp', 'serve', 'rookery', '--output-root', file]),
+      cli(home, ['mcp', 'serve', 'rookery', '--http', '--host', '0.0.0.0']),
+    ]);
+    for (const r of [missing, notDir]) {
+      assert.equal(r.code, 2, outputOf(r));
+      assert.match(r.stderr, /--output-root .* is not a folder \[KW_ERR_USAGE\]/);
+    }
+    assert.equal(open.code, 2, outputOf(open));
+    assert.match(open.stderr, /--token.*write hordes.*\[KW_ERR_USAGE\]/);
+  });
+});
