@@ -170,3 +170,19 @@ test('the builder\'s tools answer a bad edit with the problem, and a step remove
   assert.equal((await s.engine.chat.send(session.id, 'remove work').done).stop, 'done');
   assert.match(toolAnswers(s.server.requests).at(-1)!, /^There is no step work \(nothing to remove\)\./);
 });
+
+test('a draft and its birth outlive a restart: the session finds its draft, and a birth asked again answers the same', async (t) => {
+  const marker = path.join(tempDir(t, 'kw-rookery-marker-'), 'once');
+  const home = tempDir(t, 'kw-rookery-home-');
+  const first = await chatSetup(t, builderScript(buildCalls(marker)), {}, '', home);
+  const session = first.engine.chat.create({ agent: 'builder' });
+  assert.equal((await first.engine.chat.send(session.id, 'build it').done).stop, 'done');
+  const before = await first.engine.rookery.forSession(session.id);
+  await first.engine.close();
+
+  const again = await chatSetup(t, builderScript([]), {}, '', home);
+  const after = await again.engine.rookery.forSession(session.id);
+  assert.deepEqual([after.id, after.stage, after.draft], [before.id, 'born', before.draft]);
+  assert.deepEqual(await again.engine.rookery.birth(after.id), before.born);
+  assert.deepEqual(again.engine.rookery.list().map((d) => [d.id, d.session_id, d.horde_id, d.stage]), [[before.id, session.id, 'fix-loop', 'born']]);
+});
