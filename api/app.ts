@@ -30,6 +30,7 @@ import { hookRoutes } from './routes/hooks.js';
 import { UI_PATHS, uiRoutes } from './routes/ui.js';
 import { vaultSearchRoutes } from './routes/vault-search.js';
 import { memoryRoutes } from './routes/memory.js';
+import { rookeryRoutes } from './routes/rookery.js';
 import { installUpgradeChecks } from './upgrades.js';
 import { installUploadLimit } from './upload-limit.js';
 import type { UploadLimit } from './upload-limit.js';
@@ -152,6 +153,7 @@ export async function buildApi(engine: Engine, options: ApiOptions = {}): Promis
   vaultRoutes(app, engine);
   vaultSearchRoutes(app, engine);
   memoryRoutes(app, engine);
+  rookeryRoutes(app, engine);
   await hookRoutes(app, engine);
   uiRoutes(app, options.uiDir ?? path.join(packageRoot(import.meta.url), 'ui', 'dist'));
   return { app, hub, uploads };

@@ -62,6 +62,9 @@ import type { SemanticConfig, VaultSearch } from './vault/search/index.js';
 import type { Timers } from './triggers/timers.js';
 import { createVault } from './vault/index.js';
 import type { Vault } from './vault/index.js';
+import { RookeryService } from './rookery/rookery-service.js';
+import { createRookeryTools } from './rookery/rookery-tools.js';
+import { DATA_TOOL_NAMES } from '../agents/index.js';
 
 export interface EngineOptions {
   dataDir: string;
@@ -114,6 +117,8 @@ export interface Engine {
   readonly chat: ChatService;
   /** The notes in `<data>/vault/`, the audit of every write kowalski makes to them, and revert. */
   readonly vault: Vault;
+  /** The Rookery's drafts: hordes being built in the app's editor or a chat with the builder, and their birth into `<data>/hordes/`. */
+  readonly rookery: RookeryService;
   /** The vault's search (keyword, and semantic when `[vault.semantic]` is on): rescanned at start; the folder watched and notes embedded after `vaultSearch.start()`, which the server calls. */
   readonly vaultSearch: VaultSearch;
   catalog(): Promise<Catalog>;
@@ -217,9 +222,20 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     const threads = Math.max(1, Math.min(config.runs.maxParallelSteps, 8));
     const runner = createStepRunner({ maxThreads: threads, concurrentTasksPerWorker: Math.ceil(config.runs.maxParallelSteps / threads) });
     const recall = new RecallIndex(db);
+    // The chat, the tool registry and the triggers it uses are made below: it reaches them only once a draft is used.
+    const rookery: RookeryService = new RookeryService({
+      db, clock, observers, hordesDir: paths.hordes,
+      knownKinds: () => knownKinds,
+      knownTools: (): ReadonlySet<string> => new Set([...models.builtinToolNames(), ...DATA_TOOL_NAMES]),
+      chat: () => chat,
+      onBorn: async () => {
+        await triggers.refresh();
+        observers.emit('catalog:changed', {});
+      },
+    });
     const models = new ModelHub({
       db, config: () => config, dataDir: paths.dataDir, clock, timers, observers,
-      engineTools: [...vault.tools(), createRecallTool(recall), createRememberTool(vault, () => clock.now())],
+      engineTools: [...vault.tools(), createRecallTool(recall), createRememberTool(vault, () => clock.now()), ...createRookeryTools(rookery)],
       ...(options.testOnlyFetchAllow === undefined ? {} : { testOnlyFetchAllow: options.testOnlyFetchAllow }),
     });
     const supervisor = new Supervisor({
@@ -345,6 +361,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       chat,
       vault,
       vaultSearch,
+      rookery,
       stats: committer.stats,
       intake,
       catalog: readCatalog,

@@ -48,3 +48,6 @@ export { createVaultSearch, DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT } from './vau
 export type { VaultSearch, VaultSearchStatus, SemanticConfig, SemanticStatus, RescanResult } from './vault/search/index.js';
 export { exampleDraft, normalizeDraft, parseDraft, renderDraft, checkDraft, draftStage, writeDraft, setHordeFields, setStep, removeStep, setEdges, stepKindList, listHordeFolders, MAX_DRAFT_CHARS, MAX_DRAFT_STEPS } from './rookery/index.js';
 export type { BirthResult, DraftCheck, DraftCheckOptions, DraftEdge, DraftInput, DraftProblem, DraftStep, HordeDraft, HordeFieldsPatch, HordeFolder, ParsedDraft, RookeryStage, StepKindSummary, WriteDraftOptions } from './rookery/index.js';
+export { BUILDER_AGENT, MAX_DRAFTS_LISTED } from './rookery/rookery-service.js';
+export type { RookeryService } from './rookery/rookery-service.js';
+export type { DraftSummary, DraftView } from './rookery/rookery-service.js';

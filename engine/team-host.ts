@@ -19,6 +19,7 @@ import type { Timers } from './triggers/timers.js';
 import { systemTimers } from './triggers/timers.js';
 import { RECALL_TOOL, REMEMBER_TOOL } from './chat/memory-tools.js';
 import { VAULT_TOOL_NAMES } from './vault/vault-tools.js';
+import { ROOKERY_TOOL_NAMES } from './rookery/rookery-tools.js';
 
 
 /** Whether a profile may list `name`: a built-in tool, delegate_to_agent, or `server.tool` of a configured MCP server. */
@@ -67,8 +68,8 @@ export async function readTeam(dataDir: string, builtinDir?: string): Promise<Te
   const config = loadConfig(dataPaths(dataDir).config);
   const tools = createEngineTools(config, { dataDir });
   try {
-    // The tools the engine makes itself (the vault's, memory's) are built-ins too.
-    const names = [...tools.registry.builtinNames(), ...VAULT_TOOL_NAMES, RECALL_TOOL, REMEMBER_TOOL];
+    // The tools the engine makes itself (the vault's, memory's, the Rookery's) are built-ins too.
+    const names = [...tools.registry.builtinNames(), ...VAULT_TOOL_NAMES, RECALL_TOOL, REMEMBER_TOOL, ...ROOKERY_TOOL_NAMES];
     return createTeam({
       dataDir, config: () => config, builtinToolNames: () => names,
       clock: systemClock, timers: systemTimers(systemClock), observers: new Observers(),

@@ -11,7 +11,7 @@ import { RUN_STATES } from '../../engine/index.js';
 import type { SqlBatchFile, TableProfileFile } from '../../agents/index.js';
 import type { BundleReport } from '../../bundles/index.js';
 import type {
-  AgentProfile, AgentSource, ChatSessionSummary, NoteInfo, NoteWrite, RecoverySummary, SearchAnswer, RunRow, RunView, Setup, SetupPatch, StoredEvent, TraceDetail, TraceSummary, TriggerView, TurnView,
+  AgentProfile, AgentSource, BirthResult, ChatSessionSummary, DraftSummary, DraftView, HordeDraft, NoteInfo, StepKindSummary, NoteWrite, RecoverySummary, SearchAnswer, RunRow, RunView, Setup, SetupPatch, StoredEvent, TraceDetail, TraceSummary, TriggerView, TurnView,
 } from '../../engine/index.js';
 import { CHAT_STATES as UI_CHAT_STATES, RUN_STATES as UI_RUN_STATES, TOOL_CALLING } from '../../ui/src/types.js';
 import type * as Ui from '../../ui/src/types.js';
@@ -57,8 +57,21 @@ export const serverShapesFitTheApp = [
   (v: NoteInfo) => accepts<Ui.NoteInfo>(v),
   (v: NoteWrite) => accepts<Ui.NoteWrite>(v),
   (v: SearchAnswer) => accepts<Ui.SearchAnswer>(v),
+  // The Rookery (api/routes/rookery.ts).
+  (v: DraftView) => accepts<Ui.DraftView>(v),
+  (v: DraftSummary) => accepts<Ui.DraftSummary>(v),
+  (v: BirthResult) => accepts<Ui.BirthResult>(v),
+  (v: StepKindSummary) => accepts<Ui.StepKindSummary>(v),
   // …and what the app sends is what the server takes.
   (v: Ui.SetupPatch) => accepts<SetupPatch>(v),
+  (v: Ui.HordeDraft) => accepts<HordeDraft>(v),
+];
+
+// The Rookery's shapes both ways: the app's copy names every field the server sends.
+export const appRookeryShapesFitTheServer = [
+  (v: Ui.DraftView) => accepts<DraftView>(v),
+  (v: Ui.DraftSummary) => accepts<DraftSummary>(v),
+  (v: Ui.BirthResult) => accepts<BirthResult>(v),
 ];
 
 // The trace shapes are checked the other way too: an app copy missing a field the server sends fails as well.

@@ -5,7 +5,8 @@
  */
 import type { TokenPrompter, TokenStore } from './auth';
 import type {
-  AgentList, AgentProfile, AgentSource, ApiErrorBody, BundleInstall, BundleReview, ChatSessionSummary, ChatSessionView, Health, HordeDetail, HordeSummary, Problem,
+  AgentList, AgentProfile, AgentSource, ApiErrorBody, BirthResult, BundleInstall, BundleReview, ChatSessionSummary, ChatSessionView, DraftSummary, DraftView, Health, HordeDetail,
+  HordeDraft, HordeSummary, Problem, StepKindSummary,
   NoteInfo, NoteView, NoteWrite, RunPage, RunState, RunView, SearchAnswer, Setup, SetupPatch, TeamProblem, TraceDetail, TracePage, TraceSummary, TriggerView,
 } from './types';
 
@@ -128,6 +129,15 @@ export function createApi(opts: ApiOptions) {
     write: (id: number) => json<{ write: NoteWrite; diff: string }>('GET', `/api/writes/${id}`),
     revertWrite: async (id: number) => (await json<{ write: NoteWrite }>('POST', `/api/writes/${id}/revert`, { by: 'app' })).write,
     traceChildren: async (id: number) => (await json<{ traces: TraceSummary[] }>('GET', `/api/traces/${id}/children`)).traces,
+    drafts: async () => (await json<{ drafts: DraftSummary[] }>('GET', '/api/rookery/drafts')).drafts,
+    stepKinds: async () => (await json<{ kinds: StepKindSummary[] }>('GET', '/api/rookery/kinds')).kinds,
+    /** A new, empty draft; `withChat`: with a conversation with the builder agent (422 KW_ERR_NO_MODEL without a model). */
+    createDraft: (withChat: boolean) => json<DraftView>('POST', '/api/rookery/drafts', { with_chat: withChat }),
+    draft: (id: string) => json<DraftView>('GET', `/api/rookery/drafts/${enc(id)}`),
+    /** A direct edit: the whole draft; answered with its problems and stage. */
+    putDraft: (id: string, draft: HordeDraft) => json<DraftView>('PUT', `/api/rookery/drafts/${enc(id)}`, { draft }),
+    /** Writes the horde folder (409 KW_ERR_HORDE_EXISTS when another horde has the id, unless `overwrite`). */
+    birthDraft: (id: string, overwrite: boolean) => json<BirthResult>('POST', `/api/rookery/drafts/${enc(id)}/birth`, { overwrite }),
   };
 }
 

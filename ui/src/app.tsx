@@ -13,6 +13,7 @@ import { HordeScreen } from './screens/horde';
 import { HordesScreen } from './screens/hordes';
 import { ImportScreen } from './screens/import';
 import { NotFoundScreen } from './screens/not-found';
+import { RookeryScreen } from './screens/rookery';
 import { RunScreen } from './screens/run';
 import { RunsScreen } from './screens/runs';
 import { SetupScreen } from './screens/setup';
@@ -24,7 +25,7 @@ export function App({ services, prompter }: { services: Services; prompter: Toke
   const route = useRoute();
   const main = useRef<HTMLElement>(null);
   const firstRender = useRef(true);
-  const screenKey = route.name === 'horde' || route.name === 'run' || route.name === 'agent' || route.name === 'chat' ? `${route.name}:${route.id ?? ''}` : route.name;
+  const screenKey = route.name === 'horde' || route.name === 'run' || route.name === 'agent' || route.name === 'chat' || route.name === 'rookery' ? `${route.name}:${route.id ?? ''}` : route.name;
 
   // On navigation, move focus to the new screen so keyboard and screen reader users start there.
   useEffect(() => {
@@ -64,6 +65,7 @@ function Screen({ route }: { route: Route }) {
     case 'agent': return <AgentScreen name={route.id} />;
     case 'chat': return <ChatScreen id={route.id} />;
     case 'vault': return <VaultScreen note={route.note} />;
+    case 'rookery': return <RookeryScreen id={route.id} />;
     case 'notFound': return <NotFoundScreen path={route.path} />;
   }
 }
@@ -80,6 +82,7 @@ function titleOf(route: Route): string {
     case 'agent': return `Agent ${route.id}`;
     case 'chat': return route.id === undefined ? 'Chat' : `Chat ${route.id}`;
     case 'vault': return route.note === undefined ? 'Vault' : `Vault: ${route.note}`;
+    case 'rookery': return route.id === undefined ? 'Rookery' : `Rookery ${route.id}`;
     case 'notFound': return 'Not found';
   }
 }

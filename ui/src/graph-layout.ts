@@ -4,7 +4,10 @@
  * forward edges that would cross a step in between curve over the top.
  * Pure: names in, coordinates out.
  */
-import type { EdgeWhen, HordeEdge } from './types.js';
+import type { EdgeWhen, HordeDetail, HordeEdge } from './types.js';
+
+/** What the graph draws: a horde's steps (name and kind) and edges — of a loaded horde, or of a Rookery draft. */
+export type GraphHorde = Pick<HordeDetail, 'id' | 'displayName' | 'pipeline' | 'edges'> & { steps: ReadonlyArray<{ name: string; kind: string }> };
 
 export const NODE_W = 156;
 export const NODE_H = 48;

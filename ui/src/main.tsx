@@ -6,6 +6,7 @@ import { localTokenStore, TokenPrompter } from './auth';
 import { KowalskiSocket, socketUrl } from './socket';
 import './app.css';
 import './chat.css';
+import './rookery.css';
 
 function storage(): Storage | null {
   try {

@@ -14,6 +14,7 @@ export type Route =
   | { name: 'agent'; id: string }
   | { name: 'chat'; id: string | undefined }
   | { name: 'vault'; note: string | undefined }
+  | { name: 'rookery'; id: string | undefined }
   | { name: 'notFound'; path: string };
 
 export function parseHash(hash: string): Route {
@@ -45,6 +46,8 @@ export function parseHash(hash: string): Route {
       return id === undefined ? { name: 'agents' } : { name: 'agent', id };
     case 'chat':
       return { name: 'chat', id };
+    case 'rookery':
+      return { name: 'rookery', id };
     case 'vault': {
       if (id !== undefined) return { name: 'notFound', path: raw };
       const note = q.get('note');
@@ -74,6 +77,7 @@ export function href(route: Route): string {
     case 'agents': return '#/agents';
     case 'agent': return `#/agents/${e(route.id)}`;
     case 'chat': return route.id === undefined ? '#/chat' : `#/chat/${e(route.id)}`;
+    case 'rookery': return route.id === undefined ? '#/rookery' : `#/rookery/${e(route.id)}`;
     case 'vault': return route.note === undefined ? '#/vault' : `#/vault?note=${e(route.note)}`;
     case 'notFound': return `#${route.path}`;
   }

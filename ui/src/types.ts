@@ -628,3 +628,83 @@ export interface SearchAnswer {
   hits: SearchHit[];
   note?: string;
 }
+
+/** The Rookery (`/api/rookery`): a horde being built; the same snake_case shape as the folder's keys. */
+export type RookeryStage = 'interview' | 'proposed' | 'born';
+
+export interface DraftInput {
+  id: string;
+  type?: string;
+  label?: string;
+  required?: boolean;
+  placeholder?: string;
+  options?: string[];
+  default?: string;
+}
+
+export interface DraftStep {
+  name: string;
+  kind: string;
+  display_name: string;
+  description: string;
+  prompt_body: string;
+  output: string;
+  context_paths: string[];
+  tools: string[];
+  model?: string;
+  inputs: DraftInput[];
+  verify_command?: string;
+  verify_cwd?: string;
+  apply_mode?: 'dry-run' | 'execute';
+  timeout_secs?: number;
+  isolation?: 'in_process' | 'process';
+}
+
+export interface DraftEdge { from: string; to: string; when?: EdgeWhen; max_loops?: number }
+
+export interface HordeDraft {
+  id: string;
+  display_name: string;
+  description: string;
+  steps: DraftStep[];
+  edges: DraftEdge[];
+  triggers: Record<string, unknown>[];
+  workdir?: string;
+  delivery_root_rel?: string;
+  confirm_commands?: boolean;
+  display?: Record<string, string>;
+}
+
+/** A problem of a draft, pointed at its step (when in one) and key. */
+export interface DraftProblem extends Problem { step?: string }
+
+export interface BirthResult { horde_id: string; horde_root: string; validate_ok: boolean; problems: DraftProblem[] }
+
+/** `GET /api/rookery/drafts/:id`. */
+export interface DraftView {
+  id: string;
+  session_id: string | null;
+  draft: HordeDraft;
+  stage: RookeryStage;
+  ok: boolean;
+  problems: DraftProblem[];
+  born: BirthResult | null;
+  born_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A line of `GET /api/rookery/drafts`. */
+export interface DraftSummary {
+  id: string;
+  session_id: string | null;
+  horde_id: string;
+  display_name: string;
+  steps: number;
+  stage: RookeryStage;
+  born_horde_id: string | null;
+  updated_at: number;
+}
+
+/** `GET /api/rookery/kinds`: a step kind a draft may use. */
+export interface StepKindSummary { kind: string; model: boolean; summary: string }

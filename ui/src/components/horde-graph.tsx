@@ -1,12 +1,11 @@
 /** A horde's steps and edges as an inline SVG (layout in graph-layout.ts). */
 import { useMemo } from 'preact/hooks';
 import { layoutGraph, NODE_H, NODE_W } from '../graph-layout';
-import type { EdgeLine } from '../graph-layout';
-import type { HordeDetail } from '../types';
+import type { EdgeLine, GraphHorde } from '../graph-layout';
 
 const MAX_NAME = 20;
 
-export function HordeGraph({ horde }: { horde: HordeDetail }) {
+export function HordeGraph({ horde }: { horde: GraphHorde }) {
   const layout = useMemo(() => layoutGraph(horde.pipeline, horde.edges), [horde.pipeline, horde.edges]);
   const kinds = new Map(horde.steps.map((s) => [s.name, s.kind]));
   const id = `g-${horde.id.replace(/[^a-zA-Z0-9_-]/g, '_')}`;

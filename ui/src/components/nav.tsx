@@ -5,6 +5,7 @@ import type { Route } from '../router';
 const SECTIONS = [
   { href: '#/hordes', label: 'Hordes', match: ['hordes', 'horde'] },
   { href: '#/runs', label: 'Runs', match: ['runs', 'run'] },
+  { href: '#/rookery', label: 'Rookery', match: ['rookery'] },
   { href: '#/chat', label: 'Chat', match: ['chat'] },
   { href: '#/agents', label: 'Agents', match: ['agents', 'agent'] },
   { href: '#/vault', label: 'Vault', match: ['vault'] },

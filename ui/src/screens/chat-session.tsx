@@ -3,8 +3,7 @@
  * (components/chat-turn.tsx), the message box, and the session's budget and usage.
  */
 import { ChatStateBadge } from '../components/badge';
-import { ChatComposer } from '../components/chat-composer';
-import { ChatTurn } from '../components/chat-turn';
+import { ChatThread } from '../components/chat-thread';
 import { ErrorBox, Loading } from '../components/status';
 import { formatCount, plural } from '../format';
 import { useChatSession } from '../hooks/use-chat-session';
@@ -32,8 +31,6 @@ export function ChatSessionScreen({ id }: { id: string }) {
 
 function Conversation({ session, live, state }: { session: ChatSessionView; live: LiveChat; state: ChatState }) {
   const status = useSocketStatus();
-  const last = session.transcript.at(-1);
-  const running = state === 'running';
   return (
     <>
       <div class="page-head page-head--row run-title">
@@ -47,17 +44,7 @@ function Conversation({ session, live, state }: { session: ChatSessionView; live
         {formatCount(session.usage.inputTokens)} tokens in, {formatCount(session.usage.outputTokens)} out
       </p>
       {live.view.error !== undefined && <ErrorBox error={live.view.error} title="Could not refresh this conversation; showing what was last loaded" />}
-      {session.transcript.length === 0
-        ? <p class="muted" data-testid="chat-empty">No messages yet: write the first one below.</p>
-        : (
-          <div class="chat-turns" data-testid="chat-turns">
-            {session.transcript.map((t) => (
-              <ChatTurn key={t.turn} sessionId={session.id} turn={t} streams={live.streams} version={session.lastSeq}
-                working={t === last && running} canGrant={t === last && state === 'exhausted'} onChanged={live.view.refresh} />
-            ))}
-          </div>
-        )}
-      <ChatComposer sessionId={session.id} running={running} onSent={live.view.refresh} />
+      <ChatThread session={session} live={live} state={state} empty="No messages yet: write the first one below." />
     </>
   );
 }
