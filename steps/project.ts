@@ -29,9 +29,9 @@ export const PROJECT_INPUT = 'project_path';
 
 const isFolder = (p: string): boolean => fs.statSync(p, { throwIfNoEntry: false })?.isDirectory() === true;
 
-/** Quotes, brackets and trailing punctuation around a word of text, as 1.x trims them. */
+/** Quotes, brackets and trailing punctuation around a word of text, as 1.x trims them (in any order: `"/x",` too). */
 function trimToken(raw: string): string {
-  return raw.trim().replace(/^["'()]+|["'()]+$/g, '').replace(/[,;:.]+$/, '');
+  return raw.trim().replace(/^["'()]+/, '').replace(/["'(),;:.]+$/, '');
 }
 
 /** The project folder of a run with these form answers, or undefined. */
