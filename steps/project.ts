@@ -5,9 +5,12 @@
  * step's task, so the command the operator approves and the one the step runs agree.
  *
  * In order: the input `project_path`; else a form input whose label holds "project path"
- * (any case); else the first absolute or `~/` folder path written in any input's text
- * that exists (1.x's `extract_project_path_from_source`). None: there is no project
- * folder and commands run in the workdir, as before.
+ * (any case); else the first absolute or `~/` folder path that exists written in the
+ * source text — a `textarea` answer, or an answer the form does not declare such as
+ * `question` (1.x's `extract_project_path_from_source`; a one-line `text` or `path` field
+ * is a value of its own, and what a trigger adds, `trigger_*`, is not the operator's text:
+ * neither is searched). None: there is no project folder
+ * and commands run in the workdir, as before.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -46,8 +49,9 @@ export function resolveProject(horde: HordeDef, input: Record<string, string>, e
     const v = given(field.id);
     if (v !== undefined && field.label.toLowerCase().includes('project path')) return { path: path.resolve(expandHome(v)), input: field.id, from: 'label' };
   }
-  const order = [...horde.inputs.map((f) => f.id), ...Object.keys(input).sort()];
-  for (const id of new Set(order)) {
+  const declared = new Set(horde.inputs.map((f) => f.id));
+  const texts = [...horde.inputs.filter((f) => f.type === 'textarea').map((f) => f.id), ...Object.keys(input).sort().filter((id) => !declared.has(id) && !id.startsWith('trigger_'))];
+  for (const id of texts) {
     for (const word of (given(id) ?? '').split(/\s+/)) {
       const t = trimToken(word);
       if (!(t.startsWith('/') || t.startsWith('~/'))) continue;

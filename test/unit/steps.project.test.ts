@@ -9,7 +9,7 @@ import { resolveCommand } from '../../steps/command.js';
 import { checkProjectCwd, resolveProject } from '../../steps/project.js';
 import { makeHorde, makeStep, tempDir } from '../fixtures/steps/build.js';
 
-const field = (id: string, label = id): InputField => ({ id, type: 'text', label, required: false });
+const field = (id: string, label = id, type: InputField['type'] = 'text'): InputField => ({ id, type, label, required: false });
 const hordeWith = (...inputs: InputField[]) => makeHorde([makeStep({ name: 'check', kind: 'verify', verifyCommand: 'true' })], { inputs });
 
 test('project_path wins; then an input labelled "Project path" (any case, as part of the label); ~/ is the home folder', () => {
@@ -19,12 +19,15 @@ test('project_path wins; then an input labelled "Project path" (any case, as par
   assert.deepEqual(resolveProject(hordeWith(field('where', 'PROJECT PATH')), { where: '~/code' }), { path: path.join(os.homedir(), 'code'), input: 'where', from: 'label' });
 });
 
-test('else the first absolute or ~/ folder written in an input\'s text that exists, trimmed of quotes and punctuation as 1.x did', (t) => {
+test('else the first absolute or ~/ folder that exists written in source text (a textarea, an undeclared answer), trimmed of quotes and punctuation as 1.x did', (t) => {
   const dir = tempDir(t);
-  const h = hordeWith(field('question'), field('note'));
+  const h = hordeWith(field('task', 'Task', 'textarea'), field('cwd', 'Run in folder'), field('data', 'Data', 'path'));
   const text = `Please fix the tests in "${dir}", and ./relative or /no/such/folder are not it.`;
-  assert.deepEqual(resolveProject(h, { question: text }), { path: dir, input: 'question', from: 'text' });
-  assert.equal(resolveProject(h, { question: 'fix /no/such/folder please' }), undefined);
+  assert.deepEqual(resolveProject(h, { task: text }), { path: dir, input: 'task', from: 'text' });
+  assert.deepEqual(resolveProject(h, { question: `look at ${dir}` }), { path: dir, input: 'question', from: 'text' });
+  assert.equal(resolveProject(h, { task: 'fix /no/such/folder please' }), undefined);
+  assert.equal(resolveProject(h, { cwd: dir, data: dir }), undefined, 'a one-line text or path field is a value of its own, not source text');
+  assert.equal(resolveProject(h, { trigger_path: dir }), undefined, 'what a trigger adds is not the operator\'s text');
   assert.equal(resolveProject(h, {}), undefined, 'no project folder: commands run in the workdir');
 });
 
