@@ -12,6 +12,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
 import { buildApi } from '../../api/index.js';
+import { exportBundle } from '../../bundles/index.js';
 import { createEngine } from '../../engine/index.js';
 import type { Engine } from '../../engine/index.js';
 import { FIXTURES } from '../fixtures/hordes/temp-horde.js';
@@ -24,6 +25,8 @@ interface Setup {
   home: string;
   server: FakeModelServer;
   call(method: 'GET' | 'POST', url: string, body?: unknown): Promise<{ status: number; json: any }>;
+  /** inject() with a raw body of its own content type. */
+  inject(method: 'GET' | 'POST', url: string, payload: Uint8Array, contentType: string): Promise<{ status: number; json: any }>;
 }
 
 /** An engine over a data folder holding the named fixtures in hordes/, the fake Ollama as its model, and its API. */
@@ -46,6 +49,10 @@ async function setup(t: TestContext, fixtures: string[], script: FakeScript = []
         headers: { host: '127.0.0.1:8765', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
         ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
       });
+      return { status: res.statusCode, json: JSON.parse(res.body) };
+    },
+    async inject(method, url, payload, contentType) {
+      const res = await api.app.inject({ method, url, headers: { host: '127.0.0.1:8765', 'content-type': contentType }, payload: Buffer.from(payload) });
       return { status: res.statusCode, json: JSON.parse(res.body) };
     },
   };
@@ -216,4 +223,22 @@ test('clean_on_startup / config_on_startup (1.x): every run starts in a clean wo
   const third = await again.startRun(horde, {});
   assert.equal(await again.waitForRun(third), 'succeeded');
   for (const id of [first, second, third]) assert.equal(fs.readFileSync(path.join(runDir(s, id), 'output', 'debug', 'leftover.md'), 'utf8'), 'left\n');
+});
+
+test('an app.md-only horde goes through a bundle: export, review, install under a new id (its app.md rewritten), and it runs', async (t) => {
+  const s = await setup(t, ['v1-app-md']);
+  const bundle = await exportBundle(path.join(s.home, 'hordes', 'v1-app-md'), 'v1-app-md', { knownKinds: new Set(s.engine.kinds.keys()) });
+  const review = await s.inject('POST', '/api/bundles', bundle, 'application/zip');
+  assert.equal(review.status, 201, JSON.stringify(review.json));
+  assert.equal(review.json.horde.id, 'v1-app-md');
+  assert.deepEqual(review.json.manifest.files.map((f: any) => f.path), ['agents/check.md', 'agents/intake.md', 'app.md']);
+  const installed = await s.call('POST', `/api/bundles/${review.json.reviewId}/install`, { id: 'v1-app-copy' });
+  assert.equal(installed.status, 201, JSON.stringify(installed.json));
+  const copy = path.join(s.home, 'hordes', 'v1-app-copy');
+  assert.equal(fs.existsSync(path.join(copy, 'horde.md')), false);
+  assert.match(fs.readFileSync(path.join(copy, 'app.md'), 'utf8'), /^id = "v1-app-copy"$/m);
+  const runId = await startRun(s, 'v1-app-copy', { topic: 'imported' });
+  assert.equal(await s.engine.waitForRun(runId), 'awaiting_input', 'an imported horde always asks before a command');
+  await s.call('POST', `/api/runs/${runId}/approve`, { step: 'check' });
+  assert.equal(await s.engine.waitForRun(runId), 'succeeded');
 });
