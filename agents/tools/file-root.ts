@@ -29,6 +29,8 @@ export interface FileToolOptions {
   rootName?: string;
   /** 1.x `fs_tool`: an absolute path that lies inside the root is taken as the path below it (default false: absolute paths are refused). */
   absoluteInside?: boolean;
+  /** The first write creates a missing root (default true: the tools folder chosen in Setup; false for a run's project folder, which is the operator's). */
+  createRoot?: boolean;
   /** Bytes read_file returns per call (default 262 144 = 256 KiB). */
   maxReadBytes?: number;
   /** Bytes write_file accepts per call (default 1 048 576 = 1 MiB). */
@@ -100,7 +102,7 @@ function segmentsOf(input: string, rootName: string, inside: readonly string[]):
   return segments;
 }
 
-async function realRoot(root: string | null, access: FileAccess, rootName: string): Promise<string> {
+async function realRoot(root: string | null, access: FileAccess, rootName: string, create: boolean): Promise<string> {
   if (root === null || root === '') {
     throw new KowalskiError('KW_ERR_FILE_ROOT_UNSET', 'no tools folder is chosen: choose a tools folder in Setup ([tools] root in config.toml)');
   }
@@ -112,6 +114,7 @@ async function realRoot(root: string | null, access: FileAccess, rootName: strin
     return await realpath(expanded);
   } catch (err) {
     if (!enoent(err)) throw err;
+    if (!create) throw new KowalskiError('KW_ERR_FILE_NOT_FOUND', `the ${rootName} ${JSON.stringify(root)} does not exist`);
     if (access === 'read') throw new KowalskiError('KW_ERR_FILE_NOT_FOUND', `the ${rootName} is empty: it does not exist until write_file creates the first file`);
     // The operator chose this folder in Setup; the first write brings it into being.
     await mkdir(expanded, { recursive: true });
@@ -125,10 +128,10 @@ async function realRoot(root: string | null, access: FileAccess, rootName: strin
  * root, and the data directory; `read` also refuses what does not exist
  * (KW_ERR_FILE_NOT_FOUND); `write` refuses a final symlink and creates a missing root.
  */
-export async function resolveToolPath(options: Pick<FileToolOptions, 'root' | 'dataDir' | 'rootName' | 'absoluteInside'>, input: string, access: FileAccess): Promise<ToolPath> {
+export async function resolveToolPath(options: Pick<FileToolOptions, 'root' | 'dataDir' | 'rootName' | 'absoluteInside' | 'createRoot'>, input: string, access: FileAccess): Promise<ToolPath> {
   const rootName = options.rootName ?? 'tools folder';
   const early = options.absoluteInside === true ? undefined : segmentsOf(input, rootName, []);
-  const root = await realRoot(options.root, access, rootName);
+  const root = await realRoot(options.root, access, rootName, options.createRoot ?? true);
   const segments = early ?? segmentsOf(input, rootName, [path.resolve(expandHome(options.root ?? root)), root]);
   const dataDir = options.dataDir === undefined ? undefined : await realDeep(path.resolve(expandHome(options.dataDir)));
   const refuseData = (p: string): void => {

@@ -22,8 +22,8 @@ export function createFileTools(options: FileToolOptions): Tool[] {
 /** The names of the 1.x `fs_tool` set, in the order they are offered. */
 export const FS_TOOL_NAMES: readonly string[] = ['list_dir', 'read_file', 'get_file', 'write_file', 'mkdir', 'get_file_first_lines'];
 
-/** 1.x `fs_tool` over `options.root`: absolute paths inside the root are taken too, as 1.x took them. */
+/** 1.x `fs_tool` over `options.root`, which must exist: absolute paths inside the root are taken too, as 1.x took them. */
 export function createFsToolSet(options: FileToolOptions): Tool[] {
-  const o: FileToolOptions = { ...options, absoluteInside: true };
+  const o: FileToolOptions = { ...options, absoluteInside: true, createRoot: false };
   return [createListDir(o), createReadFile(o), createReadFile(o, 'get_file'), createWriteFile(o), createMkdir(o), createFirstLines(o)];
 }

@@ -54,3 +54,15 @@ test('confined: .., an absolute path outside, a symlink out and the data folder 
   }
   assert.deepEqual(fs.readdirSync(base).sort(), ['proj']);
 });
+
+test('a project folder that does not exist is never created by a write: KW_ERR_FILE_NOT_FOUND naming it', async (t) => {
+  const gone = path.join(fs.realpathSync(tempDir(t)), 'no-project');
+  const set = tools(gone);
+  for (const name of ['write_file', 'mkdir', 'list_dir']) {
+    await assert.rejects(set.get(name)!.call({ path: 'a.txt', content: 'x' }, ctx), (err: KowalskiError) => {
+      assert.equal(err.code, 'KW_ERR_FILE_NOT_FOUND');
+      return err.message.includes('project folder') && err.message.includes(gone);
+    });
+  }
+  assert.equal(fs.existsSync(gone), false);
+});
