@@ -15,7 +15,7 @@ export type { ToolLoopOptions, ToolLoopResult, ToolCallAt } from './tool-loop.js
 export { parseTextToolCall, textToolInstructions, textToolResult } from './text-tool-calls.js';
 export { createToolRegistry } from './tool-registry.js';
 export type { ToolRegistry, ToolRegistryOptions, McpToolSource } from './tool-registry.js';
-export { createFileTools } from './tools/file-tools.js';
+export { createFileTools, createFsToolSet, FS_TOOL_NAMES } from './tools/file-tools.js';
 export { resolveToolPath, expandHome } from './tools/file-root.js';
 export type { FileToolOptions, FileAccess, ToolPath } from './tools/file-root.js';
 export { createWebSearchTool } from './tools/web-search.js';

@@ -8,7 +8,7 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { countProblems, formatProblems, loadHorde } from '../engine/horde/index.js';
+import { countProblems, formatProblems, loadHorde, manifestAmong } from '../engine/horde/index.js';
 import type { BundleLimits } from './limits.js';
 import { limitsWith } from './limits.js';
 import { MANIFEST_NAME, checkManifestFiles, checkManifestHorde, parseManifest, sha256Hex } from './manifest.js';
@@ -93,7 +93,8 @@ export async function checkBundle(bytes: Uint8Array, options: CheckOptions): Pro
   }
   const manifest = parseManifest(manifestBytes);
   checkManifestFiles(manifest, files);
-  if (!files.has('horde.md')) throw new BundleInvalidError('bundle refused: it has no horde.md at its top level; nothing was written', { where: { file: 'horde.md' } });
+  const manifestFile = manifestAmong(files);
+  if (manifestFile === undefined) throw new BundleInvalidError('bundle refused: it has no horde.md (or 1.x app.md) at its top level; nothing was written', { where: { file: 'horde.md' } });
 
   const dir = await makeScratch(options.dataDir, 'bundle');
   try {
@@ -109,7 +110,7 @@ export async function checkBundle(bytes: Uint8Array, options: CheckOptions): Pro
       });
     }
     if (loaded.warnings.some((w) => w.code === 'KW_WARN_ID_MISSING')) {
-      throw new BundleInvalidError('bundle entry "horde.md": it must declare its id (id = "…"); nothing was written', { where: { file: 'horde.md', key: 'id' } });
+      throw new BundleInvalidError(`bundle entry "${manifestFile}": it must declare its id (id = "…"); nothing was written`, { where: { file: manifestFile, key: 'id' } });
     }
     const horde = loaded.horde;
     const wants = wantsOf(horde);

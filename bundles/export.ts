@@ -72,7 +72,7 @@ export async function exportBundle(dir: string, hordeId: string, options: Export
     const first = loaded.problems.find((p) => p.severity === 'error');
     throw new KowalskiError('KW_ERR_HORDE_INVALID', `cannot export ${abs}: the horde is invalid:\n${formatProblems(loaded.problems.filter((p) => p.severity === 'error'))}`, first === undefined ? {} : { where: { file: first.file, ...(first.line === undefined ? {} : { line: first.line }) } });
   }
-  if (loaded.warnings.some((w) => w.code === 'KW_WARN_ID_MISSING')) throw new KowalskiError('KW_ERR_HORDE_INVALID', `cannot export ${abs}: horde.md must declare its id (write id = "${loaded.horde.id}")`, { where: { file: 'horde.md', key: 'id' } });
+  if (loaded.warnings.some((w) => w.code === 'KW_WARN_ID_MISSING')) throw new KowalskiError('KW_ERR_HORDE_INVALID', `cannot export ${abs}: ${loaded.horde.manifest ?? 'horde.md'} must declare its id (write id = "${loaded.horde.id}")`, { where: { file: loaded.horde.manifest ?? 'horde.md', key: 'id' } });
   if (loaded.horde.id !== hordeId) throw new KowalskiError('KW_ERR_USAGE', `${abs} holds the horde "${loaded.horde.id}", not "${hordeId}"`);
 
   const files = await collect(abs, limits);

@@ -8,7 +8,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { KowalskiError } from '../core/index.js';
-import { IMPORT_MARKER, dataPaths, formatProblems, loadHorde } from '../engine/index.js';
+import { IMPORT_MARKER, dataPaths, formatProblems, loadHorde, manifestOf } from '../engine/index.js';
 import type { CatalogEntry } from '../engine/index.js';
 import { BundleInvalidError } from './reject.js';
 import type { StagedBundle } from './review.js';
@@ -45,11 +45,11 @@ export interface ImportMarker {
   sourceHordeId: string;
 }
 
-/** horde.md with its top-level `id = "…"` line rewritten; everything else as written. */
-export function rewriteId(text: string, id: string): string {
+/** horde.md (or 1.x app.md: `file`) with its top-level `id = "…"` line rewritten; everything else as written. */
+export function rewriteId(text: string, id: string, file = 'horde.md'): string {
   const lines = text.split('\n');
   const fence = lines[0]?.replace(/\r$/, '');
-  if (fence !== '---' && fence !== '+++') throw new BundleInvalidError('bundle entry "horde.md": no front matter to rewrite the id in', { where: { file: 'horde.md' } });
+  if (fence !== '---' && fence !== '+++') throw new BundleInvalidError(`bundle entry "${file}": no front matter to rewrite the id in`, { where: { file } });
   for (let i = 1; i < lines.length; i++) {
     const cr = lines[i]!.endsWith('\r') ? '\r' : '';
     const line = lines[i]!.slice(0, lines[i]!.length - cr.length);
@@ -60,7 +60,7 @@ export function rewriteId(text: string, id: string): string {
       return lines.join('\n');
     }
   }
-  throw new BundleInvalidError('bundle entry "horde.md": its id is not written as one simple id = "…" line, so it cannot be changed: install it under its own id', { where: { file: 'horde.md', key: 'id' } });
+  throw new BundleInvalidError(`bundle entry "${file}": its id is not written as one simple id = "…" line, so it cannot be changed: install it under its own id`, { where: { file, key: 'id' } });
 }
 
 function exists(id: string, message: string): KowalskiError {
@@ -103,8 +103,9 @@ export async function installBundle(staged: StagedBundle, options: InstallOption
     const folder = path.join(work, 'horde');
     await fs.cp(staged.dir, folder, { recursive: true, errorOnExist: true, force: false });
     if (id !== source) {
-      const file = path.join(folder, 'horde.md');
-      await fs.writeFile(file, rewriteId(await fs.readFile(file, 'utf8'), id));
+      const manifest = (await manifestOf(folder)) ?? 'horde.md';
+      const file = path.join(folder, manifest);
+      await fs.writeFile(file, rewriteId(await fs.readFile(file, 'utf8'), id, manifest));
     }
     const marker: ImportMarker = { importedAt: (options.now?.() ?? new Date()).toISOString(), sha256: staged.sha256, sourceHordeId: source };
     await fs.writeFile(path.join(folder, IMPORT_MARKER), `${JSON.stringify(marker, null, 2)}\n`, { flag: 'wx' });

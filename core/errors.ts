@@ -37,6 +37,10 @@ export const ERROR_CODES = {
   KW_WARN_ID_MISSING: { group: 'terminal', summary: 'horde.md has no id, so the folder name is used (a warning)' },
   KW_WARN_PROMPT_UNSET: { group: 'terminal', summary: 'a model step has no prompt_file (a warning)' },
   KW_WARN_MAX_LOOPS_IGNORED: { group: 'terminal', summary: 'max_loops on a forward edge has no effect (a warning)' },
+  KW_WARN_INPUT_TYPE_UNKNOWN: { group: 'terminal', summary: 'an [[inputs]] entry has a type kowalski does not know; it is a plain text field, as in 1.x (a warning)' },
+  KW_WARN_MANIFEST_APP_MD: { group: 'terminal', summary: 'the folder has app.md and no horde.md; app.md is read as the manifest, as in 1.x (a warning)' },
+  KW_WARN_WORKDIR_ABSOLUTE: { group: 'terminal', summary: "horde.md's workdir is absolute; the run works in its own folder (<run>/output) and writes nothing there (a warning)" },
+  KW_WARN_DELIVERY_FALLBACK: { group: 'terminal', summary: 'delivery_root_rel does not look like a workdir path; HANDOFF.md is used, as in 1.x (a warning)' },
   KW_ERR_HORDE_TOO_LARGE: { group: 'terminal', summary: 'a horde folder holds more files or bytes than the loader reads' },
   KW_ERR_HORDE_ID_TAKEN: { group: 'terminal', summary: 'a user horde uses the id of a built-in or of another user horde' },
   KW_ERR_TOO_MANY_PROBLEMS: { group: 'terminal', summary: 'a horde has more problems than a report lists: this summary counts the ones left out' },
@@ -58,6 +62,7 @@ export const ERROR_CODES = {
   KW_ERR_REPLAY_DIVERGED: { group: 'terminal', summary: 'a logged event does not fit the run state it is applied to' },
   // runs and operator actions
   KW_ERR_RUN_NOT_FOUND: { group: 'terminal', summary: 'no run with that id' },
+  KW_ERR_PROJECT_NOT_FOUND: { group: 'terminal', summary: "the run's project folder (input project_path, or the input labelled Project path) does not exist or is not a folder" },
   KW_ERR_RUN_FINISHED: { group: 'terminal', summary: 'the run has already finished' },
   KW_ERR_NO_PENDING_APPROVAL: { group: 'terminal', summary: 'the run has no step waiting for approval (or not the one named)' },
   KW_ERR_APPROVAL_MISMATCH: { group: 'terminal', summary: 'the command about to run differs from the one approved' },

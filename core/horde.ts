@@ -48,7 +48,7 @@ export interface StepDef {
   output: string;
   /** `context_paths` / `reads`: workdir-relative paths, `@artifact@`, `@step:<name>@`. */
   context: string[];
-  /** `tool_ids` / `tools`, with `fs_tool` expanded to the three file tools. */
+  /** `tool_ids` / `tools` as written; `fs_tool` (1.x) is the file tools confined to the run's project folder, offered by the engine. */
   tools: string[];
   model?: string;
   /** Seconds; absent = the configured default. */
@@ -126,6 +126,8 @@ export interface HordeDef {
   hash: string;
   /** Absolute path of the folder it was loaded from. */
   dir: string;
+  /** The manifest file when it is 1.x's `app.md` (the folder has no horde.md); absent = `horde.md`. */
+  manifest?: 'app.md';
   /** Where it was found; `imported`: installed from a bundle (its steps always run in a separate process, its triggers arrive off). */
   origin: 'builtin' | 'user' | 'imported' | 'path';
   /**

@@ -2,7 +2,8 @@
 import path from 'node:path';
 import type { HordeDef } from '../core/index.js';
 import type { RunActor, RunEvent } from '../actors/index.js';
-import type { RunningStep } from '../steps/index.js';
+import { resolveProject } from '../steps/index.js';
+import type { ProjectFolder, RunningStep } from '../steps/index.js';
 
 export interface RunningAttempt {
   attempt: number;
@@ -18,6 +19,8 @@ export class LiveRun {
   /** Workdir-relative output of every step, for `@step:<name>@`. */
   readonly stepOutputs: Record<string, string> = {};
   readonly workdir: string;
+  /** The run's project folder (steps/project.ts), found once when the run is loaded. */
+  readonly project: ProjectFolder | undefined;
   /** Steps handed to a worker and not yet finished. */
   readonly running = new Map<string, RunningAttempt>();
 
@@ -34,6 +37,7 @@ export class LiveRun {
     this.input = created.input;
     for (const [name, step] of Object.entries(created.horde.steps)) this.stepOutputs[name] = step.output;
     this.workdir = path.join(runDir, created.horde.workdir);
+    this.project = resolveProject(created.horde, created.input);
   }
 }
 

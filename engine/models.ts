@@ -8,12 +8,13 @@
 import type Database from 'better-sqlite3';
 import { KowalskiError } from '../core/index.js';
 import type { StepDef } from '../core/index.js';
-import { providerSettingsFrom } from '../agents/index.js';
-import type { ModelCallTrace, ProviderSettings, Tool, ToolCallingMode, ToolOutput, ToolSpec } from '../agents/index.js';
-import type { ModelTask, StepHandlers, StepRequest } from '../steps/index.js';
+import { FS_TOOL_NAMES, createFsToolSet, createToolRegistry, providerSettingsFrom } from '../agents/index.js';
+import type { ModelCallTrace, ProviderSettings, Tool, ToolCallingMode, ToolOutput, ToolRegistry, ToolSpec } from '../agents/index.js';
+import type { ModelTask, StepHandlers, StepRequest, StepTask } from '../steps/index.js';
 import type { Clock } from './clock.js';
 import { DataServers, dataRootOf, isDataToolName } from './data-servers.js';
 import type { EngineConfig } from './config.js';
+import { FS_TOOL } from './horde/index.js';
 import type { Observers } from './observers.js';
 import type { TaskExtras } from './step-task.js';
 import type { ChatTools } from './chat/turn-run.js';
@@ -37,6 +38,14 @@ export interface ModelHubDeps {
 }
 
 export type ModelStepHandlers = Pick<StepHandlers, 'onRequest' | 'onTrace' | 'onLearned'>;
+
+/** The tools of one step attempt that depend on its run. */
+interface RunTools {
+  /** The run's `inputs/`, which the data tools serve. */
+  dataRoot: string;
+  /** A 1.x `fs_tool` step: its file tools, confined to the run's project folder (or workdir). */
+  fs?: ToolRegistry;
+}
 
 export class ModelHub {
   readonly traces: TraceStore;
@@ -87,10 +96,24 @@ export class ModelHub {
     return task;
   }
 
-  /** What a step's requests and traces go to; `workdir` is the run's (its `inputs/` is what the data tools serve). */
-  handlers(runId: string, step: string, attempt: number, workdir: string): ModelStepHandlers {
+  /**
+   * What a step's requests and traces go to: the data tools serve the run's `inputs/`; a
+   * step that lists the 1.x `fs_tool` has its file tools confined to the run's project
+   * folder, or without one to the run's workdir.
+   */
+  handlers(task: Pick<StepTask, 'runId' | 'step' | 'attempt' | 'workdir' | 'project'>): ModelStepHandlers {
+    const { runId, attempt, workdir } = task;
+    const step = task.step.name;
+    const run: RunTools = { dataRoot: dataRootOf(workdir) };
+    if (task.step.tools.includes(FS_TOOL)) {
+      run.fs = createToolRegistry({
+        builtins: createFsToolSet(task.project === undefined
+          ? { root: workdir, rootName: "run's workdir" }
+          : { root: task.project.path, rootName: 'project folder', dataDir: this.deps.dataDir }),
+      });
+    }
     return {
-      onRequest: (request: StepRequest, signal: AbortSignal) => this.answer(request, signal, dataRootOf(workdir)),
+      onRequest: (request: StepRequest, signal: AbortSignal) => this.answer(request, signal, run),
       onTrace: (trace: ModelCallTrace) => {
         const id = this.traces.insert({ runId, step, attempt }, trace);
         this.deps.observers.emit('trace:recorded', { runId, step, attempt, traceId: id });
@@ -99,12 +122,12 @@ export class ModelHub {
     };
   }
 
-  private answer(request: StepRequest, signal: AbortSignal, dataRoot: string): Promise<unknown> {
+  private answer(request: StepRequest, signal: AbortSignal, run: RunTools): Promise<unknown> {
     switch (request.op) {
       case 'describe-tools':
-        return this.describe(request.names, dataRoot);
+        return this.describe(request.names, run);
       case 'call-tool':
-        return this.call(request.name, request.args, signal, dataRoot);
+        return this.call(request.name, request.args, signal, run);
       default: {
         const never: never = request;
         return Promise.reject(new Error(`unknown step request ${(never as { op: string }).op}`));
@@ -112,19 +135,28 @@ export class ModelHub {
     }
   }
 
-  /** The registry's tools, and the data tools of the run (`query_sql`, …) served over its `inputs/`. */
-  private async describe(names: string[], dataRoot: string): Promise<ToolSpec[]> {
-    const dataNames = names.filter(isDataToolName);
-    const others = names.filter((n) => !isDataToolName(n));
-    const [data, rest] = await Promise.all([
-      dataNames.length === 0 ? [] : this.data.tools(dataRoot, dataNames).then((tools) => tools.map((t) => t.spec)),
+  /**
+   * The registry's tools, the data tools of the run (`query_sql`, …) served over its
+   * `inputs/`, and for `fs_tool` the run's file tools (which take the place of list_dir,
+   * read_file and write_file of the tools folder in that step).
+   */
+  private async describe(names: string[], run: RunTools): Promise<ToolSpec[]> {
+    const fsNames = run.fs === undefined ? [] : FS_TOOL_NAMES;
+    const asked = names.flatMap((n) => (n === FS_TOOL ? fsNames : [n]));
+    const dataNames = asked.filter(isDataToolName);
+    const others = asked.filter((n) => !isDataToolName(n) && !fsNames.includes(n));
+    const [fs, data, rest] = await Promise.all([
+      run.fs === undefined ? [] : run.fs.describe(fsNames),
+      dataNames.length === 0 ? [] : this.data.tools(run.dataRoot, dataNames).then((tools) => tools.map((t) => t.spec)),
       others.length === 0 ? [] : this.tools.registry.describe(others),
     ]);
-    const byName = new Map([...data, ...rest].map((spec) => [spec.name, spec]));
-    return names.flatMap((n) => byName.get(n) ?? []);
+    const byName = new Map([...rest, ...data, ...fs].map((spec) => [spec.name, spec]));
+    return [...new Set(asked)].flatMap((n) => byName.get(n) ?? []);
   }
 
-  private async call(name: string, args: Record<string, unknown>, signal: AbortSignal, dataRoot: string): Promise<ToolOutput> {
+  private async call(name: string, args: Record<string, unknown>, signal: AbortSignal, run: RunTools): Promise<ToolOutput> {
+    if (run.fs !== undefined && FS_TOOL_NAMES.includes(name)) return run.fs.call(name, args, signal);
+    const dataRoot = run.dataRoot;
     if (!isDataToolName(name)) return this.tools.registry.call(name, args, signal);
     const [tool] = await this.data.tools(dataRoot, [name]);
     if (tool === undefined) throw new KowalskiError('KW_ERR_TOOL_UNKNOWN', `the data tool over ${dataRoot} does not list ${name}`);

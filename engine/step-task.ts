@@ -25,7 +25,11 @@ export function commandFor(run: LiveRun, step: string, kind: StepKindInfo | unde
   let spec: ApprovalCommand;
   if (kind?.runsCommand === true) {
     const previousOutput = previousOutputOf(run, step);
-    spec = resolveCommand(def, { horde: run.horde, input: run.input, workdir: run.workdir, runDir: run.runDir, ...(previousOutput === undefined ? {} : { previousOutput }) });
+    spec = resolveCommand(def, {
+      horde: run.horde, input: run.input, workdir: run.workdir, runDir: run.runDir,
+      ...(previousOutput === undefined ? {} : { previousOutput }),
+      ...(run.project === undefined ? {} : { project: run.project }),
+    });
   } else {
     spec = { argv: ['kowalski-step', def.kind, step], cwd: run.workdir, env: [] };
   }
@@ -57,6 +61,7 @@ export function buildStepTask(run: LiveRun, step: string, attempt: number, kind:
   if (extras.fetchAllow !== undefined) task.fetchAllow = [...extras.fetchAllow];
   const previousOutput = previousOutputOf(run, step);
   if (previousOutput !== undefined) task.previousOutput = previousOutput;
+  if (run.project !== undefined) task.project = run.project;
   if (kind.runsCommand) task.command = commandFor(run, step, kind);
   return task;
 }

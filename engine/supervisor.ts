@@ -213,7 +213,7 @@ export class Supervisor {
         });
       },
       onProgress: (message) => this.deps.observers.emit('step:progress', { runId: run.runId, step, attempt, message }),
-      ...this.deps.models.handlers(run.runId, step, attempt, task.workdir),
+      ...this.deps.models.handlers(task),
     }, { timeoutMs: (def.timeoutSecs ?? this.deps.stepTimeoutSecs) * 1000 });
     run.running.set(step, { attempt, handle, startedAt });
     this.deps.crash('after-dispatch');

@@ -9,6 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { KowalskiError } from '../core/index.js';
 import type { HordeDef, StepDef } from '../core/index.js';
+import { checkProjectCwd } from './project.js';
+import type { ProjectFolder } from './project.js';
 import type { CommandSpec, StepTask } from './protocol.js';
 
 /** Variables passed through from the engine's environment when it has them; nothing else of it reaches a command. */
@@ -36,6 +38,8 @@ export interface CommandContext {
   previousOutput?: string;
   /** What `~/` means in `verify_cwd`; default `os.homedir()`. */
   home?: string;
+  /** The run's project folder (steps/project.ts): commands run there and a relative `verify_cwd` is relative to it. */
+  project?: ProjectFolder;
 }
 
 /** `'…'` quoting for POSIX sh: safe for any string. */
@@ -64,18 +68,25 @@ function expand(template: string, step: StepDef, key: string, ctx: CommandContex
   });
 }
 
+/** `verify_cwd` with placeholders expanded (raw, not quoted) and trimmed; '' when unset. */
+export function expandedCwd(step: StepDef, ctx: CommandContext): string {
+  return step.verifyCwd === undefined ? '' : expand(step.verifyCwd, step, 'verify_cwd', ctx, (v) => v).trim();
+}
+
 /**
- * The folder a command runs in: `verify_cwd` with placeholders expanded (raw, not quoted);
- * default the workdir; relative = relative to the workdir; `~/` = the home folder.
+ * The folder a command runs in: `verify_cwd` with placeholders expanded; default the
+ * run's project folder, else the workdir; relative = relative to that folder; `~/` = the
+ * home folder; absolute as written (as in 1.x).
  * For apply steps this is the project folder the diffs are applied to.
  */
 export function resolveCwd(step: StepDef, ctx: CommandContext): string {
-  const raw = step.verifyCwd === undefined ? '' : expand(step.verifyCwd, step, 'verify_cwd', ctx, (v) => v).trim();
-  if (raw === '') return path.resolve(ctx.workdir);
+  const raw = expandedCwd(step, ctx);
+  const base = ctx.project?.path ?? ctx.workdir;
+  if (raw === '') return path.resolve(base);
   const home = ctx.home ?? os.homedir();
   if (raw === '~') return path.resolve(home);
   if (raw.startsWith('~/')) return path.resolve(home, raw.slice(2));
-  return path.resolve(ctx.workdir, raw);
+  return path.resolve(base, raw);
 }
 
 /** The command of a `verify` or `apply` step. Throws a coded error naming the step file and key when it cannot be built. */
@@ -116,15 +127,18 @@ export function hashCommand(spec: CommandSpec, runDir?: string): string {
 export function commandContextOf(task: StepTask): CommandContext {
   const ctx: CommandContext = { horde: task.horde, input: task.input, workdir: task.workdir, runDir: task.runDir };
   if (task.previousOutput !== undefined) ctx.previousOutput = task.previousOutput;
+  if (task.project !== undefined) ctx.project = task.project;
   return ctx;
 }
 
 /**
  * Recompute the step's command and check that it is the one the engine resolved (and
- * the operator approved). Anything else is refused with KW_ERR_APPROVAL_MISMATCH.
+ * the operator approved). Anything else is refused with KW_ERR_APPROVAL_MISMATCH. With a
+ * project folder, also that it exists and that a relative `verify_cwd` stays inside it.
  */
 export function approvedCommand(task: StepTask): CommandSpec & { hash: string } {
-  const spec = resolveCommand(task.step, commandContextOf(task));
+  const ctx = commandContextOf(task);
+  const spec = resolveCommand(task.step, ctx);
   const hash = hashCommand(spec, task.runDir);
   if (task.command === undefined) {
     throw new KowalskiError('KW_ERR_APPROVAL_MISMATCH',
@@ -137,6 +151,7 @@ export function approvedCommand(task: StepTask): CommandSpec & { hash: string } 
       `now ${hash.slice(0, 12)}…): ${JSON.stringify(spec.argv)} in ${spec.cwd}`,
       { where: { file: task.step.file } });
   }
+  if (task.project !== undefined) checkProjectCwd(task.project, spec.cwd, expandedCwd(task.step, ctx), task.step.file);
   return { ...spec, hash };
 }
 

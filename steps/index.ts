@@ -10,6 +10,8 @@ export {
   PASSTHROUGH_ENV, STEP_ENV,
 } from './command.js';
 export type { CommandContext } from './command.js';
+export { resolveProject, PROJECT_INPUT } from './project.js';
+export type { ProjectFolder } from './project.js';
 export { execCommand, GATE_SCRIPT, GATE_CLOSED_EXIT } from './exec.js';
 export type { ExecOptions, ExecResult } from './exec.js';
 export { BoundedCapture } from './capture.js';

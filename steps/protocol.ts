@@ -5,6 +5,7 @@
  */
 import type { HordeDef, PlainError, StepDef } from '../core/index.js';
 import type { ModelCallTrace, ProviderSettings, ToolCallingMode, ToolCallingSetting, ToolOutput, ToolSpec } from '../agents/index.js';
+import type { ProjectFolder } from './project.js';
 import type { SpawnerAddress } from './spawner-wire.js';
 
 /** The exact command a step will run, as shown to the operator and hashed for approval. */
@@ -30,6 +31,8 @@ export interface StepTask {
   attemptDir: string;
   /** The run's form answers. */
   input: Record<string, string>;
+  /** The run's project folder (steps/project.ts), when it has one: verify and apply run there, 1.x `fs_tool` is confined to it. */
+  project?: ProjectFolder;
   /** Workdir-relative output of the step that led here (for `@artifact@`), if any. */
   previousOutput?: string;
   /** Workdir-relative outputs of every step of the horde, for `@step:<name>@`. */

@@ -1,6 +1,7 @@
 /**
- * The one rule every file tool obeys: a path the model wrote names something inside the
- * tools folder chosen in Setup, and never kowalski's own data directory.
+ * The one rule every file tool obeys: a path the model wrote names something inside its
+ * root — the tools folder chosen in Setup, or (for a 1.x `fs_tool` step) the run's
+ * project folder — and never kowalski's own data directory.
  *
  * The root is resolved (`~/` expanded, realpath taken) at every call, not once when the
  * tools are created: Setup may name a folder that does not exist yet, and a chat session
@@ -20,10 +21,16 @@ import path from 'node:path';
 import { KowalskiError } from '../../core/index.js';
 
 export interface FileToolOptions {
-  /** `[tools] root` from config.toml: an absolute folder or `~/…`; null = not chosen in Setup. */
+  /** `[tools] root` from config.toml (or a run's project folder): an absolute folder or `~/…`; null = not chosen in Setup. */
   root: string | null;
-  /** kowalski's data directory: refused, with everything in it, even when it lies inside the root. */
-  dataDir: string;
+  /** kowalski's data directory: refused, with everything in it, even when it lies inside the root. Absent: nothing is refused beyond the root (a run's own workdir as the root). */
+  dataDir?: string;
+  /** How messages and tool descriptions name the root (default "tools folder"). */
+  rootName?: string;
+  /** 1.x `fs_tool`: an absolute path that lies inside the root is taken as the path below it (default false: absolute paths are refused). */
+  absoluteInside?: boolean;
+  /** The first write creates a missing root (default true: the tools folder chosen in Setup; false for a run's project folder, which is the operator's). */
+  createRoot?: boolean;
   /** Bytes read_file returns per call (default 262 144 = 256 KiB). */
   maxReadBytes?: number;
   /** Bytes write_file accepts per call (default 1 048 576 = 1 MiB). */
@@ -68,25 +75,34 @@ export function expandHome(p: string): string {
   return p === '~' || p.startsWith('~/') ? path.join(os.homedir(), p.slice(1)) : p;
 }
 
-/** The segments below the root; refuses what can never name something inside it. */
-function segmentsOf(input: string): string[] {
+/**
+ * The segments below the root; refuses what can never name something inside it. `inside`
+ * is the root's written and real absolute forms when an absolute path inside it is taken
+ * (1.x `fs_tool`), else empty.
+ */
+function segmentsOf(input: string, rootName: string, inside: readonly string[]): string[] {
   if (input.includes('\0')) {
     throw new KowalskiError('KW_ERR_TOOL_ARGS', `${JSON.stringify(input)}: a path may not contain NUL bytes; write the file name as plain text`);
   }
+  let rel = input;
   if (path.isAbsolute(input)) {
-    throw outside(input, 'absolute paths are refused; write the path relative to the tools folder, e.g. "notes/todo.md" (use list_dir "." to see the folder)');
+    const base = inside.find((r) => within(r, path.resolve(input)));
+    if (base === undefined) {
+      throw outside(input, `absolute paths are refused; write the path relative to the ${rootName}, e.g. "notes/todo.md" (use list_dir "." to see the folder)`);
+    }
+    rel = path.relative(base, path.resolve(input));
   }
-  const segments = input.split(path.sep === '\\' ? /[\\/]/ : '/').filter((s) => s !== '' && s !== '.');
+  const segments = rel.split(path.sep === '\\' ? /[\\/]/ : '/').filter((s) => s !== '' && s !== '.');
   if (segments[0] === '~') {
-    throw outside(input, '"~" is not the home folder here: paths are relative to the tools folder; drop the "~/"');
+    throw outside(input, `"~" is not the home folder here: paths are relative to the ${rootName}; drop the "~/"`);
   }
   if (segments.includes('..')) {
-    throw outside(input, '".." is refused: paths stay inside the tools folder; write the path from its top, e.g. "reports/q3.csv"');
+    throw outside(input, `".." is refused: paths stay inside the ${rootName}; write the path from its top, e.g. "reports/q3.csv"`);
   }
   return segments;
 }
 
-async function realRoot(root: string | null, access: FileAccess): Promise<string> {
+async function realRoot(root: string | null, access: FileAccess, rootName: string, create: boolean): Promise<string> {
   if (root === null || root === '') {
     throw new KowalskiError('KW_ERR_FILE_ROOT_UNSET', 'no tools folder is chosen: choose a tools folder in Setup ([tools] root in config.toml)');
   }
@@ -98,7 +114,8 @@ async function realRoot(root: string | null, access: FileAccess): Promise<string
     return await realpath(expanded);
   } catch (err) {
     if (!enoent(err)) throw err;
-    if (access === 'read') throw new KowalskiError('KW_ERR_FILE_NOT_FOUND', 'the tools folder is empty: it does not exist until write_file creates the first file');
+    if (!create) throw new KowalskiError('KW_ERR_FILE_NOT_FOUND', `the ${rootName} ${JSON.stringify(root)} does not exist`);
+    if (access === 'read') throw new KowalskiError('KW_ERR_FILE_NOT_FOUND', `the ${rootName} is empty: it does not exist until write_file creates the first file`);
     // The operator chose this folder in Setup; the first write brings it into being.
     await mkdir(expanded, { recursive: true });
     return realpath(expanded);
@@ -111,12 +128,14 @@ async function realRoot(root: string | null, access: FileAccess): Promise<string
  * root, and the data directory; `read` also refuses what does not exist
  * (KW_ERR_FILE_NOT_FOUND); `write` refuses a final symlink and creates a missing root.
  */
-export async function resolveToolPath(options: Pick<FileToolOptions, 'root' | 'dataDir'>, input: string, access: FileAccess): Promise<ToolPath> {
-  const segments = segmentsOf(input);
-  const root = await realRoot(options.root, access);
-  const dataDir = await realDeep(path.resolve(expandHome(options.dataDir)));
+export async function resolveToolPath(options: Pick<FileToolOptions, 'root' | 'dataDir' | 'rootName' | 'absoluteInside' | 'createRoot'>, input: string, access: FileAccess): Promise<ToolPath> {
+  const rootName = options.rootName ?? 'tools folder';
+  const early = options.absoluteInside === true ? undefined : segmentsOf(input, rootName, []);
+  const root = await realRoot(options.root, access, rootName, options.createRoot ?? true);
+  const segments = early ?? segmentsOf(input, rootName, [path.resolve(expandHome(options.root ?? root)), root]);
+  const dataDir = options.dataDir === undefined ? undefined : await realDeep(path.resolve(expandHome(options.dataDir)));
   const refuseData = (p: string): void => {
-    if (within(dataDir, p)) throw outside(input, "this is kowalski's own data folder, which file tools never touch; use another folder");
+    if (dataDir !== undefined && within(dataDir, p)) throw outside(input, "this is kowalski's own data folder, which file tools never touch; use another folder");
   };
   refuseData(root);
   let cur = root;
@@ -145,7 +164,7 @@ export async function resolveToolPath(options: Pick<FileToolOptions, 'root' | 'd
       } catch {
         throw outside(input, `${JSON.stringify(where)} is a symlink to something that does not exist; use another path`);
       }
-      if (!within(root, target)) throw outside(input, `${JSON.stringify(where)} is a symlink leading out of the tools folder; use a path that stays inside it`);
+      if (!within(root, target)) throw outside(input, `${JSON.stringify(where)} is a symlink leading out of the ${rootName}; use a path that stays inside it`);
       cur = target;
       st = await stat(target);
     } else {

@@ -1,4 +1,4 @@
-/** list_dir: the entries of a folder inside the tools folder, with type and size, bounded. */
+/** list_dir: the entries of a folder inside the tools folder (or another root, see file-root.ts), with type and size, bounded. */
 import type { Stats } from 'node:fs';
 import { lstat, readdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -18,14 +18,18 @@ function describe(name: string, st: Stats): string {
 }
 
 export function createListDir(options: FileToolOptions): Tool {
+  const root = options.rootName ?? 'tools folder';
   return {
     idempotent: true,
     spec: {
       name: 'list_dir',
-      description: 'List a folder inside the tools folder: each entry with its type and size in bytes. Paths are relative to the tools folder; "." (the default) is its top.',
+      description: `List a folder inside the ${root}: each entry with its type and size in bytes. Paths are relative to the ${root}; "." (the default) is its top.`,
       inputSchema: {
         type: 'object',
-        properties: { path: { type: 'string', description: 'Folder relative to the tools folder, e.g. "reports"; default "."' } },
+        properties: {
+          path: { type: 'string', description: `Folder relative to the ${root}, e.g. "reports"; default "."` },
+          max_entries: { type: 'integer', minimum: 1, maximum: MAX_ENTRIES, description: `Entries to show (default and most: ${MAX_ENTRIES})` },
+        },
         additionalProperties: false,
       },
     },
@@ -37,7 +41,7 @@ export function createListDir(options: FileToolOptions): Tool {
       }
       ctx.signal.throwIfAborted();
       const names = (await readdir(dir.real)).sort();
-      const shown = names.slice(0, MAX_ENTRIES);
+      const shown = names.slice(0, typeof args.max_entries === 'number' ? Math.min(args.max_entries, MAX_ENTRIES) : MAX_ENTRIES);
       const lines: string[] = [];
       for (const name of shown) {
         ctx.signal.throwIfAborted();

@@ -16,14 +16,15 @@ export const DEFAULT_MAX_WRITE_BYTES = 1024 * 1024;
 
 export function createWriteFile(options: FileToolOptions): Tool {
   const limit = options.maxWriteBytes ?? DEFAULT_MAX_WRITE_BYTES;
+  const root = options.rootName ?? 'tools folder';
   return {
     spec: {
       name: 'write_file',
-      description: `Write a text file inside the tools folder (path relative to it), replacing it if it exists and creating missing folders. At most ${limit} bytes.`,
+      description: `Write a text file inside the ${root} (path relative to it), replacing it if it exists and creating missing folders. At most ${limit} bytes.`,
       inputSchema: {
         type: 'object',
         properties: {
-          path: { type: 'string', description: 'File relative to the tools folder, e.g. "reports/summary.md"' },
+          path: { type: 'string', description: `File relative to the ${root}, e.g. "reports/summary.md"` },
           content: { type: 'string', description: 'The whole new content of the file' },
         },
         required: ['path', 'content'],

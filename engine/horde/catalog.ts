@@ -9,6 +9,7 @@ import { KowalskiError } from '../../core/index.js';
 import type { HordeDef, LoadResult, Problem } from '../../core/index.js';
 import { splitFrontMatter } from './frontmatter.js';
 import { loadHorde } from './load.js';
+import { manifestOf } from './manifest.js';
 import type { LoadOptions } from './load.js';
 import { lineOfKey } from './locate.js';
 import { countProblems } from './problem-cap.js';
@@ -91,11 +92,10 @@ export async function resolveHordeRef(
   }
   const expanded = ref === '~' || ref.startsWith('~/') ? path.join(os.homedir(), ref.slice(1)) : ref;
   const abs = path.resolve(cwd, expanded);
-  const hasHorde = await fs.stat(path.join(abs, 'horde.md')).then((s) => s.isFile(), () => false);
-  if (!hasHorde) {
+  if ((await manifestOf(abs)) === undefined) {
     const places = [catalog.builtinDir, catalog.userDir].filter((d): d is string => d !== undefined);
     const ids = places.length === 0 ? 'no horde folders were searched' : `no horde with id "${ref}" in ${places.join(' or ')}`;
-    throw new KowalskiError('KW_ERR_HORDE_NOT_FOUND', `no horde "${ref}": ${ids}, and ${abs} is not a folder holding a horde.md`);
+    throw new KowalskiError('KW_ERR_HORDE_NOT_FOUND', `no horde "${ref}": ${ids}, and ${abs} is not a folder holding a horde.md (or 1.x app.md)`);
   }
   const known = catalog.entries.find((e) => e.dir === abs);
   if (known !== undefined) return known;
@@ -128,19 +128,20 @@ async function hordeFolders(dir: string): Promise<string[]> {
   const out: string[] = [];
   for (const name of names) {
     const folder = path.join(dir, name);
-    if (await fs.stat(path.join(folder, 'horde.md')).then((s) => s.isFile(), () => false)) out.push(folder);
+    if ((await manifestOf(folder)) !== undefined) out.push(folder);
   }
   return out;
 }
 
 async function idTaken(folder: string, result: Extract<LoadResult, { ok: true }>, earlier: CatalogEntry): Promise<LoadResult> {
-  const text = await fs.readFile(path.join(folder, 'horde.md'), 'utf8').catch(() => '');
+  const manifest = result.horde.manifest ?? 'horde.md';
+  const text = await fs.readFile(path.join(folder, manifest), 'utf8').catch(() => '');
   const split = splitFrontMatter(text);
   const line = split.ok ? lineOfKey(split.value.toml, 'id') : undefined;
   const problem: Problem = {
     severity: 'error',
     code: 'KW_ERR_HORDE_ID_TAKEN',
-    file: 'horde.md',
+    file: manifest,
     key: 'id',
     message: `id "${result.horde.id}" is already used by the ${earlier.origin} horde in ${earlier.dir}; give this horde another id`,
   };

@@ -12,7 +12,9 @@ export { countProblems, MAX_PROBLEMS, MAX_PROBLEMS_PER_FILE } from './problem-ca
 export { splitFrontMatter, toPlain } from './frontmatter.js';
 export type { FrontMatter, FrontMatterResult } from './frontmatter.js';
 export { STEP_NAME } from './graph.js';
-export { FS_TOOL_EXPANSION } from './steps.js';
+export { FS_TOOL } from './steps.js';
+export { manifestAmong, manifestOf, MANIFEST_FILES } from './manifest.js';
+export type { ManifestFile } from './manifest.js';
 export { TRIGGER_NAME, DEFAULT_DEBOUNCE_MS, cronProblem, timezoneProblem } from './triggers.js';
 export { scanPlaceholders } from './placeholders.js';
 export type { Placeholder, PlaceholderScan } from './placeholders.js';

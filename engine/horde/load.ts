@@ -9,9 +9,10 @@ import type { HordeDef, InputField, LoadResult, StepDef } from '../../core/index
 import type { Fields } from './fields.js';
 import { agentFileNames, readMarkdown } from './files.js';
 import { buildEdges, readPipeline } from './graph.js';
+import { manifestOf } from './manifest.js';
 import { DEFAULT_HASH_LIMITS, hashFolder } from './hash.js';
 import type { HashLimits } from './hash.js';
-import { checkPathAt } from './paths.js';
+import { checkPathAt, checkRelPath } from './paths.js';
 import { ProblemList } from './problems.js';
 import { checkPlaceholders, readStep } from './steps.js';
 import { readTriggers } from './triggers.js';
@@ -50,8 +51,10 @@ export async function loadHorde(dir: string, options: LoadOptions = {}): Promise
     problems.error('KW_ERR_HORDE_NOT_FOUND', { file: 'horde.md' }, `${abs} is not a folder`);
     return fail();
   }
-  const read = await readMarkdown(abs, 'horde.md', problems);
-  if (read.status === 'missing') problems.error('KW_ERR_HORDE_NOT_FOUND', { file: 'horde.md' }, `there is no horde.md in ${abs}`);
+  const manifest = (await manifestOf(abs)) ?? 'horde.md';
+  if (manifest === 'app.md') problems.warn('KW_WARN_MANIFEST_APP_MD', { file: 'app.md' }, 'there is no horde.md: app.md is read as the manifest, as 1.x did (rename it horde.md to silence this)');
+  const read = await readMarkdown(abs, manifest, problems);
+  if (read.status === 'missing') problems.error('KW_ERR_HORDE_NOT_FOUND', { file: 'horde.md' }, `there is no horde.md (or 1.x app.md) in ${abs}`);
   if (read.status !== 'ok') return fail();
   const h = read.fields;
 
@@ -60,8 +63,8 @@ export async function loadHorde(dir: string, options: LoadOptions = {}): Promise
   const description = h.string('description') ?? '';
   const pipeline = readPipeline(h);
   const confirmCommands = h.bool('confirm_commands') ?? true;
-  const workdir = readPath(h, 'workdir', 'output', 'the run directory').replace(/\/$/, '');
-  const deliveryRootRel = readPath(h, 'delivery_root_rel', 'HANDOFF.md', 'the run workdir');
+  const workdir = readWorkdir(h);
+  const deliveryRootRel = readDelivery(h);
   const display: Record<string, string> = {};
   for (const key of DISPLAY_KEYS) {
     if (typeof h.table[key] === 'string') display[key] = h.raw(key) as string;
@@ -116,6 +119,7 @@ export async function loadHorde(dir: string, options: LoadOptions = {}): Promise
     id, displayName, description, pipeline, steps, edges, triggers, confirmCommands, workdir, deliveryRootRel,
     display, inputs, body: read.body, extra, hash: hashed.hash, dir: abs, origin: options.origin ?? 'path',
   };
+  if (manifest === 'app.md') horde.manifest = manifest;
   return { ok: true, horde, warnings: problems.reported() };
 }
 
@@ -137,8 +141,41 @@ function readId(h: Fields, folder: string): string | undefined {
   return undefined;
 }
 
-function readPath(h: Fields, key: string, fallback: string, root: string): string {
-  const raw = h.string(key);
-  if (raw === undefined) return fallback;
-  return checkPathAt(h, key, raw, root) ?? fallback;
+/** The default workdir, relative to the run's directory. */
+const DEFAULT_WORKDIR = 'output';
+/** The default (and 1.x's fallback) delivery file, relative to the workdir. */
+const DEFAULT_DELIVERY = 'HANDOFF.md';
+
+/**
+ * `workdir`: relative to the run's own directory (1.x's `<horde>/output` is `<run>/output`).
+ * An absolute one (1.x wrote there) is a warning: the run works in its own `output`.
+ */
+function readWorkdir(h: Fields): string {
+  const raw = h.string('workdir');
+  if (raw === undefined) return DEFAULT_WORKDIR;
+  if (path.isAbsolute(raw.trim())) {
+    h.problems.warn('KW_WARN_WORKDIR_ABSOLUTE', h.at('workdir'),
+      `workdir "${raw}" is absolute; each run works in its own folder, so this run's files go to <run>/${DEFAULT_WORKDIR} and nothing is written to ${raw}`);
+    return DEFAULT_WORKDIR;
+  }
+  return (checkPathAt(h, 'workdir', raw, 'the run directory') ?? DEFAULT_WORKDIR).replace(/\/$/, '');
+}
+
+/**
+ * `delivery_root_rel`: a workdir-relative file. A value that does not look like one (empty,
+ * a placeholder word such as "string" or "output", a bare word, absolute, with `..`) falls
+ * back to HANDOFF.md with a warning, as 1.x's `output_looks_invalid` did.
+ */
+function readDelivery(h: Fields): string {
+  const raw = h.string('delivery_root_rel');
+  if (raw === undefined) return DEFAULT_DELIVERY;
+  const t = raw.trim();
+  const checked = checkRelPath(t);
+  const word = !t.includes('/') && !t.includes('.') && /^[\p{L}\s]*$/u.test(t);
+  if (word || !checked.ok || checked.path.endsWith('/') || checked.path === '.') {
+    h.problems.warn('KW_WARN_DELIVERY_FALLBACK', h.at('delivery_root_rel'),
+      `delivery_root_rel "${raw}" does not look like a file in the workdir (${checked.ok ? 'a bare word or a folder' : checked.reason}); ${DEFAULT_DELIVERY} is used, as 1.x did`);
+    return DEFAULT_DELIVERY;
+  }
+  return checked.path;
 }

@@ -3,6 +3,7 @@
  * One `ProblemList` per load (no shared state); one `Source` per file read.
  */
 import type { ErrorCode, Problem } from '../../core/index.js';
+import { MANIFEST_FILES } from './manifest.js';
 import { KeyLocator } from './locate.js';
 import { capProblems, clipText, MAX_KEY_CHARS, MAX_MESSAGE_CHARS } from './problem-cap.js';
 
@@ -56,10 +57,11 @@ export class ProblemList {
     return this.errors;
   }
 
-  /** Errors and warnings ordered by file (horde.md first), then line; stable otherwise. */
+  /** Errors and warnings ordered by file (the manifest, horde.md or 1.x app.md, first), then line; stable otherwise. */
   sorted(): Problem[] {
     // Rank the few distinct files once, so the sort itself compares numbers.
-    const files = [...new Set(this.items.map((p) => p.file))].sort((a, b) => (a === 'horde.md' ? '' : a).localeCompare(b === 'horde.md' ? '' : b));
+    const key = (f: string): string => ((MANIFEST_FILES as readonly string[]).includes(f) ? '' : f);
+    const files = [...new Set(this.items.map((p) => p.file))].sort((a, b) => key(a).localeCompare(key(b)));
     const rank = new Map(files.map((f, i) => [f, i]));
     return this.items
       .map((p, i) => ({ p, i, r: rank.get(p.file) ?? 0 }))

@@ -1,7 +1,8 @@
 /**
  * One `agents/<step>.md`: its front matter checked and normalised into a StepDef, with the
- * 1.x aliases resolved (`writes` → output, `reads` → context_paths, `tools` → tool_ids,
- * `fs_tool` → the three file tools). Display and unknown keys are kept in `extra`.
+ * 1.x aliases resolved (`writes` → output, `reads` → context_paths, `tools` → tool_ids).
+ * `fs_tool` stays as written: the engine offers it as the file tools confined to the run's
+ * project folder (engine/models.ts). Display and unknown keys are kept in `extra`.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -13,8 +14,8 @@ import { readInputs } from './inputs.js';
 import { checkPathAt, isInside } from './paths.js';
 import { scanPlaceholders } from './placeholders.js';
 
-/** The 1.x tool id that means the three file tools. */
-export const FS_TOOL_EXPANSION: readonly string[] = ['list_dir', 'read_file', 'write_file'];
+/** The 1.x tool id of the file tools confined to the run's project folder. */
+export const FS_TOOL = 'fs_tool';
 const MODEL_KINDS: ReadonlySet<string> = new Set(MODEL_STEP_KINDS);
 const ISOLATION: readonly Isolation[] = ['in_process', 'process'];
 const APPLY_MODES: readonly ApplyMode[] = ['dry-run', 'execute'];
@@ -165,8 +166,8 @@ function readTools(f: Fields, known: ReadonlySet<string>): string[] {
   const list = f.stringArray(key) ?? [];
   const out = new Set<string>();
   list.forEach((tool, i) => {
-    if (tool === 'fs_tool') {
-      for (const t of FS_TOOL_EXPANSION) out.add(t);
+    if (tool === FS_TOOL) {
+      out.add(tool);
       return;
     }
     if (tool.trim() === '') {

@@ -1,6 +1,7 @@
 /**
  * `apply`: writes the changes proposed as fenced diff blocks in the previous step's
- * artifact into the project folder (the step's `verify_cwd`, default the workdir).
+ * artifact into the project folder (the step's `verify_cwd`, default the run's project
+ * folder, else the workdir).
  * `dry-run` (the default) only checks that every hunk applies; `execute` computes every
  * file first and then writes them, so a conflict changes nothing.
  */

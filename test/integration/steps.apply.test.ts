@@ -189,3 +189,23 @@ test('an apply step whose mode changed after approval is refused and writes noth
   assert.equal(result.error?.code, 'KW_ERR_APPROVAL_MISMATCH');
   assert.deepEqual(snapshot(s.project), before);
 });
+
+test('with a project folder (1.x project_path) and no verify_cwd, apply writes into the project folder', async (t) => {
+  const project = tempDir(t);
+  fs.mkdirSync(path.join(project, 'src'));
+  fs.writeFileSync(path.join(project, 'src/app.js'), APP);
+  fs.writeFileSync(path.join(project, 'old.txt'), 'remove me\n');
+  const dev = makeStep({ name: 'dev', kind: 'process', output: 'dev/proposal.md' });
+  const apply = makeStep({ name: 'patch', kind: 'apply', output: 'apply.md', applyMode: 'execute' });
+  const task = makeTask({
+    horde: makeHorde([dev, apply]), step: 'patch', runDir: tempDir(t), previousOutput: 'dev/proposal.md',
+    project: { path: project, input: 'project_path', from: 'id' },
+  });
+  assert.equal(task.command?.cwd, project, 'the approval shows the project folder');
+  fs.mkdirSync(path.join(task.workdir, 'dev'), { recursive: true });
+  fs.writeFileSync(path.join(task.workdir, 'dev/proposal.md'), GOOD);
+  const { result } = await runTask(runner, task);
+  assert.equal(result.outcome, 'pass', JSON.stringify(result.error));
+  assert.match(fs.readFileSync(path.join(project, 'src/app.js'), 'utf8'), /Hello, \$\{name\}!/);
+  assert.equal(fs.existsSync(path.join(task.workdir, 'src')), false, 'nothing was written into the workdir');
+});

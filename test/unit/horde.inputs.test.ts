@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { loadHorde } from '../../engine/horde/index.js';
-import { baseFiles, expectError, expectOk, writeHorde } from '../fixtures/hordes/temp-horde.js';
+import { baseFiles, expectError, expectOk, expectProblem, writeHorde } from '../fixtures/hordes/temp-horde.js';
 import type { TempHorde } from '../fixtures/hordes/temp-horde.js';
 
 /** A base horde whose intake step declares these [[inputs]] (TOML text). */
@@ -21,7 +21,7 @@ void test('label defaults to the id, required to false, type to text', async (t)
 void test('bad [[inputs]] entries: each is KW_ERR_INPUTS_INVALID on its own key and line', async (t) => {
   // Lines of the file: 1 ---, 2 name, 3 kind, 4 blank, then the TOML below from line 5.
   const toml = [
-    '[[inputs]]', 'id = "a"', 'type = "essay"', // inputs[0].type, line 7
+    '[[inputs]]', 'id = "a"', 'type = 3', //        inputs[0].type, line 7
     '', '[[inputs]]', 'id = "a"', //               inputs[1].id (duplicate), line 10
     '', '[[inputs]]', 'id = "c"', 'type = "choice"', // inputs[2].options missing
     '', '[[inputs]]', 'id = "d"', 'type = "choice"', 'options = []', // inputs[3].options empty, line 19
@@ -67,4 +67,14 @@ void test('an input declared only by a later step is not part of the form, so a 
   }));
   t.after(h.cleanup);
   expectError(await loadHorde(h.dir), { code: 'KW_ERR_KEY_VALUE', file: 'agents/check.md', key: 'verify_command', line: 4 });
+});
+
+void test('an input type kowalski does not know (1.x "number") is a plain text field with KW_WARN_INPUT_TYPE_UNKNOWN naming file, key and line', async (t) => {
+  const h = withInputs(['[[inputs]]', 'id = "count"', 'type = "number"', 'label = "How many"'].join('\n'));
+  t.after(h.cleanup);
+  const r = await loadHorde(h.dir);
+  const { horde } = expectOk(r);
+  assert.deepEqual(horde.inputs, [{ id: 'count', type: 'text', label: 'How many', required: false }]);
+  const w = expectProblem(r, { code: 'KW_WARN_INPUT_TYPE_UNKNOWN', file: 'agents/intake.md', key: 'inputs[0].type', line: 7, severity: 'warning' });
+  assert.match(w.message, /"number"/);
 });

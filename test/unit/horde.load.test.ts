@@ -25,7 +25,7 @@ void test('a 1.x folder loads unchanged: aliases, display keys, unknown keys, fs
 
   const dev = horde.steps['dev-1'];
   assert.ok(dev);
-  assert.deepEqual(dev.tools, ['list_dir', 'read_file', 'write_file', 'web_search']);
+  assert.deepEqual(dev.tools, ['fs_tool', 'web_search'], 'fs_tool is kept: the engine offers it as the project folder\'s file tools');
   assert.deepEqual(dev.context, ['@artifact@', '@step:ingest@', 'templates/style.md']);
   assert.equal(dev.promptFile, 'prompts/dev.md');
   assert.equal(dev.output, 'debug/dev-1.md');
@@ -60,7 +60,7 @@ void test('every new key loads: +++ fences, new aliases, triggers, inputs, apply
   assert.equal(intake?.timeoutSecs, 30);
   const plan = horde.steps.plan;
   assert.deepEqual(plan?.context, ['@artifact@', 'notes/extra.md']);
-  assert.deepEqual(plan?.tools, ['read_file', 'data.query', 'list_dir', 'write_file']);
+  assert.deepEqual(plan?.tools, ['read_file', 'data.query', 'fs_tool']);
   assert.equal(plan?.model, 'ollama:qwen2.5:7b');
   assert.equal(plan?.isolation, 'process');
   assert.equal(horde.steps.patch?.applyMode, 'execute');
@@ -154,12 +154,31 @@ void test('display keys that are not strings are kept in extra, never an error',
   assert.deepEqual(def.extra, { default_question: 3 });
 });
 
-for (const [key, value] of [['workdir', '/tmp/out'], ['workdir', '../out'], ['delivery_root_rel', '../HANDOFF.md'], ['delivery_root_rel', 'C:\\\\x.md']] as const) {
-  void test(`${key} = "${value}" escapes its root: KW_ERR_PATH_ESCAPES`, async (t) => {
-    const horde = `---\nid = "base"\npipeline = ["intake", "check", "report"]\n${key} = "${value}"\n---\n`;
+void test('workdir = "../out" escapes its root: KW_ERR_PATH_ESCAPES', async (t) => {
+  const horde = '---\nid = "base"\npipeline = ["intake", "check", "report"]\nworkdir = "../out"\n---\n';
+  const h = writeHorde(baseFiles({ horde }));
+  t.after(h.cleanup);
+  expectError(await loadHorde(h.dir), { code: 'KW_ERR_PATH_ESCAPES', file: 'horde.md', key: 'workdir', line: 4 });
+});
+
+void test('an absolute workdir (1.x) loads with a warning and maps to the run\'s own output folder', async (t) => {
+  const horde = '---\nid = "base"\npipeline = ["intake", "check", "report"]\nworkdir = "/tmp/out"\n---\n';
+  const h = writeHorde(baseFiles({ horde }));
+  t.after(h.cleanup);
+  const r = await loadHorde(h.dir);
+  assert.equal(expectOk(r).horde.workdir, 'output');
+  const w = expectProblem(r, { code: 'KW_WARN_WORKDIR_ABSOLUTE', file: 'horde.md', key: 'workdir', line: 4, severity: 'warning' });
+  assert.match(w.message, /<run>\/output and nothing is written to \/tmp\/out/);
+});
+
+for (const value of ['../HANDOFF.md', 'C:\\\\x.md', '/abs/HANDOFF.md', 'String', 'output', 'handoff', 'docs/']) {
+  void test(`delivery_root_rel = "${value}" does not look like a workdir file: HANDOFF.md with KW_WARN_DELIVERY_FALLBACK (1.x)`, async (t) => {
+    const horde = `---\nid = "base"\npipeline = ["intake", "check", "report"]\ndelivery_root_rel = "${value}"\n---\n`;
     const h = writeHorde(baseFiles({ horde }));
     t.after(h.cleanup);
-    expectError(await loadHorde(h.dir), { code: 'KW_ERR_PATH_ESCAPES', file: 'horde.md', key, line: 4 });
+    const r = await loadHorde(h.dir);
+    assert.equal(expectOk(r).horde.deliveryRootRel, 'HANDOFF.md');
+    expectProblem(r, { code: 'KW_WARN_DELIVERY_FALLBACK', file: 'horde.md', key: 'delivery_root_rel', line: 4, severity: 'warning' });
   });
 }
 
@@ -183,7 +202,7 @@ void test('every problem in the folder is collected in one load, each with file,
   set('agents/dev-1.md', 'prompt_file = "prompts/dev.md"', 'prompt_file = "prompts/missing.md"');
   set('agents/test-verify.md', 'kind = "verify"', 'kind = "verfy"');
   set('agents/deliver.md', 'output = "HANDOFF.md"', 'output = "../HANDOFF.md"');
-  set('agents/ingest.md', 'type = "textarea"', 'type = "essay"');
+  set('agents/ingest.md', 'type = "textarea"', 'type = 3');
   const r = await loadHorde(h.dir);
   expectError(r, { code: 'KW_ERR_EDGE_LOOP_UNBOUNDED', file: 'horde.md', key: 'edges[0].max_loops', line: 23 });
   expectError(r, { code: 'KW_ERR_PROMPT_MISSING', file: 'agents/dev-1.md', key: 'prompt_file', line: 6 });

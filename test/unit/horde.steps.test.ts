@@ -110,15 +110,15 @@ void test('context_paths / reads: @artifact@, @step:<pipeline step>@, and relati
   expectError(r, { code: 'KW_ERR_PATH_ESCAPES', file: 'agents/check.md', key: 'context_paths[3]' });
 });
 
-void test('tools: fs_tool means the three file tools; a tool nothing provides is a warning; knownTools silences it', async (t) => {
+void test('tools: fs_tool is kept as written (the engine offers it); a tool nothing provides is a warning; knownTools silences it', async (t) => {
   const h = withCheck('kind = "process"\nprompt_file = "p.md"\ntools = ["fs_tool", "read_file", "mcp1.search"]', { 'p.md': 'x' });
   t.after(h.cleanup);
   const r = await load(h);
   const ok = expectOk(r);
-  assert.deepEqual(ok.horde.steps.check?.tools, ['list_dir', 'read_file', 'write_file', 'mcp1.search']);
+  assert.deepEqual(ok.horde.steps.check?.tools, ['fs_tool', 'read_file', 'mcp1.search']);
   const w = expectProblem(r, { code: 'KW_WARN_TOOL_UNKNOWN', file: 'agents/check.md', key: 'tools[2]', line: 5, severity: 'warning' });
   assert.match(w.message, /"mcp1\.search"/);
-  const quiet = expectOk(await load(h, { knownTools: new Set(['list_dir', 'read_file', 'write_file', 'mcp1.search']) }));
+  const quiet = expectOk(await load(h, { knownTools: new Set(['read_file', 'mcp1.search']) }));
   assert.deepEqual(quiet.warnings, []);
 
   const typed = withCheck('kind = "verify"\nverify_command = "true"\ntool_ids = ["read_file", 3]');
