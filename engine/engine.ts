@@ -63,7 +63,7 @@ import type { Timers } from './triggers/timers.js';
 import { createVault } from './vault/index.js';
 import type { Vault } from './vault/index.js';
 import { RookeryService } from './rookery/rookery-service.js';
-import { createRookeryTools } from './rookery/rookery-tools.js';
+import { ROOKERY_TOOL_NAMES, createRookeryTools } from './rookery/rookery-tools.js';
 import { DATA_TOOL_NAMES } from '../agents/index.js';
 
 export interface EngineOptions {
@@ -308,7 +308,9 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
 
     const chat = new ChatService({
       db, clock, observers, traces: models.traces,
-      profiles: teamProfiles(team, () => config, () => [...models.builtinToolNames(), DELEGATE_TOOL]),
+      // "Every tool" leaves out the Rookery's: they edit a horde draft, which only an agent
+      // that names them (the builder) is for; the assistant delegates to the builder.
+      profiles: teamProfiles(team, () => config, () => [...models.builtinToolNames().filter((t) => !ROOKERY_TOOL_NAMES.includes(t)), DELEGATE_TOOL]),
       tools: () => models.chatTools(),
       config: () => config,
       providers: () => models.providerSettings(),

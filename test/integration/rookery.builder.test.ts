@@ -186,3 +186,13 @@ test('a draft and its birth outlive a restart: the session finds its draft, and 
   assert.deepEqual(await again.engine.rookery.birth(after.id), before.born);
   assert.deepEqual(again.engine.rookery.list().map((d) => [d.id, d.session_id, d.horde_id, d.stage]), [[before.id, session.id, 'fix-loop', 'born']]);
 });
+
+test('the assistant ("every tool") is not offered the Rookery tools: it delegates to the builder, which names them', async (t) => {
+  const s = await chatSetup(t, () => ({ text: 'Hello.' }), {});
+  const session = s.engine.chat.create({ agent: 'assistant' });
+  const out = await s.engine.chat.send(session.id, 'hi').done;
+  assert.equal(out.stop, 'done', JSON.stringify(out));
+  const offered: string[] = s.server.requests.find((r) => r.path === '/api/chat')!.body.tools.map((tool: any) => tool.function.name);
+  assert.ok(offered.includes('delegate_to_agent') && offered.includes('read_note'), offered.join(', '));
+  assert.deepEqual(offered.filter((name) => name.startsWith('rookery_')), []);
+});
