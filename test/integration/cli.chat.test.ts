@@ -122,7 +122,8 @@ function pipedChat(home: string, args: string[], input: string): Promise<CliResu
 describe('kowalski chat through a running server', () => {
   it('sends through the server that owns the data directory; /continue goes on with the turn its budget stopped', async (t) => {
     const { home } = await chatHome(t, SCRIPT, TEAM);
-    const server = startCli(home, ['serve', '--no-open', '--port', '0'], { limitMs: 120_000 });
+    // The limit is the server's whole life: four CLI processes start and finish meanwhile (~10 s each when the suite loads both cores).
+    const server = startCli(home, ['serve', '--no-open', '--port', '0'], { limitMs: 300_000 });
     t.after(async () => {
       if (server.child.exitCode === null) server.child.kill('SIGTERM');
       await server.exited;
