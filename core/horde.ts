@@ -25,7 +25,9 @@ export interface InputField {
 }
 
 export type Isolation = 'in_process' | 'process';
+export const ISOLATIONS: readonly Isolation[] = ['in_process', 'process'];
 export type ApplyMode = 'dry-run' | 'execute';
+export const APPLY_MODES: readonly ApplyMode[] = ['dry-run', 'execute'];
 
 export interface NormalizeSpec {
   docTitle?: string;

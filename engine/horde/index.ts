@@ -7,7 +7,7 @@ export type { LoadOptions } from './load.js';
 export { listHordes, resolveHordeRef, requireHorde, IMPORT_MARKER } from './catalog.js';
 export type { Catalog, CatalogEntry, ListOptions } from './catalog.js';
 export { formatProblems, ProblemList, Source } from './problems.js';
-export { Fields } from './fields.js';
+export { Fields, isTable } from './fields.js';
 export { countProblems, MAX_PROBLEMS, MAX_PROBLEMS_PER_FILE } from './problem-cap.js';
 export { splitFrontMatter, toPlain } from './frontmatter.js';
 export type { FrontMatter, FrontMatterResult } from './frontmatter.js';

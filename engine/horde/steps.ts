@@ -6,8 +6,8 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { MODEL_STEP_KINDS } from '../../core/index.js';
-import type { ApplyMode, Isolation, NormalizeSpec, StepDef } from '../../core/index.js';
+import { APPLY_MODES, ISOLATIONS, MODEL_STEP_KINDS } from '../../core/index.js';
+import type { ApplyMode, NormalizeSpec, StepDef } from '../../core/index.js';
 import { someOf } from './fields.js';
 import type { Fields } from './fields.js';
 import { readInputs } from './inputs.js';
@@ -17,8 +17,6 @@ import { scanPlaceholders } from './placeholders.js';
 /** The 1.x tool id of the file tools confined to the run's project folder. */
 export const FS_TOOL = 'fs_tool';
 const MODEL_KINDS: ReadonlySet<string> = new Set(MODEL_STEP_KINDS);
-const ISOLATION: readonly Isolation[] = ['in_process', 'process'];
-const APPLY_MODES: readonly ApplyMode[] = ['dry-run', 'execute'];
 
 export interface StepContextInfo {
   /** Absolute horde folder. */
@@ -62,7 +60,7 @@ export async function readStep(name: string, f: Fields, body: string, ctx: StepC
   const tools = readTools(f, ctx.knownTools);
   const model = f.string('model', { nonEmpty: true });
   const timeoutSecs = f.integer('timeout_secs', 1);
-  const isolation = f.oneOf('isolation', ISOLATION) ?? 'in_process';
+  const isolation = f.oneOf('isolation', ISOLATIONS) ?? 'in_process';
   const verifyCommand = f.string('verify_command', { required: kind === 'verify', nonEmpty: true });
   const verifyCwd = f.string('verify_cwd', { nonEmpty: true });
   let applyMode: ApplyMode | undefined;

@@ -3,6 +3,7 @@
  * (`Rust_Project 1.0` → `rust-project-1-0`, as 1.x did), a title from a name, and the
  * values a lenient draft reader accepts (a string, a number written as one, a list of strings).
  */
+import { isTable } from '../horde/index.js';
 import { MAX_NAME_CHARS } from './limits.js';
 
 /**
@@ -29,7 +30,7 @@ export function titleOf(name: string): string {
 
 /** A plain object (not an array, not null), or undefined. */
 export function asRecord(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  return isTable(value) ? value : undefined;
 }
 
 /** A string as written; a number or boolean as its text; anything else undefined. */

@@ -3,11 +3,10 @@
  * 1.x ones (`tool_ids`, `model_id`, `prompt`, `output_path`, `writes`, `reads`), values
  * coerced as a person would read them, unknown keys (`avatar`, `agent_body`, …) dropped.
  */
+import { APPLY_MODES, ISOLATIONS } from '../../core/index.js';
 import type { DraftInput, DraftStep } from './types.js';
 import { asFlag, asRecord, asText, asWhole, asWord, asWords } from './names.js';
 
-const APPLY_MODES: readonly NonNullable<DraftStep['apply_mode']>[] = ['dry-run', 'execute'];
-const ISOLATIONS: readonly NonNullable<DraftStep['isolation']>[] = ['in_process', 'process'];
 /** The kinds a missing `kind` is guessed from, by the step's name (as 1.x did). */
 const GUESSED_KINDS = ['ingest', 'verify', 'apply', 'deliver', 'ask', 'lint', 'compile', 'process'];
 
