@@ -22,18 +22,10 @@ import { DEFAULT_CONFIG, createEngine } from '../../engine/index.js';
 import { approveLine, brief, cli, linesOf, outputOf, startCli, stdoutJson, verifyStep, writeHorde } from '../support/cli.js';
 import type { CliResult, RunJson, RunningCli } from '../support/cli.js';
 import { TEST_KINDS } from '../support/engine.js';
+import { cleanups } from '../support/cleanup.js';
 
 const T = String.raw`\[\d\d:\d\d:\d\d\]`;
 const SERVING = /^kowalski serving .* at (http:\/\/127\.0\.0\.1:\d+\/)/;
-
-/** Clean-ups run newest first, in one hook registered before anything is made: children stop before their folder goes. */
-function cleanups(t: TestContext): (fn: () => unknown) => void {
-  const fns: (() => unknown)[] = [];
-  t.after(async () => {
-    for (const fn of fns.reverse()) await fn();
-  });
-  return (fn) => void fns.push(fn);
-}
 
 interface Sandbox {
   root: string;

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
+import type { TestContext } from 'node:test';
 import type { InputField } from '../../core/index.js';
 import type { StepTask } from '../../steps/protocol.js';
 import { createStepRunner } from '../../steps/runner.js';
@@ -25,7 +26,7 @@ const ARTICLE = `<!doctype html><html><head><title>Quarterly report</title><scri
 <p><img src="charts/revenue.png" alt="Revenue chart"></p>
 <p>${'Costs stayed flat, margins widened, and cash grew. '.repeat(12)}</p></article></body></html>`;
 
-function pages(t: { after(fn: () => Promise<void> | void): void }): Promise<LocalServer> {
+function pages(t: TestContext): Promise<LocalServer> {
   return serveHttp(t, (req, res) => {
     if (req.url === '/latest') {
       res.writeHead(302, { location: '/reports/2024/q1.html' });

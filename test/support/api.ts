@@ -9,6 +9,7 @@ import type { Api, ApiOptions } from '../../api/index.js';
 import type { Engine } from '../../engine/index.js';
 import { testEngine, writeHorde } from './engine.js';
 import { tempDir } from './tmp.js';
+import { cleanups } from './cleanup.js';
 
 export const API_PORT = 8765;
 
@@ -44,7 +45,7 @@ export async function testApi(t: TestContext, options: ApiOptions = {}): Promise
   writeTestHordes(home, proof);
   const engine = await testEngine(t, {}, home);
   const api = await buildApi(engine, { port: API_PORT, onInternalError: (err) => t.diagnostic(`internal: ${String(err)}`), ...options });
-  t.after(() => api.app.close());
+  cleanups(t)(() => api.app.close());
   const port = options.port ?? API_PORT;
   return {
     ...api, engine, home, proof,
@@ -94,7 +95,7 @@ export class TestSocket {
   static open(t: TestContext, url: string, protocols: string[] = ['kowalski'], options: ClientOptions = {}): Promise<TestSocket> {
     const ws = new WebSocket(url, protocols, options);
     const socket = new TestSocket(ws);
-    t.after(() => ws.terminate());
+    cleanups(t)(() => ws.terminate());
     return new Promise((resolve, reject) => {
       ws.once('open', () => resolve(socket));
       ws.once('unexpected-response', (_req, res) => {

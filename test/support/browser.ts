@@ -6,10 +6,10 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before } from 'node:test';
-import type { TestContext } from 'node:test';
 import { chromium } from 'playwright-core';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { REPO, startCli } from './cli.js';
+export { cleanups } from './cleanup.js';
 import type { CliResult, RunningCli } from './cli.js';
 
 /** The browser binary; CI installs Debian's `chromium` (never `playwright install`). */
@@ -61,26 +61,6 @@ export function browserForFile(): () => Browser {
     if (browser === undefined) throw new Error('the browser is not started yet (use it inside a test)');
     return browser;
   };
-}
-
-/**
- * Clean-ups in one hook, run newest first. Register it before any temp folder (`after`
- * hooks run in registration order), so pages close and servers stop before their folders go.
- */
-export function cleanups(t: TestContext): (fn: () => unknown) => void {
-  const fns: (() => unknown)[] = [];
-  t.after(async () => {
-    const errors: unknown[] = [];
-    for (const fn of fns.reverse()) {
-      try {
-        await fn();
-      } catch (err) {
-        errors.push(err);
-      }
-    }
-    if (errors.length > 0) throw errors[0];
-  });
-  return (fn) => void fns.push(fn);
 }
 
 export interface Server {

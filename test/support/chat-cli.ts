@@ -6,6 +6,7 @@ import { writeTeam } from './chat.js';
 import { cliSandbox } from './cli.js';
 import { startFakeOllama } from './fake-models.js';
 import type { FakeModelServer, FakeScript, FakeTurn } from './fake-models.js';
+import { cleanups } from './cleanup.js';
 
 export interface ChatHome {
   home: string;
@@ -32,7 +33,7 @@ export function byMessage(turns: Record<string, FakeTurn[]>): FakeScript {
 export async function chatHome(t: TestContext, script: FakeScript, profiles: Record<string, string>, chatToml = ''): Promise<ChatHome> {
   const { root, home } = cliSandbox(t);
   const server = await startFakeOllama(script);
-  t.after(() => server.close());
+  cleanups(t)(() => server.close());
   const files = path.join(root, 'files');
   fs.mkdirSync(files);
   fs.writeFileSync(path.join(files, 'a.txt'), 'hello\n');

@@ -7,6 +7,7 @@ import { createEngine } from '../../engine/index.js';
 import type { Engine } from '../../engine/index.js';
 import { startFakeOllama } from './fake-models.js';
 import type { FakeModelServer, FakeScript, FakeTurn } from './fake-models.js';
+import { cleanups } from './cleanup.js';
 
 export interface ChatSetup {
   engine: Engine;
@@ -54,7 +55,7 @@ export async function chatSetup(t: TestContext, script: FakeScript, profiles: Re
   fs.writeFileSync(path.join(dir, 'config.toml'),
     `[model]\ndefault = "ollama:qwen2.5:7b"\n[providers.ollama]\nhost = "${server.url}"\n[tools]\nroot = "${files}"\n${extraConfig}`);
   const engine = await createEngine({ dataDir: dir });
-  t.after(async () => {
+  cleanups(t)(async () => {
     await engine.close();
     await server.close();
     if (own) fs.rmSync(dir, { recursive: true, force: true });

@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { TestContext } from 'node:test';
 import { DEFAULT_CONFIG, createEngine } from '../../engine/index.js';
 import type { Engine, EngineConfig, StepKindInfo } from '../../engine/index.js';
+import { cleanups } from './cleanup.js';
 
 const kind = (name: string, file: string, flags: Partial<StepKindInfo> = {}): StepKindInfo => ({
   kind: name, module: new URL(`../fixtures/kinds/${file}.ts`, import.meta.url).pathname, usesModel: false, idempotent: true, runsCommand: false, ...flags,
@@ -15,7 +16,7 @@ export const TEST_KINDS: StepKindInfo[] = [kind('noop', 'noop'), kind('ledger', 
 export async function testEngine(t: TestContext, runs: Partial<EngineConfig['runs']> = {}, dataDir?: string): Promise<Engine> {
   const own = dataDir === undefined ? fs.mkdtempSync(path.join(os.tmpdir(), 'kw-home-')) : undefined;
   const engine = await createEngine({ dataDir: own ?? dataDir!, config: { ...DEFAULT_CONFIG, runs: { ...DEFAULT_CONFIG.runs, ...runs } }, extraStepKinds: TEST_KINDS });
-  t.after(async () => {
+  cleanups(t)(async () => {
     await engine.close();
     if (own !== undefined) fs.rmSync(own, { recursive: true, force: true });
   });

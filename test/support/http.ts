@@ -2,6 +2,8 @@
 import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { TestContext } from 'node:test';
+import { cleanups } from './cleanup.js';
 
 export interface LocalServer {
   port: number;
@@ -13,14 +15,14 @@ export interface LocalServer {
   connections(): number;
 }
 
-export async function serveHttp(t: { after(fn: () => Promise<void> | void): void }, handler: http.RequestListener): Promise<LocalServer> {
+export async function serveHttp(t: TestContext, handler: http.RequestListener): Promise<LocalServer> {
   const server = http.createServer(handler);
   let connections = 0;
   server.on('connection', () => { connections += 1; });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
-  t.after(async () => {
+  cleanups(t)(async () => {
     server.closeAllConnections();
     server.close();
     await once(server, 'close');
@@ -29,7 +31,7 @@ export async function serveHttp(t: { after(fn: () => Promise<void> | void): void
 }
 
 /** A server answering every request with one HTML page. */
-export function servePage(t: { after(fn: () => Promise<void> | void): void }, html: string): Promise<LocalServer> {
+export function servePage(t: TestContext, html: string): Promise<LocalServer> {
   return serveHttp(t, (_req, res) => {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     res.end(html);

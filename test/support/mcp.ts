@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { cleanups } from './cleanup.js';
 
 export const EVERYTHING = path.join(fileURLToPath(new URL('../..', import.meta.url)), 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
 
@@ -25,7 +26,7 @@ export async function startEverythingHttp(t: TestContext): Promise<string> {
   const port = await freePort();
   const child = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
   const exited = once(child, 'exit');
-  t.after(async () => {
+  cleanups(t)(async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill();
     await exited;
   });

@@ -9,6 +9,7 @@ import { startWatch } from '../../engine/triggers/watch.js';
 import type { WatchChange, WatchHashes, WatchOptions, WatchOverflow, Watcher } from '../../engine/triggers/watch.js';
 import { systemTimers } from '../../engine/triggers/timers.js';
 import { tempDir } from './tmp.js';
+import { cleanups } from './cleanup.js';
 
 export const DEBOUNCE = 200;
 /** The wall clock and real timers, as the engine gives them by default. */
@@ -86,7 +87,7 @@ export async function watchWith(t: TestContext, options: Partial<WatchOptions> &
     },
     ...options,
   });
-  t.after(() => watcher.close());
+  cleanups(t)(() => watcher.close());
   await watcher.ready;
   return { watcher, rec, hashes };
 }
