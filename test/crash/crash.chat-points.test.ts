@@ -19,13 +19,14 @@ import type { Asked } from './chat-ledger.js';
 import { budgetDrops, budgetsNow, chatLife, checkChat, writeChatHome } from './chat-support.js';
 import type { ChatHome, Chatting } from './chat-support.js';
 import type { HarnessOptions } from './support.js';
+import { cleanups } from '../support/cleanup.js';
 
 interface Setup { ledger: ModelLedger; server: FakeModelServer; h: ChatHome }
 
 async function setup(t: TestContext, topic: string, pace?: (asked: Asked, seen: number) => number): Promise<Setup> {
   const ledger = new ModelLedger(pace);
   const server = await startFakeOllama(ledger.script);
-  t.after(() => server.close());
+  cleanups(t)(() => server.close());
   return { ledger, server, h: writeChatHome(tempDir(t, 'kw-crash-chat-'), server.url, team(CALLS_PER_TURN[topic]!)) };
 }
 

@@ -14,6 +14,7 @@ import { isAlive } from '../../steps/leftovers.js';
 import { processesWithToken, writeHorde } from '../support/engine.js';
 import { tempDir } from '../support/tmp.js';
 import { waitUntil } from '../fixtures/steps/wait.js';
+import { cleanups } from '../support/cleanup.js';
 
 /** `pid:state` of every process in group `pgid` (zombies included, as `Z`). */
 function groupMembers(pgid: number): string[] {
@@ -53,7 +54,7 @@ for (const isolation of ['in_process', 'process'] as const) {
     const horde = writeHorde(path.join(dir, 'horde'), 'id = "sleepy"\npipeline = ["s"]\nconfirm_commands = false',
       { s: `kind = "verify"\nisolation = "${isolation}"\nverify_command = "${command}"` });
     let token = '';
-    t.after(() => {
+    cleanups(t)(() => {
       for (const pid of token === '' ? [] : processesWithToken(token)) process.kill(pid, 'SIGKILL');
     });
 

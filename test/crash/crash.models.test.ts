@@ -14,6 +14,7 @@ import type { FakeTurn } from '../support/fake-models.js';
 import { servePage } from '../support/http.js';
 import { tempDir } from '../support/tmp.js';
 import { acks, harness } from './support.js';
+import { cleanups } from '../support/cleanup.js';
 
 test('kill -9 while a model step streams, restart: the finished model step is not called again, the interrupted one is', async (t) => {
   const { port: pagePort } = await servePage(t, '<html><body><article><h1>Kettles</h1><p>Kettles boil water in about three minutes.</p></article></body></html>');
@@ -34,7 +35,7 @@ test('kill -9 while a model step streams, restart: the finished model step is no
     if (calls.summary === 1) return { text: 'never finished', chunkDelayMs: 60_000 };
     return { text: '# Summary\n\n## Answer\n\nAbout three minutes.\n\n## Key points\n\n- Kettles are quick' };
   });
-  t.after(() => server.close());
+  cleanups(t)(() => server.close());
 
   const home = tempDir(t, 'kw-crash-models-');
   fs.writeFileSync(path.join(home, 'config.toml'), `[model]\ndefault = "ollama:qwen2.5:7b"\n[providers.ollama]\nhost = "${server.url}"\n`);
@@ -54,7 +55,7 @@ test('kill -9 while a model step streams, restart: the finished model step is no
   assert.deepEqual(calls, { notes: 1, summary: 2 });
 
   const db = new Database(path.join(home, 'kowalski.sqlite'), { readonly: true });
-  t.after(() => db.close());
+  cleanups(t)(() => db.close());
   const attempts = db.prepare('SELECT step, attempt, state FROM step_attempts WHERE run_id = ? ORDER BY step, attempt').all(runId);
   assert.deepEqual(attempts, [
     { step: 'fetch', attempt: 1, state: 'passed' },

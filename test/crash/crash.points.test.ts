@@ -12,6 +12,7 @@ import Database from 'better-sqlite3';
 import { tempDir } from '../support/tmp.js';
 import { processGroupOf, processesWithToken } from '../support/engine.js';
 import { waitUntil } from '../fixtures/steps/wait.js';
+import { cleanups } from '../support/cleanup.js';
 
 const POINTS: [string, number][] = [
   ['before-commit', 1], ['before-commit', 4], ['after-commit', 1], ['after-commit', 6],
@@ -103,7 +104,7 @@ test('a crash while an approved command runs: what escaped its process group is 
   const db = new Database(path.join(home, 'kowalski.sqlite'), { readonly: true });
   const { token, pgid } = db.prepare('SELECT token, pgid FROM step_attempts WHERE run_id = ? AND attempt = 1').get(runId) as { token: string; pgid: number };
   db.close();
-  t.after(() => {
+  cleanups(t)(() => {
     for (const pid of processesWithToken(token)) process.kill(pid, 'SIGKILL');
   });
   // The group died with the engine; only the escaped process is left.

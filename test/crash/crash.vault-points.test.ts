@@ -20,6 +20,7 @@ import type { FakeModelServer } from '../support/fake-models.js';
 import { tempDir } from '../support/tmp.js';
 import { harness } from './support.js';
 import type { HarnessOptions, HarnessRun } from './support.js';
+import { cleanups } from '../support/cleanup.js';
 
 const CHAT_CHILD = new URL('./chat-child.ts', import.meta.url).pathname;
 const NOTE = 'crash/meeting.md';
@@ -35,7 +36,7 @@ async function setup(t: TestContext): Promise<Setup> {
       { text: 'Written.' },
     ],
   }));
-  t.after(() => server.close());
+  cleanups(t)(() => server.close());
   const home = path.join(tempDir(t, 'kw-crash-vault-'), 'home');
   writeTeam(home, { scribe: profile('scribe', 'tools = ["create_note", "append_note"]\nmax_iterations = 3') });
   fs.writeFileSync(path.join(home, 'config.toml'), `[model]\ndefault = "ollama:qwen2.5:7b"\n[providers.ollama]\nhost = "${server.url}"\n`);

@@ -16,6 +16,7 @@ import { Pool } from 'undici';
 import { createEngine } from '../../engine/index.js';
 import { TEST_KINDS, writeHorde } from '../support/engine.js';
 import { tempDir } from '../support/tmp.js';
+import { cleanups } from '../support/cleanup.js';
 
 const SERVER = new URL('./hook-server.ts', import.meta.url).pathname;
 const DELIVERIES = 200;
@@ -34,7 +35,7 @@ async function deliverAndKill(t: TestContext, kill: Kill): Promise<void> {
   const env = kill.crashAt === undefined ? process.env : { ...process.env, KOWALSKI_CRASH_AT: kill.crashAt };
   const child = spawn(process.execPath, ['--import', 'tsx', SERVER, home, '2000'], { stdio: ['ignore', 'pipe', 'pipe'], env });
   const exited = once(child, 'exit');
-  t.after(() => {
+  cleanups(t)(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
   let stderr = '';
@@ -50,7 +51,7 @@ async function deliverAndKill(t: TestContext, kill: Kill): Promise<void> {
   });
 
   const pool = new Pool(`http://127.0.0.1:${port}`, { connections: CONNECTIONS, pipelining: 1 });
-  t.after(() => pool.destroy());
+  cleanups(t)(() => pool.destroy());
   const answered = new Map<string, string>();
   let killed = false;
   let next = 0;
@@ -80,7 +81,7 @@ async function deliverAndKill(t: TestContext, kill: Kill): Promise<void> {
   assert.ok(answered.size < DELIVERIES, 'the server died while deliveries were in flight');
 
   const engine = await createEngine({ dataDir: home, extraStepKinds: TEST_KINDS });
-  t.after(() => engine.close());
+  cleanups(t)(() => engine.close());
   for (const [id, runId] of answered) {
     const row = engine.getRunRow(runId);
     assert.equal(row.input.trigger_delivery, id, `run ${runId} of delivery ${id}`);

@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import { buildApi } from '../../api/index.js';
 import { TestSocket, listen } from '../support/api.js';
 import { chatSetup, perAgent, profile } from '../support/chat.js';
+import { cleanups } from '../support/cleanup.js';
 
 async function call(base: string, method: string, url: string, body?: unknown): Promise<{ status: number; json: any }> {
   const res = await fetch(`${base}${url}`, {
@@ -28,7 +29,7 @@ test('a message is taken once committed, its answer streams to a follower and is
     helper: [{ text: 'one two three', chunkDelayMs: 5 }],
   }), TEAM);
   const api = await buildApi(s.engine, { port: 0 });
-  t.after(() => api.app.close());
+  cleanups(t)(() => api.app.close());
   const { base, wsUrl } = await listen(api);
 
   const bad = await call(base, 'POST', '/api/chat/sessions', { agent: 'nobody' });

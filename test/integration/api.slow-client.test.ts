@@ -13,6 +13,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { TestSocket, listen, testApi } from '../support/api.js';
 import { writeHorde } from '../support/engine.js';
+import { cleanups } from '../support/cleanup.js';
 
 const CAP = 1024 * 1024;
 const DESCRIPTION = 200_000; // each run.created frame carries the horde's snapshot: ~200 kB
@@ -96,7 +97,7 @@ test('a client that never reads is dropped at the cap and its socket destroyed w
   let serverSide: net.Socket | undefined;
   api.app.server.once('connection', (s: net.Socket) => (serverSide = s));
   const slow = await rawSubscriber(port);
-  t.after(() => slow.destroy());
+  cleanups(t)(() => slow.destroy());
   assert.ok(serverSide !== undefined);
   const closedAt = once(serverSide, 'close').then(() => Date.now());
   const fast = await TestSocket.open(t, wsUrl);

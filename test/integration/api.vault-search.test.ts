@@ -20,6 +20,7 @@ import type { RunningCli } from '../support/cli.js';
 import { conceptVectors } from '../support/fake-embeddings.js';
 import { refusedUrl, startFakeOllama } from '../support/fake-models.js';
 import { tempDir } from '../support/tmp.js';
+import { cleanups } from '../support/cleanup.js';
 
 const CONCEPTS = conceptVectors({ cats: ['feline', 'kitten', 'purrs'], dogs: ['canine', 'puppy', 'barks'], money: ['bill', 'invoice', 'pay'] });
 
@@ -41,7 +42,7 @@ function semanticConfig(home: string, host: string): void {
 
 async function apiOn(t: TestContext, engine: Engine) {
   const { app } = await buildApi(engine, { port: 8765, onInternalError: (err) => t.diagnostic(`internal: ${String(err)}`) });
-  t.after(() => app.close());
+  cleanups(t)(() => app.close());
   return async (method: 'GET' | 'POST', url: string, body?: unknown) => {
     const res = await app.inject({ method, url, headers: { host: '127.0.0.1:8765', ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { payload: JSON.stringify(body) }) });
     return { status: res.statusCode, json: JSON.parse(res.body) as any };
@@ -50,12 +51,12 @@ async function apiOn(t: TestContext, engine: Engine) {
 
 test('GET /api/vault/search answers keyword and hybrid SearchAnswers; reindex and status; bad queries are 400s, a down embedding server a 502', async (t) => {
   const server = await startFakeOllama(() => ({}), { embed: CONCEPTS });
-  t.after(() => server.close());
+  cleanups(t)(() => server.close());
   const home = tempDir(t, 'kw-vault-api-');
   semanticConfig(home, server.url);
   writeNotes(home);
   const engine = await createEngine({ dataDir: home });
-  t.after(() => engine.close());
+  cleanups(t)(() => engine.close());
   const call = await apiOn(t, engine);
 
   const keyword = await call('GET', '/api/vault/search?q=puppy');
@@ -113,7 +114,7 @@ test('GET /api/vault/search answers keyword and hybrid SearchAnswers; reindex an
 test('kowalski vault search and reindex: embedded and through a running server, the same JSON; text output; usage errors', async (t) => {
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'kw-vault-cli-')));
   const servers: RunningCli[] = [];
-  t.after(async () => {
+  cleanups(t)(async () => {
     for (const server of servers) {
       if (server.child.exitCode !== null) continue;
       server.child.kill('SIGTERM');

@@ -14,6 +14,7 @@ import { createEngine, MEMORY_TRACE_STEP } from '../../engine/index.js';
 import { chatSetup, profile } from '../support/chat.js';
 import type { FakeTurn } from '../support/fake-models.js';
 import type { SearchAnswer, VaultIndex } from '../../engine/index.js';
+import { cleanups } from '../support/cleanup.js';
 
 const isSummaryCall = (body: any): boolean => String(body?.messages?.[0]?.content ?? '').startsWith('You keep the running summary');
 const chatCalls = (requests: Array<{ path: string; body: any }>): any[] => requests.filter((r) => r.path === '/api/chat').map((r) => r.body);
@@ -80,7 +81,7 @@ test('a long conversation is folded into a summary, not cut: the model sees the 
   await assert.rejects(sent.done);
   hang = false;
   const again = await createEngine({ dataDir: s.home });
-  t.after(() => again.close());
+  cleanups(t)(() => again.close());
   assert.deepEqual(again.chat.recover(), [id]);
   const out = await again.chat.turnUnderWay(id)!;
   assert.equal(out.stop, 'done');
@@ -133,7 +134,7 @@ test('remember writes a note under memory/ with an audit row naming the session,
   const rememberTrace = s.engine.listTraces({ sessionId: one.id, limit: 10 }).find((tr) => tr.seq === 1)!;
   assert.deepEqual([w.op, w.path, w.sessionId, w.agent, w.traceId, w.by, w.state], ['create', note, one.id, 'host', rememberTrace.id, 'agent', 'done']);
   const db = new Database(path.join(s.home, 'kowalski.sqlite'), { readonly: true });
-  t.after(() => db.close());
+  cleanups(t)(() => db.close());
   assert.equal(db.prepare('SELECT call_key FROM note_writes WHERE write_id = ?').pluck().get(w.writeId), `${one.id}:1:r:1.0`);
 
   const two = s.engine.chat.create({ agent: 'host' });

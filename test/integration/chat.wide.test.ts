@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { chatSetup, perAgent, profile } from '../support/chat.js';
+import { cleanups } from '../support/cleanup.js';
 
 const WIDTH = 12;
 
@@ -9,7 +10,7 @@ test(`a coordinator delegates to ${WIDTH} sub-agents at once: every answer merge
   const warnings: Error[] = [];
   const onWarning = (w: Error): void => void warnings.push(w);
   process.on('warning', onWarning);
-  t.after(() => process.off('warning', onWarning));
+  cleanups(t)(() => process.off('warning', onWarning));
   const s = await chatSetup(t, perAgent({
     boss: [{ toolCalls: Array.from({ length: WIDTH }, (_, i) => ({ name: 'delegate_to_agent', arguments: { agent: 'worker', task: `part ${i}` } })) }, { text: 'All merged.' }],
     worker: [{ text: 'part done', chunkDelayMs: 20 }],

@@ -7,6 +7,7 @@ import type { TestContext } from 'node:test';
 import { zipSync } from 'fflate';
 import { cli, cliSandbox, outputOf, startCli, stdoutJson, verifyStep, writeHorde } from '../support/cli.js';
 import type { RunningCli } from '../support/cli.js';
+import { cleanups } from '../support/cleanup.js';
 
 /** A user horde "mine": a model step with two tools (one of an MCP server), a verify step, a prompt, a cron trigger. */
 function sandbox(t: TestContext): { root: string; home: string; mine: string; proof: string } {
@@ -177,7 +178,7 @@ describe('kowalski bundle', { concurrency: true }, () => {
   it('while a server owns the data directory, import writes the folder directly and the server lists it at once', async (t) => {
     const running: { server?: RunningCli } = {};
     // Registered first, so the server stops before the sandbox is removed.
-    t.after(async () => {
+    cleanups(t)(async () => {
       const server = running.server;
       if (server !== undefined && server.child.exitCode === null && server.child.signalCode === null) {
         server.child.kill('SIGTERM');

@@ -12,6 +12,7 @@ import { byMessage, chatHome } from '../support/chat-cli.js';
 import type { FakeTurn } from '../support/fake-models.js';
 import { cli, outputOf } from '../support/cli.js';
 import { startPty } from '../support/pty.js';
+import { cleanups } from '../support/cleanup.js';
 
 const LIST = { toolCalls: [{ name: 'list_dir', arguments: { path: '.' } }] };
 const READ = { toolCalls: [{ name: 'read_file', arguments: { path: 'a.txt' } }] };
@@ -26,7 +27,7 @@ test('an interactive session on a terminal: streaming with tool calls, /agents, 
   }, 'max_iterations = 3');
 
   const pty = startPty(home, ['chat', '--agent', 'helper']);
-  t.after(() => {
+  cleanups(t)(() => {
     if (pty.child.exitCode === null) pty.child.kill('SIGKILL');
   });
   let mark = (await pty.until(/you> $/)).length;
@@ -96,7 +97,7 @@ test('Ctrl-C mid-turn leaves the turn open, says so, and the next start goes on 
     helper: profile('helper', 'tools = []'),
   });
   const pty = startPty(home, ['chat', '--agent', 'helper']);
-  t.after(() => {
+  cleanups(t)(() => {
     if (pty.child.exitCode === null) pty.child.kill('SIGKILL');
   });
   const mark = (await pty.until(/you> $/)).length;

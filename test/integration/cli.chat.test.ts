@@ -12,6 +12,7 @@ import { profile } from '../support/chat.js';
 import { byMessage, chatHome } from '../support/chat-cli.js';
 import { CLI, REPO, cli, outputOf, startCli, stdoutJson } from '../support/cli.js';
 import type { CliResult } from '../support/cli.js';
+import { cleanups } from '../support/cleanup.js';
 
 interface ChatJson {
   sessionId: string;
@@ -124,7 +125,7 @@ describe('kowalski chat through a running server', () => {
     const { home } = await chatHome(t, SCRIPT, TEAM);
     // The limit is the server's whole life: four CLI processes start and finish meanwhile (~10 s each when the suite loads both cores).
     const server = startCli(home, ['serve', '--no-open', '--port', '0'], { limitMs: 300_000 });
-    t.after(async () => {
+    cleanups(t)(async () => {
       if (server.child.exitCode === null) server.child.kill('SIGTERM');
       await server.exited;
     });

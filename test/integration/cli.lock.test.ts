@@ -6,6 +6,7 @@ import { describe, it } from 'node:test';
 import { brief, cli, cliSandbox, outputOf, startCli, stdoutJson, verifyStep, writeHorde } from '../support/cli.js';
 import type { RunJson } from '../support/cli.js';
 import { processesWithEnv } from '../support/engine.js';
+import { cleanups } from '../support/cleanup.js';
 
 
 describe('the data directory lock', () => {
@@ -13,7 +14,7 @@ describe('the data directory lock', () => {
     const { root, home } = cliSandbox(t);
     const dir = writeHorde(path.join(root, 'slow'), 'id = "slow"\npipeline = ["nap"]\nconfirm_commands = false', { nap: verifyStep('sleep 30') });
     const first = startCli(home, ['run', dir]);
-    t.after(async () => {
+    cleanups(t)(async () => {
       if (first.child.exitCode === null && first.child.signalCode === null) {
         first.child.kill('SIGTERM');
         await first.exited;

@@ -4,12 +4,13 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { cli, cliSandbox, outputOf } from '../support/cli.js';
+import { cleanups } from '../support/cleanup.js';
 
 test('a port already in use is a usage error naming the port and what to do (exit 2), not a crash', async (t) => {
   const { home } = cliSandbox(t);
   const taken = net.createServer();
   await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
-  t.after(() => new Promise<void>((resolve) => taken.close(() => resolve())));
+  cleanups(t)(() => new Promise<void>((resolve) => taken.close(() => resolve())));
   const port = (taken.address() as AddressInfo).port;
   const r = await cli(home, ['serve', '--no-open', '--port', String(port)]);
   assert.equal(r.code, 2, outputOf(r));

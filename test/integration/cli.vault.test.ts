@@ -13,6 +13,7 @@ import { createEngine } from '../../engine/index.js';
 import type { Engine } from '../../engine/index.js';
 import { listen } from '../support/api.js';
 import { cli, cliSandbox, stdoutJson } from '../support/cli.js';
+import { cleanups } from '../support/cleanup.js';
 
 const origin = (key: string) => ({ sessionId: null, agent: null, traceId: null, callKey: key, by: 'cli' });
 
@@ -70,10 +71,10 @@ test('embedded: writes lists the audit, revert undoes an append and refuses afte
 test('through the server that owns the data directory: the same answers, the conflict diff included', async (t) => {
   const { home } = cliSandbox(t);
   const engine = await createEngine({ dataDir: home });
-  t.after(() => engine.close());
+  cleanups(t)(() => engine.close());
   await seed(engine);
   const api = await buildApi(engine, { port: 0 });
-  t.after(() => api.app.close());
+  cleanups(t)(() => api.app.close());
   const { base } = await listen(api);
   engine.announce(`${base}/`);
 

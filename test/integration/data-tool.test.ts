@@ -16,6 +16,7 @@ import { DATA_TOOL_NAMES } from '../../agents/index.js';
 import type { DataValue, DescribeTableResult, ListTablesResult, QueryResult } from '../../agents/index.js';
 import { call, callError } from '../support/mcp-tools.js';
 import { CLI, REPO, cli, cliSandbox, outputOf, startCli } from '../support/cli.js';
+import { cleanups } from '../support/cleanup.js';
 
 const SHEETS = path.join(REPO, 'test', 'fixtures', 'spreadsheets');
 const ANSWERS = JSON.parse(fs.readFileSync(path.join(SHEETS, 'answers.json'), 'utf8')) as {
@@ -235,10 +236,10 @@ describe('kowalski mcp serve data', { concurrency: true }, () => {
   describe('over Streamable HTTP', () => {
     it('answers at /mcp; with --token, a client without the token (or with a wrong one) is refused; SIGTERM ends it', async (t) => {
       const root = makeRoot();
-      t.after(() => fs.rmSync(root, { recursive: true, force: true }));
+      cleanups(t)(() => fs.rmSync(root, { recursive: true, force: true }));
       const { home } = cliSandbox(t);
       const server = startCli(home, ['mcp', 'serve', 'data', '--root', root, '--http', '--port', '0', '--token', TOKEN]);
-      t.after(() => server.child.kill('SIGKILL'));
+      cleanups(t)(() => server.child.kill('SIGKILL'));
       const line = await server.stderrLine(/listening on http:\/\/127\.0\.0\.1:\d+\/mcp$/);
       const url = new URL(line.slice(line.indexOf('http')));
 

@@ -19,6 +19,7 @@ import { writeHorde } from '../support/engine.js';
 import { EVERYTHING, startEverythingHttp } from '../support/mcp.js';
 import { servePage } from '../support/http.js';
 import { tempDir } from '../support/tmp.js';
+import { cleanups } from '../support/cleanup.js';
 
 /** Resolve once `condition` holds (checked every 5 ms; the test's own timeout bounds it). */
 function until(condition: () => boolean): Promise<void> {
@@ -42,7 +43,7 @@ interface Setup {
 /** The default model is Ollama's qwen2.5:7b on a fake Ollama, or with `gemini`, gemini-2.5-flash on a fake Gemini. */
 async function setup(t: TestContext, script: FakeScript, options: { extraConfig?: string; fetchAllow?: string[]; noModel?: boolean; gemini?: boolean } = {}): Promise<Setup> {
   const server = options.gemini === true ? await startFakeGemini(script, { apiKey: 'AIza-engine-test' }) : await startFakeOllama(script);
-  t.after(() => server.close());
+  cleanups(t)(() => server.close());
   const home = tempDir(t, 'kw-models-');
   const files = tempDir(t, 'kw-files-'); // outside the data dir: file tools never touch that
   const model = options.noModel === true ? '' : `[model]\ndefault = "${options.gemini === true ? 'gemini:gemini-2.5-flash' : 'ollama:qwen2.5:7b'}"\n`;
@@ -51,7 +52,7 @@ async function setup(t: TestContext, script: FakeScript, options: { extraConfig?
     : `[providers.ollama]\nhost = "${server.url}"\n`;
   fs.writeFileSync(path.join(home, 'config.toml'), `${model}${provider}[tools]\nroot = "${files}"\n${options.extraConfig ?? ''}`);
   const engine = await createEngine({ dataDir: home, ...(options.fetchAllow === undefined ? {} : { testOnlyFetchAllow: options.fetchAllow }) });
-  t.after(() => engine.close());
+  cleanups(t)(() => engine.close());
   return { engine, home, files, server };
 }
 
@@ -103,7 +104,7 @@ test('the built-in url-summarizer runs end to end against a fake Ollama: page fe
 
   // The same through the API.
   const api = await buildApi(s.engine, { port: 8765 });
-  t.after(() => api.app.close());
+  cleanups(t)(() => api.app.close());
   const list = await api.app.inject({ url: `/api/traces?run=${runId}`, headers: { host: '127.0.0.1:8765' } });
   assert.equal(list.statusCode, 200);
   assert.equal((list.json() as { traces: unknown[] }).traces.length, 2);

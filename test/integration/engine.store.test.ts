@@ -11,6 +11,7 @@ import type { KowalskiError } from '../../core/index.js';
 import { createEngine, openDatabase } from '../../engine/index.js';
 import { MIGRATIONS } from '../../engine/schema/index.js';
 import { tempDir } from '../support/tmp.js';
+import { cleanups } from '../support/cleanup.js';
 
 function codeOf(fn: () => unknown): string | undefined {
   try {
@@ -41,7 +42,7 @@ test('a database of the previous version gains the new tables and keeps its runs
   old.prepare("INSERT INTO runs (id, horde_id, horde_hash, state, provenance, input, created_at, updated_at, last_seq) VALUES ('r1', 'h', 'x', 'succeeded', 'cli', '{}', 1, 1, 0)").run();
   old.close();
   const db = openDatabase(file);
-  t.after(() => db.close());
+  cleanups(t)(() => db.close());
   assert.deepEqual(db.prepare('SELECT version FROM schema_migrations').pluck().all(), [1, 2, 3, 4, 5, 6, 7, 8, 9]);
   assert.equal(db.prepare('SELECT count(*) FROM traces').pluck().get(), 0);
   assert.equal(db.prepare('SELECT count(*) FROM rookery_drafts').pluck().get(), 0);
@@ -73,7 +74,7 @@ async function migrateTogether(t: TestContext, dir: string, file: string): Promi
   `;
   const children = [0, 1].map(() => {
     const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
-    t.after(() => child.kill('SIGKILL'));
+    cleanups(t)(() => child.kill('SIGKILL'));
     let out = '';
     let err = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
@@ -148,7 +149,7 @@ test('a database made by the previous build keeps every row and index through th
   raw.close();
 
   const db = openDatabase(file);
-  t.after(() => db.close());
+  cleanups(t)(() => db.close());
   assert.deepEqual(db.prepare('SELECT version, name FROM schema_migrations ORDER BY version').all(), MIGRATIONS.map((m) => ({ version: m.version, name: m.name })));
   assert.deepEqual(rowsOf(db), before, 'every row, with its values (and the runs its rowids)');
   const after = db.prepare("SELECT name, tbl_name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%' ORDER BY name").all();
@@ -173,7 +174,7 @@ test('a row the CHECK migration cannot keep stops the start with a coded error, 
     return true;
   });
   const raw = new Database(file);
-  t.after(() => raw.close());
+  cleanups(t)(() => raw.close());
   assert.deepEqual(raw.prepare('SELECT version FROM schema_migrations').pluck().all(), [1, 2, 3]);
   assert.equal(raw.prepare("SELECT state FROM runs WHERE id = 'r1'").pluck().get(), 'paused');
 });
@@ -188,7 +189,7 @@ test('a database that recorded another migration under a number this build uses 
     return true;
   });
   const raw = new Database(file);
-  t.after(() => raw.close());
+  cleanups(t)(() => raw.close());
   assert.deepEqual(raw.prepare('SELECT version FROM schema_migrations').pluck().all(), [1, 2, 3]);
 });
 
@@ -235,7 +236,7 @@ test('a second engine on the same data directory is refused, in this process and
     process.stdout.write('locked\\n');
     setInterval(() => {}, 1000);
   `], { stdio: ['ignore', 'pipe', 'inherit'] });
-  t.after(() => holder.kill('SIGKILL'));
+  cleanups(t)(() => holder.kill('SIGKILL'));
   const [chunk] = (await once(holder.stdout, 'data')) as [Buffer];
   assert.equal(chunk.toString().trim(), 'locked');
   await assert.rejects(createEngine({ dataDir: home }), (err: KowalskiError) => err.code === 'KW_ERR_DATA_DIR_LOCKED' && err.message.includes(`process ${holder.pid}`));
@@ -248,7 +249,7 @@ test('a second engine on the same data directory is refused, in this process and
 test('the WAL is checkpointed in the background: committed pages reach the database file without a checkpoint in any commit', async (t) => {
   const home = tempDir(t);
   const engine = await createEngine({ dataDir: home });
-  t.after(() => engine.close());
+  cleanups(t)(() => engine.close());
   const db = path.join(home, 'kowalski.sqlite');
   const before = fs.statSync(db).size;
   // Commits write to the WAL only (wal_autocheckpoint = 0); the main file grows once the checkpointer has run.
@@ -265,7 +266,7 @@ test('the WAL is checkpointed in the background: committed pages reach the datab
 test('a commit that fails stops the engine: waiting callers get the error, nothing more is written or run', async (t) => {
   const home = tempDir(t);
   const engine = await createEngine({ dataDir: home });
-  t.after(() => engine.close());
+  cleanups(t)(() => engine.close());
   const entry = (await engine.catalog()).entries.find((e) => e.id === 'retry-command');
   assert.ok(entry?.result.ok);
   if (!entry.result.ok) return;

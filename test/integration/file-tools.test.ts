@@ -9,6 +9,7 @@ import { createFileTools } from '../../agents/index.js';
 import type { FileToolOptions, Tool, ToolOutput } from '../../agents/index.js';
 import type { KowalskiError } from '../../core/index.js';
 import { tempDir } from '../support/tmp.js';
+import { cleanups } from '../support/cleanup.js';
 
 const ctx = { signal: new AbortController().signal };
 
@@ -220,7 +221,7 @@ test('a "~/" root is the home folder\'s; it is created by the first write, not b
   const home = fs.realpathSync(tempDir(t, 'kw-home-'));
   const saved = process.env.HOME;
   process.env.HOME = home;
-  t.after(() => {
+  cleanups(t)(() => {
     process.env.HOME = saved;
   });
   const [list, read, write] = createFileTools({ root: '~/kowalski-files', dataDir: path.join(home, '.local', 'share', 'kowalski') }) as [Tool, Tool, Tool];

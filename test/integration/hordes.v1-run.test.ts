@@ -19,6 +19,7 @@ import { FIXTURES } from '../fixtures/hordes/temp-horde.js';
 import { startFakeOllama } from '../support/fake-models.js';
 import type { FakeModelServer, FakeScript } from '../support/fake-models.js';
 import { tempDir } from '../support/tmp.js';
+import { cleanups } from '../support/cleanup.js';
 
 interface Setup {
   engine: Engine;
@@ -32,15 +33,15 @@ interface Setup {
 /** An engine over a data folder holding the named fixtures in hordes/, the fake Ollama as its model, and its API. */
 async function setup(t: TestContext, fixtures: string[], script: FakeScript = []): Promise<Setup> {
   const server = await startFakeOllama(script);
-  t.after(() => server.close());
+  cleanups(t)(() => server.close());
   const home = fs.realpathSync(tempDir(t, 'kw-v1-'));
   const files = fs.realpathSync(tempDir(t, 'kw-v1-files-'));
   for (const name of fixtures) fs.cpSync(path.join(FIXTURES, name), path.join(home, 'hordes', name), { recursive: true });
   fs.writeFileSync(path.join(home, 'config.toml'), `[model]\ndefault = "ollama:qwen2.5:7b"\ntool_calling = "native"\n[providers.ollama]\nhost = "${server.url}"\n[tools]\nroot = "${files}"\n`);
   const engine = await createEngine({ dataDir: home });
-  t.after(() => engine.close());
+  cleanups(t)(() => engine.close());
   const api = await buildApi(engine, { port: 8765 });
-  t.after(() => api.app.close());
+  cleanups(t)(() => api.app.close());
   return {
     engine, home, server,
     async call(method, url, body) {
@@ -218,7 +219,7 @@ test('clean_on_startup / config_on_startup (1.x): every run starts in a clean wo
   assert.equal(await s.engine.waitForRun(second), 'succeeded', "the second run does not see the first run's debug/leftover.md");
   await s.engine.close();
   const again = await createEngine({ dataDir: s.home });
-  t.after(() => again.close());
+  cleanups(t)(() => again.close());
   const { horde } = await again.resolveHorde('v1-clean-on-startup');
   const third = await again.startRun(horde, {});
   assert.equal(await again.waitForRun(third), 'succeeded');

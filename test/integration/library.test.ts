@@ -15,6 +15,7 @@ import { REPO, verifyStep, writeHorde } from '../support/cli.js';
 import { startFakeOllama } from '../support/fake-models.js';
 import type { FakeTurn } from '../support/fake-models.js';
 import { tempDir } from '../support/tmp.js';
+import { cleanups } from '../support/cleanup.js';
 
 /** tsx, located from here: the child runs in the user's folder, where `--import tsx` would not resolve. */
 const TSX = import.meta.resolve('tsx');
@@ -53,7 +54,7 @@ function run(cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null
 
 test('a program imports kowalski by name, chats with the assistant (a tool call, streamed tokens) and goes on with the session', async (t) => {
   const server = await startFakeOllama(script);
-  t.after(() => server.close());
+  cleanups(t)(() => server.close());
   const root = tempDir(t, 'kw-lib-');
   const app = path.join(root, 'app');
   const data = path.join(root, 'data');
@@ -98,11 +99,11 @@ test('openKowalski: a turn stopped by its budget goes on with continue; a sessio
     boss: [{ toolCalls: [{ name: 'delegate_to_agent', arguments: { agent: 'helper', task: 'count' } }] }, { text: 'It is 3.' }],
     helper: [{ text: '3' }],
   }));
-  t.after(() => server.close());
+  cleanups(t)(() => server.close());
   const data = tempDir(t, 'kw-lib-');
   writeTeam(data, { boss: profile('boss', 'tools = ["delegate_to_agent"]\nmax_iterations = 2'), helper: profile('helper', 'tools = []') });
   const k = await openKowalski({ dataDir: data, config: `[model]\ndefault = "ollama:qwen2.5:7b"\n[providers.ollama]\nhost = "${server.url}"\n` });
-  t.after(() => k.close());
+  cleanups(t)(() => k.close());
 
   const stopped = await k.chat('boss', 'count');
   assert.equal(stopped.stop, 'budget_exhausted');

@@ -19,6 +19,7 @@ import type { ErrorCode } from '../../core/index.js';
 import { McpManager } from '../../agents/index.js';
 import { EVERYTHING, freePort, startEverythingHttp } from '../support/mcp.js';
 import type { McpHttpServer, McpManagerOptions, McpServerConfig, McpStdioServer, Tool } from '../../agents/index.js';
+import { cleanups } from '../support/cleanup.js';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const FLAKY = path.join(REPO, 'test', 'fixtures', 'mcp', 'flaky.mjs');
@@ -43,7 +44,7 @@ function httpServer(name: string, url: string, token?: string): McpHttpServer {
 
 function managerFor(t: TestContext, servers: McpServerConfig[], options?: McpManagerOptions): McpManager {
   const manager = new McpManager(servers, options);
-  t.after(() => manager.close());
+  cleanups(t)(() => manager.close());
   return manager;
 }
 
@@ -113,7 +114,7 @@ async function startHttpMcp(t: TestContext, options: { token: string; stall?: st
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
-  t.after(async () => {
+  cleanups(t)(async () => {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
     await mcp.close();

@@ -12,6 +12,7 @@ import { listen } from '../support/api.js';
 import { chatSetup, profile } from '../support/chat.js';
 import { cli, cliSandbox, outputOf, stdoutJson } from '../support/cli.js';
 import type { FakeTurn } from '../support/fake-models.js';
+import { cleanups } from '../support/cleanup.js';
 
 const isConsolidation = (body: any): boolean => String(body?.messages?.[0]?.content ?? '').startsWith('You read conversations');
 
@@ -52,7 +53,7 @@ test('consolidation reads the recent turns of the agent asked for, keeps each fa
 
   // While a server owns the data directory, the command asks it (POST /api/memory/consolidate).
   const api = await buildApi(s.engine, { port: 0 });
-  t.after(() => api.app.close());
+  cleanups(t)(() => api.app.close());
   const { base } = await listen(api);
   s.engine.announce(`${base}/`);
   answer = '["The user bakes bread on Sundays."]';

@@ -17,6 +17,7 @@ import { fakeVector } from '../support/fake-embeddings.js';
 import { startFakeOllama, startFakeOpenAI } from '../support/fake-models.js';
 import type { FakeModelServer, FakeScript } from '../support/fake-models.js';
 import { code } from '../support/errors.js';
+import { cleanups } from '../support/cleanup.js';
 
 const KEY = 'AIza-test-key';
 const GEMINI: ModelRef = { provider: 'gemini', model: 'gemini-2.5-flash' };
@@ -33,7 +34,7 @@ function settings(url: string, over: Partial<ProviderSettings> = {}): ProviderSe
 
 async function gemini(t: TestContext, script: FakeScript, options: { apiKey?: string; noTools?: boolean } = {}): Promise<FakeModelServer> {
   const server = await startFakeGemini(script, { apiKey: KEY, ...options });
-  t.after(() => server.close());
+  cleanups(t)(() => server.close());
   return server;
 }
 
@@ -161,7 +162,7 @@ test('gemini: embed with a missing model is KW_ERR_MODEL_NOT_FOUND; a cancel rej
 
 test('ollama: embed posts every text to /api/embed and reports its token count, at no cost', async (t) => {
   const server = await startFakeOllama([{ status: 503, error: 'loading model' }, { usage: { input: 7, output: 0 } }]);
-  t.after(() => server.close());
+  cleanups(t)(() => server.close());
   const texts = ['alpha beta', 'gamma'];
   const answer = await createProvider({ provider: 'ollama', model: 'nomic-embed-text' }, settings(server.url)).embed!({ model: 'nomic-embed-text', texts });
   assert.deepEqual(answer.vectors, texts.map(fakeVector));
@@ -173,7 +174,7 @@ test('ollama: embed posts every text to /api/embed and reports its token count, 
 
 test('openai: embed posts every text to {base_url}/embeddings with the key, retries a 503, and gets the vectors back in order', async (t) => {
   const server = await startFakeOpenAI([{ status: 503, error: 'loading' }, { usage: { input: 9, output: 0 } }, {}], { apiKey: 'sk-local' });
-  t.after(() => server.close());
+  cleanups(t)(() => server.close());
   const provider = createProvider({ provider: 'openai', model: 'text-embedding-3-small' }, settings(server.url, { openai: { baseUrl: server.url, apiKey: 'sk-local' } }));
   const texts = ['alpha beta', 'gamma', 'a third text'];
   const answer = await provider.embed!({ model: 'text-embedding-3-small', texts });

@@ -13,6 +13,7 @@ import { refusedUrl, startFakeAnthropic, startFakeOllama, startFakeOpenAI } from
 import type { FakeModelServer, FakeScript } from '../support/fake-models.js';
 import { code } from '../support/errors.js';
 import { startFakeGemini } from '../support/fake-gemini.js';
+import { cleanups } from '../support/cleanup.js';
 
 const KEY = 'sk-ant-test-key';
 const GEMINI_KEY = 'AIza-test-key';
@@ -171,7 +172,7 @@ function conversationOf(body: any): unknown {
 
 async function serve(t: test.TestContext, kind: Kind, script: FakeScript): Promise<FakeModelServer> {
   const server = await kind.start(script);
-  t.after(() => server.close());
+  cleanups(t)(() => server.close());
   return server;
 }
 
@@ -376,7 +377,7 @@ for (const kind of KINDS) {
 
 test('anthropic: a wrong key is KW_ERR_MODEL_AUTH, not retried', async (t) => {
   const server = await startFakeAnthropic([{ text: 'never' }], { apiKey: KEY });
-  t.after(() => server.close());
+  cleanups(t)(() => server.close());
   const provider = createProvider({ provider: 'anthropic', model: 'claude-sonnet-5-5' }, settings({ anthropic: { apiKey: 'sk-ant-wrong', baseUrl: server.url } }));
   await assert.rejects(provider.chat(ask(KINDS[1]!)), code('KW_ERR_MODEL_AUTH', ['401', 'invalid x-api-key', 'ANTHROPIC_API_KEY']));
   assert.equal(server.requests.length, 1);
@@ -384,7 +385,7 @@ test('anthropic: a wrong key is KW_ERR_MODEL_AUTH, not retried', async (t) => {
 
 test('anthropic: no key is KW_ERR_MODEL_AUTH saying where to set one, before any request', async (t) => {
   const server = await startFakeAnthropic([{ text: 'never' }]);
-  t.after(() => server.close());
+  cleanups(t)(() => server.close());
   const provider = createProvider({ provider: 'anthropic', model: 'claude-sonnet-5-5' }, settings({ anthropic: { baseUrl: server.url } }));
   await assert.rejects(provider.chat(ask(KINDS[1]!)), code('KW_ERR_MODEL_AUTH', ['ANTHROPIC_API_KEY', 'Setup']));
   assert.equal(server.requests.length, 0);
@@ -392,7 +393,7 @@ test('anthropic: no key is KW_ERR_MODEL_AUTH saying where to set one, before any
 
 test('anthropic: an overloaded 529 is retried like a 5xx', async (t) => {
   const server = await startFakeAnthropic([{ status: 529, error: 'Overloaded' }, { text: 'ok' }]);
-  t.after(() => server.close());
+  cleanups(t)(() => server.close());
   const provider = createProvider({ provider: 'anthropic', model: 'claude-sonnet-5-5' }, settings({ anthropic: { apiKey: KEY, baseUrl: server.url } }));
   const answer = await provider.chat(ask(KINDS[1]!));
   assert.equal(answer.attempts, 2);
@@ -400,7 +401,7 @@ test('anthropic: an overloaded 529 is retried like a 5xx', async (t) => {
 
 test('anthropic: an unpriced model reports cost null (unknown), not 0', async (t) => {
   const server = await startFakeAnthropic([{ text: 'ok' }]);
-  t.after(() => server.close());
+  cleanups(t)(() => server.close());
   const provider = createProvider({ provider: 'anthropic', model: 'claude-future-9' }, settings({ anthropic: { apiKey: KEY, baseUrl: server.url } }));
   const answer = await provider.chat({ model: 'claude-future-9', messages: [{ role: 'user', content: 'hi' }] });
   assert.equal(answer.costUsd, null);
@@ -409,7 +410,7 @@ test('anthropic: an unpriced model reports cost null (unknown), not 0', async (t
 
 test('ollama: a model without tool support is KW_ERR_MODEL_NO_TOOLS when offered tools, and answers without them', async (t) => {
   const server = await startFakeOllama([{ text: 'fine' }], { noTools: true });
-  t.after(() => server.close());
+  cleanups(t)(() => server.close());
   const provider = createProvider({ provider: 'ollama', model: 'gemma:2b' }, settings({ ollama: { host: server.url } }));
   await assert.rejects(provider.chat({ model: 'gemma:2b', messages: [{ role: 'user', content: 'hi' }], tools: [READ_FILE] }),
     code('KW_ERR_MODEL_NO_TOOLS', ['gemma:2b', 'does not support tools']));
@@ -420,7 +421,7 @@ test('ollama: a model without tool support is KW_ERR_MODEL_NO_TOOLS when offered
 
 test('the fake Ollama also answers non-streaming chat, /api/tags and /api/version for the real client', async (t) => {
   const server = await startFakeOllama([{ text: 'all at once', toolCalls: [{ name: 'read_file', arguments: { path: 'a' } }] }]);
-  t.after(() => server.close());
+  cleanups(t)(() => server.close());
   const client = new Ollama({ host: server.url });
   const answer = await client.chat({ model: 'qwen2.5:7b', messages: [{ role: 'user', content: 'hi' }], stream: false });
   assert.equal(answer.message.content, 'all at once');
@@ -431,7 +432,7 @@ test('the fake Ollama also answers non-streaming chat, /api/tags and /api/versio
 
 test('a list script past its end answers 500 "fake script exhausted", so a test that asks too often fails loudly', async (t) => {
   const server = await startFakeOllama([]);
-  t.after(() => server.close());
+  cleanups(t)(() => server.close());
   const provider = createProvider({ provider: 'ollama', model: 'qwen2.5:7b' }, settings({ ollama: { host: server.url }, maxRetries: 0 }));
   await assert.rejects(provider.chat({ model: 'qwen2.5:7b', messages: [{ role: 'user', content: 'hi' }] }),
     code('KW_ERR_MODEL_SERVER', ['fake script exhausted', 'the only attempt']));

@@ -16,6 +16,7 @@ import type { DraftProblem, HordeDraft } from '../../engine/rookery/index.js';
 import { call, callError } from '../support/mcp-tools.js';
 import { CLI, REPO, cli, cliSandbox, outputOf, startCli, stdoutJson } from '../support/cli.js';
 import type { RunJson } from '../support/cli.js';
+import { cleanups } from '../support/cleanup.js';
 
 const TOKEN = 'kw-rookery-test-token';
 const TOOLS = ['rookery_example_draft', 'rookery_validate_draft', 'rookery_parse_draft', 'rookery_give_birth', 'rookery_list_step_kinds', 'rookery_list_hordes'];
@@ -47,7 +48,7 @@ async function stdioClient(t: TestContext, home: string, outputRoot: string): Pr
   });
   const client = new Client({ name: 'rookery-test', version: '1.0.0' });
   await client.connect(transport);
-  t.after(() => client.close());
+  cleanups(t)(() => client.close());
   return client;
 }
 
@@ -110,7 +111,7 @@ describe('kowalski mcp serve rookery', { concurrency: true }, () => {
   it('over Streamable HTTP: the token is required, a foreign Host is refused, SIGTERM ends it', async (t) => {
     const { home, root } = cliSandbox(t);
     const server = startCli(home, ['mcp', 'serve', 'rookery', '--output-root', root, '--http', '--port', '0', '--token', TOKEN]);
-    t.after(() => server.child.kill('SIGKILL'));
+    cleanups(t)(() => server.child.kill('SIGKILL'));
     const line = await server.stderrLine(/listening on http:\/\/127\.0\.0\.1:\d+\/mcp$/);
     const url = new URL(line.slice(line.indexOf('http')));
 

@@ -20,6 +20,7 @@ import { writeHorde } from '../support/engine.js';
 import { startFakeOllama } from '../support/fake-models.js';
 import type { FakeModelServer, FakeScript } from '../support/fake-models.js';
 import { tempDir } from '../support/tmp.js';
+import { cleanups } from '../support/cleanup.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/spreadsheets/', import.meta.url));
 const ANSWERS = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'answers.json'), 'utf8')) as {
@@ -42,11 +43,11 @@ async function setup(t: TestContext, script?: FakeScript): Promise<Setup> {
   let server: FakeModelServer | undefined;
   if (script !== undefined) {
     server = await startFakeOllama(script);
-    t.after(() => server!.close());
+    cleanups(t)(() => server!.close());
     fs.writeFileSync(path.join(home, 'config.toml'), `[model]\ndefault = "ollama:qwen2.5:7b"\n[providers.ollama]\nhost = "${server.url}"\n`);
   }
   const engine = await createEngine({ dataDir: home });
-  t.after(() => engine.close());
+  cleanups(t)(() => engine.close());
   return server === undefined ? { engine, data } : { engine, data, server };
 }
 

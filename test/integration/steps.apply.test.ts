@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
+import type { TestContext } from 'node:test';
 import type { ApplyMode } from '../../core/index.js';
 import type { StepTask } from '../../steps/protocol.js';
 import { createStepRunner } from '../../steps/runner.js';
@@ -49,7 +50,7 @@ const GOOD = [
 
 interface Setup { task: StepTask; project: string; workdir: string }
 
-function setup(t: { after(fn: () => void): void }, proposal: string, mode: ApplyMode, isolation: 'in_process' | 'process' = 'in_process'): Setup {
+function setup(t: TestContext, proposal: string, mode: ApplyMode, isolation: 'in_process' | 'process' = 'in_process'): Setup {
   const project = tempDir(t);
   fs.mkdirSync(path.join(project, 'src'));
   fs.writeFileSync(path.join(project, 'src/app.js'), APP, { mode: 0o755 });

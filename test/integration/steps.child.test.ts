@@ -6,12 +6,13 @@ import type { ChildInbound, StepMessage } from '../../steps/protocol.js';
 import { builtinStepKinds, stepsModuleFile } from '../../steps/registry.js';
 import { makeHorde, makeStep, makeTask, tempDir } from '../fixtures/steps/build.js';
 import { waitUntil } from '../fixtures/steps/wait.js';
+import { cleanups } from '../support/cleanup.js';
 
 test('an isolated child whose engine goes away (IPC disconnects) stops its command tree and exits', async (t) => {
   const horde = makeHorde([makeStep({ name: 'check', kind: 'verify', verifyCommand: 'sleep 300 & sleep 300; wait', isolation: 'process' })]);
   const task = makeTask({ horde, step: 'check', runDir: tempDir(t) });
   const child = fork(stepsModuleFile('child'), [], { execArgv: process.execArgv, detached: true, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-  t.after(() => {
+  cleanups(t)(() => {
     for (const pid of findTokenProcesses(task.token)) process.kill(pid, 'SIGKILL');
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
+import type { TestContext } from 'node:test';
 import type { InputField } from '../../core/index.js';
 import type { StepLimits, StepTask } from '../../steps/protocol.js';
 import { createStepRunner } from '../../steps/runner.js';
@@ -25,7 +26,7 @@ function ingestTask(runDir: string, input: Record<string, string>, over: { isola
 }
 
 /** A folder to ingest: two levels of files, a symlink out to a secret, a symlink to a folder, a FIFO. */
-function makeSource(t: { after(fn: () => void): void }): { root: string; ledger: string; secret: string } {
+function makeSource(t: TestContext): { root: string; ledger: string; secret: string } {
   const root = tempDir(t);
   const outside = tempDir(t);
   fs.mkdirSync(path.join(root, 'q1/deep'), { recursive: true });

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { findTokenProcesses, isAlive, killLeftovers } from '../../steps/leftovers.js';
 import { waitUntil } from '../fixtures/steps/wait.js';
+import { cleanups } from '../support/cleanup.js';
 
 /** Start a tree the way a step's command would, then forget it (as a crashed engine would). */
 function startTree(token: string, script: string): number {
@@ -26,7 +27,7 @@ test('killLeftovers finds every process holding the token, also outside the grou
   const pgid = startTree(token, 'sleep 300 & setsid sleep 301 & sleep 302; wait');
   // Another step's command must survive.
   const bystander = startTree(other, 'sleep 303');
-  t.after(() => {
+  cleanups(t)(() => {
     for (const pid of [...findTokenProcesses(token), ...findTokenProcesses(other)]) process.kill(pid, 'SIGKILL');
   });
   const outsideGroup = (pid: number): boolean => {
@@ -59,12 +60,12 @@ test('killLeftovers on a token nothing holds kills nothing', async () => {
 test('without /proc it falls back to killing the process group', async (t) => {
   const token = crypto.randomBytes(8).toString('hex');
   const pgid = startTree(token, 'sleep 300 & sleep 301; wait');
-  t.after(() => {
+  cleanups(t)(() => {
     for (const pid of findTokenProcesses(token)) process.kill(pid, 'SIGKILL');
   });
   await waitUntil('the tree runs', () => findTokenProcesses(token).length === 3);
   const noProc = fs.mkdtempSync(path.join(os.tmpdir(), 'kw-'));
-  t.after(() => fs.rmSync(noProc, { recursive: true, force: true }));
+  cleanups(t)(() => fs.rmSync(noProc, { recursive: true, force: true }));
   assert.equal(await killLeftovers({ pgid, token, procDir: noProc, waitMs: 100 }), 1);
   await waitUntil('the group is gone', () => findTokenProcesses(token).length === 0, 2000);
 });

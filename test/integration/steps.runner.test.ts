@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, describe, it, test } from 'node:test';
+import type { TestContext } from 'node:test';
 import { NO_MODEL_MESSAGE } from '../../steps/kinds/model.js';
 import { findTokenProcesses } from '../../steps/leftovers.js';
 import type { StepTask } from '../../steps/protocol.js';
@@ -7,6 +8,7 @@ import { createStepRunner } from '../../steps/runner.js';
 import { comparable, kindInfo, makeHorde, makeStep, makeTask, runTask, tempDir } from '../fixtures/steps/build.js';
 import type { Observed } from '../fixtures/steps/build.js';
 import { waitUntil } from '../fixtures/steps/wait.js';
+import { cleanups } from '../support/cleanup.js';
 
 const runner = createStepRunner({ maxThreads: 2, stopGraceMs: 300 });
 after(() => runner.close());
@@ -20,7 +22,7 @@ function taskFor(runDir: string, kind: string, isolation: Isolation, over: { ver
 }
 
 /** The same step in a pool thread and in a child process, side by side. */
-async function inBoth(t: { after(fn: () => void): void }, kind: string, over: { verifyCommand?: string } = {}): Promise<Observed[]> {
+async function inBoth(t: TestContext, kind: string, over: { verifyCommand?: string } = {}): Promise<Observed[]> {
   return Promise.all(BOTH.map((isolation) => runTask(runner, taskFor(tempDir(t), kind, isolation, over))));
 }
 
@@ -154,7 +156,7 @@ describe('steps in both hosts', { concurrency: true }, () => {
 
 test('in-process steps reuse warm threads and load each kind module once per thread', async (t) => {
   const own = createStepRunner({ maxThreads: 2 });
-  t.after(() => own.close());
+  cleanups(t)(() => own.close());
   const task = taskFor(tempDir(t), 'whereami', 'in_process');
   const info = kindInfo('whereami');
   const handlers = { onSpawned: () => undefined, onProgress: () => undefined };

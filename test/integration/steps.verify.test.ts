@@ -7,6 +7,7 @@ import type { StepTask } from '../../steps/protocol.js';
 import { createStepRunner } from '../../steps/runner.js';
 import { comparable, kindInfo, makeHorde, makeStep, makeTask, runTask, tempDir } from '../fixtures/steps/build.js';
 import { waitUntil } from '../fixtures/steps/wait.js';
+import { cleanups } from '../support/cleanup.js';
 
 const runner = createStepRunner({ maxThreads: 2, stopGraceMs: 300 });
 after(() => runner.close());
@@ -57,7 +58,7 @@ test('verify passes on exit 0 and fails on any other exit, the same in a thread 
 
 test('the command sees the allowlisted environment and the step identity, never the engine\'s secrets', async (t) => {
   process.env.ANTHROPIC_API_KEY = 'sk-kowalski-test-secret';
-  t.after(() => delete process.env.ANTHROPIC_API_KEY);
+  cleanups(t)(() => delete process.env.ANTHROPIC_API_KEY);
   const runs = await Promise.all((['in_process', 'process'] as const).map(async (isolation) => {
     const task = verifyTask(tempDir(t), 'env > env.txt', { isolation });
     return { task, o: await runTask(runner, task) };

@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { after, describe, test } from 'node:test';
+import type { TestContext } from 'node:test';
 import readXlsxFile from 'read-excel-file/node';
 import type { QueryResult, SqlBatchFile, TableProfileFile } from '../../agents/index.js';
 import { KowalskiError } from '../../core/index.js';
@@ -84,7 +85,7 @@ interface Harness {
 }
 
 /** A plan → run → report horde in a fresh run dir; `step` is the one the task runs. */
-function harness(t: { after(fn: () => void): void }, step: 'run' | 'report', over: { output?: string; previousOutput?: string | null; context?: string[]; isolation?: 'in_process' | 'process' } = {}): Harness {
+function harness(t: TestContext, step: 'run' | 'report', over: { output?: string; previousOutput?: string | null; context?: string[]; isolation?: 'in_process' | 'process' } = {}): Harness {
   const horde = makeHorde([
     makeStep({ name: 'plan', kind: 'noop', output: 'plan.md' }),
     makeStep({ name: 'run', kind: 'sql_batch', output: step === 'run' ? over.output ?? 'results/run.md' : 'results/run.md', context: step === 'run' ? over.context ?? [] : [] }),

@@ -10,6 +10,7 @@ import { test } from 'node:test';
 import { createEngine } from '../../engine/index.js';
 import type { Engine } from '../../engine/index.js';
 import { tempDir } from '../support/tmp.js';
+import { cleanups } from '../support/cleanup.js';
 
 /** Resolves at the next `team:changed`; fails after `ms` (a guard, not a delay). */
 function nextChange(engine: Engine, what: string, ms = 10_000): Promise<void> {
@@ -31,7 +32,7 @@ const profile = (description: string, extra = ''): string => `---\nname = "criti
 test('a profile added, edited, broken and removed under <data>/team/ while the engine runs', async (t) => {
   const home = tempDir(t, 'kw-team-reload-');
   const engine = await createEngine({ dataDir: home, reloadDebounceMs: 50 });
-  t.after(() => engine.close());
+  cleanups(t)(() => engine.close());
   await engine.team.start();
   const file = path.join(home, 'team', 'critic.md');
   assert.equal(engine.team.get('critic'), undefined);

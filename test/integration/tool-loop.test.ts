@@ -18,6 +18,7 @@ import type {
 import { refusedUrl, startFakeAnthropic, startFakeOllama } from '../support/fake-models.js';
 import type { FakeModelServer, FakeScript } from '../support/fake-models.js';
 import { tempDir } from '../support/tmp.js';
+import { cleanups } from '../support/cleanup.js';
 
 const OLLAMA: ModelRef = { provider: 'ollama', model: 'qwen2.5:7b' };
 const ANTHROPIC: ModelRef = { provider: 'anthropic', model: 'claude-sonnet-4-5' };
@@ -56,7 +57,7 @@ interface Harness {
 async function harness(t: TestContext, script: FakeScript, options: { ref?: ModelRef; noTools?: boolean; url?: string } = {}): Promise<Harness> {
   const ref = options.ref ?? OLLAMA;
   const server = ref.provider === 'anthropic' ? await startFakeAnthropic(script, { apiKey: 'sk-test' }) : await startFakeOllama(script, { noTools: options.noTools ?? false });
-  t.after(() => server.close());
+  cleanups(t)(() => server.close());
   const root = tempDir(t);
   const registry = createToolRegistry({ builtins: [...createFileTools({ root, dataDir: path.join(root, '.data-elsewhere') }), querySql] });
   const traces: ModelCallTrace[] = [];

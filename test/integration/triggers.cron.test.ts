@@ -17,6 +17,7 @@ import { TEST_KINDS, writeHorde } from '../support/engine.js';
 import { simulatedTime } from '../support/sim-time.js';
 import type { SimTime } from '../support/sim-time.js';
 import { tempDir } from '../support/tmp.js';
+import { cleanups } from '../support/cleanup.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -27,7 +28,7 @@ async function open(t: TestContext, home: string, time: SimTime): Promise<Engine
     config: { ...DEFAULT_CONFIG, runs: { ...DEFAULT_CONFIG.runs, maxParallelSteps: 8 } },
   });
   let closed = false;
-  t.after(async () => {
+  cleanups(t)(async () => {
     if (!closed) await engine.close();
   });
   const close = engine.close.bind(engine);
@@ -215,7 +216,7 @@ test('switches persist across restarts; a built-in horde\'s trigger arrives off'
   await assert.rejects(engine.triggers.setEnabled('ticker', 'nope', true), { code: 'KW_ERR_TRIGGER_NOT_FOUND' });
   await engine.close();
   engine = await make();
-  t.after(() => engine.close());
+  cleanups(t)(() => engine.close());
   const again = await engine.triggers.list();
   assert.equal(again.find((v) => v.hordeId === 'ticker')?.enabled, false, 'the switch survived the restart');
   const on = await engine.triggers.setEnabled('shipped', 'nightly', true);

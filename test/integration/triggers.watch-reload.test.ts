@@ -16,10 +16,11 @@ import { buildMessages } from '../../steps/model-prompt.js';
 import type { StepTask } from '../../steps/index.js';
 import { TEST_KINDS, writeHorde } from '../support/engine.js';
 import { tempDir } from '../support/tmp.js';
+import { cleanups } from '../support/cleanup.js';
 
 async function started(t: TestContext, home: string): Promise<Engine> {
   const engine = await createEngine({ dataDir: home, extraStepKinds: TEST_KINDS, reloadDebounceMs: 50 });
-  t.after(() => engine.close());
+  cleanups(t)(() => engine.close());
   await engine.triggers.start();
   return engine;
 }

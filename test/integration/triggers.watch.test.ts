@@ -12,6 +12,7 @@ import { setTimeout as pause } from 'node:timers/promises';
 import type { KowalskiError } from '../../core/index.js';
 import { startWatch } from '../../engine/triggers/watch.js';
 import { DEBOUNCE, MapHashes, REAL_TIME, Recorder, dir, sha256, watchWith } from '../support/watch.js';
+import { cleanups } from '../support/cleanup.js';
 
 void test('a file written in 50 chunks fires once, after it has settled, with the final content', async (t) => {
   const root = dir(t);
@@ -102,7 +103,7 @@ void test('5,000 files created at once: deliveries are bounded by the queue and 
       rec.note();
     },
   });
-  t.after(() => watcher.close());
+  cleanups(t)(() => watcher.close());
   await watcher.ready;
 
   // Like a checkout: 50 folders of 100 files each, written as fast as possible.
@@ -264,7 +265,7 @@ void test('a caller that throws is reported and not recorded, and the watcher go
       rec.note();
     },
   });
-  t.after(() => watcher.close());
+  cleanups(t)(() => watcher.close());
   await watcher.ready;
   fs.writeFileSync(path.join(root, 'bad.csv'), 'x');
   await rec.changeOf('bad.csv');

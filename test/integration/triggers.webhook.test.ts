@@ -23,6 +23,7 @@ import { CLI, REPO, startCli } from '../support/cli.js';
 import { TEST_KINDS, writeHorde } from '../support/engine.js';
 import { freePort } from '../support/mcp.js';
 import { tempDir } from '../support/tmp.js';
+import { cleanups } from '../support/cleanup.js';
 
 const GITHUB_SECRET = "It's a Secret to Everybody";
 const GITHUB_SIGNATURE = 'sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17';
@@ -74,11 +75,11 @@ async function serve(t: TestContext): Promise<Served> {
   const home = tempDir(t, 'kw-hooks-');
   writeHooked(home);
   const engine = await createEngine({ dataDir: home, extraStepKinds: TEST_KINDS });
-  t.after(() => engine.close());
+  cleanups(t)(() => engine.close());
   const port = await freePort();
   const { app } = await buildApi(engine, { port });
   await app.listen({ host: '127.0.0.1', port });
-  t.after(() => app.close());
+  cleanups(t)(() => app.close());
   return { engine, url: `http://127.0.0.1:${port}` };
 }
 
@@ -157,7 +158,7 @@ test('killed with SIGKILL between the commit and the answer: the redelivery afte
     cwd: REPO, env: { ...withoutTestContext(process.env), KOWALSKI_HOME: home, KOWALSKI_CRASH_AT: 'after-commit:1' }, stdio: ['ignore', 'ignore', 'pipe'],
   });
   const exited = once(doomed, 'exit');
-  t.after(() => {
+  cleanups(t)(() => {
     if (doomed.exitCode === null && doomed.signalCode === null) doomed.kill('SIGKILL');
   });
   await new Promise<void>((resolve, reject) => {
@@ -175,7 +176,7 @@ test('killed with SIGKILL between the commit and the answer: the redelivery afte
   assert.equal(signal, 'SIGKILL');
 
   const server = startCli(home, ['serve', '--no-open', '--port', String(port)], { limitMs: 120_000 });
-  t.after(async () => {
+  cleanups(t)(async () => {
     server.child.kill('SIGTERM');
     await server.exited;
   });

@@ -19,6 +19,7 @@ import { refusedUrl, startFakeOllama } from '../support/fake-models.js';
 import type { FakeModelServer } from '../support/fake-models.js';
 import { tempDir } from '../support/tmp.js';
 import { engineOn, indexed, writeNote } from '../support/vault.js';
+import { cleanups } from '../support/cleanup.js';
 
 const CONCEPTS = conceptVectors({
   cats: ['feline', 'kitten', 'purrs', 'cat', 'whiskers'],
@@ -38,7 +39,7 @@ function writePets(home: string): void {
 
 async function fakeOllama(t: TestContext): Promise<FakeModelServer> {
   const server = await startFakeOllama(() => ({}), { embed: CONCEPTS });
-  t.after(() => server.close());
+  cleanups(t)(() => server.close());
   return server;
 }
 

@@ -14,6 +14,7 @@ import { VectorStore } from '../../engine/vault/search/vectors.js';
 import type { EmbeddedChunk } from '../../engine/vault/search/vectors.js';
 import { tempDir } from '../support/tmp.js';
 import { seededRandom } from '../support/random.js';
+import { cleanups } from '../support/cleanup.js';
 
 const MODEL = 'test:vectors';
 
@@ -63,7 +64,7 @@ function key(h: { path: string; heading: string }): string {
 
 test('on a small set the two-stage search equals exact search: same chunks, same order, the cosine distances', (t) => {
   const store = VectorStore.open(path.join(tempDir(t), 'vectors.sqlite'));
-  t.after(() => store.close());
+  cleanups(t)(() => store.close());
   store.reset(MODEL);
   const random = seededRandom(3);
   const all = fill(store, random, 48, 24, 5, 6); // 120 chunks: every one is a candidate for k = 20
@@ -79,7 +80,7 @@ test('on a small set the two-stage search equals exact search: same chunks, same
 
 test('over 4,000 chunks the note that means the query comes first, and the top 10 of the 50 nearest are the exact top 10 (recall ≥ 0.95)', (t) => {
   const store = VectorStore.open(path.join(tempDir(t), 'vectors.sqlite'));
-  t.after(() => store.close());
+  cleanups(t)(() => store.close());
   store.reset(MODEL);
   const random = seededRandom(5);
   const dim = 256;
@@ -104,7 +105,7 @@ test('over 4,000 chunks the note that means the query comes first, and the top 1
 
 test('a replaced note answers with its new chunks only, a removed one not at all (vec0: delete, then insert)', (t) => {
   const store = VectorStore.open(path.join(tempDir(t), 'vectors.sqlite'));
-  t.after(() => store.close());
+  cleanups(t)(() => store.close());
   store.reset(MODEL);
   const north = [1, 0, 0, 0, 0, 0, 0, 0, 0, 0];
   const east = [0, 1, 0, 0, 0, 0, 0, 0, 0, 0];
@@ -139,7 +140,7 @@ test('a store of the first layout (float vectors in vec_chunks) is converted at 
   old.close();
 
   const store = VectorStore.open(file);
-  t.after(() => store.close());
+  cleanups(t)(() => store.close());
   assert.deepEqual(store.pin(), { model: MODEL, dimension: 12 });
   assert.equal(store.embeddedNotes().size, 30);
   assert.equal(store.chunkCount(), 30);

@@ -17,13 +17,14 @@ import { createVault } from '../../engine/vault/index.js';
 import { VAULT_TOOL_NAMES } from '../../engine/vault/vault-tools.js';
 import type { Vault } from '../../engine/vault/index.js';
 import { tempDir } from '../support/tmp.js';
+import { cleanups } from '../support/cleanup.js';
 
 interface Setup { vault: Vault; tools: ToolRegistry; root: string; dir: string; rows: () => Array<Record<string, unknown>> }
 
 function setup(t: TestContext, maxNoteBytes = 1024): Setup {
   const dir = tempDir(t, 'kw-vault-');
   const db = openDatabase(path.join(dir, 'kowalski.sqlite'));
-  t.after(() => db.close());
+  cleanups(t)(() => db.close());
   const root = path.join(dir, 'vault');
   const vault = createVault({ root, db, clock: { now: () => 1_000 }, crash: () => undefined, maxNoteBytes });
   return { vault, tools: createToolRegistry({ builtins: vault.tools() }), root, dir, rows: () => db.prepare('SELECT * FROM note_writes ORDER BY write_id').all() as Array<Record<string, unknown>> };

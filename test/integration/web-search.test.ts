@@ -9,6 +9,7 @@ import { parse } from 'smol-toml';
 import { createWebSearchTool, webSearchConfigFrom } from '../../agents/index.js';
 import type { WebSearchConfig } from '../../agents/index.js';
 import type { KowalskiError } from '../../core/index.js';
+import { cleanups } from '../support/cleanup.js';
 
 const FILE = '/home/me/.local/share/kowalski/config.toml';
 const ctx = { signal: new AbortController().signal };
@@ -29,7 +30,7 @@ async function fake(t: TestContext, reply: (res: http.ServerResponse, seen: Seen
     reply(res, s);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.after(() => {
+  cleanups(t)(() => {
     server.closeAllConnections();
     server.close();
   });

@@ -14,6 +14,7 @@ import { discardBundle, exportBundle, reviewBundle } from '../../bundles/index.j
 import { SAMPLE, home, manifestOf, names, refused, sampleEntries } from '../support/bundles.js';
 import { attrsOf, endRecord, rawZip, writeEntry } from '../support/zip-writer.js';
 import type { RawEntry } from '../support/zip-writer.js';
+import { cleanups } from '../support/cleanup.js';
 
 // ---------------------------------------------------------------- the corpus
 
@@ -21,7 +22,7 @@ describe('hostile bundles are refused, and nothing is written', () => {
   test('the untouched sample is accepted (the corpus below spoils exactly one thing each)', async (t) => {
     const h = home(t);
     const staged = await reviewBundle(rawZip(sampleEntries()), { dataDir: h.dataDir });
-    t.after(() => discardBundle(staged));
+    cleanups(t)(() => discardBundle(staged));
     assert.equal(staged.report.horde.id, 'sample');
     assert.deepEqual(staged.report.commands, ['npm test']);
   });
@@ -202,7 +203,7 @@ describe('what is not hostile', () => {
     const files = { ...SAMPLE, '%2e%2e/notes.md': 'literal' };
     const h = home(t);
     const staged = await reviewBundle(rawZip(sampleEntries(files)), { dataDir: h.dataDir });
-    t.after(() => discardBundle(staged));
+    cleanups(t)(() => discardBundle(staged));
     assert.equal(fs.readFileSync(path.join(staged.dir, '%2e%2e', 'notes.md'), 'utf8'), 'literal');
     assert.ok(staged.dir.startsWith(path.join(h.dataDir, 'tmp', 'bundle-')));
   });
@@ -215,7 +216,7 @@ describe('what is not hostile', () => {
     const dir = path.join(h.dataDir, 'hordes', 'mine');
     const exported = await exportBundle(dir, 'mine');
     const again = await reviewBundle(exported, { dataDir: h.dataDir });
-    t.after(() => discardBundle(again));
+    cleanups(t)(() => discardBundle(again));
     assert.equal(again.report.horde.id, 'mine');
   });
 });

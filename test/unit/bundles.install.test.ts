@@ -9,6 +9,7 @@ import type { ImportMarker, StagedBundle } from '../../bundles/index.js';
 import { KowalskiError } from '../../core/index.js';
 import { IMPORT_MARKER, catalogOf } from '../../engine/index.js';
 import { tempDir } from '../support/tmp.js';
+import { cleanups } from '../support/cleanup.js';
 
 /** The sample horde; its verify step would append to `proof` if it ever ran. */
 const sample = (proof: string): Record<string, string> => ({
@@ -57,7 +58,7 @@ async function setup(t: TestContext): Promise<Setup & { bytes: Uint8Array }> {
     dataDir, source, bytes, proof, hordes: path.join(dataDir, 'hordes'),
     async review(b = bytes) {
       const staged = await reviewBundle(b, { dataDir });
-      t.after(() => discardBundle(staged));
+      cleanups(t)(() => discardBundle(staged));
       return staged;
     },
   };

@@ -16,6 +16,7 @@ import type { StagedBundle } from '../../bundles/index.js';
 import { SAMPLE, home, names, refused, sampleEntries } from '../support/bundles.js';
 import { attrsOf, extraBlock, rawZip } from '../support/zip-writer.js';
 import type { RawEntry } from '../support/zip-writer.js';
+import { cleanups } from '../support/cleanup.js';
 
 /** "Version made by" systems (APPNOTE 4.4.2.2), and one no standard assigns. */
 const HOSTS: Record<number, string> = { 0: 'MS-DOS/FAT', 3: 'Unix', 7: 'Macintosh', 10: 'Windows NTFS', 11: 'MVS', 14: 'VFAT', 19: 'OS X (Darwin)', 200: 'unassigned' };
@@ -38,7 +39,7 @@ function madeOn(hostOs: number, attrs: number, extra: RawEntry[] = []): Buffer {
 async function accepted(t: TestContext, bytes: Uint8Array): Promise<StagedBundle> {
   const h = home(t);
   const staged = await reviewBundle(bytes, { dataDir: h.dataDir });
-  t.after(() => discardBundle(staged));
+  cleanups(t)(() => discardBundle(staged));
   assert.equal(staged.report.horde.id, 'sample');
   for (const [name, text] of Object.entries(SAMPLE)) {
     const file = path.join(staged.dir, ...name.split('/'));

@@ -8,6 +8,7 @@ import { BundleStaging, exportBundle, reviewBundle } from '../../bundles/index.j
 import type { StagedBundle } from '../../bundles/index.js';
 import { KowalskiError } from '../../core/index.js';
 import { tempDir } from '../support/tmp.js';
+import { cleanups } from '../support/cleanup.js';
 
 async function setup(t: TestContext): Promise<{ dataDir: string; stage: () => Promise<StagedBundle> }> {
   const root = tempDir(t, 'kw-staging-');
@@ -28,7 +29,7 @@ describe('BundleStaging', () => {
   test('install uses the staged files, then forgets the review and removes them', async (t) => {
     const s = await setup(t);
     const staging = new BundleStaging();
-    t.after(() => staging.close());
+    cleanups(t)(() => staging.close());
     const staged = await s.stage();
     const { reviewId, expiresAt } = await staging.add(staged);
     assert.match(reviewId, /^[0-9a-f]{32}$/);
@@ -43,7 +44,7 @@ describe('BundleStaging', () => {
   test('a failed install (id taken) keeps the review for another try under another id', async (t) => {
     const s = await setup(t);
     const staging = new BundleStaging();
-    t.after(() => staging.close());
+    cleanups(t)(() => staging.close());
     await staging.install((await staging.add(await s.stage())).reviewId);
     const second = await staging.add(await s.stage());
     await assert.rejects(staging.install(second.reviewId), (err) => err instanceof KowalskiError && err.code === 'KW_ERR_HORDE_EXISTS');
@@ -67,7 +68,7 @@ describe('BundleStaging', () => {
     const s = await setup(t);
     let now = 1_000_000;
     const staging = new BundleStaging({ now: () => now });
-    t.after(() => staging.close());
+    cleanups(t)(() => staging.close());
     const staged = await s.stage();
     const { reviewId, expiresAt } = await staging.add(staged);
     assert.equal(expiresAt, 1_000_000 + 600_000);
@@ -80,7 +81,7 @@ describe('BundleStaging', () => {
   test('the expiry timer removes the staged files by itself', async (t) => {
     const s = await setup(t);
     const staging = new BundleStaging({ ttlMs: 20 });
-    t.after(() => staging.close());
+    cleanups(t)(() => staging.close());
     const staged = await s.stage();
     await staging.add(staged);
     // A bounded wait on the timer's effect (at most 5 s), not a fixed sleep.

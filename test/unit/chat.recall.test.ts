@@ -9,6 +9,7 @@ import { RecallIndex, ftsQueryOf } from '../../engine/chat/recall.js';
 import { MIGRATIONS } from '../../engine/schema/index.js';
 import { openDatabase } from '../../engine/store/database.js';
 import { tempDir } from '../support/tmp.js';
+import { cleanups } from '../support/cleanup.js';
 
 test('migration 8 indexes the chat turns already finished: the message, the last answer of each turn, the agent', (t) => {
   const file = path.join(tempDir(t), 'k.sqlite');
@@ -24,7 +25,7 @@ test('migration 8 indexes the chat turns already finished: the message, the last
   old.close();
 
   const db = openDatabase(file);
-  t.after(() => db.close());
+  cleanups(t)(() => db.close());
   const rows = db.prepare('SELECT session_id, turn, agent, at, user, assistant FROM chat_fts ORDER BY turn').all();
   assert.deepEqual(rows, [{ session_id: 'c1', turn: 1, agent: 'assistant', at: 14, user: 'Where is the walrus colony?', assistant: 'On the northern beach.' }]);
   const hits = new RecallIndex(db).search('northern walrus');
@@ -37,7 +38,7 @@ test('a query from user text is its words quoted, so FTS5 syntax in it is only t
   assert.equal(ftsQueryOf('Crème brûlée'), '"crème" OR "brûlée"');
   assert.throws(() => ftsQueryOf(' "*" () '), { code: 'KW_ERR_TOOL_ARGS' });
   const db = openDatabase(path.join(tempDir(t), 'k.sqlite'));
-  t.after(() => db.close());
+  cleanups(t)(() => db.close());
   const recall = new RecallIndex(db);
   recall.write({ session_id: 'c1', turn: 1, agent: 'a', at: 1, user: 'NEAR the "river"', assistant: 'yes' }, false);
   recall.write({ session_id: 'c1', turn: 1, agent: 'a', at: 2, user: 'NEAR the "river" again', assistant: 'yes, again' }, true);

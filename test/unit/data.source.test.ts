@@ -13,12 +13,13 @@ import { openDataSource } from '../../agents/data/index.js';
 import type { DataSource, DataSourceOptions } from '../../agents/data/index.js';
 import type { DescribeTableResult } from '../../agents/index.js';
 import { tempDir } from '../support/tmp.js';
+import { cleanups } from '../support/cleanup.js';
 
 const VARIANTS = fileURLToPath(new URL('../fixtures/data', import.meta.url));
 
 async function open(t: TestContext, options: DataSourceOptions): Promise<DataSource> {
   const source = await openDataSource(options);
-  t.after(() => source.close());
+  cleanups(t)(() => source.close());
   return source;
 }
 

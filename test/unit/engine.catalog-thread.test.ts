@@ -5,14 +5,15 @@ import { test } from 'node:test';
 import { catalogThread } from '../../engine/catalog-thread.js';
 import { builtinKindNames, listHordes, packageRoot } from '../../engine/index.js';
 import { FIXTURES, writeHorde } from '../fixtures/hordes/temp-horde.js';
+import { cleanups } from '../support/cleanup.js';
 
 void test('the thread answers the same catalog as listHordes, valid and invalid hordes alike, and starts again after close', async (t) => {
   const broken = writeHorde({ 'horde.md': '---\nid = "broken"\npipeline = ["a", "a"]\nworkdir = "/abs"\n---\n' }, 'broken');
-  t.after(broken.cleanup);
+  cleanups(t)(broken.cleanup);
   const knownKinds = [...builtinKindNames()];
   const builtinDir = path.join(packageRoot(import.meta.url), 'hordes');
   const thread = catalogThread();
-  t.after(() => thread.close());
+  cleanups(t)(() => thread.close());
 
   for (const userDir of [FIXTURES, broken.root]) {
     const inProcess = await listHordes({ builtinDir, userDir, knownKinds: new Set(knownKinds) });

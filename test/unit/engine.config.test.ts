@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import type { KowalskiError } from '../../core/index.js';
 import { DEFAULT_CONFIG, loadConfig, parseConfig, resolveDataDir } from '../../engine/index.js';
 import { tempDir } from '../support/tmp.js';
+import { cleanups } from '../support/cleanup.js';
 
 test('a missing config.toml is the defaults: synchronous FULL, 4 parallel steps, 600 s per step, no model', (t) => {
   const config = loadConfig(path.join(tempDir(t), 'config.toml'));
@@ -27,7 +28,7 @@ test('every key is read, and unknown sections are kept for the parts that use th
 
 test('web search is read with the environment it is used with: a Brave key in BRAVE_API_KEY alone is enough', (t) => {
   const before = process.env.BRAVE_API_KEY;
-  t.after(() => {
+  cleanups(t)(() => {
     if (before === undefined) delete process.env.BRAVE_API_KEY;
     else process.env.BRAVE_API_KEY = before;
   });

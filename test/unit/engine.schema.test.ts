@@ -12,6 +12,7 @@ import { openDatabase } from '../../engine/store/database.js';
 import type { ApprovalRow, AttemptRow } from '../../engine/store/queries.js';
 import type { FiringOutcome } from '../../engine/store/triggers.js';
 import { tempDir } from '../support/tmp.js';
+import { cleanups } from '../support/cleanup.js';
 
 const at = (file: string): string => new URL(`file:///src/engine/schema/${file}`).href;
 
@@ -101,7 +102,7 @@ const inserts: Record<string, { values: readonly (string | number)[]; insert: (d
 test('the state columns accept every value the code writes and refuse any other', (t) => {
   assert.deepEqual(Object.keys(runStates).sort(), [...RUN_STATES].sort(), 'RUN_STATES is the RunState union');
   const db = openDatabase(path.join(tempDir(t), 'k.sqlite'));
-  t.after(() => db.close());
+  cleanups(t)(() => db.close());
   let n = 0;
   for (const [column, { values, insert }] of Object.entries(inserts)) {
     for (const value of values) assert.doesNotThrow(() => insert(db, value, n++), `${column} = ${value}`);

@@ -8,6 +8,7 @@ import type { HordeDef, StepDef } from '../../core/index.js';
 import { listHordes } from '../../engine/horde/index.js';
 import { resolveCommand } from '../../steps/index.js';
 import { tempRoot, writeFiles } from '../fixtures/hordes/temp-horde.js';
+import { cleanups } from '../support/cleanup.js';
 
 const BUILTIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../hordes');
 
@@ -100,7 +101,7 @@ void test('project-check: intake forks into two parallel checks joined by summar
 void test('project-check commands do what its body says in a real folder', async (t) => {
   const horde = (await builtins()).get('project-check');
   const { root, cleanup } = tempRoot();
-  t.after(cleanup);
+  cleanups(t)(cleanup);
   const project = path.join(root, 'my app');
   writeFiles(project, { 'package.json': JSON.stringify({ name: 'x', version: '1.0.0', scripts: { test: 'exit 3' } }), 'index.js': '' });
   const input = { project };
@@ -131,7 +132,7 @@ void test('retry-command: attempt → backoff on fail, back to attempt on pass a
 void test('retry-command commands: the command line runs whole in its folder; backoff sleeps', async (t) => {
   const horde = (await builtins()).get('retry-command');
   const { root, cleanup } = tempRoot();
-  t.after(cleanup);
+  cleanups(t)(cleanup);
   const ok = run(horde, 'attempt', { command: 'test -f marker && echo "found it"', cwd: root, delay_secs: '0' }, root);
   assert.equal(ok.status, 1, 'no marker yet');
   writeFiles(root, { marker: '' });

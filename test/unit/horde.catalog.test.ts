@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import { KowalskiError } from '../../core/index.js';
 import { listHordes, requireHorde, resolveHordeRef } from '../../engine/horde/index.js';
 import { FIXTURES, baseFiles, expectError, expectOk, tempRoot, writeFiles } from '../fixtures/hordes/temp-horde.js';
+import { cleanups } from '../support/cleanup.js';
 
 const withId = (id: string): Record<string, string> =>
   baseFiles({ horde: `---\nid = "${id}"\npipeline = ["intake", "check", "report"]\n---\n` });
@@ -23,7 +24,7 @@ function setup(): { builtinDir: string; userDir: string; root: string; cleanup()
 
 void test('listHordes finds every folder with a horde.md, built-ins first, each with origin and result', async (t) => {
   const s = setup();
-  t.after(s.cleanup);
+  cleanups(t)(s.cleanup);
   const catalog = await listHordes({ builtinDir: s.builtinDir, userDir: s.userDir });
   assert.equal(catalog.builtinDir, s.builtinDir);
   assert.equal(catalog.userDir, s.userDir);
@@ -42,7 +43,7 @@ void test('listHordes finds every folder with a horde.md, built-ins first, each 
 
 void test('a user horde with a built-in id is an error on that user horde, naming the built-in', async (t) => {
   const s = setup();
-  t.after(s.cleanup);
+  cleanups(t)(s.cleanup);
   const catalog = await listHordes({ builtinDir: s.builtinDir, userDir: s.userDir });
   const copycat = catalog.entries.find((e) => e.dir === path.join(s.userDir, 'copycat'));
   assert.ok(copycat);
@@ -55,14 +56,14 @@ void test('a user horde with a built-in id is an error on that user horde, namin
 
 void test('a missing user folder is no error', async (t) => {
   const s = setup();
-  t.after(s.cleanup);
+  cleanups(t)(s.cleanup);
   const catalog = await listHordes({ builtinDir: s.builtinDir, userDir: path.join(s.root, 'nope') });
   assert.deepEqual(catalog.entries.map((e) => e.id), ['alpha', 'beta']);
 });
 
 void test('loader options reach every horde of the catalog', async (t) => {
   const s = setup();
-  t.after(s.cleanup);
+  cleanups(t)(s.cleanup);
   writeFiles(path.join(s.userDir, 'mine'), { 'agents/check.md': '---\nname = "check"\nkind = "custom"\n---\n' });
   const strict = await listHordes({ userDir: s.userDir });
   assert.equal(strict.entries.find((e) => e.id === 'mine')?.result.ok, false);
@@ -72,7 +73,7 @@ void test('loader options reach every horde of the catalog', async (t) => {
 
 void test('resolveHordeRef: by id, by path (absolute, relative to cwd, a catalog folder), else KW_ERR_HORDE_NOT_FOUND', async (t) => {
   const s = setup();
-  t.after(s.cleanup);
+  cleanups(t)(s.cleanup);
   const catalog = await listHordes({ builtinDir: s.builtinDir, userDir: s.userDir });
   assert.equal((await resolveHordeRef('mine', catalog)).dir, path.join(s.userDir, 'mine'));
 
@@ -101,7 +102,7 @@ void test('resolveHordeRef: by id, by path (absolute, relative to cwd, a catalog
 
 void test('requireHorde returns the horde, or throws KW_ERR_HORDE_INVALID listing every error', async (t) => {
   const s = setup();
-  t.after(s.cleanup);
+  cleanups(t)(s.cleanup);
   const catalog = await listHordes({ builtinDir: s.builtinDir, userDir: s.userDir });
   const beta = await resolveHordeRef('beta', catalog);
   assert.equal(requireHorde(beta).id, 'beta');

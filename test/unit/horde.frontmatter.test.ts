@@ -4,6 +4,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { loadHorde, splitFrontMatter } from '../../engine/horde/index.js';
 import { baseFiles, expectError, expectOk, writeHorde } from '../fixtures/hordes/temp-horde.js';
+import { cleanups } from '../support/cleanup.js';
 
 void test('TOML between --- fences is parsed; the body is what follows the closing fence', () => {
   const r = splitFrontMatter('---\nid = "a"\nn = 3\n---\n# Title\n\ntext\n');
@@ -29,7 +30,7 @@ void test('a UTF-8 BOM and CRLF line ends are fine', () => {
 void test('a whole horde written with BOM and CRLF loads', async (t) => {
   const files = Object.fromEntries(Object.entries(baseFiles()).map(([k, v]) => [k, `\uFEFF${v.replace(/\n/g, '\r\n')}`]));
   const h = writeHorde(files);
-  t.after(h.cleanup);
+  cleanups(t)(h.cleanup);
   const r = expectOk(await loadHorde(h.dir));
   assert.deepEqual(r.horde.pipeline, ['intake', 'check', 'report']);
   assert.equal(r.horde.steps.check?.verifyCommand, 'true');
@@ -43,14 +44,14 @@ void test('a closing fence must match the opening one', () => {
 
 void test('an unclosed fence is an error on line 1 naming the fence', async (t) => {
   const h = writeHorde({ ...baseFiles(), 'horde.md': '---\nid = "base"\npipeline = ["intake"]\n' });
-  t.after(h.cleanup);
+  cleanups(t)(h.cleanup);
   const p = expectError(await loadHorde(h.dir), { code: 'KW_ERR_FRONT_MATTER', file: 'horde.md', line: 1 });
   assert.match(p.message, /never closed/);
 });
 
 void test('a file without front matter is an error', async (t) => {
   const h = writeHorde({ ...baseFiles(), 'agents/check.md': '# just markdown\n' });
-  t.after(h.cleanup);
+  cleanups(t)(h.cleanup);
   const p = expectError(await loadHorde(h.dir), { code: 'KW_ERR_FRONT_MATTER', file: 'agents/check.md', line: 1 });
   assert.match(p.message, /first line must be exactly --- or \+\+\+/);
 });
@@ -58,7 +59,7 @@ void test('a file without front matter is an error', async (t) => {
 void test('a TOML error carries the line number of the file, not of the TOML block', async (t) => {
   const horde = '---\nid = "base"\npipeline = ["intake", "check", "report"]\n\nconfirm_commands = yes\n---\n';
   const h = writeHorde(baseFiles({ horde }));
-  t.after(h.cleanup);
+  cleanups(t)(h.cleanup);
   const p = expectError(await loadHorde(h.dir), { code: 'KW_ERR_FRONT_MATTER', file: 'horde.md' });
   assert.equal(p.line, 5);
   assert.match(p.message, /TOML does not parse/);
@@ -69,7 +70,7 @@ void test('YAML front matter is rejected with a hint, and the other files are st
     check: '---\nname: check\nkind: verify\n---\n',
     report: '---\nname = "report"\nkind = "no-such-kind"\n---\n',
   }));
-  t.after(h.cleanup);
+  cleanups(t)(h.cleanup);
   const r = await loadHorde(h.dir);
   const p = expectError(r, { code: 'KW_ERR_FRONT_MATTER', file: 'agents/check.md', line: 2 });
   assert.match(p.message, /looks like YAML/);
@@ -78,7 +79,7 @@ void test('YAML front matter is rejected with a hint, and the other files are st
 
 void test('a ---js block is an error and is never evaluated', async (t) => {
   const h = writeHorde(baseFiles());
-  t.after(h.cleanup);
+  cleanups(t)(h.cleanup);
   const marker = path.join(h.root, 'evaluated');
   const js = `---js\n{ id: require('fs').writeFileSync(${JSON.stringify(marker)}, 'x') }\n---\n`;
   fs.writeFileSync(path.join(h.dir, 'horde.md'), js);

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { hashFolder, loadHorde } from '../../engine/horde/index.js';
 import { baseFiles, copyFixture, expectError, expectOk, writeFiles, writeHorde } from '../fixtures/hordes/temp-horde.js';
+import { cleanups } from '../support/cleanup.js';
 
 async function hashOf(dir: string): Promise<string> {
   const r = await hashFolder(dir);
@@ -14,7 +15,7 @@ async function hashOf(dir: string): Promise<string> {
 
 void test('the hash is sha256 over sorted paths, each with its length and bytes', async (t) => {
   const h = writeHorde({ 'b.md': 'bee', 'a/x.md': 'ex' });
-  t.after(h.cleanup);
+  cleanups(t)(h.cleanup);
   const expected = createHash('sha256')
     .update('a/x.md\u00002\u0000ex')
     .update('b.md\u00003\u0000bee')
@@ -25,8 +26,8 @@ void test('the hash is sha256 over sorted paths, each with its length and bytes'
 void test('the same content in another place hashes the same; any change of bytes or names changes it', async (t) => {
   const one = copyFixture('legacy-1x');
   const two = copyFixture('legacy-1x', 'elsewhere');
-  t.after(one.cleanup);
-  t.after(two.cleanup);
+  cleanups(t)(one.cleanup);
+  cleanups(t)(two.cleanup);
   const base = await hashOf(one.dir);
   assert.equal(await hashOf(two.dir), base);
   assert.equal(expectOk(await loadHorde(one.dir)).horde.hash, base);
@@ -42,14 +43,14 @@ void test('the same content in another place hashes the same; any change of byte
 void test('moving bytes from one file to the next changes the hash (the length is part of it)', async (t) => {
   const a = writeHorde({ a: 'xb', b: 'y' });
   const b = writeHorde({ a: 'x', b: 'by' });
-  t.after(a.cleanup);
-  t.after(b.cleanup);
+  cleanups(t)(a.cleanup);
+  cleanups(t)(b.cleanup);
   assert.notEqual(await hashOf(a.dir), await hashOf(b.dir));
 });
 
 void test('.git/ is skipped; other hidden files count', async (t) => {
   const h = writeHorde(baseFiles());
-  t.after(h.cleanup);
+  cleanups(t)(h.cleanup);
   const before = await hashOf(h.dir);
   writeFiles(h.dir, { '.git/HEAD': 'ref: refs/heads/main\n', '.git/objects/ab/cd': 'x' });
   assert.equal(await hashOf(h.dir), before);
@@ -59,7 +60,7 @@ void test('.git/ is skipped; other hidden files count', async (t) => {
 
 void test('a link is hashed as its target text, never followed', async (t) => {
   const h = writeHorde({ 'a.md': 'x' });
-  t.after(h.cleanup);
+  cleanups(t)(h.cleanup);
   fs.writeFileSync(path.join(h.root, 'outside.md'), 'one');
   fs.symlinkSync(path.join(h.root, 'outside.md'), path.join(h.dir, 'link.md'));
   const first = await hashOf(h.dir);
@@ -69,7 +70,7 @@ void test('a link is hashed as its target text, never followed', async (t) => {
 
 void test('a folder past the file or byte bound is an error, and loadHorde reports it', async (t) => {
   const h = writeHorde(baseFiles());
-  t.after(h.cleanup);
+  cleanups(t)(h.cleanup);
   const files = await hashFolder(h.dir, { maxEntries: 3, maxBytes: 1_000_000 });
   assert.ok(!files.ok && /more than 3 files and folders/.test(files.message));
   const bytes = await hashFolder(h.dir, { maxEntries: 100, maxBytes: 50 });

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import { loadHorde } from '../../engine/horde/index.js';
 import { baseFiles, expectError, expectOk, expectProblem, writeHorde } from '../fixtures/hordes/temp-horde.js';
 import type { TempHorde } from '../fixtures/hordes/temp-horde.js';
+import { cleanups } from '../support/cleanup.js';
 
 /** A base horde whose intake step declares these [[inputs]] (TOML text). */
 function withInputs(toml: string): TempHorde {
@@ -11,7 +12,7 @@ function withInputs(toml: string): TempHorde {
 
 void test('label defaults to the id, required to false, type to text', async (t) => {
   const h = withInputs('[[inputs]]\nid = "q"\n\n[[inputs]]\nid = "r"\nlabel = "Question"\nrequired = true\nplaceholder = "…"\ntype = "url"');
-  t.after(h.cleanup);
+  cleanups(t)(h.cleanup);
   assert.deepEqual(expectOk(await loadHorde(h.dir)).horde.inputs, [
     { id: 'q', type: 'text', label: 'q', required: false },
     { id: 'r', type: 'url', label: 'Question', required: true, placeholder: '…' },
@@ -31,7 +32,7 @@ void test('bad [[inputs]] entries: each is KW_ERR_INPUTS_INVALID on its own key 
     '', '[[inputs]]', 'id = "g"', 'required = "yes"', // inputs[7].required, line 35
   ].join('\n');
   const h = withInputs(toml);
-  t.after(h.cleanup);
+  cleanups(t)(h.cleanup);
   const r = await loadHorde(h.dir);
   const file = 'agents/intake.md';
   const code = 'KW_ERR_INPUTS_INVALID';
@@ -54,7 +55,7 @@ void test('the form is the inputs of the first step in pipeline order that decla
     check: '---\nname = "check"\nkind = "verify"\nverify_command = "test -d {{input.dir}}"\n\n[[inputs]]\nid = "dir"\ntype = "path"\n---\n',
     report: '---\nname = "report"\nkind = "verify"\nverify_command = "true"\n\n[[inputs]]\nid = "ignored"\n---\n',
   }));
-  t.after(h.cleanup);
+  cleanups(t)(h.cleanup);
   const { horde } = expectOk(await loadHorde(h.dir));
   assert.deepEqual(horde.inputs.map((i) => i.id), ['dir']);
   assert.deepEqual(horde.steps.report?.inputs.map((i) => i.id), ['ignored']);
@@ -65,13 +66,13 @@ void test('an input declared only by a later step is not part of the form, so a 
     check: '---\nname = "check"\nkind = "verify"\nverify_command = "echo {{input.late}}"\n---\n',
     report: '---\nname = "report"\nkind = "verify"\nverify_command = "true"\n\n[[inputs]]\nid = "late"\n---\n',
   }));
-  t.after(h.cleanup);
+  cleanups(t)(h.cleanup);
   expectError(await loadHorde(h.dir), { code: 'KW_ERR_KEY_VALUE', file: 'agents/check.md', key: 'verify_command', line: 4 });
 });
 
 void test('an input type kowalski does not know (1.x "number") is a plain text field with KW_WARN_INPUT_TYPE_UNKNOWN naming file, key and line', async (t) => {
   const h = withInputs(['[[inputs]]', 'id = "count"', 'type = "number"', 'label = "How many"'].join('\n'));
-  t.after(h.cleanup);
+  cleanups(t)(h.cleanup);
   const r = await loadHorde(h.dir);
   const { horde } = expectOk(r);
   assert.deepEqual(horde.inputs, [{ id: 'count', type: 'text', label: 'How many', required: false }]);

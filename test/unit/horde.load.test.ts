@@ -6,6 +6,7 @@ import { formatProblems, loadHorde } from '../../engine/horde/index.js';
 import {
   FIXTURES, baseFiles, copyFixture, expectError, expectOk, expectProblem, writeHorde,
 } from '../fixtures/hordes/temp-horde.js';
+import { cleanups } from '../support/cleanup.js';
 
 void test('a 1.x folder loads unchanged: aliases, display keys, unknown keys, fs_tool, `when` in any case', async () => {
   const { horde, warnings } = expectOk(await loadHorde(path.join(FIXTURES, 'legacy-1x')));
@@ -96,7 +97,7 @@ void test('a loaded horde is plain JSON: it survives a JSON round trip and struc
 
 void test('defaults: no edges = straight line of always edges (as in 1.x); workdir output; HANDOFF.md; confirm on', async (t) => {
   const h = writeHorde(baseFiles());
-  t.after(h.cleanup);
+  cleanups(t)(h.cleanup);
   const { horde, warnings } = expectOk(await loadHorde(h.dir));
   assert.deepEqual(warnings, []);
   assert.equal(horde.displayName, 'base');
@@ -115,7 +116,7 @@ void test('defaults: no edges = straight line of always edges (as in 1.x); workd
 
 void test('missing id: a warning, and the folder name is used', async (t) => {
   const h = writeHorde(baseFiles({ horde: '---\npipeline = ["intake", "check", "report"]\n---\n' }), 'my-tools');
-  t.after(h.cleanup);
+  cleanups(t)(h.cleanup);
   const r = await loadHorde(h.dir);
   expectProblem(r, { code: 'KW_WARN_ID_MISSING', file: 'horde.md', key: 'id', severity: 'warning' });
   assert.equal(expectOk(r).horde.id, 'my-tools');
@@ -123,7 +124,7 @@ void test('missing id: a warning, and the folder name is used', async (t) => {
 
 void test('missing id with a folder name that is not an id: an error', async (t) => {
   const h = writeHorde(baseFiles({ horde: '---\npipeline = ["intake", "check", "report"]\n---\n' }), 'My Tools');
-  t.after(h.cleanup);
+  cleanups(t)(h.cleanup);
   const p = expectError(await loadHorde(h.dir), { code: 'KW_ERR_KEY_MISSING', file: 'horde.md', key: 'id' });
   assert.match(p.message, /"My Tools" is not a valid id/);
 });
@@ -131,7 +132,7 @@ void test('missing id with a folder name that is not an id: an error', async (t)
 void test('a bad id, pipeline type and confirm_commands type are errors on their keys and lines', async (t) => {
   const horde = '---\nid = "Bad_Id"\npipeline = "intake"\nconfirm_commands = "no"\ndisplay_name = 3\n---\n';
   const h = writeHorde(baseFiles({ horde }));
-  t.after(h.cleanup);
+  cleanups(t)(h.cleanup);
   const r = await loadHorde(h.dir);
   expectError(r, { code: 'KW_ERR_KEY_VALUE', file: 'horde.md', key: 'id', line: 2 });
   expectError(r, { code: 'KW_ERR_KEY_TYPE', file: 'horde.md', key: 'pipeline', line: 3 });
@@ -141,14 +142,14 @@ void test('a bad id, pipeline type and confirm_commands type are errors on their
 
 void test('a missing pipeline is an error', async (t) => {
   const h = writeHorde(baseFiles({ horde: '---\nid = "base"\n---\n' }));
-  t.after(h.cleanup);
+  cleanups(t)(h.cleanup);
   expectError(await loadHorde(h.dir), { code: 'KW_ERR_KEY_MISSING', file: 'horde.md', key: 'pipeline' });
 });
 
 void test('display keys that are not strings are kept in extra, never an error', async (t) => {
   const horde = '---\nid = "base"\npipeline = ["intake", "check", "report"]\ndefault_question = 3\nprompt_tip = "tip"\n---\n';
   const h = writeHorde(baseFiles({ horde }));
-  t.after(h.cleanup);
+  cleanups(t)(h.cleanup);
   const { horde: def } = expectOk(await loadHorde(h.dir));
   assert.deepEqual(def.display, { prompt_tip: 'tip' });
   assert.deepEqual(def.extra, { default_question: 3 });
@@ -157,14 +158,14 @@ void test('display keys that are not strings are kept in extra, never an error',
 void test('workdir = "../out" escapes its root: KW_ERR_PATH_ESCAPES', async (t) => {
   const horde = '---\nid = "base"\npipeline = ["intake", "check", "report"]\nworkdir = "../out"\n---\n';
   const h = writeHorde(baseFiles({ horde }));
-  t.after(h.cleanup);
+  cleanups(t)(h.cleanup);
   expectError(await loadHorde(h.dir), { code: 'KW_ERR_PATH_ESCAPES', file: 'horde.md', key: 'workdir', line: 4 });
 });
 
 void test('an absolute workdir (1.x) loads with a warning and maps to the run\'s own output folder', async (t) => {
   const horde = '---\nid = "base"\npipeline = ["intake", "check", "report"]\nworkdir = "/tmp/out"\n---\n';
   const h = writeHorde(baseFiles({ horde }));
-  t.after(h.cleanup);
+  cleanups(t)(h.cleanup);
   const r = await loadHorde(h.dir);
   assert.equal(expectOk(r).horde.workdir, 'output');
   const w = expectProblem(r, { code: 'KW_WARN_WORKDIR_ABSOLUTE', file: 'horde.md', key: 'workdir', line: 4, severity: 'warning' });
@@ -175,7 +176,7 @@ for (const value of ['../HANDOFF.md', 'C:\\\\x.md', '/abs/HANDOFF.md', 'String',
   void test(`delivery_root_rel = "${value}" does not look like a workdir file: HANDOFF.md with KW_WARN_DELIVERY_FALLBACK (1.x)`, async (t) => {
     const horde = `---\nid = "base"\npipeline = ["intake", "check", "report"]\ndelivery_root_rel = "${value}"\n---\n`;
     const h = writeHorde(baseFiles({ horde }));
-    t.after(h.cleanup);
+    cleanups(t)(h.cleanup);
     const r = await loadHorde(h.dir);
     assert.equal(expectOk(r).horde.deliveryRootRel, 'HANDOFF.md');
     expectProblem(r, { code: 'KW_WARN_DELIVERY_FALLBACK', file: 'horde.md', key: 'delivery_root_rel', line: 4, severity: 'warning' });
@@ -184,14 +185,14 @@ for (const value of ['../HANDOFF.md', 'C:\\\\x.md', '/abs/HANDOFF.md', 'String',
 
 void test('a folder without horde.md, or no folder at all, is KW_ERR_HORDE_NOT_FOUND', async (t) => {
   const h = writeHorde({ 'README.md': 'not a horde' });
-  t.after(h.cleanup);
+  cleanups(t)(h.cleanup);
   expectError(await loadHorde(h.dir), { code: 'KW_ERR_HORDE_NOT_FOUND', file: 'horde.md' });
   expectError(await loadHorde(path.join(h.root, 'nothing-here')), { code: 'KW_ERR_HORDE_NOT_FOUND', file: 'horde.md' });
 });
 
 void test('every problem in the folder is collected in one load, each with file, key and line', async (t) => {
   const h = copyFixture('legacy-1x');
-  t.after(h.cleanup);
+  cleanups(t)(h.cleanup);
   const set = (rel: string, from: string, to: string): void => {
     const file = path.join(h.dir, rel);
     const text = fs.readFileSync(file, 'utf8');

@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import { loadHorde, scanPlaceholders } from '../../engine/horde/index.js';
 import { resolveCommand } from '../../steps/index.js';
 import { FIXTURES, baseFiles, expectOk, tempRoot, writeHorde } from '../fixtures/hordes/temp-horde.js';
+import { cleanups } from '../support/cleanup.js';
 
 void test('scan finds the three placeholder forms and names everything else', () => {
   const s = scanPlaceholders('a {{input.x}} {{workdir}} {{run_dir}} {{ input.y }} {{input.}} {{secret}}');
@@ -16,7 +17,7 @@ void test('scan finds the three placeholder forms and names everything else', ()
 void test('what the loader accepts, the steps layer expands: the full fixture\'s commands resolve', async (t) => {
   const { horde } = expectOk(await loadHorde(path.join(FIXTURES, 'full')));
   const { root, cleanup } = tempRoot();
-  t.after(cleanup);
+  cleanups(t)(cleanup);
   const spec = resolveCommand(horde.steps.check!, { horde, input: { project: root, mode: 'fast' }, workdir: path.join(root, 'w'), runDir: root });
   assert.equal(spec.cwd, root);
   assert.equal(spec.argv[spec.argv.length - 1], `npm test -- --grep 'fast' > '${root}'/log.txt`);
@@ -24,7 +25,7 @@ void test('what the loader accepts, the steps layer expands: the full fixture\'s
 
 void test('a form answer in verify_command stays one word: sh runs exactly what the user typed', async (t) => {
   const h = writeHorde(baseFiles({ check: '---\nname = "check"\nkind = "verify"\nverify_command = "printf %s {{input.project}} > {{run_dir}}/out.txt"\n---\n' }));
-  t.after(h.cleanup);
+  cleanups(t)(h.cleanup);
   const { horde } = expectOk(await loadHorde(h.dir));
   const nasty = `it's "quoted"; $(touch ${path.join(h.root, 'pwned')}) \`x\` & more`;
   const spec = resolveCommand(horde.steps.check!, { horde, input: { project: nasty }, workdir: h.root, runDir: h.root });

@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import { loadHorde } from '../../engine/horde/index.js';
 import { baseFiles, expectError, expectOk, expectProblem, writeHorde } from '../fixtures/hordes/temp-horde.js';
 import type { TempHorde } from '../fixtures/hordes/temp-horde.js';
+import { cleanups } from '../support/cleanup.js';
 
 /** A base horde whose `check` step has this front matter (name = "check" is added first). */
 function withCheck(toml: string, extra: Record<string, string> = {}): TempHorde {
@@ -19,21 +20,21 @@ void test('a pipeline step without agents/<step>.md is an error on its pipeline 
   const files = baseFiles();
   delete files['agents/check.md'];
   const h = writeHorde(files);
-  t.after(h.cleanup);
+  cleanups(t)(h.cleanup);
   const p = expectError(await load(h), { code: 'KW_ERR_STEP_FILE_MISSING', file: 'horde.md', key: 'pipeline[1]', line: 3 });
   assert.match(p.message, /agents\/check\.md/);
 });
 
 void test('a file whose name differs from its file name is KW_ERR_STEP_NAME_MISMATCH', async (t) => {
   const h = writeHorde(baseFiles({ check: '---\nname = "checks"\nkind = "verify"\nverify_command = "true"\n---\n' }));
-  t.after(h.cleanup);
+  cleanups(t)(h.cleanup);
   const p = expectError(await load(h), { code: 'KW_ERR_STEP_NAME_MISMATCH', file: 'agents/check.md', key: 'name', line: 2 });
   assert.match(p.message, /"checks"/);
 });
 
 void test('name and kind are required', async (t) => {
   const h = writeHorde(baseFiles({ check: '---\nverify_command = "true"\n---\n' }));
-  t.after(h.cleanup);
+  cleanups(t)(h.cleanup);
   const r = await load(h);
   expectError(r, { code: 'KW_ERR_KEY_MISSING', file: 'agents/check.md', key: 'name' });
   expectError(r, { code: 'KW_ERR_KEY_MISSING', file: 'agents/check.md', key: 'kind' });
@@ -41,7 +42,7 @@ void test('name and kind are required', async (t) => {
 
 void test('an unknown kind names the kind and the file; knownKinds widens what is accepted', async (t) => {
   const h = withCheck('kind = "sleepy"');
-  t.after(h.cleanup);
+  cleanups(t)(h.cleanup);
   const p = expectError(await load(h), { code: 'KW_ERR_STEP_KIND_UNKNOWN', file: 'agents/check.md', key: 'kind', line: 3 });
   assert.match(p.message, /"sleepy" in agents\/check\.md/);
   const ok = expectOk(await load(h, { knownKinds: new Set(['ingest', 'verify', 'sleepy']) }));
@@ -50,12 +51,12 @@ void test('an unknown kind names the kind and the file; knownKinds widens what i
 
 void test('a model step without prompt_file is a warning; with one it is clean', async (t) => {
   const h = withCheck('kind = "process"');
-  t.after(h.cleanup);
+  cleanups(t)(h.cleanup);
   const r = await load(h);
   expectProblem(r, { code: 'KW_WARN_PROMPT_UNSET', file: 'agents/check.md', key: 'prompt_file', severity: 'warning' });
   expectOk(r);
   const h2 = withCheck('kind = "step"\nprompt_file = "prompts/p.md"', { 'prompts/p.md': 'Do it.' });
-  t.after(h2.cleanup);
+  cleanups(t)(h2.cleanup);
   assert.deepEqual(expectOk(await load(h2)).warnings, []);
 });
 
@@ -69,7 +70,7 @@ void test('prompt_file: missing file, a folder, an absolute path, a .. segment, 
   ];
   for (const [value, code] of cases) {
     const h = withCheck(`kind = "ask"\nprompt_file = "${value}"`, { 'prompts/real.md': 'x' });
-    t.after(h.cleanup);
+    cleanups(t)(h.cleanup);
     fs.writeFileSync(path.join(h.root, 'outside.md'), 'secret');
     fs.symlinkSync(path.join(h.root, 'outside.md'), path.join(h.dir, 'prompts', 'link.md'));
     expectError(await load(h), { code, file: 'agents/check.md', key: 'prompt_file', line: 4 });
@@ -78,30 +79,30 @@ void test('prompt_file: missing file, a folder, an absolute path, a .. segment, 
 
 void test('output: a trailing / is a folder, writes is its alias, escapes are rejected, both keys at once is an error', async (t) => {
   const folder = withCheck('kind = "verify"\nverify_command = "true"\nwrites = "checks/"');
-  t.after(folder.cleanup);
+  cleanups(t)(folder.cleanup);
   assert.equal(expectOk(await load(folder)).horde.steps.check?.output, 'checks/check.md');
 
   const file = withCheck('kind = "verify"\nverify_command = "true"\noutput = "./a//b.md"');
-  t.after(file.cleanup);
+  cleanups(t)(file.cleanup);
   assert.equal(expectOk(await load(file)).horde.steps.check?.output, 'a/b.md');
 
   for (const bad of ['/abs.md', 'a/../../b.md', '..']) {
     const h = withCheck(`kind = "verify"\nverify_command = "true"\noutput = "${bad}"`);
-    t.after(h.cleanup);
+    cleanups(t)(h.cleanup);
     expectError(await load(h), { code: 'KW_ERR_PATH_ESCAPES', file: 'agents/check.md', key: 'output', line: 5 });
   }
   const both = withCheck('kind = "verify"\nverify_command = "true"\noutput = "a.md"\nwrites = "b.md"');
-  t.after(both.cleanup);
+  cleanups(t)(both.cleanup);
   expectError(await load(both), { code: 'KW_ERR_KEY_VALUE', file: 'agents/check.md', key: 'writes', line: 6 });
 });
 
 void test('context_paths / reads: @artifact@, @step:<pipeline step>@, and relative paths only', async (t) => {
   const good = withCheck('kind = "verify"\nverify_command = "true"\nreads = ["@artifact@", "@step:intake@", "data/in.csv"]');
-  t.after(good.cleanup);
+  cleanups(t)(good.cleanup);
   assert.deepEqual(expectOk(await load(good)).horde.steps.check?.context, ['@artifact@', '@step:intake@', 'data/in.csv']);
 
   const bad = withCheck('kind = "verify"\nverify_command = "true"\ncontext_paths = ["@step:nope@", "../x", "@weird@", "/etc"]');
-  t.after(bad.cleanup);
+  cleanups(t)(bad.cleanup);
   const r = await load(bad);
   const p = expectError(r, { code: 'KW_ERR_KEY_VALUE', file: 'agents/check.md', key: 'context_paths[0]', line: 5 });
   assert.match(p.message, /"nope", which is not in pipeline/);
@@ -112,7 +113,7 @@ void test('context_paths / reads: @artifact@, @step:<pipeline step>@, and relati
 
 void test('tools: fs_tool is kept as written (the engine offers it); a tool nothing provides is a warning; knownTools silences it', async (t) => {
   const h = withCheck('kind = "process"\nprompt_file = "p.md"\ntools = ["fs_tool", "read_file", "mcp1.search"]', { 'p.md': 'x' });
-  t.after(h.cleanup);
+  cleanups(t)(h.cleanup);
   const r = await load(h);
   const ok = expectOk(r);
   assert.deepEqual(ok.horde.steps.check?.tools, ['fs_tool', 'read_file', 'mcp1.search']);
@@ -122,27 +123,27 @@ void test('tools: fs_tool is kept as written (the engine offers it); a tool noth
   assert.deepEqual(quiet.warnings, []);
 
   const typed = withCheck('kind = "verify"\nverify_command = "true"\ntool_ids = ["read_file", 3]');
-  t.after(typed.cleanup);
+  cleanups(t)(typed.cleanup);
   expectError(await load(typed), { code: 'KW_ERR_KEY_TYPE', file: 'agents/check.md', key: 'tool_ids[1]' });
 });
 
 void test('verify needs verify_command', async (t) => {
   const h = withCheck('kind = "verify"\nverify_cwd = "x"');
-  t.after(h.cleanup);
+  cleanups(t)(h.cleanup);
   expectError(await load(h), { code: 'KW_ERR_KEY_MISSING', file: 'agents/check.md', key: 'verify_command' });
 });
 
 void test('apply_mode: dry-run by default, only for apply steps, only dry-run or execute', async (t) => {
   const dflt = withCheck('kind = "apply"');
-  t.after(dflt.cleanup);
+  cleanups(t)(dflt.cleanup);
   assert.equal(expectOk(await load(dflt)).horde.steps.check?.applyMode, 'dry-run');
 
   const wrongKind = withCheck('kind = "verify"\nverify_command = "true"\napply_mode = "execute"');
-  t.after(wrongKind.cleanup);
+  cleanups(t)(wrongKind.cleanup);
   expectError(await load(wrongKind), { code: 'KW_ERR_KEY_VALUE', file: 'agents/check.md', key: 'apply_mode', line: 5 });
 
   const badValue = withCheck('kind = "apply"\napply_mode = "yolo"');
-  t.after(badValue.cleanup);
+  cleanups(t)(badValue.cleanup);
   expectError(await load(badValue), { code: 'KW_ERR_KEY_VALUE', file: 'agents/check.md', key: 'apply_mode', line: 4 });
 });
 
@@ -156,14 +157,14 @@ void test('isolation is in_process or process; timeout_secs a positive whole num
   ];
   for (const [line, code, key] of cases) {
     const h = withCheck(`kind = "verify"\nverify_command = "true"\n${line}`);
-    t.after(h.cleanup);
+    cleanups(t)(h.cleanup);
     expectError(await load(h), { code, file: 'agents/check.md', key, line: 5 });
   }
 });
 
 void test('placeholders: {{input.<declared id>}}, {{workdir}}, {{run_dir}} only, in verify_command and verify_cwd', async (t) => {
   const good = withCheck('kind = "verify"\nverify_command = "ls {{input.project}} > {{run_dir}}/ls.txt"\nverify_cwd = "{{workdir}}/sub"');
-  t.after(good.cleanup);
+  cleanups(t)(good.cleanup);
   expectOk(await load(good));
 
   const cases: [string, string, RegExp][] = [
@@ -174,7 +175,7 @@ void test('placeholders: {{input.<declared id>}}, {{workdir}}, {{run_dir}} only,
   ];
   for (const [toml, key, message] of cases) {
     const h = withCheck(`kind = "verify"\n${toml}`);
-    t.after(h.cleanup);
+    cleanups(t)(h.cleanup);
     const p = expectError(await load(h), { code: 'KW_ERR_KEY_VALUE', file: 'agents/check.md', key });
     assert.match(p.message, message);
   }

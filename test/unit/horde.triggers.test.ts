@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import { cronProblem, loadHorde, timezoneProblem } from '../../engine/horde/index.js';
 import { FIXTURES, baseFiles, expectError, expectOk, writeHorde } from '../fixtures/hordes/temp-horde.js';
 import type { TempHorde } from '../fixtures/hordes/temp-horde.js';
+import { cleanups } from '../support/cleanup.js';
 
 /** The base horde (form: `project`) with these [[triggers]] (TOML text, starting on line 4). */
 function withTriggers(toml: string): TempHorde {
@@ -30,7 +31,7 @@ void test('cron, watch and webhook triggers load with their keys and defaults', 
 
 void test('defaults: enabled true, overlap skip, catch_up once, debounce_ms 2000', async (t) => {
   const h = withTriggers('[[triggers]]\nname = "c"\nkind = "cron"\nschedule = "*/5 * * * *"\n\n[[triggers]]\nname = "w"\nkind = "watch"\npath = "in"');
-  t.after(h.cleanup);
+  cleanups(t)(h.cleanup);
   const [cron, watch] = expectOk(await loadHorde(h.dir)).horde.triggers;
   assert.equal(cron?.enabled, true);
   assert.equal(cron?.overlap, 'skip');
@@ -66,7 +67,7 @@ void test('bad triggers: each is KW_ERR_TRIGGER_INVALID on its key and line', as
   ];
   for (const [toml, key, line, message] of cases) {
     const h = withTriggers(`\n[[triggers]]\n${toml}`);
-    t.after(h.cleanup);
+    cleanups(t)(h.cleanup);
     const p = expectError(await loadHorde(h.dir), { code: 'KW_ERR_TRIGGER_INVALID', file: 'horde.md', key, line });
     assert.match(p.message, message, toml);
   }
@@ -74,14 +75,14 @@ void test('bad triggers: each is KW_ERR_TRIGGER_INVALID on its key and line', as
 
 void test('trigger names are unique', async (t) => {
   const h = withTriggers('\n[[triggers]]\nname = "a"\nkind = "webhook"\n\n[[triggers]]\nname = "a"\nkind = "webhook"');
-  t.after(h.cleanup);
+  cleanups(t)(h.cleanup);
   const p = expectError(await loadHorde(h.dir), { code: 'KW_ERR_TRIGGER_INVALID', file: 'horde.md', key: 'triggers[1].name', line: 10 });
   assert.match(p.message, /used twice/);
 });
 
 void test('input written as a [triggers.input] sub-table is found and checked too', async (t) => {
   const h = withTriggers('\n[[triggers]]\nname = "a"\nkind = "webhook"\n\n[triggers.input]\nproject = "/srv"\nother = "x"');
-  t.after(h.cleanup);
+  cleanups(t)(h.cleanup);
   expectError(await loadHorde(h.dir), { code: 'KW_ERR_TRIGGER_INVALID', file: 'horde.md', key: 'triggers[0].input.other', line: 11 });
 });
 

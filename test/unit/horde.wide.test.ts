@@ -7,11 +7,12 @@ import { test } from 'node:test';
 import { MAX_PROBLEMS, MAX_PROBLEMS_PER_FILE, countProblems, formatProblems, loadHorde } from '../../engine/horde/index.js';
 import { writeHorde } from '../fixtures/hordes/temp-horde.js';
 import { wideHorde } from '../support/wide-horde.js';
+import { cleanups } from '../support/cleanup.js';
 
 void test('a 1 MiB agents file with 28,000 problems validates in well under a second, listing the first 100 and counting the rest', async (t) => {
   const wide = wideHorde();
   const { dir, cleanup } = writeHorde(wide.files);
-  t.after(cleanup);
+  cleanups(t)(cleanup);
   assert.ok(Buffer.byteLength(wide.files['agents/wide.md']!) > 1_000_000);
 
   const started = performance.now();
@@ -56,7 +57,7 @@ void test('a horde lists at most 500 problems in all: the files beyond are count
     files[`agents/${s}.md`] = `---\nname = "${s}"\nkind = "verify"\nverify_command = "true"\ncontext_paths = [\n${refs}\n]\n---\n`;
   }
   const { dir, cleanup } = writeHorde(files);
-  t.after(cleanup);
+  cleanups(t)(cleanup);
   const result = await loadHorde(dir);
   assert.equal(result.ok, false);
   if (result.ok) return;
@@ -78,7 +79,7 @@ void test('a long value is clipped in its message, keeping the start and the end
     'horde.md': '---\nid = "long"\npipeline = ["a"]\n---\n',
     'agents/a.md': `---\nname = "a"\nkind = "verify"\nverify_command = "true"\ncontext_paths = ["${long}"]\n---\n`,
   });
-  t.after(cleanup);
+  cleanups(t)(cleanup);
   const result = await loadHorde(dir);
   assert.equal(result.ok, false);
   if (result.ok) return;
@@ -94,7 +95,7 @@ void test('a line that looks like the start of a table header inside a string co
     'horde.md': '---\nid = "blank"\npipeline = ["a"]\n---\n',
     'agents/a.md': `---\nname = "a"\nkind = "verify"\nverify_command = "true"\nnote = """\n[${' '.repeat(500_000)}x\n"""\ncontext_paths = ["@step:q@"]\n---\n`,
   });
-  t.after(cleanup);
+  cleanups(t)(cleanup);
   const started = performance.now();
   const result = await loadHorde(dir);
   const ms = performance.now() - started;

@@ -15,6 +15,7 @@ import { Observers } from '../../engine/observers.js';
 import { Team } from '../../engine/team/index.js';
 import { systemTimers } from '../../engine/triggers/timers.js';
 import { tempDir } from '../support/tmp.js';
+import { cleanups } from '../support/cleanup.js';
 
 const KNOWN = new Set(['web_search', 'web_fetch', 'read_file', 'delegate_to_agent']);
 
@@ -37,7 +38,7 @@ function setup(t: TestContext): { team: Team; builtinDir: string; userDir: strin
   let changed = 0;
   observers.on('team:changed', () => { changed += 1; });
   const team = new Team({ builtinDir, userDir, knownTool: (n) => KNOWN.has(n), clock: systemClock, timers: systemTimers(systemClock), observers });
-  t.after(() => team.close());
+  cleanups(t)(() => team.close());
   return { team, builtinDir, userDir, events: () => changed };
 }
 
