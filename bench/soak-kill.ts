@@ -23,6 +23,8 @@ import path from 'node:path';
 import { openHistory } from '../engine/index.js';
 import { numberOption } from './args.js';
 import { benchModule, removeDir, tempDir } from './setup.js';
+import type { Attempt } from './soak-ledger.js';
+import { ledgerMark, processesOfRuns, readLedger } from './soak-ledger.js';
 
 const KILLS = numberOption('kills', 100);
 const RUNS_PER_START = numberOption('runs', 2);
@@ -41,8 +43,7 @@ function writeHorde(dir: string, ledger: string): string {
   fs.mkdirSync(path.join(h, 'agents'), { recursive: true });
   const edges = [['a', 'b'], ['a', 'c'], ['b', 'd'], ['c', 'd']].map(([from, to]) => `[[edges]]\nfrom = "${from}"\nto = "${to}"\nwhen = "pass"\n`).join('');
   fs.writeFileSync(path.join(h, 'horde.md'), `---\nid = "soak"\npipeline = ["a", "b", "c", "d"]\nconfirm_commands = false\n${edges}---\n`);
-  const mark = (what: string): string => `echo "$KOWALSKI_RUN_ID $KOWALSKI_STEP $KOWALSKI_ATTEMPT ${what} $(date +%s.%N)" >> ${ledger}`;
-  const command = `${mark('start')}; sleep ${SLEEP_S}; ${mark('end')}`;
+  const command = `${ledgerMark(ledger, 'start')}; sleep ${SLEEP_S}; ${ledgerMark(ledger, 'end')}`;
   for (const step of ['a', 'b', 'c', 'd']) {
     // `c` runs in an isolated child process, the others in pool threads.
     const isolation = step === 'c' ? 'isolation = "process"\n' : '';
@@ -85,40 +86,6 @@ function engineLife(dataDir: string, horde: string, runs: number, delayMs: numbe
       else reject(new Error(`the engine ended with ${signal ?? code}:\n${err}\n${out}`));
     });
   });
-}
-
-interface Attempt { start: number; end?: number }
-
-/** `run/step` → attempt → its start and end (epoch ms). */
-function readLedger(file: string): Map<string, Map<number, Attempt>> {
-  const steps = new Map<string, Map<number, Attempt>>();
-  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
-    const [run, step, attempt, what, time] = line.split(' ');
-    if (time === undefined) continue;
-    const key = `${run}/${step}`;
-    const attempts = steps.get(key) ?? new Map<number, Attempt>();
-    steps.set(key, attempts);
-    const a = attempts.get(Number(attempt)) ?? { start: NaN };
-    attempts.set(Number(attempt), a);
-    if (what === 'start') a.start = Number(time) * 1000;
-    else a.end = Number(time) * 1000;
-  }
-  return steps;
-}
-
-/** Pids of live processes whose environment names one of `runIds`. */
-function processesOfRuns(runIds: Set<string>): number[] {
-  const found: number[] = [];
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const run = fs.readFileSync(`/proc/${entry}/environ`, 'latin1').split('\0').find((v) => v.startsWith('KOWALSKI_RUN_ID='));
-      if (run !== undefined && runIds.has(run.slice('KOWALSKI_RUN_ID='.length))) found.push(Number(entry));
-    } catch {
-      // gone, or not ours
-    }
-  }
-  return found;
 }
 
 const quantile = (values: number[], q: number): number => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))] ?? NaN;
