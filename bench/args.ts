@@ -1,4 +1,4 @@
-/** `--name=value` options of the bench scripts (profile-w1, profile-webhook, profile-summary, soak-kill). */
+/** `--name=value` options of the bench scripts (profile-w1, profile-webhook, profile-summary, soak-kill, soak-serve, fuzz/). */
 
 /** The value of `--name=…` on the command line, or `fallback`. */
 export function option(name: string, fallback: string): string;

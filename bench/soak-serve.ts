@@ -12,7 +12,7 @@
  *   each step passed exactly once, no step ran again after its passed attempt was
  *   committed, no process of the runs is left.
  *
- *   node --import tsx bench/soak-serve.ts [--kills=1000] [--max-delay-ms=1500] [--sleep=0.1] [--clients=3] [--pace-ms=40] [--in-flight=12] [--keep]
+ *   node --import tsx bench/soak-serve.ts [--kills=1000] [--max-delay-ms=1500] [--sleep=0.1] [--clients=3] [--pace-ms=40] [--in-flight=12] [--max-seconds=…] [--keep]
  *
  * Prints a table of counts; exit status 1 when a count that must be 0 is not.
  */
@@ -33,6 +33,8 @@ const SLEEP_S = numberOption('sleep', 0.1);
 const CLIENTS = numberOption('clients', 3);
 const PACE_MS = numberOption('pace-ms', 40);
 const IN_FLIGHT = numberOption('in-flight', 12);
+/** Stop killing after this long (then the clean life; the table counts the kills made), e.g. to fit a time box. */
+const MAX_SECONDS = numberOption('max-seconds', Infinity);
 
 /** `<home>/hordes/soak` (four verify steps, `c` isolated, a webhook trigger) and `<home>/hordes/gate` (one verify step that asks first). */
 function writeHordes(home: string, ledger: string): void {
@@ -165,7 +167,7 @@ async function main(): Promise<void> {
       count.integrityBad++;
       problems.push(`after life ${count.lives}: integrity_check: ${verdict}`);
     }
-    const last = count.kills >= KILLS;
+    const last = count.kills >= KILLS || Date.now() - began > MAX_SECONDS * 1000;
     const server = await startServer(home);
     count.lives++;
     startMs.push(now() - server.spawnAt);
@@ -197,7 +199,7 @@ async function main(): Promise<void> {
   const seconds = Math.round((Date.now() - began) / 1000);
   const median = (v: number[]): number => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)] ?? NaN;
   const rows: [string, number | string, string][] = [
-    ['SIGKILLs of kowalski serve', count.kills, `${count.lives} lives (the last one clean), ${seconds} s; start to listening median ${median(startMs).toFixed(0)} ms, kill to exit median ${median(killToExit).toFixed(1)} ms`],
+    ['SIGKILLs of kowalski serve', count.kills < KILLS ? `${count.kills} of ${KILLS} (stopped at --max-seconds)` : count.kills, `${count.lives} lives (the last one clean), ${seconds} s; start to listening median ${median(startMs).toFixed(0)} ms, kill to exit median ${median(killToExit).toFixed(1)} ms`],
     ['requests sent', drove.requests, `${CLIENTS} clients, ${PACE_MS} ms apart, kill ≤ ${MAX_DELAY_MS} ms after listening`],
     ['runs acknowledged', books.acked.size, `API ${drove.viaApi}, webhook ${drove.viaHook}, gate ${drove.viaGate}; deliveries sent again after a kill: ${drove.redeliveredDuplicate} already committed, ${drove.redeliveredNew} new`],
     ['acknowledged runs lost', count.ackedLost, `checked after each of ${count.checksAfterRestart} restarts and at the end (must be 0)`],
