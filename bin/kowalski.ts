@@ -28,6 +28,7 @@ const chatCommands = () => import('./commands/chat.js');
 const vaultCommands = () => import('./commands/vault.js');
 const memoryCommands = () => import('./commands/memory.js');
 const vaultSearchCommands = () => import('./commands/vault-search.js');
+const backupCommands = () => import('./commands/backup.js');
 
 async function reportError(err: unknown, json: boolean): Promise<number> {
   return (await import('./commands/common.js')).reportError(err, json);
@@ -122,6 +123,12 @@ bundle.command('import').description('check a bundle, show what it will ask to r
   .argument('<file>', 'the .kwf.zip').option('--id <id>', 'install under this id instead of the bundle\'s').option('--replace', 'replace your horde with the same id (never a built-in)')
   .option('--dry-run', 'only review: install nothing').option('--json', 'print one JSON object')
   .action(act(lazy(bundleCommands, 'bundleImportCommand')));
+program.command('backup').description('write the data folder (database, runs, hordes, team, vault, config) to one archive with a manifest and checksums, while kowalski runs')
+  .argument('<file>', 'the archive to write (a new file)').option('--with-secrets', 'keep the API token and config.toml\'s keys, tokens and webhook secrets').option('--json', 'print one JSON object')
+  .action(act(lazy(backupCommands, 'backupCommand')));
+program.command('restore').description('check a backup (every checksum, the database\'s integrity) and unpack it into a new data folder')
+  .argument('<file>', 'the archive').requiredOption('--to <dir>', 'the new data folder (must not exist, or be empty)').option('--json', 'print one JSON object')
+  .action(act(lazy(backupCommands, 'restoreCommand')));
 
 try {
   await program.parseAsync(process.argv);
