@@ -1,7 +1,7 @@
 /**
  * What a backup leaves out unless asked for secrets (`--with-secrets`): the API token file
- * (`<data>/api-token`) and, in config.toml, provider keys (`[providers.*] api_key`),
- * webhook secrets (`[webhook_secrets]`), MCP servers' bearer tokens (`token`) and their
+ * (`<data>/api-token`) and, in config.toml, provider keys (`[providers.*] api_key`), the web search key
+ * (`[tools.web_search] api_key`), webhook secrets (`[webhook_secrets]`), MCP servers' bearer tokens (`token`) and their
  * environment (`env`, where keys usually go). Secrets held in environment variables
  * (`ANTHROPIC_API_KEY`, `BRAVE_API_KEY`, a trigger's `secret_env`) are never in the data
  * folder, so never in a backup.
@@ -25,6 +25,11 @@ export function redactConfig(text: string): { text: string; redacted: string[] }
         redacted.push(`providers.${name}.api_key`);
       }
     }
+  }
+  const tools = raw.tools;
+  if (isTable(tools) && isTable(tools.web_search) && 'api_key' in tools.web_search) {
+    delete tools.web_search.api_key;
+    redacted.push('tools.web_search.api_key');
   }
   if ('webhook_secrets' in raw) {
     delete raw.webhook_secrets;

@@ -25,6 +25,10 @@ default = "ollama:qwen2.5:7b"
 [providers.anthropic]
 api_key = "sk-ant-SECRET-1"
 
+[tools.web_search]
+provider = "brave"
+api_key = "SECRET-5"
+
 [webhook_secrets]
 "gh/push" = "whsec-SECRET-2"
 
@@ -113,7 +117,7 @@ test('secrets: left out of config.toml and the API token unless --with-secrets',
   const plain = path.join(root, 'plain.zip');
   const r1 = await cli(home, ['backup', plain, '--json']);
   assert.equal(r1.code, 0, outputOf(r1));
-  assert.deepEqual(stdoutJson<BackupJson>(r1).redacted, ['providers.anthropic.api_key', 'webhook_secrets', 'mcp.servers[0].token', 'api-token']);
+  assert.deepEqual(stdoutJson<BackupJson>(r1).redacted, ['providers.anthropic.api_key', 'tools.web_search.api_key', 'webhook_secrets', 'mcp.servers[0].token', 'api-token']);
   const to1 = path.join(root, 'plain');
   assert.equal((await cli(home, ['restore', plain, '--to', to1])).code, 0);
   const config = fs.readFileSync(path.join(to1, 'config.toml'), 'utf8');
