@@ -28,6 +28,8 @@ const chatCommands = () => import('./commands/chat.js');
 const vaultCommands = () => import('./commands/vault.js');
 const memoryCommands = () => import('./commands/memory.js');
 const vaultSearchCommands = () => import('./commands/vault-search.js');
+const backupCommands = () => import('./commands/backup.js');
+const doctorCommands = () => import('./commands/doctor.js');
 
 async function reportError(err: unknown, json: boolean): Promise<number> {
   return (await import('./commands/common.js')).reportError(err, json);
@@ -122,6 +124,15 @@ bundle.command('import').description('check a bundle, show what it will ask to r
   .argument('<file>', 'the .kwf.zip').option('--id <id>', 'install under this id instead of the bundle\'s').option('--replace', 'replace your horde with the same id (never a built-in)')
   .option('--dry-run', 'only review: install nothing').option('--json', 'print one JSON object')
   .action(act(lazy(bundleCommands, 'bundleImportCommand')));
+program.command('backup').description('write the data folder (database, runs, hordes, team, vault, config) to one archive with a manifest and checksums, while kowalski runs')
+  .argument('<file>', 'the archive to write (a new file)').option('--with-secrets', 'keep the API token and config.toml\'s keys, tokens and webhook secrets').option('--json', 'print one JSON object')
+  .action(act(lazy(backupCommands, 'backupCommand')));
+program.command('restore').description('check a backup (every checksum, the database\'s integrity) and unpack it into a new data folder')
+  .argument('<file>', 'the archive').requiredOption('--to <dir>', 'the new data folder (must not exist, or be empty)').option('--json', 'print one JSON object')
+  .action(act(lazy(backupCommands, 'restoreCommand')));
+program.command('doctor').description('check Node, the data folder and its modes, the database, free disk, the model, MCP servers, web search and the port: ok / warn / fail with the fix; exit 1 if any fails')
+  .option('--host <host>', 'the address serve would bind', '127.0.0.1').option('--port <port>', 'the port serve would use', '8765').option('--json', 'print one JSON object')
+  .action(act(lazy(doctorCommands, 'doctorCommand')));
 
 try {
   await program.parseAsync(process.argv);

@@ -186,6 +186,10 @@ export const ERROR_CODES = {
   KW_ERR_TRACE_NOT_FOUND: { group: 'terminal', summary: 'no trace with that id' },
   // the vault's search
   KW_ERR_VAULT_REINDEX_NEEDED: { group: 'operator', summary: "the vault's vectors were made with another embedding model (or dimension) than config.toml names: run `kowalski vault reindex`; until then semantic search gives keyword results with a note" },
+  // backup and restore
+  KW_ERR_BACKUP_INVALID: { group: 'terminal', summary: 'a backup archive is damaged, tampered with or not a kowalski backup (a checksum, an entry name that would leave the target, a missing or extra entry, a database that fails integrity_check); nothing was placed at the target' },
+  KW_ERR_BACKUP_TARGET: { group: 'terminal', summary: 'a backup cannot be written there (the file exists, its folder is missing) or restored there (the --to folder is not empty)' },
+  KW_ERR_BACKUP_SOURCE: { group: 'terminal', summary: 'there is nothing to back up: the data folder holds no kowalski.sqlite' },
   KW_ERR_INTERNAL: { group: 'terminal', summary: 'a bug: an unexpected exception' },
 } as const satisfies Record<string, { group: ErrorGroup; summary: string }>;
 

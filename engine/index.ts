@@ -51,3 +51,5 @@ export type { BirthResult, DraftCheck, DraftCheckOptions, DraftEdge, DraftInput,
 export { BUILDER_AGENT, MAX_DRAFTS_LISTED } from './rookery/rookery-service.js';
 export type { RookeryService } from './rookery/rookery-service.js';
 export type { DraftSummary, DraftView } from './rookery/rookery-service.js';
+export { createBackup, restoreBackup, MANIFEST_ENTRY } from './backup/index.js';
+export type { BackupFile, BackupManifest, BackupOptions, BackupResult, RestoreResult } from './backup/index.js';

@@ -1,0 +1,208 @@
+/**
+ * `kowalski backup` / `restore`: a backup taken by a real CLI process while an engine runs
+ * 20 runs (and keeps starting more) restores to a data folder an engine starts on, holding
+ * every run acknowledged before the backup began; a damaged, tampered or zip-slip archive
+ * is refused with KW_ERR_BACKUP_INVALID and nothing is placed at --to; secrets only with
+ * --with-secrets.
+ */
+import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import type { TestContext } from 'node:test';
+import { unzipSync, zipSync } from 'fflate';
+import { cli, outputOf, stdoutJson } from '../support/cli.js';
+import { miniHorde } from '../support/hordes.js';
+import { testEngine } from '../support/engine.js';
+import { tempDir } from '../support/tmp.js';
+import { waitFor } from '../support/wait.js';
+
+const CONFIG = `# my settings
+[model]
+default = "ollama:qwen2.5:7b"
+
+[providers.anthropic]
+api_key = "sk-ant-SECRET-1"
+
+[tools.web_search]
+provider = "brave"
+api_key = "SECRET-5"
+
+[webhook_secrets]
+"gh/push" = "whsec-SECRET-2"
+
+[[mcp.servers]]
+name = "remote"
+url = "http://127.0.0.1:9/mcp"
+token = "SECRET-3"
+`;
+
+interface BackupJson { file: string; runs: number; files: number; redacted: string[]; withSecrets: boolean }
+
+/** A small data folder made by an engine, with a config full of secrets and the API token. */
+async function smallHome(t: TestContext): Promise<string> {
+  const home = path.join(tempDir(t, 'kw-bk-src-'), 'home');
+  const engine = await testEngine(t, {}, home);
+  const id = await engine.startRun(miniHorde(['a']), {});
+  await engine.waitForRun(id);
+  await engine.close();
+  fs.writeFileSync(path.join(home, 'config.toml'), CONFIG);
+  fs.writeFileSync(path.join(home, 'api-token'), 'TOKEN-SECRET-4-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n', { mode: 0o600 });
+  fs.mkdirSync(path.join(home, 'vault', 'notes'), { recursive: true });
+  fs.writeFileSync(path.join(home, 'vault', 'notes', 'a.md'), '# a note\n');
+  return home;
+}
+
+test('a backup taken while 20 runs execute restores to a folder an engine starts on, with every run acknowledged before it', async (t) => {
+  const root = tempDir(t, 'kw-bk-');
+  const home = path.join(root, 'home');
+  const gates = path.join(root, 'gates');
+  fs.mkdirSync(gates);
+  const engine = await testEngine(t, { maxParallelSteps: 40 }, home);
+  // `first` runs a command (so the run has its folder, with the command's output), `wait` holds the run until its gate file exists.
+  const horde = miniHorde(['first', 'wait', 'last'], [], { first: { kind: 'verify', verifyCommand: 'echo started' }, wait: { kind: 'gate' } }, {
+    confirmCommands: false, inputs: [{ id: 'gate', type: 'text', label: 'gate', required: true }],
+  });
+  const gate = (i: number): string => path.join(gates, `g${i}`);
+
+  const acknowledged: string[] = [];
+  for (let i = 0; i < 20; i++) acknowledged.push(await engine.startRun(horde, { gate: gate(i) }));
+  const atGate = (id: string): boolean => engine.getRun(id).steps.some((s) => s.name === 'wait' && s.state === 'running');
+  await waitFor(() => acknowledged.every(atGate), '20 runs executing, each at its gate', 120_000);
+
+  // Load while the backup runs: new runs started, and gates opened so runs finish and write.
+  let stop = false;
+  let next = 20;
+  const during: string[] = [];
+  const load = (async () => {
+    for (let i = 0; !stop; i++) {
+      during.push(await engine.startRun(horde, { gate: gate(next++) }));
+      if (i % 2 === 0) fs.writeFileSync(gate(i), '');
+      await new Promise((r) => setImmediate(r));
+    }
+  })();
+  const file = path.join(root, 'backup.zip');
+  const foldersBefore = fs.readdirSync(path.join(home, 'runs'));
+  const backup = await cli(home, ['backup', file, '--json']);
+  stop = true;
+  await load;
+  assert.equal(backup.code, 0, outputOf(backup));
+  const made = stdoutJson<BackupJson>(backup);
+  assert.ok(made.runs >= 20, `the snapshot holds ${made.runs} runs`);
+  assert.ok(during.length > 0, 'runs were started while the backup ran');
+  for (let i = 0; i < next; i++) fs.writeFileSync(gate(i), '');
+
+  const restored = path.join(root, 'restored');
+  const restore = await cli(path.join(root, 'other-home'), ['restore', file, '--to', restored, '--json']);
+  assert.equal(restore.code, 0, outputOf(restore));
+  assert.equal(stdoutJson<{ to: string }>(restore).to, restored);
+
+  const copy = await testEngine(t, {}, restored);
+  for (const id of acknowledged) {
+    const view = copy.getRun(id);
+    assert.equal(view.run.id, id);
+  }
+  assert.ok(foldersBefore.length > 0);
+  for (const folder of foldersBefore) assert.ok(fs.existsSync(path.join(restored, 'runs', folder)), `the run folder ${folder} is restored`);
+  // The runs that were executing are carried on by the restored engine.
+  const recovered = await copy.recover();
+  assert.deepEqual(recovered.failed, []);
+  await Promise.all(acknowledged.map(async (id) => assert.equal(await copy.waitForRun(id), 'succeeded')));
+});
+
+test('secrets: left out of config.toml and the API token unless --with-secrets', async (t) => {
+  const home = await smallHome(t);
+  const root = tempDir(t, 'kw-bk-');
+  const plain = path.join(root, 'plain.zip');
+  const r1 = await cli(home, ['backup', plain, '--json']);
+  assert.equal(r1.code, 0, outputOf(r1));
+  assert.deepEqual(stdoutJson<BackupJson>(r1).redacted, ['providers.anthropic.api_key', 'tools.web_search.api_key', 'webhook_secrets', 'mcp.servers[0].token', 'api-token']);
+  const to1 = path.join(root, 'plain');
+  assert.equal((await cli(home, ['restore', plain, '--to', to1])).code, 0);
+  const config = fs.readFileSync(path.join(to1, 'config.toml'), 'utf8');
+  assert.doesNotMatch(config, /SECRET/);
+  assert.match(config, /ollama:qwen2\.5:7b/);
+  assert.match(config, /http:\/\/127\.0\.0\.1:9\/mcp/);
+  assert.equal(fs.existsSync(path.join(to1, 'api-token')), false);
+  assert.equal(fs.readFileSync(path.join(to1, 'vault', 'notes', 'a.md'), 'utf8'), '# a note\n');
+  assert.doesNotMatch(fs.readFileSync(plain).toString('latin1'), /SECRET/);
+
+  const full = path.join(root, 'full.zip');
+  const r2 = await cli(home, ['backup', full, '--with-secrets', '--json']);
+  assert.equal(r2.code, 0, outputOf(r2));
+  assert.deepEqual(stdoutJson<BackupJson>(r2).redacted, []);
+  const to2 = path.join(root, 'full');
+  assert.equal((await cli(home, ['restore', full, '--to', to2])).code, 0);
+  assert.equal(fs.readFileSync(path.join(to2, 'config.toml'), 'utf8'), CONFIG);
+  assert.match(fs.readFileSync(path.join(to2, 'api-token'), 'utf8'), /TOKEN-SECRET-4/);
+});
+
+test('a damaged archive (one byte flipped) is refused with KW_ERR_BACKUP_INVALID and nothing is placed at --to', async (t) => {
+  const home = await smallHome(t);
+  const root = tempDir(t, 'kw-bk-');
+  const file = path.join(root, 'b.zip');
+  assert.equal((await cli(home, ['backup', file])).code, 0);
+  const bytes = fs.readFileSync(file);
+  bytes[Math.floor(bytes.length / 3)]! ^= 0x01; // inside the compressed database
+  const bad = path.join(root, 'bad.zip');
+  fs.writeFileSync(bad, bytes);
+  const to = path.join(root, 'to');
+  const r = await cli(home, ['restore', bad, '--to', to, '--json']);
+  assert.equal(r.code, 2, outputOf(r));
+  assert.equal(stdoutJson<{ error: { code: string } }>(r).error.code, 'KW_ERR_BACKUP_INVALID');
+  assert.equal(fs.existsSync(to), false);
+  assert.deepEqual(fs.readdirSync(root).sort(), ['b.zip', 'bad.zip']);
+});
+
+/** Rebuild an archive's entries with `change` applied, keeping a consistent ZIP (so only our own checks can catch it). */
+function rebuild(file: string, out: string, change: (files: Record<string, Uint8Array>, manifest: { files: { path: string; size: number; sha256: string }[] }) => void): void {
+  const files = unzipSync(fs.readFileSync(file));
+  const manifest = JSON.parse(Buffer.from(files['kowalski-backup.json']!).toString('utf8'));
+  delete files['kowalski-backup.json'];
+  change(files, manifest);
+  fs.writeFileSync(out, zipSync({ ...files, 'kowalski-backup.json': Buffer.from(JSON.stringify(manifest)) }));
+}
+
+test('a tampered file (consistent ZIP, wrong SHA-256), an unlisted entry and a zip-slip entry are refused; --to must be empty', async (t) => {
+  const home = await smallHome(t);
+  const root = tempDir(t, 'kw-bk-');
+  const file = path.join(root, 'b.zip');
+  assert.equal((await cli(home, ['backup', file])).code, 0);
+  const refuse = async (archive: string, pattern: RegExp): Promise<void> => {
+    const to = path.join(root, `to-${path.basename(archive)}`);
+    const r = await cli(home, ['restore', archive, '--to', to]);
+    assert.equal(r.code, 2, outputOf(r));
+    assert.match(r.stderr, /KW_ERR_BACKUP_INVALID/);
+    assert.match(r.stderr, pattern);
+    assert.equal(fs.existsSync(to), false);
+  };
+
+  const tampered = path.join(root, 'tampered.zip');
+  rebuild(file, tampered, (files) => void (files['vault/notes/a.md'] = Buffer.from('# b note\n')));
+  await refuse(tampered, /vault\/notes\/a\.md's SHA-256/);
+
+  const extra = path.join(root, 'extra.zip');
+  rebuild(file, extra, (files) => void (files['runs/x.txt'] = Buffer.from('x')));
+  await refuse(extra, /"runs\/x\.txt" is not listed/);
+
+  const slip = path.join(root, 'slip.zip');
+  const escaped = path.join(root, 'escaped.txt');
+  rebuild(file, slip, (files, manifest) => {
+    const data = Buffer.from('out');
+    files['../escaped.txt'] = data;
+    manifest.files.push({ path: '../escaped.txt', size: data.length, sha256: crypto.createHash('sha256').update(data).digest('hex') });
+  });
+  await refuse(slip, /zip-slip/);
+  assert.equal(fs.existsSync(escaped), false);
+
+  const busy = path.join(root, 'busy');
+  fs.mkdirSync(busy);
+  fs.writeFileSync(path.join(busy, 'x'), '');
+  const r = await cli(home, ['restore', file, '--to', busy]);
+  assert.equal(r.code, 2, outputOf(r));
+  assert.match(r.stderr, /KW_ERR_BACKUP_TARGET/);
+  const again = await cli(home, ['backup', file]);
+  assert.equal(again.code, 2, outputOf(again));
+  assert.match(again.stderr, /exists already.*KW_ERR_BACKUP_TARGET/);
+});

@@ -1,0 +1,141 @@
+/**
+ * `kowalski doctor`: every failing check provoked once — an old Node and a full disk
+ * through the check functions (the values injected), the rest through the real CLI: a data
+ * folder its owner cannot use, a damaged database, an unreachable model, an MCP server that
+ * does not start, a web search that does not answer, a taken port, a bad config.toml, and a
+ * model the provider does not have. A healthy folder exits 0.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { test } from 'node:test';
+import type { TestContext } from 'node:test';
+import { checkDisk, checkNode } from '../../bin/doctor/index.js';
+import type { Check } from '../../bin/doctor/index.js';
+import { checkModel } from '../../bin/doctor/model.js';
+import { DEFAULT_CONFIG } from '../../engine/index.js';
+import { cli, outputOf, stdoutJson } from '../support/cli.js';
+import { cleanups } from '../support/cleanup.js';
+import { testEngine } from '../support/engine.js';
+import { tempDir } from '../support/tmp.js';
+
+/** A port nothing listens on (taken, then released). */
+async function closedPort(): Promise<number> {
+  const server = http.createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+/** A fake Ollama that lists `models`. */
+async function fakeOllama(t: TestContext, models: string[]): Promise<string> {
+  const server = http.createServer((req, res) => {
+    res.setHeader('content-type', 'application/json');
+    res.end(req.url === '/api/tags' ? JSON.stringify({ models: models.map((name) => ({ name })) }) : '{}');
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  cleanups(t)(() => new Promise((r) => server.close(r)));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+const byName = (checks: Check[]): Map<string, Check> => new Map(checks.map((c) => [c.name, c]));
+
+test('an old Node and a nearly full disk fail, with the fix', () => {
+  const old = checkNode('20.18.3');
+  assert.equal(old.status, 'fail');
+  assert.match(old.fix ?? '', /Node 20\.19 or newer/);
+  assert.equal(checkNode('20.19.0').status, 'ok');
+  assert.equal(checkNode('22.1.0').status, 'ok');
+  const full = checkDisk('/tmp', { warnBytes: Number.MAX_SAFE_INTEGER, failBytes: Number.MAX_SAFE_INTEGER });
+  assert.equal(full.status, 'fail');
+  assert.match(full.fix ?? '', /free some space/);
+  assert.equal(checkDisk('/tmp', { warnBytes: 1, failBytes: 1 }).status, 'ok');
+});
+
+test('a model the provider does not have fails with `ollama pull`', async (t) => {
+  const host = await fakeOllama(t, ['llama3.2:1b']);
+  const config = { ...DEFAULT_CONFIG, model: { ...DEFAULT_CONFIG.model, default: 'ollama:qwen2.5:7b' }, raw: { providers: { ollama: { host } } } };
+  const missing = await checkModel(config, {});
+  assert.equal(missing.status, 'fail', missing.detail);
+  assert.match(missing.detail, /has no model "qwen2\.5:7b" \(it has llama3\.2:1b\)/);
+  assert.equal(missing.fix, 'ollama pull qwen2.5:7b');
+  const present = await checkModel({ ...config, model: { ...config.model, default: 'ollama:llama3.2:1b' } }, {});
+  assert.equal(present.status, 'ok', present.detail);
+});
+
+test('doctor on a broken setup: each failing line names the problem and the fix, exit 1', async (t) => {
+  const home = path.join(tempDir(t, 'kw-doc-'), 'home');
+  const engine = await testEngine(t, {}, home);
+  await engine.close();
+  fs.writeFileSync(path.join(home, 'kowalski.sqlite'), Buffer.alloc(8192, 7)); // not a database any more
+  for (const f of ['kowalski.sqlite-wal', 'kowalski.sqlite-shm']) fs.rmSync(path.join(home, f), { force: true });
+  const [modelPort, searchPort] = [await closedPort(), await closedPort()];
+  fs.writeFileSync(path.join(home, 'config.toml'), `[model]
+default = "ollama:qwen2.5:7b"
+[providers.ollama]
+host = "http://127.0.0.1:${modelPort}"
+[tools.web_search]
+provider = "searxng"
+url = "http://127.0.0.1:${searchPort}"
+[[mcp.servers]]
+name = "gone"
+command = "/nonexistent/kw-mcp-server"
+`);
+  const taken = http.createServer((_req, res) => res.end('not kowalski'));
+  await new Promise<void>((r) => taken.listen(0, '127.0.0.1', r));
+  cleanups(t)(() => new Promise((r) => taken.close(r)));
+  fs.chmodSync(home, 0o000);
+  cleanups(t)(() => fs.chmodSync(home, 0o700));
+
+  const r = await cli(home, ['doctor', '--json', '--port', String((taken.address() as AddressInfo).port)]);
+  assert.equal(r.code, 1, outputOf(r));
+  const { ok, checks } = stdoutJson<{ ok: boolean; checks: Check[] }>(r);
+  assert.equal(ok, false);
+  const c = byName(checks);
+  const failing: [string, RegExp, RegExp][] = [
+    ['data folder', /\(mode 0000\) is not readable, writable and searchable by its owner/, /chmod 700/],
+    ['database', /is damaged/, /\.recover/],
+    ['model', new RegExp(`does not answer at http://127\\.0\\.0\\.1:${modelPort}`), /ollama serve/],
+    ['mcp gone', /nonexistent/, /mcp\.servers/],
+    ['web search', /does not answer/, /\[tools\.web_search\] url/],
+    ['port', /taken by another program/, /--port/],
+  ];
+  for (const [name, detail, fix] of failing) {
+    const line = c.get(name);
+    assert.equal(line?.status, 'fail', `${name}: ${JSON.stringify(line)}`);
+    assert.match(line.detail, detail, name);
+    assert.match(line.fix ?? '', fix, name);
+  }
+  assert.equal(c.get('node')?.status, 'ok');
+
+  // The same as text: one line per check, FAIL marked, the fix beneath.
+  const text = await cli(home, ['doctor', '--port', String((taken.address() as AddressInfo).port)]);
+  assert.equal(text.code, 1, outputOf(text));
+  assert.match(text.stdout, /^FAIL {2}database +\S.*\n {6}fix: /m);
+  assert.match(text.stdout, /some checks failed\n$/);
+});
+
+test('doctor: a bad config.toml fails naming the key; a healthy folder exits 0', async (t) => {
+  const home = path.join(tempDir(t, 'kw-doc-'), 'home');
+  const engine = await testEngine(t, {}, home);
+  await engine.close();
+  fs.writeFileSync(path.join(home, 'config.toml'), '[runs]\nmax_parallel_steps = "many"\n');
+  const port = String(await closedPort());
+  const bad = await cli(home, ['doctor', '--json', '--port', port]);
+  assert.equal(bad.code, 1, outputOf(bad));
+  const config = byName(stdoutJson<{ checks: Check[] }>(bad).checks).get('config');
+  assert.equal(config?.status, 'fail');
+  assert.match(config.detail, /runs\.max_parallel_steps/);
+
+  const host = await fakeOllama(t, ['qwen2.5:7b']);
+  fs.writeFileSync(path.join(home, 'config.toml'), `[model]\ndefault = "ollama:qwen2.5:7b"\n[providers.ollama]\nhost = "${host}"\n`);
+  const good = await cli(home, ['doctor', '--json', '--port', port]);
+  assert.equal(good.code, 0, outputOf(good));
+  const checks = stdoutJson<{ ok: boolean; checks: Check[] }>(good).checks;
+  assert.deepEqual(checks.filter((x) => x.status === 'fail'), []);
+  assert.equal(byName(checks).get('model')?.detail, 'ollama:qwen2.5:7b: reachable, model present');
+  assert.equal(byName(checks).get('database')?.status, 'ok');
+});
