@@ -15,28 +15,18 @@ import { startFakeOllama } from '../support/fake-models.js';
 import type { FakeModelServer } from '../support/fake-models.js';
 import { TEST_KINDS, writeHorde } from '../support/engine.js';
 import { simulatedTime } from '../support/sim-time.js';
+import { ANSWER, writeModelConfig, writeModelHorde } from '../support/budget.js';
 import { tempDir } from '../support/tmp.js';
 import { cleanups } from '../support/cleanup.js';
 
-/** Every answer: 100 tokens in, 50 out, no tool call. */
-const ANSWER = { text: 'Done.', usage: { input: 100, output: 50 } };
-
 async function modelEngine(t: TestContext, home: string, server: FakeModelServer, extraConfig = ''): Promise<Engine> {
-  fs.writeFileSync(path.join(home, 'config.toml'), `[model]\ndefault = "ollama:qwen2.5:7b"\n[providers.ollama]\nhost = "${server.url}"\n${extraConfig}`);
+  writeModelConfig(home, server.url, extraConfig);
   const engine = await createEngine({ dataDir: home });
   cleanups(t)(() => engine.close());
   return engine;
 }
 
-/** ingest, then three model steps a, b, c; `budget` is the horde's [budget] (TOML lines). */
-function modelHorde(home: string, id: string, budget: string): void {
-  const step = 'kind = "process"\nprompt_file = "prompts/p.md"';
-  writeHorde(path.join(home, 'hordes', id), `id = "${id}"\npipeline = ["intake", "a", "b", "c"]\n${budget}`, {
-    intake: 'kind = "ingest"\n[[inputs]]\nid = "topic"\ntype = "text"', a: step, b: step, c: step,
-  });
-  fs.mkdirSync(path.join(home, 'hordes', id, 'prompts'), { recursive: true });
-  fs.writeFileSync(path.join(home, 'hordes', id, 'prompts', 'p.md'), 'Say done.');
-}
+const modelHorde = writeModelHorde;
 
 async function start(engine: Engine, id: string): Promise<string> {
   const { horde } = await engine.resolveHorde(id);
