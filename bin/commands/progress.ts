@@ -43,7 +43,7 @@ export function describeParked(view: RunView): string {
     lines.push(`deny:    kowalski deny ${view.run.id} --step ${p.step} --reason "…"`);
   }
   const parked = view.budget.parked;
-  if (parked !== null && view.pending.length === 0) {
+  if (parked !== null && view.run.state === 'awaiting_input') {
     lines.push(`run ${view.run.id} is parked: its budget is spent (${describeOver(parked.over, view.budget.limits, parked.spent)}).`);
     lines.push(...budgetLines(view.budget));
     lines.push(`raise:  kowalski budget ${view.run.id} ${parked.over.map((k) => `--${k.replace('_', '-')} <more>`).join(' ')}`);

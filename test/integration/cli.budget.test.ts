@@ -20,6 +20,9 @@ test('run → parked for its budget (exit 3); budget shows it; a bad raise is ex
   assert.match(run.stdout, new RegExp(`raise:  kowalski budget ${runId} --tokens <more>`));
   assert.match(run.stdout, /tokens\s+300 of 250/);
 
+  const show = await cli(home, ['show', runId]);
+  assert.match(show.stdout, /is parked: its budget is spent \(tokens 300 of 250\)/, outputOf(show));
+
   const shown = await cli(home, ['budget', runId]);
   assert.equal(shown.code, 3, outputOf(shown));
   assert.match(shown.stdout, /parked: tokens spent/);
