@@ -1,4 +1,5 @@
 /** The run machine's context: plain data, rebuilt by folding the run's events. */
+import type { BudgetKey, BudgetLimits, BudgetSpent } from '../core/index.js';
 import type { ApprovalCommand, ApprovalReason, EventError, RunGraph, StepPolicy } from './run.events.js';
 
 export type StepStatus =
@@ -52,6 +53,13 @@ export interface RunContext {
   /** Set when the run has failed. */
   error?: EventError;
   cancelled?: { reason: string; by: string };
+  /** The run's limits, and while it is parked for its budget what was over and spent then. */
+  budget: RunBudget;
+}
+
+export interface RunBudget {
+  limits: BudgetLimits;
+  parked?: { over: BudgetKey[]; spent: BudgetSpent };
 }
 
 /** The run states every client sees. */
@@ -78,6 +86,8 @@ export function runStateOf(ctx: RunContext): RunState {
     if (s.status === 'ready') ready = true;
     if (s.status === 'awaiting_approval' || s.status === 'unknown') parked = true;
   }
+  // Parked for its budget: nothing more starts until the operator raises it (or cancels).
+  if (ready && ctx.budget.parked !== undefined) return 'awaiting_input';
   if (ready) return started ? 'running' : 'queued';
   if (parked) return 'awaiting_input';
   return 'succeeded';

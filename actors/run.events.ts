@@ -3,7 +3,7 @@
  * events stored in the log (engine/events.ts wraps each in a versioned envelope);
  * folding a run's events through the machine rebuilds its state.
  */
-import type { EdgeDef, ErrorCode, HordeDef } from '../core/index.js';
+import type { BudgetKey, BudgetLimits, BudgetSpent, EdgeDef, ErrorCode, HordeDef } from '../core/index.js';
 
 /** What the engine decided about a step when the run was created (kept with the run, so replay never depends on today's registry). */
 export interface StepPolicy {
@@ -38,6 +38,8 @@ export type RunEvent =
       input: Record<string, string>;
       /** `cli`, `api`, `trigger:<name>`, … */
       provenance: string;
+      /** The run's limits: the horde's `[budget]` over config.toml's; absent = none (runs before budgets). */
+      budget?: BudgetLimits;
     }
   | { type: 'step.started'; step: string; attempt: number }
   | { type: 'step.spawned'; step: string; attempt: number; pgid: number; token: string }
@@ -57,7 +59,11 @@ export type RunEvent =
   | { type: 'approval.requested'; step: string; reason: ApprovalReason; command: ApprovalCommand; hash: string }
   | { type: 'approval.granted'; step: string; hash: string; by: string }
   | { type: 'approval.denied'; step: string; reason: string; by: string }
-  | { type: 'run.cancelled'; reason: string; by: string };
+  | { type: 'run.cancelled'; reason: string; by: string }
+  /** A step was about to start and the run had spent a limit (`over`): parked for the operator (reason "budget"). */
+  | { type: 'budget.exceeded'; over: BudgetKey[]; spent: BudgetSpent; limits: BudgetLimits }
+  /** The operator set new limits (the keys given replace the run's); a parked run goes on when nothing is over any more. */
+  | { type: 'budget.raised'; limits: BudgetLimits; by: string };
 
 export type RunEventType = RunEvent['type'];
 

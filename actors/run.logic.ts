@@ -3,6 +3,7 @@
  * decide whether it accepts it. No I/O, no clock. The machine (run.machine.ts) says which
  * of these apply in which state; these functions say what they do to the context.
  */
+import { mergeBudget } from '../core/index.js';
 import type { EventError, RunEvent, StepPolicy } from './run.events.js';
 import type { RunContext, StepState } from './run.context.js';
 import { edgeMatches, incomingForward, loopBody, outgoing, roots } from './run.graph.js';
@@ -29,6 +30,7 @@ export function initialContext(runId: string, created: Created): RunContext {
     steps,
     edges: graph.edges.map(() => 'pending'),
     loops: graph.edges.map(() => 0),
+    budget: { limits: created.budget ?? {} },
   };
 }
 
@@ -37,7 +39,7 @@ export function initialContext(runId: string, created: Created): RunContext {
 /** `step.started`: the step is ready, the attempt is the next one, and an approval it needs was given. */
 export function canStart(ctx: RunContext, e: Of<'step.started'>): boolean {
   const s = ctx.steps[e.step];
-  return s !== undefined && s.status === 'ready' && e.attempt === s.attempts + 1
+  return s !== undefined && s.status === 'ready' && e.attempt === s.attempts + 1 && ctx.budget.parked === undefined
     && (ctx.policy[e.step]?.approval !== true || s.approvedHash !== undefined);
 }
 
@@ -62,6 +64,11 @@ export function grantFits(ctx: RunContext, e: Of<'approval.granted'>): boolean {
 /** `approval.denied`: the step waits for the operator. */
 export function isWaiting(ctx: RunContext, e: Of<'approval.denied'>): boolean {
   return ctx.steps[e.step]?.status === 'awaiting_approval';
+}
+
+/** `budget.exceeded`: not parked for it already, and a step is ready to start (the park holds it back). */
+export function canPark(ctx: RunContext): boolean {
+  return ctx.budget.parked === undefined && ctx.graph.pipeline.some((name) => ctx.steps[name]!.status === 'ready');
 }
 
 // ── updates: the context after an accepted event ────────────────────────────────────
@@ -105,6 +112,14 @@ export function finishAttempt(ctx: RunContext, e: Of<'step.finished'>): RunConte
 
 export function cancelRun(ctx: RunContext, e: Of<'run.cancelled'>): RunContext {
   return { ...ctx, cancelled: { reason: e.reason, by: e.by } };
+}
+
+export function parkForBudget(ctx: RunContext, e: Of<'budget.exceeded'>): RunContext {
+  return { ...ctx, budget: { limits: ctx.budget.limits, parked: { over: e.over, spent: e.spent } } };
+}
+
+export function raiseBudget(ctx: RunContext, e: Of<'budget.raised'>): RunContext {
+  return { ...ctx, budget: { limits: mergeBudget(ctx.budget.limits, e.limits) } };
 }
 
 /** The attempts running now: what an ended run must kill. */

@@ -11,8 +11,8 @@ import type { RunEvent } from './run.events.js';
 import type { RunContext } from './run.context.js';
 import { runStateOf } from './run.context.js';
 import {
-  canAsk, canStart, cancelRun, denyApproval, finishAttempt, grantApproval, grantFits, initialContext, interruptStep,
-  isRunningAttempt, isWaiting, recordSpawn, requestApproval, runningAttempts, startStep,
+  canAsk, canPark, canStart, cancelRun, denyApproval, finishAttempt, grantApproval, grantFits, initialContext, interruptStep,
+  isRunningAttempt, isWaiting, parkForBudget, raiseBudget, recordSpawn, requestApproval, runningAttempts, startStep,
 } from './run.logic.js';
 
 export interface RunMachineInput {
@@ -69,6 +69,8 @@ export const runMachine = setup({
     'bind the approval, make it ready': assign(({ context, event }) => grantApproval(context, event as Of<'approval.granted'>)),
     'fail the step and route': assign(({ context, event }) => denyApproval(context, event as Of<'approval.denied'>)),
     'record the cancel': assign(({ context, event }) => cancelRun(context, event as Of<'run.cancelled'>)),
+    'park the run with what it spent': assign(({ context, event }) => parkForBudget(context, event as Of<'budget.exceeded'>)),
+    'set the new limits, unpark': assign(({ context, event }) => raiseBudget(context, event as Of<'budget.raised'>)),
     // Effects: emitted to whoever drives the machine (RunActor), which hands them to the engine to perform after the commit.
     dispatch: emit((_args, params: { step: string; attempt: number }) => ({ type: 'dispatch' as const, ...params })),
     kill: emit((_args, params: KillParams) => ({ type: 'kill' as const, ...params })),
@@ -79,6 +81,7 @@ export const runMachine = setup({
     'the step is ready, or unknown after a crash': ({ context, event }) => canAsk(context, event as Of<'approval.requested'>),
     'the step waits, and the hash is the one shown': ({ context, event }) => grantFits(context, event as Of<'approval.granted'>),
     'the step waits for the operator': ({ context, event }) => isWaiting(context, event as Of<'approval.denied'>),
+    'not parked for its budget, and a step is ready': ({ context }) => canPark(context),
     'ended: cancelled': ({ context }) => runStateOf(context) === 'cancelled',
     'ended: failed': ({ context }) => runStateOf(context) === 'failed',
     'a step runs, or may run again': ({ context }) => runStateOf(context) === 'running',
@@ -97,6 +100,8 @@ export const runMachine = setup({
         'approval.requested': { guard: 'the step is ready, or unknown after a crash', target: 'settling', actions: 'park the step with the command' },
         'approval.granted': { guard: 'the step waits, and the hash is the one shown', target: 'settling', actions: 'bind the approval, make it ready' },
         'approval.denied': { guard: 'the step waits for the operator', target: 'settling', actions: 'fail the step and route' },
+        'budget.exceeded': { guard: 'not parked for its budget, and a step is ready', target: 'settling', actions: 'park the run with what it spent' },
+        'budget.raised': { target: 'settling', actions: 'set the new limits, unpark' },
         'run.cancelled': { target: 'cancelled', actions: 'record the cancel' },
       },
     },
@@ -110,12 +115,15 @@ export const runMachine = setup({
         'approval.requested': { guard: 'the step is ready, or unknown after a crash', target: 'settling', actions: 'park the step with the command' },
         'approval.granted': { guard: 'the step waits, and the hash is the one shown', actions: 'bind the approval, make it ready' },
         'approval.denied': { guard: 'the step waits for the operator', target: 'settling', actions: ['fail the step and route', killWhatRuns] },
+        'budget.exceeded': { guard: 'not parked for its budget, and a step is ready', target: 'settling', actions: 'park the run with what it spent' },
+        'budget.raised': { target: 'settling', actions: 'set the new limits, unpark' },
         'run.cancelled': { target: 'cancelled', actions: ['record the cancel', killWhatRuns] },
       },
     },
-    /** Parked: nothing runs, and a step waits for the operator (an approval, or an outcome unknown after a crash). */
+    /** Parked: nothing runs, and a step waits for the operator (an approval, or an outcome unknown after a crash), or the run for a raise of its budget. */
     awaiting_input: {
       on: {
+        'budget.raised': { target: 'settling', actions: 'set the new limits, unpark' },
         'approval.requested': { guard: 'the step is ready, or unknown after a crash', actions: 'park the step with the command' },
         'approval.granted': { guard: 'the step waits, and the hash is the one shown', target: 'settling', actions: 'bind the approval, make it ready' },
         'approval.denied': { guard: 'the step waits for the operator', target: 'settling', actions: 'fail the step and route' },

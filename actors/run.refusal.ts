@@ -11,6 +11,8 @@ export function describeRefusal(ctx: RunContext, state: RunState, event: RunEven
   if (FINAL_RUN_STATES.has(state)) return `the run has already ended (${state}), but the log continues with ${event.type}`;
   if (event.type === 'run.created') return 'run.created appears twice';
   if (event.type === 'run.cancelled') return `run.cancelled is not accepted while the run is ${state}`;
+  if (event.type === 'budget.exceeded') return `budget.exceeded is not accepted while the run is ${state}${ctx.budget.parked === undefined ? ' with no step ready to start' : ': it is parked for its budget already'}`;
+  if (event.type === 'budget.raised') return `budget.raised is not accepted while the run is ${state}`;
   const s = ctx.steps[event.step];
   if (s === undefined) return `${event.type} names step "${event.step}", which the run's horde does not have`;
   const attempt = 'attempt' in event ? ` attempt ${event.attempt}` : '';

@@ -16,6 +16,7 @@ function lazy<M extends { [P in K]: Action }, K extends keyof M>(load: () => Pro
   return async (...args) => (await load())[name](...args);
 }
 const runCommands = () => import('./commands/run.js');
+const budgetCommands = () => import('./commands/budget.js');
 const historyCommands = () => import('./commands/history.js');
 const hordeCommands = () => import('./commands/hordes.js');
 const agentCommands = () => import('./commands/agents.js');
@@ -71,6 +72,9 @@ program.command('approve').description('approve the command a parked run waits o
 program.command('deny').description('deny a parked step (it fails with your reason), then continue the run')
   .argument('<run-id>').option('--step <name>').option('--reason <text>').option('--json').action(act(lazy(runCommands, 'denyCommand')));
 program.command('cancel').description('cancel a run; its running steps are stopped').argument('<run-id>').option('--reason <text>').option('--json').action(act(lazy(runCommands, 'cancelCommand')));
+program.command('budget').description("a run's spending against its budget; with limits, raise them and follow the run (exit 3 while it is parked)")
+  .argument('<run-id>').option('--model-calls <n>').option('--tokens <n>').option('--cost-usd <usd>').option('--tool-calls <n>').option('--wall-secs <s>').option('--json')
+  .action(act(lazy(budgetCommands, 'budgetCommand')));
 program.command('resume').description('continue every unfinished run until it finishes or parks').option('--json').action(act(lazy(runCommands, 'resumeCommand')));
 program.command('hordes').description('list the built-in and your hordes').option('--json').action(act(lazy(hordeCommands, 'hordesCommand')));
 program.command('agents').description('list the agent profiles (built-in and <data>/team/); exit 1 if a profile file has problems').option('--json').action(act(lazy(agentCommands, 'agentsCommand')));

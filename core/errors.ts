@@ -191,6 +191,9 @@ export const ERROR_CODES = {
   KW_ERR_BACKUP_TARGET: { group: 'terminal', summary: 'a backup cannot be written there (the file exists, its folder is missing) or restored there (the --to folder is not empty)' },
   KW_ERR_BACKUP_SOURCE: { group: 'terminal', summary: 'there is nothing to back up: the data folder holds no kowalski.sqlite' },
   KW_ERR_INTERNAL: { group: 'terminal', summary: 'a bug: an unexpected exception' },
+  // run budgets
+  KW_ERR_BUDGET_INVALID: { group: 'terminal', summary: "a [budget] limit (horde.md, config.toml, or a raise) is not a known key or not a number above 0" },
+  KW_ERR_BUDGET_TOO_LOW: { group: 'terminal', summary: 'a budget raise leaves a limit at or below what the run has spent already' },
 } as const satisfies Record<string, { group: ErrorGroup; summary: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -3,6 +3,7 @@
  * event of every run as the run's snapshot of its horde). Field names are the
  * normalised ones; the 1.x aliases are resolved by the loader.
  */
+import type { BudgetLimits } from './budget.js';
 
 export const MODEL_STEP_KINDS = ['process', 'deliver', 'compile', 'ask', 'lint', 'step', 'final'] as const;
 export const TOOL_STEP_KINDS = ['ingest', 'table_profile', 'sql_batch', 'xlsx_report', 'verify', 'apply'] as const;
@@ -130,6 +131,8 @@ export interface HordeDef {
   dir: string;
   /** The manifest file when it is 1.x's `app.md` (the folder has no horde.md); absent = `horde.md`. */
   manifest?: 'app.md';
+  /** `[budget]`: the run's limits (over config.toml's `[budget]` defaults); absent = none written. */
+  budget?: BudgetLimits;
   /** Where it was found; `imported`: installed from a bundle (its steps always run in a separate process, its triggers arrive off). */
   origin: 'builtin' | 'user' | 'imported' | 'path';
   /**

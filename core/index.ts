@@ -5,3 +5,5 @@ export type {
   StepKind, InputType, InputField, Isolation, ApplyMode, NormalizeSpec, StepDef, EdgeWhen, EdgeDef,
   TriggerKind, CatchUp, Overlap, TriggerDef, HordeDef, ProblemSeverity, Problem, LoadResult,
 } from './horde.js';
+export { BUDGET_KEYS, BUDGET_LABELS, budgetValueProblem, budgetOver, mergeBudget, hasLimits, describeOver } from './budget.js';
+export type { BudgetKey, BudgetLimits, BudgetSpent } from './budget.js';

@@ -4,7 +4,8 @@
  */
 import fs from 'node:fs';
 import { parse, TomlError } from 'smol-toml';
-import { KowalskiError } from '../core/index.js';
+import { BUDGET_KEYS, KowalskiError, budgetValueProblem } from '../core/index.js';
+import type { BudgetKey, BudgetLimits } from '../core/index.js';
 import { mcpServersFrom, parseModelRef, providerSettingsFrom, webSearchConfigFrom } from '../agents/index.js';
 import type { McpServerConfig, ToolCallingSetting, WebSearchConfig } from '../agents/index.js';
 import type { Synchronous } from './store/database.js';
@@ -55,6 +56,8 @@ export interface EngineConfig {
       model: string;
     };
   };
+  /** `[budget]`: every run's limits where its horde's `[budget]` sets none (docs/budgets.md); {} = no limits. */
+  budget: BudgetLimits;
   /** `[[mcp.servers]]`, checked. */
   mcpServers: McpServerConfig[];
   /** `[tools.web_search]` (with BRAVE_API_KEY from the environment), checked; null = none. */
@@ -70,6 +73,7 @@ export const DEFAULT_CONFIG: EngineConfig = {
   chat: { maxIterations: 20, maxDepth: 3, windowTokens: 6000 },
   tools: { root: null },
   vault: { maxNoteBytes: 1024 * 1024, semantic: { enabled: false, model: 'ollama:nomic-embed-text' } },
+  budget: {},
   mcpServers: [],
   webSearch: null,
   raw: {},
@@ -137,6 +141,17 @@ function vaultConfig(vault: Record<string, unknown>, file: string): Pick<EngineC
   return { semantic: { enabled, model } };
 }
 
+function budgetConfig(budget: Record<string, unknown>, file: string): BudgetLimits {
+  const out: BudgetLimits = {};
+  for (const [key, v] of Object.entries(budget)) {
+    if (!(BUDGET_KEYS as readonly string[]).includes(key)) throw bad(file, `budget.${key}`, `is not a limit; the limits are ${BUDGET_KEYS.join(', ')}`);
+    const problem = budgetValueProblem(key as BudgetKey, v);
+    if (problem !== undefined) throw bad(file, `budget.${key}`, problem);
+    out[key as BudgetKey] = v as number;
+  }
+  return out;
+}
+
 export function parseConfig(text: string, file: string): EngineConfig {
   let raw: Record<string, unknown>;
   try {
@@ -176,6 +191,7 @@ export function parseConfig(text: string, file: string): EngineConfig {
     },
     tools: { root: typeof tools.root === 'string' && tools.root !== '' ? tools.root : null },
     vault: { maxNoteBytes: maxNoteBytes(vault, file), ...vaultConfig(vault, file) },
+    budget: budgetConfig(table(raw, file, 'budget'), file),
     mcpServers: mcpServersFrom(raw, file),
     webSearch: webSearchConfigFrom(raw, file),
     raw,

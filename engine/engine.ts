@@ -5,14 +5,16 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { KowalskiError } from '../core/index.js';
-import type { HordeDef } from '../core/index.js';
+import { KowalskiError, hasLimits } from '../core/index.js';
+import type { BudgetLimits, HordeDef } from '../core/index.js';
 import type { RunEvent, RunState, StepPolicy } from '../actors/index.js';
 import { FINAL_RUN_STATES } from '../actors/index.js';
 import { builtinStepKinds, createStepRunner, resolveInside } from '../steps/index.js';
 import type { StepKindInfo } from '../steps/index.js';
 import type { Clock } from './clock.js';
 import { monotonicMicros, systemClock } from './clock.js';
+import { budgetMeter, checkRaise, raisedLimits, readBudgetView, runLimits, spentOf } from './budget.js';
+import type { BudgetView } from './budget.js';
 import { Committer } from './committer.js';
 import { INTAKE_HOLD_US, IntakeHold } from './intake-hold.js';
 import { crashHookFrom } from './crash.js';
@@ -130,6 +132,8 @@ export interface Engine {
   approve(runId: string, options?: { step?: string; by?: string }): Promise<{ step: string }>;
   deny(runId: string, options: { reason: string; step?: string; by?: string }): Promise<{ step: string }>;
   cancel(runId: string, options?: { reason?: string; by?: string }): Promise<void>;
+  /** New limits for a run that has not ended (keys as in `[budget]`); a run parked for its budget goes on. KW_ERR_BUDGET_INVALID, KW_ERR_BUDGET_TOO_LOW. */
+  raiseBudget(runId: string, raise: Record<string, unknown>, options?: { by?: string }): Promise<BudgetView>;
   /** Continue every queued or running run from its log (parked runs stay parked and unloaded). */
   recover(): Promise<RecoverySummary>;
   /** Continue one queued or running run that is not loaded; a parked run stays parked. Resolves with its state. */
@@ -240,6 +244,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     });
     const supervisor = new Supervisor({
       committer, log, runner, kinds, observers, clock, crash, models,
+      spent: budgetMeter(models.traces, clock),
       runDir: paths.runDir,
       maxParallelSteps: config.runs.maxParallelSteps,
       stepTimeoutSecs: config.runs.stepTimeoutSecs,
@@ -284,6 +289,8 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       }
       const runId = newRunId(clock.now());
       const created: RunEvent = { type: 'run.created', hordeId: horde.id, horde: snapshot, policy, input: answers, provenance: opts.provenance ?? 'api' };
+      const limits = runLimits(horde, config.budget);
+      if (hasLimits(limits)) created.budget = limits;
       const alsoWrite = opts.alsoWrite;
       await supervisor.create(runId, created, alsoWrite === undefined ? undefined : () => alsoWrite(runId));
       return runId;
@@ -389,6 +396,19 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         const run = openRun(runId);
         await supervisor.submitAndWait(run, [{ type: 'run.cancelled', reason: opts.reason ?? 'cancelled by the operator', by: opts.by ?? 'operator' }]);
       },
+      async raiseBudget(runId, raise, opts = {}) {
+        ensureAlive();
+        const limits: BudgetLimits = checkRaise(raise);
+        const run = openRun(runId);
+        try {
+          raisedLimits(runId, run.actor.context.budget.limits, limits, spentOf(models.traces, runId, run.createdAt, clock.now()));
+        } catch (err) {
+          supervisor.release(run);
+          throw err;
+        }
+        await supervisor.submitAndWait(run, [{ type: 'budget.raised', limits, by: opts.by ?? 'operator' }]);
+        return engine.getRun(runId).budget;
+      },
       async recover() {
         const summary = await recoverRuns(supervisor, queries);
         summary.vault = vaultRecovery;
@@ -406,7 +426,10 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         if (failed !== undefined) throw new KowalskiError('KW_ERR_REPLAY_DIVERGED', failed.message);
         return queries.getRun(runId)!.state;
       },
-      getRun: (runId) => readRunView(queries, log, runId, paths),
+      getRun(runId) {
+        const view = readRunView(queries, log, runId, paths);
+        return { ...view, budget: readBudgetView(log.read(runId), models.traces, view.run, clock.now()) };
+      },
       getRunRow: (runId) => requireRunRow(queries, runId, paths),
       listRuns: (filter) => queries.listRuns(filter),
       events: (runId, afterSeq = 0, limit = 100_000) => log.readAfter(runId, afterSeq, limit),

@@ -26,6 +26,8 @@ const runEnvelope = envelopeOf<RunEvent>({
   'approval.granted': { current: 1, required: ['step', 'hash', 'by'], upcast: {} },
   'approval.denied': { current: 1, required: ['step', 'reason', 'by'], upcast: {} },
   'run.cancelled': { current: 1, required: ['reason', 'by'], upcast: {} },
+  'budget.exceeded': { current: 1, required: ['over', 'spent', 'limits'], upcast: {} },
+  'budget.raised': { current: 1, required: ['limits', 'by'], upcast: {} },
 });
 
 /** The JSON stored for an event: everything but `type` (which has its own column). */

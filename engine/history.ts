@@ -4,9 +4,12 @@
  */
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
+import { readBudgetView } from './budget.js';
+import { systemClock } from './clock.js';
 import { dataPaths } from './data-dir.js';
 import { EventLog } from './store/event-log.js';
 import { RunQueries } from './store/queries.js';
+import { TraceStore } from './store/traces.js';
 import type { ListRunsFilter, RunRow } from './store/queries.js';
 import { readRunView } from './run-view.js';
 import type { RunView } from './run-view.js';
@@ -24,8 +27,12 @@ export function openHistory(dataDir: string): History | undefined {
   db.pragma('busy_timeout = 5000');
   const queries = new RunQueries(db);
   const log = new EventLog(db);
+  const traces = new TraceStore(db);
   return {
-    getRun: (runId) => readRunView(queries, log, runId, paths),
+    getRun(runId) {
+      const view = readRunView(queries, log, runId, paths);
+      return { ...view, budget: readBudgetView(log.read(runId), traces, view.run, systemClock.now()) };
+    },
     listRuns: (filter) => queries.listRuns(filter),
     close: () => db.close(),
   };

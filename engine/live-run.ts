@@ -31,6 +31,8 @@ export class LiveRun {
     readonly runDir: string,
     /** The seq the next event of this run gets. */
     public nextSeq: number,
+    /** When `run.created` was appended (engine clock, ms): wall time counts from here. */
+    readonly createdAt: number,
   ) {
     this.horde = created.horde;
     this.taskHorde = slimHorde(created.horde);

@@ -2,6 +2,7 @@
 import path from 'node:path';
 import { KowalskiError } from '../core/index.js';
 import type { HordeDef } from '../core/index.js';
+import type { BudgetView } from './budget.js';
 import type { DataPaths } from './data-dir.js';
 import type { EventLog } from './store/event-log.js';
 import type { ApprovalRow, AttemptRow, RunQueries, RunRow } from './store/queries.js';
@@ -28,6 +29,8 @@ export interface RunView {
   pending: ApprovalRow[];
   /** The run's workdir (absolute): step artifacts are relative to it. */
   workdir: string;
+  /** Its limits, what it spent, and whether it is parked for its budget (engine/budget.ts). */
+  budget: BudgetView;
 }
 
 /** The run's row; KW_ERR_RUN_NOT_FOUND naming the data directory when there is none. */
@@ -50,7 +53,7 @@ export function runWorkdir(queries: RunQueries, log: EventLog, runId: string, pa
   return runStart(log, runId, paths).workdir;
 }
 
-export function readRunView(queries: RunQueries, log: EventLog, runId: string, paths: DataPaths): RunView {
+export function readRunView(queries: RunQueries, log: EventLog, runId: string, paths: DataPaths): Omit<RunView, 'budget'> {
   const run = requireRunRow(queries, runId, paths);
   const { horde, workdir } = runStart(log, runId, paths);
   const attempts = queries.attempts(runId);

@@ -3,7 +3,8 @@
  * the global limit on running steps) and what must wait for the operator, hands every
  * batch to the committer, and performs effects only once their batch is committed.
  */
-import { KowalskiError, toPlainError } from '../core/index.js';
+import { KowalskiError, budgetOver, hasLimits, toPlainError } from '../core/index.js';
+import type { BudgetSpent } from '../core/index.js';
 import type { RunEffect, RunEvent, RunState } from '../actors/index.js';
 import { FINAL_RUN_STATES, foldRun } from '../actors/index.js';
 import type { StepKindInfo, StepResult, StepRunner } from '../steps/index.js';
@@ -30,6 +31,8 @@ export interface SupervisorDeps {
   stepTimeoutSecs: number;
   /** Models and tools for model steps (read at each dispatch: Setup may configure a model while the engine runs). */
   models: ModelHub;
+  /** What a run has spent now (engine/budget.ts): checked against its limits before a step starts. */
+  spent(runId: string, createdAt: number): BudgetSpent;
 }
 
 type Created = Extract<RunEvent, { type: 'run.created' }>;
@@ -69,7 +72,7 @@ export class Supervisor {
   create(runId: string, created: Created, alsoWrite?: () => void): Promise<void> {
     const result = foldRun(runId, [created]);
     if (!result.ok) throw new KowalskiError('KW_ERR_REPLAY_DIVERGED', result.reason);
-    const run = new LiveRun(runId, result.actor, created, this.deps.runDir(runId), 1);
+    const run = new LiveRun(runId, result.actor, created, this.deps.runDir(runId), 1, this.deps.clock.now());
     this.live.set(runId, run);
     const batch = newBatch();
     batch.events.push(created);
@@ -89,7 +92,7 @@ export class Supervisor {
     if (!result.ok) {
       throw new KowalskiError('KW_ERR_REPLAY_DIVERGED', `run ${runId} does not replay: event ${stored[result.index]?.seq ?? '?'} (${events[result.index]?.type ?? '?'}): ${result.reason}`);
     }
-    const run = new LiveRun(runId, result.actor, events[0] as Created, this.deps.runDir(runId), stored[stored.length - 1]!.seq + 1);
+    const run = new LiveRun(runId, result.actor, events[0] as Created, this.deps.runDir(runId), stored[stored.length - 1]!.seq + 1, stored[0]!.at);
     this.live.set(runId, run);
     return run;
   }
@@ -174,9 +177,21 @@ export class Supervisor {
         this.waiting.add(run.runId);
         continue;
       }
+      if (run.actor.context.budget.parked !== undefined || this.parkForBudget(run, batch)) continue;
       this.slotsUsed++;
       this.apply(run, { type: 'step.started', step: name, attempt: s.attempts + 1 }, batch);
     }
+  }
+
+  /** Before a step starts: when the run has spent a limit, park it (`budget.exceeded`, with what it spent). */
+  private parkForBudget(run: LiveRun, batch: Batch): boolean {
+    const limits = run.actor.context.budget.limits;
+    if (!hasLimits(limits)) return false;
+    const spent = this.deps.spent(run.runId, run.createdAt);
+    const over = budgetOver(limits, spent);
+    if (over.length === 0) return false;
+    this.apply(run, { type: 'budget.exceeded', over, spent, limits }, batch);
+    return true;
   }
 
   private perform(run: LiveRun, effect: RunEffect): void {

@@ -8,6 +8,18 @@ import { intInRange, queryInt, reasonField, runIdParams, stepField } from '../sc
 
 type RunParams = { Params: { id: string } };
 
+const wholeLimit = { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER };
+/** A raise: at least one limit of `[budget]`, nothing else. */
+const budgetBody = {
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: {
+    model_calls: wholeLimit, tokens: wholeLimit, tool_calls: wholeLimit, wall_secs: wholeLimit,
+    cost_usd: { type: 'number', exclusiveMinimum: 0, maximum: 1e9 },
+  },
+};
+
 /** Never text/html or SVG: a model-written file must not run script on the app's origin. */
 const CONTENT_TYPES: Record<string, string> = {
   '.md': 'text/markdown; charset=utf-8',
@@ -86,6 +98,14 @@ export function runRoutes(app: FastifyInstance, engine: Engine): void {
   }, async (req) => {
     await engine.cancel(req.params.id, { ...(req.body?.reason === undefined ? {} : { reason: req.body.reason }), by: 'operator (api)' });
     return { state: engine.getRunRow(req.params.id).state };
+  });
+
+  /** New limits for the run's budget (keys as in `[budget]`); a run parked for its budget goes on. */
+  app.post<RunParams & { Body: Record<string, number> }>('/api/runs/:id/budget', {
+    schema: { params: runIdParams, body: budgetBody },
+  }, async (req) => {
+    const budget = await engine.raiseBudget(req.params.id, req.body, { by: 'operator (api)' });
+    return { state: engine.getRunRow(req.params.id).state, budget };
   });
 
   app.post<RunParams>('/api/runs/:id/resume', { schema: { params: runIdParams } }, async (req) => ({ state: await engine.resume(req.params.id) }));

@@ -25,6 +25,8 @@ export interface Runs extends RunReader {
   approve(runId: string, options: { step?: string }): Promise<void>;
   deny(runId: string, options: { reason: string; step?: string }): Promise<void>;
   cancel(runId: string, options: { reason?: string }): Promise<void>;
+  /** New limits for the run's budget (keys as in `[budget]`). */
+  raiseBudget(runId: string, raise: Record<string, unknown>): Promise<void>;
   /**
    * Hand each event of the run after sequence `after` to `onEvent` — the ones already
    * committed, then the live ones — and resolve with its state once it has finished or parks.
@@ -42,6 +44,7 @@ function engineRuns(engine: Engine): Runs {
     approve: async (runId, options) => void await engine.approve(runId, options),
     deny: async (runId, options) => void await engine.deny(runId, options),
     cancel: (runId, options) => engine.cancel(runId, options),
+    raiseBudget: async (runId, raise) => void await engine.raiseBudget(runId, raise, { by: 'operator (cli)' }),
     async follow(runId, after, onEvent) {
       let last = after;
       const hear = (e: FollowedEvent): void => {
@@ -103,6 +106,7 @@ function serverRuns(api: ApiClient): Runs {
     approve: async (runId, options) => void await api.approve(runId, options.step),
     deny: async (runId, options) => void await api.deny(runId, options.reason, options.step),
     cancel: async (runId, options) => void await api.cancel(runId, options.reason),
+    raiseBudget: async (runId, raise) => void await api.raiseBudget(runId, raise),
     follow: (runId, after, onEvent) => followRemote(api, runId, after, onEvent === undefined ? {} : { onEvent }),
     resume: () => resumeOnServer(api),
   };

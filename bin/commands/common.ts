@@ -11,6 +11,7 @@ const USAGE_CODES: ReadonlySet<ErrorCode> = new Set([
   'KW_ERR_USAGE', 'KW_ERR_CONFIG_INVALID', 'KW_ERR_INPUT_INVALID', 'KW_ERR_HORDE_NOT_FOUND', 'KW_ERR_HORDE_INVALID',
   'KW_ERR_RUN_NOT_FOUND', 'KW_ERR_RUN_FINISHED', 'KW_ERR_NO_PENDING_APPROVAL', 'KW_ERR_DATA_DIR_LOCKED', 'KW_ERR_STEP_KIND_UNKNOWN',
   'KW_ERR_BAD_REQUEST', // the server refused an argument (through its schema)
+  'KW_ERR_BUDGET_INVALID', 'KW_ERR_BUDGET_TOO_LOW', // budget: a limit that is not one, or not above what is spent
   'KW_ERR_LISTEN', // serve: --host / --port cannot be used
   'KW_ERR_DATA_ROOT', // mcp serve data: --root is not a folder
   'KW_ERR_BUNDLE_INVALID', 'KW_ERR_HORDE_EXISTS', // bundle import: a refused bundle, an id already taken
@@ -68,6 +69,7 @@ export function runJson(view: RunView): Record<string, unknown> {
       step: pending.step, reason: pending.reason, command: pending.command, hash: pending.hash,
       approve: approveCommand(view.run.id, pending.step),
     },
+    budget: view.budget,
   };
 }
 

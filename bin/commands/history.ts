@@ -59,6 +59,6 @@ export async function showCommand(runId: string, opts: { json?: boolean }): Prom
     const dur = s.durationMs === null ? '' : `${(s.durationMs / 1000).toFixed(2)}s`;
     process.stdout.write(`  ${s.name.padEnd(20)} ${s.state.padEnd(11)} #${s.attempt} ${dur.padStart(8)}  ${s.artifact ?? ''}${s.error === null ? '' : `  ${s.error.message} [${s.error.code}]`}\n`);
   }
-  if (view.pending.length > 0) process.stdout.write(`${describeParked(view)}\n`);
+  if (view.pending.length > 0 || (view.budget.parked !== null && r.state === 'awaiting_input')) process.stdout.write(`${describeParked(view)}\n`);
   return EXIT.ok;
 }

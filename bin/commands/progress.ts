@@ -6,6 +6,7 @@
  */
 import type { RunState, RunView, StoredEvent } from '../../engine/index.js';
 import { FINAL_RUN_STATES } from '../../engine/index.js';
+import { BUDGET_KEYS, BUDGET_LABELS, describeOver } from '../../core/index.js';
 import { approveCommand } from './common.js';
 
 /** One committed event of the run, with the run's state right after it (`null` when it was read from the log rather than heard live). */
@@ -41,7 +42,24 @@ export function describeParked(view: RunView): string {
     lines.push(`approve: ${approveCommand(view.run.id, p.step)}`);
     lines.push(`deny:    kowalski deny ${view.run.id} --step ${p.step} --reason "…"`);
   }
+  const parked = view.budget.parked;
+  if (parked !== null && view.run.state === 'awaiting_input') {
+    lines.push(`run ${view.run.id} is parked: its budget is spent (${describeOver(parked.over, view.budget.limits, parked.spent)}).`);
+    lines.push(...budgetLines(view.budget));
+    lines.push(`raise:  kowalski budget ${view.run.id} ${parked.over.map((k) => `--${k.replace('_', '-')} <more>`).join(' ')}`);
+    lines.push(`cancel: kowalski cancel ${view.run.id}`);
+  }
   return lines.join('\n');
+}
+
+/** One line per limit kind: spent, and the limit when there is one. */
+export function budgetLines(budget: RunView['budget']): string[] {
+  return BUDGET_KEYS.map((k) => {
+    const limit = budget.limits[k];
+    const spent = Math.round(budget.spent[k] * 10_000) / 10_000;
+    const unpriced = k === 'cost_usd' && budget.spent.unpriced > 0 ? ` (${budget.spent.unpriced} model calls of unknown price not counted)` : '';
+    return `  ${BUDGET_LABELS[k].padEnd(14)} ${String(spent).padStart(10)}${limit === undefined ? '   no limit' : ` of ${limit}`}${unpriced}`;
+  });
 }
 
 /** The plain line for an event, or undefined for events that are not shown. */
@@ -55,6 +73,8 @@ function eventLine(runId: string, e: StoredEvent['event']): string | undefined {
     case 'approval.granted': return `${e.step} approved by ${e.by}`;
     case 'approval.denied': return `${e.step} denied by ${e.by}: ${e.reason}`;
     case 'run.cancelled': return `run cancelled: ${e.reason}`;
+    case 'budget.exceeded': return `run parked: its budget is spent (${describeOver(e.over, e.limits, e.spent)})`;
+    case 'budget.raised': return `budget raised by ${e.by}: ${Object.entries(e.limits).map(([k, v]) => `${k} = ${v}`).join(', ')}`;
     case 'step.spawned': return undefined;
   }
 }

@@ -107,6 +107,7 @@ export interface ApiClient {
   deny(runId: string, reason: string, step?: string): Promise<{ step: string }>;
   cancel(runId: string, reason?: string): Promise<{ state: RunState }>;
   resume(runId: string): Promise<{ state: RunState }>;
+  raiseBudget(runId: string, raise: Record<string, unknown>): Promise<{ state: RunState }>;
   listTriggers(): Promise<{ triggers: TriggerView[] }>;
   setTrigger(hordeId: string, name: string, enabled: boolean): Promise<TriggerView>;
 }
@@ -155,6 +156,7 @@ export function apiClient(server: ServerAddress): ApiClient {
     deny: async (runId, reason, step) => request('POST', runPath(runId, '/deny'), { reason, ...(step === undefined ? {} : { step }) }),
     cancel: async (runId, reason) => request('POST', runPath(runId, '/cancel'), reason === undefined ? {} : { reason }),
     resume: async (runId) => request('POST', runPath(runId, '/resume'), {}),
+    raiseBudget: async (runId, raise) => request('POST', runPath(runId, '/budget'), raise),
     listTriggers: () => request('GET', 'api/triggers'),
     setTrigger: (hordeId, name, enabled) => request('POST', `api/triggers/${encodeURIComponent(hordeId)}/${encodeURIComponent(name)}/${enabled ? 'enable' : 'disable'}`, {}),
   };

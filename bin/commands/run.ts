@@ -31,7 +31,7 @@ async function finish(runs: Runs, runId: string, after: number, json: boolean): 
 }
 
 /** An operator's decision on a parked run, then follow it from there. */
-async function decide(runs: Runs, runId: string, json: boolean, act: () => Promise<void>): Promise<number> {
+export async function decide(runs: Runs, runId: string, json: boolean, act: () => Promise<void>): Promise<number> {
   const after = (await runs.getRun(runId)).run.lastSeq;
   await act();
   return finish(runs, runId, after, json);

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { STEP_KINDS } from '../../core/index.js';
 import type { HordeDef, InputField, LoadResult, StepDef } from '../../core/index.js';
 import type { Fields } from './fields.js';
+import { readBudget } from './budget.js';
 import { agentFileNames, readMarkdown } from './files.js';
 import { buildEdges, readPipeline } from './graph.js';
 import { manifestOf } from './manifest.js';
@@ -109,6 +110,7 @@ export async function loadHorde(dir: string, options: LoadOptions = {}): Promise
   }
   const edges = pipeline === undefined ? [] : buildEdges(h, pipeline);
   const triggers = readTriggers(h, declared);
+  const budget = readBudget(h);
   const extra = h.unread();
 
   const hashed = await hashFolder(abs, options.hashLimits ?? DEFAULT_HASH_LIMITS);
@@ -120,6 +122,7 @@ export async function loadHorde(dir: string, options: LoadOptions = {}): Promise
     display, inputs, body: read.body, extra, hash: hashed.hash, dir: abs, origin: options.origin ?? 'path',
   };
   if (manifest === 'app.md') horde.manifest = manifest;
+  if (budget !== undefined) horde.budget = budget;
   return { ok: true, horde, warnings: problems.reported() };
 }
 

@@ -56,6 +56,8 @@ export class Projections {
         this.approvals.decide({ runId, step: event.step, state: 'denied', at, by: event.by, denyReason: event.reason });
         return;
       case 'run.cancelled':
+      case 'budget.exceeded':
+      case 'budget.raised':
         return;
       default: {
         const never: never = event;

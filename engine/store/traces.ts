@@ -40,6 +40,16 @@ export interface TraceDetail extends TraceSummary {
   calls: ModelCallTrace['toolCalls'];
 }
 
+/** Sums over a run's traces. */
+export interface TracedSpend {
+  modelCalls: number;
+  tokens: number;
+  costUsd: number;
+  /** Calls whose price is unknown (cost_usd NULL). */
+  unpriced: number;
+  toolCalls: number;
+}
+
 export interface TraceFilter {
   runId?: string;
   sessionId?: string;
@@ -97,6 +107,7 @@ export class TraceStore {
   private readonly learnStmt: Database.Statement;
   private readonly callsStmt: Database.Statement;
   private readonly chatStmt: Database.Statement;
+  private readonly spentStmt: Database.Statement;
 
   constructor(private readonly db: Database.Database) {
     this.insertStmt = db.prepare(`INSERT INTO traces (run_id, step, attempt, seq, provider, model, mode, input_tokens, output_tokens,
@@ -106,6 +117,9 @@ export class TraceStore {
     this.callsStmt = db.prepare('UPDATE traces SET tool_calls = ?, data = ? WHERE id = ?');
     this.chatStmt = db.prepare('SELECT id FROM traces WHERE session_id = ? AND attempt = ? AND step = ? AND seq = ?').pluck();
     this.getStmt = db.prepare('SELECT * FROM traces WHERE id = ?');
+    this.spentStmt = db.prepare(`SELECT count(*) AS calls, coalesce(sum(input_tokens + output_tokens), 0) AS tokens,
+      coalesce(sum(cost_usd), 0) AS cost, coalesce(sum(cost_usd IS NULL), 0) AS unpriced, coalesce(sum(tool_calls), 0) AS tools
+      FROM traces WHERE run_id = ? AND session_id IS NULL`);
     this.modeStmt = db.prepare('SELECT mode FROM model_tool_modes WHERE model = ?');
     this.learnStmt = db.prepare(`INSERT INTO model_tool_modes (model, mode, learned_at) VALUES (?, ?, ?)
       ON CONFLICT (model) DO UPDATE SET mode = excluded.mode, learned_at = excluded.learned_at`);
@@ -145,6 +159,12 @@ export class TraceStore {
   /** The tool calls a model call asked for, with their results, once they have run. */
   updateCalls(id: number, trace: ModelCallTrace): void {
     this.callsStmt.run(trace.toolCalls.length, dataOf(trace), id);
+  }
+
+  /** What a run's model steps spent, over all their attempts (a run's budget counts from these). */
+  spentBy(runId: string): TracedSpend {
+    const r = this.spentStmt.get(runId) as { calls: number; tokens: number; cost: number; unpriced: number; tools: number };
+    return { modelCalls: r.calls, tokens: r.tokens, costUsd: r.cost, unpriced: r.unpriced, toolCalls: r.tools };
   }
 
   /** The trace of one model call of a chat turn. */

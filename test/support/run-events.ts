@@ -43,7 +43,7 @@ export function randomEvent(rand: () => number, ctx: RunContext): RunEvent {
   const attempt = (s?.attempts ?? 0) + off;
   const hash = rand() < 0.85 ? (s?.pending?.hash ?? 'h0') : 'forged';
   const command = { argv: ['/bin/sh', '-c', 'true'], cwd: '/', env: ['PATH'] };
-  switch (pick(['started', 'started', 'spawned', 'finished', 'finished', 'interrupted', 'requested', 'granted', 'denied', 'cancelled', 'created'] as const)) {
+  switch (pick(['started', 'started', 'spawned', 'finished', 'finished', 'interrupted', 'requested', 'granted', 'denied', 'cancelled', 'created', 'exceeded', 'raised'] as const)) {
     case 'started': return { type: 'step.started', step, attempt: attempt + 1 };
     case 'spawned': return { type: 'step.spawned', step, attempt, pgid: 100, token: 't' };
     case 'finished': return { type: 'step.finished', step, attempt, outcome: rand() < 0.6 ? 'pass' : 'fail', durationMs: 1, summary: 's', ...(rand() < 0.5 ? { artifact: `${step}.md` } : {}) };
@@ -53,5 +53,7 @@ export function randomEvent(rand: () => number, ctx: RunContext): RunEvent {
     case 'denied': return { type: 'approval.denied', step, reason: 'no', by: 'operator' };
     case 'cancelled': return rand() < 0.2 ? { type: 'run.cancelled', reason: 'r', by: 'operator' } : { type: 'step.started', step, attempt: attempt + 1 };
     case 'created': return randomCreated(rand);
+    case 'exceeded': return { type: 'budget.exceeded', over: ['tokens'], spent: { model_calls: 1, tokens: 10, cost_usd: 0, tool_calls: 0, wall_secs: 1, unpriced: 0 }, limits: { tokens: 10 } };
+    case 'raised': return { type: 'budget.raised', limits: { tokens: 100 }, by: 'operator' };
   }
 }

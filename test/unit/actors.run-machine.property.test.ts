@@ -74,6 +74,8 @@ test('a final state refuses every event of the union', () => {
     { type: 'approval.granted', step: created.horde.pipeline[0]!, hash: 'h', by: 'o' },
     { type: 'approval.denied', step: created.horde.pipeline[0]!, reason: 'no', by: 'o' },
     { type: 'run.cancelled', reason: 'r', by: 'o' },
+    { type: 'budget.exceeded', over: ['tokens'], spent: { model_calls: 1, tokens: 10, cost_usd: 0, tool_calls: 0, wall_secs: 1, unpriced: 0 }, limits: { tokens: 10 } },
+    { type: 'budget.raised', limits: { tokens: 100 }, by: 'o' },
   ];
   const actor = new RunActor('r', created);
   assert.ok(actor.send({ type: 'run.cancelled', reason: 'stop', by: 'o' }).ok);

@@ -7,7 +7,7 @@ import type { TokenPrompter, TokenStore } from './auth';
 import type {
   AgentList, AgentProfile, AgentSource, ApiErrorBody, BirthResult, BundleInstall, BundleReview, ChatSessionSummary, ChatSessionView, DraftSummary, DraftView, Health, HordeDetail,
   HordeDraft, HordeSummary, Problem, StepKindSummary,
-  NoteInfo, NoteView, NoteWrite, RunPage, RunState, RunView, SearchAnswer, Setup, SetupPatch, TeamProblem, TraceDetail, TracePage, TraceSummary, TriggerView,
+  BudgetLimits, BudgetView, NoteInfo, NoteView, NoteWrite, RunPage, RunState, RunView, SearchAnswer, Setup, SetupPatch, TeamProblem, TraceDetail, TracePage, TraceSummary, TriggerView,
 } from './types';
 
 export class ApiError extends Error {
@@ -85,6 +85,8 @@ export function createApi(opts: ApiOptions) {
     cancel: (runId: string, reason?: string) =>
       json<{ state: RunState }>('POST', `/api/runs/${enc(runId)}/cancel`, reason === undefined || reason === '' ? {} : { reason }),
     resume: (runId: string) => json<{ state: RunState }>('POST', `/api/runs/${enc(runId)}/resume`, {}),
+    /** New limits for the run's budget; a run parked for it goes on. */
+    raiseBudget: (runId: string, limits: BudgetLimits) => json<{ state: RunState; budget: BudgetView }>('POST', `/api/runs/${enc(runId)}/budget`, limits),
     /** The agent profiles in effect and every profile file's problems. */
     agents: () => json<AgentList>('GET', '/api/agents'),
     agent: (name: string) => json<AgentSource>('GET', `/api/agents/${enc(name)}`),

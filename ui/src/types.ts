@@ -243,6 +243,18 @@ export interface RunView {
   pending: ApprovalRow[];
   /** Absolute; step artifacts are relative to it. */
   workdir: string;
+  /** Its limits, what it spent, and whether it is parked for its budget. */
+  budget: BudgetView;
+}
+
+/** The kinds of limit, as `[budget]` spells them. */
+export type BudgetKey = 'model_calls' | 'tokens' | 'cost_usd' | 'tool_calls' | 'wall_secs';
+export type BudgetLimits = Partial<Record<BudgetKey, number>>;
+export type BudgetSpent = Record<BudgetKey, number> & { unpriced: number };
+export interface BudgetView {
+  limits: BudgetLimits;
+  spent: BudgetSpent;
+  parked: { over: BudgetKey[]; spent: BudgetSpent; at: number } | null;
 }
 
 export interface RunEvent { type: string; [key: string]: unknown }

@@ -5,6 +5,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { ApprovalPanel } from '../components/approval-panel';
+import { BudgetPanel } from '../components/budget-panel';
 import { RunActions } from '../components/run-actions';
 import { RunError, RunFacts, RunInput, RunTitle } from '../components/run-header';
 import { ErrorBox, Loading } from '../components/status';
@@ -87,6 +88,8 @@ function RunBody({ view, live, reconnecting, progress, onChanged, refreshError, 
           {view.pending.map((a) => <ApprovalPanel key={`${a.step}:${a.seq}`} runId={run.id} approval={a} onDone={onChanged} />)}
         </div>
       )}
+      <BudgetPanel key={`${run.id}:${view.budget.parked?.at ?? 0}`} runId={run.id} budget={view.budget}
+        parked={view.budget.parked !== null && run.state === 'awaiting_input'} onDone={onChanged} />
       <RunInput run={run} workdir={view.workdir} />
       <h2>Steps</h2>
       <StepTimeline view={view} progress={progress} />
