@@ -186,6 +186,10 @@ export const ERROR_CODES = {
   KW_ERR_TRACE_NOT_FOUND: { group: 'terminal', summary: 'no trace with that id' },
   // the vault's search
   KW_ERR_VAULT_REINDEX_NEEDED: { group: 'operator', summary: "the vault's vectors were made with another embedding model (or dimension) than config.toml names: run `kowalski vault reindex`; until then semantic search gives keyword results with a note" },
+  // re-run from a step
+  KW_ERR_RUN_ACTIVE: { group: 'retryable', summary: 'the run is still queued or running: a re-run reuses the results of a run that has ended or is parked' },
+  KW_ERR_RERUN_STEP_UNKNOWN: { group: 'terminal', summary: "a re-run's --from names a step that is not in the horde's pipeline" },
+  KW_ERR_RERUN_MISMATCH: { group: 'terminal', summary: "a step before a re-run's --from does not match the earlier run (not in its horde, another kind, or it failed there): re-run from that step instead" },
   KW_ERR_INTERNAL: { group: 'terminal', summary: 'a bug: an unexpected exception' },
 } as const satisfies Record<string, { group: ErrorGroup; summary: string }>;
 
