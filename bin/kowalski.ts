@@ -70,6 +70,9 @@ program.command('deny').description('deny a parked step (it fails with your reas
   .argument('<run-id>').option('--step <name>').option('--reason <text>').option('--json').action(act(lazy(runCommands, 'denyCommand')));
 program.command('cancel').description('cancel a run; its running steps are stopped').argument('<run-id>').option('--reason <text>').option('--json').action(act(lazy(runCommands, 'cancelCommand')));
 program.command('resume').description('continue every unfinished run until it finishes or parks').option('--json').action(act(lazy(runCommands, 'resumeCommand')));
+program.command('rerun').description('a new run from a step of an earlier run: the steps before it reuse that run\'s results; follow it')
+  .argument('<run-id>').requiredOption('--from <step>', 'the first step that runs again').option('--horde <folder>', 'run this (edited) horde instead of the run\'s own')
+  .option('--replay-models', 'answer model calls whose prompt is unchanged from the earlier run\'s traces').option('--json').action(act(lazy(runCommands, 'rerunCommand')));
 program.command('hordes').description('list the built-in and your hordes').option('--json').action(act(lazy(hordeCommands, 'hordesCommand')));
 program.command('agents').description('list the agent profiles (built-in and <data>/team/); exit 1 if a profile file has problems').option('--json').action(act(lazy(agentCommands, 'agentsCommand')));
 program.command('validate').description('check a horde folder; exit 2 with the list of problems').argument('<folder>').option('--json').action(act(lazy(hordeCommands, 'validateCommand')));
