@@ -90,5 +90,6 @@ export default async function model(ctx: StepContext): Promise<StepResult> {
   const notes: string[] = [];
   if (shaped.fallback) notes.push('the answer was empty or not a document: the fallback document was written');
   if (shaped.missing.length > 0) notes.push(`sections missing from the answer: ${shaped.missing.join(', ')}`);
+  if (replayed.size > 0) notes.push(`${plural(replayed.size, 'answer')} replayed from an earlier run`);
   return { outcome: 'pass', artifact, summary: summaryOf(ref, result, notes) };
 }

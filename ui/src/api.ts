@@ -85,6 +85,9 @@ export function createApi(opts: ApiOptions) {
     cancel: (runId: string, reason?: string) =>
       json<{ state: RunState }>('POST', `/api/runs/${enc(runId)}/cancel`, reason === undefined || reason === '' ? {} : { reason }),
     resume: (runId: string) => json<{ state: RunState }>('POST', `/api/runs/${enc(runId)}/resume`, {}),
+    /** A new run from `from`: the steps before it take this run's results (docs/rerun.md). */
+    rerun: (runId: string, from: string, replayModels: boolean) =>
+      json<{ runId: string }>('POST', `/api/runs/${enc(runId)}/rerun`, { from, replayModels }),
     /** The agent profiles in effect and every profile file's problems. */
     agents: () => json<AgentList>('GET', '/api/agents'),
     agent: (name: string) => json<AgentSource>('GET', `/api/agents/${enc(name)}`),
