@@ -11,6 +11,37 @@ export interface StepPolicy {
   approval: boolean;
   /** Safe to run again after a crash; `apply` is not. */
   idempotent: boolean;
+  /**
+   * A re-run (`kowalski rerun --from`): this step's first attempt in the new run does not
+   * run, it takes the old run's recorded result (its files copied into the new run's
+   * workdir) and needs no approval, since nothing runs. A later attempt (a loop back to
+   * it) runs as usual.
+   */
+  reuse?: ReusedResult;
+}
+
+/** The result of a step in an earlier run that a re-run takes instead of running the step. */
+export interface ReusedResult {
+  /** The earlier run. */
+  run: string;
+  /** Its attempt whose result is reused (the step's first finished one there). */
+  attempt: number;
+  outcome: 'pass' | 'fail';
+  /** Workdir-relative, in both runs. */
+  artifact?: string;
+  summary?: string;
+}
+
+/** What a re-run keeps in its `run.created`: where it comes from and how. */
+export interface RerunOrigin {
+  /** The earlier run. */
+  run: string;
+  /** The first step that runs again; the steps before it in the pipeline reuse the earlier run's results (`StepPolicy.reuse`). */
+  from: string;
+  /** The earlier run's workdir, relative to its run folder (its horde's `workdir`). */
+  workdir: string;
+  /** Model steps answer a model call from the earlier run's traces when the request (model, messages, tools) is the same. */
+  replayModels: boolean;
 }
 
 /** An error as stored in the log. */
@@ -36,10 +67,12 @@ export type RunEvent =
       horde: HordeDef;
       policy: Record<string, StepPolicy>;
       input: Record<string, string>;
-      /** `cli`, `api`, `trigger:<name>`, … */
+      /** `cli`, `api`, `trigger:<name>`, `rerun:<run-id>`, … */
       provenance: string;
       /** The run's limits: the horde's `[budget]` over config.toml's; absent = none (runs before budgets). */
       budget?: BudgetLimits;
+      /** Set on a re-run: the earlier run and how its results are reused. */
+      rerun?: RerunOrigin;
     }
   | { type: 'step.started'; step: string; attempt: number }
   | { type: 'step.spawned'; step: string; attempt: number; pgid: number; token: string }
@@ -53,6 +86,8 @@ export type RunEvent =
       summary?: string;
       error?: EventError;
       durationMs: number;
+      /** The step did not run: its result (and files) came from an earlier run (a re-run's `StepPolicy.reuse`); `hash` is the sha256 of the copied artifact. */
+      reusedFrom?: { run: string; attempt: number; hash?: string };
     }
   /** Recovery found the step started with no result: the process that ran it died. */
   | { type: 'step.interrupted'; step: string; attempt: number }

@@ -36,11 +36,16 @@ export function initialContext(runId: string, created: Created): RunContext {
 
 // ── guards: may this event follow this context? ─────────────────────────────────────
 
-/** `step.started`: the step is ready, the attempt is the next one, and an approval it needs was given. */
+/** `step.started`: the step is ready, the attempt is the next one, and an approval it needs was given (none is needed when it reuses an earlier run's result). */
 export function canStart(ctx: RunContext, e: Of<'step.started'>): boolean {
   const s = ctx.steps[e.step];
   return s !== undefined && s.status === 'ready' && e.attempt === s.attempts + 1 && ctx.budget.parked === undefined
-    && (ctx.policy[e.step]?.approval !== true || s.approvedHash !== undefined);
+    && (ctx.policy[e.step]?.approval !== true || s.approvedHash !== undefined || reusesResult(ctx, e.step));
+}
+
+/** A re-run's step that has not finished in this run yet: its next attempt takes the earlier run's result instead of running. */
+export function reusesResult(ctx: RunContext, step: string): boolean {
+  return ctx.policy[step]?.reuse !== undefined && ctx.steps[step]?.outcome === undefined;
 }
 
 /** `step.spawned`, `step.finished`, `step.interrupted`: about the attempt that is running now. */
@@ -82,7 +87,8 @@ export function recordSpawn(ctx: RunContext, e: Of<'step.spawned'>): RunContext 
 }
 
 export function interruptStep(ctx: RunContext, e: Of<'step.interrupted'>): RunContext {
-  return withStep(ctx, e.step, { status: ctx.policy[e.step]?.idempotent === false ? 'unknown' : 'ready' }, ['pgid', 'token']);
+  const unsafe = ctx.policy[e.step]?.idempotent === false && !reusesResult(ctx, e.step);
+  return withStep(ctx, e.step, { status: unsafe ? 'unknown' : 'ready' }, ['pgid', 'token']);
 }
 
 export function requestApproval(ctx: RunContext, e: Of<'approval.requested'>): RunContext {

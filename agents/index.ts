@@ -11,6 +11,8 @@ export type {
 } from './types.js';
 export type { ModelCallTrace, TracedToolCall } from './trace.js';
 export { runToolLoop, boundedToolResult, MAX_TOOL_RESULT_CHARS } from './tool-loop.js';
+export { replayEntry, replayKey, replayingCaller } from './model-replay.js';
+export type { ReplayTable, ReplayedCall, ReplayKeyParts } from './model-replay.js';
 export type { ToolLoopOptions, ToolLoopResult, ToolCallAt } from './tool-loop.js';
 export { parseTextToolCall, textToolInstructions, textToolResult } from './text-tool-calls.js';
 export { createToolRegistry } from './tool-registry.js';

@@ -11,6 +11,7 @@
  * loop starts from what worked for this model before and reports what it learns.
  */
 import { KowalskiError, isErrorCode } from '../core/index.js';
+import { canonical } from './canonical.js';
 import { parseTextToolCall, textToolInstructions, textToolResult } from './text-tool-calls.js';
 import type { ModelCallTrace, TracedToolCall } from './trace.js';
 import type {
@@ -77,16 +78,6 @@ export function boundedToolResult(content: string): string {
   return `${content.slice(0, MAX_TOOL_RESULT_CHARS)}\n… [cut: the result has ${content.length} characters; only the first ${MAX_TOOL_RESULT_CHARS} are shown]`;
 }
 
-/** Stable JSON (sorted keys): two calls with the same arguments in another order are the same call. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (typeof value === 'object' && value !== null) {
-    const entries = Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`);
-    return `{${entries.join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
-
 function errorOf(err: unknown): { code: string; message: string } {
   if (err instanceof KowalskiError) return { code: err.code, message: err.message };
   const code = (err as { code?: unknown } | null)?.code;
@@ -97,7 +88,7 @@ function errorOf(err: unknown): { code: string; message: string } {
  * Names as offered in a provider's tool field: Anthropic and OpenAI accept only
  * `[A-Za-z0-9_-]{1,64}`, so `server.tool` travels as `server__tool` and is mapped back.
  */
-function wireNames(names: Iterable<string>): { toWire: Map<string, string>; fromWire: Map<string, string> } {
+export function wireNames(names: Iterable<string>): { toWire: Map<string, string>; fromWire: Map<string, string> } {
   const toWire = new Map<string, string>();
   const fromWire = new Map<string, string>();
   for (const name of names) {

@@ -40,4 +40,6 @@ export interface ModelCallTrace {
   error?: { code: string; message: string };
   /** ms since the epoch. */
   startedAt: number;
+  /** The call was not made: its answer is the one recorded in this trace of an earlier run (`kowalski rerun --replay-models`). */
+  replayedFrom?: number;
 }

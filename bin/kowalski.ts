@@ -76,6 +76,9 @@ program.command('budget').description("a run's spending against its budget; with
   .argument('<run-id>').option('--model-calls <n>').option('--tokens <n>').option('--cost-usd <usd>').option('--tool-calls <n>').option('--wall-secs <s>').option('--json')
   .action(act(lazy(budgetCommands, 'budgetCommand')));
 program.command('resume').description('continue every unfinished run until it finishes or parks').option('--json').action(act(lazy(runCommands, 'resumeCommand')));
+program.command('rerun').description('a new run from a step of an earlier run: the steps before it reuse that run\'s results; follow it')
+  .argument('<run-id>').requiredOption('--from <step>', 'the first step that runs again').option('--horde <folder>', 'run this (edited) horde instead of the run\'s own')
+  .option('--replay-models', 'answer model calls whose prompt is unchanged from the earlier run\'s traces').option('--json').action(act(lazy(runCommands, 'rerunCommand')));
 program.command('hordes').description('list the built-in and your hordes').option('--json').action(act(lazy(hordeCommands, 'hordesCommand')));
 program.command('agents').description('list the agent profiles (built-in and <data>/team/); exit 1 if a profile file has problems').option('--json').action(act(lazy(agentCommands, 'agentsCommand')));
 program.command('validate').description('check a horde folder; exit 2 with the list of problems').argument('<folder>').option('--json').action(act(lazy(hordeCommands, 'validateCommand')));

@@ -190,6 +190,10 @@ export const ERROR_CODES = {
   KW_ERR_BACKUP_INVALID: { group: 'terminal', summary: 'a backup archive is damaged, tampered with or not a kowalski backup (a checksum, an entry name that would leave the target, a missing or extra entry, a database that fails integrity_check); nothing was placed at the target' },
   KW_ERR_BACKUP_TARGET: { group: 'terminal', summary: 'a backup cannot be written there (the file exists, its folder is missing) or restored there (the --to folder is not empty)' },
   KW_ERR_BACKUP_SOURCE: { group: 'terminal', summary: 'there is nothing to back up: the data folder holds no kowalski.sqlite' },
+  // re-run from a step
+  KW_ERR_RUN_ACTIVE: { group: 'retryable', summary: 'the run is still queued or running: a re-run reuses the results of a run that has ended or is parked' },
+  KW_ERR_RERUN_STEP_UNKNOWN: { group: 'terminal', summary: "a re-run's --from names a step that is not in the horde's pipeline" },
+  KW_ERR_RERUN_MISMATCH: { group: 'terminal', summary: "a step before a re-run's --from does not match the earlier run (not in its horde, another kind, or it failed there): re-run from that step instead" },
   KW_ERR_INTERNAL: { group: 'terminal', summary: 'a bug: an unexpected exception' },
   // run budgets
   KW_ERR_BUDGET_INVALID: { group: 'terminal', summary: "a [budget] limit (horde.md, config.toml, or a raise) is not a known key or not a number above 0" },

@@ -44,6 +44,8 @@ import type { ListRunsFilter, RunRow } from './store/queries.js';
 import type { TraceDetail, TraceFilter, TraceSummary } from './store/traces.js';
 import { newRunId } from './run-id.js';
 import { readRunView, requireRunRow, runWorkdir } from './run-view.js';
+import { hordeOfRun, planRerun, withRerun } from './rerun.js';
+import type { RerunOptions, RerunPlan } from './rerun.js';
 import { RunWaiters } from './run-waiters.js';
 import type { RunView } from './run-view.js';
 import type { LiveRun } from './live-run.js';
@@ -102,6 +104,8 @@ export interface StartOptions {
   triggerInput?: Record<string, string>;
   /** Rows written in the same transaction as `run.created` (a trigger's firing record), given the new run's id. */
   alsoWrite?: (runId: string) => void;
+  /** A re-run: the earlier run, and the steps that take its results (engine/rerun.ts). */
+  rerun?: Pick<RerunPlan, 'origin' | 'reuse'>;
 }
 
 export interface Engine {
@@ -128,6 +132,13 @@ export interface Engine {
   resolveHorde(ref: string): Promise<{ horde: HordeDef; entry: CatalogEntry }>;
   /** Start a run; resolves with its id once `run.created` is committed. */
   startRun(horde: HordeDef, input: Record<string, string>, options?: StartOptions): Promise<string>;
+  /**
+   * Re-run a run that has ended (or is parked) from `from`: a new run (provenance
+   * `rerun:<run-id>`) whose steps before `from` take the earlier run's results; resolves
+   * with its id once its `run.created` is committed. KW_ERR_RUN_ACTIVE,
+   * KW_ERR_RERUN_STEP_UNKNOWN, KW_ERR_RERUN_MISMATCH.
+   */
+  rerun(runId: string, options: RerunOptions): Promise<string>;
   /** Approve the step waiting for it (or `step`); resolves once committed. */
   approve(runId: string, options?: { step?: string; by?: string }): Promise<{ step: string }>;
   deny(runId: string, options: { reason: string; step?: string; by?: string }): Promise<{ step: string }>;
@@ -288,9 +299,10 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         policy[name] = { approval: kind.runsCommand && snapshot.confirmCommands, idempotent: kind.idempotent };
       }
       const runId = newRunId(clock.now());
-      const created: RunEvent = { type: 'run.created', hordeId: horde.id, horde: snapshot, policy, input: answers, provenance: opts.provenance ?? 'api' };
+      const plain: Extract<RunEvent, { type: 'run.created' }> = { type: 'run.created', hordeId: horde.id, horde: snapshot, policy, input: answers, provenance: opts.provenance ?? 'api' };
       const limits = runLimits(horde, config.budget);
-      if (hasLimits(limits)) created.budget = limits;
+      if (hasLimits(limits)) plain.budget = limits;
+      const created = opts.rerun === undefined ? plain : withRerun(plain, opts.rerun);
       const alsoWrite = opts.alsoWrite;
       await supervisor.create(runId, created, alsoWrite === undefined ? undefined : () => alsoWrite(runId));
       return runId;
@@ -376,6 +388,14 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       catalog: readCatalog,
       resolveHorde: (ref) => findHorde(ref, { dataDir: paths.dataDir, builtinDir, knownKinds }),
       startRun,
+      async rerun(runId, opts) {
+        ensureAlive();
+        const row = requireRunRow(queries, runId, paths);
+        const events = log.read(runId).map((e) => e.event);
+        const horde = opts.horde ?? await hordeOfRun(events[0], (ref) => engine.resolveHorde(ref));
+        const plan = planRerun(runId, row.state, events, horde, opts);
+        return startRun(horde, plan.input, { provenance: `rerun:${runId}`, triggerInput: plan.extraInput, rerun: plan });
+      },
       async approve(runId, opts = {}) {
         ensureAlive();
         const run = openRun(runId);

@@ -1,7 +1,7 @@
 /** A run that has a live actor in memory: running, or about to. Parked and finished runs have none. */
 import path from 'node:path';
 import type { HordeDef } from '../core/index.js';
-import type { RunActor, RunEvent } from '../actors/index.js';
+import type { RerunOrigin, RunActor, RunEvent } from '../actors/index.js';
 import { resolveProject } from '../steps/index.js';
 import type { ProjectFolder, RunningStep } from '../steps/index.js';
 
@@ -21,6 +21,10 @@ export class LiveRun {
   readonly workdir: string;
   /** The run's project folder (steps/project.ts), found once when the run is loaded. */
   readonly project: ProjectFolder | undefined;
+  /** A re-run: the earlier run whose results its first steps reuse. */
+  readonly rerun: RerunOrigin | undefined;
+  /** A re-run: the copy of the earlier run's workdir into this one, made once per load (engine/rerun-reuse.ts). */
+  seeded: Promise<void> | undefined;
   /** Steps handed to a worker and not yet finished. */
   readonly running = new Map<string, RunningAttempt>();
 
@@ -40,6 +44,7 @@ export class LiveRun {
     for (const [name, step] of Object.entries(created.horde.steps)) this.stepOutputs[name] = step.output;
     this.workdir = path.join(runDir, created.horde.workdir);
     this.project = resolveProject(created.horde, created.input);
+    this.rerun = created.rerun;
   }
 }
 

@@ -70,10 +70,15 @@ export class ModelHub {
     });
   }
 
-  /** What a step's task carries from here: the model settings for model kinds, the test-only fetch allowance. */
-  taskExtras(step: StepDef, usesModel: boolean): TaskExtras {
+  /**
+   * What a step's task carries from here: the model settings for model kinds (with, for a
+   * re-run that replays models, the earlier run's answers to this step), the test-only
+   * fetch allowance.
+   */
+  taskExtras(step: StepDef, usesModel: boolean, replayFrom?: string): TaskExtras {
     const extras: TaskExtras = {};
     const model = usesModel ? this.taskFor(step) : undefined;
+    if (model !== undefined && replayFrom !== undefined) model.replay = this.traces.replayTable(replayFrom, step.name);
     if (model !== undefined) extras.model = model;
     if (this.deps.testOnlyFetchAllow !== undefined) extras.fetchAllow = this.deps.testOnlyFetchAllow;
     return extras;

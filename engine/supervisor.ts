@@ -6,13 +6,15 @@
 import { KowalskiError, budgetOver, hasLimits, toPlainError } from '../core/index.js';
 import type { BudgetSpent } from '../core/index.js';
 import type { RunEffect, RunEvent, RunState } from '../actors/index.js';
-import { FINAL_RUN_STATES, foldRun } from '../actors/index.js';
+import { FINAL_RUN_STATES, foldRun, reusesResult } from '../actors/index.js';
 import type { StepKindInfo, StepResult, StepRunner } from '../steps/index.js';
 import type { Clock } from './clock.js';
 import type { Committer } from './committer.js';
 import type { CrashHook } from './crash.js';
 import type { StoredEvent } from './events.js';
 import { LiveRun } from './live-run.js';
+import { reuseStep } from './rerun-reuse.js';
+import type { Reused } from './rerun-reuse.js';
 import type { ModelHub } from './models.js';
 import type { Observers } from './observers.js';
 import { buildStepTask, commandFor, unknownKind } from './step-task.js';
@@ -166,7 +168,7 @@ export class Supervisor {
         continue;
       }
       if (s.status !== 'ready') continue;
-      if (ctx.policy[name]?.approval === true) {
+      if (ctx.policy[name]?.approval === true && !reusesResult(ctx, name)) {
         const { hash, ...command } = commandFor(run, name, kind);
         if (s.approvedHash !== hash) {
           this.apply(run, { type: 'approval.requested', step: name, reason: 'confirm_command', command, hash }, batch);
@@ -213,11 +215,21 @@ export class Supervisor {
     const def = run.horde.steps[step]!;
     const kind = this.deps.kinds.get(def.kind);
     const startedAt = this.deps.clock.now();
+    const reuse = run.actor.context.policy[step]?.reuse;
+    if (reuse !== undefined && reusesResult(run.actor.context, step)) {
+      // A re-run's step before --from: nothing runs; the earlier run's result and files are taken.
+      reuseStep(run, step, reuse, this.deps.runDir).then(
+        (reused) => this.finished(run.runId, step, attempt, startedAt, reused.result, reused.reusedFrom),
+        (err: unknown) => this.finished(run.runId, step, attempt, startedAt, { outcome: 'fail', error: toPlainError(err) }),
+      );
+      return;
+    }
     if (kind === undefined) {
       this.finished(run.runId, step, attempt, startedAt, { outcome: 'fail', error: toPlainError(unknownKind(def)) });
       return;
     }
-    const task = buildStepTask(run, step, attempt, kind, this.deps.models.taskExtras(def, kind.usesModel));
+    const replayFrom = run.rerun?.replayModels === true ? run.rerun.run : undefined;
+    const task = buildStepTask(run, step, attempt, kind, this.deps.models.taskExtras(def, kind.usesModel, replayFrom));
     const handle = this.deps.runner.start(task, kind, {
       onSpawned: (pgid, token) => {
         // A run that ended meanwhile never lets the command through its gate; the kill is on its way.
@@ -238,7 +250,7 @@ export class Supervisor {
     );
   }
 
-  private finished(runId: string, step: string, attempt: number, startedAt: number, result: StepResult): void {
+  private finished(runId: string, step: string, attempt: number, startedAt: number, result: StepResult, reusedFrom?: Reused['reusedFrom']): void {
     this.slotsUsed--;
     const run = this.live.get(runId);
     if (run !== undefined) {
@@ -249,6 +261,7 @@ export class Supervisor {
         if (result.artifact !== undefined) event.artifact = result.artifact;
         if (result.summary !== undefined) event.summary = result.summary;
         if (result.error !== undefined) event.error = { code: result.error.code, message: result.error.message };
+        if (reusedFrom !== undefined) event.reusedFrom = reusedFrom;
         this.submit(run, [event]);
       } else {
         this.release(run);

@@ -4,7 +4,7 @@
  * data (structured-clone and JSON safe); errors travel as PlainError.
  */
 import type { HordeDef, PlainError, StepDef } from '../core/index.js';
-import type { ModelCallTrace, ProviderSettings, ToolCallingMode, ToolCallingSetting, ToolOutput, ToolSpec } from '../agents/index.js';
+import type { ModelCallTrace, ProviderSettings, ReplayTable, ToolCallingMode, ToolCallingSetting, ToolOutput, ToolSpec } from '../agents/index.js';
 import type { ProjectFolder } from './project.js';
 import type { SpawnerAddress } from './spawner-wire.js';
 
@@ -67,6 +67,8 @@ export interface ModelTask {
   maxIterations: number;
   /** Most failed tool calls the model may correct in one step. */
   maxToolErrors: number;
+  /** A re-run with `--replay-models`: the earlier run's answers to this step's model calls, by request (agents/model-replay.ts). */
+  replay?: ReplayTable;
 }
 
 export interface StepLimits {

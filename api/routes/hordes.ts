@@ -7,7 +7,7 @@ import { hordeDetail, hordeSummary } from '../horde-view.js';
 import { hordeIdParams } from '../schemas.js';
 
 /** Only hordes in the catalog, by id: the API never loads a folder named by the caller. */
-async function entryById(engine: Engine, id: string): Promise<CatalogEntry> {
+export async function entryById(engine: Engine, id: string): Promise<CatalogEntry> {
   const entry = (await engine.catalog()).entries.find((e) => e.id === id);
   if (entry === undefined) throw new KowalskiError('KW_ERR_HORDE_NOT_FOUND', `no horde "${id}" (see GET /api/hordes)`);
   return entry;

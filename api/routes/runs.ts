@@ -2,9 +2,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { RUN_STATES } from '../../engine/index.js';
+import { RUN_STATES, requireHorde } from '../../engine/index.js';
 import type { Engine, RunState } from '../../engine/index.js';
-import { intInRange, queryInt, reasonField, runIdParams, stepField } from '../schemas.js';
+import { hordeIdParams, intInRange, queryInt, reasonField, runIdParams, stepField } from '../schemas.js';
+import { entryById } from './hordes.js';
 
 type RunParams = { Params: { id: string } };
 
@@ -106,6 +107,23 @@ export function runRoutes(app: FastifyInstance, engine: Engine): void {
   }, async (req) => {
     const budget = await engine.raiseBudget(req.params.id, req.body, { by: 'operator (api)' });
     return { state: engine.getRunRow(req.params.id).state, budget };
+  });
+
+  // A new run from a step of this one: the earlier steps take this run's results (docs/rerun.md). `horde`: a catalog id (an edited copy); default the run's own horde.
+  app.post<RunParams & { Body: { from: string; replayModels?: boolean; horde?: string } }>('/api/runs/:id/rerun', {
+    schema: {
+      params: runIdParams,
+      body: {
+        type: 'object', required: ['from'], additionalProperties: false,
+        properties: { from: stepField, replayModels: { type: 'boolean' }, horde: hordeIdParams.properties.id },
+      },
+    },
+  }, async (req, reply) => {
+    const horde = req.body.horde === undefined ? undefined : requireHorde(await entryById(engine, req.body.horde));
+    const runId = await engine.rerun(req.params.id, {
+      from: req.body.from, replayModels: req.body.replayModels === true, ...(horde === undefined ? {} : { horde }),
+    });
+    return reply.code(201).send({ runId });
   });
 
   app.post<RunParams>('/api/runs/:id/resume', { schema: { params: runIdParams } }, async (req) => ({ state: await engine.resume(req.params.id) }));

@@ -22,6 +22,8 @@ export interface RunReader {
 export interface Runs extends RunReader {
   /** Start a run (provenance `cli`); resolves with its id once `run.created` is committed. */
   startRun(found: { horde: HordeDef; entry: CatalogEntry }, input: Record<string, string>): Promise<string>;
+  /** A re-run of `runId` from a step (provenance `rerun:<run-id>`), of its own horde or `found`; resolves with the new run's id. */
+  rerun(runId: string, options: { from: string; replayModels: boolean; found?: { horde: HordeDef; entry: CatalogEntry } }): Promise<string>;
   approve(runId: string, options: { step?: string }): Promise<void>;
   deny(runId: string, options: { reason: string; step?: string }): Promise<void>;
   cancel(runId: string, options: { reason?: string }): Promise<void>;
@@ -41,6 +43,7 @@ function engineRuns(engine: Engine): Runs {
     getRun: async (runId) => engine.getRun(runId),
     listRuns: async (filter) => engine.listRuns(filter),
     startRun: ({ horde }, input) => engine.startRun(horde, input, { provenance: 'cli' }),
+    rerun: (runId, { from, replayModels, found }) => engine.rerun(runId, { from, replayModels, ...(found === undefined ? {} : { horde: found.horde }) }),
     approve: async (runId, options) => void await engine.approve(runId, options),
     deny: async (runId, options) => void await engine.deny(runId, options),
     cancel: (runId, options) => engine.cancel(runId, options),
@@ -92,16 +95,23 @@ async function resumeOnServer(api: ApiClient): Promise<{ summary: RecoverySummar
   return { summary, note: `kowalski: the server at ${api.server.url} (process ${api.server.pid}) continues the unfinished runs${atStart}` };
 }
 
+/** A server runs only the hordes of its catalog, never a folder named by a client. */
+function onlyCatalog(api: ApiClient, entry: CatalogEntry): KowalskiError {
+  const hordes = dataPaths(api.server.dataDir).hordes;
+  return new KowalskiError('KW_ERR_USAGE', `${entry.dir} is a folder, and the server at ${api.server.url} (process ${api.server.pid}) runs only the hordes of its catalog: copy the folder into ${hordes}/ and run it by its id ("${entry.id}"), or stop the server`);
+}
+
 function serverRuns(api: ApiClient): Runs {
   return {
     getRun: (runId) => api.getRun(runId),
     listRuns: async (filter) => (await api.listRuns(filter)).runs,
     startRun({ entry }, input) {
-      if (entry.origin === 'path') {
-        const hordes = dataPaths(api.server.dataDir).hordes;
-        return Promise.reject(new KowalskiError('KW_ERR_USAGE', `${entry.dir} is a folder, and the server at ${api.server.url} (process ${api.server.pid}) runs only the hordes of its catalog: copy the folder into ${hordes}/ and run it by its id ("${entry.id}"), or stop the server`));
-      }
+      if (entry.origin === 'path') return Promise.reject(onlyCatalog(api, entry));
       return api.startRun(entry.id, input);
+    },
+    rerun(runId, { from, replayModels, found }) {
+      if (found?.entry.origin === 'path') return Promise.reject(onlyCatalog(api, found.entry));
+      return api.rerun(runId, { from, replayModels, ...(found === undefined ? {} : { horde: found.entry.id }) });
     },
     approve: async (runId, options) => void await api.approve(runId, options.step),
     deny: async (runId, options) => void await api.deny(runId, options.reason, options.step),

@@ -103,6 +103,7 @@ export interface ApiClient {
   startRun(hordeId: string, input: Record<string, string>): Promise<string>;
   listRuns(filter: ListRunsFilter): Promise<{ runs: RunRow[]; nextCursor: string | null }>;
   getRun(runId: string): Promise<RunView>;
+  rerun(runId: string, body: { from: string; replayModels: boolean; horde?: string }): Promise<string>;
   approve(runId: string, step?: string): Promise<{ step: string }>;
   deny(runId: string, reason: string, step?: string): Promise<{ step: string }>;
   cancel(runId: string, reason?: string): Promise<{ state: RunState }>;
@@ -152,6 +153,7 @@ export function apiClient(server: ServerAddress): ApiClient {
       return request('GET', `api/runs?${query.toString()}`);
     },
     getRun: async (runId) => request('GET', runPath(runId)),
+    rerun: async (runId, body) => (await request<{ runId: string }>('POST', runPath(runId, '/rerun'), body)).runId,
     approve: async (runId, step) => request('POST', runPath(runId, '/approve'), step === undefined ? {} : { step }),
     deny: async (runId, reason, step) => request('POST', runPath(runId, '/deny'), { reason, ...(step === undefined ? {} : { step }) }),
     cancel: async (runId, reason) => request('POST', runPath(runId, '/cancel'), reason === undefined ? {} : { reason }),

@@ -1,5 +1,5 @@
 /**
- * `run`, `approve`, `deny`, `cancel`, `resume`: drive runs in the foreground — through the
+ * `run`, `rerun`, `approve`, `deny`, `cancel`, `resume`: drive runs in the foreground — through the
  * server when one owns the data directory, else with an embedded engine.
  */
 import type { RunState } from '../../engine/index.js';
@@ -42,6 +42,16 @@ export async function runCommand(ref: string, opts: JsonFlag & { input?: string[
   // Find the horde before taking the data directory: a typo says "not found", even while another engine runs.
   const found = await findHorde(ref, { dataDir: dataDir() });
   return withRuns(async (runs) => finish(runs, await runs.startRun(found, input), 0, opts.json === true));
+}
+
+/** `rerun <run-id> --from <step> [--horde <folder>] [--replay-models]`: a new run whose steps before `from` reuse the earlier run's results; follow it. */
+export async function rerunCommand(runId: string, opts: JsonFlag & { from: string; horde?: string; replayModels?: boolean }): Promise<number> {
+  const found = opts.horde === undefined ? undefined : await findHorde(opts.horde, { dataDir: dataDir() });
+  return withRuns(async (runs) => {
+    const id = await runs.rerun(runId, { from: opts.from, replayModels: opts.replayModels === true, ...(found === undefined ? {} : { found }) });
+    if (opts.json !== true) process.stderr.write(`kowalski: run ${id} re-runs ${runId} from "${opts.from}"\n`);
+    return finish(runs, id, 0, opts.json === true);
+  });
 }
 
 export function approveCommand(runId: string, opts: JsonFlag & { step?: string }): Promise<number> {

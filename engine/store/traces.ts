@@ -1,10 +1,12 @@
 /**
  * Traces of model calls and what each model learned about tool calling. Traces are a
  * record of what happened, not a source of run state: they are written as calls end,
- * outside the event log, and a resumed run never reads them.
+ * outside the event log, and a resumed run never reads them (a re-run with
+ * --replay-models reads an earlier run's, to answer the same requests the same way).
  */
 import type Database from 'better-sqlite3';
-import type { ModelCallTrace, ToolCallingMode } from '../../agents/index.js';
+import { replayEntry } from '../../agents/index.js';
+import type { ModelCallTrace, ReplayTable, ToolCallingMode } from '../../agents/index.js';
 import { whereOf } from './where.js';
 
 /** A trace without its prompt and completion: what lists show. */
@@ -31,6 +33,8 @@ export interface TraceSummary {
   parentId: number | null;
   /** The agent profile that made a chat call. */
   agent: string | null;
+  /** The call was not made: its answer was replayed from an earlier run's trace (a re-run with --replay-models; no HTTP attempt, no tokens). */
+  replayed: boolean;
 }
 
 export interface TraceDetail extends TraceSummary {
@@ -38,6 +42,8 @@ export interface TraceDetail extends TraceSummary {
   tools: string[];
   completion: string;
   calls: ModelCallTrace['toolCalls'];
+  /** The earlier run's trace whose answer this call replayed. */
+  replayedFrom?: number;
 }
 
 /** Sums over a run's traces. */
@@ -88,15 +94,19 @@ function toSummary(r: RawTrace): TraceSummary {
     error: r.error_code === null ? null : { code: r.error_code, message: r.error ?? '' },
     startedAt: r.started_at,
     sessionId: r.session_id, parentId: r.parent_id, agent: r.agent,
+    replayed: r.attempts === 0 && r.error_code === null,
   };
 }
 
 function dataOf(trace: ModelCallTrace): string {
-  const full = JSON.stringify({ messages: trace.messages, tools: trace.tools, completion: trace.completion, calls: trace.toolCalls });
+  const replayed = trace.replayedFrom === undefined ? {} : { replayedFrom: trace.replayedFrom };
+  const full = JSON.stringify({ messages: trace.messages, tools: trace.tools, completion: trace.completion, calls: trace.toolCalls, ...replayed });
   if (full.length <= MAX_DATA_CHARS) return full;
   const note = { role: 'user', content: `[trace cut: the prompt was ${full.length} characters; only the last message is kept]` };
-  return JSON.stringify({ messages: [note, ...trace.messages.slice(-1)], tools: trace.tools, completion: trace.completion, calls: trace.toolCalls });
+  return JSON.stringify({ messages: [note, ...trace.messages.slice(-1)], tools: trace.tools, completion: trace.completion, calls: trace.toolCalls, ...replayed });
 }
+
+type StoredData = { messages?: TraceDetail['messages']; tools?: string[]; completion?: string; calls?: TraceDetail['calls']; replayedFrom?: number };
 
 const SUMMARY_COLUMNS = 'id, run_id, step, attempt, seq, provider, model, mode, input_tokens, output_tokens, cost_usd, latency_ms, attempts, tool_calls, error_code, error, started_at, session_id, parent_id, agent';
 
@@ -108,6 +118,7 @@ export class TraceStore {
   private readonly callsStmt: Database.Statement;
   private readonly chatStmt: Database.Statement;
   private readonly spentStmt: Database.Statement;
+  private readonly replayStmt: Database.Statement;
 
   constructor(private readonly db: Database.Database) {
     this.insertStmt = db.prepare(`INSERT INTO traces (run_id, step, attempt, seq, provider, model, mode, input_tokens, output_tokens,
@@ -120,6 +131,7 @@ export class TraceStore {
     this.spentStmt = db.prepare(`SELECT count(*) AS calls, coalesce(sum(input_tokens + output_tokens), 0) AS tokens,
       coalesce(sum(cost_usd), 0) AS cost, coalesce(sum(cost_usd IS NULL), 0) AS unpriced, coalesce(sum(tool_calls), 0) AS tools
       FROM traces WHERE run_id = ? AND session_id IS NULL`);
+    this.replayStmt = db.prepare('SELECT id, provider, model, mode, data FROM traces WHERE run_id = ? AND step = ? AND session_id IS NULL AND error_code IS NULL ORDER BY id');
     this.modeStmt = db.prepare('SELECT mode FROM model_tool_modes WHERE model = ?');
     this.learnStmt = db.prepare(`INSERT INTO model_tool_modes (model, mode, learned_at) VALUES (?, ?, ?)
       ON CONFLICT (model) DO UPDATE SET mode = excluded.mode, learned_at = excluded.learned_at`);
@@ -152,8 +164,25 @@ export class TraceStore {
   get(id: number): TraceDetail | undefined {
     const row = this.getStmt.get(id) as RawTrace | undefined;
     if (row === undefined) return undefined;
-    const data = JSON.parse(row.data ?? '{}') as { messages?: TraceDetail['messages']; tools?: string[]; completion?: string; calls?: TraceDetail['calls'] };
-    return { ...toSummary(row), messages: data.messages ?? [], tools: data.tools ?? [], completion: data.completion ?? '', calls: data.calls ?? [] };
+    const data = JSON.parse(row.data ?? '{}') as StoredData;
+    const detail: TraceDetail = { ...toSummary(row), messages: data.messages ?? [], tools: data.tools ?? [], completion: data.completion ?? '', calls: data.calls ?? [] };
+    if (data.replayedFrom !== undefined) detail.replayedFrom = data.replayedFrom;
+    return detail;
+  }
+
+  /** The answered model calls of one step of a run, oldest first: what a re-run with --replay-models may answer from (agents/model-replay.ts). */
+  replayTable(runId: string, step: string): ReplayTable {
+    const table: ReplayTable = {};
+    const rows = this.replayStmt.all(runId, step) as Array<{ id: number; provider: ModelCallTrace['provider']; model: string; mode: ModelCallTrace['mode']; data: string }>;
+    for (const row of rows) {
+      const data = JSON.parse(row.data) as StoredData;
+      const entry = replayEntry(row.id, {
+        provider: row.provider, model: row.model, mode: row.mode,
+        messages: data.messages ?? [], tools: data.tools ?? [], completion: data.completion ?? '', toolCalls: data.calls ?? [],
+      });
+      if (entry !== undefined && table[entry[0]] === undefined) table[entry[0]] = entry[1];
+    }
+    return table;
   }
 
   /** The tool calls a model call asked for, with their results, once they have run. */

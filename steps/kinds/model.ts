@@ -5,7 +5,7 @@
  * `normalize_*` keys, is the step's one Markdown artifact. Every provider call is traced.
  */
 import { KowalskiError } from '../../core/index.js';
-import { parseModelRef, runToolLoop } from '../../agents/index.js';
+import { parseModelRef, replayingCaller, runToolLoop } from '../../agents/index.js';
 import { createProvider } from '../../agents/providers/index.js';
 import type { ModelRef, ToolLoopResult } from '../../agents/index.js';
 import { plural, writeArtifact } from '../artifact.js';
@@ -54,7 +54,12 @@ export default async function model(ctx: StepContext): Promise<StepResult> {
   let written = 0;
   let lastProgress = Date.now();
   ctx.progress(`asking ${modelKey}`);
+  /** Calls answered from an earlier run's traces (a re-run with --replay-models): call number → that trace. */
+  const replayed = new Map<number, number>();
+  const callModel = m.replay === undefined ? undefined
+    : replayingCaller(m.replay, provider, ref, tools.map((t) => t.name), (seq, traceId) => replayed.set(seq, traceId));
   const result = await runToolLoop({
+    ...(callModel === undefined ? {} : { callModel }),
     provider,
     ref,
     messages,
@@ -73,7 +78,10 @@ export default async function model(ctx: StepContext): Promise<StepResult> {
         ctx.progress(`${modelKey} is writing (${written} characters)`);
       }
     },
-    onTrace: (trace) => ctx.trace(trace),
+    onTrace: (trace) => {
+      const from = replayed.get(trace.seq);
+      ctx.trace(from === undefined ? trace : { ...trace, replayedFrom: from });
+    },
     onLearned: (mode) => ctx.learned(modelKey, mode),
     onToolCall: (name) => ctx.progress(`calling ${name}`),
   });
@@ -82,5 +90,6 @@ export default async function model(ctx: StepContext): Promise<StepResult> {
   const notes: string[] = [];
   if (shaped.fallback) notes.push('the answer was empty or not a document: the fallback document was written');
   if (shaped.missing.length > 0) notes.push(`sections missing from the answer: ${shaped.missing.join(', ')}`);
+  if (replayed.size > 0) notes.push(`${plural(replayed.size, 'answer')} replayed from an earlier run`);
   return { outcome: 'pass', artifact, summary: summaryOf(ref, result, notes) };
 }

@@ -87,6 +87,9 @@ export function createApi(opts: ApiOptions) {
     resume: (runId: string) => json<{ state: RunState }>('POST', `/api/runs/${enc(runId)}/resume`, {}),
     /** New limits for the run's budget; a run parked for it goes on. */
     raiseBudget: (runId: string, limits: BudgetLimits) => json<{ state: RunState; budget: BudgetView }>('POST', `/api/runs/${enc(runId)}/budget`, limits),
+    /** A new run from `from`: the steps before it take this run's results (docs/rerun.md). */
+    rerun: (runId: string, from: string, replayModels: boolean) =>
+      json<{ runId: string }>('POST', `/api/runs/${enc(runId)}/rerun`, { from, replayModels }),
     /** The agent profiles in effect and every profile file's problems. */
     agents: () => json<AgentList>('GET', '/api/agents'),
     agent: (name: string) => json<AgentSource>('GET', `/api/agents/${enc(name)}`),

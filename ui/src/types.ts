@@ -360,6 +360,8 @@ export interface TraceSummary {
   parentId: number | null;
   /** The agent profile that made a chat call. */
   agent: string | null;
+  /** Not a real call: its answer was replayed from an earlier run's trace (a re-run with replayed model outputs). */
+  replayed: boolean;
 }
 
 export interface TracePage { traces: TraceSummary[]; nextBefore: number | null }
@@ -384,6 +386,8 @@ export interface TraceDetail extends TraceSummary {
   tools: string[];
   completion: string;
   calls: TracedToolCall[];
+  /** The earlier run's trace whose answer this call replayed. */
+  replayedFrom?: number;
 }
 
 // The websocket frames.

@@ -101,7 +101,10 @@ function TraceRows({ trace }: { trace: TraceSummary }) {
         </th>
         <td>{trace.attempt}</td>
         <td>{trace.seq}</td>
-        <td><code class="trace-model">{trace.provider}:{trace.model}</code></td>
+        <td>
+          <code class="trace-model">{trace.provider}:{trace.model}</code>
+          {trace.replayed && <div class="muted small" data-testid="trace-replayed" title="The model was not called: the answer recorded in an earlier run for the same prompt was reused">replayed</div>}
+        </td>
         <td title={MODE_TITLE[trace.mode]}>{trace.mode}</td>
         <td class="num" data-testid="trace-tokens">{formatCount(trace.inputTokens)} / {formatCount(trace.outputTokens)}</td>
         <td class="num">{formatCost(trace.costUsd)}</td>
