@@ -17,6 +17,7 @@ export type { EngineEventMap } from './observers.js';
 export { openDatabase } from './store/database.js';
 export { readOwner } from './store/lock.js';
 export { listHordes, loadHorde, formatProblems, countProblems, resolveHordeRef, requireHorde, IMPORT_MARKER, manifestOf, MAX_PROBLEMS, MAX_PROBLEMS_PER_FILE } from './horde/index.js';
+export { closestIds, didYouMean } from './horde/index.js';
 export type { Catalog, CatalogEntry } from './horde/index.js';
 export { packageRoot } from './modules.js';
 export { builtinStepKinds } from '../steps/index.js';

@@ -75,6 +75,15 @@ describe('where a run\'s results are', () => {
     assert.equal(lineOf(run.stdout, 'delivery'), path.join(outputs, 'a.md'));
   });
 
+  it('a misspelt horde id is refused with the nearest ids, like a misspelt command', async (t) => {
+    const { home } = cliSandbox(t);
+    const typo = await cli(home, ['run', 'projet-check']);
+    assert.equal(typo.code, 2, outputOf(typo));
+    assert.match(typo.stderr, /no horde "projet-check": .*; did you mean "project-check"\? \[KW_ERR_HORDE_NOT_FOUND\]/);
+    const json = stdoutJson<{ error: { message: string } }>(await cli(home, ['run', 'spreadsheet', '--json']));
+    assert.match(json.error.message, /did you mean "spreadsheet-analyst" or "spreadsheet-profile"\?$/);
+  });
+
   it('open finds the running server and opens the run\'s page; a typo and a missing server are named', async (t) => {
     const defer = cleanups(t);
     const { root, home } = cliSandbox(t);
