@@ -243,6 +243,19 @@ export interface RunView {
   pending: ApprovalRow[];
   /** Absolute; step artifacts are relative to it. */
   workdir: string;
+  /** The run's main artifact, once there is one. */
+  delivery: Delivery | null;
+}
+
+/** A run's main artifact: the horde's `delivery_root_rel` when written, else the last passed step's artifact. */
+export interface Delivery {
+  /** Relative to the run's workdir. */
+  artifact: string;
+  /** Absolute. */
+  path: string;
+  step: string | null;
+  /** The horde's `delivery_title`. */
+  title: string | null;
 }
 
 export interface RunEvent { type: string; [key: string]: unknown }
