@@ -17,6 +17,8 @@ export const hordeIdParams = {
 /** A step name and an operator's reason, in bodies and websocket frames alike. */
 export const stepField = { type: 'string', minLength: 1, maxLength: 200 } as const;
 export const reasonField = { type: 'string', minLength: 1, maxLength: 2000 } as const;
+/** A command hash as an approval shows it (sha256 hex today). */
+export const hashField = { type: 'string', minLength: 1, maxLength: 200 } as const;
 
 /** A whole number in a query string (which carries only text; bodies are never coerced). */
 export const queryInt = { type: 'string', pattern: '^[0-9]{1,9}$' } as const;

@@ -31,6 +31,7 @@ const memoryCommands = () => import('./commands/memory.js');
 const vaultSearchCommands = () => import('./commands/vault-search.js');
 const backupCommands = () => import('./commands/backup.js');
 const doctorCommands = () => import('./commands/doctor.js');
+const openCommands = () => import('./commands/open.js');
 
 async function reportError(err: unknown, json: boolean): Promise<number> {
   return (await import('./commands/common.js')).reportError(err, json);
@@ -67,6 +68,8 @@ program.command('runs').description('list runs, newest first')
   .option('--status <state>', 'queued | running | awaiting_input | succeeded | failed | cancelled').option('--horde <id>').option('--limit <n>').option('--json')
   .action(act(lazy(historyCommands, 'runsCommand')));
 program.command('show').description('one run: steps, attempts, the pending approval').argument('<run-id>').option('--json').action(act(lazy(historyCommands, 'showCommand')));
+program.command('open').description("open a run's page in the operator app of the running server").argument('<run-id>')
+  .option('--print', 'only print the address').option('--json').action(act(lazy(openCommands, 'openCommand')));
 program.command('approve').description('approve the command a parked run waits on, then continue the run')
   .argument('<run-id>').option('--step <name>', 'the step, when several wait').option('--json').action(act(lazy(runCommands, 'approveCommand')));
 program.command('deny').description('deny a parked step (it fails with your reason), then continue the run')

@@ -67,6 +67,7 @@ export const ERROR_CODES = {
   KW_ERR_NO_PENDING_APPROVAL: { group: 'terminal', summary: 'the run has no step waiting for approval (or not the one named)' },
   KW_ERR_APPROVAL_MISMATCH: { group: 'terminal', summary: 'the command about to run differs from the one approved' },
   KW_ERR_APPROVAL_DENIED: { group: 'terminal', summary: 'the operator denied the step' },
+  KW_ERR_APPROVAL_STALE: { group: 'terminal', summary: 'the approval named a command hash that is not the one the step waits with (the operator read another command); nothing was approved' },
   KW_ERR_OUTCOME_UNKNOWN: { group: 'operator', summary: 'a non-idempotent step was interrupted; the operator must decide' },
   KW_ERR_LOOP_EXHAUSTED: { group: 'terminal', summary: 'a loop-back edge reached its max_loops' },
   KW_ERR_NO_ROUTE: { group: 'terminal', summary: 'a step failed and no fail edge leads anywhere' },
@@ -117,6 +118,7 @@ export const ERROR_CODES = {
   KW_ERR_ARTIFACT_NOT_FOUND: { group: 'terminal', summary: "no such file in the run's workdir" },
   KW_ERR_LISTEN: { group: 'terminal', summary: 'the server cannot listen on the address and port asked for (in use, not allowed, not this machine)' },
   KW_ERR_SERVER_UNREACHABLE: { group: 'retryable', summary: 'a kowalski server owns the data directory but does not answer' },
+  KW_ERR_SERVER_NOT_RUNNING: { group: 'operator', summary: 'the command needs the operator app, and no kowalski server runs on the data directory (start one with kowalski serve)' },
   // models, tools, MCP, traces
   KW_ERR_MODEL_REF: { group: 'terminal', summary: 'a model name is not "provider:model" with a provider this build knows' },
   KW_ERR_MODEL_AUTH: { group: 'operator', summary: 'the provider needs a key that is missing, or refused the key it was given' },

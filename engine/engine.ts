@@ -139,8 +139,11 @@ export interface Engine {
    * KW_ERR_RERUN_STEP_UNKNOWN, KW_ERR_RERUN_MISMATCH.
    */
   rerun(runId: string, options: RerunOptions): Promise<string>;
-  /** Approve the step waiting for it (or `step`); resolves once committed. */
-  approve(runId: string, options?: { step?: string; by?: string }): Promise<{ step: string }>;
+  /**
+   * Approve the step waiting for it (or `step`); resolves once committed. With `hash`, only
+   * when the step waits with that command hash (what the operator read), else KW_ERR_APPROVAL_STALE.
+   */
+  approve(runId: string, options?: { step?: string; hash?: string; by?: string }): Promise<{ step: string }>;
   deny(runId: string, options: { reason: string; step?: string; by?: string }): Promise<{ step: string }>;
   cancel(runId: string, options?: { reason?: string; by?: string }): Promise<void>;
   /** New limits for a run that has not ended (keys as in `[budget]`); a run parked for its budget goes on. KW_ERR_BUDGET_INVALID, KW_ERR_BUDGET_TOO_LOW. */
@@ -401,6 +404,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         const run = openRun(runId);
         const step = pendingStep(run, opts.step);
         const hash = run.actor.context.steps[step]!.pending!.hash;
+        if (opts.hash !== undefined && opts.hash !== hash) throw new KowalskiError('KW_ERR_APPROVAL_STALE', `step "${step}" of run ${runId} waits with command hash ${hash}, not ${opts.hash}: read the command again before approving`);
         await supervisor.submitAndWait(run, [{ type: 'approval.granted', step, hash, by: opts.by ?? 'operator' }]);
         return { step };
       },

@@ -1,6 +1,6 @@
 export { createEngine } from './engine.js';
 export type { Engine, EngineOptions, StartOptions } from './engine.js';
-export type { RunView, StepView } from './run-view.js';
+export type { Delivery, RunView, StepView } from './run-view.js';
 export { openHistory } from './history.js';
 export type { History } from './history.js';
 export { loadConfig, parseConfig, DEFAULT_CONFIG } from './config.js';
@@ -17,6 +17,7 @@ export type { EngineEventMap } from './observers.js';
 export { openDatabase } from './store/database.js';
 export { readOwner } from './store/lock.js';
 export { listHordes, loadHorde, formatProblems, countProblems, resolveHordeRef, requireHorde, IMPORT_MARKER, manifestOf, MAX_PROBLEMS, MAX_PROBLEMS_PER_FILE } from './horde/index.js';
+export { closestIds, didYouMean } from './horde/index.js';
 export type { Catalog, CatalogEntry } from './horde/index.js';
 export { packageRoot } from './modules.js';
 export { builtinStepKinds } from '../steps/index.js';

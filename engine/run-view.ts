@@ -1,4 +1,5 @@
-/** One run as the CLI and the API show it: its row, its steps in pipeline order, its approvals. */
+/** One run as the CLI and the API show it: its row, its steps in pipeline order, its approvals, its delivery. */
+import fs from 'node:fs';
 import path from 'node:path';
 import { KowalskiError } from '../core/index.js';
 import type { HordeDef } from '../core/index.js';
@@ -31,6 +32,44 @@ export interface RunView {
   workdir: string;
   /** Its limits, what it spent, and whether it is parked for its budget (engine/budget.ts). */
   budget: BudgetView;
+  /** The run's main artifact, once there is one (see `findDelivery`). */
+  delivery: Delivery | null;
+}
+
+/** The run's main artifact: what the operator reads first. */
+export interface Delivery {
+  /** Workdir-relative. */
+  artifact: string;
+  /** Absolute. */
+  path: string;
+  /** The step whose artifact it is; null when no step names it (a file a step wrote beside its own). */
+  step: string | null;
+  /** The horde's `delivery_title`, when it has one. */
+  title: string | null;
+}
+
+function isFile(abs: string): boolean {
+  try {
+    return fs.statSync(abs).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The horde's `delivery_root_rel` when that file is in the workdir; else the artifact of the
+ * last step (in pipeline order) that passed with one still on disk; else none.
+ */
+export function findDelivery(horde: HordeDef | undefined, workdir: string, steps: readonly StepView[]): Delivery | null {
+  const title = horde?.display.delivery_title ?? null;
+  const rel = horde?.deliveryRootRel;
+  const byLast = [...steps].reverse();
+  if (rel !== undefined && isFile(path.join(workdir, rel))) {
+    return { artifact: rel, path: path.join(workdir, rel), step: byLast.find((s) => s.artifact === rel)?.name ?? null, title };
+  }
+  const last = byLast.find((s) => s.state === 'passed' && s.artifact !== null && isFile(path.join(workdir, s.artifact)));
+  if (last === undefined || last.artifact === null) return null;
+  return { artifact: last.artifact, path: path.join(workdir, last.artifact), step: last.name, title };
 }
 
 /** The run's row; KW_ERR_RUN_NOT_FOUND naming the data directory when there is none. */
@@ -95,5 +134,5 @@ export function readRunView(queries: RunQueries, log: EventLog, runId: string, p
       error: a.errorCode === null ? null : { code: a.errorCode, message: a.error },
     };
   });
-  return { run, steps, attempts, approvals, pending, workdir };
+  return { run, steps, attempts, approvals, pending, workdir, delivery: findDelivery(horde, workdir, steps) };
 }

@@ -2,14 +2,15 @@
 import type { FastifyInstance } from 'fastify';
 import { KowalskiError } from '../../core/index.js';
 import type { Engine, CatalogEntry } from '../../engine/index.js';
-import { requireHorde } from '../../engine/index.js';
+import { didYouMean, requireHorde } from '../../engine/index.js';
 import { hordeDetail, hordeSummary } from '../horde-view.js';
 import { hordeIdParams } from '../schemas.js';
 
 /** Only hordes in the catalog, by id: the API never loads a folder named by the caller. */
 export async function entryById(engine: Engine, id: string): Promise<CatalogEntry> {
-  const entry = (await engine.catalog()).entries.find((e) => e.id === id);
-  if (entry === undefined) throw new KowalskiError('KW_ERR_HORDE_NOT_FOUND', `no horde "${id}" (see GET /api/hordes)`);
+  const { entries } = await engine.catalog();
+  const entry = entries.find((e) => e.id === id);
+  if (entry === undefined) throw new KowalskiError('KW_ERR_HORDE_NOT_FOUND', `no horde "${id}" (see GET /api/hordes)${didYouMean(id, entries.map((e) => e.id))}`);
   return entry;
 }
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { RUN_STATES, requireHorde } from '../../engine/index.js';
 import type { Engine, RunState } from '../../engine/index.js';
-import { hordeIdParams, intInRange, queryInt, reasonField, runIdParams, stepField } from '../schemas.js';
+import { hashField, hordeIdParams, intInRange, queryInt, reasonField, runIdParams, stepField } from '../schemas.js';
 import { entryById } from './hordes.js';
 
 type RunParams = { Params: { id: string } };
@@ -83,9 +83,13 @@ export function runRoutes(app: FastifyInstance, engine: Engine): void {
       .send(fs.createReadStream(file));
   });
 
-  app.post<RunParams & { Body: { step?: string } | undefined }>('/api/runs/:id/approve', {
-    schema: { params: runIdParams, body: { type: ['object', 'null'], additionalProperties: false, properties: { step: stepField } } },
-  }, async (req) => engine.approve(req.params.id, { ...(req.body?.step === undefined ? {} : { step: req.body.step }), by: 'operator (api)' }));
+  app.post<RunParams & { Body: { step?: string; hash?: string } | undefined }>('/api/runs/:id/approve', {
+    schema: { params: runIdParams, body: { type: ['object', 'null'], additionalProperties: false, properties: { step: stepField, hash: hashField } } },
+  }, async (req) => engine.approve(req.params.id, {
+    ...(req.body?.step === undefined ? {} : { step: req.body.step }),
+    ...(req.body?.hash === undefined ? {} : { hash: req.body.hash }),
+    by: 'operator (api)',
+  }));
 
   app.post<RunParams & { Body: { step?: string; reason: string } }>('/api/runs/:id/deny', {
     schema: {

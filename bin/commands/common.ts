@@ -66,12 +66,21 @@ export function runJson(view: RunView): Record<string, unknown> {
     finishedAt: view.run.finishedAt === null ? null : new Date(view.run.finishedAt).toISOString(),
     error: view.run.errorCode === null ? null : { code: view.run.errorCode, message: view.run.error },
     steps: view.steps,
+    delivery: view.delivery?.path ?? null,
+    outputs: view.workdir,
     pendingApproval: pending === undefined ? null : {
       step: pending.step, reason: pending.reason, command: pending.command, hash: pending.hash,
       approve: approveCommand(view.run.id, pending.step),
     },
     budget: view.budget,
   };
+}
+
+/** Where a run's results are: its delivery file (when it has one) and the folder of all its outputs, absolute. */
+export function formatResults(view: RunView): string {
+  // `?? null`: a server older than the delivery sends none.
+  const delivery = view.delivery ?? null;
+  return `${delivery === null ? 'delivery: none (no step wrote an artifact)' : `delivery: ${delivery.path}`}\noutputs:  ${view.workdir}\n`;
 }
 
 export function approveCommand(runId: string, step: string): string {

@@ -1,9 +1,10 @@
 /** `runs` and `show`: read the history — from the server when one owns the data directory, else the database without taking the engine lock. */
+import path from 'node:path';
 import { KowalskiError } from '../../core/index.js';
 import { RUN_STATES } from '../../engine/index.js';
 import type { RunRow } from '../../engine/index.js';
 import { withReader } from './backend.js';
-import { EXIT, runJson } from './common.js';
+import { EXIT, formatResults, runJson } from './common.js';
 import { describeParked } from './progress.js';
 
 function duration(r: RunRow): string {
@@ -55,9 +56,15 @@ export async function showCommand(runId: string, opts: { json?: boolean }): Prom
   process.stdout.write(`run ${r.id}: ${r.state}\nhorde: ${r.hordeId} (${r.hordeHash.slice(0, 12)})\nstarted by: ${r.provenance} at ${new Date(r.createdAt).toISOString()}\n`);
   if (Object.keys(r.input).length > 0) process.stdout.write(`input: ${JSON.stringify(r.input)}\n`);
   if (r.error !== null) process.stdout.write(`error: ${r.error} [${r.errorCode}]\n`);
+  process.stdout.write(formatResults(view));
   for (const s of view.steps) {
     const dur = s.durationMs === null ? '' : `${(s.durationMs / 1000).toFixed(2)}s`;
-    process.stdout.write(`  ${s.name.padEnd(20)} ${s.state.padEnd(11)} #${s.attempt} ${dur.padStart(8)}  ${s.artifact ?? ''}${s.error === null ? '' : `  ${s.error.message} [${s.error.code}]`}\n`);
+    process.stdout.write(`  ${s.name.padEnd(20)} ${s.state.padEnd(11)} #${s.attempt} ${dur.padStart(8)}${s.error === null ? '' : `  ${s.error.message} [${s.error.code}]`}\n`);
+  }
+  const artifacts = view.steps.filter((s) => s.artifact !== null);
+  if (artifacts.length > 0) {
+    process.stdout.write('artifacts:\n');
+    for (const s of artifacts) process.stdout.write(`  ${s.name.padEnd(20)} ${path.join(view.workdir, s.artifact!)}\n`);
   }
   if (view.pending.length > 0 || (view.budget.parked !== null && r.state === 'awaiting_input')) process.stdout.write(`${describeParked(view)}\n`);
   return EXIT.ok;

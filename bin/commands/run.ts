@@ -6,7 +6,7 @@ import type { RunState } from '../../engine/index.js';
 import { findHorde, formatRecovery } from '../../engine/index.js';
 import { withRuns } from './backend.js';
 import type { Runs } from './backend.js';
-import { EXIT, dataDir, exitFor, parseInputs, runJson } from './common.js';
+import { EXIT, dataDir, exitFor, formatResults, parseInputs, runJson } from './common.js';
 import { describeParked, progressPrinter } from './progress.js';
 
 export interface JsonFlag {
@@ -27,6 +27,7 @@ async function finish(runs: Runs, runId: string, after: number, json: boolean): 
   else if (state === 'awaiting_input') process.stdout.write(`${describeParked(view)}\n`);
   else if (state === 'failed') process.stdout.write(`run ${runId} failed: ${view.run.error ?? 'see kowalski show'} [${view.run.errorCode ?? '?'}]\n`);
   else process.stdout.write(`run ${runId} ${state}\n`);
+  if (!json && state !== 'awaiting_input') process.stdout.write(formatResults(view));
   return exitFor(state);
 }
 

@@ -2,6 +2,7 @@
  * `serve`: the engine and the operator server in one process. It recovers interrupted
  * runs, listens (127.0.0.1:8765 by default), tells the CLI where it is, and opens the app.
  */
+import net from 'node:net';
 import path from 'node:path';
 import { buildApi, DEFAULT_PORT, isLoopback, loadOrCreateToken, TOKEN_FILE } from '../../api/index.js';
 import { KowalskiError } from '../../core/index.js';
@@ -31,9 +32,23 @@ async function listen(app: { listen(o: { host: string; port: number }): Promise<
   }
 }
 
+/** Before anything is made: a port that cannot be had fails here, so no data folder is created for nothing. */
+async function checkPort(host: string, port: number): Promise<void> {
+  if (port === 0) return;
+  const probe = net.createServer();
+  await listen({
+    listen: (o) => new Promise<string>((resolve, reject) => {
+      probe.once('error', reject);
+      probe.listen(o, () => resolve(''));
+    }),
+  }, host, port);
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+}
+
 export async function serveCommand(opts: { host?: string; port?: string; open?: boolean }): Promise<number> {
   const host = opts.host ?? '127.0.0.1';
   const port = parsePort(opts.port);
+  await checkPort(host, port);
   const engine = await createEngine({ dataDir: dataDir() });
   try {
     const recovery = await engine.recover();

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { KowalskiError } from '../../core/index.js';
 import type { HordeDef, LoadResult, Problem } from '../../core/index.js';
 import { splitFrontMatter } from './frontmatter.js';
+import { didYouMean } from './suggest.js';
 import { loadHorde } from './load.js';
 import { manifestOf } from './manifest.js';
 import type { LoadOptions } from './load.js';
@@ -95,7 +96,8 @@ export async function resolveHordeRef(
   if ((await manifestOf(abs)) === undefined) {
     const places = [catalog.builtinDir, catalog.userDir].filter((d): d is string => d !== undefined);
     const ids = places.length === 0 ? 'no horde folders were searched' : `no horde with id "${ref}" in ${places.join(' or ')}`;
-    throw new KowalskiError('KW_ERR_HORDE_NOT_FOUND', `no horde "${ref}": ${ids}, and ${abs} is not a folder holding a horde.md (or 1.x app.md)`);
+    const hint = pathLike ? '' : didYouMean(ref, catalog.entries.map((e) => e.id));
+    throw new KowalskiError('KW_ERR_HORDE_NOT_FOUND', `no horde "${ref}": ${ids}, and ${abs} is not a folder holding a horde.md (or 1.x app.md)${hint}`);
   }
   const known = catalog.entries.find((e) => e.dir === abs);
   if (known !== undefined) return known;

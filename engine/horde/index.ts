@@ -5,6 +5,7 @@
 export { loadHorde, DEFAULT_KNOWN_TOOLS, DISPLAY_KEYS, HORDE_ID } from './load.js';
 export type { LoadOptions } from './load.js';
 export { listHordes, resolveHordeRef, requireHorde, IMPORT_MARKER } from './catalog.js';
+export { closestIds, didYouMean } from './suggest.js';
 export type { Catalog, CatalogEntry, ListOptions } from './catalog.js';
 export { formatProblems, ProblemList, Source } from './problems.js';
 export { Fields, isTable } from './fields.js';

@@ -139,7 +139,9 @@ describe('the operator app in a browser', () => {
     await shot(page, '05-run-succeeded');
 
     // The attempt's artifact, rendered from Markdown: the outcome, the command, its folder, its output.
-    const artifact = testId(page, 'artifact-attempt');
+    // The attempt's report is the delivery (the last artifact of a passed step), shown first; the step keeps it folded.
+    assert.equal(await testId(page, 'artifact-attempt').evaluate((el) => el.hasAttribute('open')), false);
+    const artifact = testId(page, 'delivery-artifact');
     const md = artifact.locator('.markdown');
     assert.equal(await textOf(md.locator('h1')), 'Verify: Attempt');
     assert.equal(await textOf(md.locator('p strong').first()), 'PASS');
@@ -275,7 +277,7 @@ describe('the operator app in a browser', () => {
     const step = await textOf(testId(page, 'step-attempt'));
     assert.match(step, /attempt 2/, step);
     assert.match(step, /Earlier: attempt 1 interrupted/, step);
-    assert.ok((await textOf(testId(page, 'artifact-attempt').locator('.markdown'))).includes('attempt: 2'));
+    assert.ok((await textOf(testId(page, 'delivery-artifact').locator('.markdown'))).includes('attempt: 2'));
     assert.equal(fs.readFileSync(proof, 'utf8'), 'done\n', 'the command finished once: the first try was killed at recovery');
 
     // The other run did not move: still waiting for its approval, its command not run; a fresh load shows the notice too.

@@ -75,6 +75,13 @@ async function scene(t: TestContext, horde: (root: string) => string = () => HOR
   return { engine, page, url: `${base}/`, runId, scripts, dialogs };
 }
 
+/** A step's artifact, unfolded (the Run screen keeps all but the delivery folded until opened). */
+async function unfolded(page: Page, id: string): Promise<Locator> {
+  const artifact = testId(page, id);
+  await artifact.locator('summary').click();
+  return artifact;
+}
+
 /** A table's header texts and its body's cell texts, row by row. */
 async function tableOf(scope: Locator): Promise<{ head: string[]; rows: string[][] }> {
   const table = scope.locator('table');
@@ -109,7 +116,7 @@ describe('the app shows spreadsheet reports', () => {
 
     // …it comes when a workbook is shown.
     await page.goto(`${url}#/runs/${runId}`);
-    const wb = testId(page, 'artifact-workbook-workbook');
+    const wb = await unfolded(page, 'artifact-workbook');
     const tablist = wb.getByRole('tablist', { name: 'Sheets of sales.xlsx' });
     await tablist.or(testId(wb, 'workbook-error')).waitFor();
     assert.equal(await testId(wb, 'workbook-error').count(), 0, await wb.textContent() ?? '');
@@ -198,7 +205,7 @@ describe('the app shows spreadsheet reports', () => {
     assert.equal(sha256(got), sha256(fs.readFileSync(engine.artifactPath(runId, 'report/sales.xlsx'))));
 
     // A file named .xlsx that is no workbook: said so, and it can still be downloaded.
-    const broken = testId(page, 'artifact-broken-workbook');
+    const broken = testId(await unfolded(page, 'artifact-broken'), 'artifact-broken-workbook');
     assert.match(await textOf(testId(broken, 'workbook-error')), /Could not read this workbook/);
     await testId(broken, 'download-workbook').waitFor();
     assert.equal(await broken.getByRole('tablist').count(), 0);
@@ -212,7 +219,7 @@ describe('the app shows spreadsheet reports', () => {
       big: 'kind = "workbook_fixture"\noutput = "report/big.xlsx"',
     }));
     await page.goto(`${url}#/runs/${runId}`);
-    const wb = testId(page, 'artifact-big-workbook');
+    const wb = await unfolded(page, 'artifact-big');
     const tabs = wb.getByRole('tab');
     await tabs.or(testId(wb, 'workbook-error')).first().waitFor();
     assert.equal(await testId(wb, 'workbook-error').count(), 0, await wb.textContent() ?? '');
@@ -231,14 +238,14 @@ describe('the app shows spreadsheet reports', () => {
     const { page, url, runId, dialogs } = await scene(t);
     await page.goto(`${url}#/runs/${runId}`);
 
-    const md = testId(page, 'artifact-summary').locator('.markdown');
+    const md = (await unfolded(page, 'artifact-summary')).locator('.markdown');
     assert.equal(await textOf(md.locator('h1')), 'Sales summary');
     assert.deepEqual(await tableOf(md), {
       head: ['Region', 'Units', 'Note'],
       rows: [['North', '1200', 'steady'], ['South', '7', ''], [MARKUP, '-3', 'markup stays text']],
     });
 
-    const query = testId(testId(page, 'artifact-results'), 'data-query');
+    const query = testId(await unfolded(page, 'artifact-results'), 'data-query');
     const [q] = SQL_BATCH.queries;
     assert.equal(await textOf(query.locator('h4')), `1. ${q!.question}`);
     assert.equal(await textOf(query.locator('pre')), q!.sql);

@@ -23,6 +23,8 @@ export interface CliResult {
 export interface CliOptions {
   /** Kill the child with SIGKILL and fail after this long (a guard against a hung test, not a wait). Default 60 s. */
   limitMs?: number;
+  /** Variables set (or, when undefined, removed) in the child's environment on top of the test's. */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface RunningCli {
@@ -33,17 +35,21 @@ export interface RunningCli {
   exited: Promise<CliResult>;
 }
 
-function cliEnv(home: string): NodeJS.ProcessEnv {
+function cliEnv(home: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, KOWALSKI_HOME: home };
   delete env.KOWALSKI_CRASH_AT;
   delete env.KOWALSKI_DEBUG;
   delete env.NODE_TEST_CONTEXT;
+  for (const [k, v] of Object.entries(extra)) {
+    if (v === undefined) delete env[k];
+    else env[k] = v;
+  }
   return env;
 }
 
 /** Start `kowalski <args>` with `KOWALSKI_HOME=home`; stdin closed, stdout and stderr piped (so not a terminal). */
 export function startCli(home: string, args: string[], options: CliOptions = {}): RunningCli {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: REPO, env: cliEnv(home), stdio: 'pipe' });
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: REPO, env: cliEnv(home, options.env), stdio: 'pipe' });
   child.stdin.end();
   let stdout = '';
   let stderr = '';

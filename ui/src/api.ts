@@ -80,6 +80,8 @@ export function createApi(opts: ApiOptions) {
     artifact: async (runId: string, file: string) =>
       (await send(`/api/runs/${enc(runId)}/artifacts/${file.split('/').map(enc).join('/')}`, { method: 'GET' })).blob(),
     approve: (runId: string, step?: string) => json<{ step: string }>('POST', `/api/runs/${enc(runId)}/approve`, step === undefined ? {} : { step }),
+    /** Approve one step only while it waits with the command hash the operator read. */
+    approveHash: (runId: string, step: string, hash: string) => json<{ step: string }>('POST', `/api/runs/${enc(runId)}/approve`, { step, hash }),
     deny: (runId: string, reason: string, step?: string) =>
       json<{ step: string }>('POST', `/api/runs/${enc(runId)}/deny`, step === undefined ? { reason } : { step, reason }),
     cancel: (runId: string, reason?: string) =>

@@ -245,6 +245,8 @@ export interface RunView {
   workdir: string;
   /** Its limits, what it spent, and whether it is parked for its budget. */
   budget: BudgetView;
+  /** The run's main artifact, once there is one. */
+  delivery: Delivery | null;
 }
 
 /** The kinds of limit, as `[budget]` spells them. */
@@ -255,6 +257,17 @@ export interface BudgetView {
   limits: BudgetLimits;
   spent: BudgetSpent;
   parked: { over: BudgetKey[]; spent: BudgetSpent; at: number } | null;
+}
+
+/** A run's main artifact: the horde's `delivery_root_rel` when written, else the last passed step's artifact. */
+export interface Delivery {
+  /** Relative to the run's workdir. */
+  artifact: string;
+  /** Absolute. */
+  path: string;
+  step: string | null;
+  /** The horde's `delivery_title`. */
+  title: string | null;
 }
 
 export interface RunEvent { type: string; [key: string]: unknown }

@@ -3,6 +3,7 @@
  * ends in .xlsx, Markdown when it ends in .md, the tables of a data step's JSON file
  * (`sql_batch`, `table_profile`, version 1), else preformatted text; a download link
  * through a blob URL (a plain link could not carry the header). Content is only ever text.
+ * Folded unless `open`: fetched only once unfolded.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { asApiError } from '../api';
@@ -40,13 +41,26 @@ async function readBody(path: string, blob: Blob): Promise<Body> {
   return lower.endsWith('.md') ? { kind: 'markdown', text: head } : { kind: 'text', text: head };
 }
 
-export function ArtifactView({ runId, path, version, testId }: { runId: string; path: string; version: string; testId: string }) {
+interface Props {
+  runId: string;
+  path: string;
+  version: string;
+  testId: string;
+  /** Unfolded from the start (the delivery); a folded one is fetched when first unfolded. */
+  open?: boolean;
+  /** Said after the path in the fold's title. */
+  note?: string;
+}
+
+export function ArtifactView({ runId, path, version, testId, open = false, note }: Props) {
   const { api } = useServices();
   const [loaded, setLoaded] = useState<Loaded | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
   const [attempt, setAttempt] = useState(0);
+  const [unfolded, setUnfolded] = useState(open);
 
   useEffect(() => {
+    if (!unfolded) return undefined;
     let live = true;
     let url: string | null = null;
     setLoaded(null);
@@ -62,17 +76,18 @@ export function ArtifactView({ runId, path, version, testId }: { runId: string; 
       live = false;
       if (url !== null) URL.revokeObjectURL(url);
     };
-  }, [api, runId, path, version, attempt]);
+  }, [api, runId, path, version, attempt, unfolded]);
 
   const name = path.split('/').pop() ?? path;
   const body = loaded?.body;
   return (
-    <details class="artifact" open data-testid={testId}>
+    <details class="artifact" open={open} data-testid={testId} onToggle={(e) => { if (e.currentTarget.open) setUnfolded(true); }}>
       <summary>
         Artifact <code>{path}</code>
         {loaded !== null && <span class="muted small"> ({formatBytes(loaded.blob.size)})</span>}
+        {note !== undefined && <span class="muted small"> · {note}</span>}
       </summary>
-      {loaded === null && error === null && <Loading label="Loading the artifact…" />}
+      {unfolded && loaded === null && error === null && <Loading label="Loading the artifact…" />}
       {error !== null && <ErrorBox error={error} title="Could not load the artifact" onRetry={() => setAttempt((n) => n + 1)} />}
       {loaded !== null && body?.kind === 'workbook' && <WorkbookView blob={loaded.blob} url={loaded.url} name={name} testId={`${testId}-workbook`} />}
       {loaded !== null && body?.kind === 'data' && <DataFileView file={body.file} />}

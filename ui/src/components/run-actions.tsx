@@ -1,4 +1,4 @@
-/** Cancel (after a confirmation) for unfinished runs; Resume for queued or running ones. */
+/** Cancel (after a confirmation) for unfinished runs; Resume for a queued one (a running run is going: nothing to resume). */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { asApiError } from '../api';
 import type { ApiError } from '../api';
@@ -19,7 +19,7 @@ export function RunActions({ run, onDone }: { run: RunRow; onDone: () => void })
   useEffect(() => { if (confirming) reasonInput.current?.focus(); }, [confirming]);
 
   if (FINISHED_STATES.includes(run.state)) return null;
-  const canResume = run.state === 'queued' || run.state === 'running';
+  const canResume = run.state === 'queued';
 
   const act = async (kind: 'cancel' | 'resume') => {
     setBusy(kind);

@@ -1,4 +1,4 @@
-/** A run's facts: state, horde, provenance, times; its input; its error. */
+/** A run's facts: state, horde, provenance, times; its input. */
 import { formatDuration, formatTime } from '../format';
 import { useNow } from '../hooks/use-now';
 import { hordeHref } from '../router';
@@ -33,16 +33,6 @@ export function RunFacts({ run }: { run: RunRow }) {
       <div><dt>Finished</dt><dd>{run.finishedAt === null ? <span class="muted">not yet</span> : formatTime(run.finishedAt)}</dd></div>
       <div><dt>Duration</dt><dd>{formatDuration((run.finishedAt ?? now) - run.createdAt)}</dd></div>
     </dl>
-  );
-}
-
-export function RunError({ run }: { run: RunRow }) {
-  if (run.errorCode === null && run.error === null) return null;
-  return (
-    <div class="error-box" role="note" data-testid="run-error">
-      <p class="error-box__title">The run {run.state === 'cancelled' ? 'was cancelled' : 'failed'}</p>
-      <p><code class="error-code">{run.errorCode ?? 'error'}</code> {run.error ?? ''}</p>
-    </div>
   );
 }
 

@@ -7,7 +7,9 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApprovalPanel } from '../components/approval-panel';
 import { BudgetPanel } from '../components/budget-panel';
 import { RunActions } from '../components/run-actions';
-import { RunError, RunFacts, RunInput, RunTitle } from '../components/run-header';
+import { ApproveAll } from '../components/approve-all';
+import { RunFacts, RunInput, RunTitle } from '../components/run-header';
+import { RunDelivery, RunOutcome, failedStep } from '../components/run-outcome';
 import { ErrorBox, Loading } from '../components/status';
 import { StepTimeline } from '../components/step-timeline';
 import { TraceList } from '../components/trace-list';
@@ -76,23 +78,26 @@ interface BodyProps {
 
 function RunBody({ view, live, reconnecting, progress, onChanged, refreshError, traces }: BodyProps) {
   const run = view.run;
+  const failure = failedStep(view);
   return (
     <>
       <RunTitle run={run} live={live} reconnecting={reconnecting} />
-      <RunFacts run={run} />
       {refreshError !== undefined && <ErrorBox error={refreshError} title="Could not refresh this run; showing what was last loaded" />}
-      <RunError run={run} />
+      <RunOutcome view={view} failure={failure} />
       <RunActions run={run} onDone={onChanged} />
       {view.pending.length > 0 && (
         <div class="approvals" data-testid="approvals">
+          <ApproveAll key={view.pending.map((a) => a.hash).join()} runId={run.id} pending={view.pending} onDone={onChanged} />
           {view.pending.map((a) => <ApprovalPanel key={`${a.step}:${a.seq}`} runId={run.id} approval={a} onDone={onChanged} />)}
         </div>
       )}
+      <RunDelivery view={view} />
       <BudgetPanel key={`${run.id}:${view.budget.parked?.at ?? 0}`} runId={run.id} budget={view.budget}
         parked={view.budget.parked !== null && run.state === 'awaiting_input'} onDone={onChanged} />
+      <RunFacts run={run} />
       <RunInput run={run} workdir={view.workdir} />
       <h2>Steps</h2>
-      <StepTimeline view={view} progress={progress} />
+      <StepTimeline view={view} progress={progress} failure={failure} />
       <TraceList traces={traces} />
     </>
   );
