@@ -65,6 +65,8 @@ import type { Vault } from './vault/index.js';
 import { RookeryService } from './rookery/rookery-service.js';
 import { ROOKERY_TOOL_NAMES, createRookeryTools } from './rookery/rookery-tools.js';
 import { DATA_TOOL_NAMES } from '../agents/index.js';
+import { checkSeen, editAndApprove, reviewOf } from './review.js';
+import type { EditResult, ReviewView } from './review.js';
 
 export interface EngineOptions {
   dataDir: string;
@@ -127,8 +129,13 @@ export interface Engine {
   /** Start a run; resolves with its id once `run.created` is committed. */
   startRun(horde: HordeDef, input: Record<string, string>, options?: StartOptions): Promise<string>;
   /** Approve the step waiting for it (or `step`); resolves once committed. */
-  approve(runId: string, options?: { step?: string; by?: string }): Promise<{ step: string }>;
+  /** `hash`: what the operator saw (a command's hash, a review's artifact sha256); another one waiting → KW_ERR_APPROVAL_MISMATCH / KW_ERR_REVIEW_STALE. */
+  approve(runId: string, options?: { step?: string; by?: string; hash?: string }): Promise<{ step: string }>;
   deny(runId: string, options: { reason: string; step?: string; by?: string }): Promise<{ step: string }>;
+  /** The artifact a review step waits on (the step named, or the only one waiting); KW_ERR_NOT_A_REVIEW for a command's approval. */
+  review(runId: string, options?: { step?: string }): ReviewView;
+  /** Approve a review with the artifact edited: `artifact.edited` (with its diff) and the approval committed, then the file replaced by the step. */
+  reviewEdit(runId: string, options: { hash: string; content: string; step?: string; by?: string }): Promise<EditResult>;
   cancel(runId: string, options?: { reason?: string; by?: string }): Promise<void>;
   /** Continue every queued or running run from its log (parked runs stay parked and unloaded). */
   recover(): Promise<RecoverySummary>;
@@ -280,7 +287,9 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         const step = snapshot.steps[name]!;
         const kind = kinds.get(step.kind);
         if (kind === undefined) throw unknownKind(step);
-        policy[name] = { approval: kind.runsCommand && snapshot.confirmCommands, idempotent: kind.idempotent };
+        policy[name] = kind.review === true
+          ? { approval: true, idempotent: kind.idempotent, review: true }
+          : { approval: kind.runsCommand && snapshot.confirmCommands, idempotent: kind.idempotent };
       }
       const runId = newRunId(clock.now());
       const created: RunEvent = { type: 'run.created', hordeId: horde.id, horde: snapshot, policy, input: answers, provenance: opts.provenance ?? 'api' };
@@ -373,6 +382,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         ensureAlive();
         const run = openRun(runId);
         const step = pendingStep(run, opts.step);
+        checkSeen(run, step, opts.hash);
         const hash = run.actor.context.steps[step]!.pending!.hash;
         await supervisor.submitAndWait(run, [{ type: 'approval.granted', step, hash, by: opts.by ?? 'operator' }]);
         return { step };
@@ -383,6 +393,21 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         const step = pendingStep(run, opts.step);
         await supervisor.submitAndWait(run, [{ type: 'approval.denied', step, reason: opts.reason, by: opts.by ?? 'operator' }]);
         return { step };
+      },
+      review(runId, opts = {}) {
+        ensureAlive();
+        const run = openRun(runId);
+        try {
+          return reviewOf(run, pendingStep(run, opts.step));
+        } finally {
+          supervisor.release(run);
+        }
+      },
+      async reviewEdit(runId, opts) {
+        ensureAlive();
+        const run = openRun(runId);
+        const step = pendingStep(run, opts.step);
+        return editAndApprove(supervisor, run, step, { seen: opts.hash, content: opts.content, by: opts.by ?? 'operator' });
       },
       async cancel(runId, opts = {}) {
         ensureAlive();

@@ -26,6 +26,7 @@ const runEnvelope = envelopeOf<RunEvent>({
   'approval.granted': { current: 1, required: ['step', 'hash', 'by'], upcast: {} },
   'approval.denied': { current: 1, required: ['step', 'reason', 'by'], upcast: {} },
   'run.cancelled': { current: 1, required: ['reason', 'by'], upcast: {} },
+  'artifact.edited': { current: 1, required: ['step', 'path', 'before', 'after', 'diff', 'by'], upcast: {} },
 });
 
 /** The JSON stored for an event: everything but `type` (which has its own column). */

@@ -51,7 +51,8 @@ function eventLine(runId: string, e: StoredEvent['event']): string | undefined {
     case 'step.started': return `${e.step} #${e.attempt} started`;
     case 'step.finished': return `${e.step} #${e.attempt} ${e.outcome === 'pass' ? 'passed' : 'failed'} in ${seconds(e.durationMs)}${e.summary === undefined ? '' : ` (${e.summary})`}${e.error === undefined ? '' : `: ${e.error.message} [${e.error.code}]`}`;
     case 'step.interrupted': return `${e.step} #${e.attempt} was interrupted`;
-    case 'approval.requested': return `${e.step} waits for approval`;
+    case 'approval.requested': return e.reason === 'review' ? `${e.step} waits for review of ${e.artifact?.path ?? '?'}` : `${e.step} waits for approval`;
+    case 'artifact.edited': return `${e.step}: ${e.path} edited by ${e.by}`;
     case 'approval.granted': return `${e.step} approved by ${e.by}`;
     case 'approval.denied': return `${e.step} denied by ${e.by}: ${e.reason}`;
     case 'run.cancelled': return `run cancelled: ${e.reason}`;

@@ -74,6 +74,7 @@ test('a final state refuses every event of the union', () => {
     { type: 'approval.granted', step: created.horde.pipeline[0]!, hash: 'h', by: 'o' },
     { type: 'approval.denied', step: created.horde.pipeline[0]!, reason: 'no', by: 'o' },
     { type: 'run.cancelled', reason: 'r', by: 'o' },
+    { type: 'artifact.edited', step: created.horde.pipeline[0]!, path: 'a.md', before: 'h', after: 'e', diff: '', by: 'o' },
   ];
   const actor = new RunActor('r', created);
   assert.ok(actor.send({ type: 'run.cancelled', reason: 'stop', by: 'o' }).ok);
