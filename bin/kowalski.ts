@@ -16,6 +16,7 @@ function lazy<M extends { [P in K]: Action }, K extends keyof M>(load: () => Pro
   return async (...args) => (await load())[name](...args);
 }
 const runCommands = () => import('./commands/run.js');
+const reviewCommands = () => import('./commands/review.js');
 const historyCommands = () => import('./commands/history.js');
 const hordeCommands = () => import('./commands/hordes.js');
 const agentCommands = () => import('./commands/agents.js');
@@ -65,9 +66,12 @@ program.command('runs').description('list runs, newest first')
   .action(act(lazy(historyCommands, 'runsCommand')));
 program.command('show').description('one run: steps, attempts, the pending approval').argument('<run-id>').option('--json').action(act(lazy(historyCommands, 'showCommand')));
 program.command('approve').description('approve the command a parked run waits on, then continue the run')
-  .argument('<run-id>').option('--step <name>', 'the step, when several wait').option('--json').action(act(lazy(runCommands, 'approveCommand')));
+  .argument('<run-id>').option('--step <name>', 'the step, when several wait').option('--hash <sha256>', 'the hash you saw (refused when another one waits)').option('--json').action(act(lazy(runCommands, 'approveCommand')));
 program.command('deny').description('deny a parked step (it fails with your reason), then continue the run')
   .argument('<run-id>').option('--step <name>').option('--reason <text>').option('--json').action(act(lazy(runCommands, 'denyCommand')));
+program.command('review').description('show the artifact a review step waits on; --edit opens it in $EDITOR, then approves your edit')
+  .argument('<run-id>').option('--step <name>', 'the step, when several wait').option('--edit', 'edit the artifact in $VISUAL / $EDITOR, then approve it').option('--json')
+  .action(act(lazy(reviewCommands, 'reviewCommand')));
 program.command('cancel').description('cancel a run; its running steps are stopped').argument('<run-id>').option('--reason <text>').option('--json').action(act(lazy(runCommands, 'cancelCommand')));
 program.command('resume').description('continue every unfinished run until it finishes or parks').option('--json').action(act(lazy(runCommands, 'resumeCommand')));
 program.command('hordes').description('list the built-in and your hordes').option('--json').action(act(lazy(hordeCommands, 'hordesCommand')));

@@ -70,9 +70,11 @@ export function runRoutes(app: FastifyInstance, engine: Engine): void {
       .send(fs.createReadStream(file));
   });
 
-  app.post<RunParams & { Body: { step?: string } | undefined }>('/api/runs/:id/approve', {
-    schema: { params: runIdParams, body: { type: ['object', 'null'], additionalProperties: false, properties: { step: stepField } } },
-  }, async (req) => engine.approve(req.params.id, { ...(req.body?.step === undefined ? {} : { step: req.body.step }), by: 'operator (api)' }));
+  app.post<RunParams & { Body: { step?: string; hash?: string } | undefined }>('/api/runs/:id/approve', {
+    schema: { params: runIdParams, body: { type: ['object', 'null'], additionalProperties: false, properties: { step: stepField, hash: { type: 'string', minLength: 1, maxLength: 128 } } } },
+  }, async (req) => engine.approve(req.params.id, {
+    ...(req.body?.step === undefined ? {} : { step: req.body.step }), ...(req.body?.hash === undefined ? {} : { hash: req.body.hash }), by: 'operator (api)',
+  }));
 
   app.post<RunParams & { Body: { step?: string; reason: string } }>('/api/runs/:id/deny', {
     schema: {

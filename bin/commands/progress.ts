@@ -30,6 +30,15 @@ function seconds(ms: number | null): string {
 export function describeParked(view: RunView): string {
   const lines: string[] = [];
   for (const p of view.pending) {
+    if (p.reason === 'review') {
+      lines.push(`step "${p.step}" waits for your review of ${p.artifact ?? '?'} (in ${view.workdir}):`);
+      lines.push(`  hash: ${p.hash}`);
+      lines.push(`read:    kowalski review ${view.run.id} --step ${p.step}`);
+      lines.push(`approve: ${approveCommand(view.run.id, p.step)} --hash ${p.hash}`);
+      lines.push(`edit:    kowalski review ${view.run.id} --step ${p.step} --edit`);
+      lines.push(`deny:    kowalski deny ${view.run.id} --step ${p.step} --reason "…"`);
+      continue;
+    }
     const why = p.reason === 'outcome_unknown'
       ? `step "${p.step}" was interrupted and is not safe to repeat: its outcome is unknown. Check the project, then approve to run it again or deny to fail it.`
       : `step "${p.step}" wants to run a command:`;

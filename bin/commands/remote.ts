@@ -9,7 +9,7 @@ import path from 'node:path';
 import { KowalskiError, isErrorCode } from '../../core/index.js';
 import { VaultConflictError, isRunId, readOwner } from '../../engine/index.js';
 import type { Health } from '../../api/index.js';
-import type { ListRunsFilter, RunRow, RunState, RunView, TriggerView } from '../../engine/index.js';
+import type { EditResult, ListRunsFilter, ReviewView, RunRow, RunState, RunView, TriggerView } from '../../engine/index.js';
 
 /** How long `/api/health` may take before the server counts as not answering. */
 const HEALTH_TIMEOUT_MS = 2000;
@@ -103,7 +103,9 @@ export interface ApiClient {
   startRun(hordeId: string, input: Record<string, string>): Promise<string>;
   listRuns(filter: ListRunsFilter): Promise<{ runs: RunRow[]; nextCursor: string | null }>;
   getRun(runId: string): Promise<RunView>;
-  approve(runId: string, step?: string): Promise<{ step: string }>;
+  approve(runId: string, step?: string, hash?: string): Promise<{ step: string }>;
+  review(runId: string, step?: string): Promise<Omit<ReviewView, 'file'>>;
+  reviewEdit(runId: string, edit: { hash: string; content: string; step?: string }): Promise<EditResult>;
   deny(runId: string, reason: string, step?: string): Promise<{ step: string }>;
   cancel(runId: string, reason?: string): Promise<{ state: RunState }>;
   resume(runId: string): Promise<{ state: RunState }>;
@@ -151,7 +153,9 @@ export function apiClient(server: ServerAddress): ApiClient {
       return request('GET', `api/runs?${query.toString()}`);
     },
     getRun: async (runId) => request('GET', runPath(runId)),
-    approve: async (runId, step) => request('POST', runPath(runId, '/approve'), step === undefined ? {} : { step }),
+    approve: async (runId, step, hash) => request('POST', runPath(runId, '/approve'), { ...(step === undefined ? {} : { step }), ...(hash === undefined ? {} : { hash }) }),
+    review: async (runId, step) => request('GET', runPath(runId, `/review${step === undefined ? '' : `?step=${encodeURIComponent(step)}`}`)),
+    reviewEdit: async (runId, edit) => request('POST', runPath(runId, '/review'), edit),
     deny: async (runId, reason, step) => request('POST', runPath(runId, '/deny'), { reason, ...(step === undefined ? {} : { step }) }),
     cancel: async (runId, reason) => request('POST', runPath(runId, '/cancel'), reason === undefined ? {} : { reason }),
     resume: async (runId) => request('POST', runPath(runId, '/resume'), {}),

@@ -1,5 +1,5 @@
 /**
- * `run`, `approve`, `deny`, `cancel`, `resume`: drive runs in the foreground — through the
+ * `run`, `approve`, `deny`, `cancel`, `resume` (and `review`, in review.ts): drive runs in the foreground — through the
  * server when one owns the data directory, else with an embedded engine.
  */
 import type { RunState } from '../../engine/index.js';
@@ -31,7 +31,7 @@ async function finish(runs: Runs, runId: string, after: number, json: boolean): 
 }
 
 /** An operator's decision on a parked run, then follow it from there. */
-async function decide(runs: Runs, runId: string, json: boolean, act: () => Promise<void>): Promise<number> {
+export async function decide(runs: Runs, runId: string, json: boolean, act: () => Promise<void>): Promise<number> {
   const after = (await runs.getRun(runId)).run.lastSeq;
   await act();
   return finish(runs, runId, after, json);
@@ -44,8 +44,9 @@ export async function runCommand(ref: string, opts: JsonFlag & { input?: string[
   return withRuns(async (runs) => finish(runs, await runs.startRun(found, input), 0, opts.json === true));
 }
 
-export function approveCommand(runId: string, opts: JsonFlag & { step?: string }): Promise<number> {
-  return withRuns((runs) => decide(runs, runId, opts.json === true, () => runs.approve(runId, opts.step === undefined ? {} : { step: opts.step })));
+export function approveCommand(runId: string, opts: JsonFlag & { step?: string; hash?: string }): Promise<number> {
+  const options = { ...(opts.step === undefined ? {} : { step: opts.step }), ...(opts.hash === undefined ? {} : { hash: opts.hash }) };
+  return withRuns((runs) => decide(runs, runId, opts.json === true, () => runs.approve(runId, options)));
 }
 
 export function denyCommand(runId: string, opts: JsonFlag & { step?: string; reason?: string }): Promise<number> {

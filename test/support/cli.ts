@@ -23,6 +23,8 @@ export interface CliResult {
 export interface CliOptions {
   /** Kill the child with SIGKILL and fail after this long (a guard against a hung test, not a wait). Default 60 s. */
   limitMs?: number;
+  /** More environment for the child (e.g. EDITOR). */
+  env?: Record<string, string>;
 }
 
 export interface RunningCli {
@@ -43,7 +45,7 @@ function cliEnv(home: string): NodeJS.ProcessEnv {
 
 /** Start `kowalski <args>` with `KOWALSKI_HOME=home`; stdin closed, stdout and stderr piped (so not a terminal). */
 export function startCli(home: string, args: string[], options: CliOptions = {}): RunningCli {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: REPO, env: cliEnv(home), stdio: 'pipe' });
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: REPO, env: { ...cliEnv(home), ...options.env }, stdio: 'pipe' });
   child.stdin.end();
   let stdout = '';
   let stderr = '';
