@@ -17,7 +17,7 @@ import { commandFor } from './step-task.js';
 import { unified } from './vault/write-diff.js';
 
 /** Larger artifacts are shown by path only: the app and the CLI do not load them to edit. */
-export const MAX_REVIEW_BYTES = 2 * 1024 * 1024;
+export const MAX_REVIEW_BYTES = 512 * 1024;
 
 /** What the operator is shown for a review step waiting on them. */
 export interface ReviewView {
