@@ -1,6 +1,6 @@
 /** The run machine's context: plain data, rebuilt by folding the run's events. */
 import type { BudgetKey, BudgetLimits, BudgetSpent } from '../core/index.js';
-import type { ApprovalCommand, ApprovalReason, EventError, RunGraph, StepPolicy } from './run.events.js';
+import type { ApprovalCommand, ApprovalReason, EventError, ReviewedArtifact, RunGraph, StepPolicy } from './run.events.js';
 
 export type StepStatus =
   | 'pending' // not reached yet
@@ -18,6 +18,16 @@ export interface PendingApproval {
   reason: ApprovalReason;
   command: ApprovalCommand;
   hash: string;
+  /** A review's artifact (reason `review`). */
+  artifact?: ReviewedArtifact;
+}
+
+/** An operator's edit of a reviewed artifact: committed, and applied by the review step's attempt. */
+export interface ReviewEdit {
+  path: string;
+  /** sha256 of the artifact as it was shown, and as the operator left it. */
+  before: string;
+  after: string;
 }
 
 export interface StepState {
@@ -36,8 +46,10 @@ export interface StepState {
   /** The step whose output led here (`@artifact@`). */
   from?: string;
   pending?: PendingApproval;
-  /** The command hash the operator approved for this step (covers the rest of the run). */
+  /** The command hash the operator approved for this step (covers the rest of the run); for a review, the artifact's hash (this pass only). */
   approvedHash?: string;
+  /** A review step's approved edit, until the step finishes. */
+  edit?: ReviewEdit;
 }
 
 export interface RunContext {

@@ -18,6 +18,8 @@ export interface StepPolicy {
    * it) runs as usual.
    */
   reuse?: ReusedResult;
+  /** A `review` step: it parks on the previous step's artifact, and its approval binds to that file's content hash (absent: not a review). */
+  review?: true;
 }
 
 /** The result of a step in an earlier run that a re-run takes instead of running the step. */
@@ -57,7 +59,15 @@ export interface ApprovalCommand {
   env: string[];
 }
 
-export type ApprovalReason = 'confirm_command' | 'outcome_unknown';
+export type ApprovalReason = 'confirm_command' | 'outcome_unknown' | 'review';
+
+/** What a review shows the operator: the previous step's artifact (its hash is the approval's `hash`). */
+export interface ReviewedArtifact {
+  /** Workdir-relative. */
+  path: string;
+  /** Its size when the review was asked; null when the file did not exist. */
+  bytes: number | null;
+}
 
 export type RunEvent =
   | {
@@ -91,7 +101,17 @@ export type RunEvent =
     }
   /** Recovery found the step started with no result: the process that ran it died. */
   | { type: 'step.interrupted'; step: string; attempt: number }
-  | { type: 'approval.requested'; step: string; reason: ApprovalReason; command: ApprovalCommand; hash: string }
+  | {
+      type: 'approval.requested'; step: string; reason: ApprovalReason; command: ApprovalCommand; hash: string;
+      /** Only with reason `review`: the artifact shown, whose sha256 is `hash`. */
+      artifact?: ReviewedArtifact;
+    }
+  /**
+   * The operator edited the artifact a review step waits on (committed before the file is
+   * replaced: the review step's attempt replaces it from the staged copy). The approval
+   * that follows binds to `after`.
+   */
+  | { type: 'artifact.edited'; step: string; path: string; before: string; after: string; diff: string; by: string }
   | { type: 'approval.granted'; step: string; hash: string; by: string }
   | { type: 'approval.denied'; step: string; reason: string; by: string }
   | { type: 'run.cancelled'; reason: string; by: string }

@@ -66,6 +66,13 @@ export function grantFits(ctx: RunContext, e: Of<'approval.granted'>): boolean {
   return s !== undefined && s.status === 'awaiting_approval' && s.pending?.hash === e.hash;
 }
 
+/** `artifact.edited`: the step waits for review, and the edit starts from the artifact that was shown. */
+export function editFits(ctx: RunContext, e: Of<'artifact.edited'>): boolean {
+  const s = ctx.steps[e.step];
+  return s !== undefined && s.status === 'awaiting_approval' && s.pending?.reason === 'review'
+    && s.pending.hash === e.before && s.pending.artifact?.path === e.path;
+}
+
 /** `approval.denied`: the step waits for the operator. */
 export function isWaiting(ctx: RunContext, e: Of<'approval.denied'>): boolean {
   return ctx.steps[e.step]?.status === 'awaiting_approval';
@@ -92,7 +99,15 @@ export function interruptStep(ctx: RunContext, e: Of<'step.interrupted'>): RunCo
 }
 
 export function requestApproval(ctx: RunContext, e: Of<'approval.requested'>): RunContext {
-  return withStep(ctx, e.step, { status: 'awaiting_approval', pending: { reason: e.reason, command: e.command, hash: e.hash } });
+  const pending: StepState['pending'] = { reason: e.reason, command: e.command, hash: e.hash };
+  if (e.artifact !== undefined) pending.artifact = e.artifact;
+  return withStep(ctx, e.step, { status: 'awaiting_approval', pending });
+}
+
+/** The approval now binds to the edited artifact; the step's attempt will put the edit in place. */
+export function recordEdit(ctx: RunContext, e: Of<'artifact.edited'>): RunContext {
+  const s = ctx.steps[e.step]!;
+  return withStep(ctx, e.step, { pending: { ...s.pending!, hash: e.after }, edit: { path: e.path, before: e.before, after: e.after } });
 }
 
 export function grantApproval(ctx: RunContext, e: Of<'approval.granted'>): RunContext {
@@ -107,7 +122,8 @@ export function denyApproval(ctx: RunContext, e: Of<'approval.denied'>): RunCont
 }
 
 export function finishAttempt(ctx: RunContext, e: Of<'step.finished'>): RunContext {
-  const next = withStep(ctx, e.step, {}, ['pgid', 'token']);
+  // A review's approval covers one pass: a loop that comes back to it asks again.
+  const next = withStep(ctx, e.step, {}, ctx.policy[e.step]?.review === true ? ['pgid', 'token', 'approvedHash', 'edit'] : ['pgid', 'token']);
   const extra: Partial<StepState> = {};
   if (e.artifact !== undefined) extra.artifact = e.artifact;
   if (e.summary !== undefined) extra.summary = e.summary;

@@ -11,8 +11,8 @@ import type { RunEvent } from './run.events.js';
 import type { RunContext } from './run.context.js';
 import { runStateOf } from './run.context.js';
 import {
-  canAsk, canPark, canStart, cancelRun, denyApproval, finishAttempt, grantApproval, grantFits, initialContext, interruptStep,
-  isRunningAttempt, isWaiting, parkForBudget, raiseBudget, recordSpawn, requestApproval, runningAttempts, startStep,
+  canAsk, canPark, canStart, cancelRun, denyApproval, editFits, finishAttempt, grantApproval, grantFits, initialContext, interruptStep,
+  isRunningAttempt, isWaiting, parkForBudget, raiseBudget, recordEdit, recordSpawn, requestApproval, runningAttempts, startStep,
 } from './run.logic.js';
 
 export interface RunMachineInput {
@@ -68,6 +68,7 @@ export const runMachine = setup({
     'park the step with the command': assign(({ context, event }) => requestApproval(context, event as Of<'approval.requested'>)),
     'bind the approval, make it ready': assign(({ context, event }) => grantApproval(context, event as Of<'approval.granted'>)),
     'fail the step and route': assign(({ context, event }) => denyApproval(context, event as Of<'approval.denied'>)),
+    'bind the approval to the edited artifact': assign(({ context, event }) => recordEdit(context, event as Of<'artifact.edited'>)),
     'record the cancel': assign(({ context, event }) => cancelRun(context, event as Of<'run.cancelled'>)),
     'park the run with what it spent': assign(({ context, event }) => parkForBudget(context, event as Of<'budget.exceeded'>)),
     'set the new limits, unpark': assign(({ context, event }) => raiseBudget(context, event as Of<'budget.raised'>)),
@@ -80,6 +81,7 @@ export const runMachine = setup({
     'it is the running attempt': ({ context, event }) => isRunningAttempt(context, event as Of<'step.spawned'>),
     'the step is ready, or unknown after a crash': ({ context, event }) => canAsk(context, event as Of<'approval.requested'>),
     'the step waits, and the hash is the one shown': ({ context, event }) => grantFits(context, event as Of<'approval.granted'>),
+    'the step waits for review, and the edit starts from the artifact shown': ({ context, event }) => editFits(context, event as Of<'artifact.edited'>),
     'the step waits for the operator': ({ context, event }) => isWaiting(context, event as Of<'approval.denied'>),
     'not parked for its budget, and a step is ready': ({ context }) => canPark(context),
     'ended: cancelled': ({ context }) => runStateOf(context) === 'cancelled',
@@ -113,6 +115,7 @@ export const runMachine = setup({
         'step.finished': { guard: 'it is the running attempt', target: 'settling', actions: ['record the outcome and route', killWhatRuns] },
         'step.interrupted': { guard: 'it is the running attempt', target: 'settling', actions: 'make it ready again, or unknown when unsafe' },
         'approval.requested': { guard: 'the step is ready, or unknown after a crash', target: 'settling', actions: 'park the step with the command' },
+        'artifact.edited': { guard: 'the step waits for review, and the edit starts from the artifact shown', actions: 'bind the approval to the edited artifact' },
         'approval.granted': { guard: 'the step waits, and the hash is the one shown', actions: 'bind the approval, make it ready' },
         'approval.denied': { guard: 'the step waits for the operator', target: 'settling', actions: ['fail the step and route', killWhatRuns] },
         'budget.exceeded': { guard: 'not parked for its budget, and a step is ready', target: 'settling', actions: 'park the run with what it spent' },
@@ -120,11 +123,12 @@ export const runMachine = setup({
         'run.cancelled': { target: 'cancelled', actions: ['record the cancel', killWhatRuns] },
       },
     },
-    /** Parked: nothing runs, and a step waits for the operator (an approval, or an outcome unknown after a crash), or the run for a raise of its budget. */
+    /** Parked: nothing runs, and a step waits for the operator (an approval, a review of an artifact, or an outcome unknown after a crash), or the run for a raise of its budget. */
     awaiting_input: {
       on: {
         'budget.raised': { target: 'settling', actions: 'set the new limits, unpark' },
         'approval.requested': { guard: 'the step is ready, or unknown after a crash', actions: 'park the step with the command' },
+        'artifact.edited': { guard: 'the step waits for review, and the edit starts from the artifact shown', actions: 'bind the approval to the edited artifact' },
         'approval.granted': { guard: 'the step waits, and the hash is the one shown', target: 'settling', actions: 'bind the approval, make it ready' },
         'approval.denied': { guard: 'the step waits for the operator', target: 'settling', actions: 'fail the step and route' },
         'run.cancelled': { target: 'cancelled', actions: 'record the cancel' },

@@ -22,6 +22,7 @@ import { chatRoutes } from './routes/chat.js';
 import { healthRoutes } from './routes/health.js';
 import { hordeRoutes } from './routes/hordes.js';
 import { runRoutes } from './routes/runs.js';
+import { reviewRoutes } from './routes/review.js';
 import { setupRoutes } from './routes/setup.js';
 import { traceRoutes } from './routes/traces.js';
 import { triggerRoutes } from './routes/triggers.js';
@@ -144,6 +145,7 @@ export async function buildApi(engine: Engine, options: ApiOptions = {}): Promis
   healthRoutes(app, () => ({ version, auth: loopback ? 'none' : 'token', startedAt, recovery: options.recovery ?? null }));
   hordeRoutes(app, engine);
   runRoutes(app, engine);
+  reviewRoutes(app, engine);
   setupRoutes(app, engine);
   traceRoutes(app, engine);
   chatRoutes(app, engine);

@@ -2,7 +2,7 @@
  * `npm run bench` (= `node dist/bench/run.js [workload…] [--reps=N]`): runs the
  * selected workloads (default: all), each measurement several times, and prints ONE
  * markdown table of medians with their ratio to a floor measured in the same run.
- * Workloads: floor, w1, w2, recovery (= recovery-a and recovery-b), api (= api-approval and api-stream), tools, chat, data, webhook, loader, vault-search. Progress goes to stderr.
+ * Workloads: floor, w1, w2, w2-review, recovery (= recovery-a and recovery-b), api (= api-approval and api-stream), tools, chat, data, webhook, loader, vault-search. Progress goes to stderr.
  */
 import os from 'node:os';
 import { approvalOnce, streamOnce } from './api.js';
@@ -23,7 +23,7 @@ import { WIDE_PROBLEMS, loaderOnce } from './loader.js';
 import { w2Once } from './w2.js';
 import { VAULT_NOTES, VECTOR_CHUNKS, VECTOR_DIMENSION, vaultSearchOnce } from './vault-search.js';
 
-const WORKLOADS = ['floor', 'w1', 'w2', 'recovery-a', 'recovery-b', 'api-approval', 'api-stream', 'tools', 'chat', 'data', 'webhook', 'loader', 'vault-search'] as const;
+const WORKLOADS = ['floor', 'w1', 'w2', 'w2-review', 'recovery-a', 'recovery-b', 'api-approval', 'api-stream', 'tools', 'chat', 'data', 'webhook', 'loader', 'vault-search'] as const;
 type Workload = (typeof WORKLOADS)[number];
 
 interface Plan {
@@ -122,7 +122,7 @@ async function main(plan: Plan): Promise<void> {
   if (workloads.has('floor') && !workloads.has('w1')) {
     for (const sync of SYNCS) await repeat(reps, () => Promise.resolve(commitFloorNow(sync)));
   }
-  if (workloads.has('floor') && !workloads.has('w2')) await repeat(reps, shFloorNow);
+  if (workloads.has('floor') && !workloads.has('w2') && !workloads.has('w2-review')) await repeat(reps, shFloorNow);
 
   if (workloads.has('w1')) {
     for (const sync of SYNCS) {
@@ -174,6 +174,25 @@ async function main(plan: Plan): Promise<void> {
       ratio: median(samples.map((s) => s.runsPerSec)) / floorRunsPerSec,
       note: `what the issue's table measured Mastra, LangGraph and DBOS with (326 runs/s for kowalski then); floor: runs/s if each of the ${W1_STEPS} steps cost one FULL commit; ${num(median(samples.map((s) => s.usPerStep)))} µs/step; main-thread CPU ${num(median(samples.map((s) => s.cpuUsPerStep)))} µs/step` +
         (samples.some((s) => s.failed > 0) ? '; SOME RUNS DID NOT SUCCEED' : ''),
+    });
+  }
+
+  if (workloads.has('w2-review')) {
+    const samples = await repeat(reps, async () => {
+      const floor = await shFloorNow();
+      const s = await w2Once({ runs: W2_RUNS, synchronous: 'full', maxParallelSteps: W2_PARALLEL, review: true });
+      return { ...s, floor, ratio: s.ms / floor };
+    });
+    progress(`w2-review: ${samples.map((s) => `${num(s.ms)} ms (floor ${num(s.floor)})`).join(', ')}`);
+    const bad = samples.reduce((n, s) => n + s.bad, 0);
+    rows.push({
+      name: `W2-review approve ${W2_RUNS} runs parked at a review (new process) → all succeeded`,
+      median: median(samples.map((s) => s.ms)),
+      unit: 'ms',
+      floor: median(samples.map((s) => s.floor)),
+      ratio: median(samples.map((s) => s.ratio)),
+      note: `as W2 with step 3 a \`review\` of step 2's artifact: no command runs, the review step hashes the file it approves; the floor is W2's (${W2_RUNS} shells), which a review does not start; parked ${samples.map((s) => s.parked).join('/')} of ${W2_RUNS}; ` +
+        (bad === 0 ? 'checked: every step of every run has exactly one passed attempt' : `${bad} RUNS WITHOUT exactly one passed attempt per step`),
     });
   }
 

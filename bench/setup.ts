@@ -23,6 +23,7 @@ export function benchKinds(): StepKindInfo[] {
   return [
     { kind: 'noop', module: benchModule('kinds/noop'), usesModel: false, idempotent: true, runsCommand: false },
     { kind: 'slow', module: benchModule('kinds/sleep'), usesModel: false, idempotent: true, runsCommand: false },
+    { kind: 'write', module: benchModule('kinds/write'), usesModel: false, idempotent: true, runsCommand: false },
   ];
 }
 

@@ -16,6 +16,8 @@ export interface W2Options {
   runs: number;
   synchronous: Sync;
   maxParallelSteps: number;
+  /** W2-review: step 3 is a `review` of step 2's artifact (no command) instead of a `verify`. */
+  review?: boolean;
 }
 
 export interface W2Sample {
@@ -78,10 +80,10 @@ export async function w2Approve(dataDir: string, synchronous: Sync, maxParallelS
 }
 
 export async function w2Once(o: W2Options): Promise<W2Sample> {
-  const dir = tempDir('w2');
+  const dir = tempDir(o.review === true ? 'w2-review' : 'w2');
   try {
     const steps = [
-      { name: 's1', kind: 'noop' }, { name: 's2', kind: 'noop' }, verifyStep('s3'),
+      { name: 's1', kind: 'noop' }, o.review === true ? { name: 's2', kind: 'write' } : { name: 's2', kind: 'noop' }, o.review === true ? { name: 's3', kind: 'review' } : verifyStep('s3'),
       { name: 's4', kind: 'noop' }, { name: 's5', kind: 'noop' }, { name: 's6', kind: 'noop' },
     ];
     const hordeDir = writeHorde(dir, 'bench-w2', steps);

@@ -17,6 +17,7 @@ function lazy<M extends { [P in K]: Action }, K extends keyof M>(load: () => Pro
 }
 const runCommands = () => import('./commands/run.js');
 const budgetCommands = () => import('./commands/budget.js');
+const reviewCommands = () => import('./commands/review.js');
 const historyCommands = () => import('./commands/history.js');
 const hordeCommands = () => import('./commands/hordes.js');
 const agentCommands = () => import('./commands/agents.js');
@@ -71,9 +72,12 @@ program.command('show').description('one run: steps, attempts, the pending appro
 program.command('open').description("open a run's page in the operator app of the running server").argument('<run-id>')
   .option('--print', 'only print the address').option('--json').action(act(lazy(openCommands, 'openCommand')));
 program.command('approve').description('approve the command a parked run waits on, then continue the run')
-  .argument('<run-id>').option('--step <name>', 'the step, when several wait').option('--json').action(act(lazy(runCommands, 'approveCommand')));
+  .argument('<run-id>').option('--step <name>', 'the step, when several wait').option('--hash <sha256>', 'the hash you saw (refused when another one waits)').option('--json').action(act(lazy(runCommands, 'approveCommand')));
 program.command('deny').description('deny a parked step (it fails with your reason), then continue the run')
   .argument('<run-id>').option('--step <name>').option('--reason <text>').option('--json').action(act(lazy(runCommands, 'denyCommand')));
+program.command('review').description('show the artifact a review step waits on; --edit opens it in $EDITOR, then approves your edit')
+  .argument('<run-id>').option('--step <name>', 'the step, when several wait').option('--edit', 'edit the artifact in $VISUAL / $EDITOR, then approve it').option('--json')
+  .action(act(lazy(reviewCommands, 'reviewCommand')));
 program.command('cancel').description('cancel a run; its running steps are stopped').argument('<run-id>').option('--reason <text>').option('--json').action(act(lazy(runCommands, 'cancelCommand')));
 program.command('budget').description("a run's spending against its budget; with limits, raise them and follow the run (exit 3 while it is parked)")
   .argument('<run-id>').option('--model-calls <n>').option('--tokens <n>').option('--cost-usd <usd>').option('--tool-calls <n>').option('--wall-secs <s>').option('--json')

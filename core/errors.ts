@@ -200,6 +200,11 @@ export const ERROR_CODES = {
   // run budgets
   KW_ERR_BUDGET_INVALID: { group: 'terminal', summary: "a [budget] limit (horde.md, config.toml, or a raise) is not a known key or not a number above 0" },
   KW_ERR_BUDGET_TOO_LOW: { group: 'terminal', summary: 'a budget raise leaves a limit at or below what the run has spent already' },
+  // review steps (a human gate on the previous step's artifact)
+  KW_ERR_REVIEW_NO_ARTIFACT: { group: 'terminal', summary: 'a review step has no previous step whose artifact it could show (it is a root, or the steps leading to it write different files)' },
+  KW_ERR_REVIEW_STALE: { group: 'terminal', summary: 'the artifact under review changed since the operator saw it (the hash they approved or edited from is not the one waiting); read it again' },
+  KW_ERR_NOT_A_REVIEW: { group: 'terminal', summary: 'an edit was sent for a step that is not a review waiting for the operator (a command approval cannot be edited)' },
+  KW_ERR_REVIEW_EDIT_INTERRUPTED: { group: 'operator', summary: 'an approved edit of a reviewed artifact was cut by a crash and, when the review step ran again, the file was neither as reviewed nor as edited, or the staged edit was gone; nothing was changed, look at the file' },
 } as const satisfies Record<string, { group: ErrorGroup; summary: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

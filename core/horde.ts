@@ -7,7 +7,9 @@ import type { BudgetLimits } from './budget.js';
 
 export const MODEL_STEP_KINDS = ['process', 'deliver', 'compile', 'ask', 'lint', 'step', 'final'] as const;
 export const TOOL_STEP_KINDS = ['ingest', 'table_profile', 'sql_batch', 'xlsx_report', 'verify', 'apply'] as const;
-export const STEP_KINDS = [...TOOL_STEP_KINDS, ...MODEL_STEP_KINDS] as const;
+/** Kinds that run nothing: a human gate (`review` parks on the previous step's artifact). */
+export const GATE_STEP_KINDS = ['review'] as const;
+export const STEP_KINDS = [...TOOL_STEP_KINDS, ...MODEL_STEP_KINDS, ...GATE_STEP_KINDS] as const;
 export type StepKind = (typeof STEP_KINDS)[number];
 
 export type InputType = 'text' | 'textarea' | 'url' | 'choice' | 'path' | 'file';

@@ -9,6 +9,7 @@ export type CrashPoint =
   | 'after-dispatch' // a step was handed to its worker
   | 'after-spawn-commit' // a command's process group is recorded, before `go`
   | 'before-result-commit' // a step's result arrived, not yet committed
+  | 'review-before-edit-applied' // an edited review's events are committed, its step not yet handed to a worker (the file is not replaced yet)
   | 'chat-after-message' // a chat message's turn.started is committed, the turn not yet begun
   | 'chat-in-model-call' // a chat model call's model.started is committed, the call not yet answered (any agent)
   | 'chat-in-subagent-call' // the same, for a delegated agent's call only

@@ -69,6 +69,8 @@ import type { Vault } from './vault/index.js';
 import { RookeryService } from './rookery/rookery-service.js';
 import { ROOKERY_TOOL_NAMES, createRookeryTools } from './rookery/rookery-tools.js';
 import { DATA_TOOL_NAMES } from '../agents/index.js';
+import { checkSeen, editAndApprove, reviewOf } from './review.js';
+import type { EditResult, ReviewView } from './review.js';
 
 export interface EngineOptions {
   dataDir: string;
@@ -141,10 +143,15 @@ export interface Engine {
   rerun(runId: string, options: RerunOptions): Promise<string>;
   /**
    * Approve the step waiting for it (or `step`); resolves once committed. With `hash`, only
-   * when the step waits with that command hash (what the operator read), else KW_ERR_APPROVAL_STALE.
+   * when the step waits with that hash (what the operator read: a command's hash, a review's
+   * artifact sha256), else KW_ERR_APPROVAL_STALE / KW_ERR_REVIEW_STALE.
    */
   approve(runId: string, options?: { step?: string; hash?: string; by?: string }): Promise<{ step: string }>;
   deny(runId: string, options: { reason: string; step?: string; by?: string }): Promise<{ step: string }>;
+  /** The artifact a review step waits on (the step named, or the only one waiting); KW_ERR_NOT_A_REVIEW for a command's approval. */
+  review(runId: string, options?: { step?: string }): ReviewView;
+  /** Approve a review with the artifact edited: `artifact.edited` (with its diff) and the approval committed, then the file replaced by the step. */
+  reviewEdit(runId: string, options: { hash: string; content: string; step?: string; by?: string }): Promise<EditResult>;
   cancel(runId: string, options?: { reason?: string; by?: string }): Promise<void>;
   /** New limits for a run that has not ended (keys as in `[budget]`); a run parked for its budget goes on. KW_ERR_BUDGET_INVALID, KW_ERR_BUDGET_TOO_LOW. */
   raiseBudget(runId: string, raise: Record<string, unknown>, options?: { by?: string }): Promise<BudgetView>;
@@ -299,7 +306,9 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         const step = snapshot.steps[name]!;
         const kind = kinds.get(step.kind);
         if (kind === undefined) throw unknownKind(step);
-        policy[name] = { approval: kind.runsCommand && snapshot.confirmCommands, idempotent: kind.idempotent };
+        policy[name] = kind.review === true
+          ? { approval: true, idempotent: kind.idempotent, review: true }
+          : { approval: kind.runsCommand && snapshot.confirmCommands, idempotent: kind.idempotent };
       }
       const runId = newRunId(clock.now());
       const plain: Extract<RunEvent, { type: 'run.created' }> = { type: 'run.created', hordeId: horde.id, horde: snapshot, policy, input: answers, provenance: opts.provenance ?? 'api' };
@@ -403,8 +412,8 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         ensureAlive();
         const run = openRun(runId);
         const step = pendingStep(run, opts.step);
+        checkSeen(run, step, opts.hash);
         const hash = run.actor.context.steps[step]!.pending!.hash;
-        if (opts.hash !== undefined && opts.hash !== hash) throw new KowalskiError('KW_ERR_APPROVAL_STALE', `step "${step}" of run ${runId} waits with command hash ${hash}, not ${opts.hash}: read the command again before approving`);
         await supervisor.submitAndWait(run, [{ type: 'approval.granted', step, hash, by: opts.by ?? 'operator' }]);
         return { step };
       },
@@ -414,6 +423,21 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         const step = pendingStep(run, opts.step);
         await supervisor.submitAndWait(run, [{ type: 'approval.denied', step, reason: opts.reason, by: opts.by ?? 'operator' }]);
         return { step };
+      },
+      review(runId, opts = {}) {
+        ensureAlive();
+        const run = openRun(runId);
+        try {
+          return reviewOf(run, pendingStep(run, opts.step));
+        } finally {
+          supervisor.release(run);
+        }
+      },
+      async reviewEdit(runId, opts) {
+        ensureAlive();
+        const run = openRun(runId);
+        const step = pendingStep(run, opts.step);
+        return editAndApprove(supervisor, run, step, { seen: opts.hash, content: opts.content, by: opts.by ?? 'operator' });
       },
       async cancel(runId, opts = {}) {
         ensureAlive();

@@ -28,6 +28,7 @@ const runEnvelope = envelopeOf<RunEvent>({
   'run.cancelled': { current: 1, required: ['reason', 'by'], upcast: {} },
   'budget.exceeded': { current: 1, required: ['over', 'spent', 'limits'], upcast: {} },
   'budget.raised': { current: 1, required: ['limits', 'by'], upcast: {} },
+  'artifact.edited': { current: 1, required: ['step', 'path', 'before', 'after', 'diff', 'by'], upcast: {} },
 });
 
 /** The JSON stored for an event: everything but `type` (which has its own column). */

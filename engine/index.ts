@@ -1,6 +1,7 @@
 export { createEngine } from './engine.js';
 export type { Engine, EngineOptions, StartOptions } from './engine.js';
 export type { Delivery, RunView, StepView } from './run-view.js';
+export type { ReviewView, EditResult } from './review.js';
 export { openHistory } from './history.js';
 export type { History } from './history.js';
 export { loadConfig, parseConfig, DEFAULT_CONFIG } from './config.js';

@@ -4,8 +4,8 @@ import path from 'node:path';
 import { KowalskiError } from '../core/index.js';
 import type { StepDef } from '../core/index.js';
 import type { ApprovalCommand } from '../actors/index.js';
-import { DEFAULT_LIMITS, hashCommand, resolveCommand } from '../steps/index.js';
-import type { CommandSpec, ModelTask, StepKindInfo, StepTask } from '../steps/index.js';
+import { DEFAULT_LIMITS, hashCommand, resolveCommand, stagedEditPath } from '../steps/index.js';
+import type { CommandSpec, ModelTask, ReviewTask, StepKindInfo, StepTask } from '../steps/index.js';
 import type { LiveRun } from './live-run.js';
 
 /** A step whose kind this build has no runner for (at start, or in a run started by a build that had it). */
@@ -63,5 +63,16 @@ export function buildStepTask(run: LiveRun, step: string, attempt: number, kind:
   if (previousOutput !== undefined) task.previousOutput = previousOutput;
   if (run.project !== undefined) task.project = run.project;
   if (kind.runsCommand) task.command = commandFor(run, step, kind);
+  const review = reviewTaskOf(run, step);
+  if (review !== undefined) task.review = review;
   return task;
+}
+
+/** A review step's approved artifact, and the operator's edit to put in place first (from the run's context). */
+function reviewTaskOf(run: LiveRun, step: string): ReviewTask | undefined {
+  const s = run.actor.context.steps[step];
+  if (run.actor.context.policy[step]?.review !== true || s?.approvedHash === undefined) return undefined;
+  const review: ReviewTask = { path: run.horde.steps[step]!.output, hash: s.approvedHash };
+  if (s.edit !== undefined && s.edit.after === s.approvedHash) review.edit = { before: s.edit.before, staged: stagedEditPath(run.runDir, step, s.edit.after) };
+  return review;
 }

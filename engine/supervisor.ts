@@ -15,6 +15,7 @@ import type { StoredEvent } from './events.js';
 import { LiveRun } from './live-run.js';
 import { reuseStep } from './rerun-reuse.js';
 import type { Reused } from './rerun-reuse.js';
+import { reviewRequest } from './review.js';
 import type { ModelHub } from './models.js';
 import type { Observers } from './observers.js';
 import { buildStepTask, commandFor, unknownKind } from './step-task.js';
@@ -155,7 +156,7 @@ export class Supervisor {
     batch.effects.push(...r.effects);
   }
 
-  /** Ready steps start when a slot is free, or ask for approval first; interrupted unsafe steps ask the operator. */
+  /** Ready steps start when a slot is free, or ask for approval first (a review: on its artifact); interrupted unsafe steps ask the operator. */
   private decide(run: LiveRun, batch: Batch): void {
     if (FINAL_RUN_STATES.has(run.actor.state) || this.closing) return;
     const ctx = run.actor.context;
@@ -168,7 +169,12 @@ export class Supervisor {
         continue;
       }
       if (s.status !== 'ready') continue;
-      if (ctx.policy[name]?.approval === true && !reusesResult(ctx, name)) {
+      if (ctx.policy[name]?.review === true) {
+        if (s.approvedHash === undefined) {
+          this.apply(run, reviewRequest(run, name, kind), batch);
+          continue;
+        }
+      } else if (ctx.policy[name]?.approval === true && !reusesResult(ctx, name)) {
         const { hash, ...command } = commandFor(run, name, kind);
         if (s.approvedHash !== hash) {
           this.apply(run, { type: 'approval.requested', step: name, reason: 'confirm_command', command, hash }, batch);
@@ -199,6 +205,7 @@ export class Supervisor {
   private perform(run: LiveRun, effect: RunEffect): void {
     switch (effect.type) {
       case 'dispatch':
+        if (run.actor.context.steps[effect.step]?.edit !== undefined) this.deps.crash('review-before-edit-applied');
         this.dispatch(run, effect.step, effect.attempt);
         return;
       case 'kill':

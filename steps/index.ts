@@ -3,6 +3,9 @@ export { DEFAULT_LIMITS } from './protocol.js';
 export type {
   CommandSpec, StepTask, StepLimits, ModelTask, StepRequest, StepRequestResults, StepResult, StepMessage, EngineMessage, ChildInbound, StepContext, StepKindRun,
 } from './protocol.js';
+export type { ReviewTask } from './protocol.js';
+export { MISSING_ARTIFACT, fileState, sha256Of, stageEdit, stagedEditPath } from './review-file.js';
+export type { FileState } from './review-file.js';
 export { builtinStepKinds, stepsModuleFile } from './registry.js';
 export type { StepKindInfo } from './registry.js';
 export {

@@ -39,6 +39,8 @@ export interface StepTask {
   stepOutputs: Record<string, string>;
   /** For verify/apply: the command resolved by the engine; when approval was needed, the approved one. */
   command?: CommandSpec & { hash: string };
+  /** For a review step: the artifact the operator approved (by its sha256), and their edit to put in place first, if any. */
+  review?: ReviewTask;
   /** For a command step in a pool thread: the engine's spawn helper, which starts the command (absent: the step starts it itself). */
   spawner?: SpawnerAddress;
   /** A random token put in the environment of every process the step starts (KOWALSKI_STEP_TOKEN), so leftovers can be found after a crash. */
@@ -52,6 +54,15 @@ export interface StepTask {
    * or private (EngineOptions.testOnlyFetchAllow). Never set outside tests.
    */
   fetchAllow?: string[];
+}
+
+/** What a review step checks and does: the approved file, as its hash says; an edit is staged at `staged` (absolute). */
+export interface ReviewTask {
+  /** Workdir-relative. */
+  path: string;
+  /** sha256 of the content the operator approved (after their edit, if any). */
+  hash: string;
+  edit?: { before: string; staged: string };
 }
 
 /** What a model step needs to reach its model, fixed by the engine from config.toml and what it learned. */

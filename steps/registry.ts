@@ -16,6 +16,8 @@ export interface StepKindInfo {
   idempotent: boolean;
   /** Runs a command or changes the project: needs the operator's approval unless `confirm_commands = false`. */
   runsCommand: boolean;
+  /** A human gate (`review`): parks on the previous step's artifact; its approval binds to that file's hash, even when `confirm_commands = false`. */
+  review?: true;
 }
 
 /**
@@ -45,6 +47,7 @@ export function builtinStepKinds(): Map<string, StepKindInfo> {
   add('table_profile', 'table-profile');
   add('sql_batch', 'sql-batch');
   add('xlsx_report', 'xlsx-report');
+  kinds.set('review', { kind: 'review', module: stepsModuleFile('kinds/review'), usesModel: false, idempotent: true, runsCommand: false, review: true });
   for (const kind of MODEL_STEP_KINDS) add(kind, 'model', { usesModel: true });
   return kinds;
 }

@@ -7,7 +7,7 @@
 import { KowalskiError } from '../../core/index.js';
 import type { HordeDef } from '../../core/index.js';
 import { createEngine, dataPaths, emptyRecovery, formatRecovery, openHistory } from '../../engine/index.js';
-import type { CatalogEntry, Engine, ListRunsFilter, RecoverySummary, RunRow, RunState, RunView } from '../../engine/index.js';
+import type { CatalogEntry, EditResult, Engine, ListRunsFilter, RecoverySummary, ReviewView, RunRow, RunState, RunView } from '../../engine/index.js';
 import { EXIT, dataDir } from './common.js';
 import type { FollowedEvent } from './progress.js';
 import { findServer } from './remote.js';
@@ -24,7 +24,10 @@ export interface Runs extends RunReader {
   startRun(found: { horde: HordeDef; entry: CatalogEntry }, input: Record<string, string>): Promise<string>;
   /** A re-run of `runId` from a step (provenance `rerun:<run-id>`), of its own horde or `found`; resolves with the new run's id. */
   rerun(runId: string, options: { from: string; replayModels: boolean; found?: { horde: HordeDef; entry: CatalogEntry } }): Promise<string>;
-  approve(runId: string, options: { step?: string }): Promise<void>;
+  approve(runId: string, options: { step?: string; hash?: string }): Promise<void>;
+  /** The artifact a review step waits on (the absolute `file` only from an embedded engine). */
+  review(runId: string, options: { step?: string }): Promise<Omit<ReviewView, 'file'>>;
+  reviewEdit(runId: string, edit: { hash: string; content: string; step?: string }): Promise<EditResult>;
   deny(runId: string, options: { reason: string; step?: string }): Promise<void>;
   cancel(runId: string, options: { reason?: string }): Promise<void>;
   /** New limits for the run's budget (keys as in `[budget]`). */
@@ -44,7 +47,9 @@ function engineRuns(engine: Engine): Runs {
     listRuns: async (filter) => engine.listRuns(filter),
     startRun: ({ horde }, input) => engine.startRun(horde, input, { provenance: 'cli' }),
     rerun: (runId, { from, replayModels, found }) => engine.rerun(runId, { from, replayModels, ...(found === undefined ? {} : { horde: found.horde }) }),
-    approve: async (runId, options) => void await engine.approve(runId, options),
+    approve: async (runId, options) => void await engine.approve(runId, { ...options, by: 'operator (cli)' }),
+    review: async (runId, options) => engine.review(runId, options),
+    reviewEdit: (runId, edit) => engine.reviewEdit(runId, { ...edit, by: 'operator (cli)' }),
     deny: async (runId, options) => void await engine.deny(runId, options),
     cancel: (runId, options) => engine.cancel(runId, options),
     raiseBudget: async (runId, raise) => void await engine.raiseBudget(runId, raise, { by: 'operator (cli)' }),
@@ -113,7 +118,9 @@ function serverRuns(api: ApiClient): Runs {
       if (found?.entry.origin === 'path') return Promise.reject(onlyCatalog(api, found.entry));
       return api.rerun(runId, { from, replayModels, ...(found === undefined ? {} : { horde: found.entry.id }) });
     },
-    approve: async (runId, options) => void await api.approve(runId, options.step),
+    approve: async (runId, options) => void await api.approve(runId, options.step, options.hash),
+    review: (runId, options) => api.review(runId, options.step),
+    reviewEdit: (runId, edit) => api.reviewEdit(runId, edit),
     deny: async (runId, options) => void await api.deny(runId, options.reason, options.step),
     cancel: async (runId, options) => void await api.cancel(runId, options.reason),
     raiseBudget: async (runId, raise) => void await api.raiseBudget(runId, raise),

@@ -31,6 +31,15 @@ function seconds(ms: number | null): string {
 export function describeParked(view: RunView): string {
   const lines: string[] = [];
   for (const p of view.pending) {
+    if (p.reason === 'review') {
+      lines.push(`step "${p.step}" waits for your review of ${p.artifact ?? '?'} (in ${view.workdir}):`);
+      lines.push(`  hash: ${p.hash}`);
+      lines.push(`read:    kowalski review ${view.run.id} --step ${p.step}`);
+      lines.push(`approve: ${approveCommand(view.run.id, p.step)} --hash ${p.hash}`);
+      lines.push(`edit:    kowalski review ${view.run.id} --step ${p.step} --edit`);
+      lines.push(`deny:    kowalski deny ${view.run.id} --step ${p.step} --reason "…"`);
+      continue;
+    }
     const why = p.reason === 'outcome_unknown'
       ? `step "${p.step}" was interrupted and is not safe to repeat: its outcome is unknown. Check the project, then approve to run it again or deny to fail it.`
       : `step "${p.step}" wants to run a command:`;
@@ -69,7 +78,8 @@ function eventLine(runId: string, e: StoredEvent['event']): string | undefined {
     case 'step.started': return `${e.step} #${e.attempt} started`;
     case 'step.finished': return `${e.step} #${e.attempt} ${e.outcome === 'pass' ? 'passed' : 'failed'} in ${seconds(e.durationMs)}${e.summary === undefined ? '' : ` (${e.summary})`}${e.error === undefined ? '' : `: ${e.error.message} [${e.error.code}]`}`;
     case 'step.interrupted': return `${e.step} #${e.attempt} was interrupted`;
-    case 'approval.requested': return `${e.step} waits for approval`;
+    case 'approval.requested': return e.reason === 'review' ? `${e.step} waits for review of ${e.artifact?.path ?? '?'}` : `${e.step} waits for approval`;
+    case 'artifact.edited': return `${e.step}: ${e.path} edited by ${e.by}`;
     case 'approval.granted': return `${e.step} approved by ${e.by}`;
     case 'approval.denied': return `${e.step} denied by ${e.by}: ${e.reason}`;
     case 'run.cancelled': return `run cancelled: ${e.reason}`;

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { KowalskiError, isErrorCode } from '../../core/index.js';
 import { VaultConflictError, isRunId, readOwner } from '../../engine/index.js';
 import type { Health } from '../../api/index.js';
-import type { ListRunsFilter, RunRow, RunState, RunView, TriggerView } from '../../engine/index.js';
+import type { EditResult, ListRunsFilter, ReviewView, RunRow, RunState, RunView, TriggerView } from '../../engine/index.js';
 
 /** How long `/api/health` may take before the server counts as not answering. */
 const HEALTH_TIMEOUT_MS = 2000;
@@ -104,7 +104,9 @@ export interface ApiClient {
   listRuns(filter: ListRunsFilter): Promise<{ runs: RunRow[]; nextCursor: string | null }>;
   getRun(runId: string): Promise<RunView>;
   rerun(runId: string, body: { from: string; replayModels: boolean; horde?: string }): Promise<string>;
-  approve(runId: string, step?: string): Promise<{ step: string }>;
+  approve(runId: string, step?: string, hash?: string): Promise<{ step: string }>;
+  review(runId: string, step?: string): Promise<Omit<ReviewView, 'file'>>;
+  reviewEdit(runId: string, edit: { hash: string; content: string; step?: string }): Promise<EditResult>;
   deny(runId: string, reason: string, step?: string): Promise<{ step: string }>;
   cancel(runId: string, reason?: string): Promise<{ state: RunState }>;
   resume(runId: string): Promise<{ state: RunState }>;
@@ -154,7 +156,9 @@ export function apiClient(server: ServerAddress): ApiClient {
     },
     getRun: async (runId) => request('GET', runPath(runId)),
     rerun: async (runId, body) => (await request<{ runId: string }>('POST', runPath(runId, '/rerun'), body)).runId,
-    approve: async (runId, step) => request('POST', runPath(runId, '/approve'), step === undefined ? {} : { step }),
+    approve: async (runId, step, hash) => request('POST', runPath(runId, '/approve'), { ...(step === undefined ? {} : { step }), ...(hash === undefined ? {} : { hash }) }),
+    review: async (runId, step) => request('GET', runPath(runId, `/review${step === undefined ? '' : `?step=${encodeURIComponent(step)}`}`)),
+    reviewEdit: async (runId, edit) => request('POST', runPath(runId, '/review'), edit),
     deny: async (runId, reason, step) => request('POST', runPath(runId, '/deny'), { reason, ...(step === undefined ? {} : { step }) }),
     cancel: async (runId, reason) => request('POST', runPath(runId, '/cancel'), reason === undefined ? {} : { reason }),
     resume: async (runId) => request('POST', runPath(runId, '/resume'), {}),

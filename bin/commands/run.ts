@@ -1,5 +1,5 @@
 /**
- * `run`, `rerun`, `approve`, `deny`, `cancel`, `resume`: drive runs in the foreground — through the
+ * `run`, `rerun`, `approve`, `deny`, `cancel`, `resume` (and `review`, in review.ts): drive runs in the foreground — through the
  * server when one owns the data directory, else with an embedded engine.
  */
 import type { RunState } from '../../engine/index.js';
@@ -55,8 +55,9 @@ export async function rerunCommand(runId: string, opts: JsonFlag & { from: strin
   });
 }
 
-export function approveCommand(runId: string, opts: JsonFlag & { step?: string }): Promise<number> {
-  return withRuns((runs) => decide(runs, runId, opts.json === true, () => runs.approve(runId, opts.step === undefined ? {} : { step: opts.step })));
+export function approveCommand(runId: string, opts: JsonFlag & { step?: string; hash?: string }): Promise<number> {
+  const options = { ...(opts.step === undefined ? {} : { step: opts.step }), ...(opts.hash === undefined ? {} : { hash: opts.hash }) };
+  return withRuns((runs) => decide(runs, runId, opts.json === true, () => runs.approve(runId, options)));
 }
 
 export function denyCommand(runId: string, opts: JsonFlag & { step?: string; reason?: string }): Promise<number> {

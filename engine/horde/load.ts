@@ -17,6 +17,7 @@ import { checkPathAt, checkRelPath } from './paths.js';
 import { ProblemList } from './problems.js';
 import { checkPlaceholders, readStep } from './steps.js';
 import { readTriggers } from './triggers.js';
+import { linkReviews } from './review-steps.js';
 
 export const HORDE_ID = /^[a-z0-9][a-z0-9-]*$/;
 
@@ -109,6 +110,7 @@ export async function loadHorde(dir: string, options: LoadOptions = {}): Promise
     for (const [name, f] of stepFields) checkPlaceholders(f, steps[name] as StepDef, declared);
   }
   const edges = pipeline === undefined ? [] : buildEdges(h, pipeline);
+  if (pipeline !== undefined) linkReviews(pipeline, steps, edges, stepFields, problems);
   const triggers = readTriggers(h, declared);
   const budget = readBudget(h);
   const extra = h.unread();

@@ -47,7 +47,7 @@ export class Projections {
         this.attempts.interrupt(runId, event.step, event.attempt, at);
         return;
       case 'approval.requested':
-        this.approvals.request({ runId, seq, step: event.step, reason: event.reason, command: JSON.stringify(event.command), hash: event.hash, at });
+        this.approvals.request({ runId, seq, step: event.step, reason: event.reason, command: JSON.stringify(event.command), hash: event.hash, at, artifact: event.artifact?.path ?? null });
         return;
       case 'approval.granted':
         this.approvals.decide({ runId, step: event.step, state: 'granted', at, by: event.by, denyReason: null });
@@ -58,6 +58,7 @@ export class Projections {
       case 'run.cancelled':
       case 'budget.exceeded':
       case 'budget.raised':
+      case 'artifact.edited': // the approval that follows it decides the row; the edit is in the log
         return;
       default: {
         const never: never = event;

@@ -39,7 +39,7 @@ export interface AttemptRow {
 export interface ApprovalRow {
   step: string;
   seq: number;
-  reason: 'confirm_command' | 'outcome_unknown';
+  reason: 'confirm_command' | 'outcome_unknown' | 'review';
   command: ApprovalCommand;
   hash: string;
   state: 'pending' | 'granted' | 'denied' | 'void';
@@ -47,6 +47,8 @@ export interface ApprovalRow {
   decidedAt: number | null;
   decidedBy: string | null;
   denyReason: string | null;
+  /** A review's file, workdir-relative (its sha256 is `hash`); null for a command. */
+  artifact: string | null;
 }
 
 export interface ListRunsFilter {
@@ -76,7 +78,7 @@ function toAttempt(r: AttemptRecord): AttemptRow {
 function toApproval(r: ApprovalRecord): ApprovalRow {
   return {
     step: r.step, seq: r.seq, reason: r.reason, command: JSON.parse(r.command) as ApprovalCommand, hash: r.hash, state: r.state,
-    requestedAt: r.requested_at, decidedAt: r.decided_at, decidedBy: r.decided_by, denyReason: r.deny_reason,
+    requestedAt: r.requested_at, decidedAt: r.decided_at, decidedBy: r.decided_by, denyReason: r.deny_reason, artifact: r.artifact,
   };
 }
 

@@ -10,7 +10,8 @@ import type { NoteWriteRow } from '../store/sql/note-writes.js';
 /** Beyond this many edits a diff is not computed (two large, unrelated texts); a note says so instead. */
 const MAX_EDIT_LENGTH = 20_000;
 
-function unified(path: string, left: string, right: string, leftLabel: string, rightLabel: string): string {
+/** A unified diff of `left` → `right` of one file (a note, or a reviewed artifact). */
+export function unified(path: string, left: string, right: string, leftLabel: string, rightLabel: string): string {
   const patch = createTwoFilesPatch(`a/${path}`, `b/${path}`, left, right, leftLabel, rightLabel, { context: 3, maxEditLength: MAX_EDIT_LENGTH });
   return patch ?? `--- a/${path}\t${leftLabel}\n+++ b/${path}\t${rightLabel}\n(too different to show as a diff: ${Buffer.byteLength(left)} bytes against ${Buffer.byteLength(right)})\n`;
 }

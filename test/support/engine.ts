@@ -11,7 +11,7 @@ const kind = (name: string, file: string, flags: Partial<StepKindInfo> = {}): St
   kind: name, module: new URL(`../fixtures/kinds/${file}.ts`, import.meta.url).pathname, usesModel: false, idempotent: true, runsCommand: false, ...flags,
 });
 
-export const TEST_KINDS: StepKindInfo[] = [kind('noop', 'noop'), kind('ledger', 'ledger'), kind('whoami', 'whoami'), kind('gate', 'gate'), kind('scribe', 'scribe')];
+export const TEST_KINDS: StepKindInfo[] = [kind('noop', 'noop'), kind('ledger', 'ledger'), kind('whoami', 'whoami'), kind('gate', 'gate'), kind('scribe', 'scribe'), kind('draft', 'draft')];
 
 export async function testEngine(t: TestContext, runs: Partial<EngineConfig['runs']> = {}, dataDir?: string): Promise<Engine> {
   const own = dataDir === undefined ? fs.mkdtempSync(path.join(os.tmpdir(), 'kw-home-')) : undefined;

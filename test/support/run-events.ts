@@ -29,7 +29,10 @@ export function randomCreated(rand: () => number): Extract<RunEvent, { type: 'ru
   const shape = SHAPES[Math.floor(rand() * SHAPES.length)]!;
   const horde = miniHorde(shape.pipeline, shape.edges);
   const policy: Record<string, StepPolicy> = {};
-  for (const s of shape.pipeline) policy[s] = { approval: rand() < 0.3, idempotent: rand() < 0.8 };
+  for (const s of shape.pipeline) {
+    policy[s] = { approval: rand() < 0.3, idempotent: rand() < 0.8 };
+    if (rand() < 0.15) policy[s] = { approval: true, idempotent: true, review: true };
+  }
   return { type: 'run.created', hordeId: horde.id, horde, policy, input: {}, provenance: 'test' };
 }
 
@@ -43,12 +46,15 @@ export function randomEvent(rand: () => number, ctx: RunContext): RunEvent {
   const attempt = (s?.attempts ?? 0) + off;
   const hash = rand() < 0.85 ? (s?.pending?.hash ?? 'h0') : 'forged';
   const command = { argv: ['/bin/sh', '-c', 'true'], cwd: '/', env: ['PATH'] };
-  switch (pick(['started', 'started', 'spawned', 'finished', 'finished', 'interrupted', 'requested', 'granted', 'denied', 'cancelled', 'created', 'exceeded', 'raised'] as const)) {
+  switch (pick(['started', 'started', 'spawned', 'finished', 'finished', 'interrupted', 'requested', 'granted', 'denied', 'cancelled', 'created', 'exceeded', 'raised', 'edited'] as const)) {
     case 'started': return { type: 'step.started', step, attempt: attempt + 1 };
     case 'spawned': return { type: 'step.spawned', step, attempt, pgid: 100, token: 't' };
     case 'finished': return { type: 'step.finished', step, attempt, outcome: rand() < 0.6 ? 'pass' : 'fail', durationMs: 1, summary: 's', ...(rand() < 0.5 ? { artifact: `${step}.md` } : {}) };
     case 'interrupted': return { type: 'step.interrupted', step, attempt };
-    case 'requested': return { type: 'approval.requested', step, reason: 'confirm_command', command, hash: `h${Math.floor(rand() * 3)}` };
+    case 'requested': return rand() < 0.3
+      ? { type: 'approval.requested', step, reason: 'review', command, hash: `h${Math.floor(rand() * 3)}`, artifact: { path: 'a.md', bytes: 1 } }
+      : { type: 'approval.requested', step, reason: 'confirm_command', command, hash: `h${Math.floor(rand() * 3)}` };
+    case 'edited': return { type: 'artifact.edited', step, path: rand() < 0.9 ? 'a.md' : 'b.md', before: hash, after: `e${Math.floor(rand() * 3)}`, diff: '-a\n+b\n', by: 'operator' };
     case 'granted': return { type: 'approval.granted', step, hash, by: 'operator' };
     case 'denied': return { type: 'approval.denied', step, reason: 'no', by: 'operator' };
     case 'cancelled': return rand() < 0.2 ? { type: 'run.cancelled', reason: 'r', by: 'operator' } : { type: 'step.started', step, attempt: attempt + 1 };

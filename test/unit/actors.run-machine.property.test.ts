@@ -76,6 +76,7 @@ test('a final state refuses every event of the union', () => {
     { type: 'run.cancelled', reason: 'r', by: 'o' },
     { type: 'budget.exceeded', over: ['tokens'], spent: { model_calls: 1, tokens: 10, cost_usd: 0, tool_calls: 0, wall_secs: 1, unpriced: 0 }, limits: { tokens: 10 } },
     { type: 'budget.raised', limits: { tokens: 100 }, by: 'o' },
+    { type: 'artifact.edited', step: created.horde.pipeline[0]!, path: 'a.md', before: 'h', after: 'e', diff: '', by: 'o' },
   ];
   const actor = new RunActor('r', created);
   assert.ok(actor.send({ type: 'run.cancelled', reason: 'stop', by: 'o' }).ok);

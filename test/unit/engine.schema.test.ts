@@ -67,7 +67,7 @@ test('every NNN_*.ts file of engine/schema/ is a migration, under its own number
 // then the schema needs a new migration that widens its CHECK).
 const runStates: Record<RunState, true> = { queued: true, running: true, awaiting_input: true, succeeded: true, failed: true, cancelled: true };
 const attemptStates: Record<AttemptRow['state'], true> = { running: true, passed: true, failed: true, interrupted: true, cancelled: true };
-const approvalReasons: Record<ApprovalReason, true> = { confirm_command: true, outcome_unknown: true };
+const approvalReasons: Record<ApprovalReason, true> = { confirm_command: true, outcome_unknown: true, review: true };
 const approvalStates: Record<ApprovalRow['state'], true> = { pending: true, granted: true, denied: true, void: true };
 const firingOutcomes: Record<FiringOutcome, true> = { started: true, skipped: true, queued: true, missed: true, overflow: true, failed: true };
 

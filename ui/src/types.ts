@@ -224,14 +224,17 @@ export interface ApprovalCommand {
 export interface ApprovalRow {
   step: string;
   seq: number;
-  reason: 'confirm_command' | 'outcome_unknown';
+  reason: 'confirm_command' | 'outcome_unknown' | 'review';
   command: ApprovalCommand;
+  /** For a review: the sha256 of the artifact shown. */
   hash: string;
   state: 'pending' | 'granted' | 'denied' | 'void';
   requestedAt: number;
   decidedAt: number | null;
   decidedBy: string | null;
   denyReason: string | null;
+  /** A review's file, workdir-relative; null for a command. */
+  artifact: string | null;
 }
 
 export interface RunView {

@@ -10,6 +10,8 @@ export interface ApprovalRequested {
   command: string;
   hash: string;
   at: number;
+  /** A review's file (workdir-relative); null for a command. */
+  artifact: string | null;
 }
 
 export interface ApprovalDecided {
@@ -26,7 +28,7 @@ export interface ApprovalRecord {
   run_id: string;
   seq: number;
   step: string;
-  reason: 'confirm_command' | 'outcome_unknown';
+  reason: 'confirm_command' | 'outcome_unknown' | 'review';
   command: string;
   hash: string;
   state: 'pending' | 'granted' | 'denied' | 'void';
@@ -34,6 +36,7 @@ export interface ApprovalRecord {
   decided_at: number | null;
   decided_by: string | null;
   deny_reason: string | null;
+  artifact: string | null;
 }
 
 export function approvalReads(db: Database) {
@@ -45,15 +48,15 @@ export function approvalReads(db: Database) {
 }
 
 export function approvalWrites(db: Database) {
-  const request = db.prepare<[runId: string, seq: number, step: string, reason: string, command: string, hash: string, at: number]>(
-    "INSERT INTO approvals (run_id, seq, step, reason, command, hash, state, requested_at) VALUES (?, ?, ?, ?, ?, ?, 'pending', ?)");
+  const request = db.prepare<[runId: string, seq: number, step: string, reason: string, command: string, hash: string, at: number, artifact: string | null]>(
+    "INSERT INTO approvals (run_id, seq, step, reason, command, hash, state, requested_at, artifact) VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?)");
   const decide = db.prepare<[state: string, at: number, by: string, denyReason: string | null, runId: string, step: string]>(
     "UPDATE approvals SET state = ?, decided_at = ?, decided_by = ?, deny_reason = ? WHERE run_id = ? AND step = ? AND state = 'pending'");
   const voidPending = db.prepare<[at: number, runId: string]>(
     "UPDATE approvals SET state = 'void', decided_at = ? WHERE run_id = ? AND state = 'pending'");
   return {
     /** `approval.requested`: pending. */
-    request: (a: ApprovalRequested): void => void request.run(a.runId, a.seq, a.step, a.reason, a.command, a.hash, a.at),
+    request: (a: ApprovalRequested): void => void request.run(a.runId, a.seq, a.step, a.reason, a.command, a.hash, a.at, a.artifact),
     /** `approval.granted` / `approval.denied`: the step's pending request decided. */
     decide: (d: ApprovalDecided): void => void decide.run(d.state, d.at, d.by, d.denyReason, d.runId, d.step),
     /** The run ended: what was pending will never be decided. */

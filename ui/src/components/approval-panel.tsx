@@ -14,6 +14,7 @@ import { ErrorBox } from './status';
 const WHY: Record<ApprovalRow['reason'], string> = {
   confirm_command: 'This step runs a command.',
   outcome_unknown: 'This step was interrupted and may have partly run. Look at what it changed before you decide: approving runs it again, denying fails the step.',
+  review: 'This step is a review: read the artifact before the run goes on.',
 };
 
 /** The argv as one line, quoting items a shell would split or expand. */
