@@ -186,6 +186,8 @@ export const ERROR_CODES = {
   KW_ERR_TRACE_NOT_FOUND: { group: 'terminal', summary: 'no trace with that id' },
   // the vault's search
   KW_ERR_VAULT_REINDEX_NEEDED: { group: 'operator', summary: "the vault's vectors were made with another embedding model (or dimension) than config.toml names: run `kowalski vault reindex`; until then semantic search gives keyword results with a note" },
+  // checks before a run starts
+  KW_ERR_MODEL_NOT_READY: { group: 'operator', summary: "a horde's model steps have no model configured, or its provider does not answer or lacks the model (kowalski run checks before starting; --skip-model-check)" },
   KW_ERR_INTERNAL: { group: 'terminal', summary: 'a bug: an unexpected exception' },
 } as const satisfies Record<string, { group: ErrorGroup; summary: string }>;
 

@@ -7,7 +7,7 @@
 import { KowalskiError } from '../../core/index.js';
 import type { HordeDef } from '../../core/index.js';
 import { createEngine, dataPaths, emptyRecovery, formatRecovery, openHistory } from '../../engine/index.js';
-import type { CatalogEntry, Engine, ListRunsFilter, RecoverySummary, RunRow, RunState, RunView } from '../../engine/index.js';
+import type { CatalogEntry, Engine, HordeReadiness, ListRunsFilter, RecoverySummary, RunRow, RunState, RunView } from '../../engine/index.js';
 import { EXIT, dataDir } from './common.js';
 import type { FollowedEvent } from './progress.js';
 import { findServer } from './remote.js';
@@ -22,6 +22,8 @@ export interface RunReader {
 export interface Runs extends RunReader {
   /** Start a run (provenance `cli`); resolves with its id once `run.created` is committed. */
   startRun(found: { horde: HordeDef; entry: CatalogEntry }, input: Record<string, string>): Promise<string>;
+  /** Whether the horde's model steps have a model that answers (the engine's check, or the server's). */
+  readiness(found: { horde: HordeDef; entry: CatalogEntry }): Promise<HordeReadiness>;
   approve(runId: string, options: { step?: string }): Promise<void>;
   deny(runId: string, options: { reason: string; step?: string }): Promise<void>;
   cancel(runId: string, options: { reason?: string }): Promise<void>;
@@ -39,6 +41,7 @@ function engineRuns(engine: Engine): Runs {
     getRun: async (runId) => engine.getRun(runId),
     listRuns: async (filter) => engine.listRuns(filter),
     startRun: ({ horde }, input) => engine.startRun(horde, input, { provenance: 'cli' }),
+    readiness: ({ horde }) => engine.readiness(horde),
     approve: async (runId, options) => void await engine.approve(runId, options),
     deny: async (runId, options) => void await engine.deny(runId, options),
     cancel: (runId, options) => engine.cancel(runId, options),
@@ -89,16 +92,23 @@ async function resumeOnServer(api: ApiClient): Promise<{ summary: RecoverySummar
   return { summary, note: `kowalski: the server at ${api.server.url} (process ${api.server.pid}) continues the unfinished runs${atStart}` };
 }
 
+/** A horde folder named on the command line: the server runs only its catalog's hordes. */
+function folderRefused(api: ApiClient, entry: CatalogEntry): KowalskiError {
+  const hordes = dataPaths(api.server.dataDir).hordes;
+  return new KowalskiError('KW_ERR_USAGE', `${entry.dir} is a folder, and the server at ${api.server.url} (process ${api.server.pid}) runs only the hordes of its catalog: copy the folder into ${hordes}/ and run it by its id ("${entry.id}"), or stop the server`);
+}
+
 function serverRuns(api: ApiClient): Runs {
   return {
     getRun: (runId) => api.getRun(runId),
     listRuns: async (filter) => (await api.listRuns(filter)).runs,
     startRun({ entry }, input) {
-      if (entry.origin === 'path') {
-        const hordes = dataPaths(api.server.dataDir).hordes;
-        return Promise.reject(new KowalskiError('KW_ERR_USAGE', `${entry.dir} is a folder, and the server at ${api.server.url} (process ${api.server.pid}) runs only the hordes of its catalog: copy the folder into ${hordes}/ and run it by its id ("${entry.id}"), or stop the server`));
-      }
+      if (entry.origin === 'path') return Promise.reject(folderRefused(api, entry));
       return api.startRun(entry.id, input);
+    },
+    readiness({ entry }) {
+      if (entry.origin === 'path') return Promise.reject(folderRefused(api, entry));
+      return api.request<HordeReadiness>('GET', `api/hordes/${encodeURIComponent(entry.id)}/readiness`);
     },
     approve: async (runId, options) => void await api.approve(runId, options.step),
     deny: async (runId, options) => void await api.deny(runId, options.reason, options.step),
