@@ -40,6 +40,8 @@ export {
 } from './providers/settings.js';
 export { costOf, anthropicPrice, geminiPrice } from './providers/pricing.js';
 export type { Price } from './providers/pricing.js';
+export { probeModel, DEFAULT_PROBE_TIMEOUT_MS } from './providers/probe.js';
+export type { ProbeResult, ProbeStatus } from './providers/probe.js';
 export { DATA_TOOL_NAMES } from './data-types.js';
 export type {
   DataValue, DataColumn, TableInfo, ListTablesResult, ColumnProfile, DescribeTableResult, QueryResult,

@@ -64,6 +64,7 @@ program.command('serve').description('run the engine and the operator app (http:
   .action(act(lazy(serveCommands, 'serveCommand')));
 program.command('run').description('start a run of a horde (an id or a folder) and follow it')
   .argument('<horde>', 'horde id or folder').option('-i, --input <key=value>', 'a form answer (repeatable)', collect).option('--json', 'print one JSON object')
+  .option('--skip-model-check', 'start even when a model step has no model configured or its provider does not answer')
   .action(act(lazy(runCommands, 'runCommand')));
 program.command('runs').description('list runs, newest first')
   .option('--status <state>', 'queued | running | awaiting_input | succeeded | failed | cancelled').option('--horde <id>').option('--limit <n>').option('--json')

@@ -196,6 +196,8 @@ export const ERROR_CODES = {
   KW_ERR_RUN_ACTIVE: { group: 'retryable', summary: 'the run is still queued or running: a re-run reuses the results of a run that has ended or is parked' },
   KW_ERR_RERUN_STEP_UNKNOWN: { group: 'terminal', summary: "a re-run's --from names a step that is not in the horde's pipeline" },
   KW_ERR_RERUN_MISMATCH: { group: 'terminal', summary: "a step before a re-run's --from does not match the earlier run (not in its horde, another kind, or it failed there): re-run from that step instead" },
+  // checks before a run starts
+  KW_ERR_MODEL_NOT_READY: { group: 'operator', summary: "a horde's model steps have no model configured, or its provider does not answer or lacks the model (kowalski run checks before starting; --skip-model-check)" },
   KW_ERR_INTERNAL: { group: 'terminal', summary: 'a bug: an unexpected exception' },
   // run budgets
   KW_ERR_BUDGET_INVALID: { group: 'terminal', summary: "a [budget] limit (horde.md, config.toml, or a raise) is not a known key or not a number above 0" },

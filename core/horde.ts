@@ -12,8 +12,13 @@ export const GATE_STEP_KINDS = ['review'] as const;
 export const STEP_KINDS = [...TOOL_STEP_KINDS, ...MODEL_STEP_KINDS, ...GATE_STEP_KINDS] as const;
 export type StepKind = (typeof STEP_KINDS)[number];
 
-export type InputType = 'text' | 'textarea' | 'url' | 'choice' | 'path' | 'file';
-export const INPUT_TYPES: readonly InputType[] = ['text', 'textarea', 'url', 'choice', 'path', 'file'];
+/**
+ * `path`: an existing file or folder, copied in by `ingest`; `file`: an existing file, copied
+ * in; `folder`: an existing folder, used where it is (not copied). All three are checked
+ * before a run exists (engine/input-paths.ts).
+ */
+export type InputType = 'text' | 'textarea' | 'url' | 'choice' | 'path' | 'file' | 'folder';
+export const INPUT_TYPES: readonly InputType[] = ['text', 'textarea', 'url', 'choice', 'path', 'file', 'folder'];
 
 export interface InputField {
   id: string;

@@ -33,6 +33,9 @@ import type { EngineEventMap } from './observers.js';
 import { emptyRecovery, recoverRuns, resumeRun } from './recovery.js';
 import type { RecoverySummary } from './recovery.js';
 import { checkRunInput } from './run-input.js';
+import { checkInputPaths } from './input-paths.js';
+import { hordeReadiness } from './readiness.js';
+import type { HordeReadiness } from './readiness.js';
 import { startCheckpointer } from './store/checkpointer.js';
 import type { Checkpointer } from './store/checkpointer.js';
 import { openDatabase } from './store/database.js';
@@ -132,6 +135,8 @@ export interface Engine {
   catalog(): Promise<Catalog>;
   /** A horde by id or folder; throws KW_ERR_HORDE_NOT_FOUND / KW_ERR_HORDE_INVALID. */
   resolveHorde(ref: string): Promise<{ horde: HordeDef; entry: CatalogEntry }>;
+  /** Whether the horde's model steps have a model that answers (engine/readiness.ts); never throws. */
+  readiness(horde: HordeDef): Promise<HordeReadiness>;
   /** Start a run; resolves with its id once `run.created` is committed. */
   startRun(horde: HordeDef, input: Record<string, string>, options?: StartOptions): Promise<string>;
   /**
@@ -300,6 +305,8 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     const startRun = async (horde: HordeDef, input: Record<string, string>, opts: StartOptions = {}): Promise<string> => {
       ensureAlive();
       const answers = checkRunInput(horde, input, opts.triggerInput);
+      await checkInputPaths(horde, answers);
+      ensureAlive();
       const snapshot = snapshotOf(horde);
       const policy: Record<string, StepPolicy> = {};
       for (const name of snapshot.pipeline) {
@@ -474,6 +481,9 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         if (failed !== undefined) throw new KowalskiError('KW_ERR_REPLAY_DIVERGED', failed.message);
         return queries.getRun(runId)!.state;
       },
+      readiness: (horde) => hordeReadiness(horde, {
+        usesModel: (kind) => kinds.get(kind)?.usesModel === true, defaultModel: config.model.default, settings: models.providerSettings(), configFile: paths.config,
+      }),
       getRun(runId) {
         const view = readRunView(queries, log, runId, paths);
         return { ...view, budget: readBudgetView(log.read(runId), models.traces, view.run, clock.now()) };

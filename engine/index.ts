@@ -29,6 +29,8 @@ export { builtinKindNames, catalogOf, findHorde } from './hordes.js';
 export type { HordeSources } from './hordes.js';
 export { RUN_ID_PATTERN, isRunId } from './run-id.js';
 export { readSetup, writeSetup } from './setup.js';
+export { assertReady } from './readiness.js';
+export type { HordeReadiness, ModelReadiness } from './readiness.js';
 export { writeFileAtomic } from '../steps/index.js';
 export type { Setup, SetupPatch, ToolCalling } from './setup.js';
 export type { EngineTriggers } from './trigger-host.js';

@@ -1,4 +1,4 @@
-/** `/api/hordes`: the catalog, one horde with its graph, validation, and starting a run. */
+/** `/api/hordes`: the catalog, one horde with its graph, validation, its models' readiness, and starting a run. */
 import type { FastifyInstance } from 'fastify';
 import { KowalskiError } from '../../core/index.js';
 import type { Engine, CatalogEntry } from '../../engine/index.js';
@@ -18,6 +18,9 @@ export function hordeRoutes(app: FastifyInstance, engine: Engine): void {
   app.get('/api/hordes', async () => ({ hordes: (await engine.catalog()).entries.map(hordeSummary) }));
 
   app.get<{ Params: { id: string } }>('/api/hordes/:id', { schema: { params: hordeIdParams } }, async (req) => hordeDetail(await entryById(engine, req.params.id)));
+
+  // The Run form's warning: is a model configured for each model step, and does its provider answer (a few seconds at most)?
+  app.get<{ Params: { id: string } }>('/api/hordes/:id/readiness', { schema: { params: hordeIdParams } }, async (req) => engine.readiness(requireHorde(await entryById(engine, req.params.id))));
 
   app.post<{ Params: { id: string } }>('/api/hordes/:id/validate', { schema: { params: hordeIdParams } }, async (req) => {
     const { valid, problems } = hordeSummary(await entryById(engine, req.params.id));

@@ -7,7 +7,7 @@
 import { KowalskiError } from '../../core/index.js';
 import type { HordeDef } from '../../core/index.js';
 import { createEngine, dataPaths, emptyRecovery, formatRecovery, openHistory } from '../../engine/index.js';
-import type { CatalogEntry, EditResult, Engine, ListRunsFilter, RecoverySummary, ReviewView, RunRow, RunState, RunView } from '../../engine/index.js';
+import type { CatalogEntry, EditResult, Engine, HordeReadiness, ListRunsFilter, RecoverySummary, ReviewView, RunRow, RunState, RunView } from '../../engine/index.js';
 import { EXIT, dataDir } from './common.js';
 import type { FollowedEvent } from './progress.js';
 import { findServer } from './remote.js';
@@ -22,6 +22,8 @@ export interface RunReader {
 export interface Runs extends RunReader {
   /** Start a run (provenance `cli`); resolves with its id once `run.created` is committed. */
   startRun(found: { horde: HordeDef; entry: CatalogEntry }, input: Record<string, string>): Promise<string>;
+  /** Whether the horde's model steps have a model that answers (the engine's check, or the server's). */
+  readiness(found: { horde: HordeDef; entry: CatalogEntry }): Promise<HordeReadiness>;
   /** A re-run of `runId` from a step (provenance `rerun:<run-id>`), of its own horde or `found`; resolves with the new run's id. */
   rerun(runId: string, options: { from: string; replayModels: boolean; found?: { horde: HordeDef; entry: CatalogEntry } }): Promise<string>;
   approve(runId: string, options: { step?: string; hash?: string }): Promise<void>;
@@ -46,6 +48,7 @@ function engineRuns(engine: Engine): Runs {
     getRun: async (runId) => engine.getRun(runId),
     listRuns: async (filter) => engine.listRuns(filter),
     startRun: ({ horde }, input) => engine.startRun(horde, input, { provenance: 'cli' }),
+    readiness: ({ horde }) => engine.readiness(horde),
     rerun: (runId, { from, replayModels, found }) => engine.rerun(runId, { from, replayModels, ...(found === undefined ? {} : { horde: found.horde }) }),
     approve: async (runId, options) => void await engine.approve(runId, { ...options, by: 'operator (cli)' }),
     review: async (runId, options) => engine.review(runId, options),
@@ -113,6 +116,10 @@ function serverRuns(api: ApiClient): Runs {
     startRun({ entry }, input) {
       if (entry.origin === 'path') return Promise.reject(onlyCatalog(api, entry));
       return api.startRun(entry.id, input);
+    },
+    readiness({ entry }) {
+      if (entry.origin === 'path') return Promise.reject(onlyCatalog(api, entry));
+      return api.request<HordeReadiness>('GET', `api/hordes/${encodeURIComponent(entry.id)}/readiness`);
     },
     rerun(runId, { from, replayModels, found }) {
       if (found?.entry.origin === 'path') return Promise.reject(onlyCatalog(api, found.entry));

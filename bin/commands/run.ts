@@ -2,8 +2,10 @@
  * `run`, `rerun`, `approve`, `deny`, `cancel`, `resume` (and `review`, in review.ts): drive runs in the foreground — through the
  * server when one owns the data directory, else with an embedded engine.
  */
+import path from 'node:path';
+import type { HordeDef } from '../../core/index.js';
 import type { RunState } from '../../engine/index.js';
-import { findHorde, formatRecovery } from '../../engine/index.js';
+import { assertReady, findHorde, formatRecovery } from '../../engine/index.js';
 import { withRuns } from './backend.js';
 import type { Runs } from './backend.js';
 import { EXIT, dataDir, exitFor, formatResults, parseInputs, runJson } from './common.js';
@@ -38,11 +40,30 @@ export async function decide(runs: Runs, runId: string, json: boolean, act: () =
   return finish(runs, runId, after, json);
 }
 
-export async function runCommand(ref: string, opts: JsonFlag & { input?: string[] }): Promise<number> {
-  const input = parseInputs(opts.input ?? []);
+/**
+ * A relative answer to a `path`, `file` or `folder` input is relative to where the command
+ * was typed; the engine (or a server elsewhere) is given it absolute.
+ */
+function absolutePaths(horde: HordeDef, input: Record<string, string>, cwd: string): Record<string, string> {
+  const out = { ...input };
+  for (const f of horde.inputs) {
+    const v = out[f.id]?.trim();
+    if (v === undefined || v === '' || !(f.type === 'path' || f.type === 'file' || f.type === 'folder')) continue;
+    if (v !== '~' && !v.startsWith('~/') && !path.isAbsolute(v)) out[f.id] = path.resolve(cwd, v);
+  }
+  return out;
+}
+
+export async function runCommand(ref: string, opts: JsonFlag & { input?: string[]; skipModelCheck?: boolean }): Promise<number> {
+  const given = parseInputs(opts.input ?? []);
   // Find the horde before taking the data directory: a typo says "not found", even while another engine runs.
   const found = await findHorde(ref, { dataDir: dataDir() });
-  return withRuns(async (runs) => finish(runs, await runs.startRun(found, input), 0, opts.json === true));
+  const input = absolutePaths(found.horde, given, process.cwd());
+  return withRuns(async (runs) => {
+    // A model step with no model, or one whose provider does not answer, refuses here (exit 2) rather than failing mid-run.
+    if (opts.skipModelCheck !== true) assertReady(await runs.readiness(found));
+    return finish(runs, await runs.startRun(found, input), 0, opts.json === true);
+  });
 }
 
 /** `rerun <run-id> --from <step> [--horde <folder>] [--replay-models]`: a new run whose steps before `from` reuse the earlier run's results; follow it. */

@@ -148,18 +148,19 @@ test('fs_tool stays inside the project folder: .., absolute paths outside it and
   assert.match(answers[3]!, /Wrote 5 bytes to "app\/ok\.txt"/);
 });
 
-test('a project_path that is not a folder fails the verify step with KW_ERR_PROJECT_NOT_FOUND naming the input', async (t) => {
+test('a project_path that is not a folder is refused before a run exists (400 KW_ERR_INPUT_INVALID naming the input); the verify step would not be asked', async (t) => {
   const file = path.join(fs.realpathSync(tempDir(t, 'kw-v1-file-')), 'notes.txt');
   fs.writeFileSync(file, 'a file, not a project folder');
   const s = await setup(t, ['v1-coder'], [{ text: '# Fix\n\nnothing' }]);
-  const runId = await startRun(s, 'v1-coder', { project_path: file, task_spec: 'x' });
-  assert.equal(await s.engine.waitForRun(runId), 'awaiting_input');
-  await s.call('POST', `/api/runs/${runId}/approve`, { step: 'test-verify' });
-  assert.equal(await s.engine.waitForRun(runId), 'failed');
-  const verify = s.engine.getRun(runId).steps.find((st) => st.name === 'test-verify');
-  assert.equal(verify?.error?.code, 'KW_ERR_PROJECT_NOT_FOUND');
-  assert.match(verify?.error?.message ?? '', /input `project_path`/);
-  assert.ok(verify?.error?.message?.includes(file));
+  for (const [value, why] of [[file, 'is not a folder'], [`${file}-gone`, 'does not exist']] as const) {
+    const refused = await s.call('POST', '/api/hordes/v1-coder/runs', { input: { project_path: value, task_spec: 'x' } });
+    assert.equal(refused.status, 400);
+    assert.equal(refused.json.error.code, 'KW_ERR_INPUT_INVALID');
+    assert.ok(refused.json.error.message.includes(`"project_path"`), refused.json.error.message);
+    assert.ok(refused.json.error.message.includes(`${value} ${why}`), refused.json.error.message);
+  }
+  assert.equal(s.engine.listRuns().length, 0, 'no run was created');
+  assert.equal(s.server.requests.length, 0, 'no model was called');
 });
 
 test('an input of type "number" (1.x) loads with a warning naming file, key and line, and runs as text', async (t) => {

@@ -90,7 +90,7 @@ void test('url-summarizer: fetch → notes → summary, prompts written out with
 void test('project-check: intake forks into two parallel checks joined by summary on pass', async () => {
   const horde = (await builtins()).get('project-check');
   assert.ok(horde);
-  assert.deepEqual(horde.inputs.map((i) => [i.id, i.type, i.required]), [['project', 'text', true]]);
+  assert.deepEqual(horde.inputs.map((i) => [i.id, i.type, i.required]), [['project', 'folder', true]]);
   assert.deepEqual(horde.edges.map((e) => `${e.from}->${e.to}:${e.when}`), [
     'intake->tests:pass', 'intake->lint:pass', 'tests->summary:pass', 'lint->summary:pass',
   ]);
@@ -118,7 +118,7 @@ void test('retry-command: attempt → backoff on fail, back to attempt on pass a
   const horde = (await builtins()).get('retry-command');
   assert.ok(horde);
   assert.deepEqual(horde.inputs.map((i) => [i.id, i.type, i.required, i.default]), [
-    ['command', 'text', true, undefined], ['cwd', 'text', true, undefined], ['delay_secs', 'text', false, '5'],
+    ['command', 'text', true, undefined], ['cwd', 'folder', true, undefined], ['delay_secs', 'text', false, '5'],
   ]);
   assert.deepEqual(horde.edges, [
     { from: 'intake', to: 'attempt', when: 'pass', back: false, implicit: false },

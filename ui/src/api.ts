@@ -5,7 +5,7 @@
  */
 import type { TokenPrompter, TokenStore } from './auth';
 import type {
-  AgentList, AgentProfile, AgentSource, ApiErrorBody, BirthResult, BundleInstall, BundleReview, ChatSessionSummary, ChatSessionView, DraftSummary, DraftView, Health, HordeDetail,
+  AgentList, AgentProfile, AgentSource, ApiErrorBody, BirthResult, BundleInstall, BundleReview, ChatSessionSummary, ChatSessionView, DraftSummary, DraftView, Health, HordeDetail, HordeReadiness,
   HordeDraft, HordeSummary, Problem, StepKindSummary,
   BudgetLimits, BudgetView, NoteInfo, NoteView, NoteWrite, RunPage, RunState, RunView, SearchAnswer, Setup, SetupPatch, TeamProblem, TraceDetail, TracePage, TraceSummary, TriggerView,
 } from './types';
@@ -72,6 +72,8 @@ export function createApi(opts: ApiOptions) {
     hordes: async () => (await json<{ hordes: HordeSummary[] }>('GET', '/api/hordes')).hordes,
     horde: (id: string) => json<HordeDetail>('GET', `/api/hordes/${enc(id)}`),
     validateHorde: (id: string) => json<{ valid: boolean; problems: Problem[] }>('POST', `/api/hordes/${enc(id)}/validate`, {}),
+    /** Whether the horde's model steps have a model that answers (a few seconds at most). */
+    hordeReadiness: (id: string) => json<HordeReadiness>('GET', `/api/hordes/${enc(id)}/readiness`),
     startRun: (id: string, input: Record<string, string>) =>
       json<{ runId: string }>('POST', `/api/hordes/${enc(id)}/runs`, { input }),
     runs: (filter: RunFilter) => json<RunPage>('GET', `/api/runs${query(filter)}`),

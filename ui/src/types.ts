@@ -17,7 +17,7 @@ export interface Problem {
   omitted?: { errors: number; warnings: number };
 }
 
-export type InputType = 'text' | 'textarea' | 'url' | 'choice' | 'path' | 'file';
+export type InputType = 'text' | 'textarea' | 'url' | 'choice' | 'path' | 'file' | 'folder';
 
 export interface InputField {
   id: string;
@@ -27,6 +27,21 @@ export interface InputField {
   placeholder?: string;
   options?: string[];
   default?: string;
+}
+
+/** GET /api/hordes/:id/readiness (engine/readiness.ts). */
+export interface ModelReadiness {
+  model: string | null;
+  steps: string[];
+  status: 'ok' | 'not_configured' | 'unreachable' | 'model_missing';
+  message: string;
+}
+
+export interface HordeReadiness {
+  hordeId: string;
+  ready: boolean;
+  models: ModelReadiness[];
+  configFile: string;
 }
 
 export interface Trigger {

@@ -5,7 +5,7 @@ import type { ApiError } from '../api';
 import { answersToSend, checkInput, initialValues, serverProblemsByField } from '../input-check';
 import { navigate } from '../router';
 import { useServices } from '../services';
-import type { HordeDetail, InputField } from '../types';
+import type { HordeDetail, HordeReadiness, InputField } from '../types';
 import { ErrorBox } from './status';
 
 export function RunForm({ horde, onClose }: { horde: HordeDetail; onClose: () => void }) {
@@ -14,11 +14,19 @@ export function RunForm({ horde, onClose }: { horde: HordeDetail; onClose: () =>
   const [problems, setProblems] = useState<Record<string, string>>({});
   const [error, setError] = useState<ApiError | null>(null);
   const [busy, setBusy] = useState(false);
+  const [readiness, setReadiness] = useState<HordeReadiness | null>(null);
   const form = useRef<HTMLFormElement>(null);
 
   useEffect(() => {
     form.current?.querySelector<HTMLElement>('input, textarea, select, button[type=submit]')?.focus();
   }, []);
+
+  // The models' check is advice: a failure to ask leaves the form as it is.
+  useEffect(() => {
+    let live = true;
+    api.hordeReadiness(horde.id).then((r) => { if (live) setReadiness(r); }, () => undefined);
+    return () => { live = false; };
+  }, [api, horde.id]);
 
   const focusFirstProblem = (p: Record<string, string>) => {
     const first = horde.inputs.find((f) => p[f.id] !== undefined);
@@ -64,6 +72,7 @@ export function RunForm({ horde, onClose }: { horde: HordeDetail; onClose: () =>
       {horde.inputs.map((f) => (
         <Field key={f.id} field={f} value={values[f.id] ?? ''} problem={problems[f.id]} onChange={(v) => set(f.id, v)} />
       ))}
+      {readiness !== null && !readiness.ready && <ModelWarning readiness={readiness} />}
       {error !== null && <ErrorBox error={error} title="The run was not started" />}
       <div class="actions">
         <button type="submit" class="btn btn--primary" disabled={busy} data-testid="submit-run">
@@ -77,11 +86,22 @@ export function RunForm({ horde, onClose }: { horde: HordeDetail; onClose: () =>
 
 const fieldDomId = (id: string) => `input-${id}`;
 
+/** Before starting: a model step has no model, or its provider does not answer or lacks the model. */
+function ModelWarning({ readiness }: { readiness: HordeReadiness }) {
+  const bad = readiness.models.filter((m) => m.status !== 'ok');
+  return (
+    <div class="model-warning" role="alert" data-testid="model-warning">
+      <p><strong>This run would fail at its model steps.</strong> <a href="#/setup" data-testid="model-warning-setup">Fix the model in Setup</a> (it writes {readiness.configFile}).</p>
+      <ul>{bad.map((m) => <li key={m.model ?? ''}>{m.message}</li>)}</ul>
+    </div>
+  );
+}
+
 function Field({ field, value, problem, onChange }: { field: InputField; value: string; problem: string | undefined; onChange: (v: string) => void }) {
   const id = fieldDomId(field.id);
   const hintId = `${id}-hint`;
   const errId = `${id}-error`;
-  const isPath = field.type === 'path' || field.type === 'file';
+  const isPath = field.type === 'path' || field.type === 'file' || field.type === 'folder';
   const describedBy = [isPath ? hintId : null, problem !== undefined ? errId : null].filter((x) => x !== null).join(' ') || undefined;
   const common = {
     id, 'data-testid': id, 'aria-required': field.required, 'aria-invalid': problem !== undefined,
@@ -118,7 +138,7 @@ function Field({ field, value, problem, onChange }: { field: InputField; value: 
       {control}
       {isPath && (
         <p id={hintId} class="field__hint">
-          A {field.type === 'file' ? 'file' : 'folder or file'} path on the machine where kowalski runs (the server), e.g. <code>~/code/app</code> — not a file on this computer.
+          {field.type === 'file' ? 'A file' : field.type === 'folder' ? 'A folder (used where it is)' : 'A folder or file'} path on the machine where kowalski runs (the server), e.g. <code>~/code/app</code> — not a file on this computer.
         </p>
       )}
       {problem !== undefined && <p id={errId} class="field__error">{problem}</p>}
