@@ -7,7 +7,7 @@ import type { TokenPrompter, TokenStore } from './auth';
 import type {
   AgentList, AgentProfile, AgentSource, ApiErrorBody, BirthResult, BundleInstall, BundleReview, ChatSessionSummary, ChatSessionView, DraftSummary, DraftView, Health, HordeDetail, HordeReadiness,
   HordeDraft, HordeSummary, Problem, StepKindSummary,
-  BudgetLimits, BudgetView, NoteInfo, NoteView, NoteWrite, RunPage, RunState, RunView, SearchAnswer, Setup, SetupPatch, TeamProblem, TraceDetail, TracePage, TraceSummary, TriggerView,
+  BudgetLimits, BudgetView, NoteInfo, NoteView, NoteWrite, ReviewEditResult, ReviewView, RunPage, RunState, RunView, SearchAnswer, Setup, SetupPatch, TeamProblem, TraceDetail, TracePage, TraceSummary, TriggerView,
 } from './types';
 
 export class ApiError extends Error {
@@ -86,6 +86,11 @@ export function createApi(opts: ApiOptions) {
     approveHash: (runId: string, step: string, hash: string) => json<{ step: string }>('POST', `/api/runs/${enc(runId)}/approve`, { step, hash }),
     deny: (runId: string, reason: string, step?: string) =>
       json<{ step: string }>('POST', `/api/runs/${enc(runId)}/deny`, step === undefined ? { reason } : { step, reason }),
+    /** The artifact a review step waits on, with the hash an approval or an edit binds to. */
+    review: (runId: string, step: string) => json<ReviewView>('GET', `/api/runs/${enc(runId)}/review?step=${enc(step)}`),
+    /** Replace the reviewed artifact with `content` and approve, only while it is still the one shown (`hash`). */
+    reviewEdit: (runId: string, step: string, hash: string, content: string) =>
+      json<ReviewEditResult>('POST', `/api/runs/${enc(runId)}/review`, { step, hash, content }),
     cancel: (runId: string, reason?: string) =>
       json<{ state: RunState }>('POST', `/api/runs/${enc(runId)}/cancel`, reason === undefined || reason === '' ? {} : { reason }),
     resume: (runId: string) => json<{ state: RunState }>('POST', `/api/runs/${enc(runId)}/resume`, {}),

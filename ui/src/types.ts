@@ -252,6 +252,31 @@ export interface ApprovalRow {
   artifact: string | null;
 }
 
+/** `GET /api/runs/:id/review`: the artifact a review step waits on (engine/review.ts ReviewView). */
+export interface ReviewView {
+  runId: string;
+  step: string;
+  /** Workdir-relative. */
+  path: string;
+  /** sha256 of the content shown when the run parked: what an approval or an edit binds to. */
+  hash: string;
+  /** The file now (UTF-8); null when it is gone or too large to show. */
+  content: string | null;
+  bytes: number | null;
+  /** The file changed since the run parked. */
+  changed: boolean;
+}
+
+/** `POST /api/runs/:id/review`: what the edit-and-approve did. */
+export interface ReviewEditResult {
+  step: string;
+  path: string;
+  before: string;
+  after: string;
+  /** False when the content was unchanged: a plain approval. */
+  edited: boolean;
+}
+
 export interface RunView {
   run: RunRow;
   steps: StepView[];

@@ -10,6 +10,7 @@ import { RunActions } from '../components/run-actions';
 import { ApproveAll } from '../components/approve-all';
 import { RunFacts, RunInput, RunTitle } from '../components/run-header';
 import { RunDelivery, RunOutcome, failedStep } from '../components/run-outcome';
+import { ReviewPanel } from '../components/review-panel';
 import { ErrorBox, Loading } from '../components/status';
 import { StepTimeline } from '../components/step-timeline';
 import { TraceList } from '../components/trace-list';
@@ -88,7 +89,9 @@ function RunBody({ view, live, reconnecting, progress, onChanged, refreshError, 
       {view.pending.length > 0 && (
         <div class="approvals" data-testid="approvals">
           <ApproveAll key={view.pending.map((a) => a.hash).join()} runId={run.id} pending={view.pending} onDone={onChanged} />
-          {view.pending.map((a) => <ApprovalPanel key={`${a.step}:${a.seq}`} runId={run.id} approval={a} onDone={onChanged} />)}
+          {view.pending.map((a) => (a.reason === 'review'
+            ? <ReviewPanel key={`${a.step}:${a.seq}`} runId={run.id} approval={a} onDone={onChanged} />
+            : <ApprovalPanel key={`${a.step}:${a.seq}`} runId={run.id} approval={a} onDone={onChanged} />))}
         </div>
       )}
       <RunDelivery view={view} />
