@@ -326,6 +326,12 @@ export interface Setup {
   vault: { semantic: { enabled: boolean; model: string } };
 }
 
+/** PUT /api/setup's answer: the new Setup, how config.toml was written, and the default model's check when the save changed the model or a provider. */
+export interface SetupSaved extends Setup {
+  written: { comments: 'kept' | 'dropped'; message: string };
+  check: { status: 'ok' | 'unreachable' | 'model_missing' | 'not_configured'; message: string } | null;
+}
+
 /** A hosted provider's key (only a hint of it) and base URL. */
 export interface KeyedSetup {
   apiKeySet: boolean;

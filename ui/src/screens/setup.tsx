@@ -9,7 +9,7 @@ import { checkSetup, fieldOfServerError, formFromSetup, isEmptyPatch, patchFrom 
 import type { KeyedProvider, Provider, SetupField, SetupForm } from '../setup-form';
 import { useServices } from '../services';
 import { TOOL_CALLING } from '../types';
-import type { KeyedSetup, Setup } from '../types';
+import type { KeyedSetup, Setup, SetupSaved } from '../types';
 
 export function SetupScreen() {
   const { api } = useServices();
@@ -39,6 +39,7 @@ function SetupEditor({ initial }: { initial: Setup }) {
   const [problems, setProblems] = useState<Problems>({});
   const [error, setError] = useState<ApiError | null>(null);
   const [done, setDone] = useState<string | null>(null);
+  const [answer, setAnswer] = useState<Pick<SetupSaved, 'written' | 'check'> | null>(null);
   const [busy, setBusy] = useState(false);
 
   const set = <K extends SetupField>(k: K, v: SetupForm[K]) => {
@@ -50,9 +51,11 @@ function SetupEditor({ initial }: { initial: Setup }) {
   const put = async (patch: Parameters<typeof api.putSetup>[0], message: string) => {
     setBusy(true);
     setError(null);
+    setAnswer(null);
     try {
-      const next = await api.putSetup(patch);
+      const { written, check, ...next } = await api.putSetup(patch);
       const nextForm = formFromSetup(next);
+      setAnswer({ written, check });
       setSaved(next);
       setBase(nextForm);
       setForm(nextForm);
@@ -150,12 +153,30 @@ function SetupEditor({ initial }: { initial: Setup }) {
 
       {error !== null && <ErrorBox error={error} title="The settings were not saved" />}
       {done !== null && <p class="success" role="status" data-testid="setup-saved">{done}</p>}
+      {answer !== null && <SaveAnswer answer={answer} />}
       <div class="actions">
         <button type="submit" class="btn btn--primary" disabled={busy} data-testid="setup-save">{busy ? 'Saving…' : 'Save'}</button>
         <button type="button" class="btn" disabled={busy} onClick={() => { setForm(base); setProblems({}); setError(null); }}>Undo changes</button>
       </div>
       <p class="muted small">Written to <code>{saved.configFile}</code>.</p>
     </form>
+  );
+}
+
+const CHECK_TITLES = { ok: 'The model answers', unreachable: 'The model\'s server does not answer', model_missing: 'The server does not have the model', not_configured: 'The model is not set up' } as const;
+
+/** After a save: the default model's check (when the save changed it), and a note when config.toml lost its comments. */
+function SaveAnswer({ answer }: { answer: Pick<SetupSaved, 'written' | 'check'> }) {
+  const { written, check } = answer;
+  return (
+    <>
+      {check !== null && (
+        <div class={check.status === 'ok' ? 'notice' : 'model-warning'} role={check.status === 'ok' ? 'status' : 'alert'} data-testid="setup-check" data-status={check.status}>
+          <p><strong>{CHECK_TITLES[check.status]}.</strong> {check.message}</p>
+        </div>
+      )}
+      {written.comments === 'dropped' && <p class="warn-text" data-testid="setup-written">{written.message}</p>}
+    </>
   );
 }
 
