@@ -19,11 +19,11 @@ import { editToml } from './toml-edit.js';
 import type { TomlEdit } from './toml-edit.js';
 
 export type ToolCalling = 'auto' | 'native' | 'text';
-const MODEL_PROVIDERS = ['ollama', 'anthropic', 'gemini'] as const;
+const MODEL_PROVIDERS = ['ollama', 'anthropic', 'gemini', 'openai'] as const;
 /** The providers with embeddings, for `[vault.semantic] model`. */
 const EMBEDDING_PROVIDERS = ['ollama', 'openai', 'gemini'] as const;
-/** The hosted providers Setup writes a key and base URL for. */
-const KEYED_PROVIDERS = ['anthropic', 'gemini'] as const;
+/** The providers Setup writes a key and base URL for (openai: any OpenAI-compatible server). */
+const KEYED_PROVIDERS = ['anthropic', 'gemini', 'openai'] as const;
 type KeyedProvider = (typeof KEYED_PROVIDERS)[number];
 
 export interface KeyedSetup {
@@ -39,6 +39,8 @@ export interface Setup {
     ollama: { host: string | null };
     anthropic: KeyedSetup;
     gemini: KeyedSetup;
+    /** `[providers.openai]`: an OpenAI-compatible server (LM Studio, vLLM, llama.cpp, OpenAI). */
+    openai: KeyedSetup;
   };
   tools: { root: string | null };
   /** `[vault.semantic]`: off by default; the model defaults to `ollama:nomic-embed-text`. */
@@ -52,6 +54,7 @@ export interface SetupPatch {
     ollama?: { host?: string | null };
     anthropic?: { apiKey?: string | null; baseUrl?: string | null };
     gemini?: { apiKey?: string | null; baseUrl?: string | null };
+    openai?: { apiKey?: string | null; baseUrl?: string | null };
   };
   tools?: { root?: string | null };
   /** A null model goes back to the default. */
@@ -119,6 +122,7 @@ function setupOf(raw: Table, file: string): Setup {
       ollama: { host: str(sub(providers, 'ollama').host) },
       anthropic: keyedOf(sub(providers, 'anthropic')),
       gemini: keyedOf(sub(providers, 'gemini')),
+      openai: keyedOf(sub(providers, 'openai')),
     },
     tools: { root: str(sub(raw, 'tools').root) },
     vault: { semantic: semanticOf(sub(sub(raw, 'vault'), 'semantic')) },

@@ -24,6 +24,7 @@ const patchSchema = {
         ollama: { type: 'object', additionalProperties: false, properties: { host: nullableString(500) } },
         anthropic: { type: 'object', additionalProperties: false, properties: { apiKey: nullableString(500), baseUrl: nullableString(500) } },
         gemini: { type: 'object', additionalProperties: false, properties: { apiKey: nullableString(500), baseUrl: nullableString(500) } },
+        openai: { type: 'object', additionalProperties: false, properties: { apiKey: nullableString(500), baseUrl: nullableString(500) } },
       },
     },
     tools: { type: 'object', additionalProperties: false, properties: { root: nullableString(1000) } },

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { testApi } from '../support/api.js';
 import { cleanups } from '../support/cleanup.js';
-import { refusedUrl, startFakeOllama } from '../support/fake-models.js';
+import { refusedUrl, startFakeOllama, startFakeOpenAI } from '../support/fake-models.js';
 
 const COMMENTED = `# my kowalski config — hand written
 # (keep this header)
@@ -97,5 +97,21 @@ describe('setup: the model is checked on save', () => {
     const none = await api.call('PUT', '/api/setup', { model: { default: null } });
     assert.equal(none.json.check.status, 'not_configured');
     assert.match(none.json.check.message, /no default model is set/);
+  });
+
+  test('an OpenAI-compatible server: its base URL and key are written to [providers.openai], the key is checked and the model listed', async (t) => {
+    const api = await testApi(t);
+    const server = await startFakeOpenAI([], { apiKey: 'sk-local-0123456789-abcd' });
+    cleanups(t)(() => server.close());
+    const none = await api.call('PUT', '/api/setup', { model: { default: 'openai:qwen2.5:7b' } });
+    assert.equal(none.json.check.status, 'not_configured');
+    const wrongKey = await api.call('PUT', '/api/setup', { providers: { openai: { baseUrl: `${server.url}/`, apiKey: 'sk-wrong' } } });
+    assert.equal(wrongKey.json.check.status, 'unreachable');
+    assert.match(wrongKey.json.check.message, /answered 401 \(the key was refused\)/);
+    const put = await api.call('PUT', '/api/setup', { providers: { openai: { apiKey: 'sk-local-0123456789-abcd' } } });
+    assert.equal(put.status, 200, put.body);
+    assert.deepEqual(put.json.providers.openai, { apiKeySet: true, apiKeyHint: 'sk-l…abcd', baseUrl: server.url });
+    assert.deepEqual(put.json.check, { status: 'ok', message: `openai:qwen2.5:7b: the OpenAI-compatible server at ${server.url} lists qwen2.5:7b` });
+    assert.match(fs.readFileSync(path.join(api.home, 'config.toml'), 'utf8'), new RegExp(`\\[providers\\.openai\\]\napi_key = "sk-local-0123456789-abcd"\nbase_url = "${server.url}"\n`));
   });
 });

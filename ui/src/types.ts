@@ -320,6 +320,8 @@ export interface Setup {
     ollama: { host: string | null };
     anthropic: KeyedSetup;
     gemini: KeyedSetup;
+    /** An OpenAI-compatible server. */
+    openai: KeyedSetup;
   };
   tools: { root: string | null };
   /** `[vault.semantic]`: semantic search over the vault's notes. */
@@ -346,6 +348,7 @@ export interface SetupPatch {
     ollama?: { host?: string | null };
     anthropic?: { apiKey?: string | null; baseUrl?: string | null };
     gemini?: { apiKey?: string | null; baseUrl?: string | null };
+    openai?: { apiKey?: string | null; baseUrl?: string | null };
   };
   tools?: { root?: string | null };
   vault?: { semantic?: { enabled?: boolean; model?: string | null } };

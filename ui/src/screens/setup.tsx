@@ -89,7 +89,7 @@ function SetupEditor({ initial }: { initial: Setup }) {
     void put(patch, `Saved to ${saved.configFile}.`);
   };
 
-  const providerNames: Record<Provider, string> = { ollama: 'Ollama (local models)', anthropic: 'Anthropic', gemini: 'Google Gemini' };
+  const providerNames: Record<Provider, string> = { ollama: 'Ollama (local models)', anthropic: 'Anthropic', gemini: 'Google Gemini', openai: 'OpenAI-compatible server' };
   const removeKey = (p: KeyedProvider) => { void put({ providers: { [p]: { apiKey: null } } }, `The ${providerNames[p]} API key was removed.`); };
 
   return (
@@ -97,7 +97,7 @@ function SetupEditor({ initial }: { initial: Setup }) {
       <fieldset class="fieldset">
         <legend>Model provider</legend>
         <div class="radios">
-          {(['ollama', 'anthropic', 'gemini'] as const).map((p) => (
+          {(['ollama', 'anthropic', 'gemini', 'openai'] as const).map((p) => (
             <label key={p} class="radio">
               <input type="radio" name="provider" value={p} checked={form.provider === p} onChange={() => set('provider', p)} data-testid={`provider-${p}`} />
               {providerNames[p]}
@@ -180,12 +180,16 @@ function SaveAnswer({ answer }: { answer: Pick<SetupSaved, 'written' | 'check'> 
   );
 }
 
-const MODEL_EXAMPLES: Record<Provider, string> = { ollama: 'e.g. qwen2.5-coder:7b', anthropic: 'e.g. claude-sonnet-4-5', gemini: 'e.g. gemini-2.5-flash' };
+const MODEL_EXAMPLES: Record<Provider, string> = { ollama: 'e.g. qwen2.5-coder:7b', anthropic: 'e.g. claude-sonnet-4-5', gemini: 'e.g. gemini-2.5-flash', openai: 'e.g. qwen2.5-7b-instruct' };
 
 /** A hosted provider's form fields: Anthropic's keep the ids and test ids they always had. */
-const KEY_FIELDS: Record<KeyedProvider, { key: 'apiKey' | 'geminiApiKey'; url: 'baseUrl' | 'geminiBaseUrl'; testId: string; keyPlaceholder: string; urlPlaceholder: string }> = {
+const KEY_FIELDS: Record<KeyedProvider, { key: 'apiKey' | 'geminiApiKey' | 'openaiApiKey'; url: 'baseUrl' | 'geminiBaseUrl' | 'openaiBaseUrl'; testId: string; keyPlaceholder: string; urlPlaceholder: string; urlHint?: string }> = {
   anthropic: { key: 'apiKey', url: 'baseUrl', testId: '', keyPlaceholder: 'sk-ant-…', urlPlaceholder: 'https://api.anthropic.com' },
   gemini: { key: 'geminiApiKey', url: 'geminiBaseUrl', testId: 'gemini-', keyPlaceholder: 'AIza…', urlPlaceholder: 'https://generativelanguage.googleapis.com' },
+  openai: {
+    key: 'openaiApiKey', url: 'openaiBaseUrl', testId: 'openai-', keyPlaceholder: 'sk-… (a local server may need none)', urlPlaceholder: 'http://127.0.0.1:1234/v1',
+    urlHint: 'The server\'s /v1 address (LM Studio: http://127.0.0.1:1234/v1); empty uses https://api.openai.com/v1.',
+  },
 };
 
 function KeyFields({ provider, label, saved, form, problems, busy, set, remove }: {
@@ -205,7 +209,7 @@ function KeyFields({ provider, label, saved, form, problems, busy, set, remove }
       {saved.apiKeySet && (
         <p><button type="button" class="btn btn--small btn--danger-outline" onClick={remove} disabled={busy} data-testid={`${f.testId}remove-key`}>Remove key</button></p>
       )}
-      <Field id={f.url} label={`${label} base URL (optional)`} problem={problems[f.url]} hint={`Only for a proxy or gateway; empty uses ${label}'s own.`}>
+      <Field id={f.url} label={`${label} base URL (optional)`} problem={problems[f.url]} hint={f.urlHint ?? `Only for a proxy or gateway; empty uses ${label}'s own.`}>
         {(aria) => <input {...aria} type="url" value={form[f.url]} placeholder={f.urlPlaceholder} autocomplete="off"
           onInput={(e) => set(f.url, e.currentTarget.value)} />}
       </Field>
