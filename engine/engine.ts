@@ -36,6 +36,7 @@ import { checkRunInput } from './run-input.js';
 import { checkInputPaths } from './input-paths.js';
 import { hordeReadiness } from './readiness.js';
 import type { HordeReadiness } from './readiness.js';
+import { checkDefaultModel } from './setup-check.js';
 import { startCheckpointer } from './store/checkpointer.js';
 import type { Checkpointer } from './store/checkpointer.js';
 import { openDatabase } from './store/database.js';
@@ -72,6 +73,7 @@ import type { Vault } from './vault/index.js';
 import { RookeryService } from './rookery/rookery-service.js';
 import { ROOKERY_TOOL_NAMES, createRookeryTools } from './rookery/rookery-tools.js';
 import { DATA_TOOL_NAMES } from '../agents/index.js';
+import type { ProbeResult } from '../agents/index.js';
 import { checkSeen, editAndApprove, reviewOf } from './review.js';
 import type { EditResult, ReviewView } from './review.js';
 
@@ -137,6 +139,8 @@ export interface Engine {
   resolveHorde(ref: string): Promise<{ horde: HordeDef; entry: CatalogEntry }>;
   /** Whether the horde's model steps have a model that answers (engine/readiness.ts); never throws. */
   readiness(horde: HordeDef): Promise<HordeReadiness>;
+  /** Whether config.toml's default model answers (engine/setup-check.ts), for Setup after a save; never throws. */
+  checkDefaultModel(): Promise<ProbeResult>;
   /** Start a run; resolves with its id once `run.created` is committed. */
   startRun(horde: HordeDef, input: Record<string, string>, options?: StartOptions): Promise<string>;
   /**
@@ -484,6 +488,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       readiness: (horde) => hordeReadiness(horde, {
         usesModel: (kind) => kinds.get(kind)?.usesModel === true, defaultModel: config.model.default, settings: models.providerSettings(), configFile: paths.config,
       }),
+      checkDefaultModel: () => checkDefaultModel(config.model.default, models.providerSettings(), paths.config),
       getRun(runId) {
         const view = readRunView(queries, log, runId, paths);
         return { ...view, budget: readBudgetView(log.read(runId), models.traces, view.run, clock.now()) };

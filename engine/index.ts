@@ -32,7 +32,7 @@ export { readSetup, writeSetup } from './setup.js';
 export { assertReady } from './readiness.js';
 export type { HordeReadiness, ModelReadiness } from './readiness.js';
 export { writeFileAtomic } from '../steps/index.js';
-export type { Setup, SetupPatch, ToolCalling } from './setup.js';
+export type { Setup, SetupPatch, SetupWrite, SetupWritten, ToolCalling } from './setup.js';
 export type { EngineTriggers } from './trigger-host.js';
 export { readTeam, builtinTeamDir } from './team-host.js';
 export { DELEGATE_TOOL, isSessionId, MAX_MESSAGE_CHARS, MEMORY_FOLDER, MEMORY_TRACE_STEP, RECALL_TOOL, REMEMBER_TOOL, memoryPath } from './chat/index.js';

@@ -3,21 +3,27 @@
  * from and written to config.toml.
  * The file is rewritten owner-only (0600) through a temp file and a rename, so a crash
  * leaves the old or the new file, never half of one; keys are never read back in full.
- * Rewriting keeps every other key but not comments.
+ * Only the lines of the keys that change are edited (engine/toml-edit.ts), so comments,
+ * blank lines and order stay; the edited text is parsed and compared with the intended
+ * values before it is written, and when the edit cannot be made safely the whole file is
+ * written afresh from its values (without its comments), which the answer says.
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { stringify } from 'smol-toml';
 import { KowalskiError } from '../core/index.js';
 import { writeFileAtomic } from '../steps/index.js';
 import { DEFAULT_CONFIG, parseConfig } from './config.js';
+import { editToml } from './toml-edit.js';
+import type { TomlEdit } from './toml-edit.js';
 
 export type ToolCalling = 'auto' | 'native' | 'text';
-const MODEL_PROVIDERS = ['ollama', 'anthropic', 'gemini'] as const;
+const MODEL_PROVIDERS = ['ollama', 'anthropic', 'gemini', 'openai'] as const;
 /** The providers with embeddings, for `[vault.semantic] model`. */
 const EMBEDDING_PROVIDERS = ['ollama', 'openai', 'gemini'] as const;
-/** The hosted providers Setup writes a key and base URL for. */
-const KEYED_PROVIDERS = ['anthropic', 'gemini'] as const;
+/** The providers Setup writes a key and base URL for (openai: any OpenAI-compatible server). */
+const KEYED_PROVIDERS = ['anthropic', 'gemini', 'openai'] as const;
 type KeyedProvider = (typeof KEYED_PROVIDERS)[number];
 
 export interface KeyedSetup {
@@ -33,6 +39,8 @@ export interface Setup {
     ollama: { host: string | null };
     anthropic: KeyedSetup;
     gemini: KeyedSetup;
+    /** `[providers.openai]`: an OpenAI-compatible server (LM Studio, vLLM, llama.cpp, OpenAI). */
+    openai: KeyedSetup;
   };
   tools: { root: string | null };
   /** `[vault.semantic]`: off by default; the model defaults to `ollama:nomic-embed-text`. */
@@ -46,23 +54,40 @@ export interface SetupPatch {
     ollama?: { host?: string | null };
     anthropic?: { apiKey?: string | null; baseUrl?: string | null };
     gemini?: { apiKey?: string | null; baseUrl?: string | null };
+    openai?: { apiKey?: string | null; baseUrl?: string | null };
   };
   tools?: { root?: string | null };
   /** A null model goes back to the default. */
   vault?: { semantic?: { enabled?: boolean; model?: string | null } };
 }
 
+/** How config.toml was written: its lines edited (comments kept), or written afresh from its values. */
+export interface SetupWritten {
+  comments: 'kept' | 'dropped';
+  /** One sentence for the operator. */
+  message: string;
+}
+
+export interface SetupWrite {
+  setup: Setup;
+  written: SetupWritten;
+  /** Whether the patch touched the default model or a provider's settings (then the model is worth checking again). */
+  modelTouched: boolean;
+}
+
 type Table = Record<string, unknown>;
 
-function readRaw(file: string): Table {
-  let text: string;
+function readText(file: string): string {
   try {
-    text = fs.readFileSync(file, 'utf8');
+    return fs.readFileSync(file, 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return '';
     throw err;
   }
-  return parseConfig(text, file).raw;
+}
+
+function readRaw(file: string): Table {
+  return parseConfig(readText(file), file).raw;
 }
 
 function sub(t: Table, key: string): Table {
@@ -97,6 +122,7 @@ function setupOf(raw: Table, file: string): Setup {
       ollama: { host: str(sub(providers, 'ollama').host) },
       anthropic: keyedOf(sub(providers, 'anthropic')),
       gemini: keyedOf(sub(providers, 'gemini')),
+      openai: keyedOf(sub(providers, 'openai')),
     },
     tools: { root: str(sub(raw, 'tools').root) },
     vault: { semantic: semanticOf(sub(sub(raw, 'vault'), 'semantic')) },
@@ -137,17 +163,59 @@ function put(t: Table, keys: string[], value: unknown): void {
   else t[head] = child;
 }
 
-function putKeyed(raw: Table, name: KeyedProvider, p: { apiKey?: string | null; baseUrl?: string | null }): void {
-  if (p.apiKey !== undefined) {
-    if (p.apiKey !== null && /\s/.test(p.apiKey)) throw bad(`providers.${name}.apiKey`, 'must not contain spaces or line breaks');
-    put(raw, ['providers', name, 'api_key'], p.apiKey);
+/** `t` without its empty tables: an empty `[table]` left with only its comments means no setting. */
+function pruned(t: Table): Table {
+  const out: Table = {};
+  for (const [k, v] of Object.entries(t)) {
+    if (typeof v !== 'object' || v === null || Array.isArray(v) || v instanceof Date) out[k] = v;
+    else {
+      const child = pruned(v as Table);
+      if (Object.keys(child).length > 0) out[k] = child;
+    }
   }
-  if (p.baseUrl !== undefined) put(raw, ['providers', name, 'base_url'], p.baseUrl === null ? null : httpUrl(`providers.${name}.baseUrl`, p.baseUrl));
+  return out;
 }
 
-/** Check a patch and write it; returns the new Setup. Throws KW_ERR_BAD_REQUEST naming the field. */
-export function writeSetup(file: string, patch: SetupPatch): Setup {
-  const raw = structuredClone(readRaw(file));
+/** The raw table and the line edits that make the same change to the file's text. */
+class Changes {
+  readonly edits: TomlEdit[] = [];
+  constructor(readonly raw: Table) {}
+  set(keys: string[], value: string | boolean | null): void {
+    put(this.raw, keys, value);
+    this.edits.push({ table: keys.slice(0, -1), key: keys[keys.length - 1]!, value });
+  }
+}
+
+/** The new text of config.toml: the old one with its lines edited when that gives exactly `raw`, else written afresh. */
+function newText(old: string, changes: Changes, file: string): { text: string; written: SetupWritten } {
+  const edited = changes.edits.length === 0 ? old : editToml(old, changes.edits);
+  if (edited !== null) {
+    try {
+      if (isDeepStrictEqual(pruned(parseConfig(edited, file).raw), pruned(changes.raw))) {
+        return { text: edited, written: { comments: 'kept', message: `Saved to ${file}; only the changed keys were rewritten, its comments are kept.` } };
+      }
+    } catch {
+      // fall through to a fresh write
+    }
+  }
+  return {
+    text: stringify(changes.raw).trimEnd() + '\n',
+    written: { comments: 'dropped', message: `Saved to ${file}, written afresh from its values: its layout could not be edited line by line, so its comments were not kept.` },
+  };
+}
+
+function putKeyed(c: Changes, name: KeyedProvider, p: { apiKey?: string | null; baseUrl?: string | null }): void {
+  if (p.apiKey !== undefined) {
+    if (p.apiKey !== null && /\s/.test(p.apiKey)) throw bad(`providers.${name}.apiKey`, 'must not contain spaces or line breaks');
+    c.set(['providers', name, 'api_key'], p.apiKey);
+  }
+  if (p.baseUrl !== undefined) c.set( ['providers', name, 'base_url'], p.baseUrl === null ? null : httpUrl(`providers.${name}.baseUrl`, p.baseUrl));
+}
+
+/** Check a patch and write it; returns the new Setup and how the file was written. Throws KW_ERR_BAD_REQUEST naming the field. */
+export function writeSetup(file: string, patch: SetupPatch): SetupWrite {
+  const old = readText(file);
+  const c = new Changes(parseConfig(old, file).raw);
   const model = patch.model ?? {};
   if (model.default !== undefined) {
     if (model.default !== null) {
@@ -157,19 +225,19 @@ export function writeSetup(file: string, patch: SetupPatch): Setup {
         throw bad('model.default', `must be "provider:model" with provider one of ${MODEL_PROVIDERS.join(', ')} (e.g. "ollama:qwen2.5:7b"), not ${JSON.stringify(model.default)}`);
       }
     }
-    put(raw, ['model', 'default'], model.default);
+    c.set(['model', 'default'], model.default);
   }
-  if (model.toolCalling !== undefined) put(raw, ['model', 'tool_calling'], model.toolCalling);
+  if (model.toolCalling !== undefined) c.set(['model', 'tool_calling'], model.toolCalling);
   const ollama = patch.providers?.ollama ?? {};
-  if (ollama.host !== undefined) put(raw, ['providers', 'ollama', 'host'], ollama.host === null ? null : httpUrl('providers.ollama.host', ollama.host));
-  for (const name of KEYED_PROVIDERS) putKeyed(raw, name, patch.providers?.[name] ?? {});
+  if (ollama.host !== undefined) c.set(['providers', 'ollama', 'host'], ollama.host === null ? null : httpUrl('providers.ollama.host', ollama.host));
+  for (const name of KEYED_PROVIDERS) putKeyed(c, name, patch.providers?.[name] ?? {});
   const root = patch.tools?.root;
   if (root !== undefined) {
     if (root !== null && !path.isAbsolute(root) && !root.startsWith('~/')) throw bad('tools.root', `must be an absolute folder (or start with ~/), not ${JSON.stringify(root)}`);
-    put(raw, ['tools', 'root'], root);
+    c.set(['tools', 'root'], root);
   }
   const semantic = patch.vault?.semantic ?? {};
-  if (semantic.enabled !== undefined) put(raw, ['vault', 'semantic', 'enabled'], semantic.enabled);
+  if (semantic.enabled !== undefined) c.set(['vault', 'semantic', 'enabled'], semantic.enabled);
   if (semantic.model !== undefined) {
     if (semantic.model !== null) {
       const provider = semantic.model.slice(0, Math.max(0, semantic.model.indexOf(':')));
@@ -178,10 +246,11 @@ export function writeSetup(file: string, patch: SetupPatch): Setup {
         throw bad('vault.semantic.model', `must be "provider:model" with provider one of ${EMBEDDING_PROVIDERS.join(', ')} (e.g. "ollama:nomic-embed-text"), not ${JSON.stringify(semantic.model)}`);
       }
     }
-    put(raw, ['vault', 'semantic', 'model'], semantic.model);
+    c.set(['vault', 'semantic', 'model'], semantic.model);
   }
-  const text = stringify(raw) + '\n';
+  const { text, written } = newText(old, c, file);
   parseConfig(text, file); // never write a file the engine would refuse at its next start
   writeFileAtomic(file, text, { mode: 0o600, fsync: true });
-  return setupOf(raw, file);
+  const modelTouched = patch.model?.default !== undefined || Object.values(patch.providers ?? {}).some((p) => Object.keys(p ?? {}).length > 0);
+  return { setup: setupOf(c.raw, file), written, modelTouched };
 }

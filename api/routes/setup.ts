@@ -1,4 +1,9 @@
-/** `/api/setup`: the model provider, the tools folder and semantic search (keys are never sent back in full). */
+/**
+ * `/api/setup`: the model provider, the tools folder and semantic search (keys are never
+ * sent back in full). A PUT answers with the new setup, how config.toml was written
+ * (`written`: comments kept or not) and, when it changed the model or a provider, the
+ * default model's check (`check`: ok, unreachable, model_missing or not_configured).
+ */
 import type { FastifyInstance } from 'fastify';
 import type { Engine, SetupPatch } from '../../engine/index.js';
 import { readSetup, writeSetup } from '../../engine/index.js';
@@ -19,6 +24,7 @@ const patchSchema = {
         ollama: { type: 'object', additionalProperties: false, properties: { host: nullableString(500) } },
         anthropic: { type: 'object', additionalProperties: false, properties: { apiKey: nullableString(500), baseUrl: nullableString(500) } },
         gemini: { type: 'object', additionalProperties: false, properties: { apiKey: nullableString(500), baseUrl: nullableString(500) } },
+        openai: { type: 'object', additionalProperties: false, properties: { apiKey: nullableString(500), baseUrl: nullableString(500) } },
       },
     },
     tools: { type: 'object', additionalProperties: false, properties: { root: nullableString(1000) } },
@@ -34,8 +40,8 @@ const patchSchema = {
 export function setupRoutes(app: FastifyInstance, engine: Engine): void {
   app.get('/api/setup', async () => readSetup(engine.paths.config));
   app.put<{ Body: SetupPatch }>('/api/setup', { schema: { body: patchSchema } }, async (req) => {
-    const setup = writeSetup(engine.paths.config, req.body);
+    const { setup, written, modelTouched } = writeSetup(engine.paths.config, req.body);
     engine.reloadConfig();
-    return setup;
+    return { ...setup, written, check: modelTouched ? await engine.checkDefaultModel() : null };
   });
 }

@@ -344,6 +344,36 @@ describe('the operator app in a browser', () => {
     assert.equal((await page.content()).includes(geminiKey), false);
   });
 
+  test('Setup checks the model it saves: an Ollama that has it, then one that lacks it; config.toml keeps its comments', async (t) => {
+    let ollamaUrl = '';
+    const { page, url, home } = await scene(t, [], async (dir, defer) => {
+      const ollama = await startFakeOllama([]);
+      defer(() => ollama.close());
+      ollamaUrl = ollama.url;
+      fs.writeFileSync(path.join(dir, 'config.toml'), '# written by hand\n[model]\ntool_calling = "auto" # keep me\n', { mode: 0o600 });
+    });
+    await page.goto(`${url}#/setup`);
+    await testId(page, 'setup-form').waitFor();
+    await testId(page, 'provider-ollama').check();
+    await page.locator('#setup-ollamaHost').fill(ollamaUrl);
+    await page.locator('#setup-model').fill('qwen2.5:7b');
+    await testId(page, 'setup-save').click();
+    const check = testId(page, 'setup-check');
+    await check.waitFor();
+    assert.equal(await check.getAttribute('data-status'), 'ok');
+    assert.equal(await textOf(check), `The model answers. ollama:qwen2.5:7b: Ollama at ${ollamaUrl} has qwen2.5:7b`);
+    assert.equal(await testId(page, 'setup-written').count(), 0, 'the comments were kept, so nothing is said of them');
+
+    await page.locator('#setup-model').fill('mistral:7b');
+    await testId(page, 'setup-save').click();
+    await page.locator('[data-testid="setup-check"][data-status="model_missing"]').waitFor();
+    assert.equal(await check.getAttribute('role'), 'alert');
+    assert.match(await textOf(check), /^The server does not have the model\. ollama:mistral:7b: .*run `ollama pull mistral:7b`/);
+    await shot(page, '12-setup-check');
+    const toml = fs.readFileSync(path.join(home, 'config.toml'), 'utf8');
+    assert.ok(toml.startsWith('# written by hand\n[model]\ntool_calling = "auto" # keep me\ndefault = "ollama:mistral:7b"\n'), toml);
+  });
+
   test('bound beyond loopback, the app asks for the token the server printed, then loads', async (t) => {
     const { page, url, home, server } = await scene(t, ['--host', '0.0.0.0']);
     const printed = /^ {2}(\S{32,})$/.exec(await server.cli.stderrLine(/^ {2}\S{32,}$/))![1]!;

@@ -236,7 +236,7 @@ describe('setup', () => {
     assert.deepEqual(empty.json, {
       configFile: path.join(api.home, 'config.toml'),
       model: { default: null, toolCalling: 'auto' },
-      providers: { ollama: { host: null }, anthropic: { apiKeySet: false, apiKeyHint: null, baseUrl: null }, gemini: { apiKeySet: false, apiKeyHint: null, baseUrl: null } },
+      providers: { ollama: { host: null }, anthropic: { apiKeySet: false, apiKeyHint: null, baseUrl: null }, gemini: { apiKeySet: false, apiKeyHint: null, baseUrl: null }, openai: { apiKeySet: false, apiKeyHint: null, baseUrl: null } },
       tools: { root: null },
       vault: { semantic: { enabled: false, model: 'ollama:nomic-embed-text' } },
     });
@@ -253,7 +253,7 @@ describe('setup', () => {
     assert.equal(api.engine.config.model.default, 'anthropic:claude-haiku');
 
     const removed = await api.call('PUT', '/api/setup', { providers: { anthropic: { apiKey: null }, ollama: { host: 'http://10.0.0.5:11434/' } } });
-    assert.deepEqual(removed.json.providers, { ollama: { host: 'http://10.0.0.5:11434' }, anthropic: { apiKeySet: false, apiKeyHint: null, baseUrl: null }, gemini: { apiKeySet: false, apiKeyHint: null, baseUrl: null } });
+    assert.deepEqual(removed.json.providers, { ollama: { host: 'http://10.0.0.5:11434' }, anthropic: { apiKeySet: false, apiKeyHint: null, baseUrl: null }, gemini: { apiKeySet: false, apiKeyHint: null, baseUrl: null }, openai: { apiKeySet: false, apiKeyHint: null, baseUrl: null } });
     assert.equal(removed.json.model.default, 'anthropic:claude-haiku', 'what the patch does not name is kept');
 
     for (const [body, field] of [

@@ -8,10 +8,10 @@ import { test } from 'node:test';
 import type { AgentList, Health, HordeDetail, HordeSummary, ServerFrame } from '../../api/index.js';
 import { CHAT_STATES } from '../../actors/index.js';
 import { RUN_STATES } from '../../engine/index.js';
-import type { SqlBatchFile, TableProfileFile } from '../../agents/index.js';
+import type { ProbeResult, SqlBatchFile, TableProfileFile } from '../../agents/index.js';
 import type { BundleReport } from '../../bundles/index.js';
 import type {
-  AgentProfile, AgentSource, BirthResult, ChatSessionSummary, DraftSummary, DraftView, HordeDraft, NoteInfo, StepKindSummary, NoteWrite, RecoverySummary, SearchAnswer, RunRow, RunView, Setup, SetupPatch, StoredEvent, TraceDetail, TraceSummary, TriggerView, TurnView,
+  AgentProfile, AgentSource, BirthResult, ChatSessionSummary, DraftSummary, DraftView, HordeDraft, NoteInfo, StepKindSummary, NoteWrite, RecoverySummary, SearchAnswer, RunRow, RunView, Setup, SetupPatch, SetupWritten, StoredEvent, TraceDetail, TraceSummary, TriggerView, TurnView,
 } from '../../engine/index.js';
 import { CHAT_STATES as UI_CHAT_STATES, RUN_STATES as UI_RUN_STATES, TOOL_CALLING } from '../../ui/src/types.js';
 import type * as Ui from '../../ui/src/types.js';
@@ -25,6 +25,7 @@ export const serverShapesFitTheApp = [
   (v: RunView) => accepts<Ui.RunView>(v),
   (v: StoredEvent) => accepts<Ui.StoredEvent>({ ...v, event: { ...v.event } }),
   (v: Setup) => accepts<Ui.Setup>(v),
+  (v: Setup & { written: SetupWritten; check: ProbeResult | null }) => accepts<Ui.SetupSaved>(v),
   (v: RecoverySummary) => accepts<Ui.Recovery>(v),
   (v: Health) => accepts<Ui.Health>(v),
   (v: HordeSummary) => accepts<Ui.HordeSummary>(v),

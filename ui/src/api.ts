@@ -7,7 +7,7 @@ import type { TokenPrompter, TokenStore } from './auth';
 import type {
   AgentList, AgentProfile, AgentSource, ApiErrorBody, BirthResult, BundleInstall, BundleReview, ChatSessionSummary, ChatSessionView, DraftSummary, DraftView, Health, HordeDetail, HordeReadiness,
   HordeDraft, HordeSummary, Problem, StepKindSummary,
-  BudgetLimits, BudgetView, NoteInfo, NoteView, NoteWrite, ReviewEditResult, ReviewView, RunPage, RunState, RunView, SearchAnswer, Setup, SetupPatch, TeamProblem, TraceDetail, TracePage, TraceSummary, TriggerView,
+  BudgetLimits, BudgetView, NoteInfo, NoteView, NoteWrite, ReviewEditResult, ReviewView, RunPage, RunState, RunView, SearchAnswer, Setup, SetupPatch, SetupSaved, TeamProblem, TraceDetail, TracePage, TraceSummary, TriggerView,
 } from './types';
 
 export class ApiError extends Error {
@@ -111,7 +111,7 @@ export function createApi(opts: ApiOptions) {
     traces: (runId: string) => json<TracePage>('GET', `/api/traces?run=${enc(runId)}&limit=500`),
     trace: (id: number) => json<TraceDetail>('GET', `/api/traces/${id}`),
     setup: () => json<Setup>('GET', '/api/setup'),
-    putSetup: (patch: SetupPatch) => json<Setup>('PUT', '/api/setup', patch),
+    putSetup: (patch: SetupPatch) => json<SetupSaved>('PUT', '/api/setup', patch),
     /** Every trigger of every valid horde, with the operator's switch. */
     triggers: async () => (await json<{ triggers: TriggerView[] }>('GET', '/api/triggers')).triggers,
     /** The trigger as the server keeps it after the change. */

@@ -1,7 +1,7 @@
 /** The Setup screen's form values, and the PUT that carries only what the operator changed. */
 import type { Setup, SetupPatch, ToolCalling } from './types';
 
-export type Provider = 'ollama' | 'anthropic' | 'gemini';
+export type Provider = 'ollama' | 'anthropic' | 'gemini' | 'openai';
 export type KeyedProvider = Exclude<Provider, 'ollama'>;
 
 export interface SetupForm {
@@ -16,6 +16,9 @@ export interface SetupForm {
   /** Gemini's, the same way. */
   geminiApiKey: string;
   geminiBaseUrl: string;
+  /** An OpenAI-compatible server's, the same way. */
+  openaiApiKey: string;
+  openaiBaseUrl: string;
   toolsRoot: string;
   /** Semantic search over the vault (`[vault.semantic]`). */
   semanticEnabled: boolean;
@@ -27,9 +30,10 @@ export type SetupField = keyof SetupForm;
 
 export function formFromSetup(s: Setup): SetupForm {
   const current = s.model.default ?? '';
-  const m = /^(ollama|anthropic|gemini):(.*)$/.exec(current);
+  const m = /^(ollama|anthropic|gemini|openai):(.*)$/.exec(current);
   const provider: Provider = m !== null ? (m[1] as Provider)
-    : s.providers.anthropic.apiKeySet ? 'anthropic' : s.providers.gemini.apiKeySet ? 'gemini' : 'ollama';
+    : s.providers.anthropic.apiKeySet ? 'anthropic' : s.providers.gemini.apiKeySet ? 'gemini'
+    : s.providers.openai.apiKeySet || s.providers.openai.baseUrl !== null ? 'openai' : 'ollama';
   return {
     provider,
     model: m !== null ? (m[2] ?? '') : current,
@@ -39,6 +43,8 @@ export function formFromSetup(s: Setup): SetupForm {
     baseUrl: s.providers.anthropic.baseUrl ?? '',
     geminiApiKey: '',
     geminiBaseUrl: s.providers.gemini.baseUrl ?? '',
+    openaiApiKey: '',
+    openaiBaseUrl: s.providers.openai.baseUrl ?? '',
     toolsRoot: s.tools.root ?? '',
     semanticEnabled: s.vault.semantic.enabled,
     semanticModel: s.vault.semantic.model,
@@ -67,6 +73,7 @@ export function patchFrom(initial: SetupForm, f: SetupForm): SetupPatch {
     ollama,
     anthropic: keyed(f.apiKey, f.baseUrl, initial.baseUrl),
     gemini: keyed(f.geminiApiKey, f.geminiBaseUrl, initial.geminiBaseUrl),
+    openai: keyed(f.openaiApiKey, f.openaiBaseUrl, initial.openaiBaseUrl),
   };
   for (const [name, changes] of Object.entries(providers)) {
     if (Object.keys(changes).length > 0) (patch.providers ??= {})[name as keyof typeof providers] = changes;
@@ -91,6 +98,7 @@ export function checkSetup(f: SetupForm): Partial<Record<SetupField, string>> {
   if (f.ollamaHost.trim() !== '' && !url.test(f.ollamaHost.trim())) out.ollamaHost = 'Must be an http:// or https:// URL.';
   if (f.baseUrl.trim() !== '' && !url.test(f.baseUrl.trim())) out.baseUrl = 'Must be an http:// or https:// URL.';
   if (f.geminiBaseUrl.trim() !== '' && !url.test(f.geminiBaseUrl.trim())) out.geminiBaseUrl = 'Must be an http:// or https:// URL.';
+  if (f.openaiBaseUrl.trim() !== '' && !url.test(f.openaiBaseUrl.trim())) out.openaiBaseUrl = 'Must be an http:// or https:// URL.';
   if (/\s/.test(f.model.trim())) out.model = 'A model name has no spaces.';
   const embedding = f.semanticModel.trim();
   if (embedding !== '' && !/^(ollama|openai|gemini):\S+$/.test(embedding)) out.semanticModel = 'Write provider:model with provider ollama, openai or gemini, e.g. ollama:nomic-embed-text.';
@@ -103,6 +111,8 @@ export function fieldOfServerError(message: string): SetupField | undefined {
     [/ollama\/host|ollama\.host/, 'ollamaHost'],
     [/gemini[/.]apiKey/, 'geminiApiKey'],
     [/gemini[/.]baseUrl/, 'geminiBaseUrl'],
+    [/openai[/.]apiKey/, 'openaiApiKey'],
+    [/openai[/.]baseUrl/, 'openaiBaseUrl'],
     [/apiKey/, 'apiKey'],
     [/baseUrl/, 'baseUrl'],
     [/model\/default|model\.default/, 'model'],

@@ -345,10 +345,18 @@ export interface Setup {
     ollama: { host: string | null };
     anthropic: KeyedSetup;
     gemini: KeyedSetup;
+    /** An OpenAI-compatible server. */
+    openai: KeyedSetup;
   };
   tools: { root: string | null };
   /** `[vault.semantic]`: semantic search over the vault's notes. */
   vault: { semantic: { enabled: boolean; model: string } };
+}
+
+/** PUT /api/setup's answer: the new Setup, how config.toml was written, and the default model's check when the save changed the model or a provider. */
+export interface SetupSaved extends Setup {
+  written: { comments: 'kept' | 'dropped'; message: string };
+  check: { status: 'ok' | 'unreachable' | 'model_missing' | 'not_configured'; message: string } | null;
 }
 
 /** A hosted provider's key (only a hint of it) and base URL. */
@@ -365,6 +373,7 @@ export interface SetupPatch {
     ollama?: { host?: string | null };
     anthropic?: { apiKey?: string | null; baseUrl?: string | null };
     gemini?: { apiKey?: string | null; baseUrl?: string | null };
+    openai?: { apiKey?: string | null; baseUrl?: string | null };
   };
   tools?: { root?: string | null };
   vault?: { semantic?: { enabled?: boolean; model?: string | null } };

@@ -9,7 +9,7 @@ import { checkSetup, fieldOfServerError, formFromSetup, isEmptyPatch, patchFrom 
 import type { KeyedProvider, Provider, SetupField, SetupForm } from '../setup-form';
 import { useServices } from '../services';
 import { TOOL_CALLING } from '../types';
-import type { KeyedSetup, Setup } from '../types';
+import type { KeyedSetup, Setup, SetupSaved } from '../types';
 
 export function SetupScreen() {
   const { api } = useServices();
@@ -39,6 +39,7 @@ function SetupEditor({ initial }: { initial: Setup }) {
   const [problems, setProblems] = useState<Problems>({});
   const [error, setError] = useState<ApiError | null>(null);
   const [done, setDone] = useState<string | null>(null);
+  const [answer, setAnswer] = useState<Pick<SetupSaved, 'written' | 'check'> | null>(null);
   const [busy, setBusy] = useState(false);
 
   const set = <K extends SetupField>(k: K, v: SetupForm[K]) => {
@@ -50,9 +51,11 @@ function SetupEditor({ initial }: { initial: Setup }) {
   const put = async (patch: Parameters<typeof api.putSetup>[0], message: string) => {
     setBusy(true);
     setError(null);
+    setAnswer(null);
     try {
-      const next = await api.putSetup(patch);
+      const { written, check, ...next } = await api.putSetup(patch);
       const nextForm = formFromSetup(next);
+      setAnswer({ written, check });
       setSaved(next);
       setBase(nextForm);
       setForm(nextForm);
@@ -86,7 +89,7 @@ function SetupEditor({ initial }: { initial: Setup }) {
     void put(patch, `Saved to ${saved.configFile}.`);
   };
 
-  const providerNames: Record<Provider, string> = { ollama: 'Ollama (local models)', anthropic: 'Anthropic', gemini: 'Google Gemini' };
+  const providerNames: Record<Provider, string> = { ollama: 'Ollama (local models)', anthropic: 'Anthropic', gemini: 'Google Gemini', openai: 'OpenAI-compatible server' };
   const removeKey = (p: KeyedProvider) => { void put({ providers: { [p]: { apiKey: null } } }, `The ${providerNames[p]} API key was removed.`); };
 
   return (
@@ -94,7 +97,7 @@ function SetupEditor({ initial }: { initial: Setup }) {
       <fieldset class="fieldset">
         <legend>Model provider</legend>
         <div class="radios">
-          {(['ollama', 'anthropic', 'gemini'] as const).map((p) => (
+          {(['ollama', 'anthropic', 'gemini', 'openai'] as const).map((p) => (
             <label key={p} class="radio">
               <input type="radio" name="provider" value={p} checked={form.provider === p} onChange={() => set('provider', p)} data-testid={`provider-${p}`} />
               {providerNames[p]}
@@ -150,6 +153,7 @@ function SetupEditor({ initial }: { initial: Setup }) {
 
       {error !== null && <ErrorBox error={error} title="The settings were not saved" />}
       {done !== null && <p class="success" role="status" data-testid="setup-saved">{done}</p>}
+      {answer !== null && <SaveAnswer answer={answer} />}
       <div class="actions">
         <button type="submit" class="btn btn--primary" disabled={busy} data-testid="setup-save">{busy ? 'Saving…' : 'Save'}</button>
         <button type="button" class="btn" disabled={busy} onClick={() => { setForm(base); setProblems({}); setError(null); }}>Undo changes</button>
@@ -159,12 +163,33 @@ function SetupEditor({ initial }: { initial: Setup }) {
   );
 }
 
-const MODEL_EXAMPLES: Record<Provider, string> = { ollama: 'e.g. qwen2.5-coder:7b', anthropic: 'e.g. claude-sonnet-4-5', gemini: 'e.g. gemini-2.5-flash' };
+const CHECK_TITLES = { ok: 'The model answers', unreachable: 'The model\'s server does not answer', model_missing: 'The server does not have the model', not_configured: 'The model is not set up' } as const;
+
+/** After a save: the default model's check (when the save changed it), and a note when config.toml lost its comments. */
+function SaveAnswer({ answer }: { answer: Pick<SetupSaved, 'written' | 'check'> }) {
+  const { written, check } = answer;
+  return (
+    <>
+      {check !== null && (
+        <div class={check.status === 'ok' ? 'notice' : 'model-warning'} role={check.status === 'ok' ? 'status' : 'alert'} data-testid="setup-check" data-status={check.status}>
+          <p><strong>{CHECK_TITLES[check.status]}.</strong> {check.message}</p>
+        </div>
+      )}
+      {written.comments === 'dropped' && <p class="warn-text" data-testid="setup-written">{written.message}</p>}
+    </>
+  );
+}
+
+const MODEL_EXAMPLES: Record<Provider, string> = { ollama: 'e.g. qwen2.5-coder:7b', anthropic: 'e.g. claude-sonnet-4-5', gemini: 'e.g. gemini-2.5-flash', openai: 'e.g. qwen2.5-7b-instruct' };
 
 /** A hosted provider's form fields: Anthropic's keep the ids and test ids they always had. */
-const KEY_FIELDS: Record<KeyedProvider, { key: 'apiKey' | 'geminiApiKey'; url: 'baseUrl' | 'geminiBaseUrl'; testId: string; keyPlaceholder: string; urlPlaceholder: string }> = {
+const KEY_FIELDS: Record<KeyedProvider, { key: 'apiKey' | 'geminiApiKey' | 'openaiApiKey'; url: 'baseUrl' | 'geminiBaseUrl' | 'openaiBaseUrl'; testId: string; keyPlaceholder: string; urlPlaceholder: string; urlHint?: string }> = {
   anthropic: { key: 'apiKey', url: 'baseUrl', testId: '', keyPlaceholder: 'sk-ant-…', urlPlaceholder: 'https://api.anthropic.com' },
   gemini: { key: 'geminiApiKey', url: 'geminiBaseUrl', testId: 'gemini-', keyPlaceholder: 'AIza…', urlPlaceholder: 'https://generativelanguage.googleapis.com' },
+  openai: {
+    key: 'openaiApiKey', url: 'openaiBaseUrl', testId: 'openai-', keyPlaceholder: 'sk-… (a local server may need none)', urlPlaceholder: 'http://127.0.0.1:1234/v1',
+    urlHint: 'The server\'s /v1 address (LM Studio: http://127.0.0.1:1234/v1); empty uses https://api.openai.com/v1.',
+  },
 };
 
 function KeyFields({ provider, label, saved, form, problems, busy, set, remove }: {
@@ -184,7 +209,7 @@ function KeyFields({ provider, label, saved, form, problems, busy, set, remove }
       {saved.apiKeySet && (
         <p><button type="button" class="btn btn--small btn--danger-outline" onClick={remove} disabled={busy} data-testid={`${f.testId}remove-key`}>Remove key</button></p>
       )}
-      <Field id={f.url} label={`${label} base URL (optional)`} problem={problems[f.url]} hint={`Only for a proxy or gateway; empty uses ${label}'s own.`}>
+      <Field id={f.url} label={`${label} base URL (optional)`} problem={problems[f.url]} hint={f.urlHint ?? `Only for a proxy or gateway; empty uses ${label}'s own.`}>
         {(aria) => <input {...aria} type="url" value={form[f.url]} placeholder={f.urlPlaceholder} autocomplete="off"
           onInput={(e) => set(f.url, e.currentTarget.value)} />}
       </Field>

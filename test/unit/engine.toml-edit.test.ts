@@ -1,0 +1,43 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { parse } from 'smol-toml';
+import { editToml } from '../../engine/toml-edit.js';
+
+const FILE = `# kowalski settings
+# top comment
+
+[model]
+# which model
+default = "ollama:qwen2.5:7b"   # trailing comment
+tool_calling = 'text' # literal string
+
+[providers.ollama]
+host = "http://127.0.0.1:11434"
+
+# the end
+`;
+
+test('a changed value keeps its line, its trailing comment and every other line', () => {
+  const out = editToml(FILE, [{ table: ['model'], key: 'default', value: 'ollama:llama3.2:3b' }, { table: ['model'], key: 'tool_calling', value: 'auto' }]);
+  assert.equal(out, FILE.replace('"ollama:qwen2.5:7b"', '"ollama:llama3.2:3b"').replace("'text'", '"auto"'));
+});
+
+test('a new key goes after the last key of its table; a new table at the end; null removes the line', () => {
+  const out = editToml(FILE, [
+    { table: ['providers', 'ollama'], key: 'host', value: null },
+    { table: ['model'], key: 'note', value: 'say "hi"\n' },
+    { table: ['vault', 'semantic'], key: 'enabled', value: true },
+  ])!;
+  assert.ok(out.includes('tool_calling = \'text\' # literal string\nnote = "say \\"hi\\"\\n"\n\n[providers.ollama]\n\n# the end\n\n[vault.semantic]\nenabled = true\n'), out);
+  assert.deepEqual(JSON.parse(JSON.stringify(parse(out))), { model: { default: 'ollama:qwen2.5:7b', tool_calling: 'text', note: 'say "hi"\n' }, providers: { ollama: {} }, vault: { semantic: { enabled: true } } });
+});
+
+test('an empty file gets the table; CRLF files stay CRLF', () => {
+  assert.equal(editToml('', [{ table: ['tools'], key: 'root', value: '~/x' }]), '[tools]\nroot = "~/x"\n');
+  assert.equal(editToml('[tools]\r\nroot = "/a" # here\r\n', [{ table: ['tools'], key: 'root', value: '/b' }]), '[tools]\r\nroot = "/b" # here\r\n');
+});
+
+test('what it cannot edit on one line it refuses: a multi-line string, a table named twice', () => {
+  assert.equal(editToml('[tools]\nroot = """\n/a"""\n', [{ table: ['tools'], key: 'root', value: '/b' }]), null);
+  assert.equal(editToml('[tools]\n[tools]\n', [{ table: ['tools'], key: 'root', value: '/b' }]), null);
+});
