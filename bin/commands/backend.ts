@@ -50,7 +50,7 @@ function engineRuns(engine: Engine): Runs {
     startRun: ({ horde }, input) => engine.startRun(horde, input, { provenance: 'cli' }),
     readiness: ({ horde }) => engine.readiness(horde),
     rerun: (runId, { from, replayModels, found }) => engine.rerun(runId, { from, replayModels, ...(found === undefined ? {} : { horde: found.horde }) }),
-    approve: async (runId, options) => void await engine.approve(runId, { ...options, by: 'operator (cli)' }),
+    approve: async (runId, options) => void await engine.approve(runId, options),
     review: async (runId, options) => engine.review(runId, options),
     reviewEdit: (runId, edit) => engine.reviewEdit(runId, { ...edit, by: 'operator (cli)' }),
     deny: async (runId, options) => void await engine.deny(runId, options),

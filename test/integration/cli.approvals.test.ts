@@ -157,7 +157,7 @@ max_loops = 2
     const reason = 'wrong folder; not now';
     const denied = await cli(home, ['deny', runId, '--reason', reason]);
     assert.equal(denied.code, 1, outputOf(denied));
-    assert.match(denied.stdout, new RegExp(`^run ${runId} failed: .*"a".*: ${reason} \\[KW_ERR_APPROVAL_DENIED\\]\\n$`));
+    assert.match(denied.stdout, new RegExp(`^run ${runId} failed: .*"a".*: ${reason} \\[KW_ERR_APPROVAL_DENIED\\]\\ndelivery: none \\(no step wrote an artifact\\)\\noutputs: +/.+/runs/${runId}/output\\n$`));
     assert.match(denied.stderr, new RegExp(`^${T} a denied by operator: ${reason}$`, 'm'));
 
     const [show, noneParked] = await Promise.all([cli(home, ['show', runId, '--json']), cli(home, ['runs', '--status', 'awaiting_input'])]);
