@@ -3,12 +3,13 @@
  * "Commands wait for your approval" only on a horde with a step that runs a command;
  * Export disabled, with a title saying why, on an invalid horde; a user horde whose id a
  * built-in already holds has its own page (from the Hordes list) saying which one runs
- * under that id.
+ * under that id; a wide Markdown table scrolls instead of squeezing its columns.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
+import type { Locator } from 'playwright-core';
 import { apiJson, browserForFile, cleanups, openPage, serve, shot, testId, textOf } from '../support/browser.js';
 import { writeHorde } from '../support/engine.js';
 import { tempDir } from '../support/tmp.js';
@@ -23,6 +24,12 @@ describe('the horde page', () => {
     fs.mkdirSync(home, { mode: 0o700 });
     const hordes = path.join(home, 'hordes');
     writeHorde(path.join(hordes, 'asker'), 'id = "asker"\ndisplay_name = "Asker"\npipeline = ["think"]', { think: 'kind = "process"' });
+    // A Markdown table far wider than the page, in the horde's body.
+    const cols = Array.from({ length: 14 }, (_, i) => i + 1);
+    fs.appendFileSync(path.join(hordes, 'asker', 'horde.md'), [
+      '', '# Asker', '', `| ${cols.map((i) => `Measure number ${i}`).join(' | ')} |`, `| ${cols.map(() => '---').join(' | ')} |`,
+      `| ${cols.map((i) => `value of row one ${i}`).join(' | ')} |`, '',
+    ].join('\n'));
     writeHorde(path.join(hordes, 'broken'), 'id = "broken"\ndisplay_name = "Broken"\npipeline = ["missing"]', {});
     const mine = writeHorde(path.join(hordes, 'my-retry'), 'id = "retry-command"\ndisplay_name = "My retry"\npipeline = ["think"]', { think: 'kind = "process"' });
     const [server, { page, pageErrors }] = await Promise.all([serve(home, defer), openPage(browser(), defer)]);
@@ -39,6 +46,22 @@ describe('the horde page', () => {
     await page.locator('#horde-title', { hasText: 'Asker' }).waitFor();
     assert.equal(await testId(page, 'commands-note').count(), 0, 'asker runs no command');
     assert.equal(await testId(page, 'export-bundle').isEnabled(), true, 'a valid horde can be exported');
+
+    // 4. The wide Markdown table scrolls sideways in its own box; no column is squeezed (every cell on one line).
+    const table = testId(page, 'horde-body').locator('table');
+    await table.waitFor();
+    const box = await table.evaluate((t) => ({ scroll: t.scrollWidth, client: t.clientWidth, page: t.ownerDocument.documentElement.scrollWidth, view: t.ownerDocument.documentElement.clientWidth }));
+    assert.ok(box.scroll > box.client, `the table scrolls: ${JSON.stringify(box)}`);
+    assert.ok(box.page <= box.view, `the page itself does not: ${JSON.stringify(box)}`);
+    const linesOf = (cells: Locator) => cells.evaluateAll((els) => els.map((c) => {
+      const r = c.ownerDocument.createRange();
+      r.selectNodeContents(c);
+      return new Set([...r.getClientRects()].map((rect) => Math.round(rect.top))).size; // the lines its text is on
+    }));
+    assert.deepEqual(await linesOf(table.locator('th')), cols.map(() => 1), 'every header on one line');
+    // A cell is at least 12ch wide: "value of row one 3" on two lines at most (squeezed, it took four).
+    assert.deepEqual((await linesOf(table.locator('td'))).filter((n) => n > 2), [], 'no cell squeezed');
+    await shot(testId(page, 'horde-body'), 'horde-wide-markdown-table');
 
     // 2. An invalid horde cannot be exported, and the button says why.
     await page.goto(`${server.url}#/hordes/broken`);
