@@ -13,6 +13,8 @@ export interface HordeSummary {
   inputs: HordeDef['inputs'];
   triggers: Pick<TriggerDef, 'name' | 'kind' | 'enabled' | 'schedule' | 'timezone' | 'path'>[];
   stepCount: number;
+  /** Set on a horde whose id an earlier horde (a built-in) already has: the one that runs under that id. */
+  idTakenBy?: { origin: string; dir: string };
 }
 
 export interface HordeDetail extends HordeSummary {
@@ -22,14 +24,28 @@ export interface HordeDetail extends HordeSummary {
   display: Record<string, string>;
   body: string;
   confirmCommands: boolean;
+  /** Whether any step runs a command (a kind such as `verify`, `apply`): only then does `confirmCommands` matter. */
+  runsCommands: boolean;
 }
 
 const originOf = (entry: CatalogEntry): 'builtin' | 'user' | 'imported' => (entry.origin === 'builtin' || entry.origin === 'imported' ? entry.origin : 'user');
 
-export function hordeSummary(entry: CatalogEntry): HordeSummary {
+/** The entry that runs under this entry's id, when this one lost the id to it (KW_ERR_HORDE_ID_TAKEN). */
+function idTakenBy(entry: CatalogEntry, entries: readonly CatalogEntry[]): { origin: string; dir: string } | undefined {
+  if (entry.result.ok || !entry.result.problems.some((p) => p.code === 'KW_ERR_HORDE_ID_TAKEN')) return undefined;
+  const winner = entries.find((e) => e !== entry && e.id === entry.id && e.result.ok);
+  return winner === undefined ? undefined : { origin: winner.origin, dir: winner.dir };
+}
+
+/** `entries`: the whole catalog, to name the horde that holds a clashing id. */
+export function hordeSummary(entry: CatalogEntry, entries: readonly CatalogEntry[] = []): HordeSummary {
   const r = entry.result;
   if (!r.ok) {
-    return { id: entry.id, displayName: entry.id, description: '', origin: originOf(entry), valid: false, problems: r.problems, inputs: [], triggers: [], stepCount: 0 };
+    const taken = idTakenBy(entry, entries);
+    return {
+      id: entry.id, displayName: entry.id, description: '', origin: originOf(entry), valid: false, problems: r.problems, inputs: [], triggers: [], stepCount: 0,
+      ...(taken === undefined ? {} : { idTakenBy: taken }),
+    };
   }
   const h = r.horde;
   return {
@@ -44,9 +60,10 @@ export function hordeSummary(entry: CatalogEntry): HordeSummary {
   };
 }
 
-export function hordeDetail(entry: CatalogEntry): HordeDetail {
-  const summary = hordeSummary(entry);
-  if (!entry.result.ok) return { ...summary, pipeline: [], steps: [], edges: [], display: {}, body: '', confirmCommands: true };
+/** `runsCommand`: whether a step kind runs a command (the engine's `kinds`). */
+export function hordeDetail(entry: CatalogEntry, entries: readonly CatalogEntry[], runsCommand: (kind: string) => boolean): HordeDetail {
+  const summary = hordeSummary(entry, entries);
+  if (!entry.result.ok) return { ...summary, pipeline: [], steps: [], edges: [], display: {}, body: '', confirmCommands: true, runsCommands: false };
   const h = entry.result.horde;
   return {
     ...summary,
@@ -64,5 +81,6 @@ export function hordeDetail(entry: CatalogEntry): HordeDetail {
     display: h.display,
     body: h.body,
     confirmCommands: h.confirmCommands,
+    runsCommands: h.pipeline.some((name) => runsCommand(h.steps[name]!.kind)),
   };
 }

@@ -15,9 +15,21 @@ export async function entryById(engine: Engine, id: string): Promise<CatalogEntr
 }
 
 export function hordeRoutes(app: FastifyInstance, engine: Engine): void {
-  app.get('/api/hordes', async () => ({ hordes: (await engine.catalog()).entries.map(hordeSummary) }));
+  app.get('/api/hordes', async () => {
+    const { entries } = await engine.catalog();
+    return { hordes: entries.map((e) => hordeSummary(e, entries)) };
+  });
 
-  app.get<{ Params: { id: string } }>('/api/hordes/:id', { schema: { params: hordeIdParams } }, async (req) => hordeDetail(await entryById(engine, req.params.id)));
+  // `?origin=user` picks, of two hordes with one id, the one that lost it to a built-in: its page shows why it cannot run.
+  app.get<{ Params: { id: string }; Querystring: { origin?: 'builtin' | 'user' | 'imported' } }>('/api/hordes/:id', {
+    schema: { params: hordeIdParams, querystring: { type: 'object', additionalProperties: false, properties: { origin: { type: 'string', enum: ['builtin', 'user', 'imported'] } } } },
+  }, async (req) => {
+    const { entries } = await engine.catalog();
+    const origin = req.query.origin;
+    const entry = origin === undefined ? await entryById(engine, req.params.id) : entries.find((e) => e.id === req.params.id && e.origin === origin);
+    if (entry === undefined) throw new KowalskiError('KW_ERR_HORDE_NOT_FOUND', `no ${origin ?? ''} horde "${req.params.id}" (see GET /api/hordes)`);
+    return hordeDetail(entry, entries, (kind) => engine.kinds.get(kind)?.runsCommand === true);
+  });
 
   // The Run form's warning: is a model configured for each model step, and does its provider answer (a few seconds at most)?
   app.get<{ Params: { id: string } }>('/api/hordes/:id/readiness', { schema: { params: hordeIdParams } }, async (req) => engine.readiness(requireHorde(await entryById(engine, req.params.id))));

@@ -100,6 +100,29 @@ function alignments(row: Locator): Promise<string[]> {
   return row.locator('th, td').evaluateAll((cells) => cells.map((c) => c.ownerDocument.defaultView!.getComputedStyle(c).textAlign));
 }
 
+/**
+ * What a copy takes (the `copy` event's text/plain, as the page's handlers leave it) when the
+ * selection runs from the start of `from` to the end of `to` (default: `from`'s contents).
+ */
+async function copied(from: Locator, to: Locator = from): Promise<string> {
+  const end = await to.elementHandle();
+  return from.evaluate((start, last) => {
+    const doc = start.ownerDocument;
+    const range = doc.createRange();
+    range.setStart(start, 0);
+    range.setEnd(last!, last!.childNodes.length);
+    const sel = doc.getSelection()!;
+    sel.removeAllRanges();
+    sel.addRange(range);
+    let text = '(no copy event)';
+    // Inline (no named function: the test's transform would wrap a name in a helper the page lacks); after the app's handlers.
+    doc.addEventListener('copy', (e: { clipboardData: { getData: (type: string) => string } | null }) => { text = e.clipboardData?.getData('text/plain') ?? '(no clipboard data)'; }, { once: true });
+    doc.execCommand('copy');
+    sel.removeAllRanges();
+    return text;
+  }, end);
+}
+
 /** The text of the element that has the focus. */
 const focused = (page: Page): Promise<string | null> => page.evaluate('document.activeElement && document.activeElement.textContent');
 const sha256 = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
@@ -251,11 +274,19 @@ describe('the app shows spreadsheet reports', () => {
     assert.equal(await textOf(query.locator('pre')), q!.sql);
     const result = await tableOf(query);
     assert.deepEqual(result, {
-      head: ['region', 'revenue', 'first_day'],
-      rows: [[MARKUP, '1000000', '2024-03-31'], ['North', '12345.5', '2024-01-31'], ['South', '0.25', '—']],
+      head: ['region', 'revenue', 'first_day', 'share'],
+      rows: [[MARKUP, '1000000', '2024-03-31', '0.988'], ['North', '12345.5', '2024-01-31', '1234.57'], ['South', '0.25', '—', '0.333']],
     });
-    assert.deepEqual(await alignments(query.locator('thead tr')), ['left', 'right', 'left'], 'a DECIMAL column is right-aligned');
+    assert.deepEqual(await alignments(query.locator('thead tr')), ['left', 'right', 'left', 'right'], 'DECIMAL and DOUBLE columns are right-aligned');
     assert.equal(await query.locator('thead th').nth(1).getAttribute('title'), 'DECIMAL(18,2)');
+    // Rounded for display: the full value on hover, and in what a copy takes (one cell, or rows as tab-separated lines).
+    const shares = query.locator('tbody td:nth-child(4)');
+    assert.deepEqual(await shares.evaluateAll((tds) => tds.map((td) => td.getAttribute('title'))), ['0.987654321', '1234.56789', String(1 / 3)]);
+    assert.equal(await query.locator('tbody td:nth-child(2)').first().getAttribute('title'), null, 'a number shown whole has no title');
+    assert.equal(await copied(shares.nth(2)), String(1 / 3));
+    assert.equal(await copied(query.locator('tbody tr').first(), query.locator('tbody tr').nth(1)),
+      `${MARKUP}\t1000000\t2024-03-31\t0.987654321\nNorth\t12345.5\t2024-01-31\t1234.56789`);
+    assert.equal(await styleOf(query.locator('thead th').nth(2), 'overflow-wrap'), 'normal', 'column names are not broken mid-word');
     assert.match(await textOf(testId(query, 'truncated-note')), /^Truncated/);
     await shot(testId(page, 'artifact-results'), 'workbook-04-sql-batch');
 

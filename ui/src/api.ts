@@ -5,7 +5,7 @@
  */
 import type { TokenPrompter, TokenStore } from './auth';
 import type {
-  AgentList, AgentProfile, AgentSource, ApiErrorBody, BirthResult, BundleInstall, BundleReview, ChatSessionSummary, ChatSessionView, DraftSummary, DraftView, Health, HordeDetail, HordeReadiness,
+  AgentList, AgentProfile, AgentSource, ApiErrorBody, BirthResult, BundleInstall, BundleReview, ChatSessionSummary, ChatSessionView, DraftSummary, DraftView, Health, HordeDetail, HordeOrigin, HordeReadiness,
   HordeDraft, HordeSummary, Problem, StepKindSummary,
   BudgetLimits, BudgetView, NoteInfo, NoteView, NoteWrite, ReviewEditResult, ReviewView, RunPage, RunState, RunView, SearchAnswer, Setup, SetupPatch, SetupSaved, TeamProblem, TraceDetail, TracePage, TraceSummary, TriggerView,
 } from './types';
@@ -70,7 +70,7 @@ export function createApi(opts: ApiOptions) {
   return {
     health: () => json<Health>('GET', '/api/health'),
     hordes: async () => (await json<{ hordes: HordeSummary[] }>('GET', '/api/hordes')).hordes,
-    horde: (id: string) => json<HordeDetail>('GET', `/api/hordes/${enc(id)}`),
+    horde: (id: string, origin?: HordeOrigin) => json<HordeDetail>('GET', `/api/hordes/${enc(id)}${origin === undefined ? '' : `?origin=${origin}`}`),
     validateHorde: (id: string) => json<{ valid: boolean; problems: Problem[] }>('POST', `/api/hordes/${enc(id)}/validate`, {}),
     /** Whether the horde's model steps have a model that answers (a few seconds at most). */
     hordeReadiness: (id: string) => json<HordeReadiness>('GET', `/api/hordes/${enc(id)}/readiness`),

@@ -25,7 +25,7 @@ export function App({ services, prompter }: { services: Services; prompter: Toke
   const route = useRoute();
   const main = useRef<HTMLElement>(null);
   const firstRender = useRef(true);
-  const screenKey = route.name === 'horde' || route.name === 'run' || route.name === 'agent' || route.name === 'chat' || route.name === 'rookery' ? `${route.name}:${route.id ?? ''}` : route.name;
+  const screenKey = route.name === 'horde' || route.name === 'run' || route.name === 'agent' || route.name === 'chat' || route.name === 'rookery' ? `${route.name}:${route.id ?? ''}${route.name === 'horde' ? `:${route.origin ?? ''}` : ''}` : route.name;
 
   // On navigation, move focus to the new screen so keyboard and screen reader users start there.
   useEffect(() => {
@@ -56,7 +56,7 @@ export function App({ services, prompter }: { services: Services; prompter: Toke
 function Screen({ route }: { route: Route }) {
   switch (route.name) {
     case 'hordes': return <HordesScreen />;
-    case 'horde': return <HordeScreen id={route.id} />;
+    case 'horde': return <HordeScreen id={route.id} origin={route.origin} />;
     case 'runs': return <RunsScreen status={route.status} horde={route.horde} />;
     case 'run': return <RunScreen id={route.id} />;
     case 'setup': return <SetupScreen />;

@@ -1,11 +1,14 @@
 /** Hash routing (`#/hordes`, `#/runs/<id>`, `#/chat/<session>`, `#/agents/<name>`, `#/vault?note=<path>`, `#/import`, …), so the server needs no fallback route. */
 import { useEffect, useState } from 'preact/hooks';
 import { RUN_STATES } from './types';
-import type { RunState } from './types';
+import type { HordeOrigin, RunState } from './types';
+
+const HORDE_ORIGINS: readonly HordeOrigin[] = ['builtin', 'user', 'imported'];
 
 export type Route =
   | { name: 'hordes' }
-  | { name: 'horde'; id: string }
+  /** `origin`: of two hordes with one id, the one of that origin (`#/hordes/<id>?origin=user`). */
+  | { name: 'horde'; id: string; origin?: HordeOrigin }
   | { name: 'runs'; status: RunState | undefined; horde: string | undefined }
   | { name: 'run'; id: string }
   | { name: 'setup' }
@@ -27,7 +30,8 @@ export function parseHash(hash: string): Route {
   switch (head) {
     case undefined:
     case 'hordes':
-      return id === undefined ? { name: 'hordes' } : { name: 'horde', id };
+      if (id === undefined) return { name: 'hordes' };
+      return HORDE_ORIGINS.includes(q.get('origin') as HordeOrigin) ? { name: 'horde', id, origin: q.get('origin') as HordeOrigin } : { name: 'horde', id };
     case 'runs': {
       if (id !== undefined) return { name: 'run', id };
       const status = q.get('status');
@@ -63,7 +67,7 @@ export function href(route: Route): string {
   const e = encodeURIComponent;
   switch (route.name) {
     case 'hordes': return '#/hordes';
-    case 'horde': return `#/hordes/${e(route.id)}`;
+    case 'horde': return `#/hordes/${e(route.id)}${route.origin === undefined ? '' : `?origin=${route.origin}`}`;
     case 'runs': {
       const q = new URLSearchParams();
       if (route.status !== undefined) q.set('status', route.status);
@@ -83,7 +87,7 @@ export function href(route: Route): string {
   }
 }
 
-export const hordeHref = (id: string): string => href({ name: 'horde', id });
+export const hordeHref = (id: string, origin?: HordeOrigin): string => href(origin === undefined ? { name: 'horde', id } : { name: 'horde', id, origin });
 export const runHref = (id: string): string => href({ name: 'run', id });
 export const agentHref = (id: string): string => href({ name: 'agent', id });
 export const chatHref = (id: string): string => href({ name: 'chat', id });

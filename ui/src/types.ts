@@ -53,16 +53,20 @@ export interface Trigger {
   path?: string;
 }
 
+export type HordeOrigin = 'builtin' | 'user' | 'imported';
+
 export interface HordeSummary {
   id: string;
   displayName: string;
   description: string;
-  origin: 'builtin' | 'user' | 'imported';
+  origin: HordeOrigin;
   valid: boolean;
   problems: Problem[];
   inputs: InputField[];
   triggers: Trigger[];
   stepCount: number;
+  /** A horde whose id another one (a built-in) already holds: the one that runs under that id. */
+  idTakenBy?: { origin: string; dir: string };
 }
 
 export interface HordeStep {
@@ -96,6 +100,8 @@ export interface HordeDetail extends HordeSummary {
   display: Record<string, string>;
   body: string;
   confirmCommands: boolean;
+  /** Some step runs a command (verify, apply): only then is `confirmCommands` worth showing. */
+  runsCommands: boolean;
 }
 
 export type TriggerKind = 'cron' | 'watch' | 'webhook';

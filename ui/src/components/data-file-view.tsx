@@ -57,7 +57,7 @@ function QueryView({ query }: { query: SqlBatchQuery }) {
   );
 }
 
-const PROFILE_COLUMNS = ['Column', 'Type', 'Nulls', 'Distinct', 'Min', 'Max', 'Mean', 'Most frequent'].map((label, i) => ({ label, numeric: i >= 2 && i <= 3 ? true : undefined }));
+const PROFILE_COLUMNS = ['Column', 'Type', 'Nulls', 'Distinct', 'Min', 'Max', 'Mean', 'Most frequent'].map((label, i) => ({ label, numeric: i >= 2 && i <= 3 ? true : undefined, nowrap: i === 1 ? true : undefined }));
 
 function ProfileView({ file }: { file: TableProfileFile }) {
   return (

@@ -1,13 +1,15 @@
 /**
  * A table of data (a workbook sheet, a query result, a column profile), accessible and
  * plain: a caption, column headers with `scope="col"`, numbers right-aligned in tabular
- * figures and written as computed (no locale grouping), dates as `YYYY-MM-DD` (with
+ * figures, rounded for display (`roundForDisplay`; no locale grouping) with the value as
+ * computed in the cell's title and in what a copy takes, dates as `YYYY-MM-DD` (with
  * `HH:MM` when they hold a time), empty cells as a muted em-dash. Long tables scroll
  * inside a bounded box under a sticky header, and show at most `maxRows` rows with a note.
  * Every value goes into a text node: cell content is never markup.
  */
 import type { ComponentChildren } from 'preact';
 import { useId } from 'preact/hooks';
+import { roundForDisplay } from '../round-number';
 
 /**
  * A cell as a workbook (string, number, boolean, Date, null) or the data tool (string,
@@ -21,6 +23,8 @@ export interface DataColumnHead {
   numeric?: boolean;
   /** Shown as the header's tooltip (a DuckDB type, say). */
   title?: string;
+  /** Cells never wrap (type names: `DECIMAL(18,2)` is not broken mid-word). */
+  nowrap?: boolean;
 }
 
 export interface DataTableProps {
@@ -68,6 +72,32 @@ export function cellText(value: CellValue): string | null {
   }
 }
 
+/**
+ * A copy out of the table takes each rounded number's full value (`data-full`): one cell's
+ * text when the selection is inside it, else the selected rows as tab-separated lines.
+ */
+function copyFullValues(e: ClipboardEvent): void {
+  const sel = (e.currentTarget as HTMLElement).ownerDocument.getSelection();
+  if (sel === null || sel.rangeCount === 0 || sel.isCollapsed || e.clipboardData === null) return;
+  const range = sel.getRangeAt(0);
+  const common = range.commonAncestorContainer;
+  const inCell = (common instanceof Element ? common : common.parentElement)?.closest('[data-full]');
+  let text: string | null;
+  if (inCell !== null && inCell !== undefined) {
+    text = inCell.getAttribute('data-full');
+  } else {
+    const box = document.createElement('div');
+    box.append(range.cloneContents());
+    const rounded = box.querySelectorAll('[data-full]');
+    if (rounded.length === 0) return; // nothing rounded: the browser's own copy
+    for (const el of rounded) el.textContent = el.getAttribute('data-full');
+    const rows = [...box.querySelectorAll('tr')];
+    text = rows.length === 0 ? box.textContent : rows.map((tr) => [...tr.children].map((c) => c.textContent ?? '').join('\t')).join('\n');
+  }
+  e.clipboardData.setData('text/plain', text ?? '');
+  e.preventDefault();
+}
+
 /** Per column: right-aligned when told so, else when every non-empty cell is a number (and there is one). */
 function numericColumns(columns: DataColumnHead[], rows: readonly (readonly CellValue[])[]): boolean[] {
   return columns.map((c, i) => {
@@ -90,7 +120,7 @@ export function DataTable({ caption, columns, rows, maxRows = MAX_ROWS, moreHint
   return (
     <div class="data-table" data-testid={testId}>
       {/* A scrolling box is a region the keyboard can reach (and scroll with the arrow keys). */}
-      <div class="data-table__scroll" role="region" aria-labelledby={captionId} tabIndex={0}>
+      <div class="data-table__scroll" role="region" aria-labelledby={captionId} tabIndex={0} onCopy={copyFullValues}>
         <table class="table data-table__table">
           <caption id={captionId} class="data-table__caption">{caption}</caption>
           <thead>
@@ -103,7 +133,7 @@ export function DataTable({ caption, columns, rows, maxRows = MAX_ROWS, moreHint
           <tbody>
             {shown.map((row, r) => (
               <tr key={r}>
-                {columns.map((_c, i) => <Cell key={i} value={row[i]} numeric={numeric[i] === true} />)}
+                {columns.map((c, i) => <Cell key={i} value={row[i]} numeric={numeric[i] === true} nowrap={c.nowrap === true} />)}
               </tr>
             ))}
           </tbody>
@@ -119,10 +149,13 @@ export function DataTable({ caption, columns, rows, maxRows = MAX_ROWS, moreHint
   );
 }
 
-function Cell({ value, numeric }: { value: CellValue; numeric: boolean }) {
+function Cell({ value, numeric, nowrap }: { value: CellValue; numeric: boolean; nowrap: boolean }) {
   const text = cellText(value);
   if (text === null) return <td class={numeric ? 'num data-table__null' : 'data-table__null'} title="empty">—</td>;
   const isNumber = typeof value === 'number';
-  const cls = [numeric || isNumber ? 'num' : '', value instanceof Date ? 'data-table__date' : ''].filter((c) => c !== '').join(' ');
-  return <td class={cls === '' ? undefined : cls}>{text}</td>;
+  const cls = [numeric || isNumber ? 'num' : '', value instanceof Date ? 'data-table__date' : '', nowrap ? 'data-table__nowrap' : ''].filter((c) => c !== '').join(' ');
+  const shown = isNumber ? roundForDisplay(value) : text;
+  // A rounded number keeps its full value: on hover, and for a copy (copyFullValues).
+  const full = shown === text ? {} : { title: text, 'data-full': text };
+  return <td class={cls === '' ? undefined : cls} {...full}>{shown}</td>;
 }

@@ -14,13 +14,14 @@ import { ErrorBox, Loading } from '../components/status';
 import { StepsTable } from '../components/steps-table';
 import { TriggersTable, triggerKey, useTriggers } from '../components/triggers-table';
 import { useResource } from '../hooks/use-resource';
-import { href } from '../router';
+import { href, hordeHref } from '../router';
 import { useServices } from '../services';
-import type { HordeDetail } from '../types';
+import type { HordeDetail, HordeOrigin } from '../types';
 
-export function HordeScreen({ id }: { id: string }) {
+/** `origin`: of two hordes with one id, the one of that origin (a user's horde that lost its id to a built-in). */
+export function HordeScreen({ id, origin }: { id: string; origin?: HordeOrigin | undefined }) {
   const { api } = useServices();
-  const horde = useResource(() => api.horde(id), [api, id]);
+  const horde = useResource(() => api.horde(id, origin), [api, id, origin]);
 
   return (
     <section aria-labelledby="horde-title">
@@ -51,12 +52,14 @@ function HordeBody({ horde }: { horde: HordeDetail }) {
             <code>{horde.id}</code>{' '}
             <OriginTag origin={horde.origin} />{' '}
             {!horde.valid && <Tag kind="invalid">invalid</Tag>}{' '}
-            {horde.confirmCommands ? <span class="small">Commands wait for your approval.</span> : <span class="small warn-text">Commands run without asking (confirm_commands = false).</span>}
+            {horde.runsCommands && (horde.confirmCommands
+              ? <span class="small" data-testid="commands-note">Commands wait for your approval.</span>
+              : <span class="small warn-text" data-testid="commands-note">Commands run without asking (confirm_commands = false).</span>)}
           </p>
         </div>
         <div class="actions">
           <a class="btn" href={runsLink}>Its runs</a>
-          <ExportButton id={horde.id} />
+          <ExportButton id={horde.id} valid={horde.valid} />
           <button type="button" class="btn btn--primary" data-testid="run-button" disabled={!horde.valid || formOpen}
             onClick={() => setFormOpen(true)} aria-expanded={formOpen}>
             Run…
@@ -68,6 +71,7 @@ function HordeBody({ horde }: { horde: HordeDetail }) {
           Installed from a bundle: every step runs in a separate process, and its triggers arrived switched off.
         </p>
       )}
+      {horde.idTakenBy !== undefined && <IdTaken id={horde.id} takenBy={horde.idTakenBy} />}
       {horde.description !== '' && <p class="lead">{horde.description}</p>}
       {!horde.valid && (
         <div class="error-box" role="alert">
@@ -103,11 +107,25 @@ function HordeBody({ horde }: { horde: HordeDetail }) {
   );
 }
 
+/** A horde whose id another horde holds: which one runs under that id, and what to do. */
+function IdTaken({ id, takenBy }: { id: string; takenBy: { origin: string; dir: string } }) {
+  const owner = takenBy.origin === 'builtin' ? 'built-in' : takenBy.origin;
+  return (
+    <div class="notice notice--warn" role="note" data-testid="id-taken">
+      <p>
+        The id <code>{id}</code> belongs to the <a href={hordeHref(id)}>{owner} horde</a> in <code>{takenBy.dir}</code>:
+        {' '}runs of <code>{id}</code> (this app, <code>kowalski run {id}</code>, triggers) use that one, not this one.
+      </p>
+      <p>This horde cannot run until you give it another <code>id</code> in its <code>horde.md</code>.</p>
+    </div>
+  );
+}
+
 /** How long a bundle's blob URL is kept after its download started, in ms. */
 const BLOB_KEEP_MS = 60_000;
 
 /** Downloads the horde as `<id>.kwf.zip`, fetched with the auth header (a plain link could not carry it). */
-function ExportButton({ id }: { id: string }) {
+function ExportButton({ id, valid }: { id: string; valid: boolean }) {
   const { api } = useServices();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ApiError | null>(null);
@@ -141,8 +159,8 @@ function ExportButton({ id }: { id: string }) {
 
   return (
     <>
-      <button type="button" class="btn" data-testid="export-bundle" disabled={busy} onClick={() => { void exportIt(); }}
-        title={`Download this horde as ${id}.kwf.zip, to import on another machine`}>
+      <button type="button" class="btn" data-testid="export-bundle" disabled={busy || !valid} onClick={() => { void exportIt(); }}
+        title={valid ? `Download this horde as ${id}.kwf.zip, to import on another machine` : 'An invalid horde cannot be exported: fix the problems listed below first'}>
         {busy ? 'Exporting…' : 'Export bundle'}
       </button>
       {error !== null && (

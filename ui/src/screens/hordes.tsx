@@ -39,7 +39,7 @@ export function HordesScreen() {
       )}
       {hordes.data !== undefined && hordes.data.length > 0 && (
         <ul class="cards">
-          {hordes.data.map((h) => <HordeCard key={h.id} horde={h} triggers={triggers} />)}
+          {hordes.data.map((h) => <HordeCard key={`${h.id}:${h.origin}`} horde={h} triggers={triggers} />)}
         </ul>
       )}
     </section>
@@ -48,9 +48,9 @@ export function HordesScreen() {
 
 function HordeCard({ horde, triggers }: { horde: HordeSummary; triggers: Triggers }) {
   return (
-    <li class={horde.valid ? 'card' : 'card card--invalid'} data-testid={`horde-card-${horde.id}`}>
+    <li class={horde.valid ? 'card' : 'card card--invalid'} data-testid={horde.idTakenBy === undefined ? `horde-card-${horde.id}` : `horde-card-${horde.id}-${horde.origin}`}>
       <div class="card__head">
-        <h2 class="card__title"><a href={hordeHref(horde.id)}>{horde.displayName || horde.id}</a></h2>
+        <h2 class="card__title"><a href={hordeHref(horde.id, horde.idTakenBy === undefined ? undefined : horde.origin)}>{horde.displayName || horde.id}</a></h2>
         <div class="card__tags">
           <OriginTag origin={horde.origin} />
           {!horde.valid && <Tag kind="invalid">invalid</Tag>}
