@@ -172,7 +172,7 @@ describe('the CLI through a running server', { concurrency: 2 }, () => {
     const reason = 'wrong folder; not now';
     const denied = await cli(s.home, ['deny', runId, '--reason', reason]);
     assert.equal(denied.code, 1, outputOf(denied));
-    assert.match(denied.stdout, new RegExp(`^run ${runId} failed: .*"a".*: ${reason} \\[KW_ERR_APPROVAL_DENIED\\]\\n$`));
+    assert.match(denied.stdout, new RegExp(`^run ${runId} failed: .*"a".*: ${reason} \\[KW_ERR_APPROVAL_DENIED\\]\\ndelivery: none \\(no step wrote an artifact\\)\\noutputs: +/.+/runs/${runId}/output\\n$`));
     assert.match(denied.stderr, new RegExp(`^${T} a denied by operator \\(api\\): ${reason}$`, 'm'));
     assert.match(denied.stderr, new RegExp(`^${T} run failed$`, 'm'));
     const view = (await getJson(`${url}api/runs/${runId}`)).json;
@@ -202,7 +202,7 @@ describe('the CLI through a running server', { concurrency: 2 }, () => {
 
     const [ran, resumed] = await Promise.all([running.exited, resume.exited]);
     assert.equal(ran.code, 0, outputOf(ran));
-    assert.equal(ran.stdout, `run ${runId} succeeded\n`);
+    assert.equal(ran.stdout, `run ${runId} succeeded\ndelivery: ${s.home}/runs/${runId}/output/after.md\noutputs:  ${s.home}/runs/${runId}/output\n`);
     const lines = ran.stderr.trimEnd().split('\n');
     ['run \\S+ created \\(hold\\)', 'wait #1 started', 'wait #1 passed in \\S+ \\(exit 0\\)', 'after #1 started', 'after #1 passed in \\S+ \\(exit 0\\)', 'run succeeded']
       .forEach((re, i) => assert.match(lines[i] ?? '', new RegExp(`^${T} ${re}$`), ran.stderr));

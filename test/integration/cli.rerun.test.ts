@@ -43,7 +43,7 @@ describe('kowalski rerun', { concurrency: true }, () => {
     const e = await cli(home, ['rerun', first.runId, '--from', 'three', '--horde', edited]);
     assert.equal(e.code, 0, outputOf(e));
     assert.match(e.stderr, new RegExp(`re-runs ${first.runId} from "three"`));
-    assert.match(e.stdout, /^run r[0-9a-z]+ succeeded\n$/m);
+    assert.match(e.stdout, /^run r[0-9a-z]+ succeeded\ndelivery: \/.+\/three\.md\noutputs: +\/.+\n$/);
     assert.deepEqual(linesOf(ran).slice(4), ['three-edited']);
 
     const bad = await cli(home, ['rerun', first.runId, '--from', 'nope', '--json']);

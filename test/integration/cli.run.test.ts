@@ -42,7 +42,7 @@ describe('kowalski run', { concurrency: true }, () => {
     });
     const r = await cli(home, ['run', dir]);
     assert.equal(r.code, 1, outputOf(r));
-    const m = /^run (r[0-9a-z]+) failed: step "tests" failed .*\[KW_ERR_NO_ROUTE\]\n$/.exec(r.stdout);
+    const m = /^run (r[0-9a-z]+) failed: step "tests" failed .*\[KW_ERR_NO_ROUTE\]\ndelivery: \/.+\/build\.md\noutputs: +\/.+\/output\n$/.exec(r.stdout);
     assert.ok(m !== null, outputOf(r));
     const runId = m[1]!;
     assert.deepEqual(linesOf(ran), ['build', 'tests'], 'ship never ran');

@@ -27,7 +27,7 @@ test('migrating twice is harmless and the schema is recorded once per migration'
   openDatabase(file).close();
   const db = openDatabase(file);
   const rows = db.prepare('SELECT version, name FROM schema_migrations').all();
-  assert.deepEqual(rows, [{ version: 1, name: 'init' }, { version: 2, name: 'traces' }, { version: 3, name: 'triggers' }, { version: 4, name: 'state_checks' }, { version: 5, name: 'chat' }, { version: 6, name: 'vault_writes' }, { version: 7, name: 'vault_index' }, { version: 8, name: 'chat_recall' }, { version: 9, name: 'rookery_drafts' }]);
+  assert.deepEqual(rows, [{ version: 1, name: 'init' }, { version: 2, name: 'traces' }, { version: 3, name: 'triggers' }, { version: 4, name: 'state_checks' }, { version: 5, name: 'chat' }, { version: 6, name: 'vault_writes' }, { version: 7, name: 'vault_index' }, { version: 8, name: 'chat_recall' }, { version: 9, name: 'rookery_drafts' }, { version: 10, name: 'review_approvals' }]);
   assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
   assert.equal(db.pragma('synchronous', { simple: true }), 2, 'FULL by default');
   db.close();
@@ -43,7 +43,7 @@ test('a database of the previous version gains the new tables and keeps its runs
   old.close();
   const db = openDatabase(file);
   cleanups(t)(() => db.close());
-  assert.deepEqual(db.prepare('SELECT version FROM schema_migrations').pluck().all(), [1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  assert.deepEqual(db.prepare('SELECT version FROM schema_migrations').pluck().all(), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
   assert.equal(db.prepare('SELECT count(*) FROM traces').pluck().get(), 0);
   assert.equal(db.prepare('SELECT count(*) FROM rookery_drafts').pluck().get(), 0);
   assert.equal(db.prepare('SELECT count(*) FROM chat_sessions').pluck().get(), 0);
@@ -151,7 +151,9 @@ test('a database made by the previous build keeps every row and index through th
   const db = openDatabase(file);
   cleanups(t)(() => db.close());
   assert.deepEqual(db.prepare('SELECT version, name FROM schema_migrations ORDER BY version').all(), MIGRATIONS.map((m) => ({ version: m.version, name: m.name })));
-  assert.deepEqual(rowsOf(db), before, 'every row, with its values (and the runs its rowids)');
+  // Migration 10 gives approvals an `artifact` column (a review's file), empty on the rows it keeps.
+  const kept = { ...before, approvals: before.approvals!.map((r) => ({ ...(r as object), artifact: null })) };
+  assert.deepEqual(rowsOf(db), kept, 'every row, with its values (and the runs its rowids)');
   const after = db.prepare("SELECT name, tbl_name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%' ORDER BY name").all();
   assert.deepEqual(after.filter((i) => indexes.some((o) => JSON.stringify(o) === JSON.stringify(i))), indexes, 'every index kept');
   assert.equal(db.pragma('integrity_check', { simple: true }), 'ok');

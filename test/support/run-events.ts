@@ -59,7 +59,8 @@ export function randomEvent(rand: () => number, ctx: RunContext): RunEvent {
     case 'denied': return { type: 'approval.denied', step, reason: 'no', by: 'operator' };
     case 'cancelled': return rand() < 0.2 ? { type: 'run.cancelled', reason: 'r', by: 'operator' } : { type: 'step.started', step, attempt: attempt + 1 };
     case 'created': return randomCreated(rand);
-    case 'exceeded': return { type: 'budget.exceeded', over: ['tokens'], spent: { model_calls: 1, tokens: 10, cost_usd: 0, tool_calls: 0, wall_secs: 1, unpriced: 0 }, limits: { tokens: 10 } };
+    // A run parked for its budget accepts little, so park rarely: the other events need running runs too.
+    case 'exceeded': return rand() < 0.7 ? { type: 'step.started', step, attempt: attempt + 1 } : { type: 'budget.exceeded', over: ['tokens'], spent: { model_calls: 1, tokens: 10, cost_usd: 0, tool_calls: 0, wall_secs: 1, unpriced: 0 }, limits: { tokens: 10 } };
     case 'raised': return { type: 'budget.raised', limits: { tokens: 100 }, by: 'operator' };
   }
 }
