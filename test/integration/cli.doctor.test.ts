@@ -60,7 +60,7 @@ test('a model the provider does not have fails with `ollama pull`', async (t) =>
   const config = { ...DEFAULT_CONFIG, model: { ...DEFAULT_CONFIG.model, default: 'ollama:qwen2.5:7b' }, raw: { providers: { ollama: { host } } } };
   const missing = await checkModel(config, {});
   assert.equal(missing.status, 'fail', missing.detail);
-  assert.match(missing.detail, /has no model "qwen2\.5:7b" \(it has llama3\.2:1b\)/);
+  assert.match(missing.detail, /does not have qwen2\.5:7b: run `ollama pull qwen2\.5:7b` \(it has: llama3\.2:1b\)/);
   assert.equal(missing.fix, 'ollama pull qwen2.5:7b');
   const present = await checkModel({ ...config, model: { ...config.model, default: 'ollama:llama3.2:1b' } }, {});
   assert.equal(present.status, 'ok', present.detail);
@@ -98,7 +98,7 @@ command = "/nonexistent/kw-mcp-server"
   const failing: [string, RegExp, RegExp][] = [
     ['data folder', /\(mode 0000\) is not readable, writable and searchable by its owner/, /chmod 700/],
     ['database', /is damaged/, /\.recover/],
-    ['model', new RegExp(`does not answer at http://127\\.0\\.0\\.1:${modelPort}`), /ollama serve/],
+    ['model', new RegExp(`Ollama at http://127\\.0\\.0\\.1:${modelPort} could not be reached`), /ollama serve/],
     ['mcp gone', /nonexistent/, /mcp\.servers/],
     ['web search', /does not answer/, /\[tools\.web_search\] url/],
     ['port', /taken by another program/, /--port/],
@@ -136,6 +136,6 @@ test('doctor: a bad config.toml fails naming the key; a healthy folder exits 0',
   assert.equal(good.code, 0, outputOf(good));
   const checks = stdoutJson<{ ok: boolean; checks: Check[] }>(good).checks;
   assert.deepEqual(checks.filter((x) => x.status === 'fail'), []);
-  assert.equal(byName(checks).get('model')?.detail, 'ollama:qwen2.5:7b: reachable, model present');
+  assert.equal(byName(checks).get('model')?.detail, `ollama:qwen2.5:7b: Ollama at ${host} has qwen2.5:7b`);
   assert.equal(byName(checks).get('database')?.status, 'ok');
 });
