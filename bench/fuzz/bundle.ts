@@ -45,7 +45,7 @@ function hostile(seed: Uint8Array, rng: Rng, outside: string): Uint8Array {
   const entries: [string, Uint8Array, { attrs?: number; os?: number }][] = names.map((n) => [n, files[n]!, {}]);
   // Now and then no change at all: the install path is fuzzed too (under a new id, over the same).
   const rounds = rng.chance(0.1) ? 0 : 1 + rng.size(3);
-  for (let r = 0; r < rounds; r++) {
+  for (let r = 0; r < rounds && entries.length > 0; r++) {
     const at = rng.int(entries.length);
     const [name, data] = entries[at]!;
     switch (rng.int(8)) {
