@@ -9,6 +9,7 @@ import { formatTime } from '../format';
 import { useServices } from '../services';
 import { SOCKET_DOWN } from '../socket';
 import type { ApprovalRow } from '../types';
+import { DenyField } from './deny-field';
 import { ErrorBox } from './status';
 
 const WHY: Record<ApprovalRow['reason'], string> = {
@@ -25,28 +26,20 @@ export function displayArgv(argv: readonly string[]): string {
 export function ApprovalPanel({ runId, approval, onDone }: { runId: string; approval: ApprovalRow; onDone: () => void }) {
   const { api, socket } = useServices();
   const [busy, setBusy] = useState<'approve' | 'deny' | null>(null);
-  const [reason, setReason] = useState('');
-  const [reasonMissing, setReasonMissing] = useState(false);
   const [error, setError] = useState<ApiError | null>(null);
   const step = approval.step;
-  const reasonId = `deny-reason-${step}`;
 
-  const act = async (kind: 'approve' | 'deny') => {
-    if (kind === 'deny' && reason.trim() === '') {
-      setReasonMissing(true);
-      document.getElementById(reasonId)?.focus();
-      return;
-    }
+  const act = async (kind: 'approve' | 'deny', reason = '') => {
     setBusy(kind);
     setError(null);
     try {
       try {
         if (kind === 'approve') await socket.approve(runId, step);
-        else await socket.deny(runId, reason.trim(), step);
+        else await socket.deny(runId, reason, step);
       } catch (err) {
         if (asApiError(err).code !== SOCKET_DOWN) throw err;
         if (kind === 'approve') await api.approve(runId, step);
-        else await api.deny(runId, reason.trim(), step);
+        else await api.deny(runId, reason, step);
       }
       onDone();
     } catch (err) {
@@ -84,20 +77,8 @@ export function ApprovalPanel({ runId, approval, onDone }: { runId: string; appr
         <button type="button" class="btn btn--approve" data-testid="approve-button" disabled={busy !== null} onClick={() => { void act('approve'); }}>
           {busy === 'approve' ? 'Approving…' : 'Approve and run'}
         </button>
-        <div class="approval__deny">
-          <div class="field">
-            <label for={reasonId}>Reason to deny <span class="muted small">(required to deny)</span></label>
-            <input id={reasonId} type="text" value={reason} data-testid="deny-reason" disabled={busy !== null} autocomplete="off"
-              aria-invalid={reasonMissing} aria-describedby={reasonMissing ? `${reasonId}-error` : undefined}
-              onInput={(e) => { setReason(e.currentTarget.value); setReasonMissing(false); }}
-              onKeyDown={(e) => { if (e.key === 'Enter') { e.preventDefault(); void act('deny'); } }} />
-          </div>
-          <button type="button" class="btn btn--danger" data-testid="deny-button" disabled={busy !== null} onClick={() => { void act('deny'); }}>
-            {busy === 'deny' ? 'Denying…' : 'Deny'}
-          </button>
-        </div>
+        <DenyField step={step} busy={busy !== null} denying={busy === 'deny'} onDeny={(reason) => { void act('deny', reason); }} />
       </div>
-      {reasonMissing && <p id={`${reasonId}-error`} class="field__error" role="alert">Write why you deny it; the reason is recorded with the run.</p>}
     </section>
   );
 }

@@ -12,6 +12,7 @@ import { formatTime } from '../format';
 import { useResource } from '../hooks/use-resource';
 import { useServices } from '../services';
 import type { ApprovalRow, ReviewView } from '../types';
+import { DenyField } from './deny-field';
 import { ErrorBox } from './status';
 
 type Busy = 'approve' | 'deny' | 'save' | null;
@@ -22,10 +23,7 @@ export function ReviewPanel({ runId, approval, onDone }: { runId: string; approv
   const review = useResource(() => api.review(runId, step), [api, runId, step, approval.hash]);
   const [editing, setEditing] = useState<string | null>(null);
   const [busy, setBusy] = useState<Busy>(null);
-  const [reason, setReason] = useState('');
-  const [reasonMissing, setReasonMissing] = useState(false);
   const [error, setError] = useState<ApiError | null>(null);
-  const reasonId = `deny-reason-${step}`;
   const view = review.data;
 
   const send = async (kind: Exclude<Busy, null>, call: () => Promise<unknown>) => {
@@ -38,14 +36,6 @@ export function ReviewPanel({ runId, approval, onDone }: { runId: string; approv
       setError(asApiError(err));
       setBusy(null);
     }
-  };
-  const deny = () => {
-    if (reason.trim() === '') {
-      setReasonMissing(true);
-      document.getElementById(reasonId)?.focus();
-      return;
-    }
-    void send('deny', () => api.deny(runId, reason.trim(), step));
   };
   const reload = () => {
     setError(null);
@@ -104,21 +94,9 @@ export function ReviewPanel({ runId, approval, onDone }: { runId: string; approv
                 onClick={() => { setError(null); setEditing(null); }}>Discard edit</button>
             </>
           )}
-          <div class="approval__deny">
-            <div class="field">
-              <label for={reasonId}>Reason to deny <span class="muted small">(required to deny)</span></label>
-              <input id={reasonId} type="text" value={reason} data-testid="deny-reason" disabled={busy !== null} autocomplete="off"
-                aria-invalid={reasonMissing} aria-describedby={reasonMissing ? `${reasonId}-error` : undefined}
-                onInput={(e) => { setReason(e.currentTarget.value); setReasonMissing(false); }}
-                onKeyDown={(e) => { if (e.key === 'Enter') { e.preventDefault(); deny(); } }} />
-            </div>
-            <button type="button" class="btn btn--danger" data-testid="deny-button" disabled={busy !== null} onClick={deny}>
-              {busy === 'deny' ? 'Denying…' : 'Deny'}
-            </button>
-          </div>
+          <DenyField step={step} busy={busy !== null} denying={busy === 'deny'} onDeny={(reason) => { void send('deny', () => api.deny(runId, reason, step)); }} />
         </div>
       )}
-      {reasonMissing && <p id={`${reasonId}-error`} class="field__error" role="alert">Write why you deny it; the reason is recorded with the run.</p>}
     </section>
   );
 }
