@@ -13,7 +13,7 @@ import { builtinStepKinds, createStepRunner, resolveInside } from '../steps/inde
 import type { StepKindInfo } from '../steps/index.js';
 import type { Clock } from './clock.js';
 import { monotonicMicros, systemClock } from './clock.js';
-import { budgetMeter, checkRaise, raisedLimits, readBudgetView, runLimits, spentOf } from './budget.js';
+import { budgetMeter, checkRaise, raisedLimits, runLimits, spentOf } from './budget.js';
 import type { BudgetView } from './budget.js';
 import { Committer } from './committer.js';
 import { INTAKE_HOLD_US, IntakeHold } from './intake-hold.js';
@@ -489,10 +489,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         usesModel: (kind) => kinds.get(kind)?.usesModel === true, defaultModel: config.model.default, settings: models.providerSettings(), configFile: paths.config,
       }),
       checkDefaultModel: () => checkDefaultModel(config.model.default, models.providerSettings(), paths.config),
-      getRun(runId) {
-        const view = readRunView(queries, log, runId, paths);
-        return { ...view, budget: readBudgetView(log.read(runId), models.traces, view.run, clock.now()) };
-      },
+      getRun: (runId) => readRunView(queries, log, models.traces, runId, paths, clock.now()),
       getRunRow: (runId) => requireRunRow(queries, runId, paths),
       listRuns: (filter) => queries.listRuns(filter),
       events: (runId, afterSeq = 0, limit = 100_000) => log.readAfter(runId, afterSeq, limit),

@@ -4,7 +4,6 @@
  */
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
-import { readBudgetView } from './budget.js';
 import { systemClock } from './clock.js';
 import { dataPaths } from './data-dir.js';
 import { EventLog } from './store/event-log.js';
@@ -29,10 +28,7 @@ export function openHistory(dataDir: string): History | undefined {
   const log = new EventLog(db);
   const traces = new TraceStore(db);
   return {
-    getRun(runId) {
-      const view = readRunView(queries, log, runId, paths);
-      return { ...view, budget: readBudgetView(log.read(runId), traces, view.run, systemClock.now()) };
-    },
+    getRun: (runId) => readRunView(queries, log, traces, runId, paths, systemClock.now()),
     listRuns: (filter) => queries.listRuns(filter),
     close: () => db.close(),
   };

@@ -3,9 +3,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { KowalskiError } from '../core/index.js';
 import type { HordeDef } from '../core/index.js';
+import { readBudgetView } from './budget.js';
 import type { BudgetView } from './budget.js';
 import type { DataPaths } from './data-dir.js';
 import type { EventLog } from './store/event-log.js';
+import type { TraceStore } from './store/traces.js';
 import type { ApprovalRow, AttemptRow, RunQueries, RunRow } from './store/queries.js';
 
 export interface StepView {
@@ -92,7 +94,8 @@ export function runWorkdir(queries: RunQueries, log: EventLog, runId: string, pa
   return runStart(log, runId, paths).workdir;
 }
 
-export function readRunView(queries: RunQueries, log: EventLog, runId: string, paths: DataPaths): Omit<RunView, 'budget'> {
+/** The run as the operator reads it; its budget's spent amounts come from `traces`, its wall time up to `now`. */
+export function readRunView(queries: RunQueries, log: EventLog, traces: TraceStore, runId: string, paths: DataPaths, now: number): RunView {
   const run = requireRunRow(queries, runId, paths);
   const { horde, workdir } = runStart(log, runId, paths);
   const attempts = queries.attempts(runId);
@@ -134,5 +137,6 @@ export function readRunView(queries: RunQueries, log: EventLog, runId: string, p
       error: a.errorCode === null ? null : { code: a.errorCode, message: a.error },
     };
   });
-  return { run, steps, attempts, approvals, pending, workdir, delivery: findDelivery(horde, workdir, steps) };
+  const budget = readBudgetView(log.read(runId), traces, run, now);
+  return { run, steps, attempts, approvals, pending, workdir, budget, delivery: findDelivery(horde, workdir, steps) };
 }
