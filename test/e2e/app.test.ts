@@ -36,7 +36,7 @@ interface Scene {
  * `prepare` writes into the data folder (config.toml, hordes) before the server starts.
  */
 async function scene(t: TestContext, serveArgs: string[] = [], prepare?: (home: string, defer: (fn: () => unknown) => void) => Promise<void>): Promise<Scene> {
-  const defer = cleanups(t); // registered before tempDir's hook, so it runs first
+  const defer = cleanups(t); // the test's one newest-first stack, tempDir's too: what is made in the folder goes before it
   const root = fs.realpathSync(tempDir(t, 'kw-e2e-'));
   const home = path.join(root, 'home');
   const work = path.join(root, 'work');
@@ -46,7 +46,7 @@ async function scene(t: TestContext, serveArgs: string[] = [], prepare?: (home: 
     await prepare(home, defer);
   }
   const [server, { page, pageErrors }] = await Promise.all([serve(home, defer, serveArgs), openPage(browser(), defer)]);
-  // Runs first of the clean-ups: the page threw nothing all along.
+  // Runs first of the clean-ups (newest first): the page threw nothing all along.
   defer(() => assert.deepEqual(pageErrors, [], 'uncaught exceptions in the page'));
   return { page, server, url: server.url, home, work, defer };
 }

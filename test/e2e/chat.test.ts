@@ -22,7 +22,7 @@ const browser = browserForFile();
 
 /** A served data folder whose team has `profiles` and whose model is the fake; the page is on `#/chat`. */
 async function chatScene(t: TestContext, script: FakeScript, profiles: Record<string, string>): Promise<Page> {
-  const defer = cleanups(t); // registered before tempDir's hook, so it runs first
+  const defer = cleanups(t); // the test's one newest-first stack, tempDir's too: what is made in the folder goes before it
   const root = fs.realpathSync(tempDir(t, 'kw-e2e-chat-'));
   const home = path.join(root, 'home');
   const files = path.join(root, 'files');

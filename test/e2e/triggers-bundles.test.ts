@@ -40,7 +40,7 @@ interface Scene {
 
 /** A data directory holding the hordes `prepare` writes, an engine with its triggers started, an API listening on it, and a page. */
 async function scene(t: TestContext, prepare: (hordes: string) => void): Promise<Scene> {
-  const defer = cleanups(t); // registered before tempDir's hook, so it runs first
+  const defer = cleanups(t); // the test's one newest-first stack, tempDir's too: what is made in the folder goes before it
   const root = fs.realpathSync(tempDir(t, 'kw-e2e-tb-'));
   const home = path.join(root, 'home');
   prepare(path.join(home, 'hordes'));

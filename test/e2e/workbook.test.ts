@@ -51,7 +51,7 @@ interface Scene {
  * stopped after the test.
  */
 async function scene(t: TestContext, horde: (root: string) => string = () => HORDE): Promise<Scene> {
-  const defer = cleanups(t); // registered before tempDir's hook, so it runs first
+  const defer = cleanups(t); // the test's one newest-first stack, tempDir's too: what is made in the folder goes before it
   const root = fs.realpathSync(tempDir(t, 'kw-e2e-wb-'));
   const home = path.join(root, 'home');
   const engine = await createEngine({ dataDir: home, config: DEFAULT_CONFIG, extraStepKinds: [KIND] });

@@ -6,7 +6,6 @@ import { describe, it } from 'node:test';
 import type { TestContext } from 'node:test';
 import { zipSync } from 'fflate';
 import { cli, cliSandbox, outputOf, startCli, stdoutJson, verifyStep, writeHorde } from '../support/cli.js';
-import type { RunningCli } from '../support/cli.js';
 import { cleanups } from '../support/cleanup.js';
 
 /** A user horde "mine": a model step with two tools (one of an MCP server), a verify step, a prompt, a cron trigger. */
@@ -176,20 +175,17 @@ describe('kowalski bundle', { concurrency: true }, () => {
   });
 
   it('while a server owns the data directory, import writes the folder directly and the server lists it at once', async (t) => {
-    const running: { server?: RunningCli } = {};
-    // Registered first, so the server stops before the sandbox is removed.
-    cleanups(t)(async () => {
-      const server = running.server;
-      if (server !== undefined && server.child.exitCode === null && server.child.signalCode === null) {
-        server.child.kill('SIGTERM');
-        await server.exited;
-      }
-    });
     const s = sandbox(t);
     const file = path.join(s.root, 'mine.kwf.zip');
     assert.equal((await cli(s.home, ['bundle', 'export', 'mine', '-o', file])).code, 0);
     const server = startCli(s.home, ['serve', '--no-open', '--port', '0'], { limitMs: 180_000 });
-    running.server = server;
+    // Clean-ups run newest first: the server stops before the sandbox is removed.
+    cleanups(t)(async () => {
+      if (server.child.exitCode === null && server.child.signalCode === null) {
+        server.child.kill('SIGTERM');
+        await server.exited;
+      }
+    });
     const url = /^kowalski serving .* at (http:\/\/127\.0\.0\.1:\d+\/)/.exec(await server.stderrLine(/^kowalski serving .* at http/))![1]!;
     const imported = await cli(s.home, ['bundle', 'import', file, '--id', 'live']);
     assert.equal(imported.code, 0, outputOf(imported));
