@@ -31,8 +31,11 @@ export interface ModelHubDeps {
   /** The engine's timers (a data tool server is closed after it has been idle a while). */
   timers: Timers;
   observers: Observers;
-  /** Built-in tools the engine itself provides (the vault's and the memory tools), beside those of config.toml. */
-  engineTools?: readonly Tool[];
+  /**
+   * Built-in tools the engine itself provides (the vault's and the memory tools; granted plugins' and the calendar's),
+   * beside those of config.toml. Read each time the tools are built: a service whose tools change calls `reload()`.
+   */
+  engineTools?: () => readonly Tool[];
   /** Test-only: `ip:port` pairs web fetches may reach although loopback or private. */
   testOnlyFetchAllow?: readonly string[];
 }
@@ -65,7 +68,7 @@ export class ModelHub {
   private buildTools(): EngineTools {
     return createEngineTools(this.deps.config(), {
       dataDir: this.deps.dataDir,
-      ...(this.deps.engineTools === undefined ? {} : { engineTools: this.deps.engineTools }),
+      ...(this.deps.engineTools === undefined ? {} : { engineTools: this.deps.engineTools() }),
       ...(this.deps.testOnlyFetchAllow === undefined ? {} : { testOnlyFetchAllow: this.deps.testOnlyFetchAllow }),
     });
   }

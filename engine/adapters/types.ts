@@ -1,0 +1,121 @@
+/**
+ * Adapters: inbound channels (a signed webhook, Slack, Discord, email) that turn a message
+ * into a durable chat turn with the agent named in `[adapters.<name>] agent` and send the
+ * answer back the same way; and the calendar, which gives agents tools. One registry holds
+ * every adapter's status; the host (`engine.adapters`) keeps the durable record of every
+ * inbound message, so a message is answered once although the channel redelivers it and
+ * although the engine was killed between taking it and replying.
+ */
+import type { Tool } from '../../agents/index.js';
+
+/** The adapters kowalski has. A configured `[adapters.<name>]` section picks one with `type` (default: its name). */
+export const ADAPTER_TYPES = ['webhook', 'slack', 'discord', 'email', 'calendar'] as const;
+export type AdapterType = (typeof ADAPTER_TYPES)[number];
+
+/** `running`: started and taking messages; `stopped`: switched off or not configured; `error`: its start (or its last poll) failed. */
+export type AdapterState = 'running' | 'stopped' | 'error';
+
+export interface AdapterStatus {
+  name: string;
+  type: AdapterType;
+  /** Switched on (config.toml's `enabled`, or the operator's last enable/disable, which wins). */
+  enabled: boolean;
+  state: AdapterState;
+  /** The last error's message (secrets never appear in it), until a later start succeeds. */
+  lastError: string | null;
+  lastErrorAt: number | null;
+  lastActivityAt: number | null;
+  errorCount: number;
+  /** The agent its messages go to. */
+  agent: string | null;
+  /** Settings as they may be shown: every secret is replaced by `"(set)"` or `"(from $ENV_NAME)"`. */
+  settings: Record<string, unknown>;
+}
+
+/** One message from a channel, as the host records it. */
+export interface InboundMessage {
+  /** The channel's own id of this delivery (Slack `event_id`, Discord interaction id, email Message-ID, the webhook's delivery id). */
+  deliveryId: string;
+  /**
+   * More keys the same message may come back under (Slack: `msg:<channel>:<ts>`, since Slack redelivers
+   * a message under a new event id). A message whose delivery id or any key was already taken is a duplicate.
+   */
+  dedupeKeys?: readonly string[];
+  /** Messages of one conversation share a chat session (a Slack thread, an email thread, a webhook's `conversation`). */
+  conversation: string;
+  /** Who sent it, as the channel names them (for the transcript and the audit). */
+  from: string;
+  text: string;
+  /** What the adapter needs to send the answer back (a thread ts, a Discord token, the email headers), kept with the record as JSON. */
+  replyTo: Record<string, unknown>;
+}
+
+export type InboundState = 'received' | 'answering' | 'answered' | 'replied' | 'failed' | 'ignored';
+
+/** The durable record of one inbound message. */
+export interface InboundRecord {
+  id: number;
+  adapter: string;
+  deliveryId: string;
+  conversation: string;
+  from: string;
+  text: string;
+  replyTo: Record<string, unknown>;
+  state: InboundState;
+  sessionId: string | null;
+  turn: number | null;
+  /** The agent's answer, once its turn finished. */
+  answer: string | null;
+  /** Reply sends tried (a failed send is tried again, bounded). */
+  replyAttempts: number;
+  lastError: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface Accepted {
+  /** `duplicate`: the delivery id or a dedupe key was taken before; nothing new happens. */
+  status: 'accepted' | 'duplicate';
+  record: InboundRecord;
+  /** Resolves with the record once the reply was sent (or the answer recorded, for adapters that reply in the request). */
+  done: Promise<InboundRecord>;
+}
+
+/** What the host gives an adapter. */
+export interface AdapterHost {
+  /**
+   * Record the message (committed before this returns) and start its chat turn. A message already
+   * taken is a duplicate. Safe to call before answering the channel's request: the turn is durable,
+   * so a restart still answers it.
+   */
+  accept(message: InboundMessage): Accepted;
+  /** Something happened (a poll, a message): `last_activity_at`. */
+  activity(): void;
+  /** Record an error without stopping (a poll failed): counted, shown as the last error. */
+  failed(err: unknown): void;
+  now(): number;
+  /** Injected timers: never the real clock's `setTimeout` in engine code. */
+  setTimeout(fn: () => void, ms: number): { cancel(): void };
+}
+
+/** The engine side of one adapter type. */
+export interface AdapterDefinition<S = Record<string, unknown>> {
+  type: AdapterType;
+  /**
+   * Check and read `[adapters.<name>]` (secrets may come from the environment: `<key>_env = "NAME"`).
+   * Throws KW_ERR_ADAPTER_CONFIG naming the key.
+   */
+  settings(raw: Record<string, unknown>, env: NodeJS.ProcessEnv, name: string): S;
+  /** The keys of its settings that are secrets (never shown back). */
+  secretKeys: readonly string[];
+  /** Start it (lazily import what it needs here). A throw makes it `error`, never `running`. */
+  start(settings: S, host: AdapterHost): Promise<AdapterInstance>;
+}
+
+export interface AdapterInstance {
+  /** Send the agent's answer back to where the message came from. A throw is recorded and tried again (bounded). */
+  reply?(record: InboundRecord, answer: string): Promise<void>;
+  /** Tools it gives agents (the calendar). */
+  tools?(): readonly Tool[];
+  stop(): Promise<void>;
+}
