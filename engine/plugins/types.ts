@@ -1,0 +1,102 @@
+/**
+ * Plugins: third-party tools declared in a `kowalski-plugin.toml`, found under `<data>/plugins/`,
+ * offered to agents only once the operator granted the permissions they declare, each run in
+ * its own child process under Node's permission model (`engine/plugins/runner/`). These are the
+ * shapes the manifest reader, discovery, the grants, the runner and the API share.
+ */
+
+/** What a plugin may do; granted as a whole. Paths are absolute (`~/` expanded), hosts lower-case. */
+export interface PluginPermissions {
+  /** Folders and files it may read besides its own folder (`fs.read`). */
+  fsRead: string[];
+  /** Folders and files it may write besides its data folder (`fs.write`). */
+  fsWrite: string[];
+  /** Hosts its `fetch` (the engine's, SSRF-safe) may reach (`net`). */
+  net: string[];
+  /** Environment variables it sees (`env`); it sees no other. */
+  env: string[];
+  /** May start child processes and workers (`exec`). */
+  exec: boolean;
+}
+
+/** One `[[tools]]` entry. */
+export interface PluginToolDef {
+  /** `^[a-z][a-z0-9_]*$`; offered to agents as `<plugin>__<tool>` (letters, digits, `_`, `-`, at most 64: what every provider accepts; see docs/plugins.md). */
+  name: string;
+  description: string;
+  /** A JSON schema (an object) of the tool's arguments. */
+  input: Record<string, unknown>;
+  /** The module, relative to the plugin's folder and inside it. */
+  entry: string;
+  /** The function the module exports under this name. */
+  export: string;
+}
+
+/** One `[[adapters]]` entry: recorded and listed; plugin adapters are not loaded yet. */
+export interface PluginAdapterDef {
+  name: string;
+  description: string;
+  entry: string;
+  export: string;
+}
+
+/** A `kowalski-plugin.toml` that passed every check. */
+export interface PluginManifest {
+  manifestVersion: 1;
+  name: string;
+  version: string;
+  description: string;
+  author: string;
+  license: string;
+  /** The semver range of kowalski versions it works with (checked against ours). */
+  kowalski: string;
+  permissions: PluginPermissions;
+  tools: PluginToolDef[];
+  adapters: PluginAdapterDef[];
+}
+
+/** Where a plugin failed: found, its manifest checked, its grant, its module loaded, its process started, a call. */
+export type PluginPhase = 'discover' | 'validate' | 'permission' | 'load' | 'start' | 'call';
+
+export interface PluginFailure {
+  phase: PluginPhase;
+  message: string;
+  /** Epoch ms. */
+  at: number;
+}
+
+/** Where a plugin was found: an npm package under `<data>/plugins/node_modules`, or a plain folder. */
+export type PluginSource = 'package' | 'folder';
+
+/**
+ * `pending`: found and valid, waiting for the operator's grant (or its grant no longer matches its version
+ * and permissions); `granted`: its tools are offered; `invalid`: it could not be read or checked (see failures).
+ */
+export type PluginState = 'pending' | 'granted' | 'invalid';
+
+/** One plugin as `GET /api/plugins` and `kowalski plugins` show it. */
+export interface PluginStatus {
+  name: string;
+  /** Null when the manifest could not be read. */
+  version: string | null;
+  description: string | null;
+  source: PluginSource;
+  /** Its folder (real path). */
+  root: string;
+  state: PluginState;
+  /** Null when invalid. */
+  permissions: PluginPermissions | null;
+  /** sha256 of the canonical permissions (what a grant is keyed by, with name and version). */
+  permissionsHash: string | null;
+  /** The tools as agents see them (`<plugin>__<tool>`). */
+  tools: { name: string; description: string }[];
+  adapters: { name: string; description: string }[];
+  /** Unknown keys and clashes, with what and where. */
+  warnings: string[];
+  failures: PluginFailure[];
+  /** The grant in force: who and when (null unless granted). */
+  grantedBy: string | null;
+  grantedAt: number | null;
+  /** The process's counters, once started. */
+  process: { running: boolean; restarts: number; failures: number } | null;
+}
