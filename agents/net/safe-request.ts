@@ -17,7 +17,7 @@ export interface SafeRequestOptions extends SafeAgentOptions {
   timeoutMs: number;
   /** Redirects followed; one more fails with KW_ERR_FETCH_LIMIT. */
   maxRedirects: number;
-  /** Called with each URL of the chain before it is requested (the first included); throws to refuse it. */
+  /** Called with each URL of the chain (the first included) before anything else is checked or requested; throws to refuse it. */
   checkHop?: (url: URL) => void;
 }
 
@@ -123,8 +123,8 @@ export async function safeRequest<T>(url: string, init: SafeRequestInit, options
   const agent = createSafeAgent(options);
   const redirects: string[] = [];
   const send = async (target: URL): Promise<Response> => {
-    checkUrl(target, allow);
     options.checkHop?.(target);
+    checkUrl(target, allow);
     return fetch(target, { dispatcher: agent, redirect: 'manual', signal: both, method: request.method ?? 'GET', headers: request.headers ?? {}, body: request.body ?? null });
   };
   const fail = (err: unknown): never => {
