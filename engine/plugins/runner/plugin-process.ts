@@ -201,8 +201,9 @@ class Runner implements PluginProcess {
 
   private settleError(pending: Pending, error: WireError): void {
     const err = pluginError(this.o.name, pending.tool, error);
-    // A tool's own error is its answer; a refusal or an answer too large is a failure of the plugin.
-    if (err.code !== 'KW_ERR_TOOL_FAILED') this.fail('call', err);
+    // A tool's own error is its answer; Node's refusal or an answer too large is a failure of the plugin
+    // (a refused fetch was counted when the engine refused it, although the plugin may have swallowed it).
+    if (error.code === 'ERR_ACCESS_DENIED' || err.code === 'KW_ERR_PLUGIN_RESULT_LIMIT') this.fail('call', err);
     pending.reject(err);
   }
 
@@ -218,7 +219,7 @@ class Runner implements PluginProcess {
       child?.send({ type: 'fetched', id, ok: true, response });
     } catch (err) {
       const e = err instanceof KowalskiError ? err : new KowalskiError('KW_ERR_FETCH_FAILED', `${url}: ${err instanceof Error ? err.message : String(err)}`);
-      if (e.code === 'KW_ERR_PLUGIN_PERMISSION') this.fail('call', e);
+      if (e.code === 'KW_ERR_PLUGIN_PERMISSION' || e.code === 'KW_ERR_FETCH_BLOCKED') this.fail('call', e);
       child?.send({ type: 'fetched', id, ok: false, error: { code: e.code, message: e.message } });
     }
   }
