@@ -55,7 +55,7 @@ export function startTestPlugin(
     root,
     dataDir,
     permissions: NO_GRANTS,
-    timers: systemTimers(systemClock),
+    timers: systemTimers(options.clock ?? systemClock),
     tools: tools.map((name) => ({ name, entry: 'index.js', export: name })),
     ...rest,
     onFailure: (phase, err) => failures.push({ phase, err }),
