@@ -5,6 +5,7 @@
  * failed. A start that fails, an answer too large, a cancelled call, a stop.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
@@ -12,6 +13,7 @@ import { KowalskiError } from '../../core/index.js';
 import type { ErrorCode } from '../../core/index.js';
 import type { Clock } from '../../engine/clock.js';
 import { isAlive } from '../../steps/leftovers.js';
+import { cleanups } from '../support/cleanup.js';
 import { NO_GRANTS, startTestPlugin } from '../support/plugins.js';
 import { waitFor } from '../support/wait.js';
 
@@ -36,6 +38,7 @@ export async function wait(a, k) {
 export async function fails() { throw new Error('no such city: Atlantis'); }
 `;
 const NAMES = ['ok', 'spin', 'die', 'big', 'wait', 'fails'];
+const REPO = path.resolve(import.meta.dirname, '../..');
 
 function codeOf(err: unknown): ErrorCode | undefined {
   return err instanceof KowalskiError ? err.code : undefined;
@@ -132,4 +135,18 @@ test('a cancelled call is rejected at once and its tool sees its signal abort; s
   await rejectsWith(waiting, 'KW_ERR_PLUGIN_STOPPED', /^plugin hello was stopped$/);
   await rejectsWith(p.call('ok'), 'KW_ERR_PLUGIN_STOPPED', /^plugin hello was stopped$/);
   assert.deepEqual(p.proc.stats(), { restarts: 0, failures: 0, running: false });
+});
+
+test("a plugin's process does not outlive its engine: SIGKILL the engine and the plugin exits", async (t) => {
+  const p = startTestPlugin(t, { 'index.js': 'export async function pid() { return String(process.pid); }' }, ['pid']);
+  await p.proc.stop();
+  const engine = spawn(process.execPath, ['--import', 'tsx', path.join(REPO, 'test/fixtures/plugins/engine-with-plugin.ts'), p.root], { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] });
+  cleanups(t)(() => engine.kill('SIGKILL'));
+  let printed = '';
+  engine.stdout.on('data', (chunk: Buffer) => { printed += chunk.toString(); });
+  await waitFor(() => /^\d+\n/.test(printed), "the plugin's pid");
+  const pluginPid = Number(printed.trim());
+  assert.equal(isAlive(pluginPid), true);
+  engine.kill('SIGKILL');
+  await waitFor(() => !isAlive(pluginPid), 'the plugin to exit after its engine was killed', 5000);
 });
