@@ -203,3 +203,13 @@ test('a plugin folder holding a link to outside itself is not started (Node 20 w
   await refused(p.call('read'), 'KW_ERR_PLUGIN_START', message);
   assert.deepEqual(p.proc.stats(), { restarts: 1, failures: 2, running: false });
 });
+
+test('what docs/plugins.md says plainly: Node 20 does not stop a plugin opening a socket of its own', async (t) => {
+  // If this starts failing, Node refuses sockets under the permission model now: say so in docs/plugins.md.
+  const srv = await server(t, (_req, res) => res.end('reached without kowalski.fetch'));
+  const p = startTestPlugin(t, {
+    'index.js': 'import http from "node:http";\nexport async function raw(a) { return new Promise((resolve, reject) => http.get(a.url, (res) => { let b = ""; res.on("data", (c) => { b += c; }); res.on("end", () => resolve(b)); }).on("error", reject)); }',
+  }, ['raw']);
+  assert.equal((await p.call('raw', { url: `http://127.0.0.1:${srv.port}/direct` })).content, 'reached without kowalski.fetch');
+  assert.deepEqual(srv.requests, ['GET /direct']);
+});
