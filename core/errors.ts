@@ -207,6 +207,9 @@ export const ERROR_CODES = {
   KW_ERR_REVIEW_STALE: { group: 'terminal', summary: 'the artifact under review changed since the operator saw it (the hash they approved or edited from is not the one waiting); read it again' },
   KW_ERR_NOT_A_REVIEW: { group: 'terminal', summary: 'an edit was sent for a step that is not a review waiting for the operator (a command approval cannot be edited)' },
   KW_ERR_REVIEW_EDIT_INTERRUPTED: { group: 'operator', summary: 'an approved edit of a reviewed artifact was cut by a crash and, when the review step ran again, the file was neither as reviewed nor as edited, or the staged edit was gone; nothing was changed, look at the file' },
+  // adapters: Slack and Discord
+  KW_ERR_SLACK_API: { group: 'retryable', summary: "the Slack Web API (at [adapters.slack] api_url) refused a call ({ok: false}: the error it named), answered an HTTP error or was unreachable; a reply is tried again" },
+  KW_ERR_DISCORD_API: { group: 'retryable', summary: "the Discord API (at [adapters.discord] api_url) refused the edit of a deferred response, answered an HTTP error or was unreachable; a reply is tried again (the interaction's token lasts 15 minutes)" },
 } as const satisfies Record<string, { group: ErrorGroup; summary: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
