@@ -4,7 +4,11 @@
  */
 import type { AdapterDefinition } from './types.js';
 import { webhookAdapter } from './webhook/webhook-adapter.js';
+import { slackAdapter } from './slack/slack-adapter.js';
+import { discordAdapter } from './discord/discord-adapter.js';
 
 export const ADAPTER_DEFINITIONS: readonly AdapterDefinition<unknown>[] = [
   webhookAdapter,
+  slackAdapter,
+  discordAdapter,
 ];

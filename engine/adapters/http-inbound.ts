@@ -34,3 +34,8 @@ export function oneHeader(headers: InboundHeaders, name: string): string | undef
   const distinct = [...new Set(values)];
   return distinct.length === 1 ? distinct[0] : undefined;
 }
+
+/** Whether a running adapter's instance answers HTTP requests. */
+export function isHttpAdapter<T extends object>(instance: T): instance is T & HttpAdapterInstance {
+  return typeof (instance as Partial<HttpAdapterInstance>).receive === 'function';
+}
