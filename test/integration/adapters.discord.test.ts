@@ -116,5 +116,6 @@ test('a public key that is not 64 hex digits keeps the adapter from running, nam
   assert.equal(status.state, 'error');
   assert.match(String(status.lastError), /\[adapters\.discord\] public_key: must be the application's public key: 64 hex digits \(got 6 characters\)/);
   const res = await s.send({ type: 1 });
-  assert.notEqual(res.status, 200);
+  assert.equal(res.status, 409);
+  assert.equal(res.json.error.code, 'KW_ERR_ADAPTER_DISABLED');
 });

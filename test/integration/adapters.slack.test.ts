@@ -153,5 +153,25 @@ test('a wrong bot token makes the adapter error at start (never running), and th
   assert.equal(shown.includes('xoxb-wrong-token-999'), false);
   assert.equal(shown.includes(SECRET), false);
   const refused = await s.send({ type: 'url_verification', challenge: 'c' });
-  assert.notEqual(refused.status, 200, 'an adapter in error answers nothing');
+  assert.equal(refused.status, 409, 'an adapter in error answers nothing');
+  assert.equal(refused.json.error.code, 'KW_ERR_ADAPTER_DISABLED');
+  assert.equal(refused.json.error.message.includes('invalid_auth'), false, 'why it does not run is for the operator, not for whoever calls the public route');
+});
+
+test('bound beyond loopback, Slack reaches its route without the bearer token (its signature is the check); the API still needs the token', async (t) => {
+  const s = await slackSetup(t, []);
+  const api = await buildApi(s.engine, { host: '0.0.0.0', token: 't'.repeat(40), port: 8765 });
+  cleanups(t)(() => api.app.close());
+  const body = JSON.stringify({ type: 'url_verification', challenge: 'c-open' });
+  const inject = (url: string, headers: Record<string, string>, payload?: string) =>
+    api.app.inject({ method: payload === undefined ? 'GET' : 'POST', url, headers: { host: '127.0.0.1:8765', ...headers }, ...(payload === undefined ? {} : { payload }) });
+  const signed = await inject(PATH, slackSigned(SECRET, body, Math.floor(Date.now() / 1000)), body);
+  assert.equal(signed.statusCode, 200);
+  assert.deepEqual(JSON.parse(signed.body), { challenge: 'c-open' });
+  const unsigned = await inject(PATH, { 'content-type': 'application/json' }, body);
+  assert.equal(unsigned.statusCode, 401);
+  assert.equal(JSON.parse(unsigned.body).error.code, 'KW_ERR_WEBHOOK_SIGNATURE');
+  const apiCall = await inject('/api/adapters', {});
+  assert.equal(apiCall.statusCode, 401);
+  assert.equal(JSON.parse(apiCall.body).error.code, 'KW_ERR_UNAUTHORIZED');
 });
