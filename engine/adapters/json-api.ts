@@ -6,6 +6,7 @@
  * endpoint, never the URL (Discord's holds the interaction token) nor any header.
  */
 import { fetch } from 'undici';
+import { readBounded } from '../../agents/index.js';
 import { KowalskiError } from '../../core/index.js';
 import type { ErrorCode } from '../../core/index.js';
 import type { AdapterHost } from './types.js';
@@ -50,7 +51,7 @@ export async function callJson(call: JsonCall, timers: Pick<AdapterHost, 'setTim
     });
     status = res.status;
     retryAfter = res.headers.get('retry-after');
-    text = await readBounded(res.body);
+    text = await readBounded(res.body, API_MAX_ANSWER_BYTES);
   } catch (err) {
     if (controller.signal.aborted) throw failed(`did not answer within ${API_TIMEOUT_MS / 1000} s`);
     const code = (err as { cause?: { code?: unknown } }).cause?.code;
@@ -69,16 +70,4 @@ export async function callJson(call: JsonCall, timers: Pick<AdapterHost, 'setTim
   }
   const secs = retryAfter === null ? NaN : Number(retryAfter);
   return { status, json, ...(Number.isFinite(secs) && secs >= 0 ? { retryAfterSecs: secs } : {}) };
-}
-
-async function readBounded(body: AsyncIterable<Uint8Array> | null): Promise<string | null> {
-  if (body === null) return '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += chunk.byteLength;
-    if (size > API_MAX_ANSWER_BYTES) return null;
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
