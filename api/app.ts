@@ -28,6 +28,8 @@ import { traceRoutes } from './routes/traces.js';
 import { triggerRoutes } from './routes/triggers.js';
 import { vaultRoutes } from './routes/vault.js';
 import { hookRoutes } from './routes/hooks.js';
+import { adapterWebhookRoutes } from './routes/adapter-webhook.js';
+import { adapterRoutes } from './routes/adapters.js';
 import { DISCORD_INTERACTIONS_PATH, discordRoutes } from './routes/adapter-discord.js';
 import { SLACK_EVENTS_PATH, slackRoutes } from './routes/adapter-slack.js';
 import { UI_PATHS, uiRoutes } from './routes/ui.js';
@@ -160,6 +162,8 @@ export async function buildApi(engine: Engine, options: ApiOptions = {}): Promis
   memoryRoutes(app, engine);
   rookeryRoutes(app, engine);
   await hookRoutes(app, engine);
+  adapterRoutes(app, engine);
+  await adapterWebhookRoutes(app, engine);
   await slackRoutes(app, engine);
   await discordRoutes(app, engine);
   uiRoutes(app, options.uiDir ?? path.join(packageRoot(import.meta.url), 'ui', 'dist'));
