@@ -2,7 +2,8 @@
  * What an adapter that takes HTTP requests (Slack, Discord) is given by its route and what
  * it answers: the headers and the raw bytes (signatures cover exactly those), and a status
  * with a JSON body. The route in api/ does no checking of its own: the adapter verifies
- * the signature before it reads anything else.
+ * the signature before it reads anything else. Also what the signature checks of Slack
+ * and Discord share: one header's value, the 300 s window, the verdict.
  */
 export type InboundHeaders = Record<string, string | string[] | undefined>;
 
@@ -38,4 +39,28 @@ export function oneHeader(headers: InboundHeaders, name: string): string | undef
 /** Whether a running adapter's instance answers HTTP requests. */
 export function isHttpAdapter<T extends object>(instance: T): instance is T & HttpAdapterInstance {
   return typeof (instance as Partial<HttpAdapterInstance>).receive === 'function';
+}
+
+/** The allowed distance between a signed request's timestamp and now, in seconds (either way): Slack's and Discord's. */
+export const SIGNED_TOLERANCE_SECS = 300;
+
+/**
+ * Why a signed request's timestamp (whole seconds, already checked to be digits) is too far
+ * from now, or undefined when it is within SIGNED_TOLERANCE_SECS. Written so that a NaN
+ * clock fails closed. Asked only once the signature holds: a forgery never learns the time.
+ */
+export function staleTimestamp(header: string, timestamp: string, nowMs: number): string | undefined {
+  const ageSecs = Math.floor(nowMs / 1000) - Number(timestamp);
+  if (Math.abs(ageSecs) <= SIGNED_TOLERANCE_SECS) return undefined;
+  const away = Number.isFinite(ageSecs) ? `${Math.abs(ageSecs)} s in the ${ageSecs >= 0 ? 'past' : 'future'}` : 'not comparable with the clock';
+  return `${header} is ${away}; at most ${SIGNED_TOLERANCE_SECS} s is allowed (a replayed request or a wrong clock)`;
+}
+
+/** A signed request's check: fine, or refused (401) with the reason. */
+export type SignatureVerdict =
+  | { ok: true }
+  | { ok: false; code: 'KW_ERR_WEBHOOK_SIGNATURE' | 'KW_ERR_WEBHOOK_STALE'; message: string };
+
+export function badSignature(message: string): SignatureVerdict {
+  return { ok: false, code: 'KW_ERR_WEBHOOK_SIGNATURE', message };
 }
