@@ -51,3 +51,4 @@ export type {
 } from './data-types.js';
 export { isLoopback } from './net/loopback.js';
 export { secretsEqual } from './net/secrets.js';
+export { readBounded } from './net/read-bounded.js';

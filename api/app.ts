@@ -28,6 +28,10 @@ import { traceRoutes } from './routes/traces.js';
 import { triggerRoutes } from './routes/triggers.js';
 import { vaultRoutes } from './routes/vault.js';
 import { hookRoutes } from './routes/hooks.js';
+import { adapterWebhookRoutes } from './routes/adapter-webhook.js';
+import { adapterRoutes } from './routes/adapters.js';
+import { DISCORD_INTERACTIONS_PATH, discordRoutes } from './routes/adapter-discord.js';
+import { SLACK_EVENTS_PATH, slackRoutes } from './routes/adapter-slack.js';
 import { UI_PATHS, uiRoutes } from './routes/ui.js';
 import { vaultSearchRoutes } from './routes/vault-search.js';
 import { memoryRoutes } from './routes/memory.js';
@@ -114,7 +118,8 @@ export async function buildApi(engine: Engine, options: ApiOptions = {}): Promis
     hostNames: allowedHostNames(host, options.allowedHosts),
     port: () => (options.port !== undefined && options.port !== 0 ? options.port : ((app.server.address() as AddressInfo | null)?.port ?? DEFAULT_PORT)),
     ...(loopback ? {} : { token: options.token! }),
-    publicPaths: UI_PATHS,
+    // Slack and Discord cannot send our token: their own signatures are these routes' check.
+    publicPaths: new Set([...UI_PATHS, SLACK_EVENTS_PATH, DISCORD_INTERACTIONS_PATH]),
   });
   const uploads = installUploadLimit(app, { jsonLimit: BODY_LIMIT, ...(options.maxUploads === undefined ? {} : { max: options.maxUploads }) });
   app.addHook('onSend', async (req, reply) => {
@@ -157,6 +162,10 @@ export async function buildApi(engine: Engine, options: ApiOptions = {}): Promis
   memoryRoutes(app, engine);
   rookeryRoutes(app, engine);
   await hookRoutes(app, engine);
+  adapterRoutes(app, engine);
+  await adapterWebhookRoutes(app, engine);
+  await slackRoutes(app, engine);
+  await discordRoutes(app, engine);
   uiRoutes(app, options.uiDir ?? path.join(packageRoot(import.meta.url), 'ui', 'dist'));
   return { app, hub, uploads };
 }

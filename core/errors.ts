@@ -204,6 +204,13 @@ export const ERROR_CODES = {
   KW_ERR_RUN_ACTIVE: { group: 'retryable', summary: 'the run is still queued or running: a re-run reuses the results of a run that has ended or is parked' },
   KW_ERR_RERUN_STEP_UNKNOWN: { group: 'terminal', summary: "a re-run's --from names a step that is not in the horde's pipeline" },
   KW_ERR_RERUN_MISMATCH: { group: 'terminal', summary: "a step before a re-run's --from does not match the earlier run (not in its horde, another kind, or it failed there): re-run from that step instead" },
+  // adapters (inbound channels)
+  KW_ERR_ADAPTER_CONFIG: { group: 'terminal', summary: 'an [adapters.<name>] section of config.toml is malformed (the message names the section and the key)' },
+  KW_ERR_ADAPTER_NOT_FOUND: { group: 'terminal', summary: 'no adapter of that name (or of that type) is configured under [adapters.<name>]' },
+  KW_ERR_ADAPTER_DISABLED: { group: 'terminal', summary: 'the adapter is switched off or not running: turn it on in the app or with kowalski adapters enable' },
+  KW_ERR_ADAPTER_START: { group: 'retryable', summary: 'an adapter failed to start, or did not start in time; it is shown as error and the rest of the server goes on' },
+  KW_ERR_ADAPTER_REPLY: { group: 'retryable', summary: "an adapter could not send the agent's answer back to its channel after every attempt" },
+  KW_ERR_ADAPTER_TURN: { group: 'terminal', summary: "the chat turn of an inbound message ended without an answer (an error, or its budget used up), so nothing was sent back" },
   // checks before a run starts
   KW_ERR_MODEL_NOT_READY: { group: 'operator', summary: "a horde's model steps have no model configured, or its provider does not answer or lacks the model (kowalski run checks before starting; --skip-model-check)" },
   KW_ERR_INTERNAL: { group: 'terminal', summary: 'a bug: an unexpected exception' },
@@ -215,6 +222,9 @@ export const ERROR_CODES = {
   KW_ERR_REVIEW_STALE: { group: 'terminal', summary: 'the artifact under review changed since the operator saw it (the hash they approved or edited from is not the one waiting); read it again' },
   KW_ERR_NOT_A_REVIEW: { group: 'terminal', summary: 'an edit was sent for a step that is not a review waiting for the operator (a command approval cannot be edited)' },
   KW_ERR_REVIEW_EDIT_INTERRUPTED: { group: 'operator', summary: 'an approved edit of a reviewed artifact was cut by a crash and, when the review step ran again, the file was neither as reviewed nor as edited, or the staged edit was gone; nothing was changed, look at the file' },
+  // adapters: Slack and Discord
+  KW_ERR_SLACK_API: { group: 'retryable', summary: "the Slack Web API (at [adapters.slack] api_url) refused a call ({ok: false}: the error it named), answered an HTTP error or was unreachable; a reply is tried again" },
+  KW_ERR_DISCORD_API: { group: 'retryable', summary: "the Discord API (at [adapters.discord] api_url) refused the edit of a deferred response, answered an HTTP error or was unreachable; a reply is tried again (the interaction's token lasts 15 minutes)" },
 } as const satisfies Record<string, { group: ErrorGroup; summary: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -5,6 +5,7 @@
  * filter: the model chooses only the query, never where it is sent.
  */
 import { KowalskiError } from '../../core/index.js';
+import { readBounded } from '../net/read-bounded.js';
 import type { Tool, ToolOutput } from '../types.js';
 import type { WebSearchConfig } from './web-search-config.js';
 
@@ -81,18 +82,6 @@ function hint(config: WebSearchConfig, status: number): string {
   return '';
 }
 
-async function readBounded(res: Response): Promise<string | null> {
-  if (res.body === null) return '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of res.body) {
-    size += chunk.byteLength;
-    if (size > MAX_BODY_BYTES) return null;
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 async function search(config: WebSearchConfig, query: string, count: number, timeoutMs: number, outer: AbortSignal): Promise<Hit[]> {
   const engine = `${ENGINE_NAMES[config.provider]} at ${new URL(config.url).origin}`;
   const failed = (why: string, cause?: unknown): KowalskiError =>
@@ -107,7 +96,7 @@ async function search(config: WebSearchConfig, query: string, count: number, tim
   try {
     const res = await fetch(url, { headers, signal });
     status = res.status;
-    text = await readBounded(res);
+    text = await readBounded(res.body, MAX_BODY_BYTES);
   } catch (err) {
     if (outer.aborted) throw outer.reason;
     if (deadline.aborted) throw failed(`did not answer within ${timeoutMs / 1000} s`, err);

@@ -1,0 +1,14 @@
+/**
+ * Every adapter type this build has: one import and one entry per type. A definition's
+ * module stays light: it imports its heavy libraries inside `start`.
+ */
+import type { AdapterDefinition } from './types.js';
+import { webhookAdapter } from './webhook/webhook-adapter.js';
+import { slackAdapter } from './slack/slack-adapter.js';
+import { discordAdapter } from './discord/discord-adapter.js';
+
+export const ADAPTER_DEFINITIONS: readonly AdapterDefinition<unknown>[] = [
+  webhookAdapter,
+  slackAdapter,
+  discordAdapter,
+];
