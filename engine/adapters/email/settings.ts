@@ -20,12 +20,22 @@ export interface EmailSettings {
 
 export const EMAIL_SECRET_KEYS = ['imap.password', 'smtp.password'] as const;
 
+const KEYS = ['address', 'imap', 'smtp', 'poll_secs', 'mailbox'];
+const SERVER_KEYS = ['host', 'port', 'secure', 'user', 'password', 'password_env'];
+
+/** A key nobody reads is a typo (`pol_secs`) that would quietly leave the default: refused, naming the keys there are. */
+function onlyKnown(raw: Record<string, unknown>, name: string, known: readonly string[], prefix = ''): void {
+  const unknown = Object.keys(raw).find((k) => !known.includes(k));
+  if (unknown !== undefined) throw adapterConfigError(name, prefix + unknown, `is not a setting of the email adapter; there are ${known.map((k) => prefix + k).join(', ')}`);
+}
+
 const ADDRESS = /^[^\s@<>",;]+@[^\s@<>",;]+\.[^\s@<>",;]+$|^[^\s@<>",;]+@localhost$/;
 
 /** A sub-table (`imap`, `smtp`) with its keys named `imap.host`…, so the shared helpers name them whole in their messages. */
 function subTable(raw: Record<string, unknown>, name: string, key: string): Record<string, unknown> {
   const t = raw[key];
   if (typeof t !== 'object' || t === null || Array.isArray(t)) throw adapterConfigError(name, key, `must be a table: ${key} = { host = "…", port = …, user = "…", password_env = "…" }`);
+  onlyKnown(t as Record<string, unknown>, name, SERVER_KEYS, `${key}.`);
   return Object.fromEntries(Object.entries(t).map(([k, v]) => [`${key}.${k}`, v]));
 }
 
@@ -46,6 +56,7 @@ function server(raw: Record<string, unknown>, name: string, key: 'imap' | 'smtp'
 }
 
 export function emailSettings(raw: Record<string, unknown>, env: NodeJS.ProcessEnv, name: string): EmailSettings {
+  onlyKnown(raw, name, KEYS);
   const address = stringSetting(raw, name, 'address', { required: true });
   if (!ADDRESS.test(address)) throw adapterConfigError(name, 'address', `must be a mail address (name@example.com), not ${JSON.stringify(address)}`);
   const imap = subTable(raw, name, 'imap');
