@@ -1,57 +1,13 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
 import { createEngine } from '../../engine/index.js';
 import type { Engine } from '../../engine/index.js';
-import { profile, writeTeam } from '../support/chat.js';
 import { cleanups } from '../support/cleanup.js';
-import { startFakeOllama } from '../support/fake-models.js';
-import type { FakeModelServer, FakeScript } from '../support/fake-models.js';
-import { IMAP_PASSWORD, IMAP_USER, startImap, startSmtp } from '../support/mail-servers.js';
-import type { FakeImap, FakeSmtp } from '../support/mail-servers.js';
+import { answers, mail, mailSetup, OWN, PASSWORD_ENV } from '../support/email-adapter.js';
+import type { MailSetup } from '../support/email-adapter.js';
+import { IMAP_PASSWORD } from '../support/mail-servers.js';
 import { waitFor } from '../support/wait.js';
-
-const OWN = 'agent@example.com';
-const PASSWORD_ENV = 'KW_TEST_EMAIL_IMAP_PASSWORD';
-
-interface MailSetup {
-  home: string;
-  model: FakeModelServer;
-  imap: FakeImap;
-  smtp: FakeSmtp;
-}
-
-/** The fake model, both mail servers, and a data folder whose config.toml has `[adapters.mail]` pointing at them. */
-async function mailSetup(t: TestContext, script: FakeScript, imapPassword = `password_env = "${PASSWORD_ENV}"`): Promise<MailSetup> {
-  const imap = await startImap(t);
-  const smtp = await startSmtp(t);
-  const model = await startFakeOllama(script);
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'kw-email-'));
-  process.env[PASSWORD_ENV] = IMAP_PASSWORD;
-  cleanups(t)(async () => {
-    delete process.env[PASSWORD_ENV];
-    await model.close();
-    fs.rmSync(home, { recursive: true, force: true });
-  });
-  writeTeam(home, { mailbot: profile('mailbot', 'tools = []') });
-  fs.writeFileSync(path.join(home, 'config.toml'), `[model]
-default = "ollama:qwen2.5:7b"
-[providers.ollama]
-host = "${model.url}"
-[adapters.mail]
-type = "email"
-enabled = true
-agent = "mailbot"
-address = "${OWN}"
-poll_secs = 5
-imap = { host = "127.0.0.1", port = ${imap.port}, secure = false, user = "${IMAP_USER}", ${imapPassword} }
-smtp = { host = "127.0.0.1", port = ${smtp.port}, secure = false }
-`);
-  return { home, model, imap, smtp };
-}
 
 /** The engine on the setup's folder, its adapters started (what the server does). */
 async function open(t: TestContext, setup: MailSetup, replyBackoffMs: number[] = [200]): Promise<Engine> {
@@ -60,12 +16,6 @@ async function open(t: TestContext, setup: MailSetup, replyBackoffMs: number[] =
   await engine.adapters.start();
   return engine;
 }
-
-function mail(id: string, headers = '', body = 'Can we meet on Tuesday?'): string {
-  return `From: Ann <ann@example.org>\nTo: ${OWN}\nSubject: Plans\nMessage-ID: <${id}@example.org>\n${headers}\n${body}`;
-}
-
-const answers = (text: string): FakeScript => () => ({ text });
 
 test('a mail arrives: the agent reads its new text, its answer is sent threaded with the right headers, then the original is seen', async (t) => {
   const setup = await mailSetup(t, answers('Tuesday at 10 works.'));
