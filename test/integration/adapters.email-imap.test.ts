@@ -20,6 +20,7 @@ function settings(server: FakeImap, over: Partial<EmailSettings['imap']> = {}): 
     smtp: { host: '127.0.0.1', port: 1, secure: false, user: null, password: null },
     pollSecs: 5,
     mailbox: 'INBOX',
+    allowFrom: [],
   };
 }
 

@@ -15,8 +15,8 @@ function raw(headers: Record<string, string>, body = 'Hello agent, what is on to
   return Buffer.from(`${Object.entries(head).filter(([, v]) => v !== '').map(([k, v]) => `${k}: ${v}`).join('\r\n')}\r\n\r\n${body.replace(/\n/g, '\r\n')}`);
 }
 
-async function take(source: Buffer): Promise<Taken> {
-  return takeMail(await simpleParser(source), source, PLACE, OWN);
+async function take(source: Buffer, allowFrom: string[] = []): Promise<Taken> {
+  return takeMail(await simpleParser(source), source, PLACE, { address: OWN, allowFrom });
 }
 
 async function ignored(headers: Record<string, string>): Promise<string> {
@@ -87,6 +87,16 @@ test('never answered: its own address, automatic mail, bulk and list mail, bounc
     assert.match(await ignored({ From: from }), /takes no answer/, from);
   }
   assert.match(await ignored({ From: '' }), /no sender/);
+});
+
+test('with allow_from, only those senders are answered — and only when Reply-To is one of them too', async () => {
+  const allow = ['boss@example.net', '@example.org'];
+  assert.equal((await take(raw({}), allow)).kind, 'take', 'a domain listed');
+  assert.equal((await take(raw({ From: 'Boss@Example.net' }), allow)).kind, 'take', 'an address listed, any case');
+  for (const headers of [{ From: 'eve@evil.example' }, { From: 'eve@evil-example.org' }, { 'Reply-To': 'eve@evil.example' }] as Record<string, string>[]) {
+    const t = await take(raw(headers), allow);
+    assert.deepEqual(t.kind === 'ignore' ? t.reason : t.kind, 'its sender (or Reply-To) is not in allow_from', JSON.stringify(headers));
+  }
 });
 
 test('taken despite the words: Auto-Submitted: no, Precedence: first-class, a sender named reply', async () => {

@@ -31,7 +31,9 @@ test('the defaults: TLS on 993 and 465, INBOX, a poll every 60 s; a password fro
     smtp: { host: 'smtp.example.com', port: 465, secure: true, user: 'agent@example.com', password: 'smtp-pw-2' },
     pollSecs: 60,
     mailbox: 'INBOX',
+    allowFrom: [],
   });
+  assert.deepEqual(emailAdapter.settings({ ...BASE, allow_from: ['ann@example.org', '@example.com'] }, ENV, 'mail').allowFrom, ['ann@example.org', '@example.com']);
 });
 
 test('another port means no TLS at first (STARTTLS: 143, 587) unless secure says so; a relay without a login', () => {
@@ -56,7 +58,9 @@ test('every problem names its key', () => {
   refused({ ...BASE, smtp: { host: 'smtp.example.com', user: 'agent' } }, 'smtp.password', /go together/);
   refused({ ...BASE, smtp: { host: 'smtp.example.com', password: 'smtp-pw-2' } }, 'smtp.user', /go together/);
   refused({ ...BASE, poll_secs: 2 }, 'poll_secs', /from 5 to 86400/);
-  refused({ ...BASE, pol_secs: 10 }, 'pol_secs', /is not a setting of the email adapter; there are address, imap, smtp, poll_secs, mailbox/);
+  refused({ ...BASE, pol_secs: 10 }, 'pol_secs', /is not a setting of the email adapter; there are address, imap, smtp, poll_secs, mailbox, allow_from/);
+  refused({ ...BASE, allow_from: 'ann@example.org' }, 'allow_from', /must be a list of addresses and @domains/);
+  refused({ ...BASE, allow_from: ['ann'] }, 'allow_from', /"ann" is neither/);
   refused({ ...BASE, imap: { ...BASE.imap, pasword: 'x' } }, 'imap.pasword', /there are imap\.host, imap\.port/);
 });
 
@@ -77,5 +81,5 @@ test('the example of docs/adapters.md ("Email") is read as it says', () => {
   const { type, enabled, agent, ...section } = (parse(toml).adapters as Record<string, Record<string, unknown>>).mail!;
   assert.deepEqual([type, enabled, agent], ['email', true, 'assistant']);
   const s = emailAdapter.settings(section, { KW_IMAP_PASSWORD: 'a', KW_SMTP_PASSWORD: 'b' }, 'mail');
-  assert.deepEqual([s.imap.port, s.imap.secure, s.imap.password, s.smtp.port, s.smtp.password, s.pollSecs, s.mailbox], [993, true, 'a', 465, 'b', 60, 'INBOX']);
+  assert.deepEqual([s.imap.port, s.imap.secure, s.imap.password, s.smtp.port, s.smtp.password, s.pollSecs, s.mailbox, s.allowFrom], [993, true, 'a', 465, 'b', 60, 'INBOX', ['@example.com']]);
 });

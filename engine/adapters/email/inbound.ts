@@ -8,7 +8,7 @@ import type { AddressObject, ParsedMail } from 'mailparser';
 import type { InboundMessage } from '../types.js';
 import { messageText } from './body.js';
 import { ignoreReason } from './filters.js';
-import type { MailHeaders } from './filters.js';
+import type { MailHeaders, MailRules } from './filters.js';
 import type { EmailReplyTo } from './reply-mail.js';
 
 /** Where the mail was found: its UID under the mailbox's UIDVALIDITY. */
@@ -65,11 +65,11 @@ export function deliveryIdOf(parsed: ParsedMail, source: Buffer): string {
 }
 
 /** Decide about one mail: take it (the host records and answers it) or ignore it, with the reason. */
-export function takeMail(parsed: ParsedMail, source: Buffer, place: MailPlace, ownAddress: string): Taken {
+export function takeMail(parsed: ParsedMail, source: Buffer, place: MailPlace, rules: MailRules): Taken {
   const deliveryId = deliveryIdOf(parsed, source);
   const from = firstAddress(parsed.from);
   const answerTo = firstAddress(parsed.replyTo) ?? from;
-  const reason = ignoreReason(headerMap(parsed), { from: from?.address ?? null, replyTo: answerTo?.address ?? null }, ownAddress);
+  const reason = ignoreReason(headerMap(parsed), { from: from?.address ?? null, replyTo: answerTo?.address ?? null }, rules);
   if (reason !== null || from === null || answerTo === null) return { kind: 'ignore', reason: reason ?? 'it has no sender address', deliveryId };
   const text = messageText(parsed.text, parsed.subject);
   if (text === '') return { kind: 'ignore', reason: 'it has neither text nor a subject', deliveryId };

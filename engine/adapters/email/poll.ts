@@ -51,7 +51,7 @@ async function decide(deps: PollDeps, source: Buffer, place: MailPlace): Promise
   let taken: Taken | undefined;
   try {
     const parsed = await deps.mailparser.simpleParser(source, { skipImageLinks: true, skipTextToHtml: true, skipTextLinks: true });
-    taken = takeMail(parsed, source, place, deps.settings.address);
+    taken = takeMail(parsed, source, place, deps.settings);
     if (taken.kind === 'ignore') return 'mark-seen';
     const { status, record } = deps.host.accept(taken.message);
     return status === 'duplicate' && record.state === 'replied' ? 'mark-seen' : 'keep';

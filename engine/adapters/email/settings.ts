@@ -1,7 +1,8 @@
 /**
  * `[adapters.<name>]` of type `email`: its own `address`, the mailbox it reads
- * (`imap = {host, port, secure, user, password | password_env}`, `mailbox`, `poll_secs`)
- * and the server it answers through (`smtp = {host, port, secure, user, password | password_env}`).
+ * (`imap = {host, port, secure, user, password | password_env}`, `mailbox`, `poll_secs`),
+ * whom it answers (`allow_from`) and the server it answers through
+ * (`smtp = {host, port, secure, user, password | password_env}`).
  * Every problem is KW_ERR_ADAPTER_CONFIG naming the key (`imap.host`, `smtp.password_env`…).
  */
 import { adapterConfigError, intSetting, secretSetting, stringSetting } from '../settings.js';
@@ -16,11 +17,13 @@ export interface EmailSettings {
   pollSecs: number;
   /** `mailbox` (default `INBOX`): the IMAP folder read. */
   mailbox: string;
+  /** `allow_from` (default: anyone): the senders answered, addresses (`ann@example.org`) and domains (`@example.org`). */
+  allowFrom: string[];
 }
 
 export const EMAIL_SECRET_KEYS = ['imap.password', 'smtp.password'] as const;
 
-const KEYS = ['address', 'imap', 'smtp', 'poll_secs', 'mailbox'];
+const KEYS = ['address', 'imap', 'smtp', 'poll_secs', 'mailbox', 'allow_from'];
 const SERVER_KEYS = ['host', 'port', 'secure', 'user', 'password', 'password_env'];
 
 /** A key nobody reads is a typo (`pol_secs`) that would quietly leave the default: refused, naming the keys there are. */
@@ -55,6 +58,14 @@ function server(raw: Record<string, unknown>, name: string, key: 'imap' | 'smtp'
   };
 }
 
+function allowFrom(raw: Record<string, unknown>, name: string): string[] {
+  const v = raw.allow_from ?? [];
+  const entries = Array.isArray(v) ? v : [v];
+  const bad = entries.find((e) => typeof e !== 'string' || !(ADDRESS.test(e) || /^@[^\s@<>",;]+$/.test(e)));
+  if (bad !== undefined || !Array.isArray(v)) throw adapterConfigError(name, 'allow_from', `must be a list of addresses and @domains, e.g. ["ann@example.org", "@example.com"]${bad === undefined ? '' : `; ${JSON.stringify(bad)} is neither`}`);
+  return entries as string[];
+}
+
 export function emailSettings(raw: Record<string, unknown>, env: NodeJS.ProcessEnv, name: string): EmailSettings {
   onlyKnown(raw, name, KEYS);
   const address = stringSetting(raw, name, 'address', { required: true });
@@ -71,5 +82,6 @@ export function emailSettings(raw: Record<string, unknown>, env: NodeJS.ProcessE
     smtp: { ...server(smtp, name, 'smtp', { secure: 465, plain: 587 }), user: smtpUser, password: smtpPassword },
     pollSecs: intSetting(raw, name, 'poll_secs', 60, 5, 86_400),
     mailbox,
+    allowFrom: allowFrom(raw, name),
   };
 }
