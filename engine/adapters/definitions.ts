@@ -2,6 +2,7 @@
  * Every adapter type this build has: one import and one entry per type. A definition's
  * module stays light: it imports its heavy libraries inside `start`.
  */
+import { emailAdapter } from './email/index.js';
 import type { AdapterDefinition } from './types.js';
 import { webhookAdapter } from './webhook/webhook-adapter.js';
 import { slackAdapter } from './slack/slack-adapter.js';
@@ -11,4 +12,5 @@ export const ADAPTER_DEFINITIONS: readonly AdapterDefinition<unknown>[] = [
   webhookAdapter,
   slackAdapter,
   discordAdapter,
+  emailAdapter,
 ];
