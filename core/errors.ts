@@ -207,6 +207,12 @@ export const ERROR_CODES = {
   KW_ERR_REVIEW_STALE: { group: 'terminal', summary: 'the artifact under review changed since the operator saw it (the hash they approved or edited from is not the one waiting); read it again' },
   KW_ERR_NOT_A_REVIEW: { group: 'terminal', summary: 'an edit was sent for a step that is not a review waiting for the operator (a command approval cannot be edited)' },
   KW_ERR_REVIEW_EDIT_INTERRUPTED: { group: 'operator', summary: 'an approved edit of a reviewed artifact was cut by a crash and, when the review step ran again, the file was neither as reviewed nor as edited, or the staged edit was gone; nothing was changed, look at the file' },
+  // plugins (kowalski-plugin.toml, grants)
+  KW_ERR_PLUGIN_MANIFEST: { group: 'terminal', summary: "a plugin's kowalski-plugin.toml (or its package.json's kowalski.plugin) is missing, does not parse, or has a bad or missing key; the message names the file, the key and the line" },
+  KW_ERR_PLUGIN_INCOMPATIBLE: { group: 'terminal', summary: "a plugin's kowalski range (kowalski-plugin.toml) does not include this kowalski's version, so it is refused" },
+  KW_ERR_PLUGIN_NOT_FOUND: { group: 'terminal', summary: 'no plugin of that name was found under <data>/plugins/ (rescan after installing one)' },
+  KW_ERR_PLUGIN_INVALID: { group: 'terminal', summary: 'the plugin failed a check (see its failures in kowalski plugins), so it cannot be granted' },
+  KW_ERR_PLUGIN_NOT_GRANTED: { group: 'operator', summary: "a plugin's tool was called while the plugin is not granted (or its grant no longer matches its version and permissions)" },
 } as const satisfies Record<string, { group: ErrorGroup; summary: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
