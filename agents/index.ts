@@ -31,6 +31,8 @@ export type { McpManagerOptions, McpCheck } from './mcp/manager.js';
 export { createWebFetchTool, DEFAULT_WEB_FETCH_CHARS } from './tools/web-fetch.js';
 export type { WebFetchOptions } from './tools/web-fetch.js';
 export type { FetchPageOptions, FetchedPage } from './net/fetch-page.js';
+export { fetchRaw } from './net/fetch.js';
+export type { FetchRawOptions, RawRequest, RawResponse } from './net/fetch-raw.js';
 export type { SafeAgentOptions, LookupFunction } from './net/safe-agent.js';
 export { blockedReason, checkUrl, AllowList } from './net/address-policy.js';
 export type { UrlHost } from './net/address-policy.js';

@@ -63,7 +63,8 @@ export interface ExecResult {
   pgid: number;
 }
 
-function killGroup(pgid: number, signal: NodeJS.Signals): void {
+/** Signal a whole process group; a group already gone is no error. */
+export function killGroup(pgid: number, signal: NodeJS.Signals): void {
   try {
     process.kill(-pgid, signal);
   } catch {

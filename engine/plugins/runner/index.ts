@@ -1,0 +1,4 @@
+/** The sandboxed runner of plugins: each plugin in its own process under Node's permission model (docs/plugins.md, "How plugins are confined"). */
+export { startPluginProcess, PLUGIN_DEFAULTS } from './plugin-process.js';
+export type { PluginProcess, PluginProcessOptions } from './plugin-process.js';
+export { hostAllowed } from './plugin-fetch.js';

@@ -1,0 +1,100 @@
+/**
+ * How a plugin's process is started: `node` with the permission model on, reading only
+ * the host script, the plugin's folder, its data folder and its granted paths, writing
+ * only its data folder and its granted write paths, no child processes, workers or
+ * native addons unless `exec` is granted, and an environment of its granted variables
+ * alone. Before it starts, its folder is searched for symbolic links that lead out of it
+ * (Node 20 follows them past its read grants).
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { KowalskiError } from '../../../core/index.js';
+import { packageRoot } from '../../modules.js';
+import type { PluginPermissions } from '../types.js';
+
+export interface LaunchSpec {
+  name: string;
+  /** The plugin's folder: absolute, a real path. */
+  root: string;
+  /** Its data folder (made if missing): the one place it may write without a grant. */
+  dataDir: string;
+  permissions: PluginPermissions;
+}
+
+/** The entries of a plugin's folder searched for links at each start; a folder with more is refused. */
+const MAX_FOLDER_ENTRIES = 100_000;
+
+/** The child's main module: plain JavaScript, the same file from the sources and from dist/. */
+export function hostScript(): string {
+  return path.join(packageRoot(import.meta.url), 'engine', 'plugins', 'runner', 'plugin-host.mjs');
+}
+
+function within(root: string, target: string): boolean {
+  const rel = path.relative(root, target);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
+/** A path handed to `--allow-fs-*`: absolute, and no `*` (which Node reads as a wildcard). */
+function grantPath(name: string, key: string, p: string): string {
+  if (!path.isAbsolute(p) || p.includes('*') || p.includes('\0')) {
+    throw new KowalskiError('KW_ERR_PLUGIN_START', `plugin ${name}: ${key} path ${JSON.stringify(p)} must be absolute and hold no *`);
+  }
+  return path.resolve(p);
+}
+
+/** Node's flags for this plugin's process. */
+export function permissionArgs(spec: LaunchSpec): string[] {
+  const reads = [hostScript(), spec.root, spec.dataDir, ...spec.permissions.fsRead.map((p) => grantPath(spec.name, 'fs.read', p))];
+  const writes = [spec.dataDir, ...spec.permissions.fsWrite.map((p) => grantPath(spec.name, 'fs.write', p))];
+  const args = ['--experimental-permission', '--disable-warning=ExperimentalWarning'];
+  // Node 20.20 takes one path per flag (a comma-separated list is refused). What may be written may be read.
+  for (const p of new Set([...reads, ...writes])) args.push(`--allow-fs-read=${p}`);
+  for (const p of new Set(writes)) args.push(`--allow-fs-write=${p}`);
+  if (spec.permissions.exec) args.push('--allow-child-process', '--allow-worker');
+  else args.push('--no-addons');
+  return args;
+}
+
+/** Only the granted variables that are set; never a `NODE_*` one (NODE_OPTIONS could change how the process starts). */
+export function pluginEnv(names: readonly string[], from: NodeJS.ProcessEnv): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of names) {
+    const value = from[name];
+    if (value !== undefined && !name.toUpperCase().startsWith('NODE_')) env[name] = value;
+  }
+  return env;
+}
+
+/** Throws KW_ERR_PLUGIN_START when the folder holds a symbolic link that resolves outside it, or too many entries to search. */
+export async function checkFolder(spec: Pick<LaunchSpec, 'name' | 'root'>): Promise<void> {
+  let seen = 0;
+  const walk = async (dir: string): Promise<void> => {
+    for (const entry of await fs.promises.readdir(dir, { withFileTypes: true })) {
+      if (++seen > MAX_FOLDER_ENTRIES) {
+        throw new KowalskiError('KW_ERR_PLUGIN_START', `plugin ${spec.name}: its folder ${spec.root} holds more than ${MAX_FOLDER_ENTRIES} entries; it is not searched for links and not started`);
+      }
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) {
+        await walk(full);
+      } else if (entry.isSymbolicLink()) {
+        const target = await fs.promises.realpath(full).catch(async () => path.resolve(dir, await fs.promises.readlink(full)));
+        if (!within(spec.root, target)) {
+          throw new KowalskiError('KW_ERR_PLUGIN_START', `plugin ${spec.name}: ${full} is a link to ${target}, outside the plugin's folder; Node would follow it past the plugin's grants, so the plugin is not started`);
+        }
+      }
+    }
+  };
+  await walk(spec.root);
+}
+
+/** Start the plugin's process in a process group of its own (so a kill takes whatever it started too). */
+export function launchPlugin(spec: LaunchSpec): ChildProcess {
+  return spawn(process.execPath, [...permissionArgs(spec), hostScript()], {
+    cwd: spec.root,
+    env: pluginEnv(spec.permissions.env, process.env),
+    detached: true,
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+  });
+}
