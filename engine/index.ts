@@ -60,3 +60,5 @@ export type { BackupFile, BackupManifest, BackupOptions, BackupResult, RestoreRe
 export { parseManifest, pluginToolName, MANIFEST_FILE } from './plugins/manifest.js';
 export { permissionsHash, permissionsInWords } from './plugins/permissions.js';
 export type { PluginFailure, PluginManifest, PluginPermissions, PluginPhase, PluginState, PluginStatus } from './plugins/types.js';
+export { ADAPTER_TYPES, DELIVERY_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, TOLERANCE_SECS, signedHeaders, webhookDigest } from './adapters/index.js';
+export type { Accepted, AdapterDefinition, AdapterHost, AdapterInstance, AdapterState, AdapterStatus, AdapterType, Adapters, InboundMessage, InboundRecord, InboundState, RunningAdapter, WebhookSettings } from './adapters/index.js';
