@@ -22,7 +22,7 @@ const PLUGIN_NAME = /^[a-z][a-z0-9-]*$/;
 const TOOL_NAME = /^[a-z][a-z0-9_]*$/;
 const EXPORT_NAME = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-const HOST = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*(:\d{1,5})?$/;
+const HOST = /^(?=.{1,253}$)(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*(:\d{1,5})?$/;
 const ENTRY_EXT = /\.(m|c)?js$/;
 /** Longest tool name providers take (Anthropic, OpenAI: 64). */
 const WIRE_NAME_MAX = 64;
@@ -163,7 +163,7 @@ function permissionsOf(v: unknown, c: Checks): PluginPermissions {
     fsRead: pathList(fsTable.read, 'permissions.fs.read', c.at('permissions', 0, 'read'), c),
     fsWrite: pathList(fsTable.write, 'permissions.fs.write', c.at('permissions', 0, 'write'), c),
     net: stringList(v.net, 'permissions.net', c.at('permissions', 0, 'net'), c,
-      (h) => HOST.test(h) ? undefined : `${JSON.stringify(h)} must be a host name such as "api.example.com" (lowercase, no scheme or path; a port may follow)`),
+      (h) => HOST.test(h) ? undefined : `${JSON.stringify(h)} must be a host name such as "api.example.com" or "*.example.com" (lowercase, no scheme or path; a port may follow)`),
     env: stringList(v.env, 'permissions.env', c.at('permissions', 0, 'env'), c,
       (e) => ENV_NAME.test(e) ? undefined : `${JSON.stringify(e)} is not an environment variable name`),
     exec: exec === true,

@@ -34,7 +34,7 @@ export function permissionsInWords(p: PluginPermissions, home: string = os.homed
   const lines = [
     ...c.fsRead.map((f) => `read files in ${shown(f, home)}`),
     ...c.fsWrite.map((f) => `write files in ${shown(f, home)}`),
-    ...c.net.map((h) => `reach ${h} (through kowalski's fetch)`),
+    ...c.net.map((h) => h.startsWith('*.') ? `reach any host under ${h.slice(2)} (through kowalski's fetch)` : `reach ${h} (through kowalski's fetch)`),
     ...c.env.map((e) => `read the environment variable ${e}`),
   ];
   if (c.exec) lines.push('start other programs (child processes and workers)');
