@@ -31,6 +31,7 @@ import { UI_PATHS, uiRoutes } from './routes/ui.js';
 import { vaultSearchRoutes } from './routes/vault-search.js';
 import { memoryRoutes } from './routes/memory.js';
 import { rookeryRoutes } from './routes/rookery.js';
+import { pluginRoutes } from './routes/plugins.js';
 import { installUpgradeChecks } from './upgrades.js';
 import { installUploadLimit } from './upload-limit.js';
 import type { UploadLimit } from './upload-limit.js';
@@ -150,6 +151,7 @@ export async function buildApi(engine: Engine, options: ApiOptions = {}): Promis
   vaultSearchRoutes(app, engine);
   memoryRoutes(app, engine);
   rookeryRoutes(app, engine);
+  pluginRoutes(app, engine);
   await hookRoutes(app, engine);
   uiRoutes(app, options.uiDir ?? path.join(packageRoot(import.meta.url), 'ui', 'dist'));
   return { app, hub, uploads };

@@ -106,7 +106,9 @@ async function folderPlugins(o: DiscoverOptions, fail: Fail): Promise<Discovered
     names = (await fs.readdir(o.localDir, { withFileTypes: true })).filter((d) => d.isDirectory() || d.isSymbolicLink()).map((d) => d.name).sort();
   } catch (err) {
     if (missing(err)) return [];
-    throw err;
+    const p: DiscoveredPlugin = { name: '(plugin folder)', source: 'folder', root: o.localDir, manifest: null, warnings: [], failures: [] };
+    fail(p, 'discover', err);
+    return [p];
   }
   const out: DiscoveredPlugin[] = [];
   for (const name of names.filter((n) => !n.startsWith('.')).slice(0, MAX_PLUGINS)) {
