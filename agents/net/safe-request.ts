@@ -108,8 +108,8 @@ function redirected(init: SafeRequestInit, status: number, from: URL, to: URL): 
 }
 
 /**
- * Request `url` and hand the answer that is not a redirect to `consume`. Rejects with
- * KW_ERR_FETCH_BLOCKED (scheme, address, or what `checkHop` refused), KW_ERR_FETCH_LIMIT
+ * Request `url` and hand the answer that is not a redirect to `consume`. Rejects with what
+ * `checkHop` throws, KW_ERR_FETCH_BLOCKED (scheme, address), KW_ERR_FETCH_LIMIT
  * (time, redirects, and what `consume` reads past its limit) or KW_ERR_FETCH_FAILED (DNS,
  * connection); with `signal`'s reason when `signal` aborts.
  */

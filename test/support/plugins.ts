@@ -31,7 +31,11 @@ export function startTestPlugin(
   t: TestContext,
   files: Record<string, string>,
   tools: string[],
-  options: Partial<Omit<PluginProcessOptions, 'onFailure' | 'tools' | 'root' | 'dataDir' | 'timers'>> & { tools?: PluginProcessOptions['tools'] } = {},
+  options: Partial<Omit<PluginProcessOptions, 'onFailure' | 'tools' | 'root' | 'dataDir' | 'timers'>> & {
+    tools?: PluginProcessOptions['tools'];
+    /** Called with the plugin's folder once its files are written, before its process starts. */
+    prepare?: (root: string) => void;
+  } = {},
 ): TestPlugin {
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'kw-plugin-')));
   cleanups(t)(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -42,6 +46,8 @@ export function startTestPlugin(
     fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
     fs.writeFileSync(path.join(root, file), text);
   }
+  const { prepare, ...rest } = options;
+  prepare?.(root);
   const dataDir = path.join(dir, 'data');
   const failures: TestPlugin['failures'] = [];
   const proc = startPluginProcess({
@@ -49,9 +55,9 @@ export function startTestPlugin(
     root,
     dataDir,
     permissions: NO_GRANTS,
-    timers: systemTimers(systemClock),
+    timers: systemTimers(options.clock ?? systemClock),
     tools: tools.map((name) => ({ name, entry: 'index.js', export: name })),
-    ...options,
+    ...rest,
     onFailure: (phase, err) => failures.push({ phase, err }),
   });
   cleanups(t)(() => proc.stop());

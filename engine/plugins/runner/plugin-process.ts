@@ -52,6 +52,9 @@ export interface PluginProcess {
   stop(): Promise<void>;
 }
 
+/** A plugin's `kowalski.fetch` calls the engine carries out at the same time; one more is refused (KW_ERR_FETCH_LIMIT). */
+const MAX_FETCHES_AT_ONCE = 8;
+
 export const PLUGIN_DEFAULTS = { callTimeoutMs: 30_000, maxResultBytes: 1024 * 1024, maxRestarts: 3, restartWindowMs: 10 * 60_000 } as const;
 
 interface Pending {
@@ -68,6 +71,7 @@ class Runner implements PluginProcess {
   private readonly calls = new Map<number, Pending>();
   private readonly fetches = new AbortController();
   private killedFor: KilledFor | undefined;
+  private fetchesInFlight = 0;
   private nextId = 0;
   private starts = 0;
   private restarts = 0;
@@ -101,7 +105,7 @@ class Runner implements PluginProcess {
     this.o.onFailure(phase, err);
   }
 
-  /** The running child, or a new one: the first start, or a restart while the budget allows. */
+  /** The running child, or a new one: the first start, or a restart while the budget allows (startPluginProcess calls it for the first). */
   ensureChild(): PluginChild {
     if (this.stopped) throw new KowalskiError('KW_ERR_PLUGIN_STOPPED', `plugin ${this.o.name} was stopped`);
     if (this.failed !== undefined) throw this.failed;
@@ -201,13 +205,20 @@ class Runner implements PluginProcess {
 
   private settleError(pending: Pending, error: WireError): void {
     const err = pluginError(this.o.name, pending.tool, error);
-    // A tool's own error is its answer; a refusal or an answer too large is a failure of the plugin.
-    if (err.code !== 'KW_ERR_TOOL_FAILED') this.fail('call', err);
+    // A tool's own error is its answer; Node's refusal or an answer too large is a failure of the plugin
+    // (a refused fetch was counted when the engine refused it, although the plugin may have swallowed it).
+    if (error.code === 'ERR_ACCESS_DENIED' || err.code === 'KW_ERR_PLUGIN_RESULT_LIMIT') this.fail('call', err);
     pending.reject(err);
   }
 
   private async fetchFor(id: number, url: string, init: Parameters<typeof pluginFetch>[2]): Promise<void> {
     const child = this.child;
+    if (this.fetchesInFlight >= MAX_FETCHES_AT_ONCE) {
+      const message = `plugin ${this.o.name}: more than ${MAX_FETCHES_AT_ONCE} fetches at once; wait for one to finish`;
+      child?.send({ type: 'fetched', id, ok: false, error: { code: 'KW_ERR_FETCH_LIMIT', message } });
+      return;
+    }
+    this.fetchesInFlight += 1;
     try {
       const response = await pluginFetch({
         plugin: this.o.name,
@@ -218,8 +229,10 @@ class Runner implements PluginProcess {
       child?.send({ type: 'fetched', id, ok: true, response });
     } catch (err) {
       const e = err instanceof KowalskiError ? err : new KowalskiError('KW_ERR_FETCH_FAILED', `${url}: ${err instanceof Error ? err.message : String(err)}`);
-      if (e.code === 'KW_ERR_PLUGIN_PERMISSION') this.fail('call', e);
+      if (e.code === 'KW_ERR_PLUGIN_PERMISSION' || e.code === 'KW_ERR_FETCH_BLOCKED') this.fail('call', e);
       child?.send({ type: 'fetched', id, ok: false, error: { code: e.code, message: e.message } });
+    } finally {
+      this.fetchesInFlight -= 1;
     }
   }
 
