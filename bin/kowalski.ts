@@ -26,6 +26,7 @@ const mcpCommands = () => import('./commands/mcp.js');
 const mcpServeCommands = () => import('./commands/mcp-serve.js');
 const bundleCommands = () => import('./commands/bundle.js');
 const triggerCommands = () => import('./commands/triggers.js');
+const pluginCommands = () => import('./commands/plugins.js');
 const chatCommands = () => import('./commands/chat.js');
 const vaultCommands = () => import('./commands/vault.js');
 const memoryCommands = () => import('./commands/memory.js');
@@ -103,6 +104,10 @@ const triggers = program.command('triggers').description('list the triggers: swi
   .action(act(lazy(triggerCommands, 'triggersCommand')));
 triggers.command('enable').description('switch a trigger on (persisted)').argument('<horde/trigger>').option('--json').action(act(lazy(triggerCommands, 'triggerEnableCommand')));
 triggers.command('disable').description('switch a trigger off (persisted)').argument('<horde/trigger>').option('--json').action(act(lazy(triggerCommands, 'triggerDisableCommand')));
+const plugins = program.command('plugins').description('list the plugins: pending or granted, permissions in plain words, failures').option('--json')
+  .action(act(lazy(pluginCommands, 'pluginsCommand')));
+plugins.command('grant').description("grant a plugin's permissions: its tools are offered to agents (audited)").argument('<name>').option('--json').action(act(lazy(pluginCommands, 'pluginGrantCommand')));
+plugins.command('revoke').description("take a plugin's grant back: pending again, its process stopped (audited)").argument('<name>').option('--json').action(act(lazy(pluginCommands, 'pluginRevokeCommand')));
 // `vault …`: the notes, their search and the audit of their writes.
 const vault = program.command('vault').description('the notes the agents and you share (<data>/vault/): list, read, search, and the audit of every write kowalski made to them');
 vault.command('ls').description('list the notes (of a folder)').argument('[under]', 'a folder of the vault').option('--json').action(act(lazy(vaultCommands, 'vaultLsCommand')));
