@@ -2,7 +2,6 @@
  * buildApi(engine): the Fastify app — JSON routes, the websocket hub, the operator app's
  * files, and the security checks in front of all of them. It is returned not yet listening.
  */
-import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import Fastify from 'fastify';
@@ -10,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import websocket from '@fastify/websocket';
 import { KowalskiError } from '../core/index.js';
 import type { Engine, RecoverySummary } from '../engine/index.js';
-import { packageRoot } from '../engine/index.js';
+import { packageRoot, packageVersion } from '../engine/index.js';
 import { installGuard } from './guard.js';
 import { allowedHostNames, isLoopback } from './hosts.js';
 import { answerConnect, createClientErrorHandler } from './client-errors.js';
@@ -36,6 +35,7 @@ import { UI_PATHS, uiRoutes } from './routes/ui.js';
 import { vaultSearchRoutes } from './routes/vault-search.js';
 import { memoryRoutes } from './routes/memory.js';
 import { rookeryRoutes } from './routes/rookery.js';
+import { pluginRoutes } from './routes/plugins.js';
 import { installUpgradeChecks } from './upgrades.js';
 import { installUploadLimit } from './upload-limit.js';
 import type { UploadLimit } from './upload-limit.js';
@@ -78,11 +78,6 @@ export interface Api {
   app: FastifyInstance;
   hub: WsHub;
   uploads: UploadLimit;
-}
-
-function packageVersion(): string {
-  const pkg = JSON.parse(fs.readFileSync(path.join(packageRoot(import.meta.url), 'package.json'), 'utf8')) as { version: string };
-  return pkg.version;
 }
 
 export async function buildApi(engine: Engine, options: ApiOptions = {}): Promise<Api> {
@@ -161,6 +156,7 @@ export async function buildApi(engine: Engine, options: ApiOptions = {}): Promis
   vaultSearchRoutes(app, engine);
   memoryRoutes(app, engine);
   rookeryRoutes(app, engine);
+  pluginRoutes(app, engine);
   await hookRoutes(app, engine);
   adapterRoutes(app, engine);
   await adapterWebhookRoutes(app, engine);

@@ -27,6 +27,7 @@ const mcpServeCommands = () => import('./commands/mcp-serve.js');
 const bundleCommands = () => import('./commands/bundle.js');
 const triggerCommands = () => import('./commands/triggers.js');
 const adapterCommands = () => import('./commands/adapters.js');
+const pluginCommands = () => import('./commands/plugins.js');
 const chatCommands = () => import('./commands/chat.js');
 const vaultCommands = () => import('./commands/vault.js');
 const memoryCommands = () => import('./commands/memory.js');
@@ -108,6 +109,10 @@ const adapters = program.command('adapters').description('list the adapters: typ
   .action(act(lazy(adapterCommands, 'adaptersCommand')));
 adapters.command('enable').description('switch an adapter on (persisted; the server starts it)').argument('<name>').option('--json').action(act(lazy(adapterCommands, 'adapterEnableCommand')));
 adapters.command('disable').description('switch an adapter off (persisted; the server stops it)').argument('<name>').option('--json').action(act(lazy(adapterCommands, 'adapterDisableCommand')));
+const plugins = program.command('plugins').description('list the plugins: pending or granted, permissions in plain words, failures').option('--json')
+  .action(act(lazy(pluginCommands, 'pluginsCommand')));
+plugins.command('grant').description("grant a plugin's permissions: its tools are offered to agents (audited)").argument('<name>').option('--json').action(act(lazy(pluginCommands, 'pluginGrantCommand')));
+plugins.command('revoke').description("take a plugin's grant back: pending again, its process stopped (audited)").argument('<name>').option('--json').action(act(lazy(pluginCommands, 'pluginRevokeCommand')));
 // `vault …`: the notes, their search and the audit of their writes.
 const vault = program.command('vault').description('the notes the agents and you share (<data>/vault/): list, read, search, and the audit of every write kowalski made to them');
 vault.command('ls').description('list the notes (of a folder)').argument('[under]', 'a folder of the vault').option('--json').action(act(lazy(vaultCommands, 'vaultLsCommand')));

@@ -225,6 +225,12 @@ export const ERROR_CODES = {
   // adapters: Slack and Discord
   KW_ERR_SLACK_API: { group: 'retryable', summary: "the Slack Web API (at [adapters.slack] api_url) refused a call ({ok: false}: the error it named), answered an HTTP error or was unreachable; a reply is tried again" },
   KW_ERR_DISCORD_API: { group: 'retryable', summary: "the Discord API (at [adapters.discord] api_url) refused the edit of a deferred response, answered an HTTP error or was unreachable; a reply is tried again (the interaction's token lasts 15 minutes)" },
+  // plugins (kowalski-plugin.toml, grants)
+  KW_ERR_PLUGIN_MANIFEST: { group: 'terminal', summary: "a plugin's kowalski-plugin.toml (or its package.json's kowalski.plugin) is missing, does not parse, or has a bad or missing key; the message names the file, the key and the line" },
+  KW_ERR_PLUGIN_INCOMPATIBLE: { group: 'terminal', summary: "a plugin's kowalski range (kowalski-plugin.toml) does not include this kowalski's version, so it is refused" },
+  KW_ERR_PLUGIN_NOT_FOUND: { group: 'terminal', summary: 'no plugin of that name was found under <data>/plugins/ (rescan after installing one)' },
+  KW_ERR_PLUGIN_INVALID: { group: 'terminal', summary: 'the plugin failed a check (see its failures in kowalski plugins), so it cannot be granted' },
+  KW_ERR_PLUGIN_NOT_GRANTED: { group: 'operator', summary: "a plugin's tool was called while the plugin is not granted (or its grant no longer matches its version and permissions)" },
 } as const satisfies Record<string, { group: ErrorGroup; summary: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

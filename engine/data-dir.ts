@@ -25,6 +25,8 @@ export function dataPaths(dataDir: string) {
     vault: path.join(dataDir, 'vault'),
     /** Semantic search's vectors (sqlite-vec), kept apart from the event log. */
     vectors: path.join(dataDir, 'vectors.sqlite'),
+    /** Installed plugins: npm packages (`package.json`, `node_modules/`), `local/` folders, each plugin's `data/<name>/`. */
+    plugins: path.join(dataDir, 'plugins'),
     runDir: (runId: string) => path.join(dataDir, 'runs', runId),
   };
 }

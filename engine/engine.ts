@@ -77,6 +77,9 @@ import type { ProbeResult } from '../agents/index.js';
 import { checkSeen, editAndApprove, reviewOf } from './review.js';
 import { ADAPTER_DEFINITIONS, createAdapters } from './adapters/index.js';
 import type { AdapterDefinition, Adapters } from './adapters/index.js';
+import { PluginService } from './plugins/plugin-service.js';
+import { localPluginDir } from './plugins/discover.js';
+import { packageVersion } from './modules.js';
 import type { EditResult, ReviewView } from './review.js';
 
 export interface EngineOptions {
@@ -142,6 +145,8 @@ export interface Engine {
   readonly rookery: RookeryService;
   /** Adapters (`[adapters.<name>]`): statuses, enable/disable, the durable record of inbound messages; started by the server (`adapters.start()`). */
   readonly adapters: Adapters;
+  /** Plugins under `<data>/plugins/` (and `$KOWALSKI_PLUGIN_DIR`): found at start and on `rescan()`, granted or revoked by the operator; granted plugins' tools join the tool registry. */
+  readonly plugins: PluginService;
   /** The vault's search (keyword, and semantic when `[vault.semantic]` is on): rescanned at start; the folder watched and notes embedded after `vaultSearch.start()`, which the server calls. */
   readonly vaultSearch: VaultSearch;
   catalog(): Promise<Catalog>;
@@ -289,9 +294,15 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       ...(options.adapterReplyBackoffMs === undefined ? {} : { replyBackoffMs: options.adapterReplyBackoffMs }),
       ...(options.adapterStartTimeoutMs === undefined ? {} : { startTimeoutMs: options.adapterStartTimeoutMs }),
     });
+    const plugins = new PluginService({
+      db, clock, timers, pluginsDir: paths.plugins, localDir: localPluginDir(paths.plugins, process.env), kowalskiVersion: packageVersion(),
+      onToolsChanged: () => models.reload(),
+      onChange: () => observers.emit('plugins:changed', {}),
+      ...(options.testOnlyFetchAllow === undefined ? {} : { testOnlyFetchAllow: options.testOnlyFetchAllow }),
+    });
     const models = new ModelHub({
       db, config: () => config, dataDir: paths.dataDir, clock, timers, observers,
-      engineTools: () => [...vault.tools(), createRecallTool(recall), createRememberTool(vault, () => clock.now()), ...createRookeryTools(rookery), ...adapters.tools()],
+      engineTools: () => [...vault.tools(), createRecallTool(recall), createRememberTool(vault, () => clock.now()), ...createRookeryTools(rookery), ...adapters.tools(), ...plugins.tools()],
       ...(options.testOnlyFetchAllow === undefined ? {} : { testOnlyFetchAllow: options.testOnlyFetchAllow }),
     });
     const supervisor = new Supervisor({
@@ -400,6 +411,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       ...(options.vaultDebounceMs === undefined ? {} : { debounceMs: options.vaultDebounceMs }),
     });
     vaultSearch.rescan(); // what changed in the vault while kowalski was stopped
+    await plugins.rescan(); // never throws for a plugin: each failure is recorded with its phase
     vault.setIndex(vaultSearch);
 
     let closing: Promise<void> | undefined;
@@ -429,6 +441,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       vaultSearch,
       rookery,
       adapters,
+      plugins,
       stats: committer.stats,
       intake,
       catalog: readCatalog,
@@ -529,6 +542,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       close() {
         closing ??= (async () => {
           await adapters.close();
+          await plugins.close();
           await triggers.close();
           await team.close();
           await chat.close();

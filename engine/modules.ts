@@ -20,6 +20,11 @@ export function packageRoot(metaUrl: string): string {
   }
 }
 
+/** kowalski's version, from its package.json. */
+export function packageVersion(): string {
+  return (JSON.parse(fs.readFileSync(path.join(packageRoot(import.meta.url), 'package.json'), 'utf8')) as { version: string }).version;
+}
+
 /**
  * A worker thread entry for the module `base` next to `metaUrl`. From dist/ it is the
  * .js file itself; from the TypeScript sources (tests, development) a small data: module

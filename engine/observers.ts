@@ -25,6 +25,8 @@ export interface EngineEventMap {
   'vault:indexed': { paths: string[] };
   /** An adapter's status changed (started, stopped, failed, a message): the app re-reads `GET /api/adapters`. */
   'adapters:changed': Record<string, never>;
+  /** A plugin was granted or revoked, the plugins were rescanned, or a plugin's process failed: the app re-reads `GET /api/plugins`. */
+  'plugins:changed': Record<string, never>;
   /** Something went wrong outside any run (a listener threw, a checkpoint failed). */
   'engine:warning': { message: string };
 }
@@ -42,6 +44,7 @@ export class Observers {
     'team:changed': new Set(),
     'vault:indexed': new Set(),
     'adapters:changed': new Set(),
+    'plugins:changed': new Set(),
     'engine:warning': new Set(),
     'engine:stopped': new Set(),
   };

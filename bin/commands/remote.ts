@@ -9,7 +9,7 @@ import path from 'node:path';
 import { KowalskiError, isErrorCode } from '../../core/index.js';
 import { VaultConflictError, isRunId, readOwner } from '../../engine/index.js';
 import type { Health } from '../../api/index.js';
-import type { EditResult, ListRunsFilter, ReviewView, RunRow, RunState, RunView, TriggerView } from '../../engine/index.js';
+import type { EditResult, ListRunsFilter, ReviewView, RunRow, RunState, RunView, TriggerView, PluginStatus } from '../../engine/index.js';
 
 /** How long `/api/health` may take before the server counts as not answering. */
 const HEALTH_TIMEOUT_MS = 2000;
@@ -113,6 +113,9 @@ export interface ApiClient {
   raiseBudget(runId: string, raise: Record<string, unknown>): Promise<{ state: RunState }>;
   listTriggers(): Promise<{ triggers: TriggerView[] }>;
   setTrigger(hordeId: string, name: string, enabled: boolean): Promise<TriggerView>;
+  listPlugins(): Promise<{ plugins: PluginStatus[] }>;
+  /** Grant or revoke, audited as `by`. */
+  setPluginGrant(name: string, grant: boolean, by: string): Promise<PluginStatus>;
 }
 
 export function apiClient(server: ServerAddress): ApiClient {
@@ -165,5 +168,7 @@ export function apiClient(server: ServerAddress): ApiClient {
     raiseBudget: async (runId, raise) => request('POST', runPath(runId, '/budget'), raise),
     listTriggers: () => request('GET', 'api/triggers'),
     setTrigger: (hordeId, name, enabled) => request('POST', `api/triggers/${encodeURIComponent(hordeId)}/${encodeURIComponent(name)}/${enabled ? 'enable' : 'disable'}`, {}),
+    listPlugins: () => request('GET', 'api/plugins'),
+    setPluginGrant: (name, grant, by) => request('POST', `api/plugins/${encodeURIComponent(name)}/${grant ? 'grant' : 'revoke'}`, { by }),
   };
 }

@@ -86,6 +86,8 @@ export interface PluginStatus {
   state: PluginState;
   /** Null when invalid. */
   permissions: PluginPermissions | null;
+  /** The permissions in plain words ("read files in ~/Documents", "reach api.example.com"); empty when invalid. */
+  permissionsText: string[];
   /** sha256 of the canonical permissions (what a grant is keyed by, with name and version). */
   permissionsHash: string | null;
   /** The tools as agents see them (`<plugin>__<tool>`). */

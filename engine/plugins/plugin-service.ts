@@ -1,0 +1,232 @@
+/**
+ * `engine.plugins`: the plugins found under `<data>/plugins/`, their grants, and the tools of
+ * the granted ones, given to the engine's tool registry (as `<plugin>__<tool>`). A plugin's
+ * process is started on the first call of one of its tools and stopped when its grant is
+ * revoked or changes, when a rescan finds it changed, and when the engine closes. Nothing a
+ * plugin does (a bad manifest, a failed start, a crash) stops the engine: it is recorded
+ * with its phase and shown.
+ */
+import path from 'node:path';
+import type Database from 'better-sqlite3';
+import type { Tool } from '../../agents/index.js';
+import { KowalskiError, toPlainError } from '../../core/index.js';
+import type { Clock } from '../clock.js';
+import type { Timers } from '../triggers/timers.js';
+import { discoverPlugins } from './discover.js';
+import type { DiscoveredPlugin } from './discover.js';
+import { PluginGrants } from './grants.js';
+import type { PluginAuditEntry } from './grants.js';
+import { pluginToolName } from './manifest.js';
+import { permissionsHash, permissionsInWords } from './permissions.js';
+import { startPluginProcess } from './runner/index.js';
+import type { PluginProcess } from './runner/index.js';
+import type { PluginFailure, PluginManifest, PluginPhase, PluginStatus } from './types.js';
+
+/** Failures kept per plugin (the newest). */
+const MAX_FAILURES = 20;
+/** Phases that make a plugin invalid: it could not be found, read or loaded. */
+const INVALID_PHASES: readonly PluginPhase[] = ['discover', 'validate', 'load'];
+
+export interface PluginServiceDeps {
+  db: Database.Database;
+  clock: Clock;
+  timers: Timers;
+  /** `<data>/plugins`: `package.json`, `node_modules/`, each plugin's `data/<name>/`. */
+  pluginsDir: string;
+  /** Folder plugins (`$KOWALSKI_PLUGIN_DIR`, default `<data>/plugins/local`). */
+  localDir: string;
+  kowalskiVersion: string;
+  /** The granted tools changed: the engine rebuilds its tool registry. */
+  onToolsChanged(): void;
+  /** Something shown changed (a grant, a rescan, a failure). */
+  onChange(): void;
+  /** A call's time limit, ms (the runner's default: 30 000). */
+  callTimeoutMs?: number;
+  /** Test only: `ip:port` pairs plugins' fetches may reach although web_fetch's rules refuse them. */
+  testOnlyFetchAllow?: readonly string[];
+}
+
+interface Entry {
+  found: DiscoveredPlugin;
+  /** Start and call failures of its process, beside those of discovery. */
+  failures: PluginFailure[];
+  proc?: PluginProcess;
+}
+
+export class PluginService {
+  private entries = new Map<string, Entry>();
+  private readonly grants: PluginGrants;
+
+  constructor(private readonly deps: PluginServiceDeps) {
+    this.grants = new PluginGrants(deps.db, deps.clock);
+  }
+
+  /** Every plugin found, by name. */
+  list(): PluginStatus[] {
+    const rows = this.grants.rows();
+    return [...this.entries.values()].map((e) => this.statusOf(e, rows));
+  }
+
+  /** One plugin; KW_ERR_PLUGIN_NOT_FOUND when none has that name. */
+  get(name: string): PluginStatus {
+    return this.statusOf(this.entry(name), this.grants.rows());
+  }
+
+  /** Grant the plugin's permissions as its manifest declares them now; its tools are offered from now on. */
+  grant(name: string, by: string): PluginStatus {
+    const entry = this.entry(name);
+    const manifest = entry.found.manifest;
+    if (manifest === null || this.invalid(entry)) {
+      const why = entry.found.failures.map((f) => `${f.phase}: ${f.message}`).join('; ');
+      throw new KowalskiError('KW_ERR_PLUGIN_INVALID', `plugin ${name} cannot be granted: ${why}`);
+    }
+    this.grants.grant(manifest, by);
+    void this.stopProcess(entry); // started again, with what is granted now, at the next call
+    this.changed(true);
+    return this.get(name);
+  }
+
+  /** Take the grant back (audited); its tools are no longer offered and its process is stopped. */
+  revoke(name: string, by: string): PluginStatus {
+    const entry = this.entry(name);
+    const had = this.grants.revoke(name, by);
+    void this.stopProcess(entry);
+    if (had) this.changed(true);
+    return this.get(name);
+  }
+
+  /** The grants and revokes of one plugin, oldest first. */
+  audit(name: string): PluginAuditEntry[] {
+    this.entry(name);
+    return this.grants.audit(name);
+  }
+
+  /** Look for plugins again; a plugin whose folder, version or permissions changed has its process stopped. */
+  async rescan(): Promise<PluginStatus[]> {
+    const found = await discoverPlugins({ pluginsDir: this.deps.pluginsDir, localDir: this.deps.localDir, kowalskiVersion: this.deps.kowalskiVersion, now: () => this.deps.clock.now() });
+    const next = new Map<string, Entry>();
+    for (const f of found) {
+      const old = this.entries.get(f.name);
+      if (old !== undefined && sameCode(old.found, f)) next.set(f.name, { found: f, failures: old.failures, ...(old.proc === undefined ? {} : { proc: old.proc }) });
+      else next.set(f.name, { found: f, failures: [] });
+    }
+    const gone = [...this.entries.entries()].filter(([name, e]) => next.get(name)?.proc !== e.proc);
+    this.entries = next;
+    await Promise.all(gone.map(([, e]) => this.stopProcess(e)));
+    this.changed(true);
+    return this.list();
+  }
+
+  /** The tools of the granted plugins, as the tool registry takes them. */
+  tools(): Tool[] {
+    const rows = this.grants.rows();
+    const out: Tool[] = [];
+    for (const entry of this.entries.values()) {
+      const manifest = entry.found.manifest;
+      if (manifest === null || this.invalid(entry) || !PluginGrants.matches(rows.get(manifest.name), manifest)) continue;
+      for (const def of manifest.tools) {
+        const name = pluginToolName(manifest.name, def.name);
+        out.push({
+          spec: { name, description: `${def.description} (plugin ${manifest.name} ${manifest.version})`, inputSchema: def.input as Tool['spec']['inputSchema'] },
+          call: (args, ctx) => this.call(manifest.name, def.name, args, ctx.signal),
+        });
+      }
+    }
+    return out;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.entries.values()].map((e) => this.stopProcess(e)));
+  }
+
+  /** A call of a granted plugin's tool: refused unless the grant in force still matches; its process started on first use. */
+  private async call(plugin: string, tool: string, args: Record<string, unknown>, signal: AbortSignal) {
+    const entry = this.entries.get(plugin);
+    const manifest = entry?.found.manifest ?? null;
+    if (entry === undefined || manifest === null || !PluginGrants.matches(this.grants.rows().get(plugin), manifest)) {
+      throw new KowalskiError('KW_ERR_PLUGIN_NOT_GRANTED', `plugin ${plugin} is not granted (or its grant no longer matches its version and permissions): grant it in the app's Plugins screen or with kowalski plugins grant ${plugin}`);
+    }
+    entry.proc ??= this.startProcess(entry, manifest);
+    return entry.proc.call(tool, args, signal);
+  }
+
+  private startProcess(entry: Entry, manifest: PluginManifest): PluginProcess {
+    return startPluginProcess({
+      name: manifest.name,
+      root: entry.found.root,
+      tools: manifest.tools.map((t) => ({ name: t.name, entry: t.entry, export: t.export })),
+      permissions: manifest.permissions,
+      dataDir: path.join(this.deps.pluginsDir, 'data', manifest.name),
+      timers: this.deps.timers,
+      clock: this.deps.clock,
+      ...(this.deps.callTimeoutMs === undefined ? {} : { callTimeoutMs: this.deps.callTimeoutMs }),
+      ...(this.deps.testOnlyFetchAllow === undefined ? {} : { testOnlyFetchAllow: this.deps.testOnlyFetchAllow }),
+      onFailure: (phase, err) => {
+        entry.failures.push({ phase, message: toPlainError(err).message, at: this.deps.clock.now() });
+        entry.failures.splice(0, Math.max(0, entry.failures.length - MAX_FAILURES));
+        this.changed(false);
+      },
+    });
+  }
+
+  private async stopProcess(entry: Entry): Promise<void> {
+    const proc = entry.proc;
+    delete entry.proc;
+    await proc?.stop();
+  }
+
+  private entry(name: string): Entry {
+    const entry = this.entries.get(name);
+    if (entry === undefined) {
+      const known = [...this.entries.keys()];
+      throw new KowalskiError('KW_ERR_PLUGIN_NOT_FOUND', `no plugin named "${name}" (found: ${known.length === 0 ? 'none' : known.join(', ')}; plugins live under ${this.deps.pluginsDir})`);
+    }
+    return entry;
+  }
+
+  private invalid(entry: Entry): boolean {
+    return entry.found.failures.some((f) => INVALID_PHASES.includes(f.phase));
+  }
+
+  private changed(tools: boolean): void {
+    if (tools) this.deps.onToolsChanged();
+    this.deps.onChange();
+  }
+
+  private statusOf(entry: Entry, rows: ReturnType<PluginGrants['rows']>): PluginStatus {
+    const { found } = entry;
+    const m = found.manifest;
+    const row = rows.get(found.name);
+    const invalid = m === null || this.invalid(entry);
+    const granted = !invalid && PluginGrants.matches(row, m);
+    const warnings = [...found.warnings];
+    if (!invalid && row !== undefined && !granted) {
+      warnings.push(`granted for version ${row.version}${row.permissions_hash === permissionsHash(m.permissions) ? '' : ' with other permissions'} by ${row.granted_by}: it is pending until granted again`);
+    }
+    return {
+      name: found.name,
+      version: m?.version ?? null,
+      description: m?.description ?? null,
+      source: found.source,
+      root: found.root,
+      state: invalid ? 'invalid' : granted ? 'granted' : 'pending',
+      permissions: invalid ? null : m.permissions,
+      permissionsText: invalid ? [] : permissionsInWords(m.permissions),
+      permissionsHash: invalid ? null : permissionsHash(m.permissions),
+      tools: (m?.tools ?? []).map((t) => ({ name: pluginToolName(found.name, t.name), description: t.description })),
+      adapters: (m?.adapters ?? []).map((a) => ({ name: a.name, description: `${a.description} (plugin adapters are not loaded yet)` })),
+      warnings,
+      failures: [...found.failures, ...entry.failures],
+      grantedBy: granted ? row!.granted_by : null,
+      grantedAt: granted ? row!.granted_at : null,
+      process: entry.proc?.stats() ?? null,
+    };
+  }
+}
+
+/** The same plugin code and declaration: same folder, version and permissions (its process may go on). */
+function sameCode(a: DiscoveredPlugin, b: DiscoveredPlugin): boolean {
+  if (a.root !== b.root || a.manifest === null || b.manifest === null) return false;
+  return a.manifest.version === b.manifest.version && permissionsHash(a.manifest.permissions) === permissionsHash(b.manifest.permissions)
+    && JSON.stringify(a.manifest.tools) === JSON.stringify(b.manifest.tools);
+}
