@@ -1,25 +1,14 @@
 /**
- * Fetch one page for a model, safely: http/https only, every URL of a redirect chain
- * checked before it is requested and again at connect time, a total time limit and a
- * limit on the DECODED body counted while it streams (a gzip bomb or an endless body
- * is cut off; Content-Length is never trusted), text kinds of content only.
+ * Fetch one page for a model, safely (through fetch-body.ts: the address policy at every
+ * hop and at connect time, time and decoded-size limits), text kinds of content only,
+ * and turn it into Markdown.
  */
-import { fetch } from 'undici';
-import type { Response } from 'undici';
-import { KowalskiError } from '../../core/index.js';
-import { AllowList, checkUrl } from './address-policy.js';
+import { decodeBody } from './decode-body.js';
+import { fetchBody } from './fetch-body.js';
+import type { AcceptedContent, FetchBodyOptions, FetchedBody } from './fetch-body.js';
 import { htmlToMarkdown } from './html-to-markdown.js';
-import { createSafeAgent } from './safe-agent.js';
-import type { SafeAgentOptions } from './safe-agent.js';
 
-export interface FetchPageOptions extends SafeAgentOptions {
-  /** The whole fetch, redirects and body included (default 20 000 ms). */
-  timeoutMs?: number;
-  /** Bytes of the body after decompression (default 5 MiB). */
-  maxBytes?: number;
-  /** Redirects followed (default 5); one more fails with KW_ERR_FETCH_LIMIT. */
-  maxRedirects?: number;
-}
+export type FetchPageOptions = FetchBodyOptions;
 
 export interface FetchedPage {
   /** The final URL, after redirects. */
@@ -36,11 +25,13 @@ export interface FetchedPage {
   redirects: string[];
 }
 
-export const FETCH_DEFAULTS = { timeoutMs: 20_000, maxBytes: 5 * 1024 * 1024, maxRedirects: 5 } as const;
+export { FETCH_DEFAULTS } from './fetch-body.js';
 
-const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
-const USER_AGENT = 'kowalski (web_fetch; +https://github.com/kowalski)';
-const ACCEPT = 'text/html,application/xhtml+xml,text/markdown;q=0.9,text/plain;q=0.8,application/json;q=0.7';
+const PAGES: AcceptedContent = {
+  header: 'text/html,application/xhtml+xml,text/markdown;q=0.9,text/plain;q=0.8,application/json;q=0.7',
+  accepts: (mime) => contentKind(mime) !== undefined,
+  described: 'HTML, plain text, Markdown and JSON pages',
+};
 
 type Kind = 'html' | 'text' | 'json';
 
@@ -51,44 +42,11 @@ function contentKind(mime: string): Kind | undefined {
   return undefined;
 }
 
-function parseUrl(raw: string): URL {
-  try {
-    return new URL(raw.trim());
-  } catch {
-    throw new KowalskiError('KW_ERR_FETCH_BLOCKED', `${JSON.stringify(raw)} is not an absolute URL`);
-  }
-}
-
-/** The body's bytes, at most `maxBytes` of them after decoding; more fails as soon as it arrives. */
-async function readBody(res: Response, maxBytes: number, url: string): Promise<Buffer> {
-  if (res.body === null) return Buffer.alloc(0);
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel();
-      throw new KowalskiError('KW_ERR_FETCH_LIMIT', `${url}: the page is larger than ${maxBytes} bytes (after decompression); it was cut off there`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks, total);
-}
-
 /** The charset of the Content-Type header, else (for HTML) of a `<meta>` in the first KiB, else UTF-8. */
-function decode(body: Buffer, contentType: string, kind: Kind): string {
-  let charset = /;\s*charset\s*=\s*"?([\w.:-]+)/i.exec(contentType)?.[1];
-  if (charset === undefined && kind === 'html') {
-    charset = /<meta[^>]+charset\s*=\s*["']?([\w.:-]+)/i.exec(body.subarray(0, 1024).toString('latin1'))?.[1];
-  }
-  try {
-    return new TextDecoder(charset ?? 'utf-8').decode(body);
-  } catch {
-    return new TextDecoder('utf-8').decode(body);
-  }
+function decode(fetched: FetchedBody, kind: Kind): string {
+  const header = /;\s*charset\s*=/i.test(fetched.contentTypeHeader);
+  const meta = !header && kind === 'html' ? /<meta[^>]+charset\s*=\s*["']?([\w.:-]+)/i.exec(fetched.body.subarray(0, 1024).toString('latin1'))?.[1] : undefined;
+  return decodeBody(fetched, meta);
 }
 
 /** A fence longer than any run of backticks in the text, so nothing inside can close it. */
@@ -106,22 +64,6 @@ function toMarkdown(text: string, kind: Kind, url: string): { title: string; mar
   }
 }
 
-/** undici's fetch wraps what the connector threw in a TypeError('fetch failed'); find ours again. */
-function asFetchError(err: unknown, url: string): KowalskiError {
-  if (err instanceof KowalskiError) return err;
-  const cause = err instanceof Error ? err.cause : undefined;
-  if (cause instanceof KowalskiError) return cause;
-  const detail = cause instanceof Error ? ((cause as NodeJS.ErrnoException).code ?? cause.message) : err instanceof Error ? err.message : String(err);
-  return new KowalskiError('KW_ERR_FETCH_FAILED', `${url}: cannot be fetched: ${detail}`, { cause: err });
-}
-
-/** Names the hop that led to `url`, so a refusal at a redirect says where it came from. */
-function viaRedirect(err: KowalskiError, redirects: string[]): KowalskiError {
-  const from = redirects.at(-1);
-  if (from === undefined) return err;
-  return new KowalskiError(err.code, `${err.message} (reached by a redirect from ${from})`, { cause: err });
-}
-
 /**
  * Fetch `url` and return its main content as Markdown. Rejects with KW_ERR_FETCH_BLOCKED
  * (scheme, address, content type), KW_ERR_FETCH_LIMIT (size, time, redirects) or
@@ -129,72 +71,8 @@ function viaRedirect(err: KowalskiError, redirects: string[]): KowalskiError {
  * `signal` aborts.
  */
 export async function fetchPage(url: string, options: FetchPageOptions = {}, signal?: AbortSignal): Promise<FetchedPage> {
-  const timeoutMs = options.timeoutMs ?? FETCH_DEFAULTS.timeoutMs;
-  const maxBytes = options.maxBytes ?? FETCH_DEFAULTS.maxBytes;
-  const maxRedirects = options.maxRedirects ?? FETCH_DEFAULTS.maxRedirects;
-  const allow = new AllowList(options.testOnlyAllow);
-  const deadline = AbortSignal.timeout(timeoutMs);
-  const both = signal === undefined ? deadline : AbortSignal.any([signal, deadline]);
-  let current = parseUrl(url);
-  // An agent per fetch: no pooled connection outlives it, so each fetch checks its addresses anew.
-  const agent = createSafeAgent(options);
-  const redirects: string[] = [];
-  const send = async (target: URL): Promise<Response> => {
-    checkUrl(target, allow);
-    return fetch(target, { dispatcher: agent, redirect: 'manual', signal: both, headers: { 'user-agent': USER_AGENT, accept: ACCEPT } });
-  };
-  const fail = (err: unknown): never => {
-    if (signal?.aborted === true) throw signal.reason;
-    if (deadline.aborted) throw new KowalskiError('KW_ERR_FETCH_LIMIT', `${current.href}: the fetch took longer than ${timeoutMs} ms and was stopped`);
-    throw viaRedirect(asFetchError(err, current.href), redirects);
-  };
-  try {
-    for (;;) {
-      const res = await send(current).catch(fail);
-      if (REDIRECT_STATUSES.has(res.status)) {
-        await res.body?.cancel();
-        current = nextHop(res, current, redirects, maxRedirects);
-        continue;
-      }
-      return await readPage(res, current.href, redirects, maxBytes).catch(fail);
-    }
-  } finally {
-    await agent.destroy();
-  }
-}
-
-function nextHop(res: Response, current: URL, redirects: string[], maxRedirects: number): URL {
-  const location = res.headers.get('location');
-  if (location === null) {
-    throw new KowalskiError('KW_ERR_FETCH_FAILED', `${current.href} answered HTTP ${res.status} without a Location to redirect to`);
-  }
-  if (redirects.length >= maxRedirects) {
-    throw new KowalskiError('KW_ERR_FETCH_LIMIT', `${redirects[0] ?? current.href}: more than ${maxRedirects} redirects; the last led from ${current.href} to ${location}`);
-  }
-  let next: URL;
-  try {
-    next = new URL(location, current);
-  } catch {
-    throw new KowalskiError('KW_ERR_FETCH_FAILED', `${current.href} redirects to ${JSON.stringify(location)}, which is not a URL`);
-  }
-  redirects.push(current.href);
-  return next;
-}
-
-async function readPage(res: Response, url: string, redirects: string[], maxBytes: number): Promise<FetchedPage> {
-  if (!res.ok) {
-    await res.body?.cancel();
-    throw new KowalskiError('KW_ERR_FETCH_FAILED', `${url} answered HTTP ${res.status}${res.statusText === '' ? '' : ` ${res.statusText}`}`);
-  }
-  const header = res.headers.get('content-type') ?? '';
-  const mime = header.split(';')[0]!.trim().toLowerCase();
-  const kind = contentKind(mime);
-  if (kind === undefined) {
-    await res.body?.cancel();
-    const what = mime === '' ? 'no Content-Type' : `content of type ${mime}`;
-    throw new KowalskiError('KW_ERR_FETCH_BLOCKED', `${url} answered with ${what}; only HTML, plain text, Markdown and JSON pages are fetched`);
-  }
-  const body = await readBody(res, maxBytes, url);
-  const { title, markdown } = toMarkdown(decode(body, header, kind), kind, url);
-  return { url, status: res.status, contentType: mime, title, markdown, bytes: body.byteLength, redirects: [...redirects] };
+  const fetched = await fetchBody(url, PAGES, options, signal);
+  const kind = contentKind(fetched.contentType)!;
+  const { title, markdown } = toMarkdown(decode(fetched, kind), kind, fetched.url);
+  return { url: fetched.url, status: fetched.status, contentType: fetched.contentType, title, markdown, bytes: fetched.body.byteLength, redirects: fetched.redirects };
 }
