@@ -207,6 +207,9 @@ export const ERROR_CODES = {
   KW_ERR_REVIEW_STALE: { group: 'terminal', summary: 'the artifact under review changed since the operator saw it (the hash they approved or edited from is not the one waiting); read it again' },
   KW_ERR_NOT_A_REVIEW: { group: 'terminal', summary: 'an edit was sent for a step that is not a review waiting for the operator (a command approval cannot be edited)' },
   KW_ERR_REVIEW_EDIT_INTERRUPTED: { group: 'operator', summary: 'an approved edit of a reviewed artifact was cut by a crash and, when the review step ran again, the file was neither as reviewed nor as edited, or the staged edit was gone; nothing was changed, look at the file' },
+  // the calendar adapter (its tools)
+  KW_ERR_CALENDAR_SOURCE: { group: 'retryable', summary: 'a calendar source (an ICS file or URL, the CalDAV server) cannot be read, or is not iCalendar' },
+  KW_ERR_CALENDAR_WRITE_OFF: { group: 'terminal', summary: 'calendar_create_event was refused: the operator has not allowed writing (write = true in [adapters.<name>], with a CalDAV calendar to write to)' },
 } as const satisfies Record<string, { group: ErrorGroup; summary: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
