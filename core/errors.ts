@@ -196,6 +196,13 @@ export const ERROR_CODES = {
   KW_ERR_RUN_ACTIVE: { group: 'retryable', summary: 'the run is still queued or running: a re-run reuses the results of a run that has ended or is parked' },
   KW_ERR_RERUN_STEP_UNKNOWN: { group: 'terminal', summary: "a re-run's --from names a step that is not in the horde's pipeline" },
   KW_ERR_RERUN_MISMATCH: { group: 'terminal', summary: "a step before a re-run's --from does not match the earlier run (not in its horde, another kind, or it failed there): re-run from that step instead" },
+  // adapters (inbound channels)
+  KW_ERR_ADAPTER_CONFIG: { group: 'terminal', summary: 'an [adapters.<name>] section of config.toml is malformed (the message names the section and the key)' },
+  KW_ERR_ADAPTER_NOT_FOUND: { group: 'terminal', summary: 'no adapter of that name (or of that type) is configured under [adapters.<name>]' },
+  KW_ERR_ADAPTER_DISABLED: { group: 'terminal', summary: 'the adapter is switched off or not running: turn it on in the app or with kowalski adapters enable' },
+  KW_ERR_ADAPTER_START: { group: 'retryable', summary: 'an adapter failed to start, or did not start in time; it is shown as error and the rest of the server goes on' },
+  KW_ERR_ADAPTER_REPLY: { group: 'retryable', summary: "an adapter could not send the agent's answer back to its channel after every attempt" },
+  KW_ERR_ADAPTER_TURN: { group: 'terminal', summary: "the chat turn of an inbound message ended without an answer (an error, or its budget used up), so nothing was sent back" },
   // checks before a run starts
   KW_ERR_MODEL_NOT_READY: { group: 'operator', summary: "a horde's model steps have no model configured, or its provider does not answer or lacks the model (kowalski run checks before starting; --skip-model-check)" },
   KW_ERR_INTERNAL: { group: 'terminal', summary: 'a bug: an unexpected exception' },

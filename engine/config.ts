@@ -9,6 +9,8 @@ import type { BudgetKey, BudgetLimits } from '../core/index.js';
 import { mcpServersFrom, parseModelRef, providerSettingsFrom, webSearchConfigFrom } from '../agents/index.js';
 import type { McpServerConfig, ToolCallingSetting, WebSearchConfig } from '../agents/index.js';
 import type { Synchronous } from './store/database.js';
+import { adaptersFrom } from './adapters/settings.js';
+import type { AdapterConfig } from './adapters/settings.js';
 
 export interface EngineConfig {
   store: {
@@ -62,6 +64,8 @@ export interface EngineConfig {
   mcpServers: McpServerConfig[];
   /** `[tools.web_search]` (with BRAVE_API_KEY from the environment), checked; null = none. */
   webSearch: WebSearchConfig | null;
+  /** `[adapters.<name>]`: inbound channels (docs/adapters.md), their common keys checked; each type's own settings are read when it starts. */
+  adapters: AdapterConfig[];
   /** The whole file as parsed, for the sections other parts read. */
   raw: Record<string, unknown>;
 }
@@ -76,6 +80,7 @@ export const DEFAULT_CONFIG: EngineConfig = {
   budget: {},
   mcpServers: [],
   webSearch: null,
+  adapters: [],
   raw: {},
 };
 
@@ -194,6 +199,7 @@ export function parseConfig(text: string, file: string): EngineConfig {
     budget: budgetConfig(table(raw, file, 'budget'), file),
     mcpServers: mcpServersFrom(raw, file),
     webSearch: webSearchConfigFrom(raw, file),
+    adapters: adaptersFrom(raw, file),
     raw,
   };
   if (typeof model.default === 'string') config.model.default = model.default;

@@ -75,6 +75,8 @@ import { ROOKERY_TOOL_NAMES, createRookeryTools } from './rookery/rookery-tools.
 import { DATA_TOOL_NAMES } from '../agents/index.js';
 import type { ProbeResult } from '../agents/index.js';
 import { checkSeen, editAndApprove, reviewOf } from './review.js';
+import { ADAPTER_DEFINITIONS, createAdapters } from './adapters/index.js';
+import type { AdapterDefinition, Adapters } from './adapters/index.js';
 import type { EditResult, ReviewView } from './review.js';
 
 export interface EngineOptions {
@@ -102,6 +104,12 @@ export interface EngineOptions {
   vaultDebounceMs?: number;
   /** The longest the committer holds a commit for webhook deliveries on their way, µs (default 500; 0: never). */
   intakeHoldUs?: number;
+  /** The adapter types (default: engine/adapters/definitions.ts; tests pass their own). */
+  adapterDefinitions?: readonly AdapterDefinition<unknown>[];
+  /** Pauses before an adapter's 2nd, 3rd… reply attempt, ms (default [2000, 10000]: 3 attempts in all). */
+  adapterReplyBackoffMs?: readonly number[];
+  /** Longest wait for an adapter's start, ms (default 10 000): past it the adapter is `error`. */
+  adapterStartTimeoutMs?: number;
 }
 
 export interface StartOptions {
@@ -132,6 +140,8 @@ export interface Engine {
   readonly vault: Vault;
   /** The Rookery's drafts: hordes being built in the app's editor or a chat with the builder, and their birth into `<data>/hordes/`. */
   readonly rookery: RookeryService;
+  /** Adapters (`[adapters.<name>]`): statuses, enable/disable, the durable record of inbound messages; started by the server (`adapters.start()`). */
+  readonly adapters: Adapters;
   /** The vault's search (keyword, and semantic when `[vault.semantic]` is on): rescanned at start; the folder watched and notes embedded after `vaultSearch.start()`, which the server calls. */
   readonly vaultSearch: VaultSearch;
   catalog(): Promise<Catalog>;
@@ -267,9 +277,21 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         observers.emit('catalog:changed', {});
       },
     });
+    // The chat and the team are made below: adapters reach them only once one starts.
+    const adapters: Adapters = createAdapters({
+      db, clock, timers, crash, env: process.env,
+      definitions: options.adapterDefinitions ?? ADAPTER_DEFINITIONS,
+      configs: () => config.adapters,
+      chat: () => chat,
+      agentExists: (name) => team.get(name) !== undefined,
+      onToolsChanged: () => models.reload(),
+      onChange: () => observers.emit('adapters:changed', {}),
+      ...(options.adapterReplyBackoffMs === undefined ? {} : { replyBackoffMs: options.adapterReplyBackoffMs }),
+      ...(options.adapterStartTimeoutMs === undefined ? {} : { startTimeoutMs: options.adapterStartTimeoutMs }),
+    });
     const models = new ModelHub({
       db, config: () => config, dataDir: paths.dataDir, clock, timers, observers,
-      engineTools: () => [...vault.tools(), createRecallTool(recall), createRememberTool(vault, () => clock.now()), ...createRookeryTools(rookery)],
+      engineTools: () => [...vault.tools(), createRecallTool(recall), createRememberTool(vault, () => clock.now()), ...createRookeryTools(rookery), ...adapters.tools()],
       ...(options.testOnlyFetchAllow === undefined ? {} : { testOnlyFetchAllow: options.testOnlyFetchAllow }),
     });
     const supervisor = new Supervisor({
@@ -406,6 +428,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       vault,
       vaultSearch,
       rookery,
+      adapters,
       stats: committer.stats,
       intake,
       catalog: readCatalog,
@@ -505,6 +528,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       announce: (url) => lock.setUrl(url),
       close() {
         closing ??= (async () => {
+          await adapters.close();
           await triggers.close();
           await team.close();
           await chat.close();

@@ -57,3 +57,5 @@ export type { RookeryService } from './rookery/rookery-service.js';
 export type { DraftSummary, DraftView } from './rookery/rookery-service.js';
 export { createBackup, restoreBackup, MANIFEST_ENTRY } from './backup/index.js';
 export type { BackupFile, BackupManifest, BackupOptions, BackupResult, RestoreResult } from './backup/index.js';
+export { ADAPTER_TYPES, DELIVERY_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, TOLERANCE_SECS, signedHeaders, webhookDigest } from './adapters/index.js';
+export type { Accepted, AdapterDefinition, AdapterHost, AdapterInstance, AdapterState, AdapterStatus, AdapterType, Adapters, InboundMessage, InboundRecord, InboundState, RunningAdapter, WebhookSettings } from './adapters/index.js';

@@ -23,6 +23,8 @@ export interface EngineEventMap {
   'team:changed': Record<string, never>;
   /** The vault's keyword index took these notes in (changed, added or removed; paths relative to the vault): after a rescan, a watched edit or a write. */
   'vault:indexed': { paths: string[] };
+  /** An adapter's status changed (started, stopped, failed, a message): the app re-reads `GET /api/adapters`. */
+  'adapters:changed': Record<string, never>;
   /** Something went wrong outside any run (a listener threw, a checkpoint failed). */
   'engine:warning': { message: string };
 }
@@ -39,6 +41,7 @@ export class Observers {
     'catalog:changed': new Set(),
     'team:changed': new Set(),
     'vault:indexed': new Set(),
+    'adapters:changed': new Set(),
     'engine:warning': new Set(),
     'engine:stopped': new Set(),
   };

@@ -66,6 +66,8 @@ export async function serveCommand(opts: { host?: string; port?: string; open?: 
     await engine.triggers.start();
     await engine.team.start();
     await engine.vaultSearch.start();
+    // Each switched-on adapter starts on its own: a broken or slow one is `error`, never a stopped start-up.
+    engine.adapters.start().catch((err: unknown) => process.stderr.write(`warning: adapters: ${(err as Error).message}\n`));
     process.stderr.write(`kowalski serving ${engine.paths.dataDir} at ${url}${loopback ? '' : ` (bound to ${host})`}\n${formatRecovery(recovery)}\n`);
     if (token !== undefined) {
       process.stderr.write(token.created

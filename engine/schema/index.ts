@@ -16,6 +16,7 @@ import * as m007 from './007_vault_index.js';
 import * as m008 from './008_chat_recall.js';
 import * as m009 from './009_rookery_drafts.js';
 import * as m010 from './010_review_approvals.js';
+import * as m011 from './011_adapters.js';
 
 export interface Migration {
   version: number;
@@ -53,4 +54,4 @@ export function migrationsOf(modules: readonly MigrationModule[]): Migration[] {
   return list.map(({ version, name, sql }) => ({ version, name, sql }));
 }
 
-export const MIGRATIONS: readonly Migration[] = migrationsOf([m001, m002, m003, m004, m005, m006, m007, m008, m009, m010]);
+export const MIGRATIONS: readonly Migration[] = migrationsOf([m001, m002, m003, m004, m005, m006, m007, m008, m009, m010, m011]);

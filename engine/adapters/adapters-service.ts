@@ -1,0 +1,110 @@
+/**
+ * `engine.adapters`: the registry of configured adapters (registry.ts) joined to the durable
+ * records of their inbound messages (inbound.ts). The server calls `start()`; a one-shot CLI
+ * never does (it lists and switches only). Routes reach a running adapter with `target()`.
+ */
+import type { Tool } from '../../agents/index.js';
+import type { Clock } from '../clock.js';
+import type { CrashHook } from '../crash.js';
+import { adapterQueries } from '../store/sql/adapters.js';
+import type { Timers } from '../triggers/timers.js';
+import { Inbound } from './inbound.js';
+import type { InboundChat } from './inbound.js';
+import { AdapterRegistry } from './registry.js';
+import type { RunningAdapter } from './registry.js';
+import type { AdapterConfig } from './settings.js';
+import type { Accepted, AdapterDefinition, AdapterHost, AdapterStatus, AdapterType, InboundMessage, InboundRecord } from './types.js';
+import type Database from 'better-sqlite3';
+
+export interface Adapters {
+  /** Every configured adapter's status (secrets masked). */
+  list(): AdapterStatus[];
+  /** KW_ERR_ADAPTER_NOT_FOUND. */
+  status(name: string): AdapterStatus;
+  /** Switch on (persisted, audited with `by`) and start it; resolves once it runs or failed (`error`). */
+  enable(name: string, by: string): Promise<AdapterStatus>;
+  /** Switch off (persisted, audited) and stop it; its unfinished records wait for its next start. */
+  disable(name: string, by: string): Promise<AdapterStatus>;
+  /** The running adapter `name` of `type`, for its route: KW_ERR_ADAPTER_NOT_FOUND, KW_ERR_ADAPTER_DISABLED. */
+  target<S = unknown>(type: AdapterType, name: string): RunningAdapter<S>;
+  /** Record an inbound message for adapter `name` (what its host's `accept` does). */
+  accept(name: string, message: InboundMessage): Accepted;
+  record(id: number): InboundRecord | undefined;
+  /** The tools of the running adapters (the calendar's), offered to agents. */
+  tools(): Tool[];
+  /** Start every switched-on adapter, each going on with its unfinished records; resolves once each has started or failed. The server calls it. */
+  start(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface AdaptersDeps {
+  db: Database.Database;
+  clock: Clock;
+  timers: Timers;
+  crash: CrashHook;
+  env: NodeJS.ProcessEnv;
+  definitions: readonly AdapterDefinition<unknown>[];
+  configs(): readonly AdapterConfig[];
+  chat(): InboundChat;
+  agentExists(name: string): boolean;
+  /** The running adapters' tools changed (the tool registry is rebuilt). */
+  onToolsChanged(): void;
+  /** A status changed. */
+  onChange(): void;
+  startTimeoutMs?: number;
+  stopTimeoutMs?: number;
+  replyBackoffMs?: readonly number[];
+}
+
+export function createAdapters(deps: AdaptersDeps): Adapters {
+  const queries = adapterQueries(deps.db);
+  const hostFor = (name: string): AdapterHost => ({
+    accept: (message) => inbound.accept(name, message),
+    activity: () => registry.activity(name),
+    failed: (err) => registry.failed(name, err),
+    now: () => deps.clock.now(),
+    setTimeout(fn, ms) {
+      const cancel = deps.timers.at(deps.clock.now() + ms, fn);
+      return { cancel };
+    },
+  });
+  const registry: AdapterRegistry = new AdapterRegistry({
+    queries, clock: deps.clock, timers: deps.timers, env: deps.env, definitions: deps.definitions, configs: deps.configs,
+    agentExists: deps.agentExists, hostFor, onChange: deps.onChange,
+    onStarted(name, instance) {
+      inbound.resume(name);
+      if (instance.tools !== undefined) deps.onToolsChanged();
+    },
+    onStopped(_name, instance) {
+      if (instance.tools !== undefined) deps.onToolsChanged();
+    },
+    ...(deps.startTimeoutMs === undefined ? {} : { startTimeoutMs: deps.startTimeoutMs }),
+    ...(deps.stopTimeoutMs === undefined ? {} : { stopTimeoutMs: deps.stopTimeoutMs }),
+  });
+  const inbound: Inbound = new Inbound({
+    db: deps.db, queries, chat: deps.chat, clock: deps.clock, timers: deps.timers, crash: deps.crash,
+    target: (name) => registry.running(name),
+    activity: (name) => registry.activity(name),
+    failed: (name, err) => registry.failed(name, err),
+    ...(deps.replyBackoffMs === undefined ? {} : { replyBackoffMs: deps.replyBackoffMs }),
+  });
+  let closing: Promise<void> | undefined;
+  return {
+    list: () => registry.list(),
+    status: (name) => registry.status(name),
+    enable: (name, by) => registry.setEnabled(name, true, by),
+    disable: (name, by) => registry.setEnabled(name, false, by),
+    target: <S>(type: AdapterType, name: string) => registry.target(type, name) as RunningAdapter<S>,
+    accept: (name, message) => inbound.accept(name, message),
+    record: (id) => inbound.record(id),
+    tools: () => registry.allRunning().flatMap((r) => [...(r.instance.tools?.() ?? [])]),
+    start: () => registry.startAll(),
+    close() {
+      closing ??= (async () => {
+        inbound.close();
+        await registry.close();
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,318 @@
+/**
+ * The durable inbound record: `accept()` commits a message (deduplicated by its delivery id
+ * and dedupe keys) before anything else happens; then each conversation's messages go, one
+ * at a time and in order, through its chat session with the adapter's agent — the session
+ * and turn a message goes to are recorded before it is sent there (a crash between the two
+ * is told apart from one after by looking at the session), the answer is recorded, then the
+ * adapter's `reply()` is called, tried again with a pause when it throws (bounded). A
+ * message arriving while its session answers another waits (`received`) for that turn's
+ * end. After a restart, `resume()` takes every record not settled from where it stopped.
+ */
+import { KowalskiError } from '../../core/index.js';
+import type { ChatService } from '../chat/index.js';
+import { MAX_MESSAGE_CHARS } from '../chat/index.js';
+import type { Clock } from '../clock.js';
+import type { CrashHook } from '../crash.js';
+import type { AdapterMessageRow, AdapterQueries } from '../store/sql/adapters.js';
+import type { Timers } from '../triggers/timers.js';
+import type { Accepted, AdapterInstance, InboundMessage, InboundRecord } from './types.js';
+import type Database from 'better-sqlite3';
+
+export type InboundChat = Pick<ChatService, 'create' | 'send' | 'summary' | 'get' | 'turnUnderWay' | 'recover'>;
+
+/** A running adapter, as the records need it. */
+export interface InboundTarget {
+  agent: string | null;
+  instance: AdapterInstance;
+}
+
+export interface InboundDeps {
+  db: Database.Database;
+  queries: AdapterQueries;
+  chat(): InboundChat;
+  clock: Clock;
+  timers: Timers;
+  crash: CrashHook;
+  /** The adapter while it runs; undefined when stopped (its records wait for its next start). */
+  target(adapter: string): InboundTarget | undefined;
+  activity(adapter: string): void;
+  failed(adapter: string, err: KowalskiError): void;
+  /** Pauses before the 2nd, 3rd… reply attempt, ms; its length + 1 is the most attempts (default [2000, 10000]: 3 attempts). */
+  replyBackoffMs?: readonly number[];
+}
+
+/** Dedupe keys are kept this long (at least 24 h: Slack retries for hours), ms. */
+export const DEDUPE_KEEP_MS = 7 * 24 * 3600 * 1000;
+const DEFAULT_BACKOFF_MS = [2000, 10_000] as const;
+const ID_MAX = 500;
+const SETTLED = new Set(['replied', 'failed', 'ignored']);
+
+export function recordOf(row: AdapterMessageRow): InboundRecord {
+  return {
+    id: row.id, adapter: row.adapter, deliveryId: row.delivery_id, conversation: row.conversation, from: row.sender, text: row.text,
+    replyTo: JSON.parse(row.reply_to) as Record<string, unknown>, state: row.state, sessionId: row.session_id, turn: row.turn,
+    answer: row.answer, replyAttempts: row.reply_attempts, lastError: row.last_error, createdAt: row.created_at, updatedAt: row.updated_at,
+  };
+}
+
+const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
+/** The engine is closing: what a pump waiting for it hears. */
+class Closing extends Error {}
+
+export class Inbound {
+  private readonly pumps = new Map<string, Promise<void>>();
+  private readonly waiters = new Map<number, Array<(r: InboundRecord) => void>>();
+  private readonly sleeps = new Set<() => void>();
+  private readonly stopping = new AbortController();
+  private readonly backoff: readonly number[];
+
+  constructor(private readonly deps: InboundDeps) {
+    this.backoff = deps.replyBackoffMs ?? DEFAULT_BACKOFF_MS;
+  }
+
+  /** Record the message (committed when this returns), or find the one it duplicates; its conversation goes on if the adapter runs. */
+  accept(adapter: string, message: InboundMessage): Accepted {
+    this.check(adapter, message);
+    const { queries } = this.deps;
+    const now = this.deps.clock.now();
+    const keys = [...new Set(message.dedupeKeys ?? [])];
+    const taken = this.deps.db.transaction((): { status: Accepted['status']; row: AdapterMessageRow } => {
+      const prior = queries.byDelivery(adapter, message.deliveryId) ?? keys.map((k) => queries.byKey(adapter, k)).find((r) => r !== undefined);
+      if (prior !== undefined) return { status: 'duplicate', row: prior };
+      const id = queries.insert(adapter, message.deliveryId, message.conversation, message.from, message.text, JSON.stringify(message.replyTo), now)!;
+      for (const key of keys) queries.addKey(adapter, key, id, now);
+      return { status: 'accepted', row: queries.byId(id)! };
+    }).immediate();
+    const record = recordOf(taken.row);
+    const done = this.settled(record);
+    if (taken.status === 'accepted') {
+      this.deps.crash('adapter-after-accept');
+      this.deps.activity(adapter);
+      this.pump(adapter, record.conversation);
+    }
+    return { status: taken.status, record, done };
+  }
+
+  record(id: number): InboundRecord | undefined {
+    const row = this.deps.queries.byId(id);
+    return row === undefined ? undefined : recordOf(row);
+  }
+
+  /** Go on with every record of the adapter not yet settled (at its start). */
+  resume(adapter: string): void {
+    this.deps.queries.pruneKeys(this.deps.clock.now() - DEDUPE_KEEP_MS);
+    for (const conversation of this.deps.queries.openConversations(adapter)) this.pump(adapter, conversation);
+  }
+
+  /** Stop every conversation where it is (records stay as they are: the next start goes on from there). */
+  close(): void {
+    this.stopping.abort();
+    for (const wake of this.sleeps) wake();
+    for (const [id, fns] of this.waiters) {
+      const record = this.record(id);
+      if (record !== undefined) for (const fn of fns) fn(record);
+    }
+    this.waiters.clear();
+  }
+
+  private check(adapter: string, m: InboundMessage): void {
+    const bad = (what: string): KowalskiError => new KowalskiError('KW_ERR_INPUT_INVALID', `adapter ${adapter}: ${what}`);
+    if (typeof m.deliveryId !== 'string' || m.deliveryId === '' || m.deliveryId.length > ID_MAX) throw bad(`a message needs a delivery id of 1 to ${ID_MAX} characters`);
+    if (typeof m.conversation !== 'string' || m.conversation === '' || m.conversation.length > ID_MAX) throw bad(`a message needs a conversation of 1 to ${ID_MAX} characters`);
+    if (typeof m.text !== 'string' || m.text.trim() === '') throw bad('the message has no text');
+    if (m.text.length > MAX_MESSAGE_CHARS) throw bad(`the message has ${m.text.length} characters; at most ${MAX_MESSAGE_CHARS} are taken`);
+    if ((m.dedupeKeys ?? []).some((k) => typeof k !== 'string' || k === '' || k.length > ID_MAX)) throw bad(`a dedupe key must have 1 to ${ID_MAX} characters`);
+  }
+
+  /** Resolves with the record once it is settled (at once if it is), or as it is when the engine closes. */
+  private settled(record: InboundRecord): Promise<InboundRecord> {
+    if (SETTLED.has(record.state)) return Promise.resolve(record);
+    return new Promise((resolve) => {
+      const list = this.waiters.get(record.id) ?? [];
+      list.push(resolve);
+      this.waiters.set(record.id, list);
+    });
+  }
+
+  private wake(id: number): void {
+    const fns = this.waiters.get(id);
+    if (fns === undefined) return;
+    this.waiters.delete(id);
+    const record = this.record(id)!;
+    for (const fn of fns) fn(record);
+  }
+
+  /** The conversation's open messages, one after the other; one pump per conversation at a time. */
+  private pump(adapter: string, conversation: string): void {
+    const key = `${adapter}\0${conversation}`;
+    if (this.pumps.has(key) || this.stopping.signal.aborted) return;
+    const run = async (): Promise<void> => {
+      for (;;) {
+        if (this.stopping.signal.aborted) return;
+        const row = this.deps.queries.nextOpen(adapter, conversation);
+        if (row === undefined) return;
+        const target = this.deps.target(adapter);
+        if (target === undefined) return; // stopped: its records wait for its next start
+        if (!(await this.step(row, target))) return;
+      }
+    };
+    const going = run().catch((err: unknown) => {
+      if (!(err instanceof Closing) && !this.stopping.signal.aborted) {
+        this.deps.failed(adapter, new KowalskiError('KW_ERR_INTERNAL', `adapter ${adapter}: conversation ${conversation}: ${messageOf(err)}`, { cause: err }));
+      }
+    }).finally(() => {
+      this.pumps.delete(key);
+    });
+    this.pumps.set(key, going);
+  }
+
+  /** One step of a record's life; false: stop this conversation for now. */
+  private async step(row: AdapterMessageRow, target: InboundTarget): Promise<boolean> {
+    switch (row.state) {
+      case 'received':
+      case 'answering':
+        return this.answer(row, target);
+      case 'answered':
+        return this.reply(row, target);
+      default:
+        return true;
+    }
+  }
+
+  /** The message's turn: sent (unless the session has it already), its answer awaited and recorded. */
+  private async answer(row: AdapterMessageRow, target: InboundTarget): Promise<boolean> {
+    const chat = this.deps.chat();
+    if (target.agent === null) return this.fail(row, new KowalskiError('KW_ERR_ADAPTER_CONFIG', `adapter ${row.adapter} has no agent to answer its messages`));
+    let sessionId = row.session_id ?? this.deps.queries.sessionOf(row.adapter, row.conversation);
+    if (sessionId === undefined) {
+      try {
+        sessionId = chat.create({ agent: target.agent, title: `${row.adapter}: ${row.conversation}`, by: `adapter:${row.adapter}` }).id;
+      } catch (err) {
+        return this.fail(row, err);
+      }
+      this.deps.queries.setSession(row.adapter, row.conversation, sessionId, this.deps.clock.now());
+    }
+    let outcome = row.turn === null ? undefined : this.recordedTurn(sessionId, row.turn, row.text);
+    if (outcome === undefined) {
+      await this.untilIdle(sessionId);
+      const turn = chat.summary(sessionId).turns + 1;
+      // The identity first: after a crash, the session tells whether this turn was sent.
+      this.deps.queries.answering(row.id, sessionId, turn, this.deps.clock.now());
+      try {
+        outcome = chat.send(sessionId, row.text, { by: `adapter:${row.adapter}:${row.sender}` }).done;
+      } catch (err) {
+        return this.fail(row, err);
+      }
+    }
+    let result: { text: string; stop: string; error?: { message: string } };
+    try {
+      result = await this.unlessClosing(outcome);
+    } catch (err) {
+      if (err instanceof Closing || this.stopping.signal.aborted) throw new Closing();
+      return this.fail(row, err);
+    }
+    if (result.stop !== 'done') {
+      const why = result.stop === 'budget_exhausted' ? 'used up its budget' : `failed: ${result.error?.message ?? 'no answer'}`;
+      return this.fail(row, new KowalskiError('KW_ERR_ADAPTER_TURN', `adapter ${row.adapter}: the turn of delivery ${row.delivery_id} ${why}; nothing was sent back`));
+    }
+    this.deps.queries.answered(row.id, result.text, this.deps.clock.now());
+    this.deps.crash('adapter-before-reply');
+    return true;
+  }
+
+  /** The outcome of turn `turn` when the session has it (ended, or under way); undefined when it was never sent. */
+  private recordedTurn(sessionId: string, turn: number, text: string): Promise<{ text: string; stop: string; error?: { message: string } }> | undefined {
+    const chat = this.deps.chat();
+    const view = chat.get(sessionId).transcript.find((t) => t.turn === turn);
+    if (view === undefined || view.text !== text) return undefined;
+    if (view.answer !== undefined) return Promise.resolve(view.answer);
+    return (async () => {
+      await this.untilIdle(sessionId);
+      const ended = chat.get(sessionId).transcript.find((t) => t.turn === turn)?.answer;
+      return ended ?? { text: '', stop: 'error', error: { message: 'the turn did not end' } };
+    })();
+  }
+
+  /** Until the session answers no turn (one under way, e.g. recovered after a crash, or sent from the app). */
+  private async untilIdle(sessionId: string): Promise<void> {
+    const chat = this.deps.chat();
+    while (chat.summary(sessionId).state === 'running') {
+      let under = chat.turnUnderWay(sessionId);
+      if (under === undefined) {
+        chat.recover(); // a turn cut by a crash that nobody resumed yet
+        under = chat.turnUnderWay(sessionId);
+      }
+      if (under === undefined) await this.sleep(200);
+      else await this.unlessClosing(under.then(() => undefined, () => undefined));
+      if (this.stopping.signal.aborted) throw new Closing();
+    }
+  }
+
+  /** Send the answer back; a throw is tried again after a pause, at most `backoff.length + 1` times in all. */
+  private async reply(row: AdapterMessageRow, target: InboundTarget): Promise<boolean> {
+    const send = target.instance.reply?.bind(target.instance);
+    if (send === undefined) {
+      // The adapter answers in the request itself (the webhook without a callback_url).
+      this.settle(row, 'replied', null);
+      return true;
+    }
+    try {
+      await send(recordOf(row), row.answer ?? '');
+    } catch (err) {
+      if (this.stopping.signal.aborted) throw new Closing();
+      const now = this.deps.clock.now();
+      this.deps.queries.replyFailed(row.id, messageOf(err), now);
+      const attempts = row.reply_attempts + 1;
+      const pause = this.backoff[attempts - 1];
+      if (pause === undefined) {
+        return this.fail(row, new KowalskiError('KW_ERR_ADAPTER_REPLY', `adapter ${row.adapter}: the reply to delivery ${row.delivery_id} failed ${attempts} times; the last error: ${messageOf(err)}`));
+      }
+      await this.sleep(pause);
+      return !this.stopping.signal.aborted;
+    }
+    if (this.stopping.signal.aborted) throw new Closing();
+    this.deps.queries.replied(row.id, this.deps.clock.now());
+    this.deps.activity(row.adapter);
+    this.wake(row.id);
+    return true;
+  }
+
+  private fail(row: AdapterMessageRow, err: unknown): true {
+    const error = err instanceof KowalskiError ? err : new KowalskiError('KW_ERR_ADAPTER_TURN', `adapter ${row.adapter}: delivery ${row.delivery_id}: ${messageOf(err)}`, { cause: err });
+    this.settle(row, 'failed', error.message);
+    this.deps.failed(row.adapter, error);
+    return true;
+  }
+
+  private settle(row: AdapterMessageRow, state: 'replied' | 'failed', error: string | null): void {
+    this.deps.queries.settle(row.id, state, error, this.deps.clock.now());
+    this.wake(row.id);
+  }
+
+  /** A pause on the engine's timers, cut short by close. */
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      // Timers may call back at once (a due time): `timer.cancel` is set only after.
+      const timer: { cancel?: () => void } = {};
+      const wake = (): void => {
+        this.sleeps.delete(wake);
+        timer.cancel?.();
+        resolve();
+      };
+      this.sleeps.add(wake);
+      timer.cancel = this.deps.timers.at(this.deps.clock.now() + ms, wake);
+    });
+  }
+
+  /** `p`, or Closing as soon as the engine closes. */
+  private unlessClosing<T>(p: Promise<T>): Promise<T> {
+    const signal = this.stopping.signal;
+    if (signal.aborted) return Promise.reject(new Closing());
+    return new Promise<T>((resolve, reject) => {
+      const onAbort = (): void => reject(new Closing());
+      signal.addEventListener('abort', onAbort, { once: true });
+      p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+    });
+  }
+}

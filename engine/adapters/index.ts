@@ -1,0 +1,12 @@
+/** Adapters (inbound channels): the public face of engine/adapters. */
+export { createAdapters } from './adapters-service.js';
+export type { Adapters, AdaptersDeps } from './adapters-service.js';
+export type { RunningAdapter } from './registry.js';
+export { ADAPTER_DEFINITIONS } from './definitions.js';
+export { DEDUPE_KEEP_MS } from './inbound.js';
+export { adapterConfigError, intSetting, secretSetting, stringSetting, urlSetting } from './settings.js';
+export type { AdapterConfig } from './settings.js';
+export { ADAPTER_TYPES } from './types.js';
+export type { Accepted, AdapterDefinition, AdapterHost, AdapterInstance, AdapterState, AdapterStatus, AdapterType, InboundMessage, InboundRecord, InboundState } from './types.js';
+export { DELIVERY_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, TOLERANCE_SECS, signedHeaders, webhookDigest } from './webhook/signature.js';
+export type { WebhookSettings } from './webhook/webhook-adapter.js';
