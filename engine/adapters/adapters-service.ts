@@ -67,6 +67,7 @@ export function createAdapters(deps: AdaptersDeps): Adapters {
       const cancel = deps.timers.at(deps.clock.now() + ms, fn);
       return { cancel };
     },
+    currentSettings: () => registry.currentSettings(name),
   });
   const registry: AdapterRegistry = new AdapterRegistry({
     queries, clock: deps.clock, timers: deps.timers, env: deps.env, definitions: deps.definitions, configs: deps.configs,

@@ -110,13 +110,22 @@ export function secretSetting(raw: Record<string, unknown>, env: NodeJS.ProcessE
 /** A key whose name says it holds a secret, whatever the definition declares (shown masked all the same). */
 const SECRET_NAME = /(secret|token|password|passwd|api_key|private_key)$/i;
 
-/** The section as the status shows it: every secret replaced by `"(set)"` or `"(from $NAME)"`. */
-export function shownSettings(raw: Record<string, unknown>, secretKeys: readonly string[]): Record<string, unknown> {
-  const secret = (key: string): boolean => secretKeys.includes(key) || SECRET_NAME.test(key);
+/** The value at a dotted key (`caldav.password`) of settings whose tables nest, or undefined. */
+export function settingAt(settings: unknown, key: string): unknown {
+  return key.split('.').reduce<unknown>((v, k) => (isTable(v) ? v[k] : undefined), settings);
+}
+
+/**
+ * The section as the status shows it: every secret replaced by `"(set)"` or `"(from $NAME)"`,
+ * also in a nested table (`[adapters.<name>.caldav] password`: secret key `caldav.password`).
+ */
+export function shownSettings(raw: Record<string, unknown>, secretKeys: readonly string[], prefix = ''): Record<string, unknown> {
+  const secret = (key: string): boolean => secretKeys.includes(prefix + key) || SECRET_NAME.test(key);
   const shown: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(raw)) {
     if (key.endsWith('_env') && secret(key.slice(0, -4))) shown[key.slice(0, -4)] = `(from $${String(value)})`;
-    else shown[key] = secret(key) ? '(set)' : value;
+    else if (secret(key)) shown[key] = '(set)';
+    else shown[key] = isTable(value) ? shownSettings(value, secretKeys, `${prefix}${key}.`) : value;
   }
   return shown;
 }
