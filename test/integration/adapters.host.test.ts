@@ -1,9 +1,8 @@
 /** The adapter host: the durable record, dedupe, one session per conversation, waiting for a busy session, bounded reply retries, starts that fail or hang, enable/disable at run time. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { KowalskiError } from '../../core/index.js';
+import type { KowalskiError } from '../../core/index.js';
 import { adapterSetup, captureAdapter, echoScript, lastUserText } from '../support/adapters.js';
-import { waitFor } from '../support/wait.js';
 
 const MAIL = '[adapters.mail]\ntype = "email"\nenabled = true\nagent = "assistant"\npassword = "hunter2-secret"\n';
 
