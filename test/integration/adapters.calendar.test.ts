@@ -179,13 +179,13 @@ test('write = true with only ICS sources: refused, there is no CalDAV calendar t
   await refused(call(engine, 'calendar_create_event', { summary: 'x', start: '2026-12-01', end: '2026-12-02' }), 'KW_ERR_CALENDAR_WRITE_OFF', /no CalDAV calendar to write to/);
 });
 
-test('a chat agent answers from calendar_list_events: the tool call goes through the engine registry and the model is given the events', async (t) => {
+test('a chat agent whose profile names calendar_list_events answers from it: the call goes through the engine registry and the model is given the events', async (t) => {
   const files = tempDir(t, 'kw-cal-files-');
   fs.writeFileSync(path.join(files, 'team.ics'), FIXTURE);
   const s = await chatSetup(t, [
     { toolCalls: [{ name: 'calendar_list_events', arguments: { from: '2026-11-23', to: '2026-11-29' } }] },
     { text: 'On Monday the stand-up moved to 12:00 in Room 7, and Wednesday and Thursday are the offsite.' },
-  ], { planner: profile('planner', '') },
+  ], { planner: profile('planner', 'tools = ["calendar_list_events"]') },
   `[adapters.calendar]\nenabled = true\ntime_zone = "Europe/Berlin"\nics = ["${path.join(files, 'team.ics')}"]\n`);
   await s.engine.adapters.start();
   assert.equal(s.engine.adapters.status('calendar').state, 'running');
@@ -195,7 +195,9 @@ test('a chat agent answers from calendar_list_events: the tool call goes through
   assert.match(out.text, /moved to 12:00 in Room 7/);
   assert.deepEqual(out.toolCalls.map((c) => c.name), ['calendar_list_events']);
   const first = s.server.requests[0]!.body;
-  assert.ok(first.tools.some((tl: any) => tl.function.name === 'calendar_list_events'), 'the model was offered the calendar');
+  // The profile was read before the calendar started (its tools are known to the team all the same).
+  assert.equal(s.engine.team.get('planner')?.tools?.join(), 'calendar_list_events');
+  assert.deepEqual(first.tools.map((tl: any) => tl.function.name), ['calendar_list_events']);
   const toolMessage = s.server.requests[1]!.body.messages.find((m: any) => m.role === 'tool');
   const answer = JSON.parse(toolMessage.content);
   assert.deepEqual(answer.events.map((e: any) => [e.start, e.summary]), [

@@ -6,6 +6,7 @@
  */
 import { KowalskiError } from '../../../core/index.js';
 import type { Tool } from '../../../agents/index.js';
+import { CALENDAR_TOOL_NAMES } from './tool-names.js';
 import type { CalDav } from './caldav.js';
 import type { CalendarEvent } from './events.js';
 import { expandIcs } from './ics-expand.js';
@@ -69,7 +70,7 @@ function listTool(deps: CalendarToolDeps): Tool {
   return {
     idempotent: true,
     spec: {
-      name: 'calendar_list_events',
+      name: CALENDAR_TOOL_NAMES[0],
       description: 'List the events of the calendar between two dates: recurring events as their occurrences, all-day events with dates, ' +
         `times in the calendar's time zone with their offset. Give ISO dates ("2026-12-01": the whole day) or date-times ("2026-12-01T09:00"); at most ${MAX_RANGE_DAYS} days.`,
       inputSchema: {
@@ -120,7 +121,7 @@ function writable(settings: CalendarSettings): CalDavSettings {
 function createTool(deps: CalendarToolDeps): Tool {
   return {
     spec: {
-      name: 'calendar_create_event',
+      name: CALENDAR_TOOL_NAMES[1],
       description: 'Create an event in the calendar (only where the operator allowed writing; otherwise the call is refused). ' +
         'start and end are both date-times ("2026-12-01T09:00", the calendar\'s time zone, or with Z/+01:00) or both dates for an all-day event (end: the day after the last). Returns the new event\'s uid.',
       inputSchema: {
