@@ -28,6 +28,8 @@ import { traceRoutes } from './routes/traces.js';
 import { triggerRoutes } from './routes/triggers.js';
 import { vaultRoutes } from './routes/vault.js';
 import { hookRoutes } from './routes/hooks.js';
+import { adapterWebhookRoutes } from './routes/adapter-webhook.js';
+import { adapterRoutes } from './routes/adapters.js';
 import { UI_PATHS, uiRoutes } from './routes/ui.js';
 import { vaultSearchRoutes } from './routes/vault-search.js';
 import { memoryRoutes } from './routes/memory.js';
@@ -157,6 +159,8 @@ export async function buildApi(engine: Engine, options: ApiOptions = {}): Promis
   memoryRoutes(app, engine);
   rookeryRoutes(app, engine);
   await hookRoutes(app, engine);
+  adapterRoutes(app, engine);
+  await adapterWebhookRoutes(app, engine);
   uiRoutes(app, options.uiDir ?? path.join(packageRoot(import.meta.url), 'ui', 'dist'));
   return { app, hub, uploads };
 }

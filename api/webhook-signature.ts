@@ -8,12 +8,15 @@
  *   any other secret is used as its UTF-8 bytes. Checked first when present, since it
  *   also binds a timestamp (replay protection).
  * - **GitHub**: `X-Hub-Signature-256: sha256=<hex>` = HMAC-SHA256(secret as UTF-8, raw body).
+ * And the webhook adapters' own scheme (`verifyAdapterWebhook`): `X-Kowalski-Signature`
+ * over `<X-Kowalski-Timestamp>.<raw body>`.
  *
  * Pure: the clock comes in as `nowMs`, nothing is read or written, and no header input
  * makes it throw. Digests are compared with `crypto.timingSafeEqual` on equal-length
  * buffers; a candidate's length is known from its format before any byte is compared.
  */
 import crypto from 'node:crypto';
+import { DELIVERY_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, webhookDigest } from '../engine/index.js';
 
 /** Default allowed distance between `webhook-timestamp` and now, in seconds (either way). */
 export const WEBHOOK_TOLERANCE_SECS = 300;
@@ -25,7 +28,7 @@ export const DELIVERY_ID_MAX = 200;
 export const DELIVERY_ID_HEADERS = ['x-github-delivery', 'webhook-id', 'x-request-id', 'idempotency-key'] as const;
 
 export type WebhookHeaders = Record<string, string | string[] | undefined>;
-export type WebhookScheme = 'github' | 'standard';
+export type WebhookScheme = 'github' | 'standard' | 'kowalski';
 
 export interface VerifyWebhookInput {
   /** Request headers (Node lower-cases the names; other casings are found too). */
@@ -74,7 +77,7 @@ function verifyGithub(headers: Map<string, string[]>, input: VerifyWebhookInput)
   const entries = nonEmpty(headers.get(GITHUB_HEADER)).flatMap((v) => v.split(',')).map((e) => e.trim()).filter((e) => e !== '');
   if (entries.length > MAX_SIGNATURES) return refuse(`X-Hub-Signature-256 holds ${entries.length} signatures; at most ${MAX_SIGNATURES} are checked`);
   if (input.secret === '') return refuse('the webhook secret is empty, so no signature can be checked');
-  const candidates = entries.map(parseGithubEntry);
+  const candidates = entries.map((e) => parseSha256Entry(e, 'X-Hub-Signature-256'));
   const expected = crypto.createHmac('sha256', Buffer.from(input.secret, 'utf8')).update(input.rawBody).digest();
   const verdict = matchAny(candidates, expected, 'X-Hub-Signature-256');
   if (verdict !== undefined) return verdict;
@@ -105,15 +108,45 @@ function verifyStandard(headers: Map<string, string[]>, input: VerifyWebhookInpu
   if (verdict !== undefined) return verdict;
 
   // Only an authentic delivery learns that its time is off: a forgery gets a signature refusal above.
+  const late = staleness('webhook-timestamp', ts.value, input);
+  if (late !== undefined) return late;
+  const deliveryId = usableId(id.value);
+  return { ok: true, scheme: 'standard', timestampMs: Number(ts.value) * 1000, ...(deliveryId !== undefined ? { deliveryId } : {}) };
+}
+
+/** A refusal when the timestamp (whole seconds, checked by the caller) is farther from now than the tolerance. */
+function staleness(header: string, value: string, input: Pick<VerifyWebhookInput, 'nowMs' | 'toleranceSecs'>): WebhookVerdict | undefined {
   const tolerance = input.toleranceSecs !== undefined && Number.isFinite(input.toleranceSecs) && input.toleranceSecs >= 0
     ? input.toleranceSecs : WEBHOOK_TOLERANCE_SECS;
-  const sentSecs = Number(ts.value);
-  const ageSecs = Math.floor(input.nowMs / 1000) - sentSecs;
+  const ageSecs = Math.floor(input.nowMs / 1000) - Number(value);
   // Written so that a NaN clock fails closed.
-  if (!(ageSecs <= tolerance)) return stale(`webhook-timestamp is ${ageSecs} s in the past; at most ${tolerance} s is allowed (a replayed delivery or a wrong clock)`);
-  if (!(-ageSecs <= tolerance)) return stale(`webhook-timestamp is ${-ageSecs} s in the future; at most ${tolerance} s is allowed (a wrong clock)`);
-  const deliveryId = usableId(id.value);
-  return { ok: true, scheme: 'standard', timestampMs: sentSecs * 1000, ...(deliveryId !== undefined ? { deliveryId } : {}) };
+  if (!(ageSecs <= tolerance)) return stale(`${header} is ${ageSecs} s in the past; at most ${tolerance} s is allowed (a replayed delivery or a wrong clock)`);
+  if (!(-ageSecs <= tolerance)) return stale(`${header} is ${-ageSecs} s in the future; at most ${tolerance} s is allowed (a wrong clock)`);
+  return undefined;
+}
+
+/**
+ * A delivery to a webhook adapter (`POST /adapters/webhook/<name>`): `X-Kowalski-Signature:
+ * sha256=<hex>` over `<X-Kowalski-Timestamp>.<raw body>` (engine/adapters/webhook/signature.ts),
+ * the timestamp within the tolerance, and `X-Kowalski-Delivery` (required: it is what makes a
+ * redelivery the same message). The time is checked only once the signature holds.
+ */
+export function verifyAdapterWebhook(input: VerifyWebhookInput): WebhookVerdict {
+  const headers = lowerCased(input.headers);
+  const entries = nonEmpty(headers.get(SIGNATURE_HEADER)).flatMap((v) => v.split(',')).map((e) => e.trim()).filter((e) => e !== '');
+  if (entries.length === 0) return refuse('no signature: expected X-Kowalski-Signature: sha256=<hex>');
+  if (entries.length > MAX_SIGNATURES) return refuse(`X-Kowalski-Signature holds ${entries.length} signatures; at most ${MAX_SIGNATURES} are checked`);
+  const ts = single(headers, TIMESTAMP_HEADER);
+  if (ts.kind !== 'one') return refuse(ts.kind === 'absent' ? 'X-Kowalski-Timestamp is missing' : 'X-Kowalski-Timestamp is given several times with different values');
+  if (!/^\d{1,12}$/.test(ts.value)) return refuse('X-Kowalski-Timestamp must be whole seconds since 1970 (digits only)');
+  const id = single(headers, DELIVERY_HEADER);
+  const deliveryId = id.kind === 'one' ? usableId(id.value) : undefined;
+  if (deliveryId === undefined) return refuse(`X-Kowalski-Delivery must be given once: an id of at most ${DELIVERY_ID_MAX} characters naming this delivery`);
+  if (input.secret === '') return refuse('the adapter secret is empty, so no signature can be checked');
+  const expected = webhookDigest(input.secret, ts.value, input.rawBody);
+  const verdict = matchAny(entries.map((e) => parseSha256Entry(e, 'X-Kowalski-Signature')), expected, 'X-Kowalski-Signature');
+  if (verdict !== undefined) return verdict;
+  return staleness('X-Kowalski-Timestamp', ts.value, input) ?? { ok: true, scheme: 'kowalski', deliveryId, timestampMs: Number(ts.value) * 1000 };
 }
 
 /** The HMAC key for Standard Webhooks, or why there is none. */
@@ -125,11 +158,11 @@ function standardKey(secret: string): Buffer | string {
 }
 
 /** A 32-byte digest from `sha256=<64 hex>`, or why the entry is malformed. */
-function parseGithubEntry(entry: string): Buffer | string {
-  if (!entry.startsWith('sha256=')) return 'X-Hub-Signature-256 must start with "sha256="';
+function parseSha256Entry(entry: string, header: string): Buffer | string {
+  if (!entry.startsWith('sha256=')) return `${header} must start with "sha256="`;
   const hex = entry.slice('sha256='.length);
-  if (hex.length !== HMAC_BYTES * 2) return `X-Hub-Signature-256 holds ${hex.length} characters after "sha256=", expected ${HMAC_BYTES * 2} hex digits`;
-  if (!/^[0-9a-fA-F]+$/.test(hex)) return 'X-Hub-Signature-256 holds a character that is not a hex digit';
+  if (hex.length !== HMAC_BYTES * 2) return `${header} holds ${hex.length} characters after "sha256=", expected ${HMAC_BYTES * 2} hex digits`;
+  if (!/^[0-9a-fA-F]+$/.test(hex)) return `${header} holds a character that is not a hex digit`;
   return Buffer.from(hex, 'hex');
 }
 

@@ -26,6 +26,7 @@ const mcpCommands = () => import('./commands/mcp.js');
 const mcpServeCommands = () => import('./commands/mcp-serve.js');
 const bundleCommands = () => import('./commands/bundle.js');
 const triggerCommands = () => import('./commands/triggers.js');
+const adapterCommands = () => import('./commands/adapters.js');
 const chatCommands = () => import('./commands/chat.js');
 const vaultCommands = () => import('./commands/vault.js');
 const memoryCommands = () => import('./commands/memory.js');
@@ -103,6 +104,10 @@ const triggers = program.command('triggers').description('list the triggers: swi
   .action(act(lazy(triggerCommands, 'triggersCommand')));
 triggers.command('enable').description('switch a trigger on (persisted)').argument('<horde/trigger>').option('--json').action(act(lazy(triggerCommands, 'triggerEnableCommand')));
 triggers.command('disable').description('switch a trigger off (persisted)').argument('<horde/trigger>').option('--json').action(act(lazy(triggerCommands, 'triggerDisableCommand')));
+const adapters = program.command('adapters').description('list the adapters: type, agent, state, last error, last activity').option('--json')
+  .action(act(lazy(adapterCommands, 'adaptersCommand')));
+adapters.command('enable').description('switch an adapter on (persisted; the server starts it)').argument('<name>').option('--json').action(act(lazy(adapterCommands, 'adapterEnableCommand')));
+adapters.command('disable').description('switch an adapter off (persisted; the server stops it)').argument('<name>').option('--json').action(act(lazy(adapterCommands, 'adapterDisableCommand')));
 // `vault …`: the notes, their search and the audit of their writes.
 const vault = program.command('vault').description('the notes the agents and you share (<data>/vault/): list, read, search, and the audit of every write kowalski made to them');
 vault.command('ls').description('list the notes (of a folder)').argument('[under]', 'a folder of the vault').option('--json').action(act(lazy(vaultCommands, 'vaultLsCommand')));

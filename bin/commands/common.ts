@@ -16,6 +16,7 @@ const USAGE_CODES: ReadonlySet<ErrorCode> = new Set([
   'KW_ERR_DATA_ROOT', // mcp serve data: --root is not a folder
   'KW_ERR_BUNDLE_INVALID', 'KW_ERR_HORDE_EXISTS', // bundle import: a refused bundle, an id already taken
   'KW_ERR_TRIGGER_NOT_FOUND', // triggers enable|disable: no such trigger
+  'KW_ERR_ADAPTER_NOT_FOUND', // adapters enable|disable: no such adapter
   'KW_ERR_AGENT_NOT_FOUND', 'KW_ERR_CHAT_NOT_FOUND', 'KW_ERR_CHAT_BUSY', 'KW_ERR_CHAT_NOT_STOPPED', // chat: --agent, --session, a turn under way, nothing to continue
   'KW_ERR_BACKUP_TARGET', 'KW_ERR_BACKUP_SOURCE', 'KW_ERR_BACKUP_INVALID', // backup: a file that exists, nothing to back up; restore: --to not empty, a damaged archive
   'KW_ERR_MODEL_NOT_READY', // run: a model step has no model, or its provider does not answer (--skip-model-check)

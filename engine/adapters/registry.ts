@@ -59,6 +59,8 @@ const messageOf = (err: unknown): string => (err instanceof Error ? err.message 
 export class AdapterRegistry {
   private readonly entries = new Map<string, Entry>();
   private closed = false;
+  /** Set by `startAll` (the server): until then a switch is only recorded (an embedded CLI runs no adapter). */
+  private serving = false;
 
   constructor(private readonly deps: RegistryDeps) {
     for (const config of deps.configs()) {
@@ -123,6 +125,7 @@ export class AdapterRegistry {
 
   /** Start every switched-on adapter; resolves when each has started or failed (bounded). */
   async startAll(): Promise<void> {
+    this.serving = true;
     await Promise.all([...this.entries.values()].filter((e) => e.status.enabled).map((e) => this.switchTo(e, true)));
   }
 
@@ -174,7 +177,7 @@ export class AdapterRegistry {
   }
 
   private async start(e: Entry): Promise<void> {
-    if (e.instance !== undefined || this.closed || !e.status.enabled) return;
+    if (e.instance !== undefined || this.closed || !this.serving || !e.status.enabled) return;
     const { config } = e;
     let instance: AdapterInstance;
     try {

@@ -5,6 +5,7 @@
  */
 import type { TokenPrompter, TokenStore } from './auth';
 import type {
+  AdapterStatus,
   AgentList, AgentProfile, AgentSource, ApiErrorBody, BirthResult, BundleInstall, BundleReview, ChatSessionSummary, ChatSessionView, DraftSummary, DraftView, Health, HordeDetail, HordeOrigin, HordeReadiness,
   HordeDraft, HordeSummary, Problem, StepKindSummary,
   BudgetLimits, BudgetView, NoteInfo, NoteView, NoteWrite, ReviewEditResult, ReviewView, RunPage, RunState, RunView, SearchAnswer, Setup, SetupPatch, SetupSaved, TeamProblem, TraceDetail, TracePage, TraceSummary, TriggerView,
@@ -117,6 +118,11 @@ export function createApi(opts: ApiOptions) {
     /** The trigger as the server keeps it after the change. */
     enableTrigger: (horde: string, name: string) => json<TriggerView>('POST', `/api/triggers/${enc(horde)}/${enc(name)}/enable`, {}),
     disableTrigger: (horde: string, name: string) => json<TriggerView>('POST', `/api/triggers/${enc(horde)}/${enc(name)}/disable`, {}),
+    /** Every configured adapter's status. */
+    adapters: async () => (await json<{ adapters: AdapterStatus[] }>('GET', '/api/adapters')).adapters,
+    /** The adapter as the server keeps it after the switch (enable answers once it runs or failed). */
+    enableAdapter: (name: string) => json<AdapterStatus>('POST', `/api/adapters/${enc(name)}/enable`, {}),
+    disableAdapter: (name: string) => json<AdapterStatus>('POST', `/api/adapters/${enc(name)}/disable`, {}),
     /** Sends a `.kwf.zip` to be checked and staged; nothing is installed until `installBundle`. */
     uploadBundle: async (zip: Blob) =>
       await (await send('/api/bundles', { method: 'POST', body: zip, headers: { 'Content-Type': 'application/zip' } })).json() as BundleReview,

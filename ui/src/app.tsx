@@ -8,6 +8,7 @@ import { useRoute } from './router';
 import type { Route } from './router';
 import { AgentScreen } from './screens/agent';
 import { AgentsScreen } from './screens/agents';
+import { AdaptersScreen } from './screens/adapters';
 import { ChatScreen } from './screens/chat';
 import { HordeScreen } from './screens/horde';
 import { HordesScreen } from './screens/hordes';
@@ -62,6 +63,7 @@ function Screen({ route }: { route: Route }) {
     case 'setup': return <SetupScreen />;
     case 'import': return <ImportScreen />;
     case 'agents': return <AgentsScreen />;
+    case 'adapters': return <AdaptersScreen />;
     case 'agent': return <AgentScreen name={route.id} />;
     case 'chat': return <ChatScreen id={route.id} />;
     case 'vault': return <VaultScreen note={route.note} />;
@@ -79,6 +81,7 @@ function titleOf(route: Route): string {
     case 'setup': return 'Setup';
     case 'import': return 'Import a bundle';
     case 'agents': return 'Agents';
+    case 'adapters': return 'Adapters';
     case 'agent': return `Agent ${route.id}`;
     case 'chat': return route.id === undefined ? 'Chat' : `Chat ${route.id}`;
     case 'vault': return route.note === undefined ? 'Vault' : `Vault: ${route.note}`;

@@ -14,6 +14,7 @@ export type Route =
   | { name: 'setup' }
   | { name: 'import' }
   | { name: 'agents' }
+  | { name: 'adapters' }
   | { name: 'agent'; id: string }
   | { name: 'chat'; id: string | undefined }
   | { name: 'vault'; note: string | undefined }
@@ -48,6 +49,8 @@ export function parseHash(hash: string): Route {
       return id === undefined ? { name: 'import' } : { name: 'notFound', path: raw };
     case 'agents':
       return id === undefined ? { name: 'agents' } : { name: 'agent', id };
+    case 'adapters':
+      return id === undefined ? { name: 'adapters' } : { name: 'notFound', path: raw };
     case 'chat':
       return { name: 'chat', id };
     case 'rookery':
@@ -79,6 +82,7 @@ export function href(route: Route): string {
     case 'setup': return '#/setup';
     case 'import': return '#/import';
     case 'agents': return '#/agents';
+    case 'adapters': return '#/adapters';
     case 'agent': return `#/agents/${e(route.id)}`;
     case 'chat': return route.id === undefined ? '#/chat' : `#/chat/${e(route.id)}`;
     case 'rookery': return route.id === undefined ? '#/rookery' : `#/rookery/${e(route.id)}`;

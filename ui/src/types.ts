@@ -795,3 +795,17 @@ export interface DraftSummary {
 
 /** `GET /api/rookery/kinds`: a step kind a draft may use. */
 export interface StepKindSummary { kind: string; model: boolean; summary: string }
+
+/** `GET /api/adapters`: one inbound channel's status (docs/adapters.md); secrets in `settings` are masked by the server. */
+export interface AdapterStatus {
+  name: string;
+  type: 'webhook' | 'slack' | 'discord' | 'email' | 'calendar';
+  enabled: boolean;
+  state: 'running' | 'stopped' | 'error';
+  lastError: string | null;
+  lastErrorAt: number | null;
+  lastActivityAt: number | null;
+  errorCount: number;
+  agent: string | null;
+  settings: Record<string, unknown>;
+}

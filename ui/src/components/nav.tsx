@@ -9,6 +9,7 @@ const SECTIONS = [
   { href: '#/chat', label: 'Chat', match: ['chat'] },
   { href: '#/agents', label: 'Agents', match: ['agents', 'agent'] },
   { href: '#/vault', label: 'Vault', match: ['vault'] },
+  { href: '#/adapters', label: 'Adapters', match: ['adapters'] },
   { href: '#/import', label: 'Import', match: ['import'] },
   { href: '#/setup', label: 'Setup', match: ['setup'] },
 ] as const;
