@@ -21,6 +21,8 @@ export interface RegistryDeps {
   definitions: readonly AdapterDefinition<unknown>[];
   /** config.toml's `[adapters.<name>]` sections, as now. */
   configs(): readonly AdapterConfig[];
+  /** The same, read from the file at this moment (a hand edit included): for `currentSettings()`. */
+  currentConfigs(): readonly AdapterConfig[];
   /** Whether the team has this agent. */
   agentExists(name: string): boolean;
   /** The host an adapter is given (accept, activity, failed, the clock and timers). */
@@ -94,13 +96,13 @@ export class AdapterRegistry {
   }
 
   /**
-   * Adapter `name`'s settings as config.toml holds them now (the engine re-reads the file at
-   * `reloadConfig()`), read by its definition: what its host's `currentSettings()` answers.
-   * KW_ERR_ADAPTER_CONFIG when the section is gone, changed type, or became bad.
+   * Adapter `name`'s settings as the config.toml file holds them at this moment, read by its
+   * definition: what its host's `currentSettings()` answers. KW_ERR_ADAPTER_CONFIG when the
+   * section is gone, changed type, or became bad; KW_ERR_CONFIG_INVALID when the file is.
    */
   currentSettings(name: string): unknown {
     const e = this.entry(name);
-    const config = this.deps.configs().find((c) => c.name === name);
+    const config = this.deps.currentConfigs().find((c) => c.name === name);
     if (config === undefined || config.type !== e.config.type || e.definition === undefined) {
       throw adapterConfigError(name, '(section)', `is no longer a ${e.config.type} adapter in config.toml`);
     }

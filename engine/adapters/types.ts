@@ -97,10 +97,10 @@ export interface AdapterHost<S = unknown> {
   /** Injected timers: never the real clock's `setTimeout` in engine code. */
   setTimeout(fn: () => void, ms: number): { cancel(): void };
   /**
-   * Its settings as config.toml holds them now (config.toml re-read by `engine.reloadConfig()`),
-   * read by its definition's `settings()` — for what must be checked at every use, not only at
-   * start (the calendar's `write`). Throws KW_ERR_ADAPTER_CONFIG when they became bad or the
-   * section is gone.
+   * Its settings as the config.toml file holds them at this moment (read again at each call,
+   * a hand edit included), read by its definition's `settings()` — for what must be checked at
+   * every use, not only at start (the calendar's `write`). Throws KW_ERR_ADAPTER_CONFIG when
+   * they became bad or the section is gone, KW_ERR_CONFIG_INVALID when the file is.
    */
   currentSettings(): S;
 }

@@ -149,7 +149,7 @@ test('a wrong CalDAV password: the calendar is error at start, and the message n
   assert.doesNotMatch(JSON.stringify(engine.adapters.list()), /wrong-pw/);
 });
 
-test('writing is refused while write is off, and again once config.toml turns it off after the start: nothing reaches the server', async (t) => {
+test('writing is refused while write is off, and at the next call once config.toml is edited to turn it off (or breaks) after the start: nothing reaches the server', async (t) => {
   const dav = await startFakeCalDav(t, { username: 'alice', password: 'pw', calendars: { work: {} } });
   process.env.KW_TEST_CALDAV_PW = 'pw';
   cleanups(t)(() => delete process.env.KW_TEST_CALDAV_PW);
@@ -166,10 +166,18 @@ test('writing is refused while write is off, and again once config.toml turns it
   await call(on.engine, 'calendar_create_event', event);
   assert.equal(dav.requests.filter((r) => r.method === 'PUT').length, 1);
   const config = path.join(on.home, 'config.toml');
-  fs.writeFileSync(config, fs.readFileSync(config, 'utf8').replace('write = true', 'write = false'));
-  on.engine.reloadConfig();
+  const text = fs.readFileSync(config, 'utf8');
+  // A hand edit, no reload: the next call reads the file.
+  fs.writeFileSync(config, text.replace('write = true', 'write = false'));
   await refused(call(on.engine, 'calendar_create_event', event), 'KW_ERR_CALENDAR_WRITE_OFF', /has not allowed writing/);
+  // A file that no longer parses allows nothing.
+  fs.writeFileSync(config, `${text}\n[adapters.calendar\n`);
+  await refused(call(on.engine, 'calendar_create_event', event), 'KW_ERR_CONFIG_INVALID', /config\.toml/);
   assert.equal(dav.requests.filter((r) => r.method === 'PUT').length, 1);
+  // Allowed again: written again.
+  fs.writeFileSync(config, text);
+  await call(on.engine, 'calendar_create_event', event);
+  assert.equal(dav.requests.filter((r) => r.method === 'PUT').length, 2);
 });
 
 test('write = true with only ICS sources: refused, there is no CalDAV calendar to write to', async (t) => {
