@@ -33,6 +33,7 @@ export type { WebFetchOptions } from './tools/web-fetch.js';
 export type { FetchPageOptions, FetchedPage } from './net/fetch-page.js';
 export { fetchRaw } from './net/fetch.js';
 export type { FetchRawOptions, RawRequest, RawResponse } from './net/fetch-raw.js';
+export { decodeBody } from './net/decode-body.js';
 export type { SafeAgentOptions, LookupFunction } from './net/safe-agent.js';
 export { blockedReason, checkUrl, AllowList } from './net/address-policy.js';
 export type { UrlHost } from './net/address-policy.js';

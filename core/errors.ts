@@ -231,6 +231,9 @@ export const ERROR_CODES = {
   KW_ERR_PLUGIN_NOT_FOUND: { group: 'terminal', summary: 'no plugin of that name was found under <data>/plugins/ (rescan after installing one)' },
   KW_ERR_PLUGIN_INVALID: { group: 'terminal', summary: 'the plugin failed a check (see its failures in kowalski plugins), so it cannot be granted' },
   KW_ERR_PLUGIN_NOT_GRANTED: { group: 'operator', summary: "a plugin's tool was called while the plugin is not granted (or its grant no longer matches its version and permissions)" },
+  // the calendar adapter (its tools)
+  KW_ERR_CALENDAR_SOURCE: { group: 'retryable', summary: 'a calendar source (an ICS file or URL, the CalDAV server) cannot be read, or is not iCalendar' },
+  KW_ERR_CALENDAR_WRITE_OFF: { group: 'terminal', summary: 'calendar_create_event was refused: the operator has not allowed writing (write = true in [adapters.<name>], with a CalDAV calendar to write to)' },
 } as const satisfies Record<string, { group: ErrorGroup; summary: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

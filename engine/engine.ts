@@ -287,6 +287,8 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       db, clock, timers, crash, env: process.env,
       definitions: options.adapterDefinitions ?? ADAPTER_DEFINITIONS,
       configs: () => config.adapters,
+      // What an adapter checks at every use (the calendar's `write`) is read from the file as it is now.
+      currentConfigs: () => loadConfig(paths.config).adapters,
       chat: () => chat,
       agentExists: (name) => team.get(name) !== undefined,
       onToolsChanged: () => models.reload(),

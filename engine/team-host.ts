@@ -20,12 +20,16 @@ import { systemTimers } from './triggers/timers.js';
 import { RECALL_TOOL, REMEMBER_TOOL } from './chat/memory-tools.js';
 import { VAULT_TOOL_NAMES } from './vault/vault-tools.js';
 import { ROOKERY_TOOL_NAMES } from './rookery/rookery-tools.js';
+import { ADAPTER_TOOL_NAMES } from './adapters/index.js';
 
 
-/** Whether a profile may list `name`: a built-in tool, delegate_to_agent, or `server.tool` of a configured MCP server. */
+/**
+ * Whether a profile may list `name`: a built-in tool, delegate_to_agent, a tool an adapter
+ * gives while it runs (the calendar's), or `server.tool` of a configured MCP server.
+ */
 export function teamToolCheck(builtinNames: () => readonly string[], config: () => EngineConfig): (name: string) => boolean {
   return (name) => {
-    if (name === DELEGATE_TOOL || builtinNames().includes(name)) return true;
+    if (name === DELEGATE_TOOL || builtinNames().includes(name) || ADAPTER_TOOL_NAMES.includes(name)) return true;
     const dot = name.indexOf('.');
     if (dot <= 0 || dot === name.length - 1) return false;
     const server = name.slice(0, dot);

@@ -8,6 +8,7 @@ import type { Response } from 'undici';
 import { KowalskiError } from '../../core/index.js';
 import { htmlToMarkdown } from './html-to-markdown.js';
 import type { SafeAgentOptions } from './safe-agent.js';
+import { decodeBody } from './decode-body.js';
 import { readBody, safeRequest } from './safe-request.js';
 
 export interface FetchPageOptions extends SafeAgentOptions {
@@ -50,15 +51,9 @@ function contentKind(mime: string): Kind | undefined {
 
 /** The charset of the Content-Type header, else (for HTML) of a `<meta>` in the first KiB, else UTF-8. */
 function decode(body: Buffer, contentType: string, kind: Kind): string {
-  let charset = /;\s*charset\s*=\s*"?([\w.:-]+)/i.exec(contentType)?.[1];
-  if (charset === undefined && kind === 'html') {
-    charset = /<meta[^>]+charset\s*=\s*["']?([\w.:-]+)/i.exec(body.subarray(0, 1024).toString('latin1'))?.[1];
-  }
-  try {
-    return new TextDecoder(charset ?? 'utf-8').decode(body);
-  } catch {
-    return new TextDecoder('utf-8').decode(body);
-  }
+  const inHeader = /;\s*charset\s*=/i.test(contentType);
+  const meta = !inHeader && kind === 'html' ? /<meta[^>]+charset\s*=\s*["']?([\w.:-]+)/i.exec(body.subarray(0, 1024).toString('latin1'))?.[1] : undefined;
+  return decodeBody({ body, contentTypeHeader: contentType }, meta);
 }
 
 /** A fence longer than any run of backticks in the text, so nothing inside can close it. */

@@ -45,6 +45,8 @@ export interface AdaptersDeps {
   env: NodeJS.ProcessEnv;
   definitions: readonly AdapterDefinition<unknown>[];
   configs(): readonly AdapterConfig[];
+  /** config.toml's sections as the file holds them at this moment (read again at each call): what hosts' `currentSettings()` read. */
+  currentConfigs(): readonly AdapterConfig[];
   chat(): InboundChat;
   agentExists(name: string): boolean;
   /** The running adapters' tools changed (the tool registry is rebuilt). */
@@ -67,9 +69,10 @@ export function createAdapters(deps: AdaptersDeps): Adapters {
       const cancel = deps.timers.at(deps.clock.now() + ms, fn);
       return { cancel };
     },
+    currentSettings: () => registry.currentSettings(name),
   });
   const registry: AdapterRegistry = new AdapterRegistry({
-    queries, clock: deps.clock, timers: deps.timers, env: deps.env, definitions: deps.definitions, configs: deps.configs,
+    queries, clock: deps.clock, timers: deps.timers, env: deps.env, definitions: deps.definitions, configs: deps.configs, currentConfigs: deps.currentConfigs,
     agentExists: deps.agentExists, hostFor, onChange: deps.onChange,
     onStarted(name, instance) {
       inbound.resume(name);

@@ -4,6 +4,8 @@
  */
 import { emailAdapter } from './email/index.js';
 import type { AdapterDefinition } from './types.js';
+import { calendarAdapter } from './calendar/calendar-adapter.js';
+import { CALENDAR_TOOL_NAMES } from './calendar/tool-names.js';
 import { webhookAdapter } from './webhook/webhook-adapter.js';
 import { slackAdapter } from './slack/slack-adapter.js';
 import { discordAdapter } from './discord/discord-adapter.js';
@@ -13,4 +15,8 @@ export const ADAPTER_DEFINITIONS: readonly AdapterDefinition<unknown>[] = [
   slackAdapter,
   discordAdapter,
   emailAdapter,
+  calendarAdapter,
 ];
+
+/** The tools adapters give agents while they run: an agent's profile may name them although the adapter is off (its turn then fails with KW_ERR_TOOL_UNKNOWN). */
+export const ADAPTER_TOOL_NAMES: readonly string[] = [...CALENDAR_TOOL_NAMES];

@@ -2,7 +2,7 @@
 export { createAdapters } from './adapters-service.js';
 export type { Adapters, AdaptersDeps } from './adapters-service.js';
 export type { RunningAdapter } from './registry.js';
-export { ADAPTER_DEFINITIONS } from './definitions.js';
+export { ADAPTER_DEFINITIONS, ADAPTER_TOOL_NAMES } from './definitions.js';
 export { DEDUPE_KEEP_MS } from './inbound.js';
 export { adapterConfigError, intSetting, secretSetting, stringSetting, urlSetting } from './settings.js';
 export type { AdapterConfig } from './settings.js';

@@ -9,7 +9,7 @@ import { KowalskiError } from '../../core/index.js';
 import type { Clock } from '../clock.js';
 import type { AdapterQueries } from '../store/sql/adapters.js';
 import type { Timers } from '../triggers/timers.js';
-import { adapterConfigError, shownSettings } from './settings.js';
+import { adapterConfigError, settingAt, shownSettings } from './settings.js';
 import type { AdapterConfig } from './settings.js';
 import type { AdapterDefinition, AdapterHost, AdapterInstance, AdapterStatus, AdapterType } from './types.js';
 
@@ -21,6 +21,8 @@ export interface RegistryDeps {
   definitions: readonly AdapterDefinition<unknown>[];
   /** config.toml's `[adapters.<name>]` sections, as now. */
   configs(): readonly AdapterConfig[];
+  /** The same, read from the file at this moment (a hand edit included): for `currentSettings()`. */
+  currentConfigs(): readonly AdapterConfig[];
   /** Whether the team has this agent. */
   agentExists(name: string): boolean;
   /** The host an adapter is given (accept, activity, failed, the clock and timers). */
@@ -91,6 +93,20 @@ export class AdapterRegistry {
     const e = this.entries.get(name);
     if (e?.instance === undefined || e.status.state !== 'running') return undefined;
     return { name, type: e.config.type, agent: e.config.agent, settings: e.settings, instance: e.instance };
+  }
+
+  /**
+   * Adapter `name`'s settings as the config.toml file holds them at this moment, read by its
+   * definition: what its host's `currentSettings()` answers. KW_ERR_ADAPTER_CONFIG when the
+   * section is gone, changed type, or became bad; KW_ERR_CONFIG_INVALID when the file is.
+   */
+  currentSettings(name: string): unknown {
+    const e = this.entry(name);
+    const config = this.deps.currentConfigs().find((c) => c.name === name);
+    if (config === undefined || config.type !== e.config.type || e.definition === undefined) {
+      throw adapterConfigError(name, '(section)', `is no longer a ${e.config.type} adapter in config.toml`);
+    }
+    return e.definition.settings(config.settings, this.deps.env, name);
   }
 
   /** Every running adapter (their tools). */
@@ -232,9 +248,8 @@ export class AdapterRegistry {
   /** A message as the status shows it: a secret setting's value never appears in it. */
   private redact(e: Entry, message: string): string {
     let out = message;
-    const settings = (e.settings ?? {}) as Record<string, unknown>;
     for (const key of e.definition?.secretKeys ?? []) {
-      const value = settings[key];
+      const value = settingAt(e.settings, key);
       if (typeof value === 'string' && value.length >= 4) out = out.split(value).join('(secret)');
     }
     return out;

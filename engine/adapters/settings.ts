@@ -110,7 +110,15 @@ export function secretSetting(raw: Record<string, unknown>, env: NodeJS.ProcessE
 /** A key whose name says it holds a secret, whatever the definition declares (shown masked all the same). */
 const SECRET_NAME = /(secret|token|password|passwd|api_key|private_key)$/i;
 
-/** The section as the status shows it: every secret replaced by `"(set)"` or `"(from $NAME)"`, also inside sub-tables (`imap.password`). */
+/** The value at a dotted key (`caldav.password`) of settings whose tables nest, or undefined. */
+export function settingAt(settings: unknown, key: string): unknown {
+  return key.split('.').reduce<unknown>((v, k) => (isTable(v) ? v[k] : undefined), settings);
+}
+
+/**
+ * The section as the status shows it: every secret replaced by `"(set)"` or `"(from $NAME)"`,
+ * also in a nested table (`[adapters.<name>.caldav] password`: secret key `caldav.password`).
+ */
 export function shownSettings(raw: Record<string, unknown>, secretKeys: readonly string[], prefix = ''): Record<string, unknown> {
   const secret = (key: string): boolean => secretKeys.includes(prefix + key) || SECRET_NAME.test(key);
   const shown: Record<string, unknown> = {};

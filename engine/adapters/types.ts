@@ -81,8 +81,8 @@ export interface Accepted {
   done: Promise<InboundRecord>;
 }
 
-/** What the host gives an adapter. */
-export interface AdapterHost {
+/** What the host gives an adapter (`S`: its settings, as its definition reads them). */
+export interface AdapterHost<S = unknown> {
   /**
    * Record the message (committed before this returns) and start its chat turn. A message already
    * taken is a duplicate. Safe to call before answering the channel's request: the turn is durable,
@@ -96,6 +96,13 @@ export interface AdapterHost {
   now(): number;
   /** Injected timers: never the real clock's `setTimeout` in engine code. */
   setTimeout(fn: () => void, ms: number): { cancel(): void };
+  /**
+   * Its settings as the config.toml file holds them at this moment (read again at each call,
+   * a hand edit included), read by its definition's `settings()` — for what must be checked at
+   * every use, not only at start (the calendar's `write`). Throws KW_ERR_ADAPTER_CONFIG when
+   * they became bad or the section is gone, KW_ERR_CONFIG_INVALID when the file is.
+   */
+  currentSettings(): S;
 }
 
 /** The engine side of one adapter type. */
@@ -109,7 +116,7 @@ export interface AdapterDefinition<S = Record<string, unknown>> {
   /** The keys of its settings that are secrets (never shown back). */
   secretKeys: readonly string[];
   /** Start it (lazily import what it needs here). A throw makes it `error`, never `running`. */
-  start(settings: S, host: AdapterHost): Promise<AdapterInstance>;
+  start(settings: S, host: AdapterHost<S>): Promise<AdapterInstance>;
 }
 
 export interface AdapterInstance {
