@@ -60,6 +60,7 @@ export type { BackupFile, BackupManifest, BackupOptions, BackupResult, RestoreRe
 export { parseManifest, pluginToolName, MANIFEST_FILE } from './plugins/manifest.js';
 export { permissionsHash, permissionsInWords } from './plugins/permissions.js';
 export type { PluginFailure, PluginManifest, PluginPermissions, PluginPhase, PluginState, PluginStatus } from './plugins/types.js';
+export type { PluginAuditEntry } from './plugins/grants.js';
 export { ADAPTER_TYPES, DELIVERY_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, TOLERANCE_SECS, signedHeaders, webhookDigest } from './adapters/index.js';
 export { isHttpAdapter } from './adapters/index.js';
 export type { HttpAdapterInstance, InboundAnswer, InboundHeaders, InboundRequest } from './adapters/index.js';

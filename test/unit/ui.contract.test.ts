@@ -11,7 +11,7 @@ import { RUN_STATES } from '../../engine/index.js';
 import type { ProbeResult, SqlBatchFile, TableProfileFile } from '../../agents/index.js';
 import type { BundleReport } from '../../bundles/index.js';
 import type {
-  AgentProfile, AgentSource, BirthResult, ChatSessionSummary, DraftSummary, DraftView, HordeDraft, NoteInfo, StepKindSummary, NoteWrite, RecoverySummary, SearchAnswer, RunRow, RunView, Setup, SetupPatch, SetupWritten, StoredEvent, TraceDetail, TraceSummary, TriggerView, TurnView,
+  AgentProfile, AgentSource, BirthResult, PluginAuditEntry, PluginStatus, ChatSessionSummary, DraftSummary, DraftView, HordeDraft, NoteInfo, StepKindSummary, NoteWrite, RecoverySummary, SearchAnswer, RunRow, RunView, Setup, SetupPatch, SetupWritten, StoredEvent, TraceDetail, TraceSummary, TriggerView, TurnView,
 } from '../../engine/index.js';
 import { CHAT_STATES as UI_CHAT_STATES, RUN_STATES as UI_RUN_STATES, TOOL_CALLING } from '../../ui/src/types.js';
 import type * as Ui from '../../ui/src/types.js';
@@ -100,6 +100,14 @@ export const appChatShapesFitTheServer = [
   (v: Ui.TurnView) => accepts<Omit<TurnView, 'items' | 'answer' | 'memories'>>(v),
   (v: Ui.ChatTokenFrame) => accepts<Extract<ServerFrame, { type: 'chat-token' }>>(v),
   (v: Ui.ChatSyncedFrame) => accepts<Extract<ServerFrame, { type: 'chat-synced' }>>(v),
+];
+
+// The plugins (api/routes/plugins.ts) both ways: the app's copy names every field the server sends.
+export const appPluginShapesFitTheServer = [
+  (v: { plugins: PluginStatus[] }) => accepts<{ plugins: Ui.PluginStatus[] }>(v),
+  (v: { plugin: PluginStatus; audit: PluginAuditEntry[] }) => accepts<{ plugin: Ui.PluginStatus; audit: Ui.PluginAuditEntry[] }>(v),
+  (v: Ui.PluginStatus) => accepts<PluginStatus>(v),
+  (v: Ui.PluginAuditEntry) => accepts<PluginAuditEntry>(v),
 ];
 
 test('the app lists the same chat states as the server', () => {

@@ -7,7 +7,7 @@ import type { TokenPrompter, TokenStore } from './auth';
 import type {
   AdapterStatus,
   AgentList, AgentProfile, AgentSource, ApiErrorBody, BirthResult, BundleInstall, BundleReview, ChatSessionSummary, ChatSessionView, DraftSummary, DraftView, Health, HordeDetail, HordeOrigin, HordeReadiness,
-  HordeDraft, HordeSummary, Problem, StepKindSummary,
+  HordeDraft, HordeSummary, PluginAuditEntry, PluginStatus, Problem, StepKindSummary,
   BudgetLimits, BudgetView, NoteInfo, NoteView, NoteWrite, ReviewEditResult, ReviewView, RunPage, RunState, RunView, SearchAnswer, Setup, SetupPatch, SetupSaved, TeamProblem, TraceDetail, TracePage, TraceSummary, TriggerView,
 } from './types';
 
@@ -123,6 +123,15 @@ export function createApi(opts: ApiOptions) {
     /** The adapter as the server keeps it after the switch (enable answers once it runs or failed). */
     enableAdapter: (name: string) => json<AdapterStatus>('POST', `/api/adapters/${enc(name)}/enable`, {}),
     disableAdapter: (name: string) => json<AdapterStatus>('POST', `/api/adapters/${enc(name)}/disable`, {}),
+    /** Every plugin found, with its state, permissions in plain words and failures. */
+    plugins: async () => (await json<{ plugins: PluginStatus[] }>('GET', '/api/plugins')).plugins,
+    /** One plugin with the audit of its grants and revokes (oldest first). */
+    plugin: (name: string) => json<{ plugin: PluginStatus; audit: PluginAuditEntry[] }>('GET', `/api/plugins/${enc(name)}`),
+    /** Looks for plugins again; answers the new list. */
+    rescanPlugins: async () => (await json<{ plugins: PluginStatus[] }>('POST', '/api/plugins/rescan', {})).plugins,
+    /** The plugin as the server keeps it after the change (audited as `operator (api)`). */
+    grantPlugin: (name: string) => json<PluginStatus>('POST', `/api/plugins/${enc(name)}/grant`, {}),
+    revokePlugin: (name: string) => json<PluginStatus>('POST', `/api/plugins/${enc(name)}/revoke`, {}),
     /** Sends a `.kwf.zip` to be checked and staged; nothing is installed until `installBundle`. */
     uploadBundle: async (zip: Blob) =>
       await (await send('/api/bundles', { method: 'POST', body: zip, headers: { 'Content-Type': 'application/zip' } })).json() as BundleReview,

@@ -14,6 +14,7 @@ import { HordeScreen } from './screens/horde';
 import { HordesScreen } from './screens/hordes';
 import { ImportScreen } from './screens/import';
 import { NotFoundScreen } from './screens/not-found';
+import { PluginsScreen } from './screens/plugins';
 import { RookeryScreen } from './screens/rookery';
 import { RunScreen } from './screens/run';
 import { RunsScreen } from './screens/runs';
@@ -64,6 +65,7 @@ function Screen({ route }: { route: Route }) {
     case 'import': return <ImportScreen />;
     case 'agents': return <AgentsScreen />;
     case 'adapters': return <AdaptersScreen />;
+    case 'plugins': return <PluginsScreen />;
     case 'agent': return <AgentScreen name={route.id} />;
     case 'chat': return <ChatScreen id={route.id} />;
     case 'vault': return <VaultScreen note={route.note} />;
@@ -82,6 +84,7 @@ function titleOf(route: Route): string {
     case 'import': return 'Import a bundle';
     case 'agents': return 'Agents';
     case 'adapters': return 'Adapters';
+    case 'plugins': return 'Plugins';
     case 'agent': return `Agent ${route.id}`;
     case 'chat': return route.id === undefined ? 'Chat' : `Chat ${route.id}`;
     case 'vault': return route.note === undefined ? 'Vault' : `Vault: ${route.note}`;

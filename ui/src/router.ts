@@ -15,6 +15,7 @@ export type Route =
   | { name: 'import' }
   | { name: 'agents' }
   | { name: 'adapters' }
+  | { name: 'plugins' }
   | { name: 'agent'; id: string }
   | { name: 'chat'; id: string | undefined }
   | { name: 'vault'; note: string | undefined }
@@ -51,6 +52,8 @@ export function parseHash(hash: string): Route {
       return id === undefined ? { name: 'agents' } : { name: 'agent', id };
     case 'adapters':
       return id === undefined ? { name: 'adapters' } : { name: 'notFound', path: raw };
+    case 'plugins':
+      return id === undefined ? { name: 'plugins' } : { name: 'notFound', path: raw };
     case 'chat':
       return { name: 'chat', id };
     case 'rookery':
@@ -83,6 +86,7 @@ export function href(route: Route): string {
     case 'import': return '#/import';
     case 'agents': return '#/agents';
     case 'adapters': return '#/adapters';
+    case 'plugins': return '#/plugins';
     case 'agent': return `#/agents/${e(route.id)}`;
     case 'chat': return route.id === undefined ? '#/chat' : `#/chat/${e(route.id)}`;
     case 'rookery': return route.id === undefined ? '#/rookery' : `#/rookery/${e(route.id)}`;

@@ -809,3 +809,37 @@ export interface AdapterStatus {
   agent: string | null;
   settings: Record<string, unknown>;
 }
+
+/** Where a plugin failed (docs/plugins.md): found, its manifest checked, its grant, its module loaded, its process started, a call. */
+export type PluginPhase = 'discover' | 'validate' | 'permission' | 'load' | 'start' | 'call';
+
+/** What a plugin may do (its manifest's `[permissions]`), granted as a whole. */
+export interface PluginPermissions { fsRead: string[]; fsWrite: string[]; net: string[]; env: string[]; exec: boolean }
+
+/** `GET /api/plugins`: one plugin found under `<data>/plugins/` (docs/plugins.md). */
+export interface PluginStatus {
+  name: string;
+  /** Null when the manifest could not be read. */
+  version: string | null;
+  description: string | null;
+  source: 'package' | 'folder';
+  /** Its folder. */
+  root: string;
+  state: 'pending' | 'granted' | 'invalid';
+  permissions: PluginPermissions | null;
+  /** The permissions in plain words, one per line; empty when invalid. */
+  permissionsText: string[];
+  permissionsHash: string | null;
+  /** As agents see them: `<plugin>__<tool>`. */
+  tools: { name: string; description: string }[];
+  adapters: { name: string; description: string }[];
+  warnings: string[];
+  failures: { phase: PluginPhase; message: string; at: number }[];
+  grantedBy: string | null;
+  grantedAt: number | null;
+  /** Its process's counters, once started. */
+  process: { running: boolean; restarts: number; failures: number } | null;
+}
+
+/** `GET /api/plugins/:name`'s `audit`: one grant or revoke, oldest first. */
+export interface PluginAuditEntry { action: 'grant' | 'revoke'; version: string; permissionsHash: string; by: string; at: number }

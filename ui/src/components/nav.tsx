@@ -10,6 +10,7 @@ const SECTIONS = [
   { href: '#/agents', label: 'Agents', match: ['agents', 'agent'] },
   { href: '#/vault', label: 'Vault', match: ['vault'] },
   { href: '#/adapters', label: 'Adapters', match: ['adapters'] },
+  { href: '#/plugins', label: 'Plugins', match: ['plugins'] },
   { href: '#/import', label: 'Import', match: ['import'] },
   { href: '#/setup', label: 'Setup', match: ['setup'] },
 ] as const;

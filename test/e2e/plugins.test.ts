@@ -1,0 +1,84 @@
+/**
+ * The Plugins screen in a real browser against a real `kowalski serve`: the example plugin
+ * (pending, its permission in plain words, its tools) beside a folder whose manifest is bad
+ * (invalid, with the failure's phase, file and line, and no Grant); Grant asks first, listing
+ * what the plugin will be allowed, then it is granted (the API agrees) with its audit; Revoke
+ * sends it back to pending; Rescan finds a plugin added while the server runs. Waits are
+ * bounded waits on page state.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import { apiJson, browserForFile, cleanups, openPage, serve, shot, testId, textOf } from '../support/browser.js';
+import { editManifest, installExample } from '../support/plugin-home.js';
+import { tempDir } from '../support/tmp.js';
+
+const browser = browserForFile();
+
+/** A manifest with two mistakes: a name with capitals and a space, and no version. */
+const BAD_MANIFEST = `manifest_version = 1
+name = "Not Valid"
+description = "A plugin whose manifest is wrong"
+author = "e2e"
+license = "MIT"
+kowalski = ">=0.1.0"
+`;
+
+describe('the Plugins screen', () => {
+  test('lists a pending and an invalid plugin, grants after a confirmation, revokes, rescans', async (t) => {
+    const defer = cleanups(t);
+    const base = fs.realpathSync(tempDir(t, 'kw-e2e-plugins-'));
+    const home = path.join(base, 'home');
+    const docs = path.join(base, 'docs');
+    fs.mkdirSync(docs, { recursive: true });
+    installExample(home, docs);
+    fs.mkdirSync(path.join(home, 'plugins', 'local', 'broken'), { recursive: true });
+    fs.writeFileSync(path.join(home, 'plugins', 'local', 'broken', 'kowalski-plugin.toml'), BAD_MANIFEST);
+    const [server, { page, pageErrors }] = await Promise.all([serve(home, defer), openPage(browser(), defer)]);
+    defer(() => assert.deepEqual(pageErrors, [], 'uncaught exceptions in the page'));
+    const apiState = async (name: string): Promise<string | undefined> =>
+      (await apiJson<{ plugins: { name: string; state: string }[] }>(server.url, 'GET', '/api/plugins')).json.plugins.find((p) => p.name === name)?.state;
+
+    await page.goto(server.url);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Plugins', exact: true }).click();
+    await page.waitForURL(/#\/plugins$/);
+    await testId(page, 'plugin-state-hello').getByText('pending').waitFor();
+    assert.match(await textOf(testId(page, 'plugin-card-hello')), /hello\s*1\.0\.0.*folder.*Greets people/s);
+    assert.equal(await textOf(testId(page, 'plugin-permissions-hello')), `read files in ${docs}`);
+    assert.match(await textOf(testId(page, 'plugin-tools-hello')), /hello__greet.*hello__word_count/s);
+    await testId(page, 'plugin-state-broken').getByText('invalid').waitFor();
+    const failure = await textOf(testId(page, 'plugin-failure-broken').first());
+    assert.match(failure, /^validate /);
+    assert.match(failure, /kowalski-plugin\.toml:\d+: name: /);
+    assert.equal(await testId(page, 'plugin-grant-broken').count(), 0, 'an invalid plugin cannot be granted');
+    await shot(page, 'plugins-01-pending');
+
+    await testId(page, 'plugin-grant-hello').click();
+    const confirm = testId(page, 'plugin-grant-confirm-hello');
+    const asked = await textOf(confirm);
+    assert.match(asked, /Grant hello 1\.0\.0\? It will be allowed to:/);
+    assert.ok(asked.includes(`read files in ${docs}`), asked);
+    assert.match(asked, /Its 2 tools will be offered to your agents/);
+    assert.equal(await apiState('hello'), 'pending', 'nothing is granted before the confirmation');
+    await testId(page, 'plugin-grant-yes-hello').click();
+    await testId(page, 'plugin-state-hello').getByText('granted').waitFor();
+    assert.equal(await apiState('hello'), 'granted');
+    assert.match(await textOf(testId(page, 'plugin-granted-hello')), /Granted by operator \(api\) on \d{4}-\d\d-\d\d/);
+    await testId(page, 'plugin-history-hello').click();
+    await testId(page, 'plugin-audit-hello').getByText('granted 1.0.0').waitFor();
+    assert.match(await textOf(testId(page, 'plugin-audit-hello')), /operator \(api\)\s*granted 1\.0\.0, permissions [0-9a-f]{12}/);
+    await shot(page, 'plugins-02-granted');
+
+    await testId(page, 'plugin-revoke-hello').click();
+    await testId(page, 'plugin-state-hello').getByText('pending').waitFor();
+    assert.equal(await apiState('hello'), 'pending');
+    await testId(page, 'plugin-audit-hello').getByText('revoked 1.0.0').waitFor();
+
+    const later = installExample(home, docs, 'later');
+    editManifest(later, 'name = "hello"', 'name = "later"');
+    await testId(page, 'plugins-rescan').click();
+    await testId(page, 'plugins-rescan-note').getByText('Found 3 plugins.').waitFor();
+    await testId(page, 'plugin-state-later').getByText('pending').waitFor();
+  });
+});

@@ -1,0 +1,75 @@
+/**
+ * `#/plugins`: every plugin found under the data folder's `plugins/` — its state (pending,
+ * granted, invalid), where it came from, its permissions in plain words, its tools, its
+ * failures with their phase, its process's counters — with Grant (after a confirmation that
+ * lists the permissions), Revoke, each plugin's audit, and Rescan. Refreshed every few
+ * seconds while shown, since failures and the process's counters change as agents call it.
+ */
+import { useEffect, useState } from 'preact/hooks';
+import { asApiError } from '../api';
+import type { ApiError } from '../api';
+import { PluginCard } from '../components/plugin-card';
+import { Empty, ErrorBox, Loading } from '../components/status';
+import { plural } from '../format';
+import { useResource } from '../hooks/use-resource';
+import { useServices } from '../services';
+
+/** How often the list is read again, ms. */
+const REFRESH_MS = 5000;
+
+export function PluginsScreen() {
+  const { api } = useServices();
+  const list = useResource(() => api.plugins(), [api]);
+  const [scanning, setScanning] = useState(false);
+  const [scanNote, setScanNote] = useState<string | null>(null);
+  const [scanError, setScanError] = useState<ApiError | null>(null);
+  useEffect(() => {
+    const timer = setInterval(list.refresh, REFRESH_MS);
+    return () => clearInterval(timer);
+  }, [list.refresh]);
+
+  const rescan = (): void => {
+    setScanning(true);
+    setScanNote(null);
+    setScanError(null);
+    api.rescanPlugins()
+      .then((found) => setScanNote(`Found ${plural(found.length, 'plugin')}.`), (err: unknown) => setScanError(asApiError(err)))
+      .finally(() => {
+        setScanning(false);
+        list.refresh();
+      });
+  };
+
+  return (
+    <section aria-labelledby="plugins-title">
+      <div class="page-head page-head--row">
+        <div>
+          <h1 id="plugins-title">Plugins</h1>
+          <p class="muted">Tools from third parties. Their tools are offered to your agents only once you grant what they ask for, and they run where they cannot reach further (docs/plugins.md).</p>
+        </div>
+        <div class="actions">
+          <button type="button" class="btn" onClick={rescan} disabled={scanning} aria-busy={scanning} data-testid="plugins-rescan"
+            title="Look for plugins again (after installing, updating or removing one)">
+            {scanning ? 'Rescanning…' : 'Rescan'}
+          </button>
+        </div>
+      </div>
+      {scanNote !== null && <p class="success" role="status" data-testid="plugins-rescan-note">{scanNote}</p>}
+      {scanError !== null && <ErrorBox error={scanError} title="Could not rescan" />}
+      {list.data === undefined && list.loading && <Loading label="Loading the plugins…" />}
+      {list.data === undefined && list.error !== undefined && <ErrorBox error={list.error} title="Could not load the plugins" onRetry={list.reload} />}
+      {list.data !== undefined && list.data.length === 0 && (
+        <Empty>
+          <p data-testid="plugins-empty"><strong>No plugins found.</strong></p>
+          <p>Put a plugin&apos;s folder at <code>&lt;data&gt;/plugins/local/&lt;name&gt;/</code> with its <code>kowalski-plugin.toml</code> (or
+            install an npm package under <code>&lt;data&gt;/plugins/</code>), then Rescan. How to write one, with an example: docs/plugins.md.</p>
+        </Empty>
+      )}
+      {list.data !== undefined && list.data.length > 0 && (
+        <ul class="cards cards--wide" data-testid="plugins-list">
+          {list.data.map((p) => <PluginCard key={`${p.name}:${p.root}`} plugin={p} onChanged={list.refresh} />)}
+        </ul>
+      )}
+    </section>
+  );
+}
