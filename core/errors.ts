@@ -230,6 +230,7 @@ export const ERROR_CODES = {
   KW_ERR_PLUGIN_INCOMPATIBLE: { group: 'terminal', summary: "a plugin's kowalski range (kowalski-plugin.toml) does not include this kowalski's version, so it is refused" },
   KW_ERR_PLUGIN_NOT_FOUND: { group: 'terminal', summary: 'no plugin of that name was found under <data>/plugins/ (rescan after installing one)' },
   KW_ERR_PLUGIN_INVALID: { group: 'terminal', summary: 'the plugin failed a check (see its failures in kowalski plugins), so it cannot be granted' },
+  KW_ERR_PLUGIN_CHANGED: { group: 'terminal', summary: 'a grant named the version or permissions the operator was shown, and the plugin (after a rescan) is no longer that; nothing was granted' },
   KW_ERR_PLUGIN_NOT_GRANTED: { group: 'operator', summary: "a plugin's tool was called while the plugin is not granted (or its grant no longer matches its version and permissions)" },
   // the calendar adapter (its tools)
   KW_ERR_CALENDAR_SOURCE: { group: 'retryable', summary: 'a calendar source (an ICS file or URL, the CalDAV server) cannot be read, or is not iCalendar' },

@@ -10,20 +10,33 @@ const nameParams = {
 } as const;
 
 /** Who acts: the CLI sends its user (`ann (cli)`); the app sends nothing (`operator (api)`). */
+const by = { type: 'string', minLength: 1, maxLength: 100 } as const;
 const byBody = {
+  anyOf: [{ type: 'null' }, { type: 'object', additionalProperties: false, properties: { by } }],
+} as const;
+/** A grant may also name what the operator was shown (the app does): refused when the plugin no longer is that. */
+const grantBody = {
   anyOf: [
     { type: 'null' },
-    { type: 'object', additionalProperties: false, properties: { by: { type: 'string', minLength: 1, maxLength: 100 } } },
+    {
+      type: 'object',
+      additionalProperties: false,
+      properties: { by, version: { type: 'string', minLength: 1, maxLength: 256 }, permissionsHash: { type: 'string', pattern: '^[0-9a-f]{64}$' } },
+    },
   ],
 } as const;
+
+interface GrantBody { by?: string; version?: string; permissionsHash?: string }
 
 export function pluginRoutes(app: FastifyInstance, engine: Engine): void {
   app.get('/api/plugins', () => ({ plugins: engine.plugins.list() }));
   app.get<{ Params: { name: string } }>('/api/plugins/:name', { schema: { params: nameParams } },
     (req) => ({ plugin: engine.plugins.get(req.params.name), audit: engine.plugins.audit(req.params.name) }));
   app.post('/api/plugins/rescan', async () => ({ plugins: await engine.plugins.rescan() }));
-  app.post<{ Params: { name: string }; Body: { by?: string } | null }>('/api/plugins/:name/grant', { schema: { params: nameParams, body: byBody } },
-    (req) => engine.plugins.grant(req.params.name, req.body?.by ?? 'operator (api)'));
+  app.post<{ Params: { name: string }; Body: GrantBody | null }>('/api/plugins/:name/grant', { schema: { params: nameParams, body: grantBody } }, (req) => {
+    const { by: who = 'operator (api)', ...shown } = req.body ?? {};
+    return engine.plugins.grant(req.params.name, who, shown);
+  });
   app.post<{ Params: { name: string }; Body: { by?: string } | null }>('/api/plugins/:name/revoke', { schema: { params: nameParams, body: byBody } },
     (req) => engine.plugins.revoke(req.params.name, req.body?.by ?? 'operator (api)'));
 }

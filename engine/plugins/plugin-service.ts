@@ -46,6 +46,12 @@ export interface PluginServiceDeps {
   testOnlyFetchAllow?: readonly string[];
 }
 
+/** What the operator saw when they chose to grant: each field given must still be the plugin's. */
+export interface PluginGrantShown {
+  version?: string;
+  permissionsHash?: string;
+}
+
 interface Entry {
   found: DiscoveredPlugin;
   /** Start and call failures of its process, beside those of discovery. */
@@ -72,13 +78,21 @@ export class PluginService {
     return this.statusOf(this.entry(name), this.grants.rows());
   }
 
-  /** Grant the plugin's permissions as its manifest declares them now; its tools are offered from now on. */
-  grant(name: string, by: string): PluginStatus {
+  /**
+   * Grant the plugin's permissions as its manifest declares them now; its tools are offered from now on.
+   * `shown` is what the operator was shown and confirmed (the app sends it): a version or a permissions
+   * hash given there that is not the plugin's now refuses the grant (KW_ERR_PLUGIN_CHANGED).
+   */
+  grant(name: string, by: string, shown: PluginGrantShown = {}): PluginStatus {
     const entry = this.entry(name);
     const manifest = entry.found.manifest;
     if (manifest === null || this.invalid(entry)) {
       const why = entry.found.failures.map((f) => `${f.phase}: ${f.message}`).join('; ');
       throw new KowalskiError('KW_ERR_PLUGIN_INVALID', `plugin ${name} cannot be granted: ${why}`);
+    }
+    if ((shown.version !== undefined && shown.version !== manifest.version)
+      || (shown.permissionsHash !== undefined && shown.permissionsHash !== permissionsHash(manifest.permissions))) {
+      throw new KowalskiError('KW_ERR_PLUGIN_CHANGED', `plugin ${name} changed since it was shown: it is now version ${manifest.version} and may ${permissionsInWords(manifest.permissions).join('; ')}. Look at it again, then grant it`);
     }
     this.grants.grant(manifest, by);
     void this.stopProcess(entry); // started again, with what is granted now, at the next call

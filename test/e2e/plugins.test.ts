@@ -2,9 +2,9 @@
  * The Plugins screen in a real browser against a real `kowalski serve`: the example plugin
  * (pending, its permission in plain words, its tools) beside a folder whose manifest is bad
  * (invalid, with the failure's phase, file and line, and no Grant); Grant asks first, listing
- * what the plugin will be allowed, then it is granted (the API agrees) with its audit; Revoke
- * sends it back to pending; Rescan finds a plugin added while the server runs. Waits are
- * bounded waits on page state.
+ * what the plugin will be allowed, then it is granted for the version and permissions shown
+ * (the API agrees) with its audit; Revoke sends it back to pending; Rescan finds a plugin
+ * added while the server runs. Waits are bounded waits on page state.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -61,7 +61,12 @@ describe('the Plugins screen', () => {
     assert.ok(asked.includes(`read files in ${docs}`), asked);
     assert.match(asked, /Its 2 tools will be offered to your agents/);
     assert.equal(await apiState('hello'), 'pending', 'nothing is granted before the confirmation');
-    await testId(page, 'plugin-grant-yes-hello').click();
+    const shownHash = (await apiJson(server.url, 'GET', '/api/plugins/hello')).json.plugin.permissionsHash as string;
+    const [grantRequest] = await Promise.all([
+      page.waitForRequest((r) => r.method() === 'POST' && r.url().endsWith('/api/plugins/hello/grant')),
+      testId(page, 'plugin-grant-yes-hello').click(),
+    ]);
+    assert.deepEqual(grantRequest.postDataJSON(), { version: '1.0.0', permissionsHash: shownHash }, 'the grant binds to what was shown');
     await testId(page, 'plugin-state-hello').getByText('granted').waitFor();
     assert.equal(await apiState('hello'), 'granted');
     assert.match(await textOf(testId(page, 'plugin-granted-hello')), /Granted by operator \(api\) on \d{4}-\d\d-\d\d/);

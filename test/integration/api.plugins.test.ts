@@ -44,3 +44,30 @@ test('list, rescan, grant and revoke over the API, with the audit; unknown and i
   assert.equal(badBody.status, 400);
   assert.equal(badBody.json.error.code, 'KW_ERR_BAD_REQUEST');
 });
+
+test('a grant that names what the operator was shown is refused once a rescan found the plugin changed, and nothing is granted', async (t) => {
+  const api = await testApi(t);
+  const docs = fs.realpathSync(tempDir(t, 'kw-plug-docs-'));
+  const manifest = installExample(api.home, docs);
+  const shown = (await api.call('POST', '/api/plugins/rescan')).json.plugins[0];
+  assert.equal(shown.state, 'pending');
+
+  editManifest(manifest, `fs.read = [${JSON.stringify(docs)}]`, `fs.read = [${JSON.stringify(docs)}]\nenv = ["HOME"]`);
+  await api.call('POST', '/api/plugins/rescan');
+  const stale = await api.call('POST', '/api/plugins/hello/grant', { version: shown.version, permissionsHash: shown.permissionsHash });
+  assert.equal(stale.status, 409);
+  assert.equal(stale.json.error.code, 'KW_ERR_PLUGIN_CHANGED');
+  assert.match(stale.json.error.message, /plugin hello changed since it was shown: it is now version 1\.0\.0 and may read files in \S+; read the environment variable HOME\. Look at it again/);
+  const after = await api.call('GET', '/api/plugins/hello');
+  assert.equal(after.json.plugin.state, 'pending');
+  assert.deepEqual(after.json.audit, []);
+  const otherVersion = await api.call('POST', '/api/plugins/hello/grant', { version: '0.9.0', permissionsHash: after.json.plugin.permissionsHash });
+  assert.equal(otherVersion.json.error.code, 'KW_ERR_PLUGIN_CHANGED');
+
+  const granted = await api.call('POST', '/api/plugins/hello/grant', { version: '1.0.0', permissionsHash: after.json.plugin.permissionsHash });
+  assert.equal(granted.status, 200);
+  assert.equal(granted.json.state, 'granted');
+  const badHash = await api.call('POST', '/api/plugins/hello/grant', { permissionsHash: 'not-a-hash' });
+  assert.equal(badHash.status, 400);
+  assert.equal(badHash.json.error.code, 'KW_ERR_BAD_REQUEST');
+});

@@ -129,8 +129,10 @@ export function createApi(opts: ApiOptions) {
     plugin: (name: string) => json<{ plugin: PluginStatus; audit: PluginAuditEntry[] }>('GET', `/api/plugins/${enc(name)}`),
     /** Looks for plugins again; answers the new list. */
     rescanPlugins: async () => (await json<{ plugins: PluginStatus[] }>('POST', '/api/plugins/rescan', {})).plugins,
+    /** The plugin as the server keeps it after the change (audited as `operator (api)`); refused (KW_ERR_PLUGIN_CHANGED) unless it still is the version and permissions shown. */
+    grantPlugin: (name: string, shown: { version: string; permissionsHash: string }) =>
+      json<PluginStatus>('POST', `/api/plugins/${enc(name)}/grant`, shown),
     /** The plugin as the server keeps it after the change (audited as `operator (api)`). */
-    grantPlugin: (name: string) => json<PluginStatus>('POST', `/api/plugins/${enc(name)}/grant`, {}),
     revokePlugin: (name: string) => json<PluginStatus>('POST', `/api/plugins/${enc(name)}/revoke`, {}),
     /** Sends a `.kwf.zip` to be checked and staged; nothing is installed until `installBundle`. */
     uploadBundle: async (zip: Blob) =>

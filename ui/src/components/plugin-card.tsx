@@ -30,10 +30,13 @@ export function PluginCard({ plugin, onChanged }: { plugin: PluginStatus; onChan
   const p = plugin;
   const badge = STATE_BADGE[p.state];
 
-  const act = (kind: 'grant' | 'revoke'): void => {
+  // A grant binds to what the confirmation shows: the server refuses it if the plugin changed since.
+  const shown = p.version !== null && p.permissionsHash !== null ? { version: p.version, permissionsHash: p.permissionsHash } : null;
+
+  const act = (kind: 'grant' | 'revoke', call: () => Promise<PluginStatus>): void => {
     setBusy(kind);
     setError(null);
-    (kind === 'grant' ? api.grantPlugin(p.name) : api.revokePlugin(p.name))
+    call()
       .then(() => setConfirming(false), (err: unknown) => setError(asApiError(err)))
       .finally(() => {
         setBusy(null);
@@ -94,12 +97,12 @@ export function PluginCard({ plugin, onChanged }: { plugin: PluginStatus; onChan
       )}
 
       <div class="actions">
-        {p.state === 'pending' && (
+        {p.state === 'pending' && shown !== null && (
           <button type="button" class="btn btn--primary" data-testid={`plugin-grant-${p.name}`} disabled={busy !== null || confirming}
             aria-expanded={confirming} onClick={() => setConfirming(true)}>Grant…</button>
         )}
         {p.state === 'granted' && (
-          <button type="button" class="btn btn--danger-outline" data-testid={`plugin-revoke-${p.name}`} disabled={busy !== null} onClick={() => act('revoke')}
+          <button type="button" class="btn btn--danger-outline" data-testid={`plugin-revoke-${p.name}`} disabled={busy !== null} onClick={() => act('revoke', () => api.revokePlugin(p.name))}
             title="Its tools are no longer offered and its process is stopped">
             {busy === 'revoke' ? 'Revoking…' : 'Revoke'}
           </button>
@@ -110,7 +113,7 @@ export function PluginCard({ plugin, onChanged }: { plugin: PluginStatus; onChan
           {showAudit ? 'Hide history' : 'History'}
         </button>
       </div>
-      {confirming && p.state === 'pending' && (
+      {confirming && p.state === 'pending' && shown !== null && (
         <div class="confirm" role="group" aria-labelledby={`grant-q-${p.name}`} data-testid={`plugin-grant-confirm-${p.name}`}>
           <p id={`grant-q-${p.name}`}><strong>Grant {p.name} {p.version}?</strong> It will be allowed to:</p>
           <ul class="plugin__list">{p.permissionsText.map((line) => <li key={line}>{line}</li>)}</ul>
@@ -119,7 +122,7 @@ export function PluginCard({ plugin, onChanged }: { plugin: PluginStatus; onChan
             or any change to what it asks for, will need your grant again.
           </p>
           <div class="actions">
-            <button type="button" class="btn btn--approve" data-testid={`plugin-grant-yes-${p.name}`} disabled={busy !== null} onClick={() => act('grant')}>
+            <button type="button" class="btn btn--approve" data-testid={`plugin-grant-yes-${p.name}`} disabled={busy !== null} onClick={() => act('grant', () => api.grantPlugin(p.name, shown))}>
               {busy === 'grant' ? 'Granting…' : 'Yes, grant'}
             </button>
             <button type="button" class="btn" onClick={() => setConfirming(false)} disabled={busy !== null}>Not now</button>
