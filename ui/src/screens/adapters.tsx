@@ -68,9 +68,9 @@ function AdapterRow({ adapter, onChanged }: { adapter: AdapterStatus; onChanged:
   };
   return (
     <tr data-testid={`adapter-row-${adapter.name}`}>
-      <th scope="row"><code>{adapter.name}</code></th>
+      <th scope="row" class="nowrap"><code>{adapter.name}</code></th>
       <td>{adapter.type}</td>
-      <td>{adapter.agent === null ? <span class="muted">none</span> : <code>{adapter.agent}</code>}</td>
+      <td class="nowrap">{adapter.agent === null ? <span class="muted">none</span> : <code>{adapter.agent}</code>}</td>
       <td data-testid={`adapter-state-${adapter.name}`}>
         <span class={`badge badge--${STATE_BADGE[adapter.state]}`}>{adapter.state}</span>
         {adapter.lastError !== null && <p class="small warn-text" data-testid={`adapter-error-${adapter.name}`}>{adapter.lastError}{adapter.lastErrorAt === null ? '' : ` (${formatTime(adapter.lastErrorAt)})`}</p>}
