@@ -245,7 +245,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     fs.mkdirSync(paths.runs, { recursive: true, mode: 0o700 });
     const db = openDatabase(paths.database, { synchronous: config.store.synchronous, clock });
     const observers = new Observers();
-    checkpointer = await startCheckpointer(paths.database, { onError: (message) => observers.emit('engine:warning', { message: `WAL checkpoint: ${message}` }) });
+    checkpointer = await startCheckpointer(db, paths.database, { onError: (message) => observers.emit('engine:warning', { message: `WAL checkpoint: ${message}` }) });
     const log = new EventLog(db);
     const queries = new RunQueries(db);
     const crash = crashHookFrom(options.crashSpec ?? process.env.KOWALSKI_CRASH_AT);
