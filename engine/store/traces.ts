@@ -4,10 +4,13 @@
  * outside the event log, and a resumed run never reads them (a re-run with
  * --replay-models reads an earlier run's, to answer the same requests the same way).
  */
-import type Database from 'better-sqlite3';
+import type { Database } from 'better-sqlite3';
 import { replayEntry } from '../../agents/index.js';
 import type { ModelCallTrace, ReplayTable, ToolCallingMode } from '../../agents/index.js';
-import { whereOf } from './where.js';
+import { traceQueries } from './sql/traces.js';
+import type { TraceFilter, TraceQueries, TraceSummaryRecord } from './sql/traces.js';
+
+export type { TraceFilter };
 
 /** A trace without its prompt and completion: what lists show. */
 export interface TraceSummary {
@@ -56,23 +59,6 @@ export interface TracedSpend {
   toolCalls: number;
 }
 
-export interface TraceFilter {
-  runId?: string;
-  sessionId?: string;
-  /** Only the calls delegated by this trace's model call. */
-  parentId?: number;
-  /** Only traces with an id below this (paging backwards from the newest). */
-  before?: number;
-  limit: number;
-}
-
-interface RawTrace {
-  id: number; run_id: string; step: string; attempt: number; seq: number; provider: string; model: string; mode: string;
-  input_tokens: number; output_tokens: number; cost_usd: number | null; latency_ms: number; attempts: number;
-  tool_calls: number; error_code: string | null; error: string | null; started_at: number; data?: string;
-  session_id: string | null; parent_id: number | null; agent: string | null;
-}
-
 /** Where a trace belongs: a step attempt of a run, or (with `sessionId`) a node of a chat turn. */
 export interface TraceWhere {
   runId: string;
@@ -86,7 +72,7 @@ export interface TraceWhere {
 /** A trace whose prompt is larger than this keeps only the last messages, so one run cannot fill the disk. */
 const MAX_DATA_CHARS = 4 * 1024 * 1024;
 
-function toSummary(r: RawTrace): TraceSummary {
+function toSummary(r: TraceSummaryRecord): TraceSummary {
   return {
     id: r.id, runId: r.run_id, step: r.step, attempt: r.attempt, seq: r.seq, provider: r.provider, model: r.model, mode: r.mode,
     inputTokens: r.input_tokens, outputTokens: r.output_tokens, costUsd: r.cost_usd, latencyMs: r.latency_ms,
@@ -108,37 +94,15 @@ function dataOf(trace: ModelCallTrace): string {
 
 type StoredData = { messages?: TraceDetail['messages']; tools?: string[]; completion?: string; calls?: TraceDetail['calls']; replayedFrom?: number };
 
-const SUMMARY_COLUMNS = 'id, run_id, step, attempt, seq, provider, model, mode, input_tokens, output_tokens, cost_usd, latency_ms, attempts, tool_calls, error_code, error, started_at, session_id, parent_id, agent';
-
 export class TraceStore {
-  private readonly insertStmt: Database.Statement;
-  private readonly getStmt: Database.Statement;
-  private readonly modeStmt: Database.Statement;
-  private readonly learnStmt: Database.Statement;
-  private readonly callsStmt: Database.Statement;
-  private readonly chatStmt: Database.Statement;
-  private readonly spentStmt: Database.Statement;
-  private readonly replayStmt: Database.Statement;
+  private readonly q: TraceQueries;
 
-  constructor(private readonly db: Database.Database) {
-    this.insertStmt = db.prepare(`INSERT INTO traces (run_id, step, attempt, seq, provider, model, mode, input_tokens, output_tokens,
-      cost_usd, latency_ms, attempts, tool_calls, error_code, error, started_at, data, session_id, parent_id, agent)
-      VALUES (@runId, @step, @attempt, @seq, @provider, @model, @mode, @inputTokens, @outputTokens,
-      @costUsd, @latencyMs, @attempts, @toolCalls, @errorCode, @error, @startedAt, @data, @sessionId, @parentId, @agent)`);
-    this.callsStmt = db.prepare('UPDATE traces SET tool_calls = ?, data = ? WHERE id = ?');
-    this.chatStmt = db.prepare('SELECT id FROM traces WHERE session_id = ? AND attempt = ? AND step = ? AND seq = ?').pluck();
-    this.getStmt = db.prepare('SELECT * FROM traces WHERE id = ?');
-    this.spentStmt = db.prepare(`SELECT count(*) AS calls, coalesce(sum(input_tokens + output_tokens), 0) AS tokens,
-      coalesce(sum(cost_usd), 0) AS cost, coalesce(sum(cost_usd IS NULL), 0) AS unpriced, coalesce(sum(tool_calls), 0) AS tools
-      FROM traces WHERE run_id = ? AND session_id IS NULL`);
-    this.replayStmt = db.prepare('SELECT id, provider, model, mode, data FROM traces WHERE run_id = ? AND step = ? AND session_id IS NULL AND error_code IS NULL ORDER BY id');
-    this.modeStmt = db.prepare('SELECT mode FROM model_tool_modes WHERE model = ?');
-    this.learnStmt = db.prepare(`INSERT INTO model_tool_modes (model, mode, learned_at) VALUES (?, ?, ?)
-      ON CONFLICT (model) DO UPDATE SET mode = excluded.mode, learned_at = excluded.learned_at`);
+  constructor(db: Database) {
+    this.q = traceQueries(db);
   }
 
   insert(where: TraceWhere, trace: ModelCallTrace): number {
-    const info = this.insertStmt.run({
+    return this.q.insert({
       runId: where.runId, step: where.step, attempt: where.attempt,
       sessionId: where.sessionId ?? null, parentId: where.parentId ?? null, agent: where.agent ?? null,
       seq: trace.seq, provider: trace.provider, model: trace.model, mode: trace.mode,
@@ -147,24 +111,16 @@ export class TraceStore {
       errorCode: trace.error?.code ?? null, error: trace.error?.message ?? null, startedAt: trace.startedAt,
       data: dataOf(trace),
     });
-    return Number(info.lastInsertRowid);
   }
 
   list(filter: TraceFilter): TraceSummary[] {
-    const where = whereOf([
-      filter.runId === undefined ? undefined : ['run_id = ?', filter.runId],
-      filter.sessionId === undefined ? undefined : ['session_id = ?', filter.sessionId],
-      filter.parentId === undefined ? undefined : ['parent_id = ?', filter.parentId],
-      filter.before === undefined ? undefined : ['id < ?', filter.before],
-    ]);
-    const sql = `SELECT ${SUMMARY_COLUMNS} FROM traces ${where.sql} ORDER BY id DESC LIMIT ?`;
-    return (this.db.prepare(sql).all(...where.params, filter.limit) as RawTrace[]).map(toSummary);
+    return this.q.list(filter).map(toSummary);
   }
 
   get(id: number): TraceDetail | undefined {
-    const row = this.getStmt.get(id) as RawTrace | undefined;
+    const row = this.q.byId(id);
     if (row === undefined) return undefined;
-    const data = JSON.parse(row.data ?? '{}') as StoredData;
+    const data = JSON.parse(row.data) as StoredData;
     const detail: TraceDetail = { ...toSummary(row), messages: data.messages ?? [], tools: data.tools ?? [], completion: data.completion ?? '', calls: data.calls ?? [] };
     if (data.replayedFrom !== undefined) detail.replayedFrom = data.replayedFrom;
     return detail;
@@ -173,8 +129,7 @@ export class TraceStore {
   /** The answered model calls of one step of a run, oldest first: what a re-run with --replay-models may answer from (agents/model-replay.ts). */
   replayTable(runId: string, step: string): ReplayTable {
     const table: ReplayTable = {};
-    const rows = this.replayStmt.all(runId, step) as Array<{ id: number; provider: ModelCallTrace['provider']; model: string; mode: ModelCallTrace['mode']; data: string }>;
-    for (const row of rows) {
+    for (const row of this.q.replayRows(runId, step)) {
       const data = JSON.parse(row.data) as StoredData;
       const entry = replayEntry(row.id, {
         provider: row.provider, model: row.model, mode: row.mode,
@@ -187,26 +142,26 @@ export class TraceStore {
 
   /** The tool calls a model call asked for, with their results, once they have run. */
   updateCalls(id: number, trace: ModelCallTrace): void {
-    this.callsStmt.run(trace.toolCalls.length, dataOf(trace), id);
+    this.q.updateCalls(id, trace.toolCalls.length, dataOf(trace));
   }
 
   /** What a run's model steps spent, over all their attempts (a run's budget counts from these). */
   spentBy(runId: string): TracedSpend {
-    const r = this.spentStmt.get(runId) as { calls: number; tokens: number; cost: number; unpriced: number; tools: number };
+    const r = this.q.spentBy(runId);
     return { modelCalls: r.calls, tokens: r.tokens, costUsd: r.cost, unpriced: r.unpriced, toolCalls: r.tools };
   }
 
   /** The trace of one model call of a chat turn. */
   chatCall(sessionId: string, turn: number, node: string, seq: number): number | undefined {
-    return this.chatStmt.get(sessionId, turn, node, seq) as number | undefined;
+    return this.q.chatCall(sessionId, turn, node, seq);
   }
 
   learnedMode(model: string): ToolCallingMode | undefined {
-    const row = this.modeStmt.get(model) as { mode: string } | undefined;
-    return row?.mode === 'native' || row?.mode === 'text' ? row.mode : undefined;
+    const mode = this.q.learnedMode(model);
+    return mode === 'native' || mode === 'text' ? mode : undefined;
   }
 
   learn(model: string, mode: ToolCallingMode, at: number): void {
-    this.learnStmt.run(model, mode, at);
+    this.q.learn(model, mode, at);
   }
 }
