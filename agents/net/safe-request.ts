@@ -9,6 +9,7 @@ import { fetch } from 'undici';
 import type { Response } from 'undici';
 import { KowalskiError } from '../../core/index.js';
 import { AllowList, checkUrl } from './address-policy.js';
+import { readBounded } from './read-bounded.js';
 import { createSafeAgent } from './safe-agent.js';
 import type { SafeAgentOptions } from './safe-agent.js';
 
@@ -43,23 +44,11 @@ function parseUrl(raw: string): URL {
   }
 }
 
-/** The body's bytes, at most `maxBytes` of them after decoding; more fails as soon as it arrives. */
+/** The body's bytes, at most `maxBytes` of them after decoding; more fails with KW_ERR_FETCH_LIMIT as soon as it arrives. */
 export async function readBody(res: Response, maxBytes: number, url: string): Promise<Buffer> {
-  if (res.body === null) return Buffer.alloc(0);
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel();
-      throw new KowalskiError('KW_ERR_FETCH_LIMIT', `${url}: the answer is larger than ${maxBytes} bytes (after decompression); it was cut off there`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks, total);
+  const body = await readBounded(res.body, maxBytes);
+  if (body === null) throw new KowalskiError('KW_ERR_FETCH_LIMIT', `${url}: the answer is larger than ${maxBytes} bytes (after decompression); it was cut off there`);
+  return body;
 }
 
 /** undici's fetch wraps what the connector threw in a TypeError('fetch failed'); find ours again. */

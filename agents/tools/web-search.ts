@@ -91,12 +91,12 @@ async function search(config: WebSearchConfig, query: string, count: number, tim
   // garbage-collected before it fires on Node 20 (nodejs/node#57736), and the call then hangs until undici's own limit.
   const deadline = AbortSignal.timeout(timeoutMs);
   const signal = AbortSignal.any([outer, deadline]);
-  let text: string | null;
+  let answer: Buffer | null;
   let status: number;
   try {
     const res = await fetch(url, { headers, signal });
     status = res.status;
-    text = await readBounded(res.body, MAX_BODY_BYTES);
+    answer = await readBounded(res.body, MAX_BODY_BYTES);
   } catch (err) {
     if (outer.aborted) throw outer.reason;
     if (deadline.aborted) throw failed(`did not answer within ${timeoutMs / 1000} s`, err);
@@ -104,10 +104,10 @@ async function search(config: WebSearchConfig, query: string, count: number, tim
     throw failed(`cannot be reached (${code})`, err);
   }
   if (status < 200 || status > 299) throw failed(`answered HTTP ${status}${hint(config, status)}`);
-  if (text === null) throw failed(`answered more than ${MAX_BODY_BYTES} bytes`);
+  if (answer === null) throw failed(`answered more than ${MAX_BODY_BYTES} bytes`);
   let body: unknown;
   try {
-    body = JSON.parse(text);
+    body = JSON.parse(answer.toString('utf8'));
   } catch (err) {
     throw failed(`answered HTTP ${status} with something that is not JSON`, err);
   }

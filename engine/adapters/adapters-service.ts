@@ -4,17 +4,12 @@
  * never does (it lists and switches only). Routes reach a running adapter with `target()`.
  */
 import type { Tool } from '../../agents/index.js';
-import type { Clock } from '../clock.js';
-import type { CrashHook } from '../crash.js';
 import { adapterQueries } from '../store/sql/adapters.js';
-import type { Timers } from '../triggers/timers.js';
 import { Inbound } from './inbound.js';
-import type { InboundChat } from './inbound.js';
+import type { InboundDeps } from './inbound.js';
 import { AdapterRegistry } from './registry.js';
-import type { RunningAdapter } from './registry.js';
-import type { AdapterConfig } from './settings.js';
-import type { Accepted, AdapterDefinition, AdapterHost, AdapterStatus, AdapterType, InboundMessage, InboundRecord } from './types.js';
-import type Database from 'better-sqlite3';
+import type { RegistryDeps, RunningAdapter } from './registry.js';
+import type { Accepted, AdapterHost, AdapterStatus, AdapterType, InboundMessage, InboundRecord } from './types.js';
 
 export interface Adapters {
   /** Every configured adapter's status (secrets masked). */
@@ -37,25 +32,12 @@ export interface Adapters {
   close(): Promise<void>;
 }
 
-export interface AdaptersDeps {
-  db: Database.Database;
-  clock: Clock;
-  timers: Timers;
-  crash: CrashHook;
-  env: NodeJS.ProcessEnv;
-  definitions: readonly AdapterDefinition<unknown>[];
-  configs(): readonly AdapterConfig[];
-  /** config.toml's sections as the file holds them at this moment (read again at each call): what hosts' `currentSettings()` read. */
-  currentConfigs(): readonly AdapterConfig[];
-  chat(): InboundChat;
-  agentExists(name: string): boolean;
+/** What the registry and the inbound records are given, from the engine; the rest they get from here. */
+export interface AdaptersDeps
+  extends Pick<RegistryDeps, 'clock' | 'timers' | 'env' | 'definitions' | 'configs' | 'currentConfigs' | 'agentExists' | 'onChange' | 'startTimeoutMs' | 'stopTimeoutMs'>,
+    Pick<InboundDeps, 'db' | 'chat' | 'crash' | 'replyBackoffMs'> {
   /** The running adapters' tools changed (the tool registry is rebuilt). */
   onToolsChanged(): void;
-  /** A status changed. */
-  onChange(): void;
-  startTimeoutMs?: number;
-  stopTimeoutMs?: number;
-  replyBackoffMs?: readonly number[];
 }
 
 export function createAdapters(deps: AdaptersDeps): Adapters {
@@ -71,25 +53,23 @@ export function createAdapters(deps: AdaptersDeps): Adapters {
     },
     currentSettings: () => registry.currentSettings(name),
   });
+  const { db, chat, crash, replyBackoffMs, onToolsChanged, ...registryDeps } = deps;
   const registry: AdapterRegistry = new AdapterRegistry({
-    queries, clock: deps.clock, timers: deps.timers, env: deps.env, definitions: deps.definitions, configs: deps.configs, currentConfigs: deps.currentConfigs,
-    agentExists: deps.agentExists, hostFor, onChange: deps.onChange,
+    ...registryDeps, queries, hostFor,
     onStarted(name, instance) {
       inbound.resume(name);
-      if (instance.tools !== undefined) deps.onToolsChanged();
+      if (instance.tools !== undefined) onToolsChanged();
     },
     onStopped(_name, instance) {
-      if (instance.tools !== undefined) deps.onToolsChanged();
+      if (instance.tools !== undefined) onToolsChanged();
     },
-    ...(deps.startTimeoutMs === undefined ? {} : { startTimeoutMs: deps.startTimeoutMs }),
-    ...(deps.stopTimeoutMs === undefined ? {} : { stopTimeoutMs: deps.stopTimeoutMs }),
   });
   const inbound: Inbound = new Inbound({
-    db: deps.db, queries, chat: deps.chat, clock: deps.clock, timers: deps.timers, crash: deps.crash,
+    db, queries, chat, clock: deps.clock, timers: deps.timers, crash,
     target: (name) => registry.running(name),
     activity: (name) => registry.activity(name),
     failed: (name, err) => registry.failed(name, err),
-    ...(deps.replyBackoffMs === undefined ? {} : { replyBackoffMs: deps.replyBackoffMs }),
+    ...(replyBackoffMs === undefined ? {} : { replyBackoffMs }),
   });
   let closing: Promise<void> | undefined;
   return {

@@ -40,7 +40,7 @@ export async function callJson(call: JsonCall, timers: Pick<AdapterHost, 'setTim
   const failed = (why: string, cause?: unknown): KowalskiError =>
     new KowalskiError(call.code, `${call.what} ${why}`, cause === undefined ? {} : { cause });
   let status: number;
-  let text: string | null;
+  let answer: Buffer | null;
   let retryAfter: string | null;
   try {
     const res = await fetch(call.url, {
@@ -51,7 +51,7 @@ export async function callJson(call: JsonCall, timers: Pick<AdapterHost, 'setTim
     });
     status = res.status;
     retryAfter = res.headers.get('retry-after');
-    text = await readBounded(res.body, API_MAX_ANSWER_BYTES);
+    answer = await readBounded(res.body, API_MAX_ANSWER_BYTES);
   } catch (err) {
     if (controller.signal.aborted) throw failed(`did not answer within ${API_TIMEOUT_MS / 1000} s`);
     const code = (err as { cause?: { code?: unknown } }).cause?.code;
@@ -59,7 +59,8 @@ export async function callJson(call: JsonCall, timers: Pick<AdapterHost, 'setTim
   } finally {
     timer.cancel();
   }
-  if (text === null) throw failed(`answered more than ${API_MAX_ANSWER_BYTES} bytes`);
+  if (answer === null) throw failed(`answered more than ${API_MAX_ANSWER_BYTES} bytes`);
+  const text = answer.toString('utf8');
   let json: unknown;
   if (text.trim() !== '') {
     try {

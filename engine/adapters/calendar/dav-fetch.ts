@@ -4,6 +4,7 @@
  * tool call or fill memory. The CalDAV server is the operator's own (often on this machine
  * or the local network, e.g. Radicale), so its address is not restricted.
  */
+import { readBounded } from '../../../agents/index.js';
 import { KowalskiError } from '../../../core/index.js';
 
 export interface DavFetchOptions {
@@ -17,24 +18,6 @@ export interface DavFetchOptions {
 
 const NULL_BODY = new Set([101, 204, 205, 304]);
 
-async function boundedBody(res: Response, maxBytes: number, url: string): Promise<Uint8Array | null> {
-  if (res.body === null) return null;
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel();
-      throw new KowalskiError('KW_ERR_CALENDAR_SOURCE', `CalDAV ${url}: the answer is larger than ${maxBytes} bytes; it was cut off`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks, total);
-}
-
 export function davFetch(options: DavFetchOptions = {}): typeof globalThis.fetch {
   const timeoutMs = options.timeoutMs ?? 20_000;
   const maxBytes = options.maxBytes ?? 20 * 1024 * 1024;
@@ -44,8 +27,9 @@ export function davFetch(options: DavFetchOptions = {}): typeof globalThis.fetch
     const signal = AbortSignal.any([deadline, ...(options.signal === undefined ? [] : [options.signal]), ...(init?.signal == null ? [] : [init.signal])]);
     try {
       const res = await fetch(input, { ...init, signal });
-      const body = await boundedBody(res, maxBytes, url);
-      return new Response(NULL_BODY.has(res.status) ? null : body, { status: res.status, statusText: res.statusText, headers: res.headers });
+      const body = await readBounded(res.body, maxBytes);
+      if (body === null) throw new KowalskiError('KW_ERR_CALENDAR_SOURCE', `CalDAV ${url}: the answer is larger than ${maxBytes} bytes; it was cut off`);
+      return new Response(NULL_BODY.has(res.status) || res.body === null ? null : body, { status: res.status, statusText: res.statusText, headers: res.headers });
     } catch (err) {
       if (deadline.aborted) throw new KowalskiError('KW_ERR_CALENDAR_SOURCE', `CalDAV ${url}: no answer within ${timeoutMs} ms`, { cause: err });
       throw err;

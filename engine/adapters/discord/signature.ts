@@ -4,12 +4,13 @@
  * key (hex, from the Developer Portal) is the settings' `public_key`. Any failure — a
  * header missing, not hex, of the wrong length, a signature that does not verify, a
  * timestamp more than 300 s away — is a refusal (Discord sends bad signatures on purpose
- * and expects 401). With node:crypto only; no header input makes it throw.
+ * and expects 401). The headers, their forms and the window are http-inbound.ts's
+ * `verifySigned`; this is the scheme, with node:crypto only.
  */
 import crypto from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
-import type { InboundHeaders, SignatureVerdict } from '../http-inbound.js';
-import { badSignature, oneHeader, staleTimestamp } from '../http-inbound.js';
+import type { SignatureVerdict, SignedRequest } from '../http-inbound.js';
+import { verifySigned } from '../http-inbound.js';
 
 /** DER prefix of an Ed25519 SubjectPublicKeyInfo: the 32 key bytes follow it. */
 const SPKI_ED25519_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
@@ -24,29 +25,24 @@ export function discordPublicKey(hex: string): KeyObject | string {
   }
 }
 
-export interface VerifyDiscordInput {
-  headers: InboundHeaders;
-  rawBody: Buffer;
+export interface VerifyDiscordInput extends SignedRequest {
   publicKey: KeyObject;
-  /** Now, in milliseconds since 1970 (the engine's clock). */
-  nowMs: number;
 }
 
 export function verifyDiscord(input: VerifyDiscordInput): SignatureVerdict {
-  const signature = oneHeader(input.headers, 'x-signature-ed25519');
-  const timestamp = oneHeader(input.headers, 'x-signature-timestamp');
-  if (signature === undefined) return badSignature('X-Signature-Ed25519 is missing (or given twice)');
-  if (timestamp === undefined) return badSignature('X-Signature-Timestamp is missing (or given twice)');
-  if (!/^[0-9a-fA-F]{128}$/.test(signature)) return badSignature('X-Signature-Ed25519 must be 128 hex digits (an Ed25519 signature)');
-  if (!/^\d{1,12}$/.test(timestamp)) return badSignature('X-Signature-Timestamp must be whole seconds since 1970 (digits only)');
-  let valid: boolean;
-  try {
-    valid = crypto.verify(null, Buffer.concat([Buffer.from(timestamp, 'utf8'), input.rawBody]), input.publicKey, Buffer.from(signature, 'hex'));
-  } catch {
-    valid = false;
-  }
-  if (!valid) return badSignature('X-Signature-Ed25519 does not verify with the public key over the timestamp and the body');
-  const stale = staleTimestamp('X-Signature-Timestamp', timestamp, input.nowMs);
-  if (stale !== undefined) return { ok: false, code: 'KW_ERR_WEBHOOK_STALE', message: stale };
-  return { ok: true };
+  return verifySigned({
+    signatureHeader: 'X-Signature-Ed25519',
+    timestampHeader: 'X-Signature-Timestamp',
+    signatureForm: /^[0-9a-fA-F]{128}$/,
+    signatureFormWords: '128 hex digits (an Ed25519 signature)',
+    refusal(signature, timestamp, rawBody) {
+      let valid: boolean;
+      try {
+        valid = crypto.verify(null, Buffer.concat([Buffer.from(timestamp, 'utf8'), rawBody]), input.publicKey, Buffer.from(signature, 'hex'));
+      } catch {
+        valid = false;
+      }
+      return valid ? undefined : 'X-Signature-Ed25519 does not verify with the public key over the timestamp and the body';
+    },
+  }, input);
 }
