@@ -41,25 +41,21 @@ class ForceStop extends EventEmitter {
 }
 
 /**
- * Each horde object a runner hands to its pool, as UTF-8 JSON in a SharedArrayBuffer under
- * a key of its own: serialized once (a run's steps share one horde object); a task then
- * carries only a reference to the shared bytes, where a string would be copied into every
- * task (see worker.ts).
+ * Each horde object a runner hands to its pool, as JSON text under a key of its own:
+ * serialized once (a run's steps share one horde object), then copied to a thread as a
+ * string, which costs a fraction of cloning the object (see worker.ts).
  */
 export class HordeTexts {
-  private readonly texts = new WeakMap<HordeDef, { key: string; text: SharedArrayBuffer }>();
+  private readonly texts = new WeakMap<HordeDef, { key: string; json: string }>();
   private next = 0;
 
-  textOf(horde: HordeDef): { key: string; text: SharedArrayBuffer } {
-    let entry = this.texts.get(horde);
-    if (entry === undefined) {
-      const bytes = Buffer.from(JSON.stringify(horde), 'utf8');
-      const text = new SharedArrayBuffer(bytes.length);
-      bytes.copy(Buffer.from(text));
-      entry = { key: `h${++this.next}`, text };
-      this.texts.set(horde, entry);
+  textOf(horde: HordeDef): { key: string; json: string } {
+    let text = this.texts.get(horde);
+    if (text === undefined) {
+      text = { key: `h${++this.next}`, json: JSON.stringify(horde) };
+      this.texts.set(horde, text);
     }
-    return entry;
+    return text;
   }
 }
 
@@ -78,8 +74,8 @@ export function startInPool(pool: Piscina, bus: StepBus, hordes: HordeTexts, tas
     if (received >= expected) allReceived?.();
   });
   const { horde, ...slim } = task;
-  const { key, text } = hordes.textOf(horde);
-  const input: WorkerTask = { task: slim, hordeKey: key, hordeText: text, kindModule, bus: bus.name };
+  const { key, json } = hordes.textOf(horde);
+  const input: WorkerTask = { task: slim, hordeKey: key, hordeJson: json, kindModule, bus: bus.name };
   const ended = (pool.run(input, { signal: stop }) as Promise<WorkerOutput>).then(
     async ({ result, messages }): Promise<HostEnd> => {
       if (received < messages) {

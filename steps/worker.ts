@@ -11,16 +11,15 @@ import type { EngineMessage, StepResult, StepTask } from './protocol.js';
 import { RunFolders } from './workdir.js';
 
 /**
- * What the runner posts to the pool: the task without its horde, and the horde as UTF-8
- * JSON in a SharedArrayBuffer under a key. The runner serializes a run's horde once; the
- * buffer is shared with the thread, not copied (a string would be copied into every task,
- * a horde object cloned), and the thread decodes and parses it only the first time it
- * sees the key.
+ * What the runner posts to the pool: the task without its horde, and the horde as JSON
+ * text under a key. The runner serializes a run's horde once; copying a string to the
+ * thread costs a fraction of cloning the object, and the thread parses it only the
+ * first time it sees the key.
  */
 export interface WorkerTask {
   task: Omit<StepTask, 'horde'>;
   hordeKey: string;
-  hordeText: SharedArrayBuffer;
+  hordeJson: string;
   /** Absolute path of the kind's module. */
   kindModule: string;
   /** The name of the runner's step bus (see bus.ts). */
@@ -43,23 +42,23 @@ function createWorkerHandler(): (input: WorkerTask) => Promise<WorkerOutput> {
   const buses = new Map<string, StepBusClient>();
   const hordes = new Map<string, HordeDef>();
   const folders = new RunFolders();
-  const hordeOf = (key: string, text: SharedArrayBuffer): HordeDef => {
+  const hordeOf = (key: string, json: string): HordeDef => {
     let horde = hordes.get(key);
     if (horde === undefined) {
-      horde = JSON.parse(Buffer.from(text).toString('utf8')) as HordeDef;
+      horde = JSON.parse(json) as HordeDef;
       if (hordes.size >= HORDES_KEPT) hordes.delete(hordes.keys().next().value!);
       hordes.set(key, horde);
     }
     return horde;
   };
-  return async ({ task: slim, hordeKey, hordeText, kindModule, bus }) => {
+  return async ({ task: slim, hordeKey, hordeJson, kindModule, bus }) => {
     let client = buses.get(bus);
     if (client === undefined) {
       client = new StepBusClient(bus);
       buses.set(bus, client);
     }
     const on = client;
-    const task: StepTask = { ...slim, horde: hordeOf(hordeKey, hordeText) };
+    const task: StepTask = { ...slim, horde: hordeOf(hordeKey, hordeJson) };
     let messages = 0;
     const channel: StepChannel = {
       send: (message) => {
