@@ -25,8 +25,6 @@ export interface RunSettled {
   error: string | null;
 }
 
-type RunStateRow = Pick<RunSettled, 'id' | 'state' | 'finishedAt' | 'errorCode' | 'error'>;
-
 /** A row of `runs` as stored. */
 export interface RunRecord {
   id: string;
@@ -89,19 +87,17 @@ export function runWrites(db: Database) {
   const insert = db.prepare<[id: string, hordeId: string, hordeHash: string, provenance: string, input: string, createdAt: number, updatedAt: number, seq: number]>(
     `INSERT INTO runs (id, horde_id, horde_hash, state, provenance, input, created_at, updated_at, last_seq)
      VALUES (?, ?, ?, 'queued', ?, ?, ?, ?, ?)`);
+  const update = db.prepare<[state: RunState, at: number, lastSeq: number, finishedAt: number | null, errorCode: string | null, error: string | null, id: string]>(
+    'UPDATE runs SET state = ?, updated_at = ?, last_seq = ?, finished_at = ?, error_code = ?, error = ? WHERE id = ?');
+  // Sets no indexed column: rewriting an unchanged state would still rewrite its runs_by_state entry, one more page per commit.
   const progress = db.prepare<[at: number, lastSeq: number, id: string]>('UPDATE runs SET updated_at = ?, last_seq = ? WHERE id = ?');
-  // Writes only when something in it changed: an unchanged state would still rewrite its runs_by_state entry (one more page per commit).
-  const update = db.prepare<[RunStateRow]>(
-    `UPDATE runs SET state = @state, finished_at = @finishedAt, error_code = @errorCode, error = @error
-     WHERE id = @id AND (state IS NOT @state OR finished_at IS NOT @finishedAt OR error_code IS NOT @errorCode OR error IS NOT @error)`);
   return {
     /** `run.created`: the run's row, queued. */
     insert: (r: NewRun): void => void insert.run(r.id, r.hordeId, r.hordeHash, r.provenance, r.input, r.at, r.at, r.seq),
     /** After each batch of a run's events: its state as the machine now says. */
-    settle: (r: RunSettled): void => {
-      progress.run(r.at, r.lastSeq, r.id);
-      update.run({ id: r.id, state: r.state, finishedAt: r.finishedAt, errorCode: r.errorCode, error: r.error });
-    },
+    settle: (r: RunSettled): void => void update.run(r.state, r.at, r.lastSeq, r.finishedAt, r.errorCode, r.error, r.id),
+    /** After a batch that left the run's state as it was (the error columns change only with it): how far its log goes. */
+    progress: (id: string, at: number, lastSeq: number): void => void progress.run(at, lastSeq, id),
   };
 }
 
