@@ -17,7 +17,8 @@ export interface Batch {
   /** The seq of the first event (the run's previous last seq + 1). */
   firstSeq: number;
   events: RunEvent[];
-  /** The run's state and context after these events (what the projections must say). */
+  /** The run's state before these events (what its row says until they are written), and its state and context after them (what the projections must say). */
+  before: RunState;
   state: RunState;
   context: RunContext;
   onCommitted(stored: StoredEvent[]): void;
@@ -60,7 +61,7 @@ export class Committer {
           stored.push({ gseq, runId: b.runId, seq, at, event });
           seq++;
         }
-        if (b.events.length > 0) deps.projections.settle(b.runId, seq - 1, at, b.state, b.context);
+        if (b.events.length > 0) deps.projections.settle(b.runId, seq - 1, at, b.before, b.state, b.context);
         b.alsoWrite?.();
         out.push(stored);
       }

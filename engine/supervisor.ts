@@ -40,14 +40,15 @@ export interface SupervisorDeps {
 
 type Created = Extract<RunEvent, { type: 'run.created' }>;
 
-/** The events one input leads to, the run's state right after each, and the effects to perform once they are committed. */
+/** The events one input leads to, the run's state before them and right after each, and the effects to perform once they are committed. */
 interface Batch {
+  before: RunState;
   events: RunEvent[];
   states: RunState[];
   effects: RunEffect[];
 }
 
-const newBatch = (): Batch => ({ events: [], states: [], effects: [] });
+const newBatch = (before: RunState): Batch => ({ before, events: [], states: [], effects: [] });
 
 export class Supervisor {
   private readonly live = new Map<string, LiveRun>();
@@ -77,7 +78,8 @@ export class Supervisor {
     if (!result.ok) throw new KowalskiError('KW_ERR_REPLAY_DIVERGED', result.reason);
     const run = new LiveRun(runId, result.actor, created, this.deps.runDir(runId), 1, this.deps.clock.now());
     this.live.set(runId, run);
-    const batch = newBatch();
+    // `run.created` writes the row queued.
+    const batch = newBatch('queued');
     batch.events.push(created);
     batch.states.push(run.actor.state);
     this.decide(run, batch);
@@ -116,14 +118,14 @@ export class Supervisor {
    * the operator), and commit them all in the next group commit. `after` runs once committed.
    */
   submit(run: LiveRun, events: RunEvent[], after?: (stored: StoredEvent[]) => void, failed?: (err: unknown) => void): void {
-    const batch = newBatch();
+    const batch = newBatch(run.actor.state);
     for (const e of events) this.apply(run, e, batch);
     this.decide(run, batch);
     this.commit(run, batch, after, failed);
   }
 
   private commit(run: LiveRun, batch: Batch, after?: (stored: StoredEvent[]) => void, failed?: (err: unknown) => void, alsoWrite?: () => void): void {
-    const { events: all, states, effects } = batch;
+    const { before, events: all, states, effects } = batch;
     if (all.length === 0) {
       after?.([]);
       return;
@@ -135,6 +137,7 @@ export class Supervisor {
       runId: run.runId,
       firstSeq,
       events: all,
+      before,
       state,
       context: run.actor.context,
       onCommitted: (stored) => {

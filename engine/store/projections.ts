@@ -67,8 +67,12 @@ export class Projections {
     }
   }
 
-  /** The run row after a batch of its events: its state as the machine now says. */
-  settle(runId: string, lastSeq: number, at: number, state: RunState, ctx: RunContext): void {
+  /** The run row after a batch of its events: its state as the machine now says (`before`: the state the row held). */
+  settle(runId: string, lastSeq: number, at: number, before: RunState, state: RunState, ctx: RunContext): void {
+    if (state === before) {
+      this.runs.progress(runId, at, lastSeq);
+      return;
+    }
     const final = FINAL_RUN_STATES.has(state);
     this.runs.settle({
       id: runId, state, at, lastSeq, finishedAt: final ? at : null,

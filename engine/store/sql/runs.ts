@@ -89,11 +89,15 @@ export function runWrites(db: Database) {
      VALUES (?, ?, ?, 'queued', ?, ?, ?, ?, ?)`);
   const update = db.prepare<[state: RunState, at: number, lastSeq: number, finishedAt: number | null, errorCode: string | null, error: string | null, id: string]>(
     'UPDATE runs SET state = ?, updated_at = ?, last_seq = ?, finished_at = ?, error_code = ?, error = ? WHERE id = ?');
+  // Sets no indexed column: rewriting an unchanged state would still rewrite its runs_by_state entry, one more page per commit.
+  const progress = db.prepare<[at: number, lastSeq: number, id: string]>('UPDATE runs SET updated_at = ?, last_seq = ? WHERE id = ?');
   return {
     /** `run.created`: the run's row, queued. */
     insert: (r: NewRun): void => void insert.run(r.id, r.hordeId, r.hordeHash, r.provenance, r.input, r.at, r.at, r.seq),
     /** After each batch of a run's events: its state as the machine now says. */
     settle: (r: RunSettled): void => void update.run(r.state, r.at, r.lastSeq, r.finishedAt, r.errorCode, r.error, r.id),
+    /** After a batch that left the run's state as it was (the error columns change only with it): how far its log goes. */
+    progress: (id: string, at: number, lastSeq: number): void => void progress.run(at, lastSeq, id),
   };
 }
 
