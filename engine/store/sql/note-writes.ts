@@ -3,9 +3,9 @@
  * positional parameters, typed rows. A write's row is inserted `pending` before the
  * note changes and settled `done` (or `failed`) after; see engine/vault/note-writes.ts.
  */
-import type { Database, Statement } from 'better-sqlite3';
+import type { Database } from 'better-sqlite3';
 import type { WriteOp, WriteState } from '../../vault/types.js';
-import { whereOf } from '../where.js';
+import { listByShape, whereOf } from '../where.js';
 
 /** A row of `note_writes` as stored. */
 export interface NoteWriteRow {
@@ -54,20 +54,14 @@ export function noteWriteQueries(db: Database) {
   const byCallKey = db.prepare<[key: string], NoteWriteRow>('SELECT * FROM note_writes WHERE call_key = ?');
   const pending = db.prepare<[], NoteWriteRow>("SELECT * FROM note_writes WHERE state = 'pending' ORDER BY write_id");
   // One statement per filter shape (prepared at its first use), so each can use its index.
-  const lists = new Map<string, Statement<unknown[], NoteWriteRow>>();
+  const listOf = listByShape<NoteWriteRow>(db, (where) => `SELECT * FROM note_writes ${where} ORDER BY write_id DESC LIMIT ?`);
   const list = (f: NoteWriteFilter): NoteWriteRow[] => {
     const where = whereOf([
       f.path === undefined ? undefined : ['path = ?', f.path],
       f.sessionId === undefined ? undefined : ['session_id = ?', f.sessionId],
       f.before === undefined ? undefined : ['write_id < ?', f.before],
     ]);
-    const sql = `SELECT * FROM note_writes ${where.sql} ORDER BY write_id DESC LIMIT ?`;
-    let stmt = lists.get(sql);
-    if (stmt === undefined) {
-      stmt = db.prepare<unknown[], NoteWriteRow>(sql);
-      lists.set(sql, stmt);
-    }
-    return stmt.all(...where.params, f.limit);
+    return listOf(where, f.limit);
   };
   return {
     /** The intent, `pending`; returns its write id. */

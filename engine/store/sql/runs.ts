@@ -1,7 +1,7 @@
 /** The runs projection table: the writes the committer makes, one typed function per query. */
-import type { Database, Statement } from 'better-sqlite3';
+import type { Database } from 'better-sqlite3';
 import type { RunState } from '../../../actors/index.js';
-import { whereOf } from '../where.js';
+import { listByShape, whereOf } from '../where.js';
 
 export interface NewRun {
   id: string;
@@ -56,20 +56,14 @@ export function runReads(db: Database) {
   const triggerRuns = db.prepare<[], Pick<RunRecord, 'id' | 'horde_id' | 'provenance'>>(
     "SELECT id, horde_id, provenance FROM runs WHERE provenance LIKE 'trigger:%' AND state IN ('queued', 'running', 'awaiting_input') ORDER BY created_at");
   // One statement per filter shape (prepared at its first use), so each can use its index (runs_by_state, runs_by_horde).
-  const lists = new Map<string, Statement<unknown[], RunRecord>>();
+  const listOf = listByShape<RunRecord>(db, (where) => `SELECT * FROM runs ${where} ORDER BY created_at DESC, id DESC LIMIT ?`);
   const list = (f: RunListFilter): RunRecord[] => {
     const where = whereOf([
       f.state === undefined ? undefined : ['state = ?', f.state],
       f.hordeId === undefined ? undefined : ['horde_id = ?', f.hordeId],
       f.beforeRunId === undefined ? undefined : ['(created_at, id) < (SELECT created_at, id FROM runs WHERE id = ?)', f.beforeRunId],
     ]);
-    const sql = `SELECT * FROM runs ${where.sql} ORDER BY created_at DESC, id DESC LIMIT ?`;
-    let stmt = lists.get(sql);
-    if (stmt === undefined) {
-      stmt = db.prepare<unknown[], RunRecord>(sql);
-      lists.set(sql, stmt);
-    }
-    return stmt.all(...where.params, f.limit);
+    return listOf(where, f.limit);
   };
   return {
     byId: (id: string): RunRecord | undefined => byId.get(id),

@@ -3,9 +3,9 @@
  * about tool calling (`model_tool_modes`): one typed function per query, positional
  * parameters, typed rows. See engine/store/traces.ts.
  */
-import type { Database, Statement } from 'better-sqlite3';
+import type { Database } from 'better-sqlite3';
 import type { ModelCallTrace } from '../../../agents/index.js';
-import { whereOf } from '../where.js';
+import { listByShape, whereOf } from '../where.js';
 
 /** A row of `traces` as stored. */
 export interface TraceRecord {
@@ -109,7 +109,7 @@ export function traceQueries(db: Database) {
   const learn = db.prepare<[model: string, mode: string, at: number]>(`INSERT INTO model_tool_modes (model, mode, learned_at) VALUES (?, ?, ?)
       ON CONFLICT (model) DO UPDATE SET mode = excluded.mode, learned_at = excluded.learned_at`);
   // One statement per filter shape (prepared at its first use), so each can use its index (traces_by_run, traces_by_session, traces_by_parent).
-  const lists = new Map<string, Statement<unknown[], TraceSummaryRecord>>();
+  const listOf = listByShape<TraceSummaryRecord>(db, (where) => `SELECT ${SUMMARY_COLUMNS} FROM traces ${where} ORDER BY id DESC LIMIT ?`);
   const list = (f: TraceFilter): TraceSummaryRecord[] => {
     const where = whereOf([
       f.runId === undefined ? undefined : ['run_id = ?', f.runId],
@@ -117,13 +117,7 @@ export function traceQueries(db: Database) {
       f.parentId === undefined ? undefined : ['parent_id = ?', f.parentId],
       f.before === undefined ? undefined : ['id < ?', f.before],
     ]);
-    const sql = `SELECT ${SUMMARY_COLUMNS} FROM traces ${where.sql} ORDER BY id DESC LIMIT ?`;
-    let stmt = lists.get(sql);
-    if (stmt === undefined) {
-      stmt = db.prepare<unknown[], TraceSummaryRecord>(sql);
-      lists.set(sql, stmt);
-    }
-    return stmt.all(...where.params, f.limit);
+    return listOf(where, f.limit);
   };
   return {
     /** A new trace; returns its id. */
