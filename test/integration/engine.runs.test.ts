@@ -62,8 +62,8 @@ describe('engine runs', () => {
   test('a step that outlives timeout_secs is stopped with its whole process group, and the run fails', async (t) => {
     const dir = tempDir(t);
     const engine = await testEngine(t);
-    writeHorde(path.join(dir, 'h'), `id = "slow"\npipeline = ["s"]\n${NO_CONFIRM}`, { s: 'kind = "verify"\ntimeout_secs = 2\nverify_command = "sleep 300 & sleep 300; wait"' });
-    // 2 s, not 1: on a loaded machine the command's group must be recorded before the limit strikes.
+    writeHorde(path.join(dir, 'h'), `id = "slow"\npipeline = ["s"]\n${NO_CONFIRM}`, { s: 'kind = "verify"\ntimeout_secs = 4\nverify_command = "sleep 300 & sleep 300; wait"' });
+    // 4 s: the command's group must be recorded before the limit strikes, and on a loaded machine (load 8 on 2 cores) 2 s was sometimes too short.
     const { horde } = await engine.resolveHorde(path.join(dir, 'h'));
     const id = await engine.startRun(horde, {});
     assert.equal(await engine.waitForRun(id), 'failed');
