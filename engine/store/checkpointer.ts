@@ -19,7 +19,7 @@ export interface CheckpointerOptions {
   /** Above this many WAL pages, a fully checkpointed WAL is truncated (default 4096 ≈ 16 MiB). */
   truncatePages?: number;
   onError?(message: string): void;
-  /** Each WAL truncation that happened (for tests and the doctor). */
+  /** Each WAL truncation that happened (the checkpointer test counts them). */
   onTruncated?(): void;
 }
 
