@@ -3,7 +3,6 @@
  * in one transaction together with the projection rows they change; only after that
  * transaction has committed does each batch's `onCommitted` run its effects.
  */
-import type { Database } from 'better-sqlite3';
 import type { RunContext, RunEvent, RunState } from '../actors/index.js';
 import type { Clock } from './clock.js';
 import type { CrashHook } from './crash.js';
@@ -11,6 +10,7 @@ import type { StoredEvent } from './events.js';
 import type { IntakeHold } from './intake-hold.js';
 import type { EventLog } from './store/event-log.js';
 import type { Projections } from './store/projections.js';
+import type { RunStore } from './store/run-store.js';
 
 export interface Batch {
   runId: string;
@@ -29,7 +29,8 @@ export interface Batch {
 }
 
 export interface CommitterDeps {
-  db: Database;
+  /** The store whose transaction each group commit is. */
+  store: Pick<RunStore, 'transaction'>;
   log: EventLog;
   projections: Projections;
   clock: Clock;
@@ -50,7 +51,7 @@ export class Committer {
   readonly stats = { commits: 0, batches: 0, events: 0 };
 
   constructor(private readonly deps: CommitterDeps) {
-    this.write = deps.db.transaction((batches: Batch[], at: number) => {
+    this.write = deps.store.transaction((batches: Batch[], at: number) => {
       const out: StoredEvent[][] = [];
       for (const b of batches) {
         const stored: StoredEvent[] = [];

@@ -55,6 +55,7 @@ import type { RunView } from './run-view.js';
 import type { LiveRun } from './live-run.js';
 import { unknownKind } from './step-task.js';
 import { Supervisor } from './supervisor.js';
+import { sqliteRunStore } from './store/run-store.js';
 import { TriggerStore } from './store/triggers.js';
 import { createTeam } from './team-host.js';
 import { ChatService, DELEGATE_TOOL } from './chat/index.js';
@@ -246,8 +247,9 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     const db = openDatabase(paths.database, { synchronous: config.store.synchronous, clock });
     const observers = new Observers();
     checkpointer = await startCheckpointer(db, paths.database, { onError: (message) => observers.emit('engine:warning', { message: `WAL checkpoint: ${message}` }) });
-    const log = new EventLog(db);
-    const queries = new RunQueries(db);
+    const runStore = sqliteRunStore(db);
+    const log = new EventLog(runStore);
+    const queries = new RunQueries(runStore);
     const crash = crashHookFrom(options.crashSpec ?? process.env.KOWALSKI_CRASH_AT);
     const vault = createVault({ root: paths.vault, db, clock, crash, maxNoteBytes: config.vault.maxNoteBytes });
     // Before anything can write a note (a chat turn going on included): a write a crash cut in two is completed or reported.
@@ -255,7 +257,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     let fatal: KowalskiError | undefined;
     const intake = new IntakeHold({ maxWaitUs: options.intakeHoldUs ?? INTAKE_HOLD_US, nowUs: monotonicMicros });
     const committer = new Committer({
-      db, log, projections: new Projections(db), clock, crash, hold: intake,
+      store: runStore, log, projections: new Projections(runStore), clock, crash, hold: intake,
       onFatal: (err) => {
         if (fatal === undefined) {
           fatal = commitFailure(paths.database, err);
@@ -369,7 +371,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     const loader = catalogThread();
     const readCatalog = (): Promise<Catalog> => loader.read({ builtinDir, userDir: paths.hordes, knownKinds: [...knownKinds] });
     const triggers = createTriggerHost({
-      store: new TriggerStore(db), queries, observers, clock, paths,
+      store: new TriggerStore(runStore), queries, observers, clock, paths,
       timers,
       config: () => config,
       catalog: readCatalog,

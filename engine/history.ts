@@ -7,6 +7,7 @@ import Database from 'better-sqlite3';
 import { systemClock } from './clock.js';
 import { dataPaths } from './data-dir.js';
 import { EventLog } from './store/event-log.js';
+import { sqliteRunStore } from './store/run-store.js';
 import { RunQueries } from './store/queries.js';
 import { TraceStore } from './store/traces.js';
 import type { ListRunsFilter, RunRow } from './store/queries.js';
@@ -24,8 +25,9 @@ export function openHistory(dataDir: string): History | undefined {
   if (!fs.existsSync(paths.database)) return undefined;
   const db = new Database(paths.database, { readonly: true, fileMustExist: true });
   db.pragma('busy_timeout = 5000');
-  const queries = new RunQueries(db);
-  const log = new EventLog(db);
+  const store = sqliteRunStore(db);
+  const queries = new RunQueries(store);
+  const log = new EventLog(store);
   const traces = new TraceStore(db);
   return {
     getRun: (runId) => readRunView(queries, log, traces, runId, paths, systemClock.now()),

@@ -11,6 +11,7 @@ import { systemClock } from '../clock.js';
 import type { Clock } from '../clock.js';
 import { MIGRATIONS } from '../schema/index.js';
 import type { Migration } from '../schema/index.js';
+import { checkRecorded } from './migration-check.js';
 
 export type Synchronous = 'full' | 'normal';
 
@@ -102,29 +103,10 @@ function switchToWal(db: Db): void {
  * (a constraint) is rolled back with a coded error.
  */
 export function migrate(db: Db, file: string, migrations: readonly Migration[], clock: Clock = systemClock): void {
-  const known = Math.max(0, ...migrations.map((m) => m.version));
   db.transaction(() => {
     db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
     const recorded = db.prepare('SELECT version, name FROM schema_migrations ORDER BY version').all() as { version: number; name: string }[];
-    const newest = Math.max(0, ...recorded.map((r) => r.version));
-    if (newest > known) {
-      throw new KowalskiError(
-        'KW_ERR_STORE_TOO_NEW',
-        `the database ${file} was written by a newer kowalski (schema ${newest}; this one knows ${known}). Upgrade kowalski; nothing was changed.`,
-        { where: { file } },
-      );
-    }
-    const byVersion = new Map(migrations.map((m) => [m.version, m]));
-    for (const r of recorded) {
-      const ours = byVersion.get(r.version);
-      if (ours !== undefined && ours.name !== r.name) {
-        throw new KowalskiError(
-          'KW_ERR_STORE_MIGRATIONS_INVALID',
-          `the database ${file} recorded migration ${r.version} as "${r.name}", but this kowalski's migration ${r.version} is "${ours.name}": a shipped migration was renamed or renumbered. Nothing was changed.`,
-          { where: { file } },
-        );
-      }
-    }
+    checkRecorded(recorded, migrations, file, file);
     const applied = new Set(recorded.map((r) => r.version));
     const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
     for (const m of migrations) {

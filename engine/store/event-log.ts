@@ -1,16 +1,15 @@
 /** The events table: append (inside the caller's transaction) and read back, decoded. */
-import type { Database } from 'better-sqlite3';
 import type { RunEvent } from '../../actors/index.js';
 import { decodeEvent, encodeEvent } from '../events.js';
 import type { StoredEvent } from '../events.js';
-import { eventQueries } from './sql/events.js';
+import type { RunStore } from './run-store.js';
 import type { EventQueries, EventRow } from './sql/events.js';
 
 export class EventLog {
   private readonly q: EventQueries;
 
-  constructor(db: Database) {
-    this.q = eventQueries(db);
+  constructor(store: Pick<RunStore, 'events'>) {
+    this.q = store.events;
   }
 
   /** Must run inside a transaction. Returns the global sequence number. */

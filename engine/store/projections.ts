@@ -3,14 +3,11 @@
  * as the events that change them, through the typed queries of `sql/`. Folding a run's
  * events gives exactly what they hold.
  */
-import type { Database } from 'better-sqlite3';
 import type { RunContext, RunEvent, RunState } from '../../actors/index.js';
 import { FINAL_RUN_STATES } from '../../actors/index.js';
-import { approvalWrites } from './sql/approvals.js';
+import type { RunStore } from './run-store.js';
 import type { ApprovalWrites } from './sql/approvals.js';
-import { attemptWrites } from './sql/attempts.js';
 import type { AttemptWrites } from './sql/attempts.js';
-import { runWrites } from './sql/runs.js';
 import type { RunWrites } from './sql/runs.js';
 
 export class Projections {
@@ -18,10 +15,10 @@ export class Projections {
   private readonly attempts: AttemptWrites;
   private readonly approvals: ApprovalWrites;
 
-  constructor(db: Database) {
-    this.runs = runWrites(db);
-    this.attempts = attemptWrites(db);
-    this.approvals = approvalWrites(db);
+  constructor(store: Pick<RunStore, 'runWrites' | 'attemptWrites' | 'approvalWrites'>) {
+    this.runs = store.runWrites;
+    this.attempts = store.attemptWrites;
+    this.approvals = store.approvalWrites;
   }
 
   /** Apply one event's row changes (inside the caller's transaction). */

@@ -1,11 +1,8 @@
 /** Read-side queries over the projection tables, for the CLI, the API and tests. */
-import type { Database } from 'better-sqlite3';
 import type { ApprovalCommand, RunState } from '../../actors/index.js';
-import { approvalReads } from './sql/approvals.js';
+import type { RunStore } from './run-store.js';
 import type { ApprovalReads, ApprovalRecord } from './sql/approvals.js';
-import { attemptReads } from './sql/attempts.js';
 import type { AttemptReads, AttemptRecord } from './sql/attempts.js';
-import { runReads } from './sql/runs.js';
 import type { RunReads, RunRecord } from './sql/runs.js';
 
 export interface RunRow {
@@ -87,10 +84,10 @@ export class RunQueries {
   private readonly attemptRows: AttemptReads;
   private readonly approvalRows: ApprovalReads;
 
-  constructor(db: Database) {
-    this.runs = runReads(db);
-    this.attemptRows = attemptReads(db);
-    this.approvalRows = approvalReads(db);
+  constructor(store: Pick<RunStore, 'runReads' | 'attemptReads' | 'approvalReads'>) {
+    this.runs = store.runReads;
+    this.attemptRows = store.attemptReads;
+    this.approvalRows = store.approvalReads;
   }
 
   getRun(id: string): RunRow | undefined {

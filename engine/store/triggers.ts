@@ -6,8 +6,7 @@
  * A firing that starts a run is inserted in the same transaction as the run's
  * `run.created` event (see `startedWriter`), so a crash leaves both or neither.
  */
-import type { Database } from 'better-sqlite3';
-import { triggerQueries } from './sql/triggers.js';
+import type { RunStore } from './run-store.js';
 import type { FiringOutcome, FiringRow, TriggerQueries } from './sql/triggers.js';
 
 export type { FiringOutcome };
@@ -54,8 +53,8 @@ const toFiring = (r: FiringRow): TriggerFiring => ({ at: r.at, key: r.key, outco
 export class TriggerStore {
   private readonly q: TriggerQueries;
 
-  constructor(private readonly db: Database) {
-    this.q = triggerQueries(db);
+  constructor(private readonly store: Pick<RunStore, 'triggers' | 'transaction'>) {
+    this.q = store.triggers;
   }
 
   state(hordeId: string, name: string): TriggerStateRow | undefined {
@@ -90,7 +89,7 @@ export class TriggerStore {
   /** Many records in one transaction (a catch-up's missed instants); keys already recorded are left as they are. */
   recordAllNew(records: readonly FiringRecord[]): void {
     if (records.length === 0) return;
-    this.db.transaction(() => {
+    this.store.transaction(() => {
       for (const f of records) this.q.insertFiringIfNew(f.hordeId, f.name, f.key, f.at, f.outcome, f.runId ?? null, f.detail ?? null);
     })();
   }

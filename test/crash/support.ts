@@ -6,6 +6,7 @@ import path from 'node:path';
 import { foldRun } from '../../actors/index.js';
 import { openHistory } from '../../engine/index.js';
 import { EventLog } from '../../engine/store/event-log.js';
+import { sqliteRunStore } from '../../engine/store/run-store.js';
 import Database from 'better-sqlite3';
 
 const HARNESS = new URL('./harness.ts', import.meta.url).pathname;
@@ -136,7 +137,7 @@ export function checkInvariants(dataDir: string, acked: Iterable<string>, ledger
   const history = openHistory(dataDir);
   assert.ok(history !== undefined, 'the database exists');
   const db = new Database(path.join(dataDir, 'kowalski.sqlite'), { readonly: true });
-  const log = new EventLog(db);
+  const log = new EventLog(sqliteRunStore(db));
   let reruns = 0;
   try {
     for (const id of acked) assert.doesNotThrow(() => history.getRun(id), `acknowledged run ${id} exists`);

@@ -12,6 +12,7 @@ import type { RunEvent } from '../../actors/index.js';
 import { KowalskiError } from '../../core/index.js';
 import { decodeEvent, openDatabase } from '../../engine/index.js';
 import { EventLog } from '../../engine/store/event-log.js';
+import { sqliteRunStore } from '../../engine/store/run-store.js';
 import { tempDir } from '../support/tmp.js';
 
 interface Row { seq: number; type: string; v: number; at: number; data: Record<string, unknown> }
@@ -82,7 +83,7 @@ describe('golden logs', () => {
     const insert = db.prepare('INSERT INTO events (run_id, seq, type, v, at, data) VALUES (?, ?, ?, ?, ?, ?)');
     const rs = rows('v1-loop-exhausted-failed.jsonl');
     for (const r of rs) insert.run('golden', r.seq, r.type, r.v, r.at, JSON.stringify(r.data));
-    const stored = new EventLog(db).read('golden');
+    const stored = new EventLog(sqliteRunStore(db)).read('golden');
     db.close();
     assert.deepEqual(stored.map((s) => s.seq), rs.map((r) => r.seq));
     const folded = foldRun('golden', stored.map((s) => s.event));
