@@ -10,7 +10,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { killGroup } from '../../steps/index.js';
 import { freePort } from './mcp.js';
 import { waitFor } from './wait.js';
 
@@ -76,7 +75,7 @@ export async function startPostgres(options: { fsync?: boolean } = {}): Promise<
     const settings = ['listen_addresses=127.0.0.1', `fsync=${options.fsync === true ? 'on' : 'off'}`, 'max_connections=200'];
     const server = spawn(path.join(bin, 'postgres'), ['-D', data, '-p', String(port), '-k', dir, ...settings.flatMap((s) => ['-c', s])], {
       ...as,
-      detached: true, // its own process group, so kill() takes the backends too
+      detached: true, // not in the test's process group: a Ctrl-C reaches it only through our clean-up
       stdio: ['ignore', out, out],
     });
     fs.closeSync(out);
@@ -85,7 +84,7 @@ export async function startPostgres(options: { fsync?: boolean } = {}): Promise<
     const pid = server.pid!;
     const url = `postgres://postgres@127.0.0.1:${port}/kowalski`;
     const onExit = () => {
-      killGroup(pid, 'SIGKILL'); // the test process is going: leave no server behind
+      killCluster(pid); // the test process is going: leave no server behind
       fs.rmSync(dir, { recursive: true, force: true });
     };
     process.on('exit', onExit);
@@ -94,12 +93,12 @@ export async function startPostgres(options: { fsync?: boolean } = {}): Promise<
       url,
       port,
       dir,
-      kill: () => killGroup(pid, 'SIGKILL'),
+      kill: () => killCluster(pid),
       async stop() {
         process.off('exit', onExit);
         if (running()) {
-          killGroup(pid, 'SIGQUIT'); // immediate shutdown: the postmaster stops its backends and frees its shared memory
-          const guard = setTimeout(() => killGroup(pid, 'SIGKILL'), 10_000);
+          signal(pid, 'SIGQUIT'); // immediate shutdown: the postmaster stops its backends and frees its shared memory
+          const guard = setTimeout(() => killCluster(pid), 10_000);
           await exited;
           clearTimeout(guard);
         }
@@ -120,6 +119,41 @@ export async function startPostgres(options: { fsync?: boolean } = {}): Promise<
       throw new Error(`PostgreSQL did not start (3 attempts); its log ends:\n${tail}`);
     }
     process.off('exit', onExit);
+  }
+}
+
+/**
+ * SIGKILL to the postmaster and every process it started, as a crash would. Each backend
+ * calls setsid(), so a process-group kill would reach the postmaster alone, and a backend
+ * could still answer a query before it noticed its postmaster gone. The postmaster is
+ * stopped first so that it forks nothing while its children are listed (Linux /proc).
+ */
+function killCluster(pid: number): void {
+  signal(pid, 'SIGSTOP');
+  for (const child of childrenOf(pid)) signal(child, 'SIGKILL');
+  signal(pid, 'SIGKILL');
+}
+
+function childrenOf(pid: number): number[] {
+  const out: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]); // after "(comm) ": state, ppid
+      if (ppid === pid) out.push(Number(entry));
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return out;
+}
+
+function signal(pid: number, name: NodeJS.Signals): void {
+  try {
+    process.kill(pid, name);
+  } catch {
+    // already gone
   }
 }
 

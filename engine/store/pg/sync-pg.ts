@@ -37,8 +37,10 @@ export interface SyncPg {
 }
 
 export interface SyncPgOptions {
-  /** Longest wait for the connection and for each call, in ms (default 30 000). */
+  /** Longest wait for each call's answer, in ms (default 30 000). */
   timeoutMs?: number;
+  /** Longest wait for the connection, starting the worker thread included, in ms (default: timeoutMs). */
+  connectTimeoutMs?: number;
   /** application_name the server shows in pg_stat_activity (default 'kowalski'). */
   applicationName?: string;
 }
@@ -85,7 +87,7 @@ export type Reply = { id: number; ok: true; value: unknown } | { id: number; ok:
 export interface WorkerInput {
   url: string;
   applicationName: string;
-  timeoutMs: number;
+  connectTimeoutMs: number;
   signal: Int32Array;
   port: MessagePort;
 }
@@ -93,11 +95,12 @@ export interface WorkerInput {
 /** Opens a connection to `url` (postgres://user:password@host:port/database), blocking until it is made or has failed. */
 export function openSyncPg(url: string, options: SyncPgOptions = {}): SyncPg {
   const timeoutMs = options.timeoutMs ?? 30_000;
+  const connectTimeoutMs = options.connectTimeoutMs ?? timeoutMs;
   const target = describeTarget(url);
   const password = passwordOf(url);
   const signal = new Int32Array(new SharedArrayBuffer(4));
   const { port1, port2 } = new MessageChannel();
-  const input = { url, applicationName: options.applicationName ?? 'kowalski', timeoutMs, signal, port: port2 };
+  const input = { url, applicationName: options.applicationName ?? 'kowalski', connectTimeoutMs, signal, port: port2 };
   const worker = new Worker(workerEntry(import.meta.url, 'sync-pg.worker'), { workerData: input, transferList: [port2] });
   worker.unref(); // an open connection, like an open SQLite handle, never keeps the process alive
   port1.unref();
@@ -117,9 +120,9 @@ export function openSyncPg(url: string, options: SyncPgOptions = {}): SyncPg {
   }
 
   /** Blocks until the worker answers `id` (or `timeoutMs` passes), then returns its value or throws its error. */
-  function answer(id: number, what: string): unknown {
-    if (Atomics.wait(signal, 0, 0, timeoutMs) === 'timed-out') {
-      shutDown(`${what} got no answer within ${timeoutMs} ms; the connection was closed`);
+  function answer(id: number, what: string, limitMs = timeoutMs): unknown {
+    if (Atomics.wait(signal, 0, 0, limitMs) === 'timed-out') {
+      shutDown(`${what} got no answer within ${limitMs} ms; the connection was closed`);
       throw unavailable(gone!);
     }
     const reply = receiveMessageOnPort(port1)?.message as Reply | undefined;
@@ -162,7 +165,7 @@ export function openSyncPg(url: string, options: SyncPgOptions = {}): SyncPg {
     }
   }
 
-  answer(0, 'connecting'); // the worker's first answer says whether it connected
+  answer(0, 'connecting', connectTimeoutMs); // the worker's first answer says whether it connected
 
   const sync: SyncPg = {
     all: <R>(sql: string, params?: readonly unknown[]) => query(statement(sql, params)).rows as R[],

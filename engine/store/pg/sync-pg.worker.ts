@@ -9,7 +9,7 @@ import { workerData } from 'node:worker_threads';
 import pg from 'pg';
 import type { Reply, Request, Statement, WireError, WorkerInput } from './sync-pg.js';
 
-const { url, applicationName, timeoutMs, signal, port } = workerData as WorkerInput;
+const { url, applicationName, connectTimeoutMs, signal, port } = workerData as WorkerInput;
 
 /** int8 (COUNT(*), BIGINT ms timestamps) as a JS number, as better-sqlite3 gives it; pg's default is a string. */
 function parseInt8(text: string): number {
@@ -25,7 +25,7 @@ const types = {
 
 /** Why the connection is gone, once it is: every later request is answered with it. */
 let lost: string | undefined;
-const client = new pg.Client({ connectionString: url, application_name: applicationName, types, keepAlive: true, connectionTimeoutMillis: timeoutMs });
+const client = new pg.Client({ connectionString: url, application_name: applicationName, types, keepAlive: true, connectionTimeoutMillis: connectTimeoutMs });
 client.on('error', (err) => void (lost ??= err.message));
 client.on('end', () => void (lost ??= 'the server closed the connection'));
 
