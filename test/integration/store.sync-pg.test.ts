@@ -133,6 +133,22 @@ test('a unique violation carries SQLSTATE 23505, its detail and its constraint; 
   assert.deepEqual(db.all('SELECT seq FROM events ORDER BY seq'), [{ seq: 1 }, { seq: 2 }], 'outside a transaction each statement stands alone');
 });
 
+test('a batch is pipelined: BEGIN … COMMIT around a failing statement commits none of it and leaves no transaction open', (t) => {
+  const db = open(t);
+  db.exec('CREATE TABLE events (run_id TEXT, seq INT, PRIMARY KEY (run_id, seq))');
+  const insert = (seq: number) => ({ sql: 'INSERT INTO events VALUES ($1, $2) RETURNING seq', params: ['r1', seq] });
+  assert.deepEqual(db.batch([{ sql: 'BEGIN' }, insert(1), insert(2), { sql: 'COMMIT' }]), [[], [{ seq: 1 }], [{ seq: 2 }], []]);
+  assert.throws(
+    () => db.batch([{ sql: 'BEGIN' }, insert(3), insert(1), insert(4), { sql: 'COMMIT' }]),
+    (err) => err instanceof PostgresError && err.code === '23505' && err.batchIndex === 2, 'the first failure is thrown, not the aborted ones after it',
+  );
+  assert.deepEqual(db.all('SELECT seq FROM events ORDER BY seq'), [{ seq: 1 }, { seq: 2 }]);
+  assert.equal(db.get<{ fresh: boolean }>('SELECT now() = statement_timestamp() AS fresh')?.fresh, true, 'the COMMIT of the aborted transaction ended it');
+  // Inside transaction() the same failure is undone by its ROLLBACK.
+  assert.throws(() => db.transaction(() => db.batch([insert(5), insert(2)]))(), (err) => err instanceof PostgresError && err.batchIndex === 1);
+  assert.deepEqual(db.all('SELECT seq FROM events ORDER BY seq'), [{ seq: 1 }, { seq: 2 }]);
+});
+
 test('a call past timeoutMs throws KW_ERR_STORE_UNAVAILABLE; the connection is closed from then on and says so', (t) => {
   const db = open(t, { timeoutMs: 300, connectTimeoutMs: 20_000 });
   assert.deepEqual(db.get('SELECT 1 AS one'), { one: 1 });

@@ -21,7 +21,13 @@ export interface SyncPg {
   get<R>(sql: string, params?: readonly unknown[]): R | undefined;
   /** Rows changed. */
   run(sql: string, params?: readonly unknown[]): number;
-  /** Several statements in ONE hop to the worker, in order, each with its params; returns each one's rows. Used by the committer for a whole group commit. */
+  /**
+   * Several statements in ONE hop to the worker, in order, each with its params; returns
+   * each one's rows. Used by the committer for a whole group commit. They are pipelined
+   * (one network round trip), so a failed statement does not stop the ones after it:
+   * for all or nothing, the batch is BEGIN … COMMIT or runs inside transaction(), where
+   * the failure aborts the rest. The error thrown is the first failure's (`batchIndex`).
+   */
   batch(statements: ReadonlyArray<Statement>): unknown[][];
   /** Multi-statement SQL without parameters (migrations). */
   exec(sql: string): void;

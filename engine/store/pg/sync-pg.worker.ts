@@ -2,7 +2,8 @@
  * The thread that holds sync-pg.ts's connection: one `pg.Client` (not a pool: the store
  * has one writer, and a transaction must stay on one connection). It answers one request
  * at a time; each answer is posted on the port, then the shared flag is set and notified,
- * which wakes the blocked main thread.
+ * which wakes the blocked main thread. The client pipelines: a batch's statements are all
+ * written before the first answer is read.
  */
 import { createHash } from 'node:crypto';
 import { workerData } from 'node:worker_threads';
@@ -25,7 +26,7 @@ const types = {
 
 /** Why the connection is gone, once it is: every later request is answered with it. */
 let lost: string | undefined;
-const client = new pg.Client({ connectionString: url, application_name: applicationName, types, keepAlive: true, connectionTimeoutMillis: connectTimeoutMs });
+const client = new pg.Client({ connectionString: url, application_name: applicationName, types, pipeline: true, keepAlive: true, connectionTimeoutMillis: connectTimeoutMs });
 client.on('error', (err) => void (lost ??= err.message));
 client.on('end', () => void (lost ??= 'the server closed the connection'));
 
@@ -79,15 +80,11 @@ async function handle(request: Request): Promise<unknown> {
       return { rows: result.rows, rowCount: result.rowCount ?? 0 };
     }
     case 'batch': {
-      const out: unknown[][] = [];
-      for (const [i, s] of request.statements.entries()) {
-        try {
-          out.push((await query(s)).rows);
-        } catch (err) {
-          throw Object.assign(new BatchError(), { cause: err, index: i });
-        }
-      }
-      return out;
+      // Pipelined: every statement is written at once, so the batch costs one network round trip.
+      const settled = await Promise.allSettled(request.statements.map(query));
+      const failed = settled.findIndex((r) => r.status === 'rejected');
+      if (failed >= 0) throw Object.assign(new BatchError(), { cause: (settled[failed] as PromiseRejectedResult).reason, index: failed });
+      return settled.map((r) => (r as PromiseFulfilledResult<pg.QueryResult>).value.rows);
     }
     case 'exec':
       await client.query(request.sql);
