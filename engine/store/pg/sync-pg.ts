@@ -110,9 +110,10 @@ export function openSyncPg(url: string, options: SyncPgOptions = {}): SyncPg {
   const worker = new Worker(workerEntry(import.meta.url, 'sync-pg.worker'), { workerData: input, transferList: [port2] });
   worker.unref(); // an open connection, like an open SQLite handle, never keeps the process alive
   port1.unref();
+  /** Why the connection is closed, once it is. */
+  let gone: string | undefined;
   // Seen only between calls (this thread is blocked during one); the next call then fails at once.
   worker.on('error', (err) => void (gone ??= `its worker thread failed: ${err.message}`));
-  let gone: string | undefined;
   let nextId = 1;
   let depth = 0;
 
