@@ -58,6 +58,7 @@ export const ERROR_CODES = {
   KW_ERR_STORE_TOO_NEW: { group: 'operator', summary: 'the database was written by a newer kowalski' },
   KW_ERR_STORE_MIGRATIONS_INVALID: { group: 'terminal', summary: 'the schema migrations are misnumbered (a gap, a duplicate, a bad file name), or the database recorded another migration under one of their numbers' },
   KW_ERR_STORE_MIGRATION_FAILED: { group: 'operator', summary: 'a schema migration cannot be applied to the rows this database holds; nothing was changed' },
+  KW_ERR_STORE_UNAVAILABLE: { group: 'retryable', summary: 'the PostgreSQL store cannot be reached, lost its connection or did not answer in time; open it again' },
   KW_ERR_EVENT_UNKNOWN: { group: 'terminal', summary: 'the log holds an event type or version this build does not know' },
   KW_ERR_REPLAY_DIVERGED: { group: 'terminal', summary: 'a logged event does not fit the run state it is applied to' },
   // runs and operator actions
