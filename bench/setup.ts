@@ -28,7 +28,7 @@ export function benchKinds(): StepKindInfo[] {
 }
 
 export function benchConfig(synchronous: Sync, maxParallelSteps: number): EngineConfig {
-  return { ...DEFAULT_CONFIG, store: { synchronous }, runs: { maxParallelSteps, stepTimeoutSecs: 600 } };
+  return { ...DEFAULT_CONFIG, store: { ...DEFAULT_CONFIG.store, synchronous }, runs: { maxParallelSteps, stepTimeoutSecs: 600 } };
 }
 
 export function engineOptions(dataDir: string, synchronous: Sync, maxParallelSteps: number): EngineOptions {

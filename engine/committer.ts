@@ -8,6 +8,7 @@ import type { Clock } from './clock.js';
 import type { CrashHook } from './crash.js';
 import type { StoredEvent } from './events.js';
 import type { IntakeHold } from './intake-hold.js';
+import type { RunLeases } from './leases.js';
 import type { EventLog } from './store/event-log.js';
 import type { Projections } from './store/projections.js';
 import type { RunStore } from './store/run-store.js';
@@ -31,6 +32,8 @@ export interface Batch {
 export interface CommitterDeps {
   /** The store whose transaction each group commit is. */
   store: Pick<RunStore, 'transaction'>;
+  /** Each commit is fenced by the leases of the runs it writes (a no-op with one node). */
+  leases: Pick<RunLeases, 'fence'>;
   log: EventLog;
   projections: Projections;
   clock: Clock;
@@ -53,6 +56,7 @@ export class Committer {
   constructor(private readonly deps: CommitterDeps) {
     this.write = deps.store.transaction((batches: Batch[], at: number) => {
       const out: StoredEvent[][] = [];
+      deps.leases.fence(batches.map((b) => b.runId));
       for (const b of batches) {
         const stored: StoredEvent[] = [];
         let seq = b.firstSeq;

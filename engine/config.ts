@@ -3,6 +3,7 @@
  * a bad value is an error naming the file and the key.
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import { parse, TomlError } from 'smol-toml';
 import { BUDGET_KEYS, KowalskiError, budgetValueProblem } from '../core/index.js';
 import type { BudgetKey, BudgetLimits } from '../core/index.js';
@@ -16,6 +17,12 @@ export interface EngineConfig {
   store: {
     /** `full` (default) or `normal`. */
     synchronous: Synchronous;
+    /** `[store] url`: a `postgres://` address — the run store then lives in that PostgreSQL database, shared by every node pointed at it (KOWALSKI_DATABASE_URL wins over it); absent: SQLite in the data folder. */
+    url?: string;
+    /** `[store] files`: the folder, shared by every node of a Postgres store, that holds the run folders (`<files>/runs/<run id>`); absent: the data folder's `runs/`. */
+    files?: string;
+    /** `[store] lease_secs`: with a Postgres store, how long a node's hold on a run lasts without a heartbeat before another node may take the run (default 10). */
+    leaseSecs: number;
   };
   runs: {
     /** Steps running at once across all runs (default 4). */
@@ -71,7 +78,7 @@ export interface EngineConfig {
 }
 
 export const DEFAULT_CONFIG: EngineConfig = {
-  store: { synchronous: 'full' },
+  store: { synchronous: 'full', leaseSecs: 10 },
   runs: { maxParallelSteps: 4, stepTimeoutSecs: 600 },
   model: { toolCalling: 'auto', toolCallingByModel: {}, maxToolIterations: 10, maxToolErrors: 3 },
   chat: { maxIterations: 20, maxDepth: 3, windowTokens: 6000 },
@@ -157,6 +164,16 @@ function budgetConfig(budget: Record<string, unknown>, file: string): BudgetLimi
   return out;
 }
 
+/** `[store] url`: absent, or a postgres:// (postgresql://) address. */
+function postgresUrl(value: unknown, file: string): string | undefined {
+  if (value === undefined) return undefined;
+  const protocol = typeof value === 'string' ? URL.canParse(value) && new URL(value).protocol : false;
+  if (protocol !== 'postgres:' && protocol !== 'postgresql:') {
+    throw bad(file, 'store.url', 'must be a PostgreSQL address, postgres://user@host:5432/database (leave it out to keep the run store in the data folder)');
+  }
+  return value as string;
+}
+
 export function parseConfig(text: string, file: string): EngineConfig {
   let raw: Record<string, unknown>;
   try {
@@ -174,11 +191,21 @@ export function parseConfig(text: string, file: string): EngineConfig {
   if (tools.root !== undefined && typeof tools.root !== 'string') throw bad(file, 'tools.root', `must be a folder path, not ${JSON.stringify(tools.root)}`);
   const sync = store.synchronous ?? 'full';
   if (sync !== 'full' && sync !== 'normal') throw bad(file, 'store.synchronous', `must be "full" or "normal", not ${JSON.stringify(sync)}`);
+  const storeUrl = postgresUrl(store.url, file);
+  if (store.files !== undefined && (typeof store.files !== 'string' || !path.isAbsolute(store.files))) {
+    throw bad(file, 'store.files', 'must be an absolute folder path (a folder every node reaches, e.g. a network file system)');
+  }
+  const leaseSecs = store.lease_secs ?? DEFAULT_CONFIG.store.leaseSecs;
+  if (typeof leaseSecs !== 'number' || !(leaseSecs >= 0.5 && leaseSecs <= 600)) throw bad(file, 'store.lease_secs', 'must be a number of seconds from 0.5 to 600');
   if (model.default !== undefined && (typeof model.default !== 'string' || !model.default.includes(':'))) {
     throw bad(file, 'model.default', 'must be "provider:model", e.g. "ollama:qwen2.5:7b"');
   }
   const config: EngineConfig = {
-    store: { synchronous: sync },
+    store: {
+      synchronous: sync, leaseSecs,
+      ...(storeUrl === undefined ? {} : { url: storeUrl }),
+      ...(typeof store.files === 'string' ? { files: store.files } : {}),
+    },
     runs: {
       maxParallelSteps: positiveInt(runs, file, 'runs', 'max_parallel_steps', DEFAULT_CONFIG.runs.maxParallelSteps),
       stepTimeoutSecs: positiveInt(runs, file, 'runs', 'step_timeout_secs', DEFAULT_CONFIG.runs.stepTimeoutSecs),

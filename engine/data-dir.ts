@@ -11,8 +11,9 @@ export function resolveDataDir(env: NodeJS.ProcessEnv = process.env, platform: N
   return path.join(home, '.local', 'share', 'kowalski');
 }
 
-/** The fixed layout inside a data directory. */
-export function dataPaths(dataDir: string) {
+/** The fixed layout inside a data directory; `filesDir` (`[store] files`, shared by the nodes of a Postgres store) holds the run folders instead when set. */
+export function dataPaths(dataDir: string, filesDir?: string) {
+  const runs = path.join(filesDir ?? dataDir, 'runs');
   return {
     dataDir,
     config: path.join(dataDir, 'config.toml'),
@@ -20,14 +21,14 @@ export function dataPaths(dataDir: string) {
     hordes: path.join(dataDir, 'hordes'),
     /** The user's agent profiles, `<name>.md`. */
     team: path.join(dataDir, 'team'),
-    runs: path.join(dataDir, 'runs'),
+    runs,
     /** The notes agents and people share: plain Markdown. */
     vault: path.join(dataDir, 'vault'),
     /** Semantic search's vectors (sqlite-vec), kept apart from the event log. */
     vectors: path.join(dataDir, 'vectors.sqlite'),
     /** Installed plugins: npm packages (`package.json`, `node_modules/`), `local/` folders, each plugin's `data/<name>/`. */
     plugins: path.join(dataDir, 'plugins'),
-    runDir: (runId: string) => path.join(dataDir, 'runs', runId),
+    runDir: (runId: string) => path.join(runs, runId),
   };
 }
 export type DataPaths = ReturnType<typeof dataPaths>;

@@ -4,6 +4,7 @@
  * (on two data directories) can live in one process.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { KowalskiError, hasLimits } from '../core/index.js';
 import type { BudgetLimits, HordeDef } from '../core/index.js';
@@ -55,6 +56,14 @@ import type { RunView } from './run-view.js';
 import type { LiveRun } from './live-run.js';
 import { unknownKind } from './step-task.js';
 import { Supervisor } from './supervisor.js';
+import { startCluster } from './cluster.js';
+import type { Cluster } from './cluster.js';
+import { soleNode } from './leases.js';
+import type { RunLeases } from './leases.js';
+import { nodesView } from './nodes-view.js';
+import type { NodesView } from './nodes-view.js';
+import { openPostgresBackend } from './store/pg/backend.js';
+import type { PostgresBackend } from './store/pg/backend.js';
 import { sqliteRunStore } from './store/run-store.js';
 import { TriggerStore } from './store/triggers.js';
 import { createTeam } from './team-host.js';
@@ -197,6 +206,8 @@ export interface Engine {
   eventsSince(afterGseq: number, limit?: number): StoredEvent[];
   /** The newest committed global sequence number. */
   lastGseq(): number;
+  /** The nodes sharing a Postgres store (this one marked), and the latest hand-overs of runs between them; with SQLite, this one node alone. */
+  nodes(): NodesView;
   /** The absolute path of a file in the run's workdir; refused outside it (symlinks included). */
   artifactPath(runId: string, rel: string): string;
   /** Resolves with the run's state once it has finished or is parked with nothing running. */
@@ -236,18 +247,28 @@ function snapshotOf(horde: HordeDef): HordeDef {
 }
 
 export async function createEngine(options: EngineOptions): Promise<Engine> {
-  const paths = dataPaths(path.resolve(options.dataDir));
+  const home = path.resolve(options.dataDir);
   const clock = options.clock ?? systemClock;
+  const startedAt = clock.now();
   const timers = options.timers ?? systemTimers(clock);
-  const lock = lockDataDir(paths.dataDir, { pid: process.pid, startedAt: clock.now(), ...(options.ownerUrl === undefined ? {} : { url: options.ownerUrl }) });
+  const lock = lockDataDir(home, { pid: process.pid, startedAt: clock.now(), ...(options.ownerUrl === undefined ? {} : { url: options.ownerUrl }) });
   let checkpointer: Checkpointer | undefined;
+  let postgres: PostgresBackend | undefined;
   try {
-    let config = options.config ?? loadConfig(paths.config);
+    let config = options.config ?? loadConfig(dataPaths(home).config);
+    const paths = dataPaths(home, config.store.files);
     fs.mkdirSync(paths.runs, { recursive: true, mode: 0o700 });
     const db = openDatabase(paths.database, { synchronous: config.store.synchronous, clock });
     const observers = new Observers();
     checkpointer = await startCheckpointer(db, paths.database, { onError: (message) => observers.emit('engine:warning', { message: `WAL checkpoint: ${message}` }) });
-    const runStore = sqliteRunStore(db);
+    // The run store: SQLite in the data folder, or the Postgres database the nodes share.
+    const postgresUrl = process.env.KOWALSKI_DATABASE_URL || config.store.url;
+    if (postgresUrl !== undefined && postgresUrl !== '') {
+      postgres = openPostgresBackend(postgresUrl, { name: `${os.hostname()}:${home}`, ttlMs: config.store.leaseSecs * 1000 });
+    }
+    const runStore = postgres?.store ?? sqliteRunStore(db);
+    const leases: RunLeases = postgres?.leases ?? soleNode;
+    const storeName = postgres?.where ?? paths.database;
     const log = new EventLog(runStore);
     const queries = new RunQueries(runStore);
     const crash = crashHookFrom(options.crashSpec ?? process.env.KOWALSKI_CRASH_AT);
@@ -257,10 +278,10 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     let fatal: KowalskiError | undefined;
     const intake = new IntakeHold({ maxWaitUs: options.intakeHoldUs ?? INTAKE_HOLD_US, nowUs: monotonicMicros });
     const committer = new Committer({
-      store: runStore, log, projections: new Projections(runStore), clock, crash, hold: intake,
+      store: runStore, leases, log, projections: new Projections(runStore), clock, crash, hold: intake,
       onFatal: (err) => {
         if (fatal === undefined) {
-          fatal = commitFailure(paths.database, err);
+          fatal = commitFailure(storeName, err);
           observers.emit('engine:stopped', { error: fatal });
         }
         return fatal;
@@ -310,11 +331,22 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       ...(options.testOnlyFetchAllow === undefined ? {} : { testOnlyFetchAllow: options.testOnlyFetchAllow }),
     });
     const supervisor = new Supervisor({
-      committer, log, runner, kinds, observers, clock, crash, models,
+      committer, log, leases, runner, kinds, observers, clock, crash, models,
       spent: budgetMeter(models.traces, clock),
       runDir: paths.runDir,
       maxParallelSteps: config.runs.maxParallelSteps,
       stepTimeoutSecs: config.runs.stepTimeoutSecs,
+    });
+    const cluster: Cluster | undefined = postgres === undefined ? undefined : startCluster({
+      backend: postgres, log, observers, clock, timers,
+      stateOf: (runId) => queries.getRun(runId)?.state,
+      adopt: async (runId) => {
+        const summary = emptyRecovery();
+        await resumeRun(supervisor, runId, summary);
+        return summary.resumed.length > 0;
+      },
+      stepsRunning: () => supervisor.runningSteps,
+      onError: (err) => observers.emit('engine:warning', { message: `cluster heartbeat: ${(err as Error).message}` }),
     });
     const builtinDir = options.builtinHordesDir ?? path.join(packageRoot(import.meta.url), 'hordes');
     const knownKinds = new Set(kinds.keys());
@@ -542,7 +574,11 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       },
       waitForRun: (runId) => waiters.wait(runId, () => queries.getRun(runId)?.state),
       on: (name, fn) => observers.on(name, fn),
-      announce: (url) => lock.setUrl(url),
+      nodes: () => nodesView(postgres, { pid: process.pid, startedAt, now: clock.now(), runningSteps: supervisor.runningSteps, liveRuns: supervisor.liveCount }),
+      announce: (url) => {
+        lock.setUrl(url);
+        postgres?.nodes.setUrl(postgres.nodeId, url);
+      },
       close() {
         closing ??= (async () => {
           await adapters.close();
@@ -557,6 +593,8 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
           await models.close();
           await checkpointer?.stop();
           committer.flush();
+          cluster?.close();
+          postgres?.close();
           db.close();
           lock.release();
         })();
@@ -566,15 +604,20 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     return engine;
   } catch (err) {
     await checkpointer?.stop();
+    postgres?.close();
     lock.release();
     throw err;
   }
 }
 
-/** What a failed commit means for the operator: a damaged file, or a bug / a full disk. */
+/** What a failed commit means for the operator: a damaged file, a node that lost its runs to another, or a bug / a full disk. */
 function commitFailure(file: string, err: unknown): KowalskiError {
   const code = (err as { code?: string }).code ?? '';
   const message = (err as Error).message ?? String(err);
+  if (code === 'KW409') {
+    return new KowalskiError('KW_ERR_STORE_FENCED', `this node stopped: ${message}. It was paused or cut off longer than its leases last; its commit was refused and it wrote nothing more. Start it again.`, { cause: err });
+  }
+  if (err instanceof KowalskiError) return err;
   if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB') {
     return new KowalskiError('KW_ERR_STORE_CORRUPT', `the database ${file} is damaged (${code}: ${message}); the engine stopped and wrote nothing more. Keep a copy of the data folder, then recover it with sqlite3's ".recover".`, { cause: err, where: { file } });
   }

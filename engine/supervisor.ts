@@ -12,6 +12,7 @@ import type { Clock } from './clock.js';
 import type { Committer } from './committer.js';
 import type { CrashHook } from './crash.js';
 import type { StoredEvent } from './events.js';
+import type { RunLeases } from './leases.js';
 import { LiveRun } from './live-run.js';
 import { reuseStep } from './rerun-reuse.js';
 import type { Reused } from './rerun-reuse.js';
@@ -24,6 +25,8 @@ import type { EventLog } from './store/event-log.js';
 export interface SupervisorDeps {
   committer: Committer;
   log: EventLog;
+  /** Which runs this node may execute (with one node: all of them). */
+  leases: RunLeases;
   runner: StepRunner;
   kinds: ReadonlyMap<string, StepKindInfo>;
   observers: Observers;
@@ -77,6 +80,7 @@ export class Supervisor {
     const result = foldRun(runId, [created]);
     if (!result.ok) throw new KowalskiError('KW_ERR_REPLAY_DIVERGED', result.reason);
     const run = new LiveRun(runId, result.actor, created, this.deps.runDir(runId), 1, this.deps.clock.now());
+    this.deps.leases.created(runId);
     this.live.set(runId, run);
     // `run.created` writes the row queued.
     const batch = newBatch('queued');
@@ -90,11 +94,17 @@ export class Supervisor {
   load(runId: string): LiveRun {
     const live = this.live.get(runId);
     if (live !== undefined) return live;
+    // Taken before the log is read: the log then holds everything the previous holder committed.
+    this.deps.leases.claim(runId);
     const stored = this.deps.log.read(runId);
-    if (stored.length === 0) throw new KowalskiError('KW_ERR_RUN_NOT_FOUND', `no run ${runId}`);
+    if (stored.length === 0) {
+      this.deps.leases.release(runId);
+      throw new KowalskiError('KW_ERR_RUN_NOT_FOUND', `no run ${runId}`);
+    }
     const events = stored.map((s) => s.event);
     const result = foldRun(runId, events);
     if (!result.ok) {
+      this.deps.leases.release(runId);
       throw new KowalskiError('KW_ERR_REPLAY_DIVERGED', `run ${runId} does not replay: event ${stored[result.index]?.seq ?? '?'} (${events[result.index]?.type ?? '?'}): ${result.reason}`);
     }
     const run = new LiveRun(runId, result.actor, events[0] as Created, this.deps.runDir(runId), stored[stored.length - 1]!.seq + 1, stored[0]!.at);
@@ -110,6 +120,7 @@ export class Supervisor {
       run.actor.stop();
       this.live.delete(run.runId);
       this.waiting.delete(run.runId);
+      this.deps.leases.release(run.runId);
     }
   }
 

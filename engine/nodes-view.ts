@@ -1,0 +1,42 @@
+/** What the Nodes view and `kowalski nodes` show: the nodes sharing the store, and runs handed from one to another. */
+import type { PostgresBackend } from './store/pg/backend.js';
+import type { HandoverRecord, NodeRecord } from './store/pg/nodes.js';
+
+export interface NodeView extends NodeRecord {
+  /** The node answering. */
+  self: boolean;
+  /** Alive: a heartbeat within its lease, and no clean stop. */
+  alive: boolean;
+}
+
+export interface NodesView {
+  store: 'sqlite' | 'postgres';
+  nodes: NodeView[];
+  handovers: HandoverRecord[];
+}
+
+/** Nodes that stopped or went silent more than a day ago are left out. */
+const FORGET_AFTER_MS = 24 * 3600 * 1000;
+const HANDOVERS_SHOWN = 100;
+
+export function nodesView(postgres: PostgresBackend | undefined, self: { pid: number; startedAt: number; now: number; runningSteps: number; liveRuns: number }): NodesView {
+  if (postgres === undefined) {
+    const now = self.now;
+    return {
+      store: 'sqlite',
+      nodes: [{ id: 'local', name: 'this process', url: null, pid: self.pid, startedAt: self.startedAt, heartbeatAt: now, stoppedAt: null, stepsRunning: self.runningSteps, runsHeld: self.liveRuns, heartbeatAgeMs: 0, self: true, alive: true }],
+      handovers: [],
+    };
+  }
+  const ttl = postgres.leases.ttlMs;
+  return {
+    store: 'postgres',
+    nodes: postgres.nodes.list(FORGET_AFTER_MS).map((n) => ({
+      ...n,
+      self: n.id === postgres.nodeId,
+      alive: n.stoppedAt === null && n.heartbeatAgeMs < ttl,
+      ...(n.id === postgres.nodeId ? { stepsRunning: self.runningSteps } : {}),
+    })),
+    handovers: postgres.nodes.handovers(HANDOVERS_SHOWN),
+  };
+}

@@ -1,0 +1,62 @@
+/**
+ * Open the Postgres run store for one node: the connection, the migrations, the typed
+ * functions, this node's row in `nodes` and its leases. Every process is a new node
+ * (a restart too): its id is fresh, so a paused old process can never pass for it.
+ */
+import { randomBytes } from 'node:crypto';
+import type { RunStore } from '../run-store.js';
+import { PgLeases } from './leases.js';
+import { migratePg } from './migrate.js';
+import { pgNodes } from './nodes.js';
+import type { PgNodes } from './nodes.js';
+import { postgresRunStore } from './run-store.js';
+import { PgSession } from './session.js';
+import { describeTarget, openSyncPg } from './sync-pg.js';
+import type { SyncPg } from './sync-pg.js';
+
+export interface PostgresBackend {
+  readonly pg: SyncPg;
+  readonly store: RunStore;
+  readonly leases: PgLeases;
+  readonly nodes: PgNodes;
+  readonly nodeId: string;
+  /** The database's address without its password, for messages. */
+  readonly where: string;
+  /** Records a clean stop (this node's leases are given up) and closes the connection. */
+  close(): void;
+}
+
+export interface PostgresBackendOptions {
+  /** For people: host and data folder. */
+  name: string;
+  ttlMs: number;
+}
+
+export function openPostgresBackend(url: string, options: PostgresBackendOptions): PostgresBackend {
+  const nodeId = `node-${randomBytes(4).toString('hex')}`;
+  const pg = openSyncPg(url, { applicationName: `kowalski ${nodeId}` });
+  try {
+    // A node stopped (SIGSTOP) inside a transaction would hold the commit-order lock for
+    // everyone: the server ends such a session well before its leases expire.
+    pg.exec(`SET idle_in_transaction_session_timeout = ${Math.max(500, Math.floor(options.ttlMs / 2))}`);
+    const where = describeTarget(url);
+    migratePg(pg, where);
+    const session = new PgSession(pg);
+    const nodes = pgNodes(pg);
+    nodes.register({ id: nodeId, name: options.name, pid: process.pid });
+    const leases = new PgLeases(pg, session, { nodeId, ttlMs: options.ttlMs });
+    return {
+      pg, store: postgresRunStore(session), leases, nodes, nodeId, where,
+      close() {
+        try {
+          nodes.stopped(nodeId);
+        } finally {
+          pg.close();
+        }
+      },
+    };
+  } catch (err) {
+    pg.close();
+    throw err;
+  }
+}

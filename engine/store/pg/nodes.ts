@@ -1,0 +1,68 @@
+/**
+ * The nodes sharing a Postgres store (schema 002): each process registers itself at start,
+ * beats its heartbeat, and records a clean stop. `list` and `handovers` are what the
+ * Nodes view and `kowalski nodes` show.
+ */
+import type { SyncPg } from './sync-pg.js';
+
+export interface NodeRecord {
+  id: string;
+  name: string;
+  url: string | null;
+  pid: number;
+  startedAt: number;
+  heartbeatAt: number;
+  stoppedAt: number | null;
+  /** Steps it was running at its last heartbeat. */
+  stepsRunning: number;
+  /** Runs whose lease it holds now (expired ones included until another node takes them). */
+  runsHeld: number;
+  /** How long ago its heartbeat was, ms, by the database's clock. */
+  heartbeatAgeMs: number;
+}
+
+export interface HandoverRecord {
+  runId: string;
+  fromNode: string;
+  toNode: string;
+  epoch: number;
+  at: number;
+  reason: 'expired' | 'released';
+}
+
+export function pgNodes(pg: SyncPg) {
+  return {
+    register(n: { id: string; name: string; pid: number }): void {
+      pg.run('INSERT INTO nodes (id, name, pid, started_at, heartbeat_at) VALUES ($1, $2, $3, kw_now(), kw_now())', [n.id, n.name, n.pid]);
+    },
+    setUrl(id: string, url: string): void {
+      pg.run('UPDATE nodes SET url = $2 WHERE id = $1', [id, url]);
+    },
+    /** A clean stop: its leases are given up at once (its parked and unfinished runs are free for the others). */
+    stopped(id: string): void {
+      pg.batch([
+        { sql: 'UPDATE run_leases SET node_id = NULL, expires_at = 0 WHERE node_id = $1', params: [id] },
+        { sql: 'UPDATE nodes SET stopped_at = kw_now() WHERE id = $1', params: [id] },
+      ]);
+    },
+    /** Newest first; nodes stopped or silent for longer than `forgetAfterMs` are left out. */
+    list(forgetAfterMs: number): NodeRecord[] {
+      return pg.all<{ id: string; name: string; url: string | null; pid: number; started_at: number; heartbeat_at: number; stopped_at: number | null; steps_running: number; runs_held: number; age: number }>(
+        `SELECT n.*, kw_now() - n.heartbeat_at AS age,
+           (SELECT count(*)::integer FROM run_leases l WHERE l.node_id = n.id) AS runs_held
+         FROM nodes n WHERE coalesce(n.stopped_at, n.heartbeat_at) > kw_now() - $1 ORDER BY n.started_at DESC`, [forgetAfterMs],
+      ).map((r) => ({
+        id: r.id, name: r.name, url: r.url, pid: r.pid, startedAt: r.started_at, heartbeatAt: r.heartbeat_at, stoppedAt: r.stopped_at, stepsRunning: r.steps_running,
+        runsHeld: r.runs_held, heartbeatAgeMs: r.age,
+      }));
+    },
+    /** The newest hand-overs first. */
+    handovers(limit: number): HandoverRecord[] {
+      return pg.all<{ run_id: string; from_node: string; to_node: string; epoch: number; at: number; reason: 'expired' | 'released' }>(
+        'SELECT run_id, from_node, to_node, epoch, at, reason FROM lease_handovers ORDER BY id DESC LIMIT $1', [limit],
+      ).map((r) => ({ runId: r.run_id, fromNode: r.from_node, toNode: r.to_node, epoch: r.epoch, at: r.at, reason: r.reason }));
+    },
+  };
+}
+
+export type PgNodes = ReturnType<typeof pgNodes>;

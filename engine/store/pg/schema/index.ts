@@ -1,0 +1,7 @@
+/** The Postgres run store's migrations: numbered files, as SQLite's (see ../../schema/index.ts). */
+import { migrationsOf } from '../../../schema/index.js';
+import type { Migration } from '../../../schema/index.js';
+import * as m001 from './001_init.js';
+import * as m002 from './002_nodes_leases.js';
+
+export const PG_MIGRATIONS: readonly Migration[] = migrationsOf([m001, m002]);

@@ -1,0 +1,104 @@
+/**
+ * The run store's Postgres connection as the typed functions use it. A transaction is
+ * two hops to the server, whatever it writes: at its start `BEGIN`, the commit-order lock
+ * and the newest global sequence number; at its end every write it made, then `COMMIT`, in
+ * one batch. Writes whose result nobody reads wait in the batch; a read (or a write whose
+ * row count is read) first sends what waits, so it sees the transaction's own writes.
+ *
+ * The commit-order lock (a transaction-scoped advisory lock) makes commits of every node
+ * take turns, so global sequence numbers are given out in commit order and a reader that
+ * follows the log by `gseq` never passes an event a later commit fills in below it.
+ */
+import { KowalskiError } from '../../../core/index.js';
+import type { SyncPg } from './sync-pg.js';
+
+/** The advisory lock key every committing transaction takes (any fixed 64-bit number; "kowalski" in ASCII). */
+export const COMMIT_LOCK = 0x6b6f77616c736b69n.toString();
+
+interface Statement {
+  sql: string;
+  params?: readonly unknown[];
+}
+
+export class PgSession {
+  /** The writes of the running transaction, not yet sent; undefined outside a transaction. */
+  private pending: Statement[] | undefined;
+  private gseq = 0;
+
+  constructor(readonly pg: SyncPg) {}
+
+  /** A write whose result is not read: inside a transaction it goes with the commit. */
+  write(sql: string, params?: readonly unknown[]): void {
+    if (this.pending !== undefined) this.pending.push(params === undefined ? { sql } : { sql, params });
+    else this.pg.run(sql, params);
+  }
+
+  /** A write whose row count is read. */
+  count(sql: string, params?: readonly unknown[]): number {
+    this.send();
+    return this.pg.run(sql, params);
+  }
+
+  all<R>(sql: string, params?: readonly unknown[]): R[] {
+    this.send();
+    return this.pg.all<R>(sql, params);
+  }
+
+  get<R>(sql: string, params?: readonly unknown[]): R | undefined {
+    this.send();
+    return this.pg.get<R>(sql, params);
+  }
+
+  /** The next global sequence number (inside a transaction, which holds the commit-order lock). */
+  nextGseq(): number {
+    if (this.pending === undefined) throw new KowalskiError('KW_ERR_INTERNAL', 'an event was appended outside a transaction');
+    return ++this.gseq;
+  }
+
+  /** `fn` in one transaction; a call inside a running one joins it (there are no savepoints: a throw rolls back the whole). */
+  transaction<A extends unknown[], T>(fn: (...args: A) => T): (...args: A) => T {
+    return (...args) => {
+      if (this.pending !== undefined) return fn(...args);
+      try {
+        const [, , last] = this.pg.batch([
+          { sql: 'BEGIN' },
+          { sql: 'SELECT pg_advisory_xact_lock($1::bigint)', params: [COMMIT_LOCK] },
+          { sql: 'SELECT coalesce(max(gseq), 0) AS g FROM events' },
+        ]);
+        this.gseq = (last as Array<{ g: number }>)[0]!.g;
+      } catch (err) {
+        this.rollback();
+        throw err;
+      }
+      this.pending = [];
+      let result: T;
+      try {
+        result = fn(...args);
+        const writes = this.pending;
+        this.pending = undefined;
+        this.pg.batch([...writes, { sql: 'COMMIT' }]);
+      } catch (err) {
+        this.pending = undefined;
+        this.rollback();
+        throw err;
+      }
+      return result;
+    };
+  }
+
+  /** What waits goes now (a read must see it). */
+  private send(): void {
+    if (this.pending === undefined || this.pending.length === 0) return;
+    const writes = this.pending;
+    this.pending = [];
+    this.pg.batch(writes);
+  }
+
+  private rollback(): void {
+    try {
+      this.pg.run('ROLLBACK');
+    } catch {
+      // The connection is gone: the server rolled the transaction back itself.
+    }
+  }
+}

@@ -1,0 +1,28 @@
+/** The engine on the Postgres store: a real cluster, real worker threads and commands. */
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import { tempDir } from '../support/tmp.js';
+import { writeHorde } from '../support/engine.js';
+import { pgTestEngine } from '../support/pg-engine.js';
+
+describe('engine on Postgres', () => {
+  test('runs finish, their events and projections are in Postgres, and a fold of the log gives the row', async (t) => {
+    const dir = tempDir(t);
+    const { engine } = await pgTestEngine(t);
+    writeHorde(path.join(dir, 'h'), 'id = "pg"\npipeline = ["a", "b", "c"]\nconfirm_commands = false', {
+      a: 'kind = "noop"', b: 'kind = "verify"\nverify_command = "true"', c: 'kind = "noop"',
+    });
+    const { horde } = await engine.resolveHorde(path.join(dir, 'h'));
+    const ids = await Promise.all(Array.from({ length: 10 }, () => engine.startRun(horde, {})));
+    assert.deepEqual(await Promise.all(ids.map((id) => engine.waitForRun(id))), ids.map(() => 'succeeded'));
+    const view = engine.getRun(ids[0]!);
+    assert.deepEqual(view.steps.map((s) => `${s.name}:${s.state}`), ['a:passed', 'b:passed', 'c:passed']);
+    const events = engine.events(ids[0]!);
+    assert.equal(events[0]!.event.type, 'run.created');
+    assert.deepEqual(events.map((e) => e.seq), events.map((_, i) => i + 1));
+    const all = engine.eventsSince(0, 10_000);
+    assert.deepEqual(all.map((e) => e.gseq), all.map((_, i) => i + 1), 'global sequence numbers have no gap');
+    assert.equal(engine.listRuns({ status: 'succeeded' }).length, 10);
+  });
+});
