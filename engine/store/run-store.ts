@@ -30,6 +30,12 @@ export interface RunStore {
   readonly triggers: TriggerQueries;
   /** `fn` wrapped in one transaction of this store (as better-sqlite3's `db.transaction`): all its writes commit, or none. */
   transaction<A extends unknown[], T>(fn: (...args: A) => T): (...args: A) => T;
+  /**
+   * Firing keys being handled now, across every node of the store: false while another
+   * node holds `key` (it is starting that firing's run). One node needs none: always true.
+   */
+  tryLockKey(key: string): boolean;
+  unlockKey(key: string): void;
 }
 
 /** The run store on the engine's SQLite database. */
@@ -45,5 +51,7 @@ export function sqliteRunStore(db: Database): RunStore {
     approvalWrites: approvalWrites(db),
     triggers: triggerQueries(db),
     transaction: (fn) => db.transaction(fn),
+    tryLockKey: () => true,
+    unlockKey: () => undefined,
   };
 }

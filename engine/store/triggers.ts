@@ -53,7 +53,7 @@ const toFiring = (r: FiringRow): TriggerFiring => ({ at: r.at, key: r.key, outco
 export class TriggerStore {
   private readonly q: TriggerQueries;
 
-  constructor(private readonly store: Pick<RunStore, 'triggers' | 'transaction'>) {
+  constructor(private readonly store: Pick<RunStore, 'triggers' | 'transaction' | 'tryLockKey' | 'unlockKey'>) {
     this.q = store.triggers;
   }
 
@@ -92,6 +92,15 @@ export class TriggerStore {
     this.store.transaction(() => {
       for (const f of records) this.q.insertFiringIfNew(f.hordeId, f.name, f.key, f.at, f.outcome, f.runId ?? null, f.detail ?? null);
     })();
+  }
+
+  /** Hold a firing key while its run starts; false while another node of a shared store holds it. */
+  tryLock(hordeId: string, name: string, key: string): boolean {
+    return this.store.tryLockKey(`${hordeId}/${name}\n${key}`);
+  }
+
+  unlock(hordeId: string, name: string, key: string): void {
+    this.store.unlockKey(`${hordeId}/${name}\n${key}`);
   }
 
   firing(hordeId: string, name: string, key: string): TriggerFiring | undefined {

@@ -69,6 +69,10 @@ interface Armed {
 /** At most this many missed instants are recorded one by one after an outage (the rest are counted in one record). */
 const MISSED_RECORDS = 100;
 
+/** How long a firing waits for another node that holds its key, and how often it tries again (ms). */
+const KEY_WAIT_MS = 10_000;
+const KEY_RETRY_MS = 25;
+
 const cronKey = (at: number): string => `cron:${new Date(at).toISOString()}`;
 
 export class TriggerService {
@@ -180,6 +184,29 @@ export class TriggerService {
   }
 
   private async fireOnce(horde: HordeDef, def: TriggerDef, firing: Firing): Promise<FireResult> {
+    const { store } = this.deps;
+    // Across the nodes of a shared store: one at a time per key, the others then find its firing.
+    await this.lockKey(horde, def, firing.key);
+    try {
+      return await this.fireLocked(horde, def, firing);
+    } finally {
+      store.unlock(horde.id, def.name, firing.key);
+    }
+  }
+
+  /** Wait (bounded) while another node holds the key; KW_ERR_FIRING_ELSEWHERE after KEY_WAIT_MS. */
+  private async lockKey(horde: HordeDef, def: TriggerDef, key: string): Promise<void> {
+    const { store, clock, timers } = this.deps;
+    const until = clock.now() + KEY_WAIT_MS;
+    while (!store.tryLock(horde.id, def.name, key)) {
+      if (clock.now() >= until) {
+        throw new KowalskiError('KW_ERR_FIRING_ELSEWHERE', `${horde.id}/${def.name}: another node has been starting the run of firing ${key} for ${KEY_WAIT_MS / 1000} s; try again later`);
+      }
+      await new Promise<void>((resolve) => timers.at(clock.now() + KEY_RETRY_MS, resolve));
+    }
+  }
+
+  private async fireLocked(horde: HordeDef, def: TriggerDef, firing: Firing): Promise<FireResult> {
     const { store, clock } = this.deps;
     const seen = store.firing(horde.id, def.name, firing.key);
     if (seen !== undefined) return { outcome: 'duplicate', runId: seen.runId, was: seen.outcome };

@@ -12,6 +12,9 @@ import { pgEventQueries } from './sql/events.js';
 import { pgRunReads, pgRunWrites } from './sql/runs.js';
 import { pgTriggerQueries } from './sql/triggers.js';
 
+/** The advisory lock class of firing keys ("kwtr" in ASCII). */
+const KEY_LOCK_CLASS = 0x6b777472;
+
 export function postgresRunStore(s: PgSession): RunStore {
   return {
     kind: 'postgres',
@@ -24,5 +27,8 @@ export function postgresRunStore(s: PgSession): RunStore {
     approvalWrites: pgApprovalWrites(s),
     triggers: pgTriggerQueries(s),
     transaction: (fn) => s.transaction(fn),
+    // A session-level advisory lock (class "kwtr", the key's hash): released by unlockKey, or by the server when the node's connection ends.
+    tryLockKey: (key) => s.get<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, hashtext($2)) AS ok', [KEY_LOCK_CLASS, key])!.ok,
+    unlockKey: (key) => void s.get('SELECT pg_advisory_unlock($1, hashtext($2))', [KEY_LOCK_CLASS, key]),
   };
 }

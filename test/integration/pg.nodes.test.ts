@@ -1,0 +1,167 @@
+/**
+ * Several nodes on one Postgres store: a parked run approved through another node, an
+ * action on a run another node executes, a dead node's runs adopted, a stopped node
+ * fenced, one run per webhook delivery however many nodes receive it.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import readline from 'node:readline';
+import { describe, test } from 'node:test';
+import type { TestContext } from 'node:test';
+import type { Engine } from '../../engine/index.js';
+import { cleanups } from '../support/cleanup.js';
+import { writeHorde } from '../support/engine.js';
+import { freshPostgresUrl, pgTestEngine } from '../support/pg-engine.js';
+import { tempDir } from '../support/tmp.js';
+import { waitFor } from '../support/wait.js';
+
+const selfId = (engine: Engine): string => engine.nodes().nodes.find((n) => n.self)!.id;
+
+/** A node in a child process (test/support/pg-node.ts), and the facts it printed. */
+interface ChildNode {
+  child: ChildProcess;
+  facts: Array<Record<string, unknown>>;
+  fact(key: string): Promise<unknown>;
+}
+
+function childNode(t: TestContext, args: { url: string; home: string; files: string; leaseSecs: number; horde: string }): ChildNode {
+  const child = spawn(process.execPath, ['--import', 'tsx', new URL('../support/pg-node.ts', import.meta.url).pathname, args.url, args.home, args.files, String(args.leaseSecs), args.horde], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  cleanups(t)(() => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGCONT');
+      child.kill('SIGKILL');
+    }
+  });
+  const facts: Array<Record<string, unknown>> = [];
+  readline.createInterface({ input: child.stdout! }).on('line', (line) => facts.push(JSON.parse(line) as Record<string, unknown>));
+  return {
+    child, facts,
+    async fact(key) {
+      await waitFor(() => facts.some((f) => key in f), `the child node printed ${key}`, 30_000);
+      return facts.find((f) => key in f)![key];
+    },
+  };
+}
+
+describe('nodes sharing a Postgres store', () => {
+  test('a parked run stays parked when its node stops, and is approved and finished through another node', async (t) => {
+    const dir = tempDir(t);
+    const url = await freshPostgresUrl();
+    const files = path.join(dir, 'shared');
+    const log = path.join(dir, 'log');
+    const folder = writeHorde(path.join(dir, 'h'), 'id = "park"\npipeline = ["a", "check"]', { a: 'kind = "noop"', check: `kind = "verify"\nverify_command = "echo $PWD >> ${log}"` });
+    const a = await pgTestEngine(t, { url, store: { files } });
+    const id = await a.engine.startRun((await a.engine.resolveHorde(folder)).horde, {});
+    assert.equal(await a.engine.waitForRun(id), 'awaiting_input');
+    const nodeA = selfId(a.engine);
+    await a.engine.close();
+    const b = await pgTestEngine(t, { url, store: { files } });
+    assert.equal((await b.engine.recover()).parked, 1);
+    assert.equal(b.engine.getRun(id).run.state, 'awaiting_input', 'still parked on the other node');
+    await b.engine.approve(id);
+    assert.equal(await b.engine.waitForRun(id), 'succeeded');
+    assert.equal(fs.readFileSync(log, 'utf8').trim(), path.join(files, 'runs', id, 'output'), 'the step ran once, in the shared run folder');
+    const view = b.engine.nodes();
+    assert.equal(view.store, 'postgres');
+    assert.deepEqual(view.handovers.map((h) => [h.runId, h.fromNode, h.toNode, h.reason]), [[id, nodeA, selfId(b.engine), 'released']]);
+    assert.equal(view.nodes.find((n) => n.id === nodeA)?.alive, false, 'the stopped node is shown stopped');
+  });
+
+  test('an action on a run another live node executes is refused, naming that node', async (t) => {
+    const dir = tempDir(t);
+    const url = await freshPostgresUrl();
+    const gate = path.join(dir, 'gate');
+    const folder = writeHorde(path.join(dir, 'h'), 'id = "slow"\npipeline = ["wait"]\nconfirm_commands = false', {
+      wait: `kind = "verify"\nverify_command = "while [ ! -f ${gate} ]; do sleep 0.05; done"`,
+    });
+    const a = await pgTestEngine(t, { url });
+    const b = await pgTestEngine(t, { url });
+    const id = await a.engine.startRun((await a.engine.resolveHorde(folder)).horde, {});
+    await waitFor(() => a.engine.getRun(id).run.state === 'running', 'the run is running on A');
+    await assert.rejects(b.engine.cancel(id), (err: { code?: string; message?: string }) =>
+      err.code === 'KW_ERR_RUN_ELSEWHERE' && err.message!.includes(selfId(a.engine)));
+    assert.equal(b.engine.getRun(id).run.state, 'running', 'B read it, and changed nothing');
+    fs.writeFileSync(gate, '');
+    assert.equal(await a.engine.waitForRun(id), 'succeeded');
+    await waitFor(() => b.engine.nodes().nodes.find((n) => n.id === selfId(a.engine))?.runsHeld === 0, 'A gave the finished run up');
+  });
+
+  test('a node killed mid-step: once its lease expires another node adopts the run and the step runs again there', async (t) => {
+    const dir = tempDir(t);
+    const url = await freshPostgresUrl();
+    const files = path.join(dir, 'shared');
+    const ledger = path.join(dir, 'ledger');
+    const gate = path.join(dir, 'gate');
+    const folder = writeHorde(path.join(dir, 'h'), 'id = "adopt"\npipeline = ["a", "wait", "b"]\nconfirm_commands = false', {
+      a: `kind = "verify"\nverify_command = "echo a >> ${ledger}"`,
+      wait: `kind = "verify"\nverify_command = "echo wait-start >> ${ledger}; while [ ! -f ${gate} ]; do sleep 0.05; done; echo wait-done >> ${ledger}"`,
+      b: `kind = "verify"\nverify_command = "echo b >> ${ledger}"`,
+    });
+    const a = childNode(t, { url, home: path.join(dir, 'a'), files, leaseSecs: 1, horde: folder });
+    const nodeA = await a.fact('node') as string;
+    const id = await a.fact('run') as string;
+    await waitFor(() => fs.existsSync(ledger) && fs.readFileSync(ledger, 'utf8').includes('wait-start'), 'the step started on A');
+    a.child.kill('SIGKILL');
+    const b = await pgTestEngine(t, { url, store: { files, leaseSecs: 1 } });
+    fs.writeFileSync(gate, '');
+    assert.equal(await waitForState(b.engine, id, 'succeeded'), 'succeeded');
+    const attempts = b.engine.getRun(id).attempts.map((x) => `${x.step}:${x.attempt}:${x.state}`);
+    assert.deepEqual(attempts, ['a:1:passed', 'wait:1:interrupted', 'wait:2:passed', 'b:1:passed']);
+    assert.deepEqual(fs.readFileSync(ledger, 'utf8').trim().split('\n').filter((l) => l !== 'wait-start' && l !== 'wait-done'), ['a', 'b'], 'a passed step never ran again');
+    assert.deepEqual(b.engine.nodes().handovers.map((h) => [h.fromNode, h.reason]), [[nodeA, 'expired']]);
+  });
+
+  test('a node stopped (SIGSTOP) past its lease: another node takes its run; woken, its next commit is refused by the fence and it stops', async (t) => {
+    const dir = tempDir(t);
+    const url = await freshPostgresUrl();
+    const files = path.join(dir, 'shared');
+    const gate = path.join(dir, 'gate');
+    const folder = writeHorde(path.join(dir, 'h'), 'id = "fence"\npipeline = ["wait", "after"]\nconfirm_commands = false', {
+      wait: `kind = "verify"\nverify_command = "while [ ! -f ${gate} ]; do sleep 0.05; done"`,
+      after: 'kind = "noop"',
+    });
+    const a = childNode(t, { url, home: path.join(dir, 'a'), files, leaseSecs: 1, horde: folder });
+    const id = await a.fact('run') as string;
+    const b = await pgTestEngine(t, { url, store: { files, leaseSecs: 1 } });
+    await waitFor(() => b.engine.getRun(id).attempts.some((x) => x.step === 'wait'), 'the step started on A');
+    a.child.kill('SIGSTOP');
+    // B adopts the run once A's lease has expired: the step's first attempt is interrupted, the second one runs on B.
+    await waitFor(() => b.engine.getRun(id).attempts.some((x) => x.step === 'wait' && x.attempt === 2), 'B took the run over', 30_000);
+    const before = b.engine.events(id).length;
+    a.child.kill('SIGCONT');
+    fs.writeFileSync(gate, '');
+    assert.equal(await a.fact('stopped'), 'KW_ERR_STORE_FENCED');
+    assert.equal(await waitForState(b.engine, id, 'succeeded'), 'succeeded');
+    const events = b.engine.events(id);
+    assert.ok(events.length > before);
+    const finished = events.flatMap((e) => (e.event.type === 'step.finished' ? [`${e.event.step}:${e.event.attempt}:${e.event.outcome}`] : []));
+    assert.deepEqual(finished, ['wait:2:pass', 'after:1:pass'], 'nothing of A\'s attempt reached the log after B took the run');
+  });
+
+  test('one webhook delivery sent to two nodes at once starts one run', async (t) => {
+    const dir = tempDir(t);
+    const url = await freshPostgresUrl();
+    const folder = writeHorde(path.join(dir, 'h'), 'id = "hook"\npipeline = ["a"]\nconfirm_commands = false\n[[triggers]]\nname = "in"\nkind = "webhook"\nenabled = true', { a: 'kind = "noop"' });
+    const a = await pgTestEngine(t, { url });
+    const b = await pgTestEngine(t, { url });
+    for (const e of [a.engine, b.engine]) fs.cpSync(folder, path.join(e.paths.hordes, 'hook'), { recursive: true });
+    await Promise.all([a.engine.triggers.refresh(), b.engine.triggers.refresh()]);
+    const deliver = async (e: Engine) => e.triggers.webhook(await e.triggers.webhookTarget('hook', 'in'), { id: 'delivery-1', payload: '{}', contentType: 'application/json' });
+    const results = await Promise.all([deliver(a.engine), deliver(b.engine), deliver(a.engine), deliver(b.engine)]);
+    const runIds = new Set(results.map((r) => ('runId' in r ? r.runId : undefined)));
+    assert.equal(runIds.size, 1, `every answer names one run: ${JSON.stringify(results)}`);
+    assert.ok(results.some((r) => r.outcome === 'duplicate'), 'the node that came second was told it was a duplicate');
+    assert.equal(a.engine.listRuns({}).length, 1, 'one run in the shared store');
+  });
+});
+
+/** The run's state once it is `want` (read from the store, which another node may be writing). */
+async function waitForState(engine: Engine, id: string, want: string): Promise<string> {
+  await waitFor(() => engine.getRun(id).run.state === want, `run ${id} ${want}`, 30_000);
+  return engine.getRun(id).run.state;
+}

@@ -1,0 +1,27 @@
+/**
+ * A node of a Postgres store in its own process, for the tests that kill or stop one:
+ * an engine on URL (data folder HOME, run folders under FILES, leases of LEASE_SECS),
+ * which recovers, starts one run of the horde folder HORDE, and prints one JSON line per
+ * fact: `{"node": id}`, `{"run": id}`, and `{"stopped": code}` when the engine stops
+ * (then it exits 3). It runs until it is killed.
+ * Usage: pg-node.ts URL HOME FILES LEASE_SECS HORDE
+ */
+import { DEFAULT_CONFIG, createEngine } from '../../engine/index.js';
+import { TEST_KINDS } from './engine.js';
+
+const [url, home, files, leaseSecs, hordeDir] = process.argv.slice(2) as [string, string, string, string, string];
+const say = (fact: Record<string, unknown>): void => void process.stdout.write(`${JSON.stringify(fact)}\n`);
+const engine = await createEngine({
+  dataDir: home,
+  config: { ...DEFAULT_CONFIG, store: { ...DEFAULT_CONFIG.store, url, files, leaseSecs: Number(leaseSecs) } },
+  extraStepKinds: TEST_KINDS,
+});
+engine.on('engine:stopped', ({ error }) => {
+  say({ stopped: error.code });
+  process.exit(3);
+});
+say({ node: engine.nodes().nodes.find((n) => n.self)!.id });
+await engine.recover();
+const { horde } = await engine.resolveHorde(hordeDir);
+say({ run: await engine.startRun(horde, {}) });
+setInterval(() => undefined, 60_000);
