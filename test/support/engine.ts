@@ -4,18 +4,19 @@ import os from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
 import { DEFAULT_CONFIG, createEngine } from '../../engine/index.js';
-import type { Engine, EngineConfig, StepKindInfo } from '../../engine/index.js';
+import type { Engine, EngineConfig } from '../../engine/index.js';
 import { cleanups } from './cleanup.js';
+import { TEST_KINDS } from './kinds.js';
+import { onPostgres, postgresUrlFor } from './pg-store.js';
 
-const kind = (name: string, file: string, flags: Partial<StepKindInfo> = {}): StepKindInfo => ({
-  kind: name, module: new URL(`../fixtures/kinds/${file}.ts`, import.meta.url).pathname, usesModel: false, idempotent: true, runsCommand: false, ...flags,
-});
+export { TEST_KINDS } from './kinds.js';
 
-export const TEST_KINDS: StepKindInfo[] = [kind('noop', 'noop'), kind('ledger', 'ledger'), kind('whoami', 'whoami'), kind('gate', 'gate'), kind('scribe', 'scribe'), kind('draft', 'draft')];
-
+/** An engine on a data folder (a temp one unless given); its runs on Postgres when KOWALSKI_TEST_STORE=postgres (test/support/pg-store.ts). */
 export async function testEngine(t: TestContext, runs: Partial<EngineConfig['runs']> = {}, dataDir?: string): Promise<Engine> {
   const own = dataDir === undefined ? fs.mkdtempSync(path.join(os.tmpdir(), 'kw-home-')) : undefined;
-  const engine = await createEngine({ dataDir: own ?? dataDir!, config: { ...DEFAULT_CONFIG, runs: { ...DEFAULT_CONFIG.runs, ...runs } }, extraStepKinds: TEST_KINDS });
+  const home = own ?? dataDir!;
+  const store = onPostgres() ? { ...DEFAULT_CONFIG.store, url: await postgresUrlFor(path.resolve(home)) } : DEFAULT_CONFIG.store;
+  const engine = await createEngine({ dataDir: home, config: { ...DEFAULT_CONFIG, store, runs: { ...DEFAULT_CONFIG.runs, ...runs } }, extraStepKinds: TEST_KINDS });
   cleanups(t)(async () => {
     await engine.close();
     if (own !== undefined) fs.rmSync(own, { recursive: true, force: true });

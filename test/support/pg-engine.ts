@@ -1,7 +1,4 @@
-/**
- * Engines on the Postgres store for tests: one throwaway cluster per test file (started
- * at the first use), a fresh database per call, the test step kinds.
- */
+/** Engines on the Postgres store for tests, several on one database when they share `url` (the nodes of a cluster). */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,24 +6,10 @@ import type { TestContext } from 'node:test';
 import { DEFAULT_CONFIG, createEngine } from '../../engine/index.js';
 import type { Engine, EngineConfig } from '../../engine/index.js';
 import { cleanups } from './cleanup.js';
-import { TEST_KINDS } from './engine.js';
-import { freshDatabase, startPostgres } from './postgres.js';
-import type { Postgres } from './postgres.js';
+import { TEST_KINDS } from './kinds.js';
+import { freshPostgresUrl } from './pg-store.js';
 
-let cluster: Promise<Postgres> | undefined;
-let databases = 0;
-
-/** The file's cluster (stopped when the test process exits). */
-export function sharedPostgres(): Promise<Postgres> {
-  cluster ??= startPostgres();
-  return cluster;
-}
-
-/** A new empty database in the file's cluster. */
-export async function freshPostgresUrl(): Promise<string> {
-  const pg = await sharedPostgres();
-  return freshDatabase(pg.url, `kw_${process.pid}_${++databases}`);
-}
+export { freshPostgresUrl, sharedPostgres } from './pg-store.js';
 
 export interface PgEngineOptions {
   url?: string;
