@@ -6,7 +6,6 @@
  * only that Postgres database, which nodes may be using meanwhile (migratePg takes an
  * advisory lock, so nodes starting at the same time apply each migration once).
  */
-import fs from 'node:fs';
 import { systemClock } from './clock.js';
 import type { Clock } from './clock.js';
 import type { EngineConfig } from './config.js';
@@ -33,7 +32,7 @@ export interface MigrateOptions {
   dataDir: string;
   /** Only this Postgres database; the data folder is left alone. */
   url?: string;
-  /** The data folder's config (for `[store] url`), when no `url` is given. */
+  /** The data folder's config (its `[store] url` and `synchronous`); unused with `url`. */
   config: EngineConfig;
   env?: NodeJS.ProcessEnv;
   clock?: Clock;
@@ -65,7 +64,6 @@ export function migrateStores(options: MigrateOptions): MigratedStore[] {
   const lock = lockDataDir(home, { pid: process.pid, startedAt: clock.now() });
   try {
     const file = dataPaths(home).database;
-    fs.mkdirSync(home, { recursive: true, mode: 0o700 });
     let applied: readonly Migration[] = [];
     openDatabase(file, { clock, synchronous: options.config.store.synchronous, onMigrated: (a) => void (applied = a) }).close();
     const out: MigratedStore[] = [{ kind: 'sqlite', where: file, applied: named(applied), version: newest(MIGRATIONS) }];

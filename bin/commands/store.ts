@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { KowalskiError } from '../../core/index.js';
-import { configuredPostgresUrl, copyStore, dataPaths, loadConfig, migrateStores, parseStoreSide } from '../../engine/index.js';
+import { DEFAULT_CONFIG, configuredPostgresUrl, copyStore, dataPaths, loadConfig, migrateStores, parseStoreSide } from '../../engine/index.js';
 import type { MigratedStore } from '../../engine/index.js';
 import { EXIT, dataDir } from './common.js';
 
@@ -23,7 +23,8 @@ export function migrateCommand(opts: { url?: string; dataDir?: string; json?: bo
   const home = folder(opts);
   const url = opts.url === undefined ? undefined : parseStoreSide(opts.url, '--url');
   if (url?.kind === 'sqlite') throw new KowalskiError('KW_ERR_USAGE', '--url takes a postgres:// address; without it, the data folder\'s stores are migrated');
-  const config = loadConfig(dataPaths(home).config);
+  // With --url the data folder is not used: its config.toml is not read either.
+  const config = url === undefined ? loadConfig(dataPaths(home).config) : DEFAULT_CONFIG;
   const stores = migrateStores({ dataDir: home, config, ...(url === undefined ? {} : { url: url.url }) });
   if (opts.json === true) process.stdout.write(`${JSON.stringify({ stores })}\n`);
   else process.stdout.write(`${stores.map(migratedLine).join('\n')}\n`);
