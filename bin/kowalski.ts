@@ -35,6 +35,7 @@ const vaultSearchCommands = () => import('./commands/vault-search.js');
 const backupCommands = () => import('./commands/backup.js');
 const doctorCommands = () => import('./commands/doctor.js');
 const openCommands = () => import('./commands/open.js');
+const storeCommands = () => import('./commands/store.js');
 
 async function reportError(err: unknown, json: boolean): Promise<number> {
   return (await import('./commands/common.js')).reportError(err, json);
@@ -155,6 +156,15 @@ program.command('backup').description('write the data folder (database, runs, ho
 program.command('restore').description('check a backup (every checksum, the database\'s integrity) and unpack it into a new data folder')
   .argument('<file>', 'the archive').requiredOption('--to <dir>', 'the new data folder (must not exist, or be empty)').option('--json', 'print one JSON object')
   .action(act(lazy(backupCommands, 'restoreCommand')));
+program.command('migrate').description("apply the run store's missing schema migrations without starting an engine: the data folder's kowalski.sqlite and its configured Postgres store ([store] url, KOWALSKI_DATABASE_URL), or only --url")
+  .option('--url <postgres-url>', 'only this PostgreSQL database (nodes may be running on it)').option('--data-dir <dir>', 'the data directory (default: $KOWALSKI_HOME, else ~/.local/share/kowalski)').option('--json', 'print one JSON object')
+  .action(act(lazy(storeCommands, 'migrateCommand')));
+const store = program.command('store').description('the run store (events, runs, attempts, approvals, triggers): move it between SQLite and PostgreSQL');
+store.command('copy').description('copy every run (parked ones included), approval and trigger record into an empty store in one transaction, then check the copy (docs/postgres.md)')
+  .requiredOption('--from <store>', '"sqlite" (the data folder\'s kowalski.sqlite) or postgres://user@host:5432/database')
+  .requiredOption('--to <store>', '"sqlite" or postgres://user@host:5432/database (must be empty)')
+  .option('--force', 'copy even while live nodes use a Postgres end').option('--data-dir <dir>', 'the data directory (default: $KOWALSKI_HOME, else ~/.local/share/kowalski)').option('--json', 'print one JSON object')
+  .action(act(lazy(storeCommands, 'storeCopyCommand')));
 program.command('doctor').description('check Node, the data folder and its modes, the database, free disk, the model, MCP servers, web search and the port: ok / warn / fail with the fix; exit 1 if any fails')
   .option('--host <host>', 'the address serve would bind', '127.0.0.1').option('--port <port>', 'the port serve would use', '8765').option('--json', 'print one JSON object')
   .action(act(lazy(doctorCommands, 'doctorCommand')));

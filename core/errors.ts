@@ -59,6 +59,9 @@ export const ERROR_CODES = {
   KW_ERR_STORE_MIGRATIONS_INVALID: { group: 'terminal', summary: 'the schema migrations are misnumbered (a gap, a duplicate, a bad file name), or the database recorded another migration under one of their numbers' },
   KW_ERR_STORE_MIGRATION_FAILED: { group: 'operator', summary: 'a schema migration cannot be applied to the rows this database holds; nothing was changed' },
   KW_ERR_STORE_UNAVAILABLE: { group: 'retryable', summary: 'the PostgreSQL store cannot be reached, lost its connection or did not answer in time; open it again' },
+  KW_ERR_STORE_COPY_NOT_EMPTY: { group: 'terminal', summary: 'kowalski store copy: the target store already holds rows; a copy goes only into an empty store' },
+  KW_ERR_STORE_COPY_NODES_LIVE: { group: 'operator', summary: 'kowalski store copy: live nodes use a Postgres end of the copy (stop them, or --force)' },
+  KW_ERR_STORE_COPY_MISMATCH: { group: 'operator', summary: "kowalski store copy: the copy's check failed (a table's count, or a run whose log does not fold to its row); it was rolled back" },
   KW_ERR_EVENT_UNKNOWN: { group: 'terminal', summary: 'the log holds an event type or version this build does not know' },
   KW_ERR_REPLAY_DIVERGED: { group: 'terminal', summary: 'a logged event does not fit the run state it is applied to' },
   // runs and operator actions

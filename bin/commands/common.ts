@@ -22,6 +22,7 @@ const USAGE_CODES: ReadonlySet<ErrorCode> = new Set([
   'KW_ERR_BACKUP_TARGET', 'KW_ERR_BACKUP_SOURCE', 'KW_ERR_BACKUP_INVALID', // backup: a file that exists, nothing to back up; restore: --to not empty, a damaged archive
   'KW_ERR_MODEL_NOT_READY', // run: a model step has no model, or its provider does not answer (--skip-model-check)
   'KW_ERR_VAULT_PATH', 'KW_ERR_VAULT_NOT_FOUND', 'KW_ERR_VAULT_WRITE_NOT_FOUND', 'KW_ERR_VAULT_NOT_REVERTIBLE', // vault: a bad path, no such note or write, a write that cannot be undone
+  'KW_ERR_STORE_COPY_NOT_EMPTY', 'KW_ERR_STORE_COPY_NODES_LIVE', // store copy: a target that holds rows, live nodes on a Postgres end
   'KW_ERR_RERUN_STEP_UNKNOWN', 'KW_ERR_RERUN_MISMATCH', // rerun: --from is not a step, or the steps before it do not match the earlier run
 ]);
 

@@ -23,6 +23,8 @@ export interface OpenOptions {
   migrations?: readonly Migration[];
   /** Stamps `schema_migrations.applied_at` (default: the system clock). */
   clock?: Clock;
+  /** Told which migrations this open applied (none: the file was current), for `kowalski migrate`. */
+  onMigrated?: (applied: readonly Migration[]) => void;
 }
 
 const SQLITE_DAMAGED = new Set(['SQLITE_CORRUPT', 'SQLITE_NOTADB', 'SQLITE_CORRUPT_VTAB', 'SQLITE_CORRUPT_SEQUENCE', 'SQLITE_CORRUPT_INDEX']);
@@ -61,7 +63,8 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
       const verdict = rows[0]?.integrity_check ?? 'ok';
       if (verdict !== 'ok') throw damaged(file, verdict);
     }
-    migrate(db, file, options.migrations ?? MIGRATIONS, options.clock ?? systemClock);
+    const applied = migrate(db, file, options.migrations ?? MIGRATIONS, options.clock ?? systemClock);
+    options.onMigrated?.(applied);
     return db;
   } catch (err) {
     db.close();
@@ -100,15 +103,16 @@ function switchToWal(db: Db): void {
  * at once apply each migration once (the second waits, then finds nothing to do). Running it
  * twice changes nothing. Refuses a database recorded by a newer build, or one that recorded
  * another migration under a number this build uses; a migration the rows break
- * (a constraint) is rolled back with a coded error.
+ * (a constraint) is rolled back with a coded error. Returns the migrations it applied.
  */
-export function migrate(db: Db, file: string, migrations: readonly Migration[], clock: Clock = systemClock): void {
-  db.transaction(() => {
+export function migrate(db: Db, file: string, migrations: readonly Migration[], clock: Clock = systemClock): Migration[] {
+  return db.transaction(() => {
     db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
     const recorded = db.prepare('SELECT version, name FROM schema_migrations ORDER BY version').all() as { version: number; name: string }[];
     checkRecorded(recorded, migrations, file, file);
     const applied = new Set(recorded.map((r) => r.version));
     const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
+    const done: Migration[] = [];
     for (const m of migrations) {
       if (applied.has(m.version)) continue;
       try {
@@ -124,6 +128,8 @@ export function migrate(db: Db, file: string, migrations: readonly Migration[], 
         );
       }
       record.run(m.version, m.name, clock.now());
+      done.push(m);
     }
+    return done;
   }).immediate();
 }

@@ -3,6 +3,7 @@
  * an advisory lock: nodes starting together on one database apply each migration once
  * (the others wait on the lock, then find nothing to do). Refuses a database recorded by a
  * newer build, or one whose recorded migration has another name under the same number.
+ * Returns the migrations it applied (none: the database was current).
  */
 import { KowalskiError } from '../../../core/index.js';
 import { systemClock } from '../../clock.js';
@@ -16,13 +17,14 @@ import type { SyncPg } from './sync-pg.js';
 const MIGRATE_LOCK = 0x6b772d6d69677261n.toString();
 
 /** `database` names it in messages (its address without the password). */
-export function migratePg(pg: SyncPg, database: string, migrations: readonly Migration[] = PG_MIGRATIONS, clock: Clock = systemClock): void {
-  pg.transaction(() => {
+export function migratePg(pg: SyncPg, database: string, migrations: readonly Migration[] = PG_MIGRATIONS, clock: Clock = systemClock): Migration[] {
+  return pg.transaction(() => {
     pg.get('SELECT pg_advisory_xact_lock($1::bigint)', [MIGRATE_LOCK]);
     pg.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)');
     const recorded = pg.all<{ version: number; name: string }>('SELECT version, name FROM schema_migrations ORDER BY version');
     checkRecorded(recorded, migrations, database);
     const applied = new Set(recorded.map((r) => r.version));
+    const done: Migration[] = [];
     for (const m of migrations) {
       if (applied.has(m.version)) continue;
       try {
@@ -38,6 +40,8 @@ export function migratePg(pg: SyncPg, database: string, migrations: readonly Mig
         );
       }
       pg.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [m.version, m.name, clock.now()]);
+      done.push(m);
     }
+    return done;
   })();
 }

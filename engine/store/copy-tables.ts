@@ -1,0 +1,75 @@
+/**
+ * The run store's tables as `kowalski store copy` moves them: every column, in the order
+ * both schemas declare them (SQLite's migrations 1, 3, 4 and 10; Postgres's migration 1),
+ * each with its Postgres type, and the primary key the copy pages by. Leases, nodes and
+ * hand-overs are not here: they belong to the nodes of one Postgres database (a run with
+ * no lease row is claimed on first use).
+ */
+
+/** A column's Postgres type: what its values are cast to when a chunk is inserted as arrays. */
+export type PgColumnType = 'text' | 'integer' | 'bigint';
+
+export interface CopyTable {
+  name: string;
+  columns: ReadonlyArray<{ name: string; pg: PgColumnType }>;
+  /** The primary key: rows are read in its order, a chunk at a time, after the last key seen. */
+  key: readonly string[];
+  /** Postgres generates the key (an identity column): inserting it needs OVERRIDING SYSTEM VALUE, and the sequence is moved past the copied rows. */
+  identity?: string;
+}
+
+const text = (name: string) => ({ name, pg: 'text' as const });
+const int = (name: string) => ({ name, pg: 'integer' as const });
+const big = (name: string) => ({ name, pg: 'bigint' as const });
+
+/** In the order they are copied and reported. */
+export const COPY_TABLES: readonly CopyTable[] = [
+  {
+    name: 'events',
+    columns: [big('gseq'), text('run_id'), int('seq'), text('type'), int('v'), big('at'), text('data')],
+    key: ['gseq'],
+  },
+  {
+    name: 'runs',
+    columns: [
+      text('id'), text('horde_id'), text('horde_hash'), text('state'), text('provenance'), text('input'),
+      big('created_at'), big('updated_at'), big('finished_at'), text('error_code'), text('error'), int('last_seq'),
+    ],
+    key: ['id'],
+  },
+  {
+    name: 'step_attempts',
+    columns: [
+      text('run_id'), text('step'), int('attempt'), text('state'), big('started_at'), big('finished_at'), big('duration_ms'),
+      text('artifact'), text('summary'), text('error_code'), text('error'), int('pgid'), text('token'),
+    ],
+    key: ['run_id', 'step', 'attempt'],
+  },
+  {
+    name: 'approvals',
+    columns: [
+      text('run_id'), int('seq'), text('step'), text('reason'), text('command'), text('hash'), text('state'),
+      big('requested_at'), big('decided_at'), text('decided_by'), text('deny_reason'), text('artifact'),
+    ],
+    key: ['run_id', 'seq'],
+  },
+  {
+    name: 'trigger_state',
+    columns: [text('horde_id'), text('name'), int('enabled'), big('last_scheduled'), big('next_fire_at'), big('updated_at')],
+    key: ['horde_id', 'name'],
+  },
+  {
+    name: 'trigger_firings',
+    columns: [big('id'), text('horde_id'), text('name'), text('key'), big('at'), text('outcome'), text('run_id'), text('detail'), text('input')],
+    key: ['id'],
+    identity: 'id',
+  },
+  {
+    name: 'watch_hashes',
+    columns: [text('horde_id'), text('name'), text('path'), text('hash')],
+    key: ['horde_id', 'name', 'path'],
+  },
+];
+
+/** A row as both drivers give it: column name → value (text, number or null). */
+export type CopyRow = Record<string, string | number | null>;

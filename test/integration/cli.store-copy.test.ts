@@ -1,0 +1,232 @@
+/**
+ * `kowalski store copy` and `kowalski migrate` as users run them (the real binary),
+ * against a real PostgreSQL cluster: a SQLite data folder with finished, failed, parked
+ * and trigger-started runs is copied into Postgres; a node on that database lists the
+ * same runs and finishes the parked one after its approval; the Postgres store is copied
+ * back into a new data folder, which holds the original rows byte for byte. Refusals: a
+ * target that holds rows, a data folder an engine owns, a live node on the source, a
+ * source whose run disagrees with its log (rolled back).
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import type { TestContext } from 'node:test';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import type { RunRow } from '../../engine/index.js';
+import { COPY_TABLES } from '../../engine/store/copy-tables.js';
+import type { CopyRow } from '../../engine/store/copy-tables.js';
+import { cli, cliSandbox, outputOf, stdoutJson } from '../support/cli.js';
+import { testEngine, writeHorde } from '../support/engine.js';
+import { freshPostgresUrl, pgTestEngine } from '../support/pg-engine.js';
+
+const HOOKED = `id = "hooked"
+pipeline = ["work"]
+[[triggers]]
+name = "plain"
+kind = "webhook"
+overlap = "parallel"`;
+
+/** Every row of the copied tables, in key order. */
+function dump(file: string): Record<string, CopyRow[]> {
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    return Object.fromEntries(COPY_TABLES.map((t) => [t.name, db.prepare(`SELECT * FROM ${t.name} ORDER BY ${t.key.join(', ')}`).all() as CopyRow[]]));
+  } finally {
+    db.close();
+  }
+}
+
+async function sql<R>(url: string, text: string, params: unknown[] = []): Promise<R[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(text, params)).rows as R[];
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * A data folder made by a real SQLite engine: runs that succeeded (one after two
+ * approvals), one that failed, two started by a webhook trigger (its switch flipped off
+ * and on: a trigger_state row), and one parked on an approval.
+ */
+async function filledHome(t: TestContext, home: string, ran: string): Promise<{ parked: string; runs: RunRow[] }> {
+  writeHorde(path.join(home, 'hordes', 'hooked'), HOOKED, { work: 'kind = "noop"' });
+  const engine = await testEngine(t, {}, home);
+  const resolve = async (dir: string) => (await engine.resolveHorde(dir)).horde;
+  const gated = await resolve(writeHorde(path.join(home, 'hordes', 'gated'), 'id = "gated"\npipeline = ["a", "b"]\nconfirm_commands = true', {
+    a: `kind = "verify"\nverify_command = ${JSON.stringify(`echo a >> ${ran}`)}`, b: `kind = "verify"\nverify_command = ${JSON.stringify(`echo b >> ${ran}`)}`,
+  }));
+  const plain = await resolve(writeHorde(path.join(home, 'hordes', 'plain'), 'id = "plain"\npipeline = ["a", "b", "c"]\nconfirm_commands = false', {
+    a: 'kind = "noop"', b: 'kind = "verify"\nverify_command = "true"', c: 'kind = "noop"',
+  }));
+  const failing = await resolve(writeHorde(path.join(home, 'hordes', 'failing'), 'id = "failing"\npipeline = ["a"]\nconfirm_commands = false', { a: 'kind = "verify"\nverify_command = "false"' }));
+
+  const done = await Promise.all([engine.startRun(plain, {}), engine.startRun(plain, {})]);
+  assert.deepEqual(await Promise.all(done.map((id) => engine.waitForRun(id))), ['succeeded', 'succeeded']);
+  assert.equal(await engine.waitForRun(await engine.startRun(failing, {})), 'failed');
+  const approved = await engine.startRun(gated, {});
+  assert.equal(await engine.waitForRun(approved), 'awaiting_input');
+  await engine.approve(approved, { step: 'a' });
+  assert.equal(await engine.waitForRun(approved), 'awaiting_input');
+  await engine.approve(approved, { step: 'b' });
+  assert.equal(await engine.waitForRun(approved), 'succeeded');
+  await engine.triggers.setEnabled('hooked', 'plain', false);
+  await engine.triggers.setEnabled('hooked', 'plain', true);
+  const target = await engine.triggers.webhookTarget('hooked', 'plain');
+  for (const id of ['d1', 'd2']) {
+    const fired = await engine.triggers.webhook(target, { id, payload: '{}', contentType: 'application/json' });
+    assert.equal(fired.outcome, 'started');
+    if (fired.outcome === 'started') assert.equal(await engine.waitForRun(fired.runId), 'succeeded');
+  }
+  const parked = await engine.startRun(gated, {});
+  assert.equal(await engine.waitForRun(parked), 'awaiting_input');
+  const runs = engine.listRuns({ limit: 100 });
+  await engine.close();
+  assert.deepEqual(fs.readFileSync(ran, 'utf8').split('\n').filter(Boolean), ['a', 'b']);
+  return { parked, runs };
+}
+
+describe('kowalski store copy', () => {
+  test('SQLite → Postgres → SQLite: every run moves (the parked one stays parked, is approved on Postgres and finishes), and the rows come back byte for byte', async (t) => {
+    const { root, home } = cliSandbox(t);
+    const ran = path.join(root, 'ran.log');
+    const { parked, runs } = await filledHome(t, home, ran);
+    const original = dump(path.join(home, 'kowalski.sqlite'));
+    assert.equal(runs.length, 7);
+    assert.deepEqual(['events', 'runs', 'step_attempts', 'approvals', 'trigger_state', 'trigger_firings'].filter((n) => original[n]!.length === 0), [], 'every table but watch_hashes holds rows');
+
+    const url = await freshPostgresUrl();
+    const there = await cli(home, ['store', 'copy', '--from', 'sqlite', '--to', url]);
+    assert.equal(there.code, 0, outputOf(there));
+    for (const table of COPY_TABLES) {
+      assert.match(there.stdout, new RegExp(`^ {2}${table.name} +${original[table.name]!.length}$`, 'm'), `${table.name}'s count is printed`);
+    }
+    assert.match(there.stdout, /^checked: every table holds as many rows as the source's; 7 runs' events fold to the state their runs row holds$/m);
+    assert.match(there.stdout, /^migrated the target first: 001_init, 002_nodes_leases$/m);
+    const [leases] = await sql<{ n: number }>(url, 'SELECT count(*)::int AS n FROM run_leases');
+    assert.equal(leases!.n, 0, 'leases are not copied');
+
+    // Again into the same database: refused, and nothing is added.
+    const again = await cli(home, ['store', 'copy', '--from', 'sqlite', '--to', url]);
+    assert.equal(again.code, 2, outputOf(again));
+    assert.match(again.stderr, /is not empty \(events: \d+ rows, runs: 7 rows, .*\); a copy goes only into an empty store\. Nothing was copied\. \[KW_ERR_STORE_COPY_NOT_EMPTY\]/);
+
+    // A node on the copy, in the same data folder (its run folders are there).
+    const { engine } = await pgTestEngine(t, { url, dataDir: home });
+    assert.deepEqual(engine.listRuns({ limit: 100 }), runs, 'the node lists the same runs');
+    assert.equal(engine.getRun(parked).run.state, 'awaiting_input');
+    assert.deepEqual(engine.getRun(parked).pending.map((p) => p.step), ['a']);
+
+    // While that node owns the data folder and beats its heartbeat: both kinds of source are refused.
+    const locked = await cli(home, ['store', 'copy', '--from', 'sqlite', '--to', await freshPostgresUrl()]);
+    assert.equal(locked.code, 2, outputOf(locked));
+    assert.match(locked.stderr, /another kowalski engine is using .*\[KW_ERR_DATA_DIR_LOCKED\]/);
+    const back = cliSandbox(t).home;
+    const live = await cli(back, ['store', 'copy', '--from', url, '--to', 'sqlite']);
+    assert.equal(live.code, 2, outputOf(live));
+    assert.match(live.stderr, /a kowalski node is using the source .*: node-[0-9a-f]{8} \(.*, pid \d+, holds 0 runs\)\. .*or pass --force\. Nothing was copied\. \[KW_ERR_STORE_COPY_NODES_LIVE\]/);
+    assert.equal(fs.existsSync(path.join(back, 'kowalski.sqlite')), false, 'the target was not touched');
+
+    await engine.approve(parked, { step: 'a' });
+    assert.equal(await engine.waitForRun(parked), 'awaiting_input');
+    await engine.approve(parked, { step: 'b' });
+    assert.equal(await engine.waitForRun(parked), 'succeeded');
+    assert.deepEqual(fs.readFileSync(ran, 'utf8').split('\n').filter(Boolean), ['a', 'b', 'a', 'b'], 'the parked run ran its commands once, on Postgres');
+    const finished = engine.listRuns({ limit: 100 });
+    await engine.close();
+
+    const home2 = back;
+    const returned = await cli(home2, ['store', 'copy', '--from', url, '--to', 'sqlite', '--json']);
+    assert.equal(returned.code, 0, outputOf(returned));
+    const report = stdoutJson<{ tables: Array<{ table: string; rows: number }>; runsVerified: number; migrated: { from: string[]; to: string[] } }>(returned);
+    assert.equal(report.runsVerified, 7);
+    assert.deepEqual(report.migrated.from, []);
+    assert.equal(report.migrated.to.length, 12, 'the new data folder was migrated first');
+
+    // Row for row: the original, but for what the approval on Postgres added to the parked run.
+    const copied = dump(path.join(home2, 'kowalski.sqlite'));
+    const lastSeq = original.runs!.find((r) => r.id === parked)!.last_seq as number;
+    for (const table of COPY_TABLES) {
+      const mine = (rows: CopyRow[]) => rows.filter((r) => (r.run_id ?? r.id) === parked);
+      const others = (rows: CopyRow[]) => rows.filter((r) => (r.run_id ?? r.id) !== parked);
+      assert.deepEqual(others(copied[table.name]!), others(original[table.name]!), `${table.name}: every row of the other runs, byte for byte`);
+      if (table.name === 'events') {
+        assert.deepEqual(mine(copied.events!).filter((e) => (e.seq as number) <= lastSeq), mine(original.events!), 'the parked run\'s log up to its parking is unchanged');
+        assert.ok(mine(copied.events!).length > mine(original.events!).length, 'and goes on after it');
+      }
+    }
+    assert.equal(copied.runs!.find((r) => r.id === parked)!.state, 'succeeded');
+    assert.deepEqual(copied.approvals!.filter((a) => a.run_id === parked).map((a) => a.state), ['granted', 'granted']);
+
+    // A SQLite engine on the returned folder sees what the Postgres node saw.
+    const local = await testEngine(t, {}, home2);
+    assert.deepEqual(local.listRuns({ limit: 100 }), finished);
+    await local.close();
+  });
+
+  test('a run whose row disagrees with its log is not copied: the check rolls the whole copy back', async (t) => {
+    const { root, home } = cliSandbox(t);
+    await filledHome(t, home, path.join(root, 'ran.log'));
+    const db = new Database(path.join(home, 'kowalski.sqlite'));
+    const bent = db.prepare("SELECT id FROM runs WHERE state = 'succeeded' ORDER BY id LIMIT 1").pluck().get() as string;
+    db.prepare("UPDATE runs SET state = 'failed' WHERE id = ?").run(bent);
+    db.close();
+    const url = await freshPostgresUrl();
+    const refused = await cli(home, ['store', 'copy', '--from', 'sqlite', '--to', url]);
+    assert.equal(refused.code, 1, outputOf(refused));
+    assert.ok(refused.stderr.includes(`run ${bent} folds to succeeded, but its runs row says failed; nothing was copied (the copy was rolled back) [KW_ERR_STORE_COPY_MISMATCH]`), refused.stderr);
+    const [held] = await sql<{ events: number; runs: number }>(url, 'SELECT (SELECT count(*) FROM events)::int AS events, (SELECT count(*) FROM runs)::int AS runs');
+    assert.deepEqual(held, { events: 0, runs: 0 });
+  });
+});
+
+describe('kowalski migrate', () => {
+  test('applies what is missing (SQLite, then the configured Postgres store), then has nothing to apply; refused while an engine owns the folder, except --url', async (t) => {
+    const { home } = cliSandbox(t);
+    const url = await freshPostgresUrl();
+    const env = { KOWALSKI_DATABASE_URL: url };
+    const first = await cli(home, ['migrate'], { env });
+    assert.equal(first.code, 0, outputOf(first));
+    const file = path.join(home, 'kowalski.sqlite');
+    assert.equal(first.stdout, [
+      `SQLite ${file}: applied 001_init, 002_traces, 003_triggers, 004_state_checks, 005_chat, 006_vault_writes, 007_vault_index, 008_chat_recall, 009_rookery_drafts, 010_review_approvals, 011_adapters, 012_plugins (schema 12)`,
+      `PostgreSQL ${new URL(url).host}${new URL(url).pathname}: applied 001_init, 002_nodes_leases (schema 2)`,
+    ].join('\n') + '\n');
+    const second = await cli(home, ['migrate', '--json'], { env });
+    assert.equal(second.code, 0, outputOf(second));
+    assert.deepEqual(stdoutJson(second), { stores: [
+      { kind: 'sqlite', where: file, applied: [], version: 12 },
+      { kind: 'postgres', where: `${new URL(url).host}${new URL(url).pathname}`, applied: [], version: 2 },
+    ] });
+
+    const engine = await testEngine(t, {}, home);
+    const locked = await cli(home, ['migrate']);
+    assert.equal(locked.code, 2, outputOf(locked));
+    assert.match(locked.stderr, /another kowalski engine is using .*\[KW_ERR_DATA_DIR_LOCKED\]/);
+    const only = await cli(home, ['migrate', '--url', url]);
+    assert.equal(only.code, 0, outputOf(only));
+    assert.match(only.stdout, /^PostgreSQL .*: nothing to apply \(schema 2\)\n$/);
+    await engine.close();
+  });
+
+  test('nodes migrating one database at once apply each migration once; a database from a newer kowalski is refused with its code', async (t) => {
+    const { home } = cliSandbox(t);
+    const url = await freshPostgresUrl();
+    const both = await Promise.all([cli(home, ['migrate', '--url', url, '--json']), cli(home, ['migrate', '--url', url, '--json'])]);
+    for (const r of both) assert.equal(r.code, 0, outputOf(r));
+    const applied = both.map((r) => stdoutJson<{ stores: Array<{ applied: unknown[] }> }>(r).stores[0]!.applied.length).sort();
+    assert.deepEqual(applied, [0, 2], 'one applied both migrations, the other found nothing to do');
+    const recorded = await sql<{ version: number }>(url, 'SELECT version FROM schema_migrations ORDER BY version');
+    assert.deepEqual(recorded.map((r) => r.version), [1, 2]);
+
+    await sql(url, "INSERT INTO schema_migrations (version, name, applied_at) VALUES (3, 'from_the_future', 0)");
+    const newer = await cli(home, ['migrate', '--url', url]);
+    assert.equal(newer.code, 1, outputOf(newer));
+    assert.match(newer.stderr, /was written by a newer kowalski \(schema 3; this one knows 2\)\. Upgrade kowalski; nothing was changed\. \[KW_ERR_STORE_TOO_NEW\]/);
+    assert.equal(fs.existsSync(path.join(home, 'kowalski.sqlite')), false, '--url leaves the data folder alone');
+  });
+});
