@@ -4,6 +4,8 @@ export type { Delivery, RunView, StepView } from './run-view.js';
 export type { ReviewView, EditResult } from './review.js';
 export { openHistory } from './history.js';
 export type { History } from './history.js';
+export type { NodeView, NodesView } from './nodes-view.js';
+export type { HandoverRecord, NodeRecord } from './store/pg/nodes.js';
 export { loadConfig, parseConfig, DEFAULT_CONFIG } from './config.js';
 export type { EngineConfig } from './config.js';
 export { resolveDataDir, dataPaths } from './data-dir.js';
