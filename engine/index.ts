@@ -5,6 +5,7 @@ export type { ReviewView, EditResult } from './review.js';
 export { openHistory } from './history.js';
 export type { History } from './history.js';
 export type { NodeView, NodesView } from './nodes-view.js';
+export { readNodes } from './nodes-reader.js';
 export type { HandoverRecord, NodeRecord } from './store/pg/nodes.js';
 export { loadConfig, parseConfig, DEFAULT_CONFIG } from './config.js';
 export type { EngineConfig } from './config.js';
