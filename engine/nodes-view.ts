@@ -42,7 +42,8 @@ export function postgresNodesView(nodes: PgNodes, ttlMs: number, self?: { id: st
       ...n,
       self: n.id === self?.id,
       alive: n.stoppedAt === null && n.heartbeatAgeMs < ttlMs,
-      ...(n.id === self?.id ? { stepsRunning: self.stepsRunning } : {}),
+      // The answering node's steps as of now; a node that stopped cleanly runs none, whatever its last heartbeat said.
+      ...(n.id === self?.id ? { stepsRunning: self.stepsRunning } : n.stoppedAt !== null ? { stepsRunning: 0 } : {}),
     })),
     handovers: nodes.handovers(HANDOVERS_SHOWN),
   };

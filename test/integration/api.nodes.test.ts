@@ -106,4 +106,29 @@ describe('GET /api/nodes', () => {
     assert.equal(rowOf(last, selfB.id).alive, true);
     assert.deepEqual(last.handovers, after.handovers);
   });
+
+  test('a node that stops cleanly in the middle of a step: its run is released, another node takes it over, and it shows stopped with no step running', async (t) => {
+    const shared = tempDir(t, 'kw-nodes-files-');
+    const store = { files: shared, leaseSecs: 1.5 };
+    const a = await pgTestEngine(t, { store });
+    const fromA = await nodesOf(t, a.engine);
+    const idA = (await fromA()).nodes.find((n) => n.self)!.id;
+    const dir = tempDir(t);
+    const gate = path.join(dir, 'open');
+    writeHorde(path.join(dir, 'h'), 'id = "held"\npipeline = ["hold"]', { hold: 'kind = "gate"\n[[inputs]]\nid = "gate"\ntype = "text"' });
+    const runId = await a.engine.startRun((await a.engine.resolveHorde(path.join(dir, 'h'))).horde, { gate });
+    const b = await pgTestEngine(t, { url: a.url, store });
+    const fromB = await nodesOf(t, b.engine);
+    // A's heartbeat says one step; then A stops with it still running.
+    await waitFor(async () => (await fromB()).nodes.find((n) => n.id === idA)!.stepsRunning === 1, "A's heartbeat with its step");
+    await a.engine.close();
+    await waitFor(async () => (await fromB()).handovers.length === 1, 'B adopting the released run');
+    const view = await fromB();
+    const idB = view.nodes.find((n) => n.self)!.id;
+    assert.deepEqual(view.handovers.map((h) => [h.runId, h.fromNode, h.toNode, h.epoch, h.reason]), [[runId, idA, idB, 2, 'released']]);
+    const stopped = view.nodes.find((n) => n.id === idA)!;
+    assert.deepEqual([stopped.alive, stopped.stepsRunning, stopped.runsHeld], [false, 0, 0]);
+    fs.writeFileSync(gate, '');
+    assert.equal(await b.engine.waitForRun(runId), 'succeeded');
+  });
 });
