@@ -36,6 +36,7 @@ import { vaultSearchRoutes } from './routes/vault-search.js';
 import { memoryRoutes } from './routes/memory.js';
 import { rookeryRoutes } from './routes/rookery.js';
 import { pluginRoutes } from './routes/plugins.js';
+import { nodeRoutes } from './routes/nodes.js';
 import { installUpgradeChecks } from './upgrades.js';
 import { installUploadLimit } from './upload-limit.js';
 import type { UploadLimit } from './upload-limit.js';
@@ -157,6 +158,7 @@ export async function buildApi(engine: Engine, options: ApiOptions = {}): Promis
   memoryRoutes(app, engine);
   rookeryRoutes(app, engine);
   pluginRoutes(app, engine);
+  nodeRoutes(app, engine);
   await hookRoutes(app, engine);
   adapterRoutes(app, engine);
   await adapterWebhookRoutes(app, engine);

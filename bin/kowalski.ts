@@ -28,6 +28,7 @@ const bundleCommands = () => import('./commands/bundle.js');
 const triggerCommands = () => import('./commands/triggers.js');
 const adapterCommands = () => import('./commands/adapters.js');
 const pluginCommands = () => import('./commands/plugins.js');
+const nodeCommands = () => import('./commands/nodes.js');
 const chatCommands = () => import('./commands/chat.js');
 const vaultCommands = () => import('./commands/vault.js');
 const memoryCommands = () => import('./commands/memory.js');
@@ -114,6 +115,8 @@ const plugins = program.command('plugins').description('list the plugins: pendin
   .action(act(lazy(pluginCommands, 'pluginsCommand')));
 plugins.command('grant').description("grant a plugin's permissions: its tools are offered to agents (audited)").argument('<name>').option('--json').action(act(lazy(pluginCommands, 'pluginGrantCommand')));
 plugins.command('revoke').description("take a plugin's grant back: pending again, its process stopped (audited)").argument('<name>').option('--json').action(act(lazy(pluginCommands, 'pluginRevokeCommand')));
+program.command('nodes').description('the nodes sharing the run store: heartbeat, alive/stopped/silent, runs held, steps running; the latest hand-overs of runs')
+  .option('--json').action(act(lazy(nodeCommands, 'nodesCommand')));
 // `vault …`: the notes, their search and the audit of their writes.
 const vault = program.command('vault').description('the notes the agents and you share (<data>/vault/): list, read, search, and the audit of every write kowalski made to them');
 vault.command('ls').description('list the notes (of a folder)').argument('[under]', 'a folder of the vault').option('--json').action(act(lazy(vaultCommands, 'vaultLsCommand')));

@@ -1,6 +1,6 @@
 /** What the Nodes view and `kowalski nodes` show: the nodes sharing the store, and runs handed from one to another. */
 import type { PostgresBackend } from './store/pg/backend.js';
-import type { HandoverRecord, NodeRecord } from './store/pg/nodes.js';
+import type { HandoverRecord, NodeRecord, PgNodes } from './store/pg/nodes.js';
 
 export interface NodeView extends NodeRecord {
   /** The node answering. */
@@ -28,15 +28,23 @@ export function nodesView(postgres: PostgresBackend | undefined, self: { pid: nu
       handovers: [],
     };
   }
-  const ttl = postgres.leases.ttlMs;
+  return postgresNodesView(postgres.nodes, postgres.leases.ttlMs, { id: postgres.nodeId, stepsRunning: self.runningSteps });
+}
+
+/**
+ * The nodes of a Postgres store as the table says; `self` (the node answering, with its
+ * steps as of now rather than its last heartbeat) is absent for a reader that is no node.
+ */
+export function postgresNodesView(nodes: PgNodes, ttlMs: number, self?: { id: string; stepsRunning: number }): NodesView {
   return {
     store: 'postgres',
-    nodes: postgres.nodes.list(FORGET_AFTER_MS).map((n) => ({
+    nodes: nodes.list(FORGET_AFTER_MS).map((n) => ({
       ...n,
-      self: n.id === postgres.nodeId,
-      alive: n.stoppedAt === null && n.heartbeatAgeMs < ttl,
-      ...(n.id === postgres.nodeId ? { stepsRunning: self.runningSteps } : {}),
+      self: n.id === self?.id,
+      alive: n.stoppedAt === null && n.heartbeatAgeMs < ttlMs,
+      // The answering node's steps as of now; a node that stopped cleanly runs none, whatever its last heartbeat said.
+      ...(n.id === self?.id ? { stepsRunning: self.stepsRunning } : n.stoppedAt !== null ? { stepsRunning: 0 } : {}),
     })),
-    handovers: postgres.nodes.handovers(HANDOVERS_SHOWN),
+    handovers: nodes.handovers(HANDOVERS_SHOWN),
   };
 }

@@ -11,7 +11,7 @@ import { RUN_STATES } from '../../engine/index.js';
 import type { ProbeResult, SqlBatchFile, TableProfileFile } from '../../agents/index.js';
 import type { BundleReport } from '../../bundles/index.js';
 import type {
-  AdapterStatus, AgentProfile, AgentSource, BirthResult, PluginAuditEntry, PluginStatus, ChatSessionSummary, DraftSummary, DraftView, HordeDraft, NoteInfo, StepKindSummary, NoteWrite, RecoverySummary, SearchAnswer, RunRow, RunView, Setup, SetupPatch, SetupWritten, StoredEvent, TraceDetail, TraceSummary, TriggerView, TurnView,
+  AdapterStatus, NodesView, AgentProfile, AgentSource, BirthResult, PluginAuditEntry, PluginStatus, ChatSessionSummary, DraftSummary, DraftView, HordeDraft, NoteInfo, StepKindSummary, NoteWrite, RecoverySummary, SearchAnswer, RunRow, RunView, Setup, SetupPatch, SetupWritten, StoredEvent, TraceDetail, TraceSummary, TriggerView, TurnView,
 } from '../../engine/index.js';
 import { CHAT_STATES as UI_CHAT_STATES, RUN_STATES as UI_RUN_STATES, TOOL_CALLING } from '../../ui/src/types.js';
 import type * as Ui from '../../ui/src/types.js';
@@ -115,6 +115,12 @@ export const appAdapterShapesFitTheServer = [
   (v: { adapters: AdapterStatus[] }) => accepts<{ adapters: Ui.AdapterStatus[] }>(v),
   (v: AdapterStatus) => accepts<Ui.AdapterStatus>(v),
   (v: Ui.AdapterStatus) => accepts<AdapterStatus>(v),
+];
+
+// The nodes (api/routes/nodes.ts) both ways: the app's copy names every field the server sends.
+export const appNodeShapesFitTheServer = [
+  (v: NodesView) => accepts<Ui.NodesView>(v),
+  (v: Ui.NodesView) => accepts<NodesView>(v),
 ];
 
 test('the app lists the same chat states as the server', () => {

@@ -6,6 +6,7 @@
 import type { TokenPrompter, TokenStore } from './auth';
 import type {
   AdapterStatus,
+  NodesView,
   AgentList, AgentProfile, AgentSource, ApiErrorBody, BirthResult, BundleInstall, BundleReview, ChatSessionSummary, ChatSessionView, DraftSummary, DraftView, Health, HordeDetail, HordeOrigin, HordeReadiness,
   HordeDraft, HordeSummary, PluginAuditEntry, PluginStatus, Problem, StepKindSummary,
   BudgetLimits, BudgetView, NoteInfo, NoteView, NoteWrite, ReviewEditResult, ReviewView, RunPage, RunState, RunView, SearchAnswer, Setup, SetupPatch, SetupSaved, TeamProblem, TraceDetail, TracePage, TraceSummary, TriggerView,
@@ -123,6 +124,8 @@ export function createApi(opts: ApiOptions) {
     /** The adapter as the server keeps it after the switch (enable answers once it runs or failed). */
     enableAdapter: (name: string) => json<AdapterStatus>('POST', `/api/adapters/${enc(name)}/enable`, {}),
     disableAdapter: (name: string) => json<AdapterStatus>('POST', `/api/adapters/${enc(name)}/disable`, {}),
+    /** The nodes sharing the run store (this one marked) and the latest hand-overs of runs between them. */
+    nodes: () => json<NodesView>('GET', '/api/nodes'),
     /** Every plugin found, with its state, permissions in plain words and failures. */
     plugins: async () => (await json<{ plugins: PluginStatus[] }>('GET', '/api/plugins')).plugins,
     /** One plugin with the audit of its grants and revokes (oldest first). */

@@ -13,6 +13,7 @@ import { ChatScreen } from './screens/chat';
 import { HordeScreen } from './screens/horde';
 import { HordesScreen } from './screens/hordes';
 import { ImportScreen } from './screens/import';
+import { NodesScreen } from './screens/nodes';
 import { NotFoundScreen } from './screens/not-found';
 import { PluginsScreen } from './screens/plugins';
 import { RookeryScreen } from './screens/rookery';
@@ -66,6 +67,7 @@ function Screen({ route }: { route: Route }) {
     case 'agents': return <AgentsScreen />;
     case 'adapters': return <AdaptersScreen />;
     case 'plugins': return <PluginsScreen />;
+    case 'nodes': return <NodesScreen />;
     case 'agent': return <AgentScreen name={route.id} />;
     case 'chat': return <ChatScreen id={route.id} />;
     case 'vault': return <VaultScreen note={route.note} />;
@@ -85,6 +87,7 @@ function titleOf(route: Route): string {
     case 'agents': return 'Agents';
     case 'adapters': return 'Adapters';
     case 'plugins': return 'Plugins';
+    case 'nodes': return 'Nodes';
     case 'agent': return `Agent ${route.id}`;
     case 'chat': return route.id === undefined ? 'Chat' : `Chat ${route.id}`;
     case 'vault': return route.note === undefined ? 'Vault' : `Vault: ${route.note}`;

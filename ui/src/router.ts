@@ -16,6 +16,7 @@ export type Route =
   | { name: 'agents' }
   | { name: 'adapters' }
   | { name: 'plugins' }
+  | { name: 'nodes' }
   | { name: 'agent'; id: string }
   | { name: 'chat'; id: string | undefined }
   | { name: 'vault'; note: string | undefined }
@@ -54,6 +55,8 @@ export function parseHash(hash: string): Route {
       return id === undefined ? { name: 'adapters' } : { name: 'notFound', path: raw };
     case 'plugins':
       return id === undefined ? { name: 'plugins' } : { name: 'notFound', path: raw };
+    case 'nodes':
+      return id === undefined ? { name: 'nodes' } : { name: 'notFound', path: raw };
     case 'chat':
       return { name: 'chat', id };
     case 'rookery':
@@ -87,6 +90,7 @@ export function href(route: Route): string {
     case 'agents': return '#/agents';
     case 'adapters': return '#/adapters';
     case 'plugins': return '#/plugins';
+    case 'nodes': return '#/nodes';
     case 'agent': return `#/agents/${e(route.id)}`;
     case 'chat': return route.id === undefined ? '#/chat' : `#/chat/${e(route.id)}`;
     case 'rookery': return route.id === undefined ? '#/rookery' : `#/rookery/${e(route.id)}`;

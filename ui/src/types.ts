@@ -810,6 +810,47 @@ export interface AdapterStatus {
   settings: Record<string, unknown>;
 }
 
+/** `GET /api/nodes`: one node sharing the run store (engine/nodes-view.ts; docs/api.md). Times are ms since the epoch, by the database's clock. */
+export interface NodeView {
+  id: string;
+  /** Host and data folder, for people. */
+  name: string;
+  /** Where its server answers, once it listens. */
+  url: string | null;
+  pid: number;
+  startedAt: number;
+  heartbeatAt: number;
+  /** A clean stop; a node that died keeps null and its heartbeat ages. */
+  stoppedAt: number | null;
+  /** As of its last heartbeat (the answering node's: as of now; a stopped node's: 0). */
+  stepsRunning: number;
+  /** Runs whose lease it holds. */
+  runsHeld: number;
+  heartbeatAgeMs: number;
+  /** The node that answered. */
+  self: boolean;
+  /** A heartbeat within its lease, and no clean stop. */
+  alive: boolean;
+}
+
+/** `GET /api/nodes`: a run passed from one node to another (released: it was parked or its node stopped; expired: its node went silent). */
+export interface HandoverRecord {
+  runId: string;
+  fromNode: string;
+  toNode: string;
+  epoch: number;
+  at: number;
+  reason: 'expired' | 'released';
+}
+
+/** `GET /api/nodes`: with SQLite, one node (this process) and no hand-overs. */
+export interface NodesView {
+  store: 'sqlite' | 'postgres';
+  nodes: NodeView[];
+  /** The latest 100, newest first. */
+  handovers: HandoverRecord[];
+}
+
 /** Where a plugin failed (docs/plugins.md): found, its manifest checked, its grant, its module loaded, its process started, a call. */
 export type PluginPhase = 'discover' | 'validate' | 'permission' | 'load' | 'start' | 'call';
 

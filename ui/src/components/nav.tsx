@@ -11,6 +11,7 @@ const SECTIONS = [
   { href: '#/vault', label: 'Vault', match: ['vault'] },
   { href: '#/adapters', label: 'Adapters', match: ['adapters'] },
   { href: '#/plugins', label: 'Plugins', match: ['plugins'] },
+  { href: '#/nodes', label: 'Nodes', match: ['nodes'] },
   { href: '#/import', label: 'Import', match: ['import'] },
   { href: '#/setup', label: 'Setup', match: ['setup'] },
 ] as const;

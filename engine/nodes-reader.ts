@@ -1,0 +1,28 @@
+/**
+ * `kowalski nodes` when no server answers for the data folder: the nodes of its Postgres
+ * store read as they are, without registering this process as a node, running migrations
+ * or touching a lease (an embedded engine would do all three, and could adopt runs). With
+ * SQLite there is nothing to read: the only node is the server, and it is not running.
+ */
+import { loadConfig } from './config.js';
+import { dataPaths } from './data-dir.js';
+import { postgresNodesView } from './nodes-view.js';
+import type { NodesView } from './nodes-view.js';
+import { pgNodes } from './store/pg/nodes.js';
+import { openSyncPg } from './store/pg/sync-pg.js';
+
+export function readNodes(dataDir: string, env: NodeJS.ProcessEnv = process.env): NodesView {
+  const config = loadConfig(dataPaths(dataDir).config);
+  const url = env.KOWALSKI_DATABASE_URL || config.store.url;
+  if (url === undefined || url === '') return { store: 'sqlite', nodes: [], handovers: [] };
+  const pg = openSyncPg(url, { applicationName: 'kowalski nodes' });
+  try {
+    // A database no node has started on yet has no tables: no nodes, rather than a SQL error.
+    const table = pg.get<{ t: string | null }>("SELECT to_regclass('nodes')::text AS t")?.t;
+    const migrated = table !== undefined && table !== null;
+    if (!migrated) return { store: 'postgres', nodes: [], handovers: [] };
+    return postgresNodesView(pgNodes(pg), config.store.leaseSecs * 1000);
+  } finally {
+    pg.close();
+  }
+}
