@@ -21,8 +21,8 @@ export interface ClusterDeps {
   timers: Timers;
   /** The run's state as its projection says (for another node's events). */
   stateOf(runId: string): RunState | undefined;
-  /** Resume an unfinished run this node may take (claims it); false when another node took it first. */
-  adopt(runId: string): Promise<boolean>;
+  /** Resume an unfinished run this node may take (claims it); false when another node took it first. Absent: this node adopts nothing. */
+  adopt?(runId: string): Promise<boolean>;
   stepsRunning(): number;
   /** A beat that failed (the database is unreachable): the engine decides. */
   onError(err: unknown): void;
@@ -87,12 +87,13 @@ export function startCluster(deps: ClusterDeps): Cluster {
   };
 
   const adopt = (): void => {
-    if (adopting) return;
+    const take = deps.adopt;
+    if (take === undefined || adopting) return;
     const ids = backend.leases.adoptable(ADOPT_PER_BEAT);
     if (ids.length === 0) return;
     adopting = true;
     void Promise.allSettled(ids.map(async (id) => {
-      if (await deps.adopt(id)) adopted++;
+      if (await take(id)) adopted++;
     })).finally(() => {
       adopting = false;
     });

@@ -236,6 +236,12 @@ export function parseConfig(text: string, file: string): EngineConfig {
   return config;
 }
 
+/** The Postgres store a data folder is configured with: KOWALSKI_DATABASE_URL over `[store] url`; undefined: SQLite. */
+export function configuredPostgresUrl(config: EngineConfig, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const url = env.KOWALSKI_DATABASE_URL || config.store.url;
+  return url === undefined || url === '' ? undefined : url;
+}
+
 /** Read `<data dir>/config.toml`; a missing file is the defaults. */
 export function loadConfig(file: string): EngineConfig {
   let text: string;

@@ -19,7 +19,7 @@ import type { BudgetView } from './budget.js';
 import { Committer } from './committer.js';
 import { INTAKE_HOLD_US, IntakeHold } from './intake-hold.js';
 import { crashHookFrom } from './crash.js';
-import { loadConfig } from './config.js';
+import { configuredPostgresUrl, loadConfig } from './config.js';
 import type { EngineConfig } from './config.js';
 import { dataPaths } from './data-dir.js';
 import type { DataPaths } from './data-dir.js';
@@ -94,6 +94,12 @@ import type { EditResult, ReviewView } from './review.js';
 
 export interface EngineOptions {
   dataDir: string;
+  /**
+   * With a Postgres store: whether this engine takes over the unfinished runs of nodes that
+   * died (default true: a server). A command's short-lived engine (`kowalski run` with no
+   * server) says false: it executes its own run, and never another node's.
+   */
+  adoptRuns?: boolean;
   /** Default: `<dataDir>/config.toml`. */
   config?: EngineConfig;
   clock?: Clock;
@@ -262,8 +268,8 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     const observers = new Observers();
     checkpointer = await startCheckpointer(db, paths.database, { onError: (message) => observers.emit('engine:warning', { message: `WAL checkpoint: ${message}` }) });
     // The run store: SQLite in the data folder, or the Postgres database the nodes share.
-    const postgresUrl = process.env.KOWALSKI_DATABASE_URL || config.store.url;
-    if (postgresUrl !== undefined && postgresUrl !== '') {
+    const postgresUrl = configuredPostgresUrl(config);
+    if (postgresUrl !== undefined) {
       postgres = openPostgresBackend(postgresUrl, { name: `${os.hostname()}:${home}`, ttlMs: config.store.leaseSecs * 1000 });
     }
     const runStore = postgres?.store ?? sqliteRunStore(db);
@@ -340,11 +346,13 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     const cluster: Cluster | undefined = postgres === undefined ? undefined : startCluster({
       backend: postgres, log, observers, clock, timers,
       stateOf: (runId) => queries.getRun(runId)?.state,
-      adopt: async (runId) => {
-        const summary = emptyRecovery();
-        await resumeRun(supervisor, runId, summary);
-        return summary.resumed.length > 0;
-      },
+      ...(options.adoptRuns === false ? {} : {
+        adopt: async (runId: string) => {
+          const summary = emptyRecovery();
+          await resumeRun(supervisor, runId, summary);
+          return summary.resumed.length > 0;
+        },
+      }),
       stepsRunning: () => supervisor.runningSteps,
       onError: (err) => observers.emit('engine:warning', { message: `cluster heartbeat: ${(err as Error).message}` }),
     });

@@ -1,11 +1,19 @@
 /**
  * Read-only access to a data directory's runs, without taking the engine lock: for
- * `runs` and `show` while another kowalski (a server, a `run` in progress) owns it.
+ * `runs` and `show` while another kowalski (a server, a `run` in progress) owns it. With
+ * a Postgres store the runs are read there (as they are: no migration, no node, no lease);
+ * the traces of model calls are this data folder's.
  */
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import { systemClock } from './clock.js';
+import { configuredPostgresUrl, loadConfig } from './config.js';
 import { dataPaths } from './data-dir.js';
+import type { DataPaths } from './data-dir.js';
+import { openDatabase } from './store/database.js';
+import { postgresRunStore } from './store/pg/run-store.js';
+import { PgSession } from './store/pg/session.js';
+import { openSyncPg } from './store/pg/sync-pg.js';
 import { EventLog } from './store/event-log.js';
 import { sqliteRunStore } from './store/run-store.js';
 import { RunQueries } from './store/queries.js';
@@ -21,10 +29,13 @@ export interface History {
 }
 
 export function openHistory(dataDir: string): History | undefined {
-  const paths = dataPaths(dataDir);
-  if (!fs.existsSync(paths.database)) return undefined;
+  const config = loadConfig(dataPaths(dataDir).config);
+  const paths = dataPaths(dataDir, config.store.files);
+  const postgresUrl = configuredPostgresUrl(config);
+  if (!fs.existsSync(paths.database)) return postgresUrl === undefined ? undefined : postgresHistory(postgresUrl, paths, undefined);
   const db = new Database(paths.database, { readonly: true, fileMustExist: true });
   db.pragma('busy_timeout = 5000');
+  if (postgresUrl !== undefined) return postgresHistory(postgresUrl, paths, db);
   const store = sqliteRunStore(db);
   const queries = new RunQueries(store);
   const log = new EventLog(store);
@@ -33,5 +44,29 @@ export function openHistory(dataDir: string): History | undefined {
     getRun: (runId) => readRunView(queries, log, traces, runId, paths, systemClock.now()),
     listRuns: (filter) => queries.listRuns(filter),
     close: () => db.close(),
+  };
+}
+
+/** The runs of a Postgres store (undefined while no node has made its tables), with this folder's traces when it has a database. */
+function postgresHistory(url: string, paths: DataPaths, db: Database.Database | undefined): History | undefined {
+  const pg = openSyncPg(url, { applicationName: 'kowalski history' });
+  if (pg.get<{ t: string | null }>("SELECT to_regclass('runs')::text AS t")?.t == null) {
+    pg.close();
+    db?.close();
+    return undefined;
+  }
+  const store = postgresRunStore(new PgSession(pg));
+  const queries = new RunQueries(store);
+  const log = new EventLog(store);
+  // No database in the folder: no model call was made here; an empty one in memory answers for its traces.
+  const local = db ?? openDatabase(':memory:');
+  const traces = new TraceStore(local);
+  return {
+    getRun: (runId) => readRunView(queries, log, traces, runId, paths, systemClock.now()),
+    listRuns: (filter) => queries.listRuns(filter),
+    close: () => {
+      pg.close();
+      local.close();
+    },
   };
 }

@@ -4,7 +4,7 @@
  * or touching a lease (an embedded engine would do all three, and could adopt runs). With
  * SQLite there is nothing to read: the only node is the server, and it is not running.
  */
-import { loadConfig } from './config.js';
+import { configuredPostgresUrl, loadConfig } from './config.js';
 import { dataPaths } from './data-dir.js';
 import { postgresNodesView } from './nodes-view.js';
 import type { NodesView } from './nodes-view.js';
@@ -13,8 +13,8 @@ import { openSyncPg } from './store/pg/sync-pg.js';
 
 export function readNodes(dataDir: string, env: NodeJS.ProcessEnv = process.env): NodesView {
   const config = loadConfig(dataPaths(dataDir).config);
-  const url = env.KOWALSKI_DATABASE_URL || config.store.url;
-  if (url === undefined || url === '') return { store: 'sqlite', nodes: [], handovers: [] };
+  const url = configuredPostgresUrl(config, env);
+  if (url === undefined) return { store: 'sqlite', nodes: [], handovers: [] };
   const pg = openSyncPg(url, { applicationName: 'kowalski nodes' });
   try {
     // A database no node has started on yet has no tables: no nodes, rather than a SQL error.

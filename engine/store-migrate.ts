@@ -8,6 +8,7 @@
  */
 import { systemClock } from './clock.js';
 import type { Clock } from './clock.js';
+import { configuredPostgresUrl } from './config.js';
 import type { EngineConfig } from './config.js';
 import { dataPaths } from './data-dir.js';
 import { MIGRATIONS } from './schema/index.js';
@@ -36,12 +37,6 @@ export interface MigrateOptions {
   config: EngineConfig;
   env?: NodeJS.ProcessEnv;
   clock?: Clock;
-}
-
-/** The Postgres store a data folder is configured with: KOWALSKI_DATABASE_URL over `[store] url` (as the engine reads them). */
-export function configuredPostgresUrl(config: EngineConfig, env: NodeJS.ProcessEnv = process.env): string | undefined {
-  const url = env.KOWALSKI_DATABASE_URL || config.store.url;
-  return url === undefined || url === '' ? undefined : url;
 }
 
 const newest = (migrations: readonly Migration[]) => Math.max(0, ...migrations.map((m) => m.version));

@@ -152,7 +152,8 @@ export async function untilSignal<T>(stop: () => Promise<void>, fn: () => Promis
 /** An embedded engine on the data directory; when a silent server holds it, say so instead of "locked". */
 export async function openEngine(dir: string, lookup: ServerLookup): Promise<Engine> {
   try {
-    return await createEngine({ dataDir: dir });
+    // A command's engine runs what it is asked to, never the runs of a dead node of a shared store.
+    return await createEngine({ dataDir: dir, adoptRuns: false });
   } catch (err) {
     if (lookup.kind !== 'silent' || (err as KowalskiError).code !== 'KW_ERR_DATA_DIR_LOCKED') throw err;
     throw new KowalskiError('KW_ERR_SERVER_UNREACHABLE', `a kowalski server (process ${lookup.pid}) owns ${dir} and should answer at ${lookup.url}, but it does not (${lookup.why}). Wait for it, or stop it and try again.`, { cause: err });

@@ -1,7 +1,9 @@
 /** The engine on the Postgres store: a real cluster, real worker threads and commands. */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
+import { openHistory } from '../../engine/index.js';
 import { tempDir } from '../support/tmp.js';
 import { writeHorde } from '../support/engine.js';
 import { pgTestEngine } from '../support/pg-engine.js';
@@ -24,5 +26,24 @@ describe('engine on Postgres', () => {
     const all = engine.eventsSince(0, 10_000);
     assert.deepEqual(all.map((e) => e.gseq), all.map((_, i) => i + 1), 'global sequence numbers have no gap');
     assert.equal(engine.listRuns({ status: 'succeeded' }).length, 10);
+  });
+
+  test('with no server, the runs of a folder configured for Postgres are read from Postgres, not from its SQLite file', async (t) => {
+    const dir = tempDir(t);
+    const home = path.join(dir, 'home');
+    const { engine, url } = await pgTestEngine(t, { dataDir: home });
+    writeHorde(path.join(dir, 'h'), 'id = "hist"\npipeline = ["a"]', { a: 'kind = "noop"' });
+    const id = await engine.startRun((await engine.resolveHorde(path.join(dir, 'h'))).horde, {});
+    assert.equal(await engine.waitForRun(id), 'succeeded');
+    await engine.close();
+    fs.writeFileSync(path.join(home, 'config.toml'), `[store]\nurl = "${url}"\n`);
+    const history = openHistory(home);
+    assert.ok(history !== undefined);
+    try {
+      assert.deepEqual(history.listRuns().map((r) => r.id), [id]);
+      assert.equal(history.getRun(id).run.state, 'succeeded');
+    } finally {
+      history.close();
+    }
   });
 });
