@@ -9,6 +9,7 @@ import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
+import pg from 'pg';
 import { describe, test } from 'node:test';
 import type { TestContext } from 'node:test';
 import type { Engine } from '../../engine/index.js';
@@ -157,6 +158,24 @@ describe('nodes sharing a Postgres store', () => {
     assert.equal(runIds.size, 1, `every answer names one run: ${JSON.stringify(results)}`);
     assert.ok(results.some((r) => r.outcome === 'duplicate'), 'the node that came second was told it was a duplicate');
     assert.equal(a.engine.listRuns({}).length, 1, 'one run in the shared store');
+  });
+  test('a cron instant reached by every node\'s timer starts one run', async (t) => {
+    const dir = tempDir(t);
+    const url = await freshPostgresUrl();
+    const folder = writeHorde(path.join(dir, 'h'), 'id = "tick"\npipeline = ["a"]\nconfirm_commands = false\n[[triggers]]\nname = "every"\nkind = "cron"\nschedule = "* * * * * *"\ntimezone = "UTC"\noverlap = "parallel"\nenabled = true', { a: 'kind = "noop"' });
+    const nodes = [await pgTestEngine(t, { url }), await pgTestEngine(t, { url }), await pgTestEngine(t, { url })];
+    for (const { engine } of nodes) fs.cpSync(folder, path.join(engine.paths.hordes, 'tick'), { recursive: true });
+    await Promise.all(nodes.map(({ engine }) => engine.triggers.start()));
+    await waitFor(() => nodes[0]!.engine.listRuns({}).length >= 4, 'four instants fired', 30_000);
+    await Promise.all(nodes.map(({ engine }) => engine.triggers.close()));
+    const runs = nodes[0]!.engine.listRuns({ limit: 1000 }).map((r) => r.id).sort();
+    // Each started firing names its run; an instant fired twice would leave a run no firing names.
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    const firings = (await client.query<{ key: string; run_id: string }>("SELECT key, run_id FROM trigger_firings WHERE outcome = 'started'")).rows;
+    await client.end();
+    assert.deepEqual(firings.map((f) => f.run_id).sort(), runs, 'one run per instant, and one instant per run');
+    assert.equal(new Set(firings.map((f) => f.key)).size, firings.length);
   });
 });
 
