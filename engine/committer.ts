@@ -56,7 +56,7 @@ export class Committer {
   constructor(private readonly deps: CommitterDeps) {
     this.write = deps.store.transaction((batches: Batch[], at: number) => {
       const out: StoredEvent[][] = [];
-      deps.leases.fence(batches.map((b) => b.runId));
+      deps.leases.fence(batches);
       for (const b of batches) {
         const stored: StoredEvent[] = [];
         let seq = b.firstSeq;

@@ -1,3 +1,5 @@
+import type { RunState } from '../actors/index.js';
+
 /**
  * Which node executes a run. With the SQLite store there is one node (the data folder's
  * lock makes sure of it) and every run is its own: `soleNode`. With the Postgres store
@@ -12,8 +14,11 @@ export interface RunLeases {
   claim(runId: string): void;
   /** This node dropped the run (finished, or parked with nothing running): any node may take it now. */
   release(runId: string): void;
-  /** Inside a commit's transaction, before its writes: refuse the whole commit when one of these runs is no longer this node's. */
-  fence(runIds: readonly string[]): void;
+  /**
+   * Inside a commit's transaction, before its writes: refuse the whole commit when one of
+   * these runs is no longer this node's. A run the commit finishes is released in it.
+   */
+  fence(batches: ReadonlyArray<{ runId: string; state: RunState }>): void;
 }
 
 /** One node owns every run: nothing to claim, nothing to fence. */

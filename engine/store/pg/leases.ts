@@ -7,6 +7,8 @@
  * into that run again. `heartbeat` renews what this node holds; `adoptable` lists the
  * unfinished runs nobody holds (their node died or stopped).
  */
+import { FINAL_RUN_STATES } from '../../../actors/index.js';
+import type { RunState } from '../../../actors/index.js';
 import { KowalskiError } from '../../../core/index.js';
 import type { RunLeases } from '../../leases.js';
 import type { PgSession } from './session.js';
@@ -80,12 +82,18 @@ export class PgLeases implements RunLeases {
     this.session.write('UPDATE run_leases SET node_id = NULL, expires_at = 0 WHERE run_id = $1 AND node_id = $2 AND epoch = $3', [runId, this.options.nodeId, epoch]);
   }
 
-  fence(runIds: readonly string[]): void {
-    const runs = [...new Set(runIds)];
+  fence(batches: ReadonlyArray<{ runId: string; state: RunState }>): void {
+    const runs = [...new Set(batches.map((b) => b.runId))];
     // -1: a run this node does not hold (never expected): kw_fence refuses it.
     const epochs = runs.map((r) => this.held.get(r) ?? -1);
     this.session.write('SELECT kw_fence($1, $2, $3, $4)', [this.options.nodeId, runs, epochs, this.options.ttlMs]);
     for (const r of runs) if (this.held.get(r) === 0) this.held.set(r, 1);
+    // A run this commit finishes writes nothing more (a step still running is being killed, and its end is not recorded):
+    // its lease is given up in this same commit, not in a commit of its own.
+    const finished = [...new Set(batches.filter((b) => FINAL_RUN_STATES.has(b.state)).map((b) => b.runId))];
+    if (finished.length === 0) return;
+    this.session.write('UPDATE run_leases SET node_id = NULL, expires_at = 0 WHERE run_id = ANY ($1) AND node_id = $2', [finished, this.options.nodeId]);
+    for (const r of finished) this.held.delete(r);
   }
 
   /** Renew every lease this node still holds, and its heartbeat with how many steps it runs (one round trip). */
