@@ -59,6 +59,9 @@ async function nodes(n: number, args: (k: number) => string[], whenReady: (child
     }));
   }
   const ends = await Promise.all(phases);
+  // A node that failed first, before the ones it took down with it (SIGKILL, no result).
+  const order = ends.map((end, k) => ({ end, k })).sort((a, b) => Number(b.end.messages.some((m) => m.type === 'error')) - Number(a.end.messages.some((m) => m.type === 'error')));
+  for (const { end, k } of order) resultOf(end, `${args(k)[0]} ${k + 1}/${n}`);
   return ends.map((end, k) => nodeResult(resultOf(end, `${args(k)[0]} ${k + 1}/${n}`)));
 }
 
