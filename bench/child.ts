@@ -5,6 +5,7 @@
 import { approver } from './api.js';
 import { send } from './proc.js';
 import type { Sync } from './setup.js';
+import { pgHookNode, pgW1Node } from './pg-nodes.js';
 import { parkMany, recResume, recStart, startup } from './recovery.js';
 import { w2Approve, w2Park } from './w2.js';
 
@@ -28,6 +29,10 @@ async function main(argv: string[]): Promise<void> {
       return parkMany(a[0]!, a[1]!, Number(a[2]), sync(a[3]));
     case 'startup':
       return startup(a[0]!, sync(a[1]));
+    case 'pg-w1-node':
+      return pgW1Node(a[0]!, a[1]!, a[2]!, a[3]!, Number(a[4]), Number(a[5]));
+    case 'pg-hook-node':
+      return pgHookNode(a[0]!, a[1]!, a[2]!);
     case 'api-approver':
       return approver(a[0]!, a[1]!.split(','));
     default:

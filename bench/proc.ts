@@ -73,3 +73,15 @@ export function send(message: PhaseMessage): Promise<void> {
     process.send(message, undefined, {}, (err) => (err === null ? resolve() : reject(err)));
   });
 }
+
+/** Child side: the next message of `type` from the parent (e.g. `go` once every node is ready). */
+export function receive(type: string): Promise<PhaseMessage> {
+  return new Promise((resolve) => {
+    const on = (message: PhaseMessage) => {
+      if (message.type !== type) return;
+      process.off('message', on);
+      resolve(message);
+    };
+    process.on('message', on);
+  });
+}

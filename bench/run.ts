@@ -1,8 +1,9 @@
 /**
  * `npm run bench` (= `node dist/bench/run.js [workload…] [--reps=N]`): runs the
- * selected workloads (default: all), each measurement several times, and prints ONE
+ * selected workloads (default: all but `pg`), each measurement several times, and prints ONE
  * markdown table of medians with their ratio to a floor measured in the same run.
- * Workloads: floor, w1, w2, w2-review, recovery (= recovery-a and recovery-b), api (= api-approval and api-stream), tools, chat, data, webhook, loader, vault-search. Progress goes to stderr.
+ * Workloads: floor, w1, w2, w2-review, recovery (= recovery-a and recovery-b), api (= api-approval and api-stream), tools, chat, data, webhook, loader, vault-search;
+ * opt-in: pg (the Postgres store with 1–3 nodes, beside SQLite and DBOS: needs PostgreSQL's server binaries). Progress goes to stderr.
  */
 import os from 'node:os';
 import { approvalOnce, streamOnce } from './api.js';
@@ -13,6 +14,7 @@ import { createParked, inFlightOnce, startupOnce } from './recovery.js';
 import type { ParkedSample } from './recovery.js';
 import type { Sync } from './setup.js';
 import { removeDir, tempDir } from './setup.js';
+import { pgGroupRows } from './pg-group.js';
 import { median, now, repeat } from './stats.js';
 import { formatTable, num } from './table.js';
 import { TOOL_CALLS, toolLoopOnce } from './tools.js';
@@ -23,8 +25,10 @@ import { WIDE_PROBLEMS, loaderOnce } from './loader.js';
 import { w2Once } from './w2.js';
 import { VAULT_NOTES, VECTOR_CHUNKS, VECTOR_DIMENSION, vaultSearchOnce } from './vault-search.js';
 
-const WORKLOADS = ['floor', 'w1', 'w2', 'w2-review', 'recovery-a', 'recovery-b', 'api-approval', 'api-stream', 'tools', 'chat', 'data', 'webhook', 'loader', 'vault-search'] as const;
+const WORKLOADS = ['floor', 'w1', 'w2', 'w2-review', 'recovery-a', 'recovery-b', 'api-approval', 'api-stream', 'tools', 'chat', 'data', 'webhook', 'loader', 'vault-search', 'pg'] as const;
 type Workload = (typeof WORKLOADS)[number];
+/** Run only when named: several minutes, and PostgreSQL's server binaries must be installed. */
+const OPT_IN: ReadonlySet<Workload> = new Set(['pg']);
 
 interface Plan {
   workloads: Set<Workload>;
@@ -48,7 +52,7 @@ function parseArgs(argv: string[]): Plan {
       throw new Error(`unknown workload ${arg} (known: ${WORKLOADS.join(', ')}, recovery, api; option --reps=N)`);
     }
   }
-  if (workloads.size === 0) for (const w of WORKLOADS) workloads.add(w);
+  if (workloads.size === 0) for (const w of WORKLOADS) if (!OPT_IN.has(w)) workloads.add(w);
   return { workloads, reps };
 }
 
@@ -506,6 +510,8 @@ async function main(plan: Plan): Promise<void> {
       setup.cleanup();
     }
   }
+
+  if (workloads.has('pg')) rows.push(...await pgGroupRows(reps, progress));
 
   const cpus = os.cpus();
   process.stdout.write(`\nkowalski bench — machine: ${cpus.length} × ${cpus[0]?.model ?? 'unknown CPU'}, ${Math.round(os.totalmem() / 2 ** 30)} GB; Node ${process.version}; ${reps} repetitions per measurement (median shown); took ${num((now() - started) / 1000)} s\n\n`);

@@ -27,12 +27,18 @@ export function benchKinds(): StepKindInfo[] {
   ];
 }
 
-export function benchConfig(synchronous: Sync, maxParallelSteps: number): EngineConfig {
-  return { ...DEFAULT_CONFIG, store: { ...DEFAULT_CONFIG.store, synchronous }, runs: { maxParallelSteps, stepTimeoutSecs: 600 } };
+/** Where the runs are stored: absent, SQLite in the data folder; else a Postgres database (`[store] url`) and, for several nodes, the run folders they share (`[store] files`). */
+export interface BenchStore {
+  url: string;
+  files?: string;
 }
 
-export function engineOptions(dataDir: string, synchronous: Sync, maxParallelSteps: number): EngineOptions {
-  return { dataDir, config: benchConfig(synchronous, maxParallelSteps), extraStepKinds: benchKinds() };
+export function benchConfig(synchronous: Sync, maxParallelSteps: number, store?: BenchStore): EngineConfig {
+  return { ...DEFAULT_CONFIG, store: { ...DEFAULT_CONFIG.store, synchronous, ...store }, runs: { maxParallelSteps, stepTimeoutSecs: 600 } };
+}
+
+export function engineOptions(dataDir: string, synchronous: Sync, maxParallelSteps: number, store?: BenchStore): EngineOptions {
+  return { dataDir, config: benchConfig(synchronous, maxParallelSteps, store), extraStepKinds: benchKinds() };
 }
 
 /** A fresh folder under the system's temp dir. */

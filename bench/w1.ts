@@ -6,7 +6,7 @@ import path from 'node:path';
 import { createEngine } from '../engine/index.js';
 import type { Engine } from '../engine/index.js';
 import type { HordeDef } from '../core/index.js';
-import type { Sync } from './setup.js';
+import type { BenchStore, Sync } from './setup.js';
 import { engineOptions, noopSteps, removeDir, tempDir, writeHorde } from './setup.js';
 import { mainThreadCpuUs, now } from './stats.js';
 
@@ -24,6 +24,8 @@ export interface W1Options {
    * `Promise.all` over `inFlight` runs, then the next batch.
    */
   shape?: 'lanes' | 'batches';
+  /** A Postgres run store (issue 18) instead of SQLite in the data folder (`synchronous` then only concerns the engine's own SQLite files). */
+  store?: BenchStore;
 }
 
 export interface W1Sample {
@@ -44,7 +46,7 @@ export interface W1Sample {
 export const W1_STEPS = 6;
 
 /** Keep `inFlight` runs going until `runs` have been started and all have settled. */
-async function drive(engine: Engine, horde: HordeDef, runs: number, inFlight: number): Promise<number> {
+export async function drive(engine: Engine, horde: HordeDef, runs: number, inFlight: number): Promise<number> {
   let started = 0;
   let failed = 0;
   const lane = async (): Promise<void> => {
@@ -59,7 +61,7 @@ async function drive(engine: Engine, horde: HordeDef, runs: number, inFlight: nu
 }
 
 /** `runs` runs in `Promise.all` batches of `size`. */
-async function driveBatches(engine: Engine, horde: HordeDef, runs: number, size: number): Promise<number> {
+export async function driveBatches(engine: Engine, horde: HordeDef, runs: number, size: number): Promise<number> {
   let failed = 0;
   for (let done = 0; done < runs; done += size) {
     const batch = Array.from({ length: Math.min(size, runs - done) }, async () => {
@@ -76,7 +78,7 @@ export async function w1Once(o: W1Options): Promise<W1Sample> {
   const dir = tempDir('w1');
   try {
     const hordeDir = writeHorde(dir, 'bench-w1', noopSteps());
-    const engine = await createEngine(engineOptions(path.join(dir, 'data'), o.synchronous, o.maxParallelSteps));
+    const engine = await createEngine(engineOptions(path.join(dir, 'data'), o.synchronous, o.maxParallelSteps, o.store));
     try {
       const { horde } = await engine.resolveHorde(hordeDir);
       await run(engine, horde, o.warmup, o.inFlight);

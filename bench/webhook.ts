@@ -11,7 +11,7 @@ import Fastify from 'fastify';
 import { Pool } from 'undici';
 import { buildApi } from '../api/index.js';
 import { createEngine } from '../engine/index.js';
-import type { Sync } from './setup.js';
+import type { BenchStore, Sync } from './setup.js';
 import { engineOptions, removeDir, tempDir } from './setup.js';
 import { mainThreadCpuUs, now } from './stats.js';
 
@@ -25,14 +25,19 @@ export interface IntakeSample {
   bad: number;
 }
 
-/** `total` POSTs over `connections` keep-alive connections, `connections` in flight at a time. */
-async function drive(origin: string, route: string, total: number, connections: number, expect: number, headers: (i: number) => Record<string, string>): Promise<IntakeSample> {
-  const pool = new Pool(origin, { connections, pipelining: 1 });
+/**
+ * `total` POSTs over `connections` keep-alive connections, `connections` in flight at a
+ * time; with several origins (nodes), the connections are dealt out among them in turn.
+ */
+export async function drive(origins: string | readonly string[], route: string, total: number, connections: number, expect: number, headers: (i: number) => Record<string, string>): Promise<IntakeSample> {
+  const list = typeof origins === 'string' ? [origins] : origins;
+  const pools = list.map((origin, k) => new Pool(origin, { connections: Math.ceil((connections - k) / list.length), pipelining: 1 }));
   let next = 0;
   let bad = 0;
   const t0 = now();
   try {
-    await Promise.all(Array.from({ length: connections }, async () => {
+    await Promise.all(Array.from({ length: connections }, async (_, lane) => {
+      const pool = pools[lane % pools.length]!;
       while (next < total) {
         const i = next++;
         const res = await pool.request({ path: route, method: 'POST', body: JSON.stringify({ n: i }), headers: { 'content-type': 'application/json', ...headers(i) } });
@@ -41,7 +46,7 @@ async function drive(origin: string, route: string, total: number, connections: 
       }
     }));
   } finally {
-    await pool.close();
+    await Promise.all(pools.map((p) => p.close()));
   }
   const ms = now() - t0;
   return { perSec: total / (ms / 1000), ms, bad };
@@ -73,14 +78,19 @@ export interface HookSample extends IntakeSample {
   cpuUsPerDelivery: number;
 }
 
-/** Deliveries to a webhook trigger through the whole server and engine. */
-export async function webhookOnce(total: number, synchronous: Sync): Promise<HookSample> {
-  const dataDir = tempDir('hooks');
+/** The webhook horde (one trigger `in`, overlap parallel, one noop step) in `<dataDir>/hordes/hooked`. */
+export function writeHookHorde(dataDir: string): void {
   const dir = path.join(dataDir, 'hordes', 'hooked');
   fs.mkdirSync(path.join(dir, 'agents'), { recursive: true });
   fs.writeFileSync(path.join(dir, 'horde.md'), '---\nid = "hooked"\npipeline = ["s1"]\n[[triggers]]\nname = "in"\nkind = "webhook"\noverlap = "parallel"\n---\n');
   fs.writeFileSync(path.join(dir, 'agents', 's1.md'), '---\nname = "s1"\nkind = "noop"\n---\n');
-  const engine = await createEngine(engineOptions(dataDir, synchronous, 50));
+}
+
+/** Deliveries to a webhook trigger through the whole server and engine (the run store in the data folder, or `store`). */
+export async function webhookOnce(total: number, synchronous: Sync, store?: BenchStore): Promise<HookSample> {
+  const dataDir = tempDir('hooks');
+  writeHookHorde(dataDir);
+  const engine = await createEngine(engineOptions(dataDir, synchronous, 50, store));
   const { app } = await buildApi(engine, { port: 0 });
   await app.listen({ host: '127.0.0.1', port: 0 });
   // As `kowalski serve` does before it answers: the trigger service and the catalog are
