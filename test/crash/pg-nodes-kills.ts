@@ -8,8 +8,8 @@
  *   nodes in turn (`POST /api/hordes/:id/runs`; a node that does not answer passes the
  *   run on to the next); every `gateEvery`th run is of the `gate` horde, which parks.
  * - Once a wave is acknowledged, the killer waits a random delay (its runs are in flight)
- *   and SIGKILLs a random node, notes the unfinished runs that node held, and starts it
- *   again (a new node id); the next wave starts once it listens.
+ *   and SIGKILLs a random node among those executing runs, notes the unfinished runs that
+ *   node held, and starts it again (a new node id); the next wave starts once it listens.
  * - The approver watches the store: a run parked (its lease free) is approved once a kill
  *   has happened since it parked (or all kills are done), through a node of another data
  *   folder than the node that parked it; until then it must stay parked.
@@ -103,16 +103,14 @@ export async function nodesUnderKills(options: NodesKillsOptions): Promise<Nodes
       problems.push(`node ${slot.index} (${slot.ids.at(-1)}) ended by itself (${how}): ${stderr.slice(-1500)}`);
       start(slot).catch((err: unknown) => problems.push(`node ${slot.index} did not start again: ${String(err)}`));
     },
-    engineStopped(line) {
-      const node = slot.up?.nodeId;
+    engineStopped(line, node) {
       fenced++;
       o.onProgress?.(`node ${slot.index} (${node}): ${line}; starting it again`);
-      if (!/KW_ERR_STORE_FENCED|refused by the fence|no longer held/.test(line)) problems.push(`node ${slot.index} (${node}): ${line}`);
+      if (!/no longer held by node/.test(line)) problems.push(`node ${slot.index} (${node}): ${line}`);
+      if (slot.up?.nodeId !== node) return; // the killer got there first
       void (async () => {
-        await until(() => slot.up !== undefined, `node ${slot.index} to listen`);
-        if (slot.up?.nodeId !== node) return; // the killer got there first
         await killNode(slot);
-        books.orphans.set(node!, await heldBy(node!));
+        books.orphans.set(node, await heldBy(node));
         await start(slot);
       })().catch((err: unknown) => problems.push(`node ${slot.index} did not start again: ${String(err)}`));
     },
@@ -163,7 +161,14 @@ export async function nodesUnderKills(options: NodesKillsOptions): Promise<Nodes
       await until(() => books.acked.size >= before(k), `wave ${k - 1} acknowledged`);
       await new Promise((resolve) => setTimeout(resolve, Math.random() * o.maxDelayMs));
       await until(() => slots.every((s) => s.up !== undefined), 'every node up');
-      const slot = pick(slots)!;
+      // A random node among those executing runs now (any node when none is), so that the kill cuts work in flight.
+      const busy = new Set((await db.query<{ node_id: string }>(
+        "SELECT DISTINCT l.node_id FROM run_leases l JOIN runs r ON r.id = l.run_id WHERE r.state IN ('queued', 'running') AND l.node_id IS NOT NULL")).rows.map((r) => r.node_id));
+      const slot = pick(slots.filter((s) => busy.has(s.up?.nodeId ?? ''))) ?? pick(slots)!;
+      if (slot.up === undefined) {
+        k--; // a node stopped by the fence is being started again meanwhile: try this kill again
+        continue;
+      }
       const killedAt = Date.now();
       const acked = books.acked.size;
       const node = await killNode(slot);

@@ -57,7 +57,8 @@ export function writeNodeHome(home: string, o: { url: string; files: string; lea
 /** What a node's life tells beyond its answers: an end nobody asked for, its engine stopping while the process lives on. */
 export interface NodeWatch {
   died(how: string, stderr: string): void;
-  engineStopped(line: string): void;
+  /** `node`: the life whose engine stopped. */
+  engineStopped(line: string, node: string): void;
 }
 
 /**
@@ -81,7 +82,7 @@ export async function startNode(slot: NodeSlot, db: pg.Client, watch: NodeWatch)
     slot.up = undefined;
     watch.died(r.signal ?? String(r.code), r.stderr);
   });
-  cli.stderrLine(/the engine stopped/).then(watch.engineStopped, () => undefined);
+  cli.stderrLine(/the engine stopped/).then((line) => watch.engineStopped(line, life.nodeId), () => undefined);
 }
 
 /** SIGKILL the slot's node; resolves once it is gone. Returns the node id it had. */
