@@ -52,6 +52,8 @@ export class Committer {
   private readonly write: (batches: Batch[], at: number) => StoredEvent[][];
   /** Transactions committed, and batches in them (for benchmarks and the doctor). */
   readonly stats = { commits: 0, batches: 0, events: 0 };
+  /** Set by the first failed commit: memory is then ahead of the disk, so nothing more is written (a later batch would leave a gap in its run's seqs). */
+  private stopped: Error | undefined;
 
   constructor(private readonly deps: CommitterDeps) {
     this.write = deps.store.transaction((batches: Batch[], at: number) => {
@@ -94,13 +96,17 @@ export class Committer {
     const batches = this.pending;
     if (batches.length === 0) return;
     this.pending = [];
+    if (this.stopped !== undefined) {
+      for (const b of batches) b.onFailed?.(this.stopped);
+      return;
+    }
     this.deps.crash('before-commit');
     let stored: StoredEvent[][];
     try {
       stored = this.write(batches, this.deps.clock.now());
     } catch (err) {
-      const reported = this.deps.onFatal(err);
-      for (const b of batches) b.onFailed?.(reported);
+      this.stopped = this.deps.onFatal(err);
+      for (const b of batches) b.onFailed?.(this.stopped);
       return;
     }
     this.stats.commits++;

@@ -356,6 +356,8 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       stepsRunning: () => supervisor.runningSteps,
       onError: (err) => observers.emit('engine:warning', { message: `cluster heartbeat: ${(err as Error).message}` }),
     });
+    // A stopped engine writes nothing more: its leases must lapse, so that other nodes adopt the runs it held.
+    observers.on('engine:stopped', () => cluster?.close());
     const builtinDir = options.builtinHordesDir ?? path.join(packageRoot(import.meta.url), 'hordes');
     const knownKinds = new Set(kinds.keys());
     const ensureAlive = (): void => {

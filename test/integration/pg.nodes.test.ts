@@ -13,6 +13,7 @@ import pg from 'pg';
 import { describe, test } from 'node:test';
 import type { TestContext } from 'node:test';
 import type { Engine } from '../../engine/index.js';
+import { openSyncPg } from '../../engine/store/pg/sync-pg.js';
 import { cleanups } from '../support/cleanup.js';
 import { writeHorde } from '../support/engine.js';
 import { freshPostgresUrl, pgTestEngine } from '../support/pg-engine.js';
@@ -142,6 +143,35 @@ describe('nodes sharing a Postgres store', () => {
     assert.ok(events.length > before);
     const finished = events.flatMap((e) => (e.event.type === 'step.finished' ? [`${e.event.step}:${e.event.attempt}:${e.event.outcome}`] : []));
     assert.deepEqual(finished, ['wait:2:pass', 'after:1:pass'], 'nothing of A\'s attempt reached the log after B took the run');
+  });
+
+  test('a node stopped by the fence stops renewing the leases it still holds: its other runs pass to another node and finish there', async (t) => {
+    const dir = tempDir(t);
+    const url = await freshPostgresUrl();
+    const files = path.join(dir, 'shared');
+    const gates = path.join(dir, 'gates'); // a run's step waits for the file named by its run id
+    fs.mkdirSync(gates);
+    const folder = writeHorde(path.join(dir, 'h'), 'id = "two"\npipeline = ["wait"]\nconfirm_commands = false', {
+      wait: `kind = "verify"\nverify_command = "while [ ! -f ${gates}/$KOWALSKI_RUN_ID ]; do sleep 0.05; done"`,
+    });
+    const a = await pgTestEngine(t, { url, store: { files, leaseSecs: 1 } });
+    const { horde } = await a.engine.resolveHorde(folder);
+    const taken = await a.engine.startRun(horde, {});
+    const kept = await a.engine.startRun(horde, {});
+    await waitFor(() => [taken, kept].every((id) => a.engine.getRun(id).attempts.length === 1), 'both steps started on A');
+    const stopped = new Promise<string>((resolve) => a.engine.on('engine:stopped', ({ error }) => resolve(error.code)));
+    // One lease taken from A as if it had lapsed: B adopts that run; A's commit of its step is then refused by the fence.
+    const db = openSyncPg(url);
+    cleanups(t)(() => db.close());
+    db.run('UPDATE run_leases SET node_id = NULL, expires_at = 0 WHERE run_id = $1', [taken]);
+    const b = await pgTestEngine(t, { url, store: { files, leaseSecs: 1 } });
+    await waitFor(() => b.engine.getRun(taken).attempts.length === 2, 'B adopted the run taken from A');
+    fs.writeFileSync(path.join(gates, taken), '');
+    assert.equal(await stopped, 'KW_ERR_STORE_FENCED');
+    fs.writeFileSync(path.join(gates, kept), '');
+    assert.equal(await waitForState(b.engine, taken, 'succeeded'), 'succeeded');
+    assert.equal(await waitForState(b.engine, kept, 'succeeded'), 'succeeded', 'the run A still held passed to B once A stopped renewing its lease');
+    assert.deepEqual(b.engine.nodes().handovers.filter((h) => h.runId === kept).map((h) => [h.fromNode, h.toNode, h.reason]), [[selfId(a.engine), selfId(b.engine), 'expired']]);
   });
 
   test('one webhook delivery sent to two nodes at once starts one run', async (t) => {

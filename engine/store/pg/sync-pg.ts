@@ -131,9 +131,13 @@ export function openSyncPg(url: string, options: SyncPgOptions = {}): SyncPg {
 
   /** Blocks until the worker answers `id` (or `timeoutMs` passes), then returns its value or throws its error. */
   function answer(id: number, what: string, limitMs = timeoutMs): unknown {
-    if (Atomics.wait(signal, 0, 0, limitMs) === 'timed-out') {
-      shutDown(`${what} got no answer within ${limitMs} ms; the connection was closed`);
-      throw unavailable(gone!);
+    // Until the flag is set: a wait also wakes at the previous answer's notify when the worker was
+    // preempted between that answer's store and its notify (at most once per call: one answer at a time).
+    while (Atomics.load(signal, 0) === 0) {
+      if (Atomics.wait(signal, 0, 0, limitMs) === 'timed-out') {
+        shutDown(`${what} got no answer within ${limitMs} ms; the connection was closed`);
+        throw unavailable(gone!);
+      }
     }
     // The flag can be seen before the message it follows reaches this port (measured: up to
     // ~6 ms later, about 1 call in 50 under load): look again, briefly, until it is there.
