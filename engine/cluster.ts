@@ -21,8 +21,8 @@ export interface ClusterDeps {
   timers: Timers;
   /** The run's state as its projection says (for another node's events). */
   stateOf(runId: string): RunState | undefined;
-  /** Resume an unfinished run this node may take (claims it); false when another node took it first. Absent: this node adopts nothing. */
-  adopt?(runId: string): Promise<boolean>;
+  /** Resume an unfinished run this node may take (claims it; a run another node took first is left alone). Absent: this node adopts nothing. */
+  adopt?(runId: string): Promise<void>;
   stepsRunning(): number;
   /** A beat that failed (the database is unreachable): the engine decides. */
   onError(err: unknown): void;
@@ -31,8 +31,6 @@ export interface ClusterDeps {
 }
 
 export interface Cluster {
-  /** Runs adopted from other nodes since this node started. */
-  readonly adopted: number;
   close(): void;
 }
 
@@ -48,7 +46,6 @@ export function startCluster(deps: ClusterDeps): Cluster {
   const announced = new Set<number>();
   let closed = false;
   let adopting = false;
-  let adopted = 0;
   const cancels = new Set<() => void>();
 
   const off = observers.on('run:event', ({ stored }) => {
@@ -92,9 +89,7 @@ export function startCluster(deps: ClusterDeps): Cluster {
     const ids = backend.leases.adoptable(ADOPT_PER_BEAT);
     if (ids.length === 0) return;
     adopting = true;
-    void Promise.allSettled(ids.map(async (id) => {
-      if (await take(id)) adopted++;
-    })).finally(() => {
+    void Promise.allSettled(ids.map((id) => take(id))).finally(() => {
       adopting = false;
     });
   };
@@ -106,9 +101,6 @@ export function startCluster(deps: ClusterDeps): Cluster {
   every(followMs, follow);
 
   return {
-    get adopted() {
-      return adopted;
-    },
     close() {
       closed = true;
       off();

@@ -347,11 +347,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       backend: postgres, log, observers, clock, timers,
       stateOf: (runId) => queries.getRun(runId)?.state,
       ...(options.adoptRuns === false ? {} : {
-        adopt: async (runId: string) => {
-          const summary = emptyRecovery();
-          await resumeRun(supervisor, runId, summary);
-          return summary.resumed.length > 0;
-        },
+        adopt: (runId: string) => resumeRun(supervisor, runId, emptyRecovery()),
       }),
       stepsRunning: () => supervisor.runningSteps,
       onError: (err) => observers.emit('engine:warning', { message: `cluster heartbeat: ${(err as Error).message}` }),

@@ -18,6 +18,7 @@ import type { RunRow } from '../../engine/index.js';
 import { COPY_TABLES } from '../../engine/store/copy-tables.js';
 import type { CopyRow } from '../../engine/store/copy-tables.js';
 import { cli, cliSandbox, outputOf, stdoutJson } from '../support/cli.js';
+import { dumpCopiedTables } from '../support/copy-dump.js';
 import { testEngine, writeHorde } from '../support/engine.js';
 import { freshPostgresUrl, pgTestEngine } from '../support/pg-engine.js';
 
@@ -27,16 +28,6 @@ pipeline = ["work"]
 name = "plain"
 kind = "webhook"
 overlap = "parallel"`;
-
-/** Every row of the copied tables, in key order. */
-function dump(file: string): Record<string, CopyRow[]> {
-  const db = new Database(file, { readonly: true, fileMustExist: true });
-  try {
-    return Object.fromEntries(COPY_TABLES.map((t) => [t.name, db.prepare(`SELECT * FROM ${t.name} ORDER BY ${t.key.join(', ')}`).all() as CopyRow[]]));
-  } finally {
-    db.close();
-  }
-}
 
 async function sql<R>(url: string, text: string, params: unknown[] = []): Promise<R[]> {
   const client = new pg.Client({ connectionString: url });
@@ -95,7 +86,7 @@ describe('kowalski store copy', () => {
     const { root, home } = cliSandbox(t);
     const ran = path.join(root, 'ran.log');
     const { parked, runs } = await filledHome(t, home, ran);
-    const original = dump(path.join(home, 'kowalski.sqlite'));
+    const original = dumpCopiedTables(path.join(home, 'kowalski.sqlite'));
     assert.equal(runs.length, 7);
     assert.deepEqual(['events', 'runs', 'step_attempts', 'approvals', 'trigger_state', 'trigger_firings'].filter((n) => original[n]!.length === 0), [], 'every table but watch_hashes holds rows');
 
@@ -148,7 +139,7 @@ describe('kowalski store copy', () => {
     assert.equal(report.migrated.to.length, 12, 'the new data folder was migrated first');
 
     // Row for row: the original, but for what the approval on Postgres added to the parked run.
-    const copied = dump(path.join(home2, 'kowalski.sqlite'));
+    const copied = dumpCopiedTables(path.join(home2, 'kowalski.sqlite'));
     const lastSeq = original.runs!.find((r) => r.id === parked)!.last_seq as number;
     for (const table of COPY_TABLES) {
       const mine = (rows: CopyRow[]) => rows.filter((r) => (r.run_id ?? r.id) === parked);

@@ -6,24 +6,14 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
-import Database from 'better-sqlite3';
 import { copyStore } from '../../engine/index.js';
 import { COPY_TABLES } from '../../engine/store/copy-tables.js';
-import type { CopyRow } from '../../engine/store/copy-tables.js';
 import { testEngine, writeHorde } from '../support/engine.js';
 import { freshPostgresUrl, pgTestEngine } from '../support/pg-engine.js';
+import { dumpCopiedTables } from '../support/copy-dump.js';
 import { tempDir } from '../support/tmp.js';
 
 const HOOKED = 'id = "hooked"\npipeline = ["work"]\n[[triggers]]\nname = "plain"\nkind = "webhook"\noverlap = "parallel"';
-
-function dump(file: string): Record<string, CopyRow[]> {
-  const db = new Database(file, { readonly: true, fileMustExist: true });
-  try {
-    return Object.fromEntries(COPY_TABLES.map((t) => [t.name, db.prepare(`SELECT * FROM ${t.name} ORDER BY ${t.key.join(', ')}`).all() as CopyRow[]]));
-  } finally {
-    db.close();
-  }
-}
 
 test('a copy in pages of 7 rows carries every row of 62 runs there and back; the copy takes new runs and firings after the copied ones', async (t) => {
   const home = tempDir(t, 'kw-copy-');
@@ -40,7 +30,7 @@ test('a copy in pages of 7 rows carries every row of 62 runs there and back; the
   const ids = await Promise.all(Array.from({ length: 60 }, () => engine.startRun(horde, {})));
   assert.ok((await Promise.all(ids.map((id) => engine.waitForRun(id)))).every((s) => s === 'succeeded'));
   await engine.close();
-  const original = dump(path.join(home, 'kowalski.sqlite'));
+  const original = dumpCopiedTables(path.join(home, 'kowalski.sqlite'));
 
   const url = await freshPostgresUrl();
   const there = copyStore({ from: { kind: 'sqlite' }, to: { kind: 'postgres', url }, dataDir: home, chunk: 7 });
@@ -52,7 +42,7 @@ test('a copy in pages of 7 rows carries every row of 62 runs there and back; the
   const back = tempDir(t, 'kw-copy-back-');
   const returned = copyStore({ from: { kind: 'postgres', url }, to: { kind: 'sqlite' }, dataDir: back, chunk: 7 });
   assert.equal(returned.runsVerified, 62);
-  assert.deepEqual(dump(path.join(back, 'kowalski.sqlite')), original);
+  assert.deepEqual(dumpCopiedTables(path.join(back, 'kowalski.sqlite')), original);
 
   // The Postgres copy takes new runs: the next global sequence number follows the copied ones.
   const { engine: node } = await pgTestEngine(t, { url, dataDir: home });

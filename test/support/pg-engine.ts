@@ -9,7 +9,7 @@ import { cleanups } from './cleanup.js';
 import { TEST_KINDS } from './kinds.js';
 import { freshPostgresUrl } from './pg-store.js';
 
-export { freshPostgresUrl, sharedPostgres } from './pg-store.js';
+export { freshPostgresUrl } from './pg-store.js';
 
 export interface PgEngineOptions {
   url?: string;

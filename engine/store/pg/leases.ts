@@ -35,10 +35,6 @@ export class PgLeases implements RunLeases {
 
   constructor(private readonly pg: SyncPg, private readonly session: PgSession, private readonly options: PgLeaseOptions) {}
 
-  get count(): number {
-    return this.held.size;
-  }
-
   get ttlMs(): number {
     return this.options.ttlMs;
   }
