@@ -1,16 +1,27 @@
 /**
- * What a node of a Postgres store does beside its own runs, on a beat of a third of its
- * lease: renew its leases and heartbeat; adopt the unfinished runs no live node holds
- * (their node died: the lease expired), resuming each as a restart would; and follow the
- * log for the events other nodes commit, so this node's websocket clients and waiters
- * see every run. The follower polls (a few times per lease); events this node committed
- * itself were announced at their commit and are not announced again.
+ * What a node of a Postgres store does beside its own runs:
+ * - on a beat of a third of its lease, renew its leases and heartbeat;
+ * - adopt the unfinished runs no live node holds (their node died and the lease expired,
+ *   or it stopped and gave them up), resuming each as a restart would;
+ * - follow the log for the events other nodes commit, so this node's websocket clients
+ *   and waiters see every run (events this node committed itself were announced at their
+ *   commit and are not announced again);
+ * - carry out the operator actions other nodes forward to it (forwarding.ts).
+ *
+ * Each of these is woken by a notification (store/pg/listener.ts): a commit, a node's
+ * clean stop, a request, an answer. Polling stays as the bounded fallback: slow while the
+ * listener is up, fast while it is down, and everything is looked at again when it comes back.
  */
 import type { RunState } from '../actors/index.js';
 import type { Clock } from './clock.js';
 import type { Observers } from './observers.js';
 import type { EventLog } from './store/event-log.js';
+import { Forwarding } from './forwarding.js';
 import type { PostgresBackend } from './store/pg/backend.js';
+import { CHANNELS } from './store/pg/channels.js';
+import type { Channel } from './store/pg/channels.js';
+import { startPgListener } from './store/pg/listener.js';
+import type { ForwardedAction } from './store/pg/requests.js';
 import type { Timers } from './triggers/timers.js';
 
 export interface ClusterDeps {
@@ -24,14 +35,24 @@ export interface ClusterDeps {
   /** Resume an unfinished run this node may take (claims it; a run another node took first is left alone). Absent: this node adopts nothing. */
   adopt?(runId: string): Promise<void>;
   stepsRunning(): number;
+  /** Perform an operator action another node forwarded to this one (this node's own action, here). */
+  perform(action: ForwardedAction, runId: string, args: Record<string, unknown>): Promise<unknown>;
   /** A beat that failed (the database is unreachable): the engine decides. */
   onError(err: unknown): void;
-  /** How often the follower reads the log, ms (default 100). */
-  followMs?: number;
+  /** Polls, ms: `fast` while the listener is down (default 100), `slow` while it is up (default 1000). */
+  pollMs?: { fast?: number; slow?: number };
+  /** How long a forwarded action waits for the holder's answer, ms (default 10 s). */
+  forwardWaitMs?: number;
 }
 
 export interface Cluster {
-  close(): void;
+  /** Ask node `to`, which executes `runId`, to perform an operator action there. */
+  forward(to: string, runId: string, action: ForwardedAction, args: Record<string, unknown>): Promise<unknown>;
+  /** Whether wake-ups arrive (the listener is connected). */
+  readonly listening: boolean;
+  /** The listener's server process (tests end it). */
+  readonly listenerPid: number | undefined;
+  close(): Promise<void>;
 }
 
 /** How many unfinished runs one beat adopts at most. */
@@ -40,7 +61,8 @@ const ADOPT_PER_BEAT = 50;
 export function startCluster(deps: ClusterDeps): Cluster {
   const { backend, log, observers, clock, timers } = deps;
   const beatMs = Math.max(100, Math.floor(backend.leases.ttlMs / 3));
-  const followMs = deps.followMs ?? 100;
+  const fastMs = deps.pollMs?.fast ?? 100;
+  const slowMs = deps.pollMs?.slow ?? 1000;
   let cursor = log.lastGseq();
   /** gseqs this node committed and announced, not yet passed by the follower. */
   const announced = new Set<number>();
@@ -52,9 +74,9 @@ export function startCluster(deps: ClusterDeps): Cluster {
     if (stored.gseq > cursor) announced.add(stored.gseq);
   });
 
-  const every = (ms: number, fn: () => void): void => {
+  const every = (ms: () => number, fn: () => void): void => {
     const arm = (): void => {
-      const cancel = timers.at(clock.now() + ms, () => {
+      const cancel = timers.at(clock.now() + ms(), () => {
         cancels.delete(cancel);
         if (closed) return;
         try {
@@ -94,18 +116,74 @@ export function startCluster(deps: ClusterDeps): Cluster {
     });
   };
 
-  every(beatMs, () => {
+  const forwarding = new Forwarding({
+    requests: backend.requests, nodeId: backend.nodeId, clock, timers, perform: deps.perform,
+    waitMs: deps.forwardWaitMs ?? 10_000,
+    pollMs: () => (listener.listening ? slowMs : fastMs),
+    onError: deps.onError,
+  });
+
+  /** `fn` once, soon (several wake-ups in one turn of the event loop are one call). */
+  const soon = (fn: () => void): (() => void) => {
+    let armed = false;
+    return () => {
+      if (armed || closed) return;
+      armed = true;
+      const cancel = timers.at(clock.now(), () => {
+        cancels.delete(cancel);
+        armed = false;
+        if (closed) return;
+        try {
+          fn();
+        } catch (err) {
+          deps.onError(err);
+        }
+      });
+      cancels.add(cancel);
+    };
+  };
+  const followSoon = soon(follow);
+  const adoptSoon = soon(adopt);
+  const serveSoon = soon(() => forwarding.serve());
+
+  const listener = startPgListener({
+    url: backend.url, applicationName: `kowalski ${backend.nodeId} listener`, clock, timers,
+    onNotify(channel: Channel, payload: string) {
+      if (channel === CHANNELS.log && payload !== backend.nodeId) followSoon();
+      else if (channel === CHANNELS.leases && payload !== backend.nodeId) adoptSoon();
+      else if (channel === CHANNELS.requests && payload === backend.nodeId) serveSoon();
+      else if (channel === CHANNELS.answers) forwarding.answered(Number(payload));
+    },
+    onState(listening) {
+      if (!listening) return;
+      followSoon();
+      adoptSoon();
+      serveSoon();
+      forwarding.lookAll();
+    },
+  });
+
+  every(() => beatMs, () => {
     backend.leases.heartbeat(deps.stepsRunning());
     adopt();
+    forwarding.serve();
   });
-  every(followMs, follow);
+  every(() => (listener.listening ? slowMs : fastMs), follow);
 
   return {
-    close() {
+    forward: (to, runId, action, args) => forwarding.ask(to, runId, action, args),
+    get listening() {
+      return listener.listening;
+    },
+    get listenerPid() {
+      return listener.backendPid;
+    },
+    async close() {
       closed = true;
       off();
       for (const cancel of cancels) cancel();
       cancels.clear();
+      await listener.close();
     },
   };
 }

@@ -7,14 +7,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { KowalskiError, hasLimits } from '../core/index.js';
-import type { BudgetLimits, HordeDef } from '../core/index.js';
+import type { HordeDef } from '../core/index.js';
 import type { RunEvent, RunState, StepPolicy } from '../actors/index.js';
 import { FINAL_RUN_STATES } from '../actors/index.js';
 import { builtinStepKinds, createStepRunner, resolveInside } from '../steps/index.js';
 import type { StepKindInfo } from '../steps/index.js';
 import type { Clock } from './clock.js';
 import { monotonicMicros, systemClock } from './clock.js';
-import { budgetMeter, checkRaise, raisedLimits, runLimits, spentOf } from './budget.js';
+import { budgetMeter, runLimits } from './budget.js';
 import type { BudgetView } from './budget.js';
 import { Committer } from './committer.js';
 import { INTAKE_HOLD_US, IntakeHold } from './intake-hold.js';
@@ -32,6 +32,7 @@ import { ModelHub } from './models.js';
 import { Observers } from './observers.js';
 import type { EngineEventMap } from './observers.js';
 import { emptyRecovery, recoverRuns, resumeRun } from './recovery.js';
+import { runActions } from './run-actions.js';
 import type { RecoverySummary } from './recovery.js';
 import { checkRunInput } from './run-input.js';
 import { checkInputPaths } from './input-paths.js';
@@ -53,11 +54,10 @@ import { hordeOfRun, planRerun, withRerun } from './rerun.js';
 import type { RerunOptions, RerunPlan } from './rerun.js';
 import { RunWaiters } from './run-waiters.js';
 import type { RunView } from './run-view.js';
-import type { LiveRun } from './live-run.js';
 import { unknownKind } from './step-task.js';
 import { Supervisor } from './supervisor.js';
 import { startCluster } from './cluster.js';
-import type { Cluster } from './cluster.js';
+import type { Cluster, ClusterDeps } from './cluster.js';
 import { soleNode } from './leases.js';
 import type { RunLeases } from './leases.js';
 import { nodesView } from './nodes-view.js';
@@ -84,7 +84,6 @@ import { RookeryService } from './rookery/rookery-service.js';
 import { ROOKERY_TOOL_NAMES, createRookeryTools } from './rookery/rookery-tools.js';
 import { DATA_TOOL_NAMES } from '../agents/index.js';
 import type { ProbeResult } from '../agents/index.js';
-import { checkSeen, editAndApprove, reviewOf } from './review.js';
 import { ADAPTER_DEFINITIONS, createAdapters } from './adapters/index.js';
 import type { AdapterDefinition, Adapters } from './adapters/index.js';
 import { PluginService } from './plugins/plugin-service.js';
@@ -100,6 +99,8 @@ export interface EngineOptions {
    * server) says false: it executes its own run, and never another node's.
    */
   adoptRuns?: boolean;
+  /** With a Postgres store: the cluster's polls and the wait for a forwarded action (tests shorten or lengthen them). */
+  cluster?: Pick<ClusterDeps, 'pollMs' | 'forwardWaitMs'>;
   /** Default: `<dataDir>/config.toml`. */
   config?: EngineConfig;
   clock?: Clock;
@@ -350,37 +351,22 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         adopt: (runId: string) => resumeRun(supervisor, runId, emptyRecovery()),
       }),
       stepsRunning: () => supervisor.runningSteps,
+      perform: (action, runId, args) => actions.here(action, runId, args),
       onError: (err) => observers.emit('engine:warning', { message: `cluster heartbeat: ${(err as Error).message}` }),
+      ...options.cluster,
     });
     // A stopped engine writes nothing more: its leases must lapse, so that other nodes adopt the runs it held.
-    observers.on('engine:stopped', () => cluster?.close());
+    observers.on('engine:stopped', () => void cluster?.close());
+    const actions = runActions({
+      supervisor, traces: models.traces, clock,
+      budgetOf: (runId) => engine.getRun(runId).budget,
+      ...(cluster === undefined ? {} : { forward: cluster.forward }),
+    });
     const builtinDir = options.builtinHordesDir ?? path.join(packageRoot(import.meta.url), 'hordes');
     const knownKinds = new Set(kinds.keys());
     const ensureAlive = (): void => {
       if (fatal !== undefined) throw fatal;
     };
-    /** A run the operator may still act on, loaded; a finished one is refused (and not kept loaded). */
-    const openRun = (runId: string): LiveRun => {
-      const run = supervisor.load(runId);
-      if (FINAL_RUN_STATES.has(run.actor.state)) {
-        supervisor.release(run);
-        throw new KowalskiError('KW_ERR_RUN_FINISHED', `run ${runId} has already ${run.actor.state}`);
-      }
-      return run;
-    };
-    /** The step waiting for the operator: the one named, or the only one. */
-    const pendingStep = (run: LiveRun, step: string | undefined): string => {
-      const runId = run.runId;
-      const waiting = Object.entries(run.actor.context.steps).filter(([, s]) => s.status === 'awaiting_approval').map(([n]) => n);
-      if (step !== undefined) {
-        if (!waiting.includes(step)) throw new KowalskiError('KW_ERR_NO_PENDING_APPROVAL', `step "${step}" of run ${runId} is not waiting for approval${waiting.length > 0 ? ` (waiting: ${waiting.join(', ')})` : ''}`);
-        return step;
-      }
-      if (waiting.length === 0) throw new KowalskiError('KW_ERR_NO_PENDING_APPROVAL', `run ${runId} has no step waiting for approval (it is ${run.actor.state})`);
-      if (waiting.length > 1) throw new KowalskiError('KW_ERR_NO_PENDING_APPROVAL', `run ${runId} has ${waiting.length} steps waiting (${waiting.join(', ')}); name one with --step`);
-      return waiting[0]!;
-    };
-
     const startRun = async (horde: HordeDef, input: Record<string, string>, opts: StartOptions = {}): Promise<string> => {
       ensureAlive();
       const answers = checkRunInput(horde, input, opts.triggerInput);
@@ -497,54 +483,29 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         const plan = planRerun(runId, row.state, events, horde, opts);
         return startRun(horde, plan.input, { provenance: `rerun:${runId}`, triggerInput: plan.extraInput, rerun: plan });
       },
-      async approve(runId, opts = {}) {
+      approve: async (runId, opts = {}) => {
         ensureAlive();
-        const run = openRun(runId);
-        const step = pendingStep(run, opts.step);
-        checkSeen(run, step, opts.hash);
-        const hash = run.actor.context.steps[step]!.pending!.hash;
-        await supervisor.submitAndWait(run, [{ type: 'approval.granted', step, hash, by: opts.by ?? 'operator' }]);
-        return { step };
+        return actions.act('approve', runId, opts);
       },
-      async deny(runId, opts) {
+      deny: async (runId, opts) => {
         ensureAlive();
-        const run = openRun(runId);
-        const step = pendingStep(run, opts.step);
-        await supervisor.submitAndWait(run, [{ type: 'approval.denied', step, reason: opts.reason, by: opts.by ?? 'operator' }]);
-        return { step };
+        return actions.act('deny', runId, opts);
       },
       review(runId, opts = {}) {
         ensureAlive();
-        const run = openRun(runId);
-        try {
-          return reviewOf(run, pendingStep(run, opts.step));
-        } finally {
-          supervisor.release(run);
-        }
+        return actions.review(runId, opts.step);
       },
-      async reviewEdit(runId, opts) {
+      reviewEdit: async (runId, opts) => {
         ensureAlive();
-        const run = openRun(runId);
-        const step = pendingStep(run, opts.step);
-        return editAndApprove(supervisor, run, step, { seen: opts.hash, content: opts.content, by: opts.by ?? 'operator' });
+        return actions.act('review_edit', runId, opts);
       },
-      async cancel(runId, opts = {}) {
+      cancel: async (runId, opts = {}) => {
         ensureAlive();
-        const run = openRun(runId);
-        await supervisor.submitAndWait(run, [{ type: 'run.cancelled', reason: opts.reason ?? 'cancelled by the operator', by: opts.by ?? 'operator' }]);
+        return actions.act('cancel', runId, opts);
       },
-      async raiseBudget(runId, raise, opts = {}) {
+      raiseBudget: async (runId, raise, opts = {}) => {
         ensureAlive();
-        const limits: BudgetLimits = checkRaise(raise);
-        const run = openRun(runId);
-        try {
-          raisedLimits(runId, run.actor.context.budget.limits, limits, spentOf(models.traces, runId, run.createdAt, clock.now()));
-        } catch (err) {
-          supervisor.release(run);
-          throw err;
-        }
-        await supervisor.submitAndWait(run, [{ type: 'budget.raised', limits, by: opts.by ?? 'operator' }]);
-        return engine.getRun(runId).budget;
+        return actions.act('raise_budget', runId, { raise, ...opts });
       },
       async recover() {
         const summary = await recoverRuns(supervisor, queries);
@@ -580,7 +541,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       },
       waitForRun: (runId) => waiters.wait(runId, () => queries.getRun(runId)?.state),
       on: (name, fn) => observers.on(name, fn),
-      nodes: () => nodesView(postgres, { pid: process.pid, startedAt, now: clock.now(), runningSteps: supervisor.runningSteps, liveRuns: supervisor.liveCount }),
+      nodes: () => nodesView(postgres, { pid: process.pid, startedAt, now: clock.now(), runningSteps: supervisor.runningSteps, liveRuns: supervisor.liveCount, listening: cluster?.listening ?? false }),
       announce: (url) => {
         lock.setUrl(url);
         postgres?.nodes.setUrl(postgres.nodeId, url);
@@ -599,7 +560,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
           await models.close();
           await checkpointer?.stop();
           committer.flush();
-          cluster?.close();
+          await cluster?.close();
           postgres?.close();
           db.close();
           lock.release();

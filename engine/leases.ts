@@ -1,4 +1,5 @@
 import type { RunState } from '../actors/index.js';
+import { KowalskiError } from '../core/index.js';
 
 /**
  * Which node executes a run. With the SQLite store there is one node (the data folder's
@@ -28,3 +29,11 @@ export const soleNode: RunLeases = {
   release: () => undefined,
   fence: () => undefined,
 };
+
+/** KW_ERR_RUN_ELSEWHERE from a claim: the run is another live node's (`holder`, when known), to whom an operator's action can be forwarded. */
+export class RunHeldElsewhere extends KowalskiError {
+  constructor(runId: string, readonly holder: string | undefined, url: string | undefined) {
+    const who = holder === undefined ? 'another node' : `node ${holder}${url === undefined ? '' : ` (${url})`}`;
+    super('KW_ERR_RUN_ELSEWHERE', `run ${runId} is being executed by ${who}; ask that node, or try again once it has parked or finished the run`);
+  }
+}

@@ -14,13 +14,13 @@ import { openSyncPg } from './store/pg/sync-pg.js';
 export function readNodes(dataDir: string, env: NodeJS.ProcessEnv = process.env): NodesView {
   const config = loadConfig(dataPaths(dataDir).config);
   const url = configuredPostgresUrl(config, env);
-  if (url === undefined) return { store: 'sqlite', nodes: [], handovers: [] };
+  if (url === undefined) return { store: 'sqlite', nodes: [], handovers: [], wakeUps: null };
   const pg = openSyncPg(url, { applicationName: 'kowalski nodes' });
   try {
     // A database no node has started on yet has no tables: no nodes, rather than a SQL error.
     const table = pg.get<{ t: string | null }>("SELECT to_regclass('nodes')::text AS t")?.t;
     const migrated = table !== undefined && table !== null;
-    if (!migrated) return { store: 'postgres', nodes: [], handovers: [] };
+    if (!migrated) return { store: 'postgres', nodes: [], handovers: [], wakeUps: null };
     return postgresNodesView(pgNodes(pg), config.store.leaseSecs * 1000);
   } finally {
     pg.close();

@@ -13,22 +13,25 @@ export interface NodesView {
   store: 'sqlite' | 'postgres';
   nodes: NodeView[];
   handovers: HandoverRecord[];
+  /** How the answering node hears what other nodes do: at once by notification, or at its next poll (its listener is reconnecting); null: one node, or a reader that is no node. */
+  wakeUps: 'notify' | 'polling' | null;
 }
 
 /** Nodes that stopped or went silent more than a day ago are left out. */
 const FORGET_AFTER_MS = 24 * 3600 * 1000;
 const HANDOVERS_SHOWN = 100;
 
-export function nodesView(postgres: PostgresBackend | undefined, self: { pid: number; startedAt: number; now: number; runningSteps: number; liveRuns: number }): NodesView {
+export function nodesView(postgres: PostgresBackend | undefined, self: { pid: number; startedAt: number; now: number; runningSteps: number; liveRuns: number; listening: boolean }): NodesView {
   if (postgres === undefined) {
     const now = self.now;
     return {
       store: 'sqlite',
       nodes: [{ id: 'local', name: 'this process', url: null, pid: self.pid, startedAt: self.startedAt, heartbeatAt: now, stoppedAt: null, stepsRunning: self.runningSteps, runsHeld: self.liveRuns, heartbeatAgeMs: 0, self: true, alive: true }],
       handovers: [],
+      wakeUps: null,
     };
   }
-  return postgresNodesView(postgres.nodes, postgres.leases.ttlMs, { id: postgres.nodeId, stepsRunning: self.runningSteps });
+  return { ...postgresNodesView(postgres.nodes, postgres.leases.ttlMs, { id: postgres.nodeId, stepsRunning: self.runningSteps }), wakeUps: self.listening ? 'notify' : 'polling' };
 }
 
 /**
@@ -46,5 +49,6 @@ export function postgresNodesView(nodes: PgNodes, ttlMs: number, self?: { id: st
       ...(n.id === self?.id ? { stepsRunning: self.stepsRunning } : n.stoppedAt !== null ? { stepsRunning: 0 } : {}),
     })),
     handovers: nodes.handovers(HANDOVERS_SHOWN),
+    wakeUps: null,
   };
 }

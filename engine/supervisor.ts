@@ -96,20 +96,31 @@ export class Supervisor {
     if (live !== undefined) return live;
     // Taken before the log is read: the log then holds everything the previous holder committed.
     this.deps.leases.claim(runId);
-    const stored = this.deps.log.read(runId);
-    if (stored.length === 0) {
+    let run: LiveRun;
+    try {
+      run = this.fold(runId);
+    } catch (err) {
       this.deps.leases.release(runId);
-      throw new KowalskiError('KW_ERR_RUN_NOT_FOUND', `no run ${runId}`);
+      throw err;
     }
+    this.live.set(runId, run);
+    return run;
+  }
+
+  /** The live run, or the run folded from its log to be read: not loaded, nothing claimed (it may be another node's). */
+  peek(runId: string): LiveRun {
+    return this.live.get(runId) ?? this.fold(runId);
+  }
+
+  private fold(runId: string): LiveRun {
+    const stored = this.deps.log.read(runId);
+    if (stored.length === 0) throw new KowalskiError('KW_ERR_RUN_NOT_FOUND', `no run ${runId}`);
     const events = stored.map((s) => s.event);
     const result = foldRun(runId, events);
     if (!result.ok) {
-      this.deps.leases.release(runId);
       throw new KowalskiError('KW_ERR_REPLAY_DIVERGED', `run ${runId} does not replay: event ${stored[result.index]?.seq ?? '?'} (${events[result.index]?.type ?? '?'}): ${result.reason}`);
     }
-    const run = new LiveRun(runId, result.actor, events[0] as Created, this.deps.runDir(runId), stored[stored.length - 1]!.seq + 1, stored[0]!.at);
-    this.live.set(runId, run);
-    return run;
+    return new LiveRun(runId, result.actor, events[0] as Created, this.deps.runDir(runId), stored[stored.length - 1]!.seq + 1, stored[0]!.at);
   }
 
   /** Drop a loaded run that needs nothing now (finished, or parked with nothing running). */

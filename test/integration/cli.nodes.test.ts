@@ -38,7 +38,7 @@ describe('kowalski nodes', () => {
     const text = await cli(home, ['nodes']);
     assert.equal(text.code, 0, outputOf(text));
     assert.match(text.stdout, /no kowalski server answers for .*: with the SQLite store the only node is the server that owns the data folder/);
-    assert.deepEqual(await nodes(home), { store: 'sqlite', nodes: [], handovers: [] });
+    assert.deepEqual(await nodes(home), { store: 'sqlite', nodes: [], handovers: [], wakeUps: null });
   });
 
   test('two servers on one Postgres database: each marks itself, a hand-over after an approval through the other, stopped servers, and read without a server', async (t) => {

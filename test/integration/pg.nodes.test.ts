@@ -74,23 +74,66 @@ describe('nodes sharing a Postgres store', () => {
     assert.equal(view.nodes.find((n) => n.id === nodeA)?.alive, false, 'the stopped node is shown stopped');
   });
 
-  test('an action on a run another live node executes is refused, naming that node', async (t) => {
+  test('an action on a run another live node executes is carried out by that node, woken at once, its answer or its error passed back', async (t) => {
     const dir = tempDir(t);
     const url = await freshPostgresUrl();
     const gate = path.join(dir, 'gate');
-    const folder = writeHorde(path.join(dir, 'h'), 'id = "slow"\npipeline = ["wait"]\nconfirm_commands = false', {
+    const log = path.join(dir, 'log');
+    // `wait` and `check` run in parallel: while A executes `wait`, `check` waits for approval.
+    const folder = writeHorde(path.join(dir, 'h'), 'id = "fwd"\npipeline = ["start", "wait", "check"]\n[[edges]]\nfrom = "start"\nto = "wait"\n[[edges]]\nfrom = "start"\nto = "check"', {
+      start: 'kind = "noop"',
+      wait: `kind = "verify"\nverify_command = "while [ ! -f ${gate} ]; do sleep 0.05; done"`,
+      check: `kind = "verify"\nverify_command = "echo checked >> ${log}"`,
+    });
+    // Polls slowed to a minute and beats to 10 s: only the notifications can wake either node in time.
+    const slow = { pollMs: { slow: 60_000 } };
+    const a = await pgTestEngine(t, { url, store: { leaseSecs: 30 }, cluster: slow });
+    const b = await pgTestEngine(t, { url, store: { leaseSecs: 30 }, cluster: slow });
+    await waitFor(() => a.engine.nodes().wakeUps === 'notify' && b.engine.nodes().wakeUps === 'notify', 'both nodes listen');
+    const id = await a.engine.startRun((await a.engine.resolveHorde(folder)).horde, {});
+    assert.equal(await a.engine.waitForRun(id), 'awaiting_input');
+    await a.engine.approve(id, { step: 'wait' });
+    await waitFor(() => a.engine.getRun(id).attempts.some((x) => x.step === 'wait'), 'A runs `wait`');
+
+    const t0 = performance.now();
+    assert.deepEqual(await b.engine.approve(id, { step: 'check', by: 'ann' }), { step: 'check' });
+    const took = performance.now() - t0;
+    assert.ok(took < 2_500, `answered in ${Math.round(took)} ms, not at a poll`);
+    await waitFor(() => fs.existsSync(log), 'the approved step ran');
+    const granted = a.engine.events(id).find((e) => e.event.type === 'approval.granted' && e.event.step === 'check');
+    assert.equal(granted?.event.type === 'approval.granted' ? granted.event.by : undefined, 'ann', 'recorded as the operator who approved through B');
+
+    await assert.rejects(b.engine.deny(id, { step: 'wait', reason: 'no' }), (err: { code?: string; message?: string }) =>
+      err.code === 'KW_ERR_NO_PENDING_APPROVAL' && err.message!.includes('"wait"'), 'the holder\'s refusal comes back with its code');
+    await b.engine.cancel(id, { reason: 'enough' });
+    assert.equal(await a.engine.waitForRun(id), 'cancelled');
+    assert.equal(fs.existsSync(gate), false);
+    const reader = openSyncPg(url);
+    t.after(() => reader.close());
+    assert.equal(reader.get<{ n: number }>('SELECT count(*)::int AS n FROM node_requests')!.n, 0, 'every request was cleared once answered');
+  });
+
+  test('a holder that does not take a forwarded action in time: the action is refused naming it, withdrawn, and never performed', async (t) => {
+    const dir = tempDir(t);
+    const url = await freshPostgresUrl();
+    const gate = path.join(dir, 'gate');
+    const folder = writeHorde(path.join(dir, 'h'), 'id = "mute"\npipeline = ["wait"]\nconfirm_commands = false', {
       wait: `kind = "verify"\nverify_command = "while [ ! -f ${gate} ]; do sleep 0.05; done"`,
     });
-    const a = await pgTestEngine(t, { url });
-    const b = await pgTestEngine(t, { url });
-    const id = await a.engine.startRun((await a.engine.resolveHorde(folder)).horde, {});
-    await waitFor(() => a.engine.getRun(id).run.state === 'running', 'the run is running on A');
+    const a = childNode(t, { url, home: path.join(dir, 'a'), files: path.join(dir, 'shared'), leaseSecs: 60, horde: folder });
+    const nodeA = await a.fact('node') as string;
+    const id = await a.fact('run') as string;
+    const b = await pgTestEngine(t, { url, store: { files: path.join(dir, 'shared'), leaseSecs: 60 }, cluster: { forwardWaitMs: 1_500 } });
+    await waitFor(() => b.engine.getRun(id).attempts.some((x) => x.step === 'wait'), 'the step started on A');
+    a.child.kill('SIGSTOP');
     await assert.rejects(b.engine.cancel(id), (err: { code?: string; message?: string }) =>
-      err.code === 'KW_ERR_RUN_ELSEWHERE' && err.message!.includes(selfId(a.engine)));
-    assert.equal(b.engine.getRun(id).run.state, 'running', 'B read it, and changed nothing');
+      err.code === 'KW_ERR_RUN_ELSEWHERE' && err.message!.includes(nodeA) && err.message!.includes('nothing was done'));
+    const reader = openSyncPg(url);
+    t.after(() => reader.close());
+    assert.equal(reader.get<{ n: number }>('SELECT count(*)::int AS n FROM node_requests')!.n, 0, 'the request was withdrawn');
+    a.child.kill('SIGCONT');
     fs.writeFileSync(gate, '');
-    assert.equal(await a.engine.waitForRun(id), 'succeeded');
-    await waitFor(() => b.engine.nodes().nodes.find((n) => n.id === selfId(a.engine))?.runsHeld === 0, 'A gave the finished run up');
+    assert.equal(await waitForState(b.engine, id, 'succeeded'), 'succeeded', 'the cancel was not performed when A woke');
   });
 
   test('a node killed mid-step: once its lease expires another node adopts the run and the step runs again there', async (t) => {

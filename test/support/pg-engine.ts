@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
 import { DEFAULT_CONFIG, createEngine } from '../../engine/index.js';
-import type { Engine, EngineConfig } from '../../engine/index.js';
+import type { Engine, EngineConfig, EngineOptions } from '../../engine/index.js';
 import { cleanups } from './cleanup.js';
 import { TEST_KINDS } from './kinds.js';
 import { freshPostgresUrl } from './pg-store.js';
@@ -16,6 +16,8 @@ export interface PgEngineOptions {
   dataDir?: string;
   runs?: Partial<EngineConfig['runs']>;
   store?: Partial<EngineConfig['store']>;
+  /** The cluster's polls and forwarding wait (EngineOptions.cluster). */
+  cluster?: EngineOptions['cluster'];
 }
 
 /** An engine whose run store is a Postgres database (a fresh one unless `url`). */
@@ -27,7 +29,7 @@ export async function pgTestEngine(t: TestContext, options: PgEngineOptions = {}
     store: { ...DEFAULT_CONFIG.store, ...options.store, url },
     runs: { ...DEFAULT_CONFIG.runs, ...options.runs },
   };
-  const engine = await createEngine({ dataDir, config, extraStepKinds: TEST_KINDS });
+  const engine = await createEngine({ dataDir, config, extraStepKinds: TEST_KINDS, ...(options.cluster === undefined ? {} : { cluster: options.cluster }) });
   cleanups(t)(async () => {
     await engine.close();
     if (options.dataDir === undefined) fs.rmSync(dataDir, { recursive: true, force: true });

@@ -849,6 +849,8 @@ export interface NodesView {
   nodes: NodeView[];
   /** The latest 100, newest first. */
   handovers: HandoverRecord[];
+  /** How the answering node hears other nodes: at once by notification, or at its next poll; null: one node. */
+  wakeUps: 'notify' | 'polling' | null;
 }
 
 /** Where a plugin failed (docs/plugins.md): found, its manifest checked, its grant, its module loaded, its process started, a call. */

@@ -9,6 +9,8 @@ import { PgLeases } from './leases.js';
 import { migratePg } from './migrate.js';
 import { pgNodes } from './nodes.js';
 import type { PgNodes } from './nodes.js';
+import { pgRequests } from './requests.js';
+import type { PgRequests } from './requests.js';
 import { postgresRunStore } from './run-store.js';
 import { PgSession } from './session.js';
 import { describeTarget, openSyncPg } from './sync-pg.js';
@@ -19,6 +21,9 @@ export interface PostgresBackend {
   readonly store: RunStore;
   readonly leases: PgLeases;
   readonly nodes: PgNodes;
+  readonly requests: PgRequests;
+  /** The connection string (with its password: never print it; `where` is for messages). */
+  readonly url: string;
   readonly nodeId: string;
   /** The database's address without its password, for messages. */
   readonly where: string;
@@ -41,12 +46,12 @@ export function openPostgresBackend(url: string, options: PostgresBackendOptions
     pg.exec(`SET idle_in_transaction_session_timeout = ${Math.max(500, Math.floor(options.ttlMs / 2))}`);
     const where = describeTarget(url);
     migratePg(pg, where);
-    const session = new PgSession(pg);
+    const session = new PgSession(pg, nodeId);
     const nodes = pgNodes(pg);
     nodes.register({ id: nodeId, name: options.name, pid: process.pid });
     const leases = new PgLeases(pg, session, { nodeId, ttlMs: options.ttlMs });
     return {
-      pg, store: postgresRunStore(session), leases, nodes, nodeId, where,
+      pg, store: postgresRunStore(session), leases, nodes, requests: pgRequests(pg), url, nodeId, where,
       close() {
         try {
           nodes.stopped(nodeId);

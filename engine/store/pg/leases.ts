@@ -9,7 +9,7 @@
  */
 import { FINAL_RUN_STATES } from '../../../actors/index.js';
 import type { RunState } from '../../../actors/index.js';
-import { KowalskiError } from '../../../core/index.js';
+import { RunHeldElsewhere } from '../../leases.js';
 import type { RunLeases } from '../../leases.js';
 import type { PgSession } from './session.js';
 import type { SyncPg } from './sync-pg.js';
@@ -55,10 +55,10 @@ export class PgLeases implements RunLeases {
         const inserted = this.pg.get<{ epoch: number }>(
           `INSERT INTO run_leases (run_id, node_id, last_node, epoch, expires_at) VALUES ($1, $2, $2, 1, kw_now() + $3)
            ON CONFLICT (run_id) DO NOTHING RETURNING epoch`, [runId, nodeId, ttlMs]);
-        if (inserted === undefined) throw elsewhere(runId, undefined, undefined);
+        if (inserted === undefined) throw new RunHeldElsewhere(runId, undefined, undefined);
         return inserted.epoch;
       }
-      if (row.live && row.node_id !== nodeId) throw elsewhere(runId, row.node_id ?? undefined, row.url ?? undefined);
+      if (row.live && row.node_id !== nodeId) throw new RunHeldElsewhere(runId, row.node_id ?? undefined, row.url ?? undefined);
       const next = row.epoch + 1;
       this.pg.run('UPDATE run_leases SET node_id = $2, last_node = $2, epoch = $3, expires_at = kw_now() + $4 WHERE run_id = $1', [runId, nodeId, next, ttlMs]);
       if (row.last_node !== nodeId) {
@@ -108,9 +108,4 @@ export class PgLeases implements RunLeases {
        WHERE r.state IN ('queued', 'running') AND (l.run_id IS NULL OR l.node_id IS NULL OR l.expires_at <= kw_now())
        ORDER BY r.created_at LIMIT $1`, [limit]).map((r) => r.id);
   }
-}
-
-function elsewhere(runId: string, node: string | undefined, url: string | undefined): KowalskiError {
-  const who = node === undefined ? 'another node' : `node ${node}${url === undefined ? '' : ` (${url})`}`;
-  return new KowalskiError('KW_ERR_RUN_ELSEWHERE', `run ${runId} is being executed by ${who}; ask that node, or try again once it has parked or finished the run`);
 }

@@ -3,6 +3,7 @@
  * beats its heartbeat, and records a clean stop. `list` and `handovers` are what the
  * Nodes view and `kowalski nodes` show.
  */
+import { CHANNELS } from './channels.js';
 import type { SyncPg } from './sync-pg.js';
 
 export interface NodeRecord {
@@ -43,6 +44,7 @@ export function pgNodes(pg: SyncPg) {
       pg.batch([
         { sql: 'UPDATE run_leases SET node_id = NULL, expires_at = 0 WHERE node_id = $1', params: [id] },
         { sql: 'UPDATE nodes SET stopped_at = kw_now() WHERE id = $1', params: [id] },
+        { sql: `SELECT pg_notify('${CHANNELS.leases}', $1)`, params: [id] },
       ]);
     },
     /** Newest first; nodes stopped or silent for longer than `forgetAfterMs` are left out. */

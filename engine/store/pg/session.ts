@@ -10,6 +10,7 @@
  * follows the log by `gseq` never passes an event a later commit fills in below it.
  */
 import { KowalskiError } from '../../../core/index.js';
+import { CHANNELS } from './channels.js';
 import type { SyncPg } from './sync-pg.js';
 
 /** The advisory lock key every committing transaction takes (any fixed 64-bit number; "kowalski" in ASCII). */
@@ -25,7 +26,11 @@ export class PgSession {
   private pending: Statement[] | undefined;
   private gseq = 0;
 
-  constructor(readonly pg: SyncPg) {}
+  /**
+   * @param logTag When set, a transaction that appends events also notifies the log's
+   * channel (store/pg/listener.ts) with this tag (the node's id), delivered at its commit.
+   */
+  constructor(readonly pg: SyncPg, private readonly logTag?: string) {}
 
   /** A write whose result is not read: inside a transaction it goes with the commit. */
   write(sql: string, params?: readonly unknown[]): void {
@@ -71,11 +76,13 @@ export class PgSession {
         throw err;
       }
       this.pending = [];
+      const firstGseq = this.gseq;
       let result: T;
       try {
         result = fn(...args);
         const writes = this.pending;
         this.pending = undefined;
+        if (this.logTag !== undefined && this.gseq > firstGseq) writes.push({ sql: `SELECT pg_notify('${CHANNELS.log}', $1)`, params: [this.logTag] });
         this.pg.batch([...writes, { sql: 'COMMIT' }]);
       } catch (err) {
         this.pending = undefined;

@@ -56,6 +56,13 @@ function NodesBody({ view }: { view: NodesView }) {
           ? <>Run store: <strong>SQLite</strong> in this server's data folder — this server is the only node.</>
           : <>Run store: <strong>PostgreSQL</strong>, shared by {view.nodes.filter((n) => n.alive).length} live {view.nodes.filter((n) => n.alive).length === 1 ? 'node' : 'nodes'} ({view.nodes.length} seen in the last day).</>}
       </p>
+      {view.wakeUps !== null && (
+        <p data-testid="nodes-wakeups" class="muted">
+          {view.wakeUps === 'notify'
+            ? 'This node hears the others at once (PostgreSQL notifications).'
+            : 'This node has lost its notification connection and is reconnecting: it sees the other nodes’ work at its next poll, within a tenth of a second.'}
+        </p>
+      )}
       <div class="table-wrap">
         <table class="table" data-testid="nodes-table">
           <thead>

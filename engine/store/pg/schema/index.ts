@@ -3,5 +3,6 @@ import { migrationsOf } from '../../../schema/index.js';
 import type { Migration } from '../../../schema/index.js';
 import * as m001 from './001_init.js';
 import * as m002 from './002_nodes_leases.js';
+import * as m003 from './003_node_requests.js';
 
-export const PG_MIGRATIONS: readonly Migration[] = migrationsOf([m001, m002]);
+export const PG_MIGRATIONS: readonly Migration[] = migrationsOf([m001, m002, m003]);

@@ -1,0 +1,111 @@
+/**
+ * The wake-ups of a Postgres store: one plain (async) connection on the engine's thread
+ * that `LISTEN`s on the store's channels, so a node hears at once what another node did
+ * (committed events, released leases, a request for it, an answer to its request) instead
+ * of finding it at its next poll. A notification carries only a hint (a node id, a
+ * request id); what it announces is read from the tables, so a notification lost while
+ * the connection was down costs only latency: the callers poll slowly while `listening`
+ * and fast while not, and look again each time the connection comes back.
+ *
+ * The connection is reopened when it drops, after 250 ms, doubling up to 5 s.
+ */
+import pg from 'pg';
+import type { Clock } from '../../clock.js';
+import type { Timers } from '../../triggers/timers.js';
+import { CHANNELS } from './channels.js';
+import type { Channel } from './channels.js';
+
+export interface PgListenerOptions {
+  url: string;
+  applicationName: string;
+  clock: Clock;
+  timers: Timers;
+  /** A notification on one of the channels. */
+  onNotify(channel: Channel, payload: string): void;
+  /** The connection came up (true: look again, notifications may have been missed) or went down (false: poll fast). */
+  onState(listening: boolean): void;
+}
+
+export interface PgListener {
+  /** True while the connection is up and listening. */
+  readonly listening: boolean;
+  /** The server process id of the listening connection (a test ends it to show the fallback). */
+  readonly backendPid: number | undefined;
+  close(): Promise<void>;
+}
+
+const FIRST_RETRY_MS = 250;
+const MAX_RETRY_MS = 5_000;
+const channels = new Set<string>(Object.values(CHANNELS));
+
+export function startPgListener(options: PgListenerOptions): PgListener {
+  let client: pg.Client | undefined;
+  let listening = false;
+  let backendPid: number | undefined;
+  let closed = false;
+  let retryMs = FIRST_RETRY_MS;
+  let cancelRetry: (() => void) | undefined;
+
+  const down = (c: pg.Client): void => {
+    if (client !== c) return;
+    client = undefined;
+    backendPid = undefined;
+    c.removeAllListeners('notification');
+    c.end().catch(() => undefined);
+    if (listening) {
+      listening = false;
+      options.onState(false);
+    }
+    if (closed) return;
+    cancelRetry = options.timers.at(options.clock.now() + retryMs, () => {
+      cancelRetry = undefined;
+      connect();
+    });
+    retryMs = Math.min(MAX_RETRY_MS, retryMs * 2);
+  };
+
+  const connect = (): void => {
+    if (closed) return;
+    const c = new pg.Client({ connectionString: options.url, application_name: options.applicationName, keepAlive: true, connectionTimeoutMillis: 5_000 });
+    client = c;
+    c.on('error', () => down(c));
+    c.on('end', () => down(c));
+    c.on('notification', (n) => {
+      if (channels.has(n.channel)) options.onNotify(n.channel as Channel, n.payload ?? '');
+    });
+    void (async () => {
+      await c.connect();
+      const row = await c.query<{ pid: number }>(`${[...channels].map((ch) => `LISTEN ${ch};`).join(' ')} SELECT pg_backend_pid() AS pid`);
+      return (Array.isArray(row) ? row[row.length - 1] as pg.QueryResult<{ pid: number }> : row).rows[0]!.pid;
+    })().then((pid) => {
+      if (client !== c || closed) return;
+      backendPid = pid;
+      listening = true;
+      retryMs = FIRST_RETRY_MS;
+      options.onState(true);
+    }, () => down(c));
+  };
+
+  connect();
+
+  return {
+    get listening() {
+      return listening;
+    },
+    get backendPid() {
+      return backendPid;
+    },
+    async close() {
+      closed = true;
+      cancelRetry?.();
+      const c = client;
+      client = undefined;
+      listening = false;
+      if (c !== undefined) {
+        c.removeAllListeners();
+        c.on('error', () => undefined);
+        await c.end().catch(() => undefined);
+      }
+    },
+  };
+}
