@@ -41,6 +41,8 @@ export interface ClusterDeps {
   onError(err: unknown): void;
   /** Polls, ms: `fast` while the listener is down (default 100), `slow` while it is up (default 1000). */
   pollMs?: { fast?: number; slow?: number };
+  /** The first wait before the listener reconnects, ms (default 250). */
+  relistenMs?: number;
   /** How long a forwarded action waits for the holder's answer, ms (default 10 s). */
   forwardWaitMs?: number;
 }
@@ -74,10 +76,17 @@ export function startCluster(deps: ClusterDeps): Cluster {
     if (stored.gseq > cursor) announced.add(stored.gseq);
   });
 
-  const every = (ms: () => number, fn: () => void): void => {
+  /** `fn` every `ms()`; the function returned arms the next call anew (the interval changed). */
+  const every = (ms: () => number, fn: () => void): (() => void) => {
+    let cancel: (() => void) | undefined;
     const arm = (): void => {
-      const cancel = timers.at(clock.now() + ms(), () => {
+      if (cancel !== undefined) {
+        cancel();
         cancels.delete(cancel);
+      }
+      const c = timers.at(clock.now() + ms(), () => {
+        cancels.delete(c);
+        cancel = undefined;
         if (closed) return;
         try {
           fn();
@@ -87,9 +96,11 @@ export function startCluster(deps: ClusterDeps): Cluster {
         }
         arm();
       });
-      cancels.add(cancel);
+      cancel = c;
+      cancels.add(c);
     };
     arm();
+    return arm;
   };
 
   const follow = (): void => {
@@ -148,6 +159,7 @@ export function startCluster(deps: ClusterDeps): Cluster {
 
   const listener = startPgListener({
     url: backend.url, applicationName: `kowalski ${backend.nodeId} listener`, clock, timers,
+    ...(deps.relistenMs === undefined ? {} : { retryMs: deps.relistenMs }),
     onNotify(channel: Channel, payload: string) {
       if (channel === CHANNELS.log && payload !== backend.nodeId) followSoon();
       else if (channel === CHANNELS.leases && payload !== backend.nodeId) adoptSoon();
@@ -155,11 +167,13 @@ export function startCluster(deps: ClusterDeps): Cluster {
       else if (channel === CHANNELS.answers) forwarding.answered(Number(payload));
     },
     onState(listening) {
+      // The polls change pace (fast while cut off, slow while listening), and what was missed meanwhile is looked at.
+      refollow();
+      forwarding.lookAll();
       if (!listening) return;
       followSoon();
       adoptSoon();
       serveSoon();
-      forwarding.lookAll();
     },
   });
 
@@ -168,7 +182,7 @@ export function startCluster(deps: ClusterDeps): Cluster {
     adopt();
     forwarding.serve();
   });
-  every(() => (listener.listening ? slowMs : fastMs), follow);
+  const refollow = every(() => (listener.listening ? slowMs : fastMs), follow);
 
   return {
     forward: (to, runId, action, args) => forwarding.ask(to, runId, action, args),

@@ -100,7 +100,7 @@ export interface EngineOptions {
    */
   adoptRuns?: boolean;
   /** With a Postgres store: the cluster's polls and the wait for a forwarded action (tests shorten or lengthen them). */
-  cluster?: Pick<ClusterDeps, 'pollMs' | 'forwardWaitMs'>;
+  cluster?: Pick<ClusterDeps, 'pollMs' | 'forwardWaitMs' | 'relistenMs'>;
   /** Default: `<dataDir>/config.toml`. */
   config?: EngineConfig;
   clock?: Clock;

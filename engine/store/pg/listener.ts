@@ -22,6 +22,8 @@ export interface PgListenerOptions {
   timers: Timers;
   /** A notification on one of the channels. */
   onNotify(channel: Channel, payload: string): void;
+  /** The first wait before reopening a dropped connection, ms (default 250; it doubles up to 5 s while reopening fails). */
+  retryMs?: number;
   /** The connection came up (true: look again, notifications may have been missed) or went down (false: poll fast). */
   onState(listening: boolean): void;
 }
@@ -43,7 +45,8 @@ export function startPgListener(options: PgListenerOptions): PgListener {
   let listening = false;
   let backendPid: number | undefined;
   let closed = false;
-  let retryMs = FIRST_RETRY_MS;
+  const firstRetryMs = options.retryMs ?? FIRST_RETRY_MS;
+  let retryMs = firstRetryMs;
   let cancelRetry: (() => void) | undefined;
 
   const down = (c: pg.Client): void => {
@@ -61,7 +64,7 @@ export function startPgListener(options: PgListenerOptions): PgListener {
       cancelRetry = undefined;
       connect();
     });
-    retryMs = Math.min(MAX_RETRY_MS, retryMs * 2);
+    retryMs = Math.min(Math.max(MAX_RETRY_MS, firstRetryMs), retryMs * 2);
   };
 
   const connect = (): void => {
@@ -81,7 +84,7 @@ export function startPgListener(options: PgListenerOptions): PgListener {
       if (client !== c || closed) return;
       backendPid = pid;
       listening = true;
-      retryMs = FIRST_RETRY_MS;
+      retryMs = firstRetryMs;
       options.onState(true);
     }, () => down(c));
   };
