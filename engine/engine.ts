@@ -539,7 +539,8 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         if (!fs.existsSync(abs) || !fs.statSync(abs).isFile()) throw new KowalskiError('KW_ERR_ARTIFACT_NOT_FOUND', `run ${runId} has no file ${rel} in its workdir`);
         return abs;
       },
-      waitForRun: (runId) => waiters.wait(runId, () => queries.getRun(runId)?.state),
+      // A run this node is executing, unsettled in memory, cannot be settled on disk: no read needed.
+      waitForRun: (runId) => waiters.wait(runId, () => supervisor.unsettledHere(runId) ?? queries.getRun(runId)?.state),
       on: (name, fn) => observers.on(name, fn),
       nodes: () => nodesView(postgres, { pid: process.pid, startedAt, now: clock.now(), runningSteps: supervisor.runningSteps, liveRuns: supervisor.liveCount, listening: cluster?.listening ?? false }),
       announce: (url) => {

@@ -6,7 +6,7 @@
 import { KowalskiError, budgetOver, hasLimits, toPlainError } from '../core/index.js';
 import type { BudgetSpent } from '../core/index.js';
 import type { RunEffect, RunEvent, RunState } from '../actors/index.js';
-import { FINAL_RUN_STATES, foldRun, reusesResult } from '../actors/index.js';
+import { FINAL_RUN_STATES, foldRun, isSettled, reusesResult } from '../actors/index.js';
 import type { StepKindInfo, StepResult, StepRunner } from '../steps/index.js';
 import type { Clock } from './clock.js';
 import type { Committer } from './committer.js';
@@ -68,6 +68,12 @@ export class Supervisor {
 
   isLive(runId: string): boolean {
     return this.live.has(runId);
+  }
+
+  /** A run this node executes that is not settled even in memory (so not on disk either): its state as the machine says; undefined otherwise. */
+  unsettledHere(runId: string): RunState | undefined {
+    const state = this.live.get(runId)?.actor.state;
+    return state === undefined || isSettled(state) ? undefined : state;
   }
 
   get runningSteps(): number {

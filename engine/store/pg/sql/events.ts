@@ -1,12 +1,18 @@
-/** The events table on Postgres: the same functions as ../../sql/events.ts. Appends wait in the commit's batch. */
+/** The events table on Postgres: the same functions as ../../sql/events.ts. Appends wait in the commit, and go as one statement. */
 import type { EventQueries, EventRow } from '../../sql/events.js';
-import type { PgSession } from '../session.js';
+import type { Bulk, PgSession } from '../session.js';
+
+const APPEND: Bulk = {
+  rank: 0,
+  sql: `INSERT INTO events (gseq, run_id, seq, type, v, at, data)
+        SELECT * FROM unnest($1::bigint[], $2::text[], $3::integer[], $4::text[], $5::integer[], $6::bigint[], $7::text[])`,
+};
 
 export function pgEventQueries(s: PgSession): EventQueries {
   return {
     append: (runId, seq, type, v, at, data) => {
       const gseq = s.nextGseq();
-      s.write('INSERT INTO events (gseq, run_id, seq, type, v, at, data) VALUES ($1, $2, $3, $4, $5, $6, $7)', [gseq, runId, seq, type, v, at, data]);
+      s.writeRow(APPEND, [gseq, runId, seq, type, v, at, data]);
       return gseq;
     },
     byRun: (runId) => s.all<EventRow>('SELECT * FROM events WHERE run_id = $1 ORDER BY seq', [runId]),

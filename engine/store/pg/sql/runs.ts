@@ -2,7 +2,34 @@
 import type { RunState } from '../../../../actors/index.js';
 import type { RunListFilter, RunReads, RunRecord, RunWrites } from '../../sql/runs.js';
 import { whereOf } from '../../where.js';
-import type { PgSession } from '../session.js';
+import type { Bulk, PgSession } from '../session.js';
+
+const byId = (row: readonly unknown[]): string => row[0] as string;
+
+const INSERT: Bulk = {
+  rank: 10,
+  sql: `INSERT INTO runs (id, horde_id, horde_hash, state, provenance, input, created_at, updated_at, last_seq)
+        SELECT t.id, t.horde_id, t.horde_hash, 'queued', t.provenance, t.input, t.at, t.at, t.seq
+        FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::integer[]) AS t(id, horde_id, horde_hash, provenance, input, at, seq)`,
+};
+
+/** A run's new state after a batch (the last of a commit's batches of one run wins: it holds the latest). */
+const SETTLE: Bulk = {
+  rank: 11,
+  key: byId,
+  sql: `UPDATE runs SET state = t.state, updated_at = t.at, last_seq = t.last_seq, finished_at = t.finished_at, error_code = t.error_code, error = t.error
+        FROM unnest($1::text[], $2::text[], $3::bigint[], $4::integer[], $5::bigint[], $6::text[], $7::text[]) AS t(id, state, at, last_seq, finished_at, error_code, error)
+        WHERE runs.id = t.id`,
+};
+
+/** A batch that left the state as it was; it may come before or after a settle of the same run in one commit, so it never moves anything back. */
+const PROGRESS: Bulk = {
+  rank: 12,
+  key: byId,
+  sql: `UPDATE runs SET updated_at = GREATEST(runs.updated_at, t.at), last_seq = GREATEST(runs.last_seq, t.last_seq)
+        FROM unnest($1::text[], $2::bigint[], $3::integer[]) AS t(id, at, last_seq)
+        WHERE runs.id = t.id`,
+};
 
 /** SQLite's `?` placeholders as Postgres's `$1, $2, …` (for statements built from `whereOf`; none has a `?` in a literal). */
 function numbered(sql: string): string {
@@ -31,13 +58,8 @@ export function pgRunReads(s: PgSession): RunReads {
 
 export function pgRunWrites(s: PgSession): RunWrites {
   return {
-    insert: (r) => s.write(
-      `INSERT INTO runs (id, horde_id, horde_hash, state, provenance, input, created_at, updated_at, last_seq)
-       VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8)`,
-      [r.id, r.hordeId, r.hordeHash, r.provenance, r.input, r.at, r.at, r.seq]),
-    settle: (r) => s.write(
-      'UPDATE runs SET state = $1, updated_at = $2, last_seq = $3, finished_at = $4, error_code = $5, error = $6 WHERE id = $7',
-      [r.state, r.at, r.lastSeq, r.finishedAt, r.errorCode, r.error, r.id]),
-    progress: (id, at, lastSeq) => s.write('UPDATE runs SET updated_at = $1, last_seq = $2 WHERE id = $3', [at, lastSeq, id]),
+    insert: (r) => s.writeRow(INSERT, [r.id, r.hordeId, r.hordeHash, r.provenance, r.input, r.at, r.seq]),
+    settle: (r) => s.writeRow(SETTLE, [r.id, r.state, r.at, r.lastSeq, r.finishedAt, r.errorCode, r.error]),
+    progress: (id, at, lastSeq) => s.writeRow(PROGRESS, [id, at, lastSeq]),
   };
 }
