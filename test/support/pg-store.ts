@@ -4,6 +4,9 @@
  * KOWALSKI_TEST_STORE=postgres every engine `testEngine` makes keeps its runs there, so a
  * test file runs on both stores (see the `pg.*` wrappers beside the tests they repeat).
  */
+import path from 'node:path';
+import { DEFAULT_CONFIG } from '../../engine/index.js';
+import type { EngineConfig } from '../../engine/index.js';
 import { freshDatabase, startPostgres } from './postgres.js';
 import type { Postgres } from './postgres.js';
 
@@ -38,3 +41,17 @@ export async function postgresUrlFor(dataDir: string): Promise<string> {
 
 /** The database of a data folder an engine was opened on, if any. */
 export const postgresUrlOf = (dataDir: string): string | undefined => byDataDir.get(dataDir);
+
+/** The `[store]` config of an engine a test opens on `dataDir`: its runs in the folder's database when KOWALSKI_TEST_STORE=postgres, else SQLite. */
+export async function testStoreConfig(dataDir: string): Promise<EngineConfig['store']> {
+  return onPostgres() ? { ...DEFAULT_CONFIG.store, url: await postgresUrlFor(path.resolve(dataDir)) } : DEFAULT_CONFIG.store;
+}
+
+/**
+ * The environment a child process opening an engine on `dataDir` needs to reach the same
+ * run store (KOWALSKI_DATABASE_URL, which the config honours): the folder's database on
+ * Postgres, nothing on SQLite. A child killed and started again on the folder gets the same one.
+ */
+export async function childStoreEnv(dataDir: string): Promise<Record<string, string>> {
+  return onPostgres() ? { KOWALSKI_DATABASE_URL: await postgresUrlFor(path.resolve(dataDir)) } : {};
+}
