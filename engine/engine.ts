@@ -345,7 +345,8 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       stepTimeoutSecs: config.runs.stepTimeoutSecs,
     });
     const cluster: Cluster | undefined = postgres === undefined ? undefined : startCluster({
-      backend: postgres, log, observers, clock, timers,
+      // Real time, whatever the engine's clock: leases expire by the database's clock, so their renewal cannot wait on a simulated one.
+      backend: postgres, log, observers, clock: systemClock, timers: systemTimers(systemClock),
       stateOf: (runId) => queries.getRun(runId)?.state,
       ...(options.adoptRuns === false ? {} : {
         adopt: (runId: string) => resumeRun(supervisor, runId, emptyRecovery()),

@@ -28,10 +28,11 @@ export interface History {
   close(): void;
 }
 
-export function openHistory(dataDir: string): History | undefined {
+/** `env`: where KOWALSKI_DATABASE_URL is read (the process's environment unless given). */
+export function openHistory(dataDir: string, env: NodeJS.ProcessEnv = process.env): History | undefined {
   const config = loadConfig(dataPaths(dataDir).config);
   const paths = dataPaths(dataDir, config.store.files);
-  const postgresUrl = configuredPostgresUrl(config);
+  const postgresUrl = configuredPostgresUrl(config, env);
   if (!fs.existsSync(paths.database)) return postgresUrl === undefined ? undefined : postgresHistory(postgresUrl, paths, undefined);
   const db = new Database(paths.database, { readonly: true, fileMustExist: true });
   db.pragma('busy_timeout = 5000');

@@ -8,13 +8,13 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import Database from 'better-sqlite3';
 import { acks, harness } from './support.js';
 import { isAlive } from '../../steps/leftovers.js';
 import { processesWithToken, writeHorde } from '../support/engine.js';
 import { tempDir } from '../support/tmp.js';
 import { waitUntil } from '../fixtures/steps/wait.js';
 import { cleanups } from '../support/cleanup.js';
+import { readCommittedAt } from '../support/store-reader.js';
 
 /** `pid:state` of every process in group `pgid` (zombies included, as `Z`). */
 function groupMembers(pgid: number): string[] {
@@ -62,9 +62,7 @@ for (const isolation of ['in_process', 'process'] as const) {
     assert.equal(run.signal, 'SIGKILL', run.stderr);
     const killedAt = performance.now();
     const [runId] = acks(run);
-    const db = new Database(path.join(home, 'kowalski.sqlite'), { readonly: true });
-    const row = db.prepare('SELECT token, pgid FROM step_attempts WHERE run_id = ? AND attempt = 1').get(runId) as { token: string; pgid: number };
-    db.close();
+    const [row] = await readCommittedAt<{ token: string; pgid: number }>(home, 'SELECT token, pgid FROM step_attempts WHERE run_id = ? AND attempt = 1', [runId]) as [{ token: string; pgid: number }];
     token = row.token;
     assert.ok(row.pgid > 0, 'the group was recorded before the command started');
 

@@ -13,6 +13,7 @@ import { test } from 'node:test';
 import { sha256Of } from '../../steps/index.js';
 import { tempDir } from '../support/tmp.js';
 import { testEngine, writeHorde } from '../support/engine.js';
+import { childStoreEnv, leasesLapsed, postgresUrlOf } from '../support/pg-store.js';
 
 const CHILD = new URL('./review-child.ts', import.meta.url).pathname;
 
@@ -34,13 +35,16 @@ for (const point of ['review-before-edit-applied:1', 'before-result-commit:1']) 
     const contentFile = path.join(dir, 'edited.md');
     fs.writeFileSync(contentFile, edited);
     const child = spawnSync(process.execPath, ['--import', 'tsx', CHILD, home, id, view.hash, contentFile], {
-      env: { ...process.env, KOWALSKI_CRASH_AT: point, NODE_TEST_CONTEXT: '' }, encoding: 'utf8', timeout: 60_000,
+      env: { ...process.env, ...await childStoreEnv(home), KOWALSKI_CRASH_AT: point, NODE_TEST_CONTEXT: '' }, encoding: 'utf8', timeout: 60_000,
     });
     assert.equal(child.signal, 'SIGKILL', `the child was not killed at ${point}: ${child.stdout}${child.stderr}`);
     const file = fs.readFileSync(path.join(workdir, 'draft.md'), 'utf8');
     if (point.startsWith('review-before')) assert.equal(file, view.content, 'killed before the file was replaced');
     else assert.equal(file, edited, 'killed after the file was replaced');
 
+    // On Postgres the killed child's lease on the run lapses first (by the database's clock); then the restart takes it back.
+    const url = postgresUrlOf(path.resolve(home));
+    if (url !== undefined) await leasesLapsed(url);
     const second = await testEngine(t, {}, home);
     const summary = await second.recover();
     assert.deepEqual(summary.resumed, [id]);

@@ -13,10 +13,11 @@ import path from 'node:path';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
 import { Pool } from 'undici';
-import { createEngine } from '../../engine/index.js';
+import { DEFAULT_CONFIG, createEngine } from '../../engine/index.js';
 import { TEST_KINDS, writeHorde } from '../support/engine.js';
 import { tempDir } from '../support/tmp.js';
 import { cleanups } from '../support/cleanup.js';
+import { childStoreEnv, testStoreConfig } from '../support/pg-store.js';
 
 const SERVER = new URL('./hook-server.ts', import.meta.url).pathname;
 const DELIVERIES = 200;
@@ -32,7 +33,8 @@ interface Kill {
 async function deliverAndKill(t: TestContext, kill: Kill): Promise<void> {
   const home = tempDir(t, 'kw-hook-crash-');
   writeHorde(path.join(home, 'hordes', 'hooked'), 'id = "hooked"\npipeline = ["work"]\n[[triggers]]\nname = "in"\nkind = "webhook"\noverlap = "parallel"', { work: 'kind = "noop"' });
-  const env = kill.crashAt === undefined ? process.env : { ...process.env, KOWALSKI_CRASH_AT: kill.crashAt };
+  const store = await childStoreEnv(home);
+  const env = kill.crashAt === undefined ? { ...process.env, ...store } : { ...process.env, ...store, KOWALSKI_CRASH_AT: kill.crashAt };
   const child = spawn(process.execPath, ['--import', 'tsx', SERVER, home, '2000'], { stdio: ['ignore', 'pipe', 'pipe'], env });
   const exited = once(child, 'exit');
   cleanups(t)(() => {
@@ -80,7 +82,7 @@ async function deliverAndKill(t: TestContext, kill: Kill): Promise<void> {
   assert.ok(answered.size >= (kill.crashAt === undefined ? KILL_AFTER : 1), `${answered.size} answers`);
   assert.ok(answered.size < DELIVERIES, 'the server died while deliveries were in flight');
 
-  const engine = await createEngine({ dataDir: home, extraStepKinds: TEST_KINDS });
+  const engine = await createEngine({ dataDir: home, config: { ...DEFAULT_CONFIG, store: await testStoreConfig(home) }, extraStepKinds: TEST_KINDS });
   cleanups(t)(() => engine.close());
   for (const [id, runId] of answered) {
     const row = engine.getRunRow(runId);

@@ -2,11 +2,13 @@
  * The process the crash tests kill. `start <horde-dir> <n>` starts n runs and prints
  * `ACK <run-id>` for each once it is committed; `resume` continues what is unfinished.
  * Both print `DONE <run-id> <state>` as runs settle and `IDLE` when nothing is left.
- * `approve <run-id>` approves and continues one run.
+ * `approve <run-id>` approves and continues one run. With KOWALSKI_DATABASE_URL its runs are
+ * in that Postgres database.
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createEngine } from '../../engine/index.js';
+import { DEFAULT_CONFIG, createEngine } from '../../engine/index.js';
+import { CHILD_LEASE_SECS, leasesLapsed } from '../support/pg-store.js';
 
 const [, , dataDir, mode, ...args] = process.argv;
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -14,8 +16,12 @@ const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
 // A run's form answers and the addresses a web fetch may reach (test servers on 127.0.0.1), when a test gives them.
 const input = JSON.parse(process.env.KOWALSKI_TEST_INPUT ?? '{}') as Record<string, string>;
 const fetchAllow = process.env.KOWALSKI_TEST_FETCH_ALLOW?.split(',');
+// On Postgres (the test gave KOWALSKI_DATABASE_URL): short leases, and no adoption, so that `resume` takes the killed
+// process's runs back in recover() (once their leases have lapsed), as a restart on SQLite does, and reports them.
+const postgres = process.env.KOWALSKI_DATABASE_URL;
 const engine = await createEngine({
   dataDir: dataDir!,
+  ...(postgres === undefined ? {} : { adoptRuns: false, config: { ...DEFAULT_CONFIG, store: { ...DEFAULT_CONFIG.store, leaseSecs: CHILD_LEASE_SECS } } }),
   ...(fetchAllow === undefined ? {} : { testOnlyFetchAllow: fetchAllow }),
   extraStepKinds: [
     { kind: 'ledger', module: path.join(here, '..', 'fixtures', 'kinds', `ledger${ext}`), usesModel: false, idempotent: true, runsCommand: false },
@@ -39,6 +45,7 @@ if (mode === 'start') {
   })));
   started.forEach(follow);
 } else if (mode === 'resume') {
+  if (postgres !== undefined) await leasesLapsed(postgres);
   const summary = await engine.recover();
   say(`RECOVERED ${JSON.stringify(summary)}`);
   summary.resumed.forEach(follow);

@@ -7,7 +7,11 @@ import { foldRun } from '../../actors/index.js';
 import { openHistory } from '../../engine/index.js';
 import { EventLog } from '../../engine/store/event-log.js';
 import { sqliteRunStore } from '../../engine/store/run-store.js';
+import { postgresRunStore } from '../../engine/store/pg/run-store.js';
+import { PgSession } from '../../engine/store/pg/session.js';
+import { openSyncPg } from '../../engine/store/pg/sync-pg.js';
 import Database from 'better-sqlite3';
+import { childStoreEnv, postgresUrlOf } from '../support/pg-store.js';
 
 const HARNESS = new URL('./harness.ts', import.meta.url).pathname;
 
@@ -36,10 +40,12 @@ export interface HarnessOptions {
   limitMs?: number;
 }
 
-export function harness(dataDir: string, args: string[], options: HarnessOptions = {}): Promise<HarnessRun> {
+/** Run a child script on `dataDir`; on Postgres (KOWALSKI_TEST_STORE) it reaches the folder's database, the same one each time. */
+export async function harness(dataDir: string, args: string[], options: HarnessOptions = {}): Promise<HarnessRun> {
+  const store = await childStoreEnv(dataDir);
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', options.script ?? HARNESS, dataDir, ...args], {
-      env: { ...process.env, ...options.env },
+      env: { ...process.env, ...store, ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const lines: string[] = [];
@@ -128,16 +134,17 @@ export function readLedger(file: string): Ledger {
 }
 
 /**
- * The invariants of DESIGN.md, checked against the ledger and the database:
+ * The invariants of DESIGN.md, checked against the ledger and the run store (SQLite, or the folder's Postgres database):
  * every acknowledged run exists and finished as expected; no finished step ran again
  * (its passed attempt ran exactly once and nothing after it); earlier attempts are
  * interrupted ones; folding each run's events gives the state its projection holds.
  */
 export function checkInvariants(dataDir: string, acked: Iterable<string>, ledger: Ledger, expected: 'succeeded' = 'succeeded'): { runs: number; reruns: number } {
-  const history = openHistory(dataDir);
+  const url = postgresUrlOf(path.resolve(dataDir));
+  const history = openHistory(dataDir, url === undefined ? process.env : { ...process.env, KOWALSKI_DATABASE_URL: url });
   assert.ok(history !== undefined, 'the database exists');
-  const db = new Database(path.join(dataDir, 'kowalski.sqlite'), { readonly: true });
-  const log = new EventLog(sqliteRunStore(db));
+  const db = url === undefined ? new Database(path.join(dataDir, 'kowalski.sqlite'), { readonly: true }) : openSyncPg(url);
+  const log = new EventLog(db instanceof Database ? sqliteRunStore(db) : postgresRunStore(new PgSession(db)));
   let reruns = 0;
   try {
     for (const id of acked) assert.doesNotThrow(() => history.getRun(id), `acknowledged run ${id} exists`);

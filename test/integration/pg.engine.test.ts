@@ -3,7 +3,13 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { openHistory } from '../../engine/index.js';
+import pg from 'pg';
+import { DEFAULT_CONFIG, createEngine, openHistory } from '../../engine/index.js';
+import { cleanups } from '../support/cleanup.js';
+import { TEST_KINDS } from '../support/kinds.js';
+import { freshPostgresUrl } from '../support/pg-store.js';
+import { simulatedTime } from '../support/sim-time.js';
+import { waitFor } from '../support/wait.js';
 import { tempDir } from '../support/tmp.js';
 import { writeHorde } from '../support/engine.js';
 import { pgTestEngine } from '../support/pg-engine.js';
@@ -45,5 +51,37 @@ describe('engine on Postgres', () => {
     } finally {
       history.close();
     }
+  });
+
+  test('an engine on a simulated clock that stands still keeps renewing its leases: they expire by the database\'s clock', async (t) => {
+    const dir = tempDir(t);
+    const url = await freshPostgresUrl();
+    const gate = path.join(dir, 'gate');
+    const time = simulatedTime(Date.parse('2026-06-01T00:00:00Z'));
+    const engine = await createEngine({
+      dataDir: path.join(dir, 'home'), clock: time.clock, timers: time.timers, extraStepKinds: TEST_KINDS,
+      config: { ...DEFAULT_CONFIG, store: { ...DEFAULT_CONFIG.store, url, leaseSecs: 0.5 } },
+    });
+    cleanups(t)(() => engine.close());
+    writeHorde(path.join(dir, 'h'), 'id = "held"\npipeline = ["wait"]\nconfirm_commands = false', {
+      wait: `kind = "verify"\nverify_command = "while [ ! -f ${gate} ]; do sleep 0.05; done"`,
+    });
+    const id = await engine.startRun((await engine.resolveHorde(path.join(dir, 'h'))).horde, {});
+    await waitFor(() => engine.getRun(id).attempts.length === 1, 'the step started');
+    // Four leases long in real time, not a simulated millisecond.
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ held: boolean; live: boolean; fresh: boolean }>(
+        `SELECT l.node_id IS NOT NULL AS held, l.expires_at > kw_now() AS live, kw_now() - n.heartbeat_at < 500 AS fresh
+         FROM run_leases l JOIN nodes n ON n.id = l.last_node WHERE l.run_id = $1`, [id]);
+      assert.deepEqual(rows, [{ held: true, live: true, fresh: true }], 'the node\'s heartbeat and its lease on the running run were renewed');
+    } finally {
+      await client.end();
+    }
+    fs.writeFileSync(gate, '');
+    assert.equal(await engine.waitForRun(id), 'succeeded');
+    assert.deepEqual(engine.getRun(id).attempts.map((a) => `${a.attempt}:${a.state}`), ['1:passed'], 'the run was never taken from its own node');
   });
 });

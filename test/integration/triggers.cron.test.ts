@@ -10,7 +10,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
-import Database from 'better-sqlite3';
 import { DEFAULT_CONFIG, createEngine } from '../../engine/index.js';
 import type { Engine, RunRow } from '../../engine/index.js';
 import { TEST_KINDS, writeHorde } from '../support/engine.js';
@@ -18,6 +17,9 @@ import { simulatedTime } from '../support/sim-time.js';
 import type { SimTime } from '../support/sim-time.js';
 import { tempDir } from '../support/tmp.js';
 import { cleanups } from '../support/cleanup.js';
+import { testStoreConfig } from '../support/pg-store.js';
+import { readCommittedAt } from '../support/store-reader.js';
+import { waitFor } from '../support/wait.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -25,7 +27,7 @@ const DAY = 24 * HOUR;
 async function open(t: TestContext, home: string, time: SimTime): Promise<Engine> {
   const engine = await createEngine({
     dataDir: home, clock: time.clock, timers: time.timers, extraStepKinds: TEST_KINDS,
-    config: { ...DEFAULT_CONFIG, runs: { ...DEFAULT_CONFIG.runs, maxParallelSteps: 8 } },
+    config: { ...DEFAULT_CONFIG, store: await testStoreConfig(home), runs: { ...DEFAULT_CONFIG.runs, maxParallelSteps: 8 } },
   });
   let closed = false;
   cleanups(t)(async () => {
@@ -61,13 +63,9 @@ function runsOf(engine: Engine, hordeId: string, n: number): Promise<RunRow[]> {
   });
 }
 
-function firings(home: string, hordeId: string): Array<{ key: string; outcome: string; run_id: string | null }> {
-  const db = new Database(path.join(home, 'kowalski.sqlite'), { readonly: true });
-  try {
-    return db.prepare('SELECT key, outcome, run_id FROM trigger_firings WHERE horde_id = ? ORDER BY id').all(hordeId) as Array<{ key: string; outcome: string; run_id: string | null }>;
-  } finally {
-    db.close();
-  }
+/** The firings of a horde as committed in the data folder's run store (SQLite or Postgres). */
+function firings(home: string, hordeId: string): Promise<Array<{ key: string; outcome: string; run_id: string | null }>> {
+  return readCommittedAt(home, 'SELECT key, outcome, run_id FROM trigger_firings WHERE horde_id = ? ORDER BY id', [hordeId]);
 }
 
 test('a cron trigger starts a run at each scheduled instant, with the time as input and trigger provenance; a restart across a firing time fires it once', async (t) => {
@@ -103,7 +101,7 @@ test('a cron trigger starts a run at each scheduled instant, with the time as in
   engine = await open(t, home, simulatedTime(Date.parse('2026-03-28T12:00:40Z')));
   await engine.triggers.start();
   assert.equal(engine.listRuns({ horde: 'ticker' }).length, 2);
-  assert.deepEqual(firings(home, 'ticker').map((f) => [f.key, f.outcome]), [
+  assert.deepEqual((await firings(home, 'ticker')).map((f) => [f.key, f.outcome]), [
     ['cron:2026-03-28T11:00:00.000Z', 'started'],
     ['cron:2026-03-28T12:00:00.000Z', 'started'],
   ]);
@@ -133,13 +131,13 @@ test('a 3-day outage: skip fires none, once fires only the latest, all fires eac
   assert.equal(all.length, 12);
   assert.equal(engine.listRuns({ horde: 'flood', limit: 500 }).length, 100, 'all is bounded');
 
-  const count = (hordeId: string, outcome: string): number => firings(home, hordeId).filter((f) => f.outcome === outcome).length;
-  assert.equal(count('skipper', 'missed'), 12);
-  assert.equal(count('oncer', 'missed'), 11);
-  assert.equal(count('oncer', 'started'), 1);
-  assert.equal(count('aller', 'missed'), 0);
-  assert.equal(count('flood', 'started'), 100);
-  assert.equal(count('flood', 'missed'), 44);
+  const count = async (hordeId: string, outcome: string): Promise<number> => (await firings(home, hordeId)).filter((f) => f.outcome === outcome).length;
+  assert.equal(await count('skipper', 'missed'), 12);
+  assert.equal(await count('oncer', 'missed'), 11);
+  assert.equal(await count('oncer', 'started'), 1);
+  assert.equal(await count('aller', 'missed'), 0);
+  assert.equal(await count('flood', 'started'), 100);
+  assert.equal(await count('flood', 'missed'), 44);
   assert.equal((await engine.triggers.list()).find((v) => v.hordeId === 'skipper')?.nextFireAt, Date.parse('2026-05-04T06:00:00Z'));
 });
 
@@ -178,16 +176,9 @@ test('overlap with a slow run: skip drops, queue_one keeps one waiting and start
     await Promise.all([runsOf(engine, 'slow-skip', 1), runsOf(engine, 'slow-queue-one', 1), runsOf(engine, 'slow-parallel', minute)]);
   }
   // Every firing is handled (recorded) before the runs are released.
-  await new Promise<void>((resolve) => {
-    const check = setInterval(() => {
-      if (firings(home, 'slow-queue-one').length === 3 && firings(home, 'slow-skip').length === 3) {
-        clearInterval(check);
-        resolve();
-      }
-    }, 10);
-  });
-  assert.deepEqual(firings(home, 'slow-skip').map((f) => f.outcome), ['started', 'skipped', 'skipped']);
-  assert.deepEqual(firings(home, 'slow-queue-one').map((f) => f.outcome), ['started', 'queued', 'skipped']);
+  await waitFor(async () => (await firings(home, 'slow-queue-one')).length === 3 && (await firings(home, 'slow-skip')).length === 3, 'three firings of each recorded');
+  assert.deepEqual((await firings(home, 'slow-skip')).map((f) => f.outcome), ['started', 'skipped', 'skipped']);
+  assert.deepEqual((await firings(home, 'slow-queue-one')).map((f) => f.outcome), ['started', 'queued', 'skipped']);
   const views = await engine.triggers.list();
   assert.equal(views.find((v) => v.hordeId === 'slow-parallel')?.active, 3);
 
@@ -197,7 +188,7 @@ test('overlap with a slow run: skip drops, queue_one keeps one waiting and start
   assert.equal(queued.length, 2);
   assert.equal(engine.listRuns({ horde: 'slow-skip' }).length, 1);
   assert.equal(engine.listRuns({ horde: 'slow-parallel' }).length, 3);
-  assert.deepEqual(firings(home, 'slow-queue-one').map((f) => f.outcome), ['started', 'started', 'skipped'], 'the waiting firing started once the run ended');
+  assert.deepEqual((await firings(home, 'slow-queue-one')).map((f) => f.outcome), ['started', 'started', 'skipped'], 'the waiting firing started once the run ended');
 });
 
 test('switches persist across restarts; a built-in horde\'s trigger arrives off', async (t) => {
@@ -206,7 +197,8 @@ test('switches persist across restarts; a built-in horde\'s trigger arrives off'
   const builtins = tempDir(t, 'kw-builtin-');
   writeHorde(path.join(builtins, 'shipped'), 'id = "shipped"\npipeline = ["work"]\n[[triggers]]\nname = "nightly"\nkind = "cron"\nschedule = "0 3 * * *"\ntimezone = "UTC"\nenabled = true', { work: 'kind = "noop"' });
   const time = simulatedTime(Date.parse('2026-06-01T00:00:00Z'));
-  const make = (): Promise<Engine> => createEngine({ dataDir: home, clock: time.clock, timers: time.timers, extraStepKinds: TEST_KINDS, builtinHordesDir: builtins });
+  const config = { ...DEFAULT_CONFIG, store: await testStoreConfig(home) };
+  const make = (): Promise<Engine> => createEngine({ dataDir: home, config, clock: time.clock, timers: time.timers, extraStepKinds: TEST_KINDS, builtinHordesDir: builtins });
   let engine = await make();
   const views = await engine.triggers.list();
   assert.equal(views.find((v) => v.hordeId === 'shipped')?.enabled, false, 'built-in triggers arrive off even when horde.md says enabled');

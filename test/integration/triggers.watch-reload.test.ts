@@ -3,24 +3,37 @@
  * starts one run carrying its path (filling the horde's path input); adding, editing
  * and removing horde folders under `<data>/hordes/` updates the triggers while the
  * server runs, a horde that became invalid keeps its last good version's triggers, and
- * a run in flight keeps the prompts it started with.
+ * a run in flight keeps the prompts it started with. The watched files' hashes are kept in
+ * the run store: across a restart, a file changed while the engine was stopped fires once
+ * and an unchanged one does not.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
-import { createEngine } from '../../engine/index.js';
+import { DEFAULT_CONFIG, createEngine } from '../../engine/index.js';
 import type { Engine, RunRow } from '../../engine/index.js';
 import { buildMessages } from '../../steps/model-prompt.js';
 import type { StepTask } from '../../steps/index.js';
 import { TEST_KINDS, writeHorde } from '../support/engine.js';
 import { tempDir } from '../support/tmp.js';
 import { cleanups } from '../support/cleanup.js';
+import { testStoreConfig } from '../support/pg-store.js';
+import { readCommittedAt } from '../support/store-reader.js';
+import { waitFor } from '../support/wait.js';
 
 async function started(t: TestContext, home: string): Promise<Engine> {
-  const engine = await createEngine({ dataDir: home, extraStepKinds: TEST_KINDS, reloadDebounceMs: 50 });
-  cleanups(t)(() => engine.close());
+  const engine = await createEngine({ dataDir: home, config: { ...DEFAULT_CONFIG, store: await testStoreConfig(home) }, extraStepKinds: TEST_KINDS, reloadDebounceMs: 50 });
+  let closed = false;
+  cleanups(t)(async () => {
+    if (!closed) await engine.close();
+  });
+  const close = engine.close.bind(engine);
+  engine.close = async () => {
+    closed = true;
+    await close();
+  };
   await engine.triggers.start();
   return engine;
 }
@@ -64,6 +77,37 @@ test('a watch trigger starts one run per settled file, with the file as the hord
   assert.equal(row.input.trigger_path, file);
   assert.equal(await engine.waitForRun(row.id), 'succeeded');
   assert.equal(engine.listRuns({ horde: 'inbox' }).length, 1, 'one run for the settled file, none for the .txt');
+});
+
+test('across a restart the watched files\' hashes are kept in the run store: a file changed while stopped fires once, an unchanged one does not', { timeout: 30_000 }, async (t) => {
+  const home = tempDir(t, 'kw-watch-');
+  const inbox = tempDir(t, 'kw-inbox-');
+  writeHorde(path.join(home, 'hordes', 'inbox'), `id = "inbox"\npipeline = ["work"]\n[[triggers]]\nname = "drop"\nkind = "watch"\npath = "${inbox}"\nglobs = ["*.csv"]\ndebounce_ms = 150\noverlap = "parallel"`, {
+    work: 'kind = "noop"\n[[inputs]]\nid = "data"\ntype = "path"\nrequired = true',
+  });
+  const same = path.join(inbox, 'same.csv');
+  const edited = path.join(inbox, 'edited.csv');
+  let engine = await started(t, home);
+  for (const file of [same, edited]) {
+    const run = nextRun(engine, 'inbox');
+    fs.writeFileSync(file, 'first\n');
+    assert.equal(await engine.waitForRun((await run).id), 'succeeded');
+  }
+  const stored = await readCommittedAt<{ path: string }>(home, 'SELECT path FROM watch_hashes WHERE horde_id = ? ORDER BY path', ['inbox']);
+  assert.deepEqual(stored.map((r) => r.path), [edited, same], 'both files\' hashes are committed');
+  const before = engine.listRuns({ horde: 'inbox' }).map((r) => r.id);
+  await engine.close();
+
+  fs.writeFileSync(edited, 'second\n');
+  engine = await started(t, home);
+  // The start scan may fire it before started() returns: wait on the store, not on an event.
+  await waitFor(() => engine.listRuns({ horde: 'inbox' }).length >= 3, 'the edited file\'s run');
+  const [row] = engine.listRuns({ horde: 'inbox' }).filter((r) => !before.includes(r.id));
+  assert.equal(row?.input.data, edited);
+  assert.equal(await engine.waitForRun(row.id), 'succeeded');
+  // The start scan saw both files at once; give the unchanged one more than its debounce to (wrongly) fire.
+  await new Promise((resolve) => setTimeout(resolve, 600));
+  assert.deepEqual(engine.listRuns({ horde: 'inbox' }).map((r) => r.input.data).sort(), [edited, edited, same].sort(), 'the unchanged file did not fire again');
 });
 
 test('hot reload: a horde added, broken and removed under hordes/ while the server runs; a run in flight keeps its prompts', async (t) => {

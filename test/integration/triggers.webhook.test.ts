@@ -17,13 +17,15 @@ import path from 'node:path';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
 import { buildApi } from '../../api/index.js';
-import { createEngine } from '../../engine/index.js';
+import { DEFAULT_CONFIG, createEngine } from '../../engine/index.js';
 import type { Engine } from '../../engine/index.js';
 import { CLI, REPO, startCli } from '../support/cli.js';
 import { TEST_KINDS, writeHorde } from '../support/engine.js';
 import { freePort } from '../support/mcp.js';
 import { tempDir } from '../support/tmp.js';
 import { cleanups } from '../support/cleanup.js';
+import { childStoreEnv, testStoreConfig } from '../support/pg-store.js';
+import { readCommittedAt } from '../support/store-reader.js';
 
 const GITHUB_SECRET = "It's a Secret to Everybody";
 const GITHUB_SIGNATURE = 'sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17';
@@ -74,7 +76,7 @@ async function serve(t: TestContext): Promise<Served> {
   process.env.KW_TEST_STD_SECRET = STANDARD_SECRET;
   const home = tempDir(t, 'kw-hooks-');
   writeHooked(home);
-  const engine = await createEngine({ dataDir: home, extraStepKinds: TEST_KINDS });
+  const engine = await createEngine({ dataDir: home, config: { ...DEFAULT_CONFIG, store: await testStoreConfig(home) }, extraStepKinds: TEST_KINDS });
   cleanups(t)(() => engine.close());
   const port = await freePort();
   const { app } = await buildApi(engine, { port });
@@ -153,9 +155,10 @@ test('killed with SIGKILL between the commit and the answer: the redelivery afte
   const home = tempDir(t, 'kw-hooks-kill-');
   writeHooked(home);
   const port = await freePort();
+  const store = await childStoreEnv(home);
   // The first commit of this fresh data directory is the delivery's run: die right after it.
   const doomed = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', '--no-open', '--port', String(port)], {
-    cwd: REPO, env: { ...withoutTestContext(process.env), KOWALSKI_HOME: home, KOWALSKI_CRASH_AT: 'after-commit:1' }, stdio: ['ignore', 'ignore', 'pipe'],
+    cwd: REPO, env: { ...withoutTestContext(process.env), KOWALSKI_HOME: home, ...store, KOWALSKI_CRASH_AT: 'after-commit:1' }, stdio: ['ignore', 'ignore', 'pipe'],
   });
   const exited = once(doomed, 'exit');
   cleanups(t)(() => {
@@ -175,7 +178,7 @@ test('killed with SIGKILL between the commit and the answer: the redelivery afte
   const [, signal] = await exited;
   assert.equal(signal, 'SIGKILL');
 
-  const server = startCli(home, ['serve', '--no-open', '--port', String(port)], { limitMs: 120_000 });
+  const server = startCli(home, ['serve', '--no-open', '--port', String(port)], { limitMs: 120_000, env: store });
   cleanups(t)(async () => {
     server.child.kill('SIGTERM');
     await server.exited;
@@ -186,6 +189,7 @@ test('killed with SIGKILL between the commit and the answer: the redelivery afte
   assert.equal(again.json.duplicate, true);
   const runs = JSON.parse(await (await fetch(`http://127.0.0.1:${port}/api/runs?horde=hooked`)).text()) as { runs: Array<{ id: string }> };
   assert.deepEqual(runs.runs.map((r) => r.id), [again.json.runId]);
+  assert.deepEqual((await readCommittedAt<{ id: string }>(home, 'SELECT id FROM runs')).map((r) => r.id), [again.json.runId], 'the run is in the store the test chose');
   assert.ok(fs.existsSync(path.join(home, 'kowalski.sqlite')));
 });
 

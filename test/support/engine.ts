@@ -7,7 +7,7 @@ import { DEFAULT_CONFIG, createEngine } from '../../engine/index.js';
 import type { Engine, EngineConfig } from '../../engine/index.js';
 import { cleanups } from './cleanup.js';
 import { TEST_KINDS } from './kinds.js';
-import { onPostgres, postgresUrlFor } from './pg-store.js';
+import { testStoreConfig } from './pg-store.js';
 
 export { TEST_KINDS } from './kinds.js';
 
@@ -15,7 +15,7 @@ export { TEST_KINDS } from './kinds.js';
 export async function testEngine(t: TestContext, runs: Partial<EngineConfig['runs']> = {}, dataDir?: string): Promise<Engine> {
   const own = dataDir === undefined ? fs.mkdtempSync(path.join(os.tmpdir(), 'kw-home-')) : undefined;
   const home = own ?? dataDir!;
-  const store = onPostgres() ? { ...DEFAULT_CONFIG.store, url: await postgresUrlFor(path.resolve(home)) } : DEFAULT_CONFIG.store;
+  const store = await testStoreConfig(home);
   const engine = await createEngine({ dataDir: home, config: { ...DEFAULT_CONFIG, store, runs: { ...DEFAULT_CONFIG.runs, ...runs } }, extraStepKinds: TEST_KINDS });
   cleanups(t)(async () => {
     await engine.close();

@@ -10,9 +10,14 @@ import type { Engine } from '../../engine/index.js';
 import { postgresUrlOf } from './pg-store.js';
 
 export async function readCommitted<R>(engine: Engine, sql: string, params: unknown[] = []): Promise<R[]> {
-  const url = postgresUrlOf(path.resolve(engine.paths.dataDir));
+  return readCommittedAt<R>(engine.paths.dataDir, sql, params);
+}
+
+/** The same for the data folder `dataDir` (an engine on it may be closed, or running in another process). */
+export async function readCommittedAt<R>(dataDir: string, sql: string, params: unknown[] = []): Promise<R[]> {
+  const url = postgresUrlOf(path.resolve(dataDir));
   if (url === undefined) {
-    const db = new Database(path.join(engine.paths.dataDir, 'kowalski.sqlite'), { readonly: true });
+    const db = new Database(path.join(dataDir, 'kowalski.sqlite'), { readonly: true });
     try {
       return db.prepare<unknown[], R>(sql).all(...params);
     } finally {

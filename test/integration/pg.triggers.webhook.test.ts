@@ -1,0 +1,3 @@
+/** triggers.webhook.test.ts again, with every engine's runs on the Postgres store (a throwaway cluster). */
+process.env.KOWALSKI_TEST_STORE = 'postgres';
+await import('./triggers.webhook.test.js');
