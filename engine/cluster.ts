@@ -72,8 +72,13 @@ export function startCluster(deps: ClusterDeps): Cluster {
   let adopting = false;
   const cancels = new Set<() => void>();
 
+  // Registered before any websocket hub, so it runs first for each event.
   const off = observers.on('run:event', ({ stored }) => {
-    if (stored.gseq > cursor) announced.add(stored.gseq);
+    if (stored.gseq <= cursor) return; // the follower's own, or one it has passed
+    // This node's commit. Commits take turns, so every lower gseq is committed: another
+    // node's events in between go out first, and a client of every run gets them in order.
+    if (stored.gseq - 1 > cursor && !announced.has(stored.gseq - 1)) follow(stored.gseq);
+    announced.add(stored.gseq);
   });
 
   /** `fn` every `ms()`; the function returned arms the next call anew (the interval changed). */
@@ -103,10 +108,12 @@ export function startCluster(deps: ClusterDeps): Cluster {
     return arm;
   };
 
-  const follow = (): void => {
+  /** Hand on the events other nodes committed, in gseq order, up to (not including) `before`. */
+  function follow(before = Infinity): void {
     for (;;) {
       const events = log.readAllAfter(cursor, 500);
       for (const stored of events) {
+        if (stored.gseq >= before) return;
         cursor = stored.gseq;
         if (announced.delete(stored.gseq)) continue;
         const state = deps.stateOf(stored.runId);
@@ -114,7 +121,7 @@ export function startCluster(deps: ClusterDeps): Cluster {
       }
       if (events.length < 500) return;
     }
-  };
+  }
 
   const adopt = (): void => {
     const take = deps.adopt;

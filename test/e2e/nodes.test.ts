@@ -40,6 +40,8 @@ describe('the Nodes screen', () => {
     await page.waitForURL(/#\/nodes$/);
     await testId(page, 'nodes-table').waitFor();
     assert.match(await textOf(testId(page, 'nodes-store')), /Run store: PostgreSQL, shared by 3 live nodes/);
+    // The answering node listens for notifications (the screen reads the view again every few seconds).
+    await testId(page, 'nodes-wakeups').filter({ hasText: /hears the others at once/ }).waitFor({ timeout: 15_000 });
     assert.equal(await testId(page, 'node-self').count(), 1);
     assert.match(await textOf(testId(page, `node-row-${idA}`)), new RegExp(`${idA}\\s*this node.*${a!.url.replace(/[./]/g, '\\$&')}.*alive.*ago\\s*0\\s*0`, 's'));
     for (const id of [idB, idC]) await testId(page, `node-state-${id}`).getByText('alive', { exact: true }).waitFor();

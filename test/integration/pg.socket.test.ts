@@ -76,3 +76,27 @@ test('wake-ups: with its polls slowed to a minute node B still follows A\'s runs
   const again = await lag();
   assert.ok(again < 2_000, `heard ${Math.round(again)} ms after the run ended, by notification again`);
 });
+
+test('a client of every run on node A gets every event both nodes commit, each once, in gseq order with no gap, while both commit at once', { timeout: 90_000 }, async (t) => {
+  const dir = tempDir(t);
+  const url = await freshPostgresUrl();
+  const folder = writeHorde(path.join(dir, 'h'), 'id = "both"\npipeline = ["a", "b", "c"]', { a: 'kind = "noop"', b: 'kind = "noop"', c: 'kind = "noop"' });
+  const a = await pgTestEngine(t, { url });
+  const b = await pgTestEngine(t, { url });
+  const api = await buildApi(a.engine, { port: 0 });
+  cleanups(t)(() => api.app.close());
+  const { wsUrl } = await listen(api);
+  const ws = await TestSocket.open(t, wsUrl);
+  ws.send({ type: 'subscribe' });
+  await waitFor(() => a.engine.nodes().wakeUps === 'notify' && b.engine.nodes().wakeUps === 'notify', 'both nodes listen');
+  const from = a.engine.lastGseq();
+  const horde = (await a.engine.resolveHorde(folder)).horde;
+  // Both nodes start runs together, so their commits interleave: A commits right after B's commits it has not yet read.
+  const ids = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? a : b).engine.startRun(horde, {})));
+  for (const id of ids) assert.equal(await (ids.indexOf(id) % 2 === 0 ? a : b).engine.waitForRun(id), 'succeeded');
+  const last = a.engine.lastGseq();
+  await waitFor(() => ws.frames.some((f) => f.type === 'event' && f.gseq === last), 'the client got the last event', 30_000);
+  const got = ws.frames.filter((f) => f.type === 'event' && f.gseq > from).map((f) => f.gseq as number);
+  const all = Array.from({ length: last - from }, (_, i) => from + 1 + i);
+  assert.deepEqual(got, all, 'every event of both nodes, once each, in order');
+});
