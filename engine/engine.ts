@@ -62,6 +62,7 @@ import { soleNode } from './leases.js';
 import type { RunLeases } from './leases.js';
 import { nodesView } from './nodes-view.js';
 import type { NodesView } from './nodes-view.js';
+import { folderIdOf } from './store/folder-id.js';
 import { openPostgresBackend } from './store/pg/backend.js';
 import type { PostgresBackend } from './store/pg/backend.js';
 import { sqliteRunStore } from './store/run-store.js';
@@ -271,7 +272,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     // The run store: SQLite in the data folder, or the Postgres database the nodes share.
     const postgresUrl = configuredPostgresUrl(config);
     if (postgresUrl !== undefined) {
-      postgres = openPostgresBackend(postgresUrl, { name: `${os.hostname()}:${home}`, ttlMs: config.store.leaseSecs * 1000 });
+      postgres = openPostgresBackend(postgresUrl, { name: `${os.hostname()}:${home}`, folderId: folderIdOf(home), ttlMs: config.store.leaseSecs * 1000 });
     }
     const runStore = postgres?.store ?? sqliteRunStore(db);
     const leases: RunLeases = postgres?.leases ?? soleNode;

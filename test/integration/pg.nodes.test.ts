@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -159,6 +160,32 @@ describe('nodes sharing a Postgres store', () => {
     assert.deepEqual(attempts, ['a:1:passed', 'wait:1:interrupted', 'wait:2:passed', 'b:1:passed']);
     assert.deepEqual(fs.readFileSync(ledger, 'utf8').trim().split('\n').filter((l) => l !== 'wait-start' && l !== 'wait-done'), ['a', 'b'], 'a passed step never ran again');
     assert.deepEqual(b.engine.nodes().handovers.map((h) => [h.fromNode, h.reason]), [[nodeA, 'expired']]);
+  });
+
+  test('a node restarted on the data folder of a node that was killed takes its runs back at once, not when their leases lapse; a node of another folder waits', async (t) => {
+    const dir = tempDir(t);
+    const url = await freshPostgresUrl();
+    const files = path.join(dir, 'shared');
+    const home = path.join(dir, 'a');
+    const folder = writeHorde(path.join(dir, 'h'), 'id = "again"\npipeline = ["wait"]\nconfirm_commands = false', {
+      wait: `kind = "verify"\nverify_command = "while [ ! -f ${path.join(dir, 'gate')} ]; do sleep 0.05; done"`,
+    });
+    // Leases of a minute: only the folder's own restart can take the run back within this test.
+    const a = childNode(t, { url, home, files, leaseSecs: 60, horde: folder });
+    const nodeA = await a.fact('node') as string;
+    const id = await a.fact('run') as string;
+    const other = await pgTestEngine(t, { url, store: { files, leaseSecs: 60 } });
+    await waitFor(() => other.engine.getRun(id).attempts.some((x) => x.step === 'wait'), 'the step started on A');
+    a.child.kill('SIGKILL');
+    await once(a.child, 'exit');
+    assert.deepEqual((await other.engine.recover()).resumed, [], 'another folder\'s node leaves the run to its lease');
+    await other.engine.close(); // it would adopt the run at its next beat once the lease is gone
+    const again = await pgTestEngine(t, { url, dataDir: home, store: { files, leaseSecs: 60 } });
+    assert.deepEqual((await again.engine.recover()).resumed, [id], 'the restart took the run back at once');
+    fs.writeFileSync(path.join(dir, 'gate'), '');
+    assert.equal(await again.engine.waitForRun(id), 'succeeded');
+    assert.deepEqual(again.engine.getRun(id).attempts.map((x) => `${x.step}:${x.attempt}:${x.state}`), ['wait:1:interrupted', 'wait:2:passed']);
+    assert.deepEqual(again.engine.nodes().handovers.map((h) => [h.fromNode, h.toNode, h.reason]), [[nodeA, selfId(again.engine), 'expired']]);
   });
 
   test('a node stopped (SIGSTOP) past its lease: another node takes its run; woken, its next commit is refused by the fence and it stops', async (t) => {

@@ -34,6 +34,8 @@ export interface PostgresBackend {
 export interface PostgresBackendOptions {
   /** For people: host and data folder. */
   name: string;
+  /** The data folder's id (data-dir folder id): an earlier node of the same folder is this one's dead predecessor. */
+  folderId: string;
   ttlMs: number;
 }
 
@@ -48,7 +50,8 @@ export function openPostgresBackend(url: string, options: PostgresBackendOptions
     migratePg(pg, where);
     const session = new PgSession(pg, nodeId);
     const nodes = pgNodes(pg);
-    nodes.register({ id: nodeId, name: options.name, pid: process.pid });
+    nodes.register({ id: nodeId, name: options.name, pid: process.pid, folderId: options.folderId });
+    nodes.buryPredecessors(nodeId, options.folderId);
     const leases = new PgLeases(pg, session, { nodeId, ttlMs: options.ttlMs });
     return {
       pg, store: postgresRunStore(session), leases, nodes, requests: pgRequests(pg), url, nodeId, where,

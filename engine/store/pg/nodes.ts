@@ -33,8 +33,16 @@ export interface HandoverRecord {
 
 export function pgNodes(pg: SyncPg) {
   return {
-    register(n: { id: string; name: string; pid: number }): void {
-      pg.run('INSERT INTO nodes (id, name, pid, started_at, heartbeat_at) VALUES ($1, $2, $3, kw_now(), kw_now())', [n.id, n.name, n.pid]);
+    register(n: { id: string; name: string; pid: number; folderId: string }): void {
+      pg.run('INSERT INTO nodes (id, name, pid, started_at, heartbeat_at, folder_id) VALUES ($1, $2, $3, kw_now(), kw_now(), $4)', [n.id, n.name, n.pid, n.folderId]);
+    },
+    /**
+     * The earlier nodes of this data folder that never stopped cleanly are dead (this node
+     * holds the folder's lock): their leases expire now, so this node can take their runs
+     * back at once (a hand-over `expired`, as after any dead node).
+     */
+    buryPredecessors(id: string, folderId: string): void {
+      pg.run('UPDATE run_leases SET expires_at = 0 WHERE node_id IN (SELECT n.id FROM nodes n WHERE n.folder_id = $2 AND n.id <> $1 AND n.stopped_at IS NULL)', [id, folderId]);
     },
     setUrl(id: string, url: string): void {
       pg.run('UPDATE nodes SET url = $2 WHERE id = $1', [id, url]);

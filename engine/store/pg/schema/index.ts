@@ -4,5 +4,6 @@ import type { Migration } from '../../../schema/index.js';
 import * as m001 from './001_init.js';
 import * as m002 from './002_nodes_leases.js';
 import * as m003 from './003_node_requests.js';
+import * as m004 from './004_node_folders.js';
 
-export const PG_MIGRATIONS: readonly Migration[] = migrationsOf([m001, m002, m003]);
+export const PG_MIGRATIONS: readonly Migration[] = migrationsOf([m001, m002, m003, m004]);
