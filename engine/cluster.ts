@@ -52,8 +52,6 @@ export interface Cluster {
   forward(to: string, runId: string, action: ForwardedAction, args: Record<string, unknown>): Promise<unknown>;
   /** Whether wake-ups arrive (the listener is connected). */
   readonly listening: boolean;
-  /** The listener's server process (tests end it). */
-  readonly listenerPid: number | undefined;
   close(): Promise<void>;
 }
 
@@ -81,8 +79,23 @@ export function startCluster(deps: ClusterDeps): Cluster {
     announced.add(stored.gseq);
   });
 
-  /** `fn` every `ms()`; the function returned arms the next call anew (the interval changed). */
+  /** `fn`, unless the cluster closed; a throw goes to `onError` (the caller goes on). */
+  const guarded = (fn: () => void) => (): void => {
+    if (closed) return;
+    try {
+      fn();
+    } catch (err) {
+      deps.onError(err);
+    }
+  };
+
+  /**
+   * `fn` every `ms()`, also after a call that threw (a beat that failed while the database
+   * was unreachable is tried again at the next one); the function returned arms the next
+   * call anew (the interval changed).
+   */
   const every = (ms: () => number, fn: () => void): (() => void) => {
+    const call = guarded(fn);
     let cancel: (() => void) | undefined;
     const arm = (): void => {
       if (cancel !== undefined) {
@@ -92,14 +105,8 @@ export function startCluster(deps: ClusterDeps): Cluster {
       const c = timers.at(clock.now() + ms(), () => {
         cancels.delete(c);
         cancel = undefined;
-        if (closed) return;
-        try {
-          fn();
-        } catch (err) {
-          deps.onError(err);
-          return;
-        }
-        arm();
+        call();
+        if (!closed) arm();
       });
       cancel = c;
       cancels.add(c);
@@ -143,6 +150,7 @@ export function startCluster(deps: ClusterDeps): Cluster {
 
   /** `fn` once, soon (several wake-ups in one turn of the event loop are one call). */
   const soon = (fn: () => void): (() => void) => {
+    const call = guarded(fn);
     let armed = false;
     return () => {
       if (armed || closed) return;
@@ -150,12 +158,7 @@ export function startCluster(deps: ClusterDeps): Cluster {
       const cancel = timers.at(clock.now(), () => {
         cancels.delete(cancel);
         armed = false;
-        if (closed) return;
-        try {
-          fn();
-        } catch (err) {
-          deps.onError(err);
-        }
+        call();
       });
       cancels.add(cancel);
     };
@@ -195,9 +198,6 @@ export function startCluster(deps: ClusterDeps): Cluster {
     forward: (to, runId, action, args) => forwarding.ask(to, runId, action, args),
     get listening() {
       return listener.listening;
-    },
-    get listenerPid() {
-      return listener.backendPid;
     },
     async close() {
       closed = true;

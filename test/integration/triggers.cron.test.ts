@@ -10,35 +10,19 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
-import { DEFAULT_CONFIG, createEngine } from '../../engine/index.js';
 import type { Engine, RunRow } from '../../engine/index.js';
-import { TEST_KINDS, writeHorde } from '../support/engine.js';
+import { testEngine, writeHorde } from '../support/engine.js';
 import { simulatedTime } from '../support/sim-time.js';
 import type { SimTime } from '../support/sim-time.js';
 import { tempDir } from '../support/tmp.js';
-import { cleanups } from '../support/cleanup.js';
-import { testStoreConfig } from '../support/pg-store.js';
 import { readCommittedAt } from '../support/store-reader.js';
 import { waitFor } from '../support/wait.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
-async function open(t: TestContext, home: string, time: SimTime): Promise<Engine> {
-  const engine = await createEngine({
-    dataDir: home, clock: time.clock, timers: time.timers, extraStepKinds: TEST_KINDS,
-    config: { ...DEFAULT_CONFIG, store: await testStoreConfig(home), runs: { ...DEFAULT_CONFIG.runs, maxParallelSteps: 8 } },
-  });
-  let closed = false;
-  cleanups(t)(async () => {
-    if (!closed) await engine.close();
-  });
-  const close = engine.close.bind(engine);
-  engine.close = async () => {
-    closed = true;
-    await close();
-  };
-  return engine;
+function open(t: TestContext, home: string, time: SimTime): Promise<Engine> {
+  return testEngine(t, { maxParallelSteps: 8 }, home, { clock: time.clock, timers: time.timers });
 }
 
 /** A user horde with one step of `kind` and the given `[[triggers]]` TOML. */
@@ -197,8 +181,7 @@ test('switches persist across restarts; a built-in horde\'s trigger arrives off'
   const builtins = tempDir(t, 'kw-builtin-');
   writeHorde(path.join(builtins, 'shipped'), 'id = "shipped"\npipeline = ["work"]\n[[triggers]]\nname = "nightly"\nkind = "cron"\nschedule = "0 3 * * *"\ntimezone = "UTC"\nenabled = true', { work: 'kind = "noop"' });
   const time = simulatedTime(Date.parse('2026-06-01T00:00:00Z'));
-  const config = { ...DEFAULT_CONFIG, store: await testStoreConfig(home) };
-  const make = (): Promise<Engine> => createEngine({ dataDir: home, config, clock: time.clock, timers: time.timers, extraStepKinds: TEST_KINDS, builtinHordesDir: builtins });
+  const make = (): Promise<Engine> => testEngine(t, {}, home, { clock: time.clock, timers: time.timers, builtinHordesDir: builtins });
   let engine = await make();
   const views = await engine.triggers.list();
   assert.equal(views.find((v) => v.hordeId === 'shipped')?.enabled, false, 'built-in triggers arrive off even when horde.md says enabled');
@@ -208,7 +191,6 @@ test('switches persist across restarts; a built-in horde\'s trigger arrives off'
   await assert.rejects(engine.triggers.setEnabled('ticker', 'nope', true), { code: 'KW_ERR_TRIGGER_NOT_FOUND' });
   await engine.close();
   engine = await make();
-  cleanups(t)(() => engine.close());
   const again = await engine.triggers.list();
   assert.equal(again.find((v) => v.hordeId === 'ticker')?.enabled, false, 'the switch survived the restart');
   const on = await engine.triggers.setEnabled('shipped', 'nightly', true);

@@ -12,28 +12,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
-import { DEFAULT_CONFIG, createEngine } from '../../engine/index.js';
 import type { Engine, RunRow } from '../../engine/index.js';
 import { buildMessages } from '../../steps/model-prompt.js';
 import type { StepTask } from '../../steps/index.js';
-import { TEST_KINDS, writeHorde } from '../support/engine.js';
+import { testEngine, writeHorde } from '../support/engine.js';
 import { tempDir } from '../support/tmp.js';
-import { cleanups } from '../support/cleanup.js';
-import { testStoreConfig } from '../support/pg-store.js';
 import { readCommittedAt } from '../support/store-reader.js';
 import { waitFor } from '../support/wait.js';
 
 async function started(t: TestContext, home: string): Promise<Engine> {
-  const engine = await createEngine({ dataDir: home, config: { ...DEFAULT_CONFIG, store: await testStoreConfig(home) }, extraStepKinds: TEST_KINDS, reloadDebounceMs: 50 });
-  let closed = false;
-  cleanups(t)(async () => {
-    if (!closed) await engine.close();
-  });
-  const close = engine.close.bind(engine);
-  engine.close = async () => {
-    closed = true;
-    await close();
-  };
+  const engine = await testEngine(t, {}, home, { reloadDebounceMs: 50 });
   await engine.triggers.start();
   return engine;
 }

@@ -4,19 +4,25 @@ import os from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
 import { DEFAULT_CONFIG, createEngine } from '../../engine/index.js';
-import type { Engine, EngineConfig } from '../../engine/index.js';
+import type { Engine, EngineConfig, EngineOptions } from '../../engine/index.js';
 import { cleanups } from './cleanup.js';
 import { TEST_KINDS } from './kinds.js';
 import { testStoreConfig } from './pg-store.js';
 
 export { TEST_KINDS } from './kinds.js';
 
-/** An engine on a data folder (a temp one unless given); its runs on Postgres when KOWALSKI_TEST_STORE=postgres (test/support/pg-store.ts). */
-export async function testEngine(t: TestContext, runs: Partial<EngineConfig['runs']> = {}, dataDir?: string): Promise<Engine> {
+/**
+ * An engine on a data folder (a temp one unless given); its runs on Postgres when
+ * KOWALSKI_TEST_STORE=postgres (test/support/pg-store.ts); `options` adds engine options
+ * (a simulated clock, a reload debounce). Closed when the test ends (closing is idempotent).
+ */
+export async function testEngine(
+  t: TestContext, runs: Partial<EngineConfig['runs']> = {}, dataDir?: string, options: Omit<Partial<EngineOptions>, 'dataDir' | 'config'> = {},
+): Promise<Engine> {
   const own = dataDir === undefined ? fs.mkdtempSync(path.join(os.tmpdir(), 'kw-home-')) : undefined;
   const home = own ?? dataDir!;
   const store = await testStoreConfig(home);
-  const engine = await createEngine({ dataDir: home, config: { ...DEFAULT_CONFIG, store, runs: { ...DEFAULT_CONFIG.runs, ...runs } }, extraStepKinds: TEST_KINDS });
+  const engine = await createEngine({ extraStepKinds: TEST_KINDS, ...options, dataDir: home, config: { ...DEFAULT_CONFIG, store, runs: { ...DEFAULT_CONFIG.runs, ...runs } } });
   cleanups(t)(async () => {
     await engine.close();
     if (own !== undefined) fs.rmSync(own, { recursive: true, force: true });

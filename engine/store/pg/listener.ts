@@ -31,8 +31,6 @@ export interface PgListenerOptions {
 export interface PgListener {
   /** True while the connection is up and listening. */
   readonly listening: boolean;
-  /** The server process id of the listening connection (a test ends it to show the fallback). */
-  readonly backendPid: number | undefined;
   close(): Promise<void>;
 }
 
@@ -43,7 +41,6 @@ const channels = new Set<string>(Object.values(CHANNELS));
 export function startPgListener(options: PgListenerOptions): PgListener {
   let client: pg.Client | undefined;
   let listening = false;
-  let backendPid: number | undefined;
   let closed = false;
   const firstRetryMs = options.retryMs ?? FIRST_RETRY_MS;
   let retryMs = firstRetryMs;
@@ -52,7 +49,6 @@ export function startPgListener(options: PgListenerOptions): PgListener {
   const down = (c: pg.Client): void => {
     if (client !== c) return;
     client = undefined;
-    backendPid = undefined;
     c.removeAllListeners('notification');
     c.end().catch(() => undefined);
     if (listening) {
@@ -78,11 +74,9 @@ export function startPgListener(options: PgListenerOptions): PgListener {
     });
     void (async () => {
       await c.connect();
-      const row = await c.query<{ pid: number }>(`${[...channels].map((ch) => `LISTEN ${ch};`).join(' ')} SELECT pg_backend_pid() AS pid`);
-      return (Array.isArray(row) ? row[row.length - 1] as pg.QueryResult<{ pid: number }> : row).rows[0]!.pid;
-    })().then((pid) => {
+      await c.query([...channels].map((ch) => `LISTEN ${ch};`).join(' '));
+    })().then(() => {
       if (client !== c || closed) return;
-      backendPid = pid;
       listening = true;
       retryMs = firstRetryMs;
       options.onState(true);
@@ -94,9 +88,6 @@ export function startPgListener(options: PgListenerOptions): PgListener {
   return {
     get listening() {
       return listening;
-    },
-    get backendPid() {
-      return backendPid;
     },
     async close() {
       closed = true;
