@@ -121,6 +121,8 @@ export interface EngineOptions {
   timers?: Timers;
   /** Quiet time after a change under `<data>/hordes/` (or `<data>/team/`) before it is re-read, ms (default 300). */
   reloadDebounceMs?: number;
+  /** How many recently parked runs stay in memory for a quick approval (default 256; 0: none, every approval reads and folds the run's log). */
+  parkedKept?: number;
   /** Quiet time after an edit in `<data>/vault/` before it is indexed, ms (default 200). */
   vaultDebounceMs?: number;
   /** The longest the committer holds a commit for webhook deliveries on their way, µs (default 500; 0: never). */
@@ -344,6 +346,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       runDir: paths.runDir,
       maxParallelSteps: config.runs.maxParallelSteps,
       stepTimeoutSecs: config.runs.stepTimeoutSecs,
+      ...(options.parkedKept === undefined ? {} : { parkedKept: options.parkedKept }),
     });
     const cluster: Cluster | undefined = postgres === undefined ? undefined : startCluster({
       // Real time, whatever the engine's clock: leases expire by the database's clock, so their renewal cannot wait on a simulated one.

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { HordeDef } from '../core/index.js';
 import type { RerunOrigin, RunActor, RunEvent } from '../actors/index.js';
 import { resolveProject } from '../steps/index.js';
-import type { ProjectFolder, RunningStep } from '../steps/index.js';
+import type { CommandSpec, ProjectFolder, RunningStep } from '../steps/index.js';
 
 export interface RunningAttempt {
   attempt: number;
@@ -25,6 +25,8 @@ export class LiveRun {
   readonly rerun: RerunOrigin | undefined;
   /** A re-run: the copy of the earlier run's workdir into this one, made once per load (engine/rerun-reuse.ts). */
   seeded: Promise<void> | undefined;
+  /** Each step's command as resolved and hashed (engine/step-task.ts `commandFor`), by step and the output that led to it. */
+  readonly commands = new Map<string, Readonly<CommandSpec & { hash: string }>>();
   /** Steps handed to a worker and not yet finished. */
   readonly running = new Map<string, RunningAttempt>();
 

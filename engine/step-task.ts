@@ -19,12 +19,21 @@ export function previousOutputOf(run: LiveRun, step: string): string | undefined
   return from === undefined ? undefined : run.horde.steps[from]?.output;
 }
 
-/** The exact command a step will run, as the operator sees it, with its hash. */
-export function commandFor(run: LiveRun, step: string, kind: StepKindInfo | undefined): CommandSpec & { hash: string } {
+/**
+ * The exact command a step will run, as the operator sees it, with its hash. Resolving
+ * is pure (steps/command.ts), so the run keeps each result: asking for the approval,
+ * checking it and starting the step each need it, and hashing costs more than the rest
+ * of an approval's work. It depends on the run and on which step's output led here.
+ */
+export function commandFor(run: LiveRun, step: string, kind: StepKindInfo | undefined): Readonly<CommandSpec & { hash: string }> {
+  const runsCommand = kind?.runsCommand === true;
+  const previousOutput = runsCommand ? previousOutputOf(run, step) : undefined;
+  const key = `${step}\0${runsCommand ? `>${previousOutput ?? ''}` : ''}`;
+  const known = run.commands.get(key);
+  if (known !== undefined) return known;
   const def = run.horde.steps[step]!;
   let spec: ApprovalCommand;
-  if (kind?.runsCommand === true) {
-    const previousOutput = previousOutputOf(run, step);
+  if (runsCommand) {
     spec = resolveCommand(def, {
       horde: run.horde, input: run.input, workdir: run.workdir, runDir: run.runDir,
       ...(previousOutput === undefined ? {} : { previousOutput }),
@@ -33,7 +42,9 @@ export function commandFor(run: LiveRun, step: string, kind: StepKindInfo | unde
   } else {
     spec = { argv: ['kowalski-step', def.kind, step], cwd: run.workdir, env: [] };
   }
-  return { ...spec, hash: hashCommand(spec, run.runDir) };
+  const command = { ...spec, hash: hashCommand(spec, run.runDir) };
+  run.commands.set(key, command);
+  return command;
 }
 
 /** What the engine adds to a task beyond the run: the model settings, the test-only fetch allowance. */

@@ -35,6 +35,8 @@ export interface SupervisorDeps {
   runDir(runId: string): string;
   maxParallelSteps: number;
   stepTimeoutSecs: number;
+  /** How many parked runs stay in memory, the most recently parked (default 256; 0: none). */
+  parkedKept?: number;
   /** Models and tools for model steps (read at each dispatch: Setup may configure a model while the engine runs). */
   models: ModelHub;
   /** What a run has spent now (engine/budget.ts): checked against its limits before a step starts. */
@@ -53,8 +55,17 @@ interface Batch {
 
 const newBatch = (before: RunState): Batch => ({ before, events: [], states: [], effects: [] });
 
+/** Parked runs kept in memory by default: a few MB, and an approval soon after parking skips reading and folding the log. */
+const PARKED_KEPT = 256;
+
 export class Supervisor {
   private readonly live = new Map<string, LiveRun>();
+  /**
+   * Runs that parked here lately, oldest first, their actors still built: an approval
+   * takes one back after checking that no one wrote to the run since (another node, once
+   * the lease was let go), which costs one query instead of reading and folding the log.
+   */
+  private readonly parked = new Map<string, LiveRun>();
   /** Runs with a ready step that found no free slot, oldest first. */
   private readonly waiting = new Set<string>();
   private slotsUsed = 0;
@@ -104,7 +115,7 @@ export class Supervisor {
     this.deps.leases.claim(runId);
     let run: LiveRun;
     try {
-      run = this.fold(runId);
+      run = this.unpark(runId) ?? this.fold(runId);
     } catch (err) {
       this.deps.leases.release(runId);
       throw err;
@@ -115,7 +126,34 @@ export class Supervisor {
 
   /** The live run, or the run folded from its log to be read: not loaded, nothing claimed (it may be another node's). */
   peek(runId: string): LiveRun {
-    return this.live.get(runId) ?? this.fold(runId);
+    return this.live.get(runId) ?? this.keptFresh(runId) ?? this.fold(runId);
+  }
+
+  /** A kept parked run, unless its log has grown since it parked here. */
+  private keptFresh(runId: string): LiveRun | undefined {
+    const kept = this.parked.get(runId);
+    if (kept === undefined || this.deps.log.lastSeq(runId) === kept.nextSeq - 1) return kept;
+    this.parked.delete(runId);
+    kept.actor.stop();
+    return undefined;
+  }
+
+  /** Take a kept parked run back (fresh), out of the kept ones. */
+  private unpark(runId: string): LiveRun | undefined {
+    const kept = this.keptFresh(runId);
+    this.parked.delete(runId);
+    return kept;
+  }
+
+  /** Keep a run that just parked, letting the oldest kept one go past the bound. */
+  private keep(run: LiveRun): void {
+    this.parked.delete(run.runId);
+    this.parked.set(run.runId, run);
+    for (const [runId, old] of this.parked) {
+      if (this.parked.size <= (this.deps.parkedKept ?? PARKED_KEPT)) break;
+      this.parked.delete(runId);
+      old.actor.stop();
+    }
   }
 
   private fold(runId: string): LiveRun {
@@ -134,10 +172,11 @@ export class Supervisor {
     if (run.running.size > 0) return;
     const state = run.actor.state;
     if (FINAL_RUN_STATES.has(state) || state === 'awaiting_input') {
-      run.actor.stop();
       this.live.delete(run.runId);
       this.waiting.delete(run.runId);
       this.deps.leases.release(run.runId);
+      if (state === 'awaiting_input' && !this.closing) this.keep(run);
+      else run.actor.stop();
     }
   }
 
@@ -336,5 +375,7 @@ export class Supervisor {
     await Promise.allSettled(results);
     for (const run of this.live.values()) run.actor.stop();
     this.live.clear();
+    for (const run of this.parked.values()) run.actor.stop();
+    this.parked.clear();
   }
 }

@@ -32,6 +32,11 @@ export class EventLog {
     return this.q.allAfter(afterGseq, limit).map(toStored);
   }
 
+  /** The run's newest committed seq (0: no such run). */
+  lastSeq(runId: string): number {
+    return this.q.lastSeq(runId);
+  }
+
   /** The newest committed global sequence number (0 for an empty log). */
   lastGseq(): number {
     return this.q.lastGseq();

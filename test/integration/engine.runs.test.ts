@@ -148,6 +148,31 @@ describe('engine runs', () => {
     assert.equal(fs.readFileSync(log, 'utf8'), 'ran\n');
   });
 
+  test('parked runs are approved alike whether still kept in memory or let go and read back from their logs', async (t) => {
+    const dir = tempDir(t);
+    const log = path.join(dir, 'log');
+    const folder = writeHorde(path.join(dir, 'h'), 'id = "many"\npipeline = ["a", "check", "b"]', {
+      a: 'kind = "noop"', check: `kind = "verify"\nverify_command = "echo $KOWALSKI_RUN_ID >> ${log}"`, b: 'kind = "noop"',
+    });
+    const engine = await testEngine(t, {}, undefined, { parkedKept: 2 });
+    const { horde } = await engine.resolveHorde(folder);
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const id = await engine.startRun(horde, {});
+      assert.equal(await engine.waitForRun(id), 'awaiting_input');
+      ids.push(id);
+    }
+    // Newest first: the last two parked are still in memory, the first three were let go.
+    const order = [...ids].reverse();
+    for (const id of order) {
+      assert.equal(engine.getRun(id).pending[0]?.step, 'check');
+      await engine.approve(id);
+      assert.equal(await engine.waitForRun(id), 'succeeded');
+    }
+    assert.deepEqual(fs.readFileSync(log, 'utf8').trim().split('\n'), order, 'each approved command ran once, in its own run');
+    await assert.rejects(engine.approve(ids[4]!), { code: 'KW_ERR_RUN_FINISHED' });
+  });
+
   test('a parked run still holds its approval after the data folder is moved', { skip: onPostgres() && 'on Postgres the runs are not in the data folder' }, async (t) => {
     const dir = tempDir(t);
     const log = path.join(dir, 'log');

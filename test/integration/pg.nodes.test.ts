@@ -75,6 +75,28 @@ describe('nodes sharing a Postgres store', () => {
     assert.equal(view.nodes.find((n) => n.id === nodeA)?.alive, false, 'the stopped node is shown stopped');
   });
 
+  test('a node that parked a run acts on what the log says after another node approved and finished it', async (t) => {
+    const dir = tempDir(t);
+    const url = await freshPostgresUrl();
+    const files = path.join(dir, 'shared');
+    const log = path.join(dir, 'log');
+    const folder = writeHorde(path.join(dir, 'h'), 'id = "park"\npipeline = ["a", "check"]', { a: 'kind = "noop"', check: `kind = "verify"\nverify_command = "echo ran >> ${log}"` });
+    const a = await pgTestEngine(t, { url, store: { files } });
+    const b = await pgTestEngine(t, { url, store: { files } });
+    const { horde } = await a.engine.resolveHorde(folder);
+    const id = await a.engine.startRun(horde, {});
+    assert.equal(await a.engine.waitForRun(id), 'awaiting_input');
+    await b.engine.approve(id);
+    assert.equal(await b.engine.waitForRun(id), 'succeeded');
+    // Node a still holds the run as it parked there; the log has moved on since.
+    await assert.rejects(a.engine.approve(id), { code: 'KW_ERR_RUN_FINISHED' });
+    const again = await a.engine.startRun(horde, {});
+    assert.equal(await a.engine.waitForRun(again), 'awaiting_input', 'node a goes on working');
+    await a.engine.approve(again);
+    assert.equal(await a.engine.waitForRun(again), 'succeeded');
+    assert.equal(fs.readFileSync(log, 'utf8'), 'ran\nran\n', 'each run\'s command ran once');
+  });
+
   test('an action on a run another live node executes is carried out by that node, woken at once, its answer or its error passed back', async (t) => {
     const dir = tempDir(t);
     const url = await freshPostgresUrl();

@@ -23,6 +23,7 @@ export function eventQueries(db: Database) {
     'SELECT * FROM events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?');
   const allAfter = db.prepare<[afterGseq: number, limit: number], EventRow>('SELECT * FROM events WHERE gseq > ? ORDER BY gseq LIMIT ?');
   const maxGseq = db.prepare<[], number>('SELECT coalesce(max(gseq), 0) FROM events').pluck();
+  const maxSeq = db.prepare<[runId: string], number>('SELECT coalesce(max(seq), 0) FROM events WHERE run_id = ?').pluck();
   return {
     /** Append one event; its global sequence number. */
     append: (runId: string, seq: number, type: string, v: number, at: number, data: string): number =>
@@ -31,6 +32,8 @@ export function eventQueries(db: Database) {
     byRunAfter: (runId: string, afterSeq: number, limit: number): EventRow[] => byRunAfter.all(runId, afterSeq, limit),
     allAfter: (afterGseq: number, limit: number): EventRow[] => allAfter.all(afterGseq, limit),
     lastGseq: (): number => maxGseq.get() ?? 0,
+    /** The run's newest seq (0: no such run). */
+    lastSeq: (runId: string): number => maxSeq.get(runId) ?? 0,
   };
 }
 

@@ -19,5 +19,6 @@ export function pgEventQueries(s: PgSession): EventQueries {
     byRunAfter: (runId, afterSeq, limit) => s.all<EventRow>('SELECT * FROM events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3', [runId, afterSeq, limit]),
     allAfter: (afterGseq, limit) => s.all<EventRow>('SELECT * FROM events WHERE gseq > $1 ORDER BY gseq LIMIT $2', [afterGseq, limit]),
     lastGseq: () => s.get<{ g: number }>('SELECT coalesce(max(gseq), 0) AS g FROM events')!.g,
+    lastSeq: (runId) => s.get<{ s: number }>('SELECT coalesce(max(seq), 0) AS s FROM events WHERE run_id = $1', [runId])!.s,
   };
 }
