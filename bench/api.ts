@@ -23,10 +23,10 @@ interface Served {
   close(): Promise<void>;
 }
 
-async function serve(synchronous: Sync, maxParallelSteps: number, hordes: (dir: string) => void): Promise<Served> {
+async function serve(synchronous: Sync, maxParallelSteps: number, hordes: (dir: string) => void, parkedKept?: number): Promise<Served> {
   const dataDir = tempDir('api');
   hordes(path.join(dataDir, 'hordes'));
-  const engine = await createEngine(engineOptions(dataDir, synchronous, maxParallelSteps));
+  const engine = await createEngine({ ...engineOptions(dataDir, synchronous, maxParallelSteps), ...(parkedKept === undefined ? {} : { parkedKept }) });
   const { app } = await buildApi(engine, { port: 0 });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const port = (app.server.address() as AddressInfo).port;
@@ -65,10 +65,11 @@ export interface ApprovalSample {
  * `runs` runs park at a verify step; a client in another process (as a browser would be)
  * approves each in turn over the websocket. In the same process, the fork of each
  * approved step's command (it stalls every thread of a big process for a moment) would
- * be charged to the client's receive.
+ * be charged to the client's receive. `kept: false`: the engine keeps no parked run in
+ * memory, so each approval reads and folds the run's log (as for a run parked long ago).
  */
-export async function approvalOnce(runs: number, synchronous: Sync): Promise<ApprovalSample> {
-  const served = await serve(synchronous, 4, (dir) => writeHorde(dir, 'gate', [{ name: 'a', kind: 'noop' }, verifyStep('check'), { name: 'c', kind: 'noop' }]));
+export async function approvalOnce(runs: number, synchronous: Sync, kept = true): Promise<ApprovalSample> {
+  const served = await serve(synchronous, 4, (dir) => writeHorde(dir, 'gate', [{ name: 'a', kind: 'noop' }, verifyStep('check'), { name: 'c', kind: 'noop' }]), kept ? undefined : 0);
   try {
     const { engine } = served;
     const { horde } = await engine.resolveHorde('gate');

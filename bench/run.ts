@@ -227,7 +227,8 @@ async function main(plan: Plan): Promise<void> {
     const samples = await repeat(reps, async () => {
       const floor = commitFloorNow('full') / 1000;
       const s = await approvalOnce(APPROVALS, 'full');
-      return { ...s, floor, ratio: s.p50 / floor };
+      const cold = await approvalOnce(APPROVALS, 'full', false);
+      return { ...s, cold: cold.p50, floor, ratio: s.p50 / floor };
     });
     progress(`api-approval: p50 ${samples.map((s) => num(s.p50)).join(', ')} ms; p99 ${samples.map((s) => num(s.p99)).join(', ')} ms`);
     const floor = median(samples.map((s) => s.floor));
@@ -236,7 +237,12 @@ async function main(plan: Plan): Promise<void> {
       name: `Approval round trip p50 (websocket approve → the step's step.started frame back), ${APPROVALS} runs one at a time, FULL`,
       median: p50, unit: 'ms', floor, ratio: median(samples.map((s) => s.ratio)),
       target: { op: '<', value: 1 + floor },
-      note: `target (issue 12): 1 ms + one FULL commit (the floor, ${num(floor)} ms); approval.granted and step.started are one commit, then streamed back; p99 row below`,
+      note: `target (issue 12): 1 ms + one FULL commit (the floor, ${num(floor)} ms); approval.granted and step.started are one commit, then streamed back; the ${APPROVALS} parked runs are among the 256 the engine keeps in memory; p99 row below`,
+    });
+    rows.push({
+      name: 'Approval round trip p50, each run read back from its log (no parked run kept in memory, as for one parked long ago)',
+      median: median(samples.map((s) => s.cold)), unit: 'ms', floor, ratio: median(samples.map((s) => s.cold / s.floor)),
+      note: `per repetition: ${samples.map((s) => num(s.cold)).join(', ')} ms`,
     });
     rows.push({
       name: 'Approval round trip p99', median: median(samples.map((s) => s.p99)), unit: 'ms', floor,

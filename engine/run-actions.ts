@@ -138,7 +138,7 @@ export function runActions(deps: RunActionsDeps): RunActions {
         if (FINAL_RUN_STATES.has(run.actor.state)) throw new KowalskiError('KW_ERR_RUN_FINISHED', `run ${runId} has already ${run.actor.state}`);
         return reviewOf(run, pendingStep(run, step));
       } finally {
-        if (!supervisor.isLive(runId)) run.actor.stop();
+        supervisor.putBack(run);
       }
     },
   };

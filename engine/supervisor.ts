@@ -124,9 +124,16 @@ export class Supervisor {
     return run;
   }
 
-  /** The live run, or the run folded from its log to be read: not loaded, nothing claimed (it may be another node's). */
+  /** The live run, a kept one, or the run folded from its log, to be read: not loaded, nothing claimed (it may be another node's). Hand it back with `putBack`. */
   peek(runId: string): LiveRun {
     return this.live.get(runId) ?? this.keptFresh(runId) ?? this.fold(runId);
+  }
+
+  /** Done reading a run from `peek`: a parked one is kept (an approval may well follow), anything else let go. */
+  putBack(run: LiveRun): void {
+    if (this.live.get(run.runId) === run || this.parked.get(run.runId) === run) return;
+    if (run.actor.state === 'awaiting_input' && !this.closing) this.keep(run);
+    else run.actor.stop();
   }
 
   /** A kept parked run, unless its log has grown since it parked here. */
