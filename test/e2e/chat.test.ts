@@ -200,7 +200,7 @@ describe('the Chat screen', () => {
     assert.equal(await one.getAttribute('data-stop'), 'error');
     assert.equal((await one.textContent())!.split('prompt is too long').length - 1, 1, 'the error shows once');
     await testId(page, 'chat-state', '[data-state="idle"]').waitFor();
-    await page.waitForFunction('document.activeElement && document.activeElement.id === "chat-message"');
+    await page.locator('#chat-message:focus').waitFor();
     assert.equal(await testId(page, 'chat-input').isDisabled(), false);
   });
 });

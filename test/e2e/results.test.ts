@@ -105,7 +105,7 @@ describe('the Run screen: results first', () => {
     assert.equal(await textOf(testId(page, 'no-delivery')), 'No delivery: no step passed with an artifact. The steps below keep what they wrote.');
     await testId(page, 'artifact-a').waitFor();
     await testId(page, 'failed-step-link').click();
-    await page.waitForFunction('document.activeElement !== null && document.activeElement.id === "step-a"');
+    await page.locator('#step-a:focus').waitFor();
     await shot(page, 'results-04-failed-once');
   });
 

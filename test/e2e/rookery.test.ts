@@ -71,7 +71,7 @@ describe('the Rookery tab', () => {
     await testId(page, 'chat-input').press('Enter');
     await testId(page, 'chat-answer').filter({ hasText: 'Create it when you like' }).waitFor();
     // The graph shows the builder's three steps and the loop back, and the draft validates.
-    await page.waitForFunction('document.querySelectorAll(\'[data-testid="horde-graph"] .graph__node\').length === 3');
+    await waitFor(async () => (await page.locator('[data-testid="horde-graph"] .graph__node').count()) === 3, 'the graph to show 3 steps');
     assert.deepEqual(await graphNodes(page).locator('.graph__name').allTextContents(), ['ingest', 'work', 'check']);
     assert.match(await textOf(testId(page, 'horde-graph')), /fail/);
     await testId(page, 'draft-stage').filter({ hasText: 'proposed' }).waitFor();
@@ -132,7 +132,7 @@ describe('the Rookery tab', () => {
     await testId(check, 'draft-step-verify').fill('true');
     await testId(check, 'draft-step-save').click();
     await testId(check, 'draft-step-problems').waitFor({ state: 'detached' });
-    await page.waitForFunction('document.querySelectorAll(\'[data-testid="horde-graph"] .graph__node\').length === 2');
+    await waitFor(async () => (await page.locator('[data-testid="horde-graph"] .graph__node').count()) === 2, 'the graph to show 2 steps');
     await testId(page, 'draft-stage').filter({ hasText: 'proposed' }).waitFor();
     await shot(page, 'rookery-05-by-hand');
 
