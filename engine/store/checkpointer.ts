@@ -1,16 +1,8 @@
 /**
  * Starts and stops the background WAL checkpointer (checkpoint.worker.ts), and keeps the
- * WAL from growing without bound. Under steady commits the thread's checkpoint never
- * quite catches up (the engine commits while it copies), so SQLite never starts the WAL
- * over. Once the thread reports the WAL copied up to where its pass began and longer than
- * `walPages`, the engine's own connection, between two of its transactions, copies the
- * few frames committed since (a PASSIVE checkpoint, waiting for no one): the WAL is then
- * wholly in the database, and the engine's next commit writes it again from its start.
- * `journal_size_limit` cuts the file back to `walPages` at that restart.
- *
- * Not `wal_checkpoint(TRUNCATE)` on the engine's thread, as before: cutting a WAL of tens
- * of MiB to nothing and syncing it stopped the engine for 25–80 ms each time (measured in
- * W1 at NORMAL), where this costs the copy of a few frames.
+ * WAL file from growing without bound: once the thread reports the WAL fully copied into
+ * the database and longer than `truncatePages`, the engine's own connection truncates it,
+ * on the engine's thread between two transactions and without waiting for anyone.
  */
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
@@ -24,11 +16,11 @@ export interface Checkpointer {
 export interface CheckpointerOptions {
   /** How often to checkpoint, in ms (default 1000). */
   intervalMs?: number;
-  /** Past this many pages the WAL is started over, and its file cut back to this size (default 4096 ≈ 16 MiB). */
-  walPages?: number;
+  /** Above this many WAL pages, a fully checkpointed WAL is truncated (default 4096 ≈ 16 MiB). */
+  truncatePages?: number;
   onError?(message: string): void;
-  /** Each time the WAL was left wholly checkpointed, to be started over by the next commit (the checkpointer test counts them). */
-  onRestarted?(): void;
+  /** Each WAL truncation that happened (the checkpointer test counts them). */
+  onTruncated?(): void;
 }
 
 interface Report {
@@ -43,9 +35,7 @@ interface Report {
  * has its own connection open.
  */
 export async function startCheckpointer(db: Database, file: string, options: CheckpointerOptions = {}): Promise<Checkpointer> {
-  const walPages = options.walPages ?? 4096;
-  const pageSize = db.pragma('page_size', { simple: true }) as number;
-  db.pragma(`journal_size_limit = ${walPages * pageSize}`);
+  const truncatePages = options.truncatePages ?? 4096;
   const worker = new Worker(workerEntry(import.meta.url, 'checkpoint.worker'), {
     workerData: { file, intervalMs: options.intervalMs ?? 1000 },
   });
@@ -55,8 +45,8 @@ export async function startCheckpointer(db: Database, file: string, options: Che
     worker.on('message', (m: Report) => {
       if (m.type === 'ready') resolve();
       if (m.type === 'error') options.onError?.(m.message ?? 'checkpoint failed');
-      if (m.type === 'checkpointed' && !stopped && (m.log ?? 0) > walPages && m.checkpointed === m.log) {
-        if (finishCheckpoint(db, options.onError)) options.onRestarted?.();
+      if (m.type === 'checkpointed' && !stopped && (m.log ?? 0) > truncatePages && m.checkpointed === m.log) {
+        if (truncateWal(db, options.onError)) options.onTruncated?.();
       }
     });
   });
@@ -75,18 +65,17 @@ export async function startCheckpointer(db: Database, file: string, options: Che
 }
 
 /**
- * `wal_checkpoint(PASSIVE)` on the writing connection, between its transactions: nothing
- * is committed meanwhile, so it copies the whole WAL, unless a reader in another process
- * (`kowalski history`, a backup) still needs old frames; then it is simply tried again at
- * a later report. It must not wait for that reader: the busy timeout is 0 for it.
+ * `wal_checkpoint(TRUNCATE)` on the writing connection, which no other writer can be
+ * holding up. It must not wait for a reader (another process's `kowalski history`, a
+ * backup): the busy timeout is 0 for it, and a busy WAL is truncated at a later report.
  */
-function finishCheckpoint(db: Database, onError?: (message: string) => void): boolean {
+function truncateWal(db: Database, onError?: (message: string) => void): boolean {
   if (!db.open || db.inTransaction) return false;
   const timeout = db.pragma('busy_timeout', { simple: true }) as number;
   db.pragma('busy_timeout = 0');
   try {
-    const [row] = db.pragma('wal_checkpoint(PASSIVE)') as { busy: number; log: number; checkpointed: number }[];
-    return row !== undefined && row.busy === 0 && row.checkpointed === row.log;
+    const [row] = db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
+    return row?.busy === 0;
   } catch (err) {
     if ((err as { code?: string }).code !== 'SQLITE_BUSY') onError?.((err as Error).message);
     return false;
