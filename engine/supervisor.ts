@@ -132,6 +132,11 @@ export class Supervisor {
   /** Done reading a run from `peek`: a parked one is kept (an approval may well follow), anything else let go. */
   putBack(run: LiveRun): void {
     if (this.live.get(run.runId) === run || this.parked.get(run.runId) === run) return;
+    this.letGo(run);
+  }
+
+  /** A run no longer loaded nor read: kept if parked (an approval may well follow), else its actor stopped. */
+  private letGo(run: LiveRun): void {
     if (run.actor.state === 'awaiting_input' && !this.closing) this.keep(run);
     else run.actor.stop();
   }
@@ -148,7 +153,7 @@ export class Supervisor {
   /** Take a kept parked run back (fresh), out of the kept ones. */
   private unpark(runId: string): LiveRun | undefined {
     const kept = this.keptFresh(runId);
-    this.parked.delete(runId);
+    if (kept !== undefined) this.parked.delete(runId);
     return kept;
   }
 
@@ -182,8 +187,7 @@ export class Supervisor {
       this.live.delete(run.runId);
       this.waiting.delete(run.runId);
       this.deps.leases.release(run.runId);
-      if (state === 'awaiting_input' && !this.closing) this.keep(run);
-      else run.actor.stop();
+      this.letGo(run);
     }
   }
 
