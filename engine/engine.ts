@@ -270,7 +270,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     fs.mkdirSync(paths.runs, { recursive: true, mode: 0o700 });
     const db = openDatabase(paths.database, { synchronous: config.store.synchronous, clock });
     const observers = new Observers();
-    checkpointer = await startCheckpointer(db, paths.database, { onError: (message) => observers.emit('engine:warning', { message: `WAL checkpoint: ${message}` }) });
+    checkpointer = await startCheckpointer(db, paths.database, { clock, timers, onError: (message) => observers.emit('engine:warning', { message: `WAL checkpoint: ${message}` }) });
     // The run store: SQLite in the data folder, or the Postgres database the nodes share.
     const postgresUrl = configuredPostgresUrl(config);
     if (postgresUrl !== undefined) {
