@@ -19,7 +19,7 @@ try {
   const s = await w1Once({ synchronous, runs, inFlight, maxParallelSteps: inFlight === 1 ? 1 : 50, warmup: 50, store });
   process.stdout.write(
     `W1 ${store === undefined ? 'SQLite' : 'Postgres'} ${synchronous}, ${inFlight} in flight, ${runs} runs (${runs * W1_STEPS} steps): ${s.usPerStep.toFixed(0)} µs/step wall, ` +
-      `${s.cpuUsPerStep.toFixed(0)} µs/step main-thread CPU, ${s.cpuAllUsPerStep.toFixed(0)} µs/step all threads, ${s.commits} commits, ${s.events} events, ${s.failed} failed\n`,
+      `${s.cpuUsPerStep.toFixed(0)} µs/step main-thread CPU, ${s.cpuAllUsPerStep.toFixed(0)} µs/step all threads, longest pause ${s.maxPauseMs.toFixed(1)} ms, ${s.commits} commits, ${s.events} events, ${s.failed} failed\n`,
   );
 } finally {
   await cluster?.stop();

@@ -151,7 +151,7 @@ async function main(plan: Plan): Promise<void> {
           floor,
           ratio: median(samples.map((s) => s.ratio)),
           ...w1Target(sync, inFlight, floor),
-          note: `${num(median(samples.map((s) => s.runsPerSec)))} runs/s; main-thread CPU ${num(median(samples.map((s) => s.cpuUsPerStep)))} µs/step; all threads ${num(median(samples.map((s) => s.cpuAllUsPerStep)))} µs/step; maxParallelSteps ${maxParallelSteps}; engine.stats: ${num(commits)} commits, ${num(batches)} batches, ${num(events)} events = ${num(batches / commits)} batches/commit, ${num(events / commits)} events/commit` +
+          note: `${num(median(samples.map((s) => s.runsPerSec)))} runs/s; main-thread CPU ${num(median(samples.map((s) => s.cpuUsPerStep)))} µs/step; all threads ${num(median(samples.map((s) => s.cpuAllUsPerStep)))} µs/step; longest engine-thread pause ${num(median(samples.map((s) => s.maxPauseMs)))} ms; maxParallelSteps ${maxParallelSteps}; engine.stats: ${num(commits)} commits, ${num(batches)} batches, ${num(events)} events = ${num(batches / commits)} batches/commit, ${num(events / commits)} events/commit` +
             (median(samples.map((s) => s.ratio)) < 1 ? '; under the floor: one commit carries the steps of many runs' : '') +
             (failed > 0 ? `; ${failed} RUNS DID NOT SUCCEED` : ''),
         });

@@ -3,6 +3,7 @@
  * a time and 500 runs with 50 in flight, at synchronous FULL and NORMAL.
  */
 import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createEngine } from '../engine/index.js';
 import type { Engine } from '../engine/index.js';
 import type { HordeDef } from '../core/index.js';
@@ -36,6 +37,8 @@ export interface W1Sample {
   cpuUsPerStep: number;
   /** CPU of every thread of the process (main, pool threads, SQLite checkpointer) per step, µs. */
   cpuAllUsPerStep: number;
+  /** The engine thread's longest pause (event-loop delay), ms: a WAL checkpoint or truncation between two commits shows here. */
+  maxPauseMs: number;
   commits: number;
   batches: number;
   events: number;
@@ -83,12 +86,15 @@ export async function w1Once(o: W1Options): Promise<W1Sample> {
       const { horde } = await engine.resolveHorde(hordeDir);
       await run(engine, horde, o.warmup, o.inFlight);
       const before = { ...engine.stats };
+      const pauses = monitorEventLoopDelay({ resolution: 1 });
+      pauses.enable();
       const all0 = process.cpuUsage();
       const c0 = mainThreadCpuUs();
       const t0 = now();
       const failed = await run(engine, horde, o.runs, o.inFlight);
       const ms = now() - t0;
       const c1 = mainThreadCpuUs();
+      pauses.disable();
       const all = process.cpuUsage(all0);
       const after = engine.stats;
       return {
@@ -97,6 +103,7 @@ export async function w1Once(o: W1Options): Promise<W1Sample> {
         usPerStep: (ms * 1000) / (o.runs * W1_STEPS),
         cpuAllUsPerStep: (all.user + all.system) / (o.runs * W1_STEPS),
         cpuUsPerStep: c0 === undefined || c1 === undefined ? Number.NaN : (c1 - c0) / (o.runs * W1_STEPS),
+        maxPauseMs: pauses.max / 1e6,
         commits: after.commits - before.commits,
         batches: after.batches - before.batches,
         events: after.events - before.events,
