@@ -51,13 +51,19 @@ function childNode(t: TestContext, args: { url: string; home: string; files: str
   };
 }
 
+/** A horde `park` in `dir`: a noop step, then a verify step that asks first and, once approved, appends `echo`'s words to `log`. */
+function parkingHorde(dir: string, echo: string): { log: string; folder: string } {
+  const log = path.join(dir, 'log');
+  const folder = writeHorde(path.join(dir, 'h'), 'id = "park"\npipeline = ["a", "check"]', { a: 'kind = "noop"', check: `kind = "verify"\nverify_command = "echo ${echo} >> ${log}"` });
+  return { log, folder };
+}
+
 describe('nodes sharing a Postgres store', () => {
   test('a parked run stays parked when its node stops, and is approved and finished through another node', async (t) => {
     const dir = tempDir(t);
     const url = await freshPostgresUrl();
     const files = path.join(dir, 'shared');
-    const log = path.join(dir, 'log');
-    const folder = writeHorde(path.join(dir, 'h'), 'id = "park"\npipeline = ["a", "check"]', { a: 'kind = "noop"', check: `kind = "verify"\nverify_command = "echo $PWD >> ${log}"` });
+    const { log, folder } = parkingHorde(dir, '$PWD');
     const a = await pgTestEngine(t, { url, store: { files } });
     const id = await a.engine.startRun((await a.engine.resolveHorde(folder)).horde, {});
     assert.equal(await a.engine.waitForRun(id), 'awaiting_input');
@@ -79,8 +85,7 @@ describe('nodes sharing a Postgres store', () => {
     const dir = tempDir(t);
     const url = await freshPostgresUrl();
     const files = path.join(dir, 'shared');
-    const log = path.join(dir, 'log');
-    const folder = writeHorde(path.join(dir, 'h'), 'id = "park"\npipeline = ["a", "check"]', { a: 'kind = "noop"', check: `kind = "verify"\nverify_command = "echo ran >> ${log}"` });
+    const { log, folder } = parkingHorde(dir, 'ran');
     const a = await pgTestEngine(t, { url, store: { files } });
     const b = await pgTestEngine(t, { url, store: { files } });
     const { horde } = await a.engine.resolveHorde(folder);
