@@ -22,7 +22,8 @@ import { CHANNELS } from './store/pg/channels.js';
 import type { Channel } from './store/pg/channels.js';
 import { startPgListener } from './store/pg/listener.js';
 import type { ForwardedAction } from './store/pg/requests.js';
-import type { Timers } from './triggers/timers.js';
+import { every } from './triggers/timers.js';
+import type { Repeating, Timers } from './triggers/timers.js';
 
 export interface ClusterDeps {
   backend: PostgresBackend;
@@ -69,6 +70,7 @@ export function startCluster(deps: ClusterDeps): Cluster {
   let closed = false;
   let adopting = false;
   const cancels = new Set<() => void>();
+  const loops: Repeating[] = [];
 
   // Registered before any websocket hub, so it runs first for each event.
   const off = observers.on('run:event', ({ stored }) => {
@@ -89,30 +91,11 @@ export function startCluster(deps: ClusterDeps): Cluster {
     }
   };
 
-  /**
-   * `fn` every `ms()`, also after a call that threw (a beat that failed while the database
-   * was unreachable is tried again at the next one); the function returned arms the next
-   * call anew (the interval changed).
-   */
-  const every = (ms: () => number, fn: () => void): (() => void) => {
-    const call = guarded(fn);
-    let cancel: (() => void) | undefined;
-    const arm = (): void => {
-      if (cancel !== undefined) {
-        cancel();
-        cancels.delete(cancel);
-      }
-      const c = timers.at(clock.now() + ms(), () => {
-        cancels.delete(c);
-        cancel = undefined;
-        call();
-        if (!closed) arm();
-      });
-      cancel = c;
-      cancels.add(c);
-    };
-    arm();
-    return arm;
+  /** `fn` every `ms()`, also after a call that threw (a beat that failed while the database was unreachable is tried again at the next one). */
+  const repeat = (ms: () => number, fn: () => void): Repeating => {
+    const loop = every(timers, clock, ms, guarded(fn));
+    loops.push(loop);
+    return loop;
   };
 
   /** Hand on the events other nodes committed, in gseq order, up to (not including) `before`. */
@@ -178,7 +161,7 @@ export function startCluster(deps: ClusterDeps): Cluster {
     },
     onState(listening) {
       // The polls change pace (fast while cut off, slow while listening), and what was missed meanwhile is looked at.
-      refollow();
+      refollow.rearm();
       forwarding.lookAll();
       if (!listening) return;
       followSoon();
@@ -187,12 +170,12 @@ export function startCluster(deps: ClusterDeps): Cluster {
     },
   });
 
-  every(() => beatMs, () => {
+  repeat(() => beatMs, () => {
     backend.leases.heartbeat(deps.stepsRunning());
     adopt();
     forwarding.serve();
   });
-  const refollow = every(() => (listener.listening ? slowMs : fastMs), follow);
+  const refollow = repeat(() => (listener.listening ? slowMs : fastMs), follow);
 
   return {
     forward: (to, runId, action, args) => forwarding.ask(to, runId, action, args),
@@ -204,6 +187,7 @@ export function startCluster(deps: ClusterDeps): Cluster {
       off();
       for (const cancel of cancels) cancel();
       cancels.clear();
+      for (const loop of loops) loop.stop();
       await listener.close();
     },
   };

@@ -24,7 +24,7 @@ import type { Database } from 'better-sqlite3';
 import { systemClock } from '../clock.js';
 import type { Clock } from '../clock.js';
 import { workerEntry } from '../modules.js';
-import { systemTimers } from '../triggers/timers.js';
+import { every, systemTimers } from '../triggers/timers.js';
 import type { Timers } from '../triggers/timers.js';
 
 export interface Checkpointer {
@@ -80,18 +80,13 @@ export async function startCheckpointer(db: Database, file: string, options: Che
   worker.unref();
   const clock = options.clock ?? systemClock;
   const timers = options.timers ?? systemTimers(clock);
-  let cancelGuard = (): void => {};
-  const armGuard = (): void => {
-    cancelGuard = timers.at(clock.now() + intervalMs, () => {
-      if (walBytes(file) > 4 * walPages * pageSize && checkpointBetweenTransactions(db, 'TRUNCATE', options.onError)) options.onTruncated?.();
-      if (!stopped) armGuard();
-    });
-  };
-  armGuard();
+  const guard = every(timers, clock, () => intervalMs, () => {
+    if (walBytes(file) > 4 * walPages * pageSize && checkpointBetweenTransactions(db, 'TRUNCATE', options.onError)) options.onTruncated?.();
+  });
   return {
     async stop() {
       stopped = true;
-      cancelGuard();
+      guard.stop();
       const exited = once(worker, 'exit');
       worker.ref(); // keep the process alive until the thread has closed its connection
       worker.postMessage({ type: 'stop' });

@@ -34,3 +34,43 @@ export function systemTimers(clock: Clock): Timers {
     },
   };
 }
+
+/** A call repeated on the engine's timers (`every`). */
+export interface Repeating {
+  /** Arm the next call anew, `ms()` from now (its interval changed). */
+  rearm(): void;
+  /** No call after this one. */
+  stop(): void;
+}
+
+/**
+ * `fn` every `ms()` (read again at each arming), the first call `ms()` from now. The next
+ * call is armed after this one returns, also when it threw: a caller that must outlive
+ * its errors catches them itself (a throw still reaches the process).
+ */
+export function every(timers: Timers, clock: Clock, ms: () => number, fn: () => void): Repeating {
+  let cancel: (() => void) | undefined;
+  let stopped = false;
+  const arm = (): void => {
+    cancel?.();
+    cancel = timers.at(clock.now() + ms(), () => {
+      cancel = undefined;
+      try {
+        fn();
+      } finally {
+        if (!stopped) arm();
+      }
+    });
+  };
+  arm();
+  return {
+    rearm() {
+      if (!stopped) arm();
+    },
+    stop() {
+      stopped = true;
+      cancel?.();
+      cancel = undefined;
+    },
+  };
+}
