@@ -27,6 +27,8 @@ export class LiveRun {
   seeded: Promise<void> | undefined;
   /** Each step's command as resolved and hashed (engine/step-task.ts `commandFor`), by step and the output that led to it. */
   readonly commands = new Map<string, Readonly<CommandSpec & { hash: string }>>();
+  /** A step of this run passed since it was loaded: the run's folders exist (a step's task says so, steps/workdir.ts). */
+  foldersMade = false;
   /** Steps handed to a worker and not yet finished. */
   readonly running = new Map<string, RunningAttempt>();
 

@@ -68,6 +68,7 @@ export function buildStepTask(run: LiveRun, step: string, attempt: number, kind:
     token: crypto.randomUUID(),
     limits: DEFAULT_LIMITS,
   };
+  if (run.foldersMade) task.foldersMade = true;
   if (extras.model !== undefined) task.model = extras.model;
   if (extras.fetchAllow !== undefined) task.fetchAllow = [...extras.fetchAllow];
   const previousOutput = previousOutputOf(run, step);

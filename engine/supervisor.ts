@@ -343,6 +343,8 @@ export class Supervisor {
     const run = this.live.get(runId);
     if (run !== undefined) {
       run.running.delete(step);
+      // A step ran in its run's folders: the next ones need not make them (a reused result ran nowhere).
+      if (result.outcome === 'pass' && reusedFrom === undefined) run.foldersMade = true;
       if (!FINAL_RUN_STATES.has(run.actor.state) && !this.closing) {
         this.deps.crash('before-result-commit');
         const event: RunEvent = { type: 'step.finished', step, attempt, outcome: result.outcome, durationMs: Math.max(0, this.deps.clock.now() - startedAt) };

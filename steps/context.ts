@@ -172,7 +172,7 @@ export function startStep(
 ): { built: BuiltContext; result: Promise<StepResult> } {
   const built = buildStepContext(task, channel);
   try {
-    folders.ensure(task.runDir, task.workdir);
+    if (task.foldersMade !== true) folders.ensure(task.runDir, task.workdir);
   } catch (err) {
     const error = toPlainError(new KowalskiError('KW_ERR_STEP_FAILED', `cannot make the run's folder ${task.workdir}: ${err instanceof Error ? err.message : String(err)}`, { cause: err }));
     return { built, result: Promise.resolve({ outcome: 'fail', error, summary: error.message }) };

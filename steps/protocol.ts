@@ -29,6 +29,12 @@ export interface StepTask {
   workdir: string;
   /** Absolute: where this attempt keeps its copy of the artifact, `<runDir>/attempts/<step>/<attempt>`. */
   attemptDir: string;
+  /**
+   * A step of this run has passed since the engine loaded it, so `runDir` and `workdir`
+   * exist: the step does not make them again (steps/workdir.ts). Absent for a run's first
+   * steps, and after a restart.
+   */
+  foldersMade?: boolean;
   /** The run's form answers. */
   input: Record<string, string>;
   /** The run's project folder (steps/project.ts), when it has one: verify and apply run there, 1.x `fs_tool` is confined to it. */
