@@ -2,14 +2,12 @@
  * The Piscina task entry: runs one step in a worker thread. Messages go over the
  * runner's step bus (bus.ts), addressed by the step's token; the step's result is the task's return value (never a
  * rejection: errors are PlainError data), with the count of messages posted before it.
- * The thread runs below the engine's own (thread-priority.ts).
  */
 import type { HordeDef } from '../core/index.js';
 import { StepBusClient } from './bus.js';
 import { createKindLoader, startStep } from './context.js';
 import type { StepChannel } from './context.js';
 import type { EngineMessage, StepResult, StepTask } from './protocol.js';
-import { STEP_THREAD_NICE, lowerThisThread } from './thread-priority.js';
 import { RunFolders } from './workdir.js';
 
 /**
@@ -77,7 +75,5 @@ function createWorkerHandler(): (input: WorkerTask) => Promise<WorkerOutput> {
     }
   };
 }
-
-lowerThisThread(STEP_THREAD_NICE);
 
 export default createWorkerHandler();

@@ -1,11 +1,9 @@
 /** Runs through a real engine: real SQLite, real worker threads and child processes, real commands. */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { foldRun } from '../../actors/index.js';
-import { STEP_THREAD_NICE, threadNice } from '../../steps/thread-priority.js';
 import type { StepState } from '../../actors/index.js';
 import { tempDir } from '../support/tmp.js';
 import { nextEvent, processesWithToken, testEngine, writeHorde } from '../support/engine.js';
@@ -191,22 +189,16 @@ describe('engine runs', () => {
     assert.equal(fs.readFileSync(log, 'utf8').trim(), path.join(dir, 'new', 'runs', id, 'output'));
   });
 
-  test('isolation = "process" runs the step in a child process; in_process in a worker thread, below the engine\'s thread', async (t) => {
+  test('isolation = "process" runs the step in a child process; in_process in a worker thread', async (t) => {
     const dir = tempDir(t);
     const engine = await testEngine(t);
     writeHorde(path.join(dir, 'h'), 'id = "iso"\npipeline = ["thread", "child"]', { thread: 'kind = "whoami"', child: 'kind = "whoami"\nisolation = "process"' });
     const id = await engine.startRun((await engine.resolveHorde(path.join(dir, 'h'))).horde, {});
     assert.equal(await engine.waitForRun(id), 'succeeded');
-    const read = (s: string) => JSON.parse(fs.readFileSync(path.join(engine.paths.runDir(id), 'output', `${s}.md`), 'utf8')) as { pid: number; threadId: number; nice: number | null };
+    const read = (s: string) => JSON.parse(fs.readFileSync(path.join(engine.paths.runDir(id), 'output', `${s}.md`), 'utf8')) as { pid: number; threadId: number };
     assert.equal(read('thread').pid, process.pid);
     assert.notEqual(read('thread').threadId, 0);
     assert.notEqual(read('child').pid, process.pid);
-    if (process.platform === 'linux') {
-      const engineNice = threadNice();
-      assert.equal(engineNice, os.getPriority(process.pid), 'the engine\'s thread keeps the priority it was started with');
-      assert.equal(read('thread').nice, Math.min(19, engineNice! + STEP_THREAD_NICE), 'a pool thread runs below the engine\'s thread');
-      assert.equal(read('child').nice, engineNice, 'an isolated step\'s process is not lowered');
-    }
   });
 
   test('startRun answers only after the run is committed, and runs started in one tick share commits', async (t) => {
