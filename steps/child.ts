@@ -10,7 +10,6 @@
 import { createKindLoader, startStep } from './context.js';
 import type { BuiltContext, StepChannel } from './context.js';
 import type { ChildInbound, EngineMessage, StepMessage, StepResult } from './protocol.js';
-import { RunFolders } from './workdir.js';
 
 function killGroups(pgids: number[]): void {
   for (const pgid of pgids) {
@@ -45,7 +44,7 @@ function main(): void {
       return;
     }
     if (running !== undefined) return; // one task per child
-    const started = startStep(raw.task, raw.kindModule, channel, createKindLoader(), new RunFolders());
+    const started = startStep(raw.task, raw.kindModule, channel, createKindLoader());
     built = started.built;
     running = started.result;
     void running.then((result) => {

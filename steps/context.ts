@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { ERROR_CODES, KowalskiError, fromPlainError, isErrorCode, toPlainError } from '../core/index.js';
 import type { PlainError } from '../core/index.js';
-import type { RunFolders } from './workdir.js';
+import { makeRunFolders } from './workdir.js';
 import type { EngineMessage, StepContext, StepKindRun, StepMessage, StepRequestResults, StepResult, StepTask } from './protocol.js';
 
 /** How a step talks to the engine: the step bus in a worker thread, Node IPC in a child. */
@@ -168,11 +168,11 @@ export function createKindLoader(): (modulePath: string) => Promise<StepKindRun>
 
 /** Build the context at once (so cancel and go are heard from the start), make the run's folders, then load the kind and run it. */
 export function startStep(
-  task: StepTask, kindModule: string, channel: StepChannel, load: (modulePath: string) => Promise<StepKindRun>, folders: RunFolders,
+  task: StepTask, kindModule: string, channel: StepChannel, load: (modulePath: string) => Promise<StepKindRun>,
 ): { built: BuiltContext; result: Promise<StepResult> } {
   const built = buildStepContext(task, channel);
   try {
-    if (task.foldersMade !== true) folders.ensure(task.runDir, task.workdir);
+    if (task.foldersMade !== true) makeRunFolders(task.runDir, task.workdir);
   } catch (err) {
     const error = toPlainError(new KowalskiError('KW_ERR_STEP_FAILED', `cannot make the run's folder ${task.workdir}: ${err instanceof Error ? err.message : String(err)}`, { cause: err }));
     return { built, result: Promise.resolve({ outcome: 'fail', error, summary: error.message }) };

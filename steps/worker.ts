@@ -8,7 +8,6 @@ import { StepBusClient } from './bus.js';
 import { createKindLoader, startStep } from './context.js';
 import type { StepChannel } from './context.js';
 import type { EngineMessage, StepResult, StepTask } from './protocol.js';
-import { RunFolders } from './workdir.js';
 
 /**
  * What the runner posts to the pool: the task without its horde, and the horde as JSON
@@ -36,12 +35,11 @@ export interface WorkerOutput {
 /** Hordes parsed by this thread, by key; the oldest goes past this many. */
 const HORDES_KEPT = 64;
 
-/** One handler per worker thread; it keeps that thread's caches: kind modules, hordes, the run folders it made. */
+/** One handler per worker thread; it keeps that thread's caches: kind modules, hordes. */
 function createWorkerHandler(): (input: WorkerTask) => Promise<WorkerOutput> {
   const load = createKindLoader();
   const buses = new Map<string, StepBusClient>();
   const hordes = new Map<string, HordeDef>();
-  const folders = new RunFolders();
   const hordeOf = (key: string, json: string): HordeDef => {
     let horde = hordes.get(key);
     if (horde === undefined) {
@@ -68,7 +66,7 @@ function createWorkerHandler(): (input: WorkerTask) => Promise<WorkerOutput> {
       onMessage: (handler: (message: EngineMessage) => void) => on.onMessage(task.token, handler),
     };
     try {
-      const result = await startStep(task, kindModule, channel, load, folders).result;
+      const result = await startStep(task, kindModule, channel, load).result;
       return { result, messages };
     } finally {
       on.forget(task.token);
