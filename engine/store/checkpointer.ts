@@ -46,6 +46,11 @@ export interface CheckpointerOptions {
   timers?: Timers;
 }
 
+/** Past this many bytes, the WAL file is truncated by the engine's thread: 4 × `walPages`. */
+export function truncatedPastBytes(walPages: number, pageSize: number): number {
+  return 4 * walPages * pageSize;
+}
+
 interface Report {
   type: 'ready' | 'checkpointed' | 'error';
   message?: string;
@@ -81,7 +86,7 @@ export async function startCheckpointer(db: Database, file: string, options: Che
   const clock = options.clock ?? systemClock;
   const timers = options.timers ?? systemTimers(clock);
   const guard = every(timers, clock, () => intervalMs, () => {
-    if (walBytes(file) > 4 * walPages * pageSize && checkpointBetweenTransactions(db, 'TRUNCATE', options.onError)) options.onTruncated?.();
+    if (walBytes(file) > truncatedPastBytes(walPages, pageSize) && checkpointBetweenTransactions(db, 'TRUNCATE', options.onError)) options.onTruncated?.();
   });
   return {
     async stop() {

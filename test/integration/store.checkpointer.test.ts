@@ -15,10 +15,7 @@ import { cleanups } from '../support/cleanup.js';
 import { REPO } from '../support/cli.js';
 import { tempDir } from '../support/tmp.js';
 
-/** The writer's walPages is 64 (of 4096 bytes): past 4 × that the engine truncates the WAL. */
-const TRUNCATED_PAST = 4 * 64 * 4096;
-
-interface WriterResult { commits: number; refused: string | null; restarts: number; truncations: number; walBytesWriting: number; walBytes: number; errors: string[] }
+interface WriterResult { commits: number; refused: string | null; restarts: number; truncations: number; walBytesWriting: number; walBytes: number; truncatedPast: number; errors: string[] }
 
 /** The writer child for `ms`, the thread checkpointing every `intervalMs`, `paceMs` between commits (0: back to back), a reader holding the WAL for the first `readerMs`. */
 function runWriter(dir: string, t: Parameters<typeof cleanups>[0], ms: number, intervalMs: number, paceMs: number, readerMs = 0): Promise<WriterResult> {
@@ -50,7 +47,7 @@ test('commits back to back while the WAL is checkpointed, started over and trunc
   // that guards it.
   assert.ok(r.restarts + r.truncations > 0, `the WAL was started over (${r.restarts}) or truncated (${r.truncations})`);
   // No longer than where the engine truncates it, once the writer stops.
-  assert.ok(r.walBytes <= TRUNCATED_PAST, `the WAL came back down: ${r.walBytes} bytes after ${r.commits} commits (${r.walBytesWriting} when they stopped)`);
+  assert.ok(r.walBytes <= r.truncatedPast, `the WAL came back down: ${r.walBytes} bytes after ${r.commits} commits (${r.walBytesWriting} when they stopped)`);
 });
 
 test('commits a millisecond apart, as the engine\'s: the engine\'s connection starts the WAL over as it grows long', { timeout: 120_000 }, async (t) => {
@@ -61,7 +58,7 @@ test('commits a millisecond apart, as the engine\'s: the engine\'s connection st
   // The thread never quite catches up with commits this close, so SQLite alone would not
   // start the WAL over: the engine's connection finishes the checkpoint between two of them.
   assert.ok(r.restarts > 0, `the WAL was started over (${r.restarts} times in ${r.commits} commits; truncated ${r.truncations} times)`);
-  assert.ok(r.walBytes <= TRUNCATED_PAST, `the WAL file stayed small: ${r.walBytes} bytes`);
+  assert.ok(r.walBytes <= r.truncatedPast, `the WAL file stayed small: ${r.walBytes} bytes`);
 });
 
 test('a reader (another connection, as `kowalski history` in another process) holds the WAL past the last commit: once it lets go, the engine truncates the long WAL, though nothing is committed', { timeout: 120_000 }, async (t) => {
@@ -69,7 +66,7 @@ test('a reader (another connection, as `kowalski history` in another process) ho
   const r = await runWriter(dir, t, 1500, 10, 1, 2500);
   assert.equal(r.refused, null, `a commit was refused after ${r.commits} commits (${r.refused})`);
   assert.deepEqual(r.errors, []);
-  assert.ok(r.walBytesWriting > TRUNCATED_PAST, `the reader kept the WAL from being started over: ${r.walBytesWriting} bytes`);
+  assert.ok(r.walBytesWriting > r.truncatedPast, `the reader kept the WAL from being started over: ${r.walBytesWriting} bytes`);
   assert.ok(r.truncations > 0, 'the WAL was truncated');
-  assert.ok(r.walBytes <= TRUNCATED_PAST, `the WAL came back down: ${r.walBytes} bytes`);
+  assert.ok(r.walBytes <= r.truncatedPast, `the WAL came back down: ${r.walBytes} bytes`);
 });

@@ -3,7 +3,8 @@
  * background checkpointer, and a writer committing small transactions back to back (one
  * event-loop turn apart, as the committer does) for `ms`. Prints one JSON line: commits,
  * the first refused commit's code, WAL restarts and truncations, and the WAL file's size
- * when the writer stopped and once it came back down (or 10 s later).
+ * when the writer stopped and once it came back down (or 10 s later), and the size past
+ * which the engine truncates it.
  * With PACE_MS > 0 it waits that long between commits, as the engine waits for its steps.
  * With READER_MS > 0 another connection holds a read transaction open for that long from
  * the start (as `kowalski history` or a backup in another process would).
@@ -12,7 +13,7 @@
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import { openDatabase } from '../../engine/store/database.js';
-import { startCheckpointer } from '../../engine/store/checkpointer.js';
+import { startCheckpointer, truncatedPastBytes } from '../../engine/store/checkpointer.js';
 
 const [file, ms, intervalMs, paceMs, readerMs] = [process.argv[2]!, Number(process.argv[3]), Number(process.argv[4] ?? 1), Number(process.argv[5] ?? 0), Number(process.argv[6] ?? 0)];
 const WAL_PAGES = 64;
@@ -56,8 +57,9 @@ await new Promise<void>((resolve) => {
 const walFileBytes = (): number => fs.statSync(`${file}-wal`).size;
 const walBytesWriting = walFileBytes();
 const settleBy = performance.now() + 10_000;
-while (walFileBytes() > 4 * WAL_PAGES * 4096 && performance.now() < settleBy) await new Promise((resolve) => setTimeout(resolve, 10));
+const truncatedPast = truncatedPastBytes(WAL_PAGES, db.pragma('page_size', { simple: true }) as number);
+while (walFileBytes() > truncatedPast && performance.now() < settleBy) await new Promise((resolve) => setTimeout(resolve, 10));
 await checkpointer.stop();
 const walBytes = walFileBytes();
 db.close();
-process.stdout.write(`${JSON.stringify({ commits, refused, restarts, truncations, walBytesWriting, walBytes, errors })}\n`);
+process.stdout.write(`${JSON.stringify({ commits, refused, restarts, truncations, walBytesWriting, walBytes, truncatedPast, errors })}\n`);
