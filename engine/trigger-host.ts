@@ -100,9 +100,16 @@ export function createTriggerHost(deps: TriggerHostDeps): EngineTriggers {
     refreshing = refreshing.then(reload, reload);
     return refreshing;
   };
+  /** The first load, shared by every caller that comes before it is done (a burst of deliveries reads the catalog once). */
+  let firstLoad: Promise<void> | undefined;
   /** The service, with the catalog's hordes. */
   const ready = async (): Promise<TriggerService> => {
-    if (!loaded) await refresh();
+    if (!loaded) {
+      firstLoad ??= refresh().finally(() => {
+        firstLoad = undefined;
+      });
+      await firstLoad;
+    }
     return load();
   };
 
