@@ -5,7 +5,9 @@
  * redelivery answered with the run it started, 100 concurrent deliveries each answered
  * only after its run is committed, and a server killed between the commit and the
  * answer: the redelivery after the restart starts no second run. Deliveries arriving
- * together share commits, a lone one is not held, and none stays counted as on its way.
+ * together (written at once by a sender process on connections the server has accepted)
+ * share commits, so do those of a burst that reaches the engine before its first read of
+ * the catalog; a lone one is not held, and none stays counted as on its way.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
