@@ -110,9 +110,16 @@ export async function buildApi(engine: Engine, options: ApiOptions = {}): Promis
   app.server.on('connect', answerConnect);
   app.removeContentTypeParser(['text/plain']);
   installErrorHandling(app, sinks);
+  // Port 0: the port the socket got, asked of it once it is listening (not at every request: each ask is a syscall).
+  let bound: number | undefined;
+  const port = (): number => {
+    if (options.port !== undefined && options.port !== 0) return options.port;
+    bound ??= (app.server.address() as AddressInfo | null)?.port;
+    return bound ?? DEFAULT_PORT;
+  };
   installGuard(app, {
     hostNames: allowedHostNames(host, options.allowedHosts),
-    port: () => (options.port !== undefined && options.port !== 0 ? options.port : ((app.server.address() as AddressInfo | null)?.port ?? DEFAULT_PORT)),
+    port,
     ...(loopback ? {} : { token: options.token! }),
     // Slack and Discord cannot send our token: their own signatures are these routes' check.
     publicPaths: new Set([...UI_PATHS, SLACK_EVENTS_PATH, DISCORD_INTERACTIONS_PATH]),
