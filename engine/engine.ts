@@ -235,17 +235,6 @@ export interface Engine {
 const SNAPSHOT_PROMPT_BYTES = 256 * 1024;
 
 /**
- * Pool threads for `maxParallelSteps` steps on `cores` cores: about one per core (a
- * CPU-bound kind gains nothing from more, and every extra thread woken for a step takes
- * the core from the engine's thread), at least 4 so that the default 4 parallel steps
- * each have a thread of their own, at most 8. When the limit is higher, a thread runs
- * several steps at once: steps mostly wait (on a command, a model).
- */
-function stepThreads(maxParallelSteps: number, cores: number): number {
-  return Math.max(1, Math.min(maxParallelSteps, Math.max(4, Math.min(8, cores))));
-}
-
-/**
  * The horde as a run keeps it (in its `run.created` event): with every prompt file's text
  * as it is now, so editing the folder never changes a run in flight; an imported horde's
  * steps all run in a separate process, whatever the folder says.
@@ -311,7 +300,8 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     const waiters = new RunWaiters(observers);
     const kinds = builtinStepKinds();
     for (const k of options.extraStepKinds ?? []) kinds.set(k.kind, k);
-    const threads = stepThreads(config.runs.maxParallelSteps, os.availableParallelism());
+    // Up to 8 threads; each runs several steps at once when the limit is higher, since steps mostly wait.
+    const threads = Math.max(1, Math.min(config.runs.maxParallelSteps, 8));
     const runner = createStepRunner({ maxThreads: threads, concurrentTasksPerWorker: Math.ceil(config.runs.maxParallelSteps / threads) });
     const recall = new RecallIndex(db);
     // The chat, the tool registry and the triggers it uses are made below: it reaches them only once a draft is used.

@@ -171,18 +171,19 @@ export function startStep(
   task: StepTask, kindModule: string, channel: StepChannel, load: (modulePath: string) => Promise<StepKindRun>,
 ): { built: BuiltContext; result: Promise<StepResult> } {
   const built = buildStepContext(task, channel);
-  const run = (): Promise<StepResult> => load(kindModule).then(
-    (kind) => runKind(built, kind, kindModule),
+  try {
+    if (task.foldersMade !== true) makeRunFolders(task.runDir, task.workdir);
+  } catch (err) {
+    const error = toPlainError(new KowalskiError('KW_ERR_STEP_FAILED', `cannot make the run's folder ${task.workdir}: ${err instanceof Error ? err.message : String(err)}`, { cause: err }));
+    return { built, result: Promise.resolve({ outcome: 'fail', error, summary: error.message }) };
+  }
+  const result = load(kindModule).then(
+    (run) => runKind(built, run, kindModule),
     (err: unknown): StepResult => {
       const error = toPlainError(err, 'KW_ERR_STEP_KIND_MODULE');
       return { outcome: 'fail', error, summary: error.message };
     },
   );
-  if (task.foldersMade === true) return { built, result: run() };
-  const result = makeRunFolders(task.runDir, task.workdir).then(run, (err: unknown): StepResult => {
-    const error = toPlainError(new KowalskiError('KW_ERR_STEP_FAILED', `cannot make the run's folder ${task.workdir}: ${err instanceof Error ? err.message : String(err)}`, { cause: err }));
-    return { outcome: 'fail', error, summary: error.message };
-  });
   return { built, result };
 }
 

@@ -7,24 +7,22 @@
  * (`foldersMade`) and the folders are not looked at again: a mkdir that finds the folder
  * there still costs a syscall and a thrown error (~15 µs for the two here), and with
  * several pool threads most of a run's steps land on one that has not seen the run.
- * The mkdirs are asynchronous (libuv's thread pool): making a folder can take most of a
- * millisecond on a busy disk, and the thread runs its other steps meanwhile.
  */
-import fs from 'node:fs/promises';
+import fs from 'node:fs';
 
-async function mkdirOnce(dir: string): Promise<void> {
+function mkdirOnce(dir: string): void {
   try {
-    await fs.mkdir(dir);
+    fs.mkdirSync(dir);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EEXIST') return;
     if (code !== 'ENOENT') throw err;
-    await fs.mkdir(dir, { recursive: true });
+    fs.mkdirSync(dir, { recursive: true });
   }
 }
 
 /** Make `<runDir>` and the run's workdir, where they are not there yet. */
-export async function makeRunFolders(runDir: string, workdir: string): Promise<void> {
-  await mkdirOnce(runDir);
-  if (workdir !== runDir) await mkdirOnce(workdir);
+export function makeRunFolders(runDir: string, workdir: string): void {
+  mkdirOnce(runDir);
+  if (workdir !== runDir) mkdirOnce(workdir);
 }
