@@ -19,7 +19,7 @@ import type { StepKindInfo } from './registry.js';
 export interface StepRunnerOptions {
   /** Most worker threads for in-process steps. */
   maxThreads: number;
-  /** Steps one thread runs at once (default 1). Steps mostly wait (on a command, a model), so more than one per thread lets `maxThreads` threads carry more running steps. */
+  /** Tasks one thread may run at once (default 1). Piscina runs an abortable task (every step's) alone on its thread, so for steps this does not add to `maxThreads`. */
   concurrentTasksPerWorker?: number;
   /** Threads kept ready (default 1, at most maxThreads). */
   minThreads?: number;
