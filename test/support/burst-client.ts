@@ -1,10 +1,12 @@
 /**
  * A webhook sender in a process of its own, for deliveries that really arrive together:
  * `<port> <path> <count>` opens `count` connections, prints `READY` once all are up,
- * and when a line arrives on stdin writes one POST on each, all in one turn of its event
- * loop. It prints one JSON line, `[{ status, body }]` in delivery order, and exits.
+ * and when a line arrives on stdin sends one POST on each (node:http over those open
+ * sockets), all in one turn of its event loop. It prints one JSON line,
+ * `[{ status, body }]` in delivery order, and exits.
  * Delivery `i` carries `x-request-id: burst-<i>` and the body `{"n":i}`.
  */
+import http from 'node:http';
 import net from 'node:net';
 
 const [port, route, count] = [Number(process.argv[2]), process.argv[3]!, Number(process.argv[4])];
@@ -14,21 +16,21 @@ interface Answer {
   body: unknown;
 }
 
-/** One HTTP/1.1 answer with a Content-Length body, read whole from `socket`. */
-function answerOn(socket: net.Socket): Promise<Answer> {
+/** POST delivery `i` on `socket`, already connected; its answer, read whole. */
+function deliver(socket: net.Socket, i: number): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    let text = '';
-    socket.setEncoding('utf8');
-    socket.on('data', (chunk: string) => {
-      text += chunk;
-      const head = text.indexOf('\r\n\r\n');
-      if (head < 0) return;
-      const length = Number(/\r\ncontent-length: *(\d+)/i.exec(text.slice(0, head))?.[1] ?? NaN);
-      if (Buffer.byteLength(text.slice(head + 4)) < length) return;
-      socket.end();
-      resolve({ status: Number(text.slice(9, 12)), body: JSON.parse(text.slice(head + 4)) as unknown });
+    const body = JSON.stringify({ n: i });
+    const req = http.request({
+      host: '127.0.0.1', port, path: route, method: 'POST', createConnection: () => socket,
+      headers: { 'content-type': 'application/json', 'x-request-id': `burst-${i}`, 'content-length': Buffer.byteLength(body) },
+    }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => void (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as unknown }));
     });
-    socket.once('error', reject);
+    req.once('error', reject);
+    req.end(body);
   });
 }
 
@@ -36,14 +38,9 @@ const sockets = await Promise.all(Array.from({ length: count }, () => new Promis
   const socket = net.connect(port, '127.0.0.1', () => resolve(socket));
   socket.once('error', reject);
 })));
-const answers = Promise.all(sockets.map(answerOn));
 process.stdout.write('READY\n');
 process.stdin.once('data', () => {
-  sockets.forEach((socket, i) => {
-    const body = JSON.stringify({ n: i });
-    socket.write(`POST ${route} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\ncontent-type: application/json\r\nx-request-id: burst-${i}\r\ncontent-length: ${body.length}\r\n\r\n${body}`);
-  });
-  void answers.then((all) => {
+  void Promise.all(sockets.map(deliver)).then((all) => {
     process.stdout.write(`${JSON.stringify(all)}\n`);
     process.exit(0);
   });
