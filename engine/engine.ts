@@ -10,7 +10,7 @@ import { KowalskiError, hasLimits } from '../core/index.js';
 import type { HordeDef } from '../core/index.js';
 import type { RunEvent, RunState, StepPolicy } from '../actors/index.js';
 import { FINAL_RUN_STATES } from '../actors/index.js';
-import { builtinStepKinds, createStepRunner, resolveInside } from '../steps/index.js';
+import { builtinStepKinds, createStepRunner, poolSize, resolveInside } from '../steps/index.js';
 import type { StepKindInfo } from '../steps/index.js';
 import type { Clock } from './clock.js';
 import { monotonicMicros, systemClock } from './clock.js';
@@ -121,6 +121,8 @@ export interface EngineOptions {
   timers?: Timers;
   /** Quiet time after a change under `<data>/hordes/` (or `<data>/team/`) before it is re-read, ms (default 300). */
   reloadDebounceMs?: number;
+  /** Threads of the step pool (default one per core, at least 4 and at most 8; never more than max_parallel_steps): above it, threads run several steps at once. */
+  stepThreads?: number;
   /** How many recently parked runs stay in memory for a quick approval (default 256; 0: none, every approval reads and folds the run's log). */
   parkedKept?: number;
   /** Quiet time after an edit in `<data>/vault/` before it is indexed, ms (default 200). */
@@ -300,11 +302,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     const waiters = new RunWaiters(observers);
     const kinds = builtinStepKinds();
     for (const k of options.extraStepKinds ?? []) kinds.set(k.kind, k);
-    // Up to 8 threads. Every step's task carries an abort signal (a step that ignores its cancel has its
-    // thread terminated), and Piscina runs at most one abortable task per thread: above 8, the steps the
-    // engine has started wait in Piscina's queue for a thread (24 one-step runs of 300 ms at a limit of 40: 1.1 s).
-    const threads = Math.max(1, Math.min(config.runs.maxParallelSteps, 8));
-    const runner = createStepRunner({ maxThreads: threads, concurrentTasksPerWorker: Math.ceil(config.runs.maxParallelSteps / threads) });
+    const runner = createStepRunner(poolSize(config.runs.maxParallelSteps, options.stepThreads));
     const recall = new RecallIndex(db);
     // The chat, the tool registry and the triggers it uses are made below: it reaches them only once a draft is used.
     const rookery: RookeryService = new RookeryService({

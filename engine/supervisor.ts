@@ -333,9 +333,21 @@ export class Supervisor {
     run.running.set(step, { attempt, handle, startedAt });
     this.deps.crash('after-dispatch');
     handle.result.then(
-      (result) => this.finished(run.runId, step, attempt, startedAt, result),
+      (result) => (handle.interrupted ? this.interrupted(run.runId, step, attempt) : this.finished(run.runId, step, attempt, startedAt, result)),
       (err: unknown) => this.finished(run.runId, step, attempt, startedAt, { outcome: 'fail', error: toPlainError(err) }),
     );
+  }
+
+  /** The step's thread was stopped for another step: as after a crash, it runs again (or, not safe to repeat, asks the operator). */
+  private interrupted(runId: string, step: string, attempt: number): void {
+    this.slotsUsed--;
+    const run = this.live.get(runId);
+    if (run !== undefined) {
+      run.running.delete(step);
+      if (!FINAL_RUN_STATES.has(run.actor.state) && !this.closing) this.submit(run, [{ type: 'step.interrupted', step, attempt }]);
+      else this.release(run);
+    }
+    this.pump();
   }
 
   private finished(runId: string, step: string, attempt: number, startedAt: number, result: StepResult, reusedFrom?: Reused['reusedFrom']): void {

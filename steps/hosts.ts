@@ -4,15 +4,15 @@
  * or with a description of how the host died.
  */
 import { fork } from 'node:child_process';
-import { EventEmitter } from 'node:events';
-import type { Piscina } from 'piscina';
 import type { HordeDef } from '../core/index.js';
 import { BoundedCapture } from './capture.js';
 import type { StepBus } from './bus.js';
+import type { StepPool } from './pool.js';
 import type { ChildInbound, EngineMessage, StepMessage, StepResult, StepTask } from './protocol.js';
 import type { WorkerOutput, WorkerTask } from './worker.js';
 
-export type HostEnd = { type: 'result'; result: StepResult } | { type: 'crashed'; message: string };
+/** `evicted`: the step's thread was terminated to stop another step that ignored its cancel. */
+export type HostEnd = { type: 'result'; result: StepResult } | { type: 'crashed'; message: string } | { type: 'evicted'; message: string };
 
 export interface StepHost {
   /** Settles when the step is over (never rejects). */
@@ -26,18 +26,6 @@ type Listener = (message: StepMessage) => void;
 
 function describe(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
-}
-
-/** What Piscina needs of an abort signal; an EventEmitter costs far less per task than an AbortController. */
-class ForceStop extends EventEmitter {
-  aborted = false;
-  reason: unknown = undefined;
-  abort(reason: unknown): void {
-    if (this.aborted) return;
-    this.aborted = true;
-    this.reason = reason;
-    this.emit('abort');
-  }
 }
 
 /**
@@ -63,11 +51,12 @@ export class HordeTexts {
  * Run a step in a pool thread; its messages travel on the runner's step bus. It has
  * ended when the task returned and every message it posted before returning has arrived.
  */
-export function startInPool(pool: Piscina, bus: StepBus, hordes: HordeTexts, task: StepTask, kindModule: string, listener: Listener): StepHost {
-  const stop = new ForceStop();
+export function startInPool(pool: StepPool, bus: StepBus, hordes: HordeTexts, task: StepTask, kindModule: string, listener: Listener): StepHost {
   let received = 0;
   let expected = Infinity;
   let allReceived: (() => void) | undefined;
+  let killed = false;
+  let evicted = false;
   const unlisten = bus.listen(task.token, (message: StepMessage) => {
     received += 1;
     if (message.type !== 'done') listener(message);
@@ -75,8 +64,15 @@ export function startInPool(pool: Piscina, bus: StepBus, hordes: HordeTexts, tas
   });
   const { horde, ...slim } = task;
   const { key, json } = hordes.textOf(horde);
-  const input: WorkerTask = { task: slim, hordeKey: key, hordeJson: json, kindModule, bus: bus.name };
-  const ended = (pool.run(input, { signal: stop }) as Promise<WorkerOutput>).then(
+  const run = pool.run<WorkerOutput>(
+    (slot): WorkerTask => ({ task: slim, hordeKey: key, hordeJson: json, kindModule, bus: bus.name, slot }),
+    () => { evicted = true; },
+  );
+  let neverBegan: ((end: HostEnd) => void) | undefined;
+  const stoppedWaiting = new Promise<HostEnd>((resolve) => {
+    neverBegan = resolve;
+  });
+  const done = run.done.then(
     async ({ result, messages }): Promise<HostEnd> => {
       if (received < messages) {
         expected = messages;
@@ -89,14 +85,25 @@ export function startInPool(pool: Piscina, bus: StepBus, hordes: HordeTexts, tas
     },
     (err: unknown): HostEnd => {
       unlisten();
-      const message = stop.aborted ? 'the worker thread was stopped by force' : `the worker thread died: ${describe(err)}`;
-      return { type: 'crashed', message };
+      if (evicted) return { type: 'evicted', message: 'its worker thread was stopped by force, to stop another step on the same thread that ignored its cancel' };
+      return { type: 'crashed', message: killed ? 'the worker thread was stopped by force' : `the worker thread died: ${describe(err)}` };
     },
   );
+  // Stopped while it waited for a thread: it is over now, although Piscina's queue lets its task go later.
+  const ended = Promise.race([done, stoppedWaiting]);
   return {
     ended,
-    send: (message) => bus.send(task.token, message),
-    kill: () => stop.abort(new Error('stopped by force')),
+    send: (message) => {
+      if (message.type === 'cancel') run.cancelIfWaiting();
+      bus.send(task.token, message);
+    },
+    kill: () => {
+      killed = true;
+      if (run.stopThread()) {
+        unlisten();
+        neverBegan?.({ type: 'crashed', message: 'it was stopped while it waited for a thread' });
+      }
+    },
   };
 }
 

@@ -22,6 +22,7 @@ export type { CapturedOutput } from './capture.js';
 export { killLeftovers, findTokenProcesses, waitUntilNoneLeft, isAlive } from './leftovers.js';
 export type { KillLeftoversOptions } from './leftovers.js';
 export { createStepRunner } from './runner.js';
+export { poolSize } from './pool.js';
 export { childExecArgv } from './hosts.js';
 export type { StepRunner, StepRunnerOptions, StepHandlers, StartOptions, RunningStep } from './runner.js';
 export { startStep, createKindLoader } from './context.js';

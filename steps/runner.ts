@@ -3,13 +3,13 @@
  * child, relays its messages, enforces the timeout, carries out cancel, and makes sure
  * nothing the step started outlives a timeout, a cancel or a crash.
  */
-import { Piscina } from 'piscina';
 import { ERROR_CODES, toPlainError, KowalskiError } from '../core/index.js';
 import type { ErrorCode } from '../core/index.js';
 import { StepBus } from './bus.js';
 import { HordeTexts, startInChild, startInPool } from './hosts.js';
 import type { HostEnd, StepHost } from './hosts.js';
 import { killLeftovers } from './leftovers.js';
+import { StepPool } from './pool.js';
 import { Spawner } from './spawner.js';
 import type { ModelCallTrace, ToolCallingMode } from '../agents/index.js';
 import type { EngineMessage, StepMessage, StepRequest, StepResult, StepTask } from './protocol.js';
@@ -17,14 +17,13 @@ import { stepsModuleFile } from './registry.js';
 import type { StepKindInfo } from './registry.js';
 
 export interface StepRunnerOptions {
-  /** Most worker threads for in-process steps. */
-  maxThreads: number;
-  /** Tasks one thread may run at once (default 1). Piscina runs an abortable task (every step's) alone on its thread, so for steps this does not add to `maxThreads`. */
-  concurrentTasksPerWorker?: number;
-  /** Threads kept ready (default 1, at most maxThreads). */
-  minThreads?: number;
-  /** How long an idle extra thread lives, ms (default 60000). */
-  idleTimeoutMs?: number;
+  /** Threads for in-process steps, started with the first one. */
+  threads: number;
+  /**
+   * Steps one thread runs at once (default 1). Above 1, a step that ignores its cancel is
+   * stopped with its thread, and the other steps on that thread end as `interrupted`.
+   */
+  stepsPerThread?: number;
   /** After cancel or timeout, how long the step gets to stop by itself before its thread or child is killed, ms (default 2500). */
   stopGraceMs?: number;
 }
@@ -53,6 +52,12 @@ export interface RunningStep {
   go(): void;
   /** Stop the step; its result becomes KW_ERR_STEP_CANCELLED. */
   cancel(reason: string): void;
+  /**
+   * Once `result` settles: true when the step did not end on its own account: its thread
+   * was terminated to stop another step sharing it. Whatever it did may be half done, as
+   * after a crash; the engine records `step.interrupted`, not its result.
+   */
+  readonly interrupted: boolean;
 }
 
 export interface StepRunner {
@@ -159,12 +164,14 @@ function supervise(
       { file: task.step.file, key: 'timeout_secs' }), `timed out after ${seconds} s`);
   }, Math.max(0, Math.min(options.timeoutMs, MAX_TIMER_MS)));
 
+  let interrupted = false;
   const finish = async (end: HostEnd): Promise<StepResult> => {
     settled = true;
+    interrupted = end.type === 'evicted' && stopped === undefined;
     requests?.abort(new KowalskiError('KW_ERR_STEP_CANCELLED', 'the step is over'));
     clearTimeout(timeout);
     if (forceTimer !== undefined) clearTimeout(forceTimer);
-    const abnormal = stopped !== undefined || end.type === 'crashed';
+    const abnormal = stopped !== undefined || end.type !== 'result';
     if (abnormal) {
       // Whatever the step started and left behind (also outside its process group) goes now.
       // After a clean exit exec.ts has already killed the command's whole group; a /proc sweep
@@ -172,7 +179,7 @@ function supervise(
       await killLeftovers(pgid !== undefined ? { pgid, token: task.token } : { token: task.token });
     }
     if (stopped !== undefined) return stopped;
-    if (end.type === 'crashed') return failure('KW_ERR_STEP_CRASHED', `step \`${task.step.name}\`: ${end.message}`);
+    if (end.type !== 'result') return failure('KW_ERR_STEP_CRASHED', `step \`${task.step.name}\`: ${end.message}`);
     return end.result;
   };
   const result = host.ended.then(finish).catch((err: unknown) => ({
@@ -185,15 +192,16 @@ function supervise(
     result,
     go: () => host.send({ type: 'go' }),
     cancel: (reason) => stop(failure('KW_ERR_STEP_CANCELLED', `step \`${task.step.name}\` was cancelled: ${reason}`), reason),
+    get interrupted() {
+      return interrupted;
+    },
   };
 }
 
 export function createStepRunner(options: StepRunnerOptions): StepRunner {
   const stopGraceMs = options.stopGraceMs ?? 2500;
   const running = new Set<RunningStep>();
-  let pool: Piscina | undefined;
   let closed = false;
-  const workerEntry = stepsModuleFile('worker');
   const childEntry = stepsModuleFile('child');
   // Commands of pool-thread steps start in this small helper, not by forking the engine;
   // an isolated child is a small process itself and starts its commands directly.
@@ -201,22 +209,17 @@ export function createStepRunner(options: StepRunnerOptions): StepRunner {
 
   const bus = new StepBus();
   const hordes = new HordeTexts();
-  const getPool = (): Piscina => {
-    pool ??= new Piscina({
-      filename: workerEntry,
-      maxThreads: Math.max(1, options.maxThreads),
-      concurrentTasksPerWorker: Math.max(1, options.concurrentTasksPerWorker ?? 1),
-      minThreads: Math.max(1, Math.min(options.minThreads ?? 1, options.maxThreads)),
-      idleTimeout: options.idleTimeoutMs ?? 60_000,
-    });
-    return pool;
-  };
+  const pool = new StepPool({
+    filename: stepsModuleFile('worker'),
+    threads: Math.max(1, options.threads),
+    stepsPerThread: Math.max(1, options.stepsPerThread ?? 1),
+  });
 
   return {
     start(task, kind, handlers, startOptions) {
       if (closed) {
         const result = Promise.resolve(failure('KW_ERR_STEP_CANCELLED', `step \`${task.step.name}\` was not started: the step runner is closed`));
-        return { result, go: () => undefined, cancel: () => undefined };
+        return { result, go: () => undefined, cancel: () => undefined, interrupted: false };
       }
       if (kind.runsCommand && task.step.isolation !== 'process') {
         const address = spawner.address();
@@ -225,7 +228,7 @@ export function createStepRunner(options: StepRunnerOptions): StepRunner {
       const step = supervise(task, handlers, startOptions, stopGraceMs, (listener) =>
         task.step.isolation === 'process'
           ? startInChild(task, kind.module, listener, { entry: childEntry, exitGraceMs: stopGraceMs })
-          : startInPool(getPool(), bus, hordes, task, kind.module, listener));
+          : startInPool(pool, bus, hordes, task, kind.module, listener));
       running.add(step);
       void step.result.finally(() => running.delete(step));
       return step;
@@ -235,10 +238,9 @@ export function createStepRunner(options: StepRunnerOptions): StepRunner {
       const steps = [...running];
       for (const step of steps) step.cancel('the step runner was closed');
       await Promise.all(steps.map((step) => step.result));
-      await pool?.destroy();
+      await pool.destroy();
       await spawner.close();
       bus.close();
-      pool = undefined;
     },
   };
 }

@@ -3,11 +3,14 @@
  * runner's step bus (bus.ts), addressed by the step's token; the step's result is the task's return value (never a
  * rejection: errors are PlainError data), with the count of messages posted before it.
  */
+import { threadId } from 'node:worker_threads';
 import type { HordeDef } from '../core/index.js';
 import { StepBusClient } from './bus.js';
 import { createKindLoader, startStep } from './context.js';
 import type { StepChannel } from './context.js';
 import type { EngineMessage, StepResult, StepTask } from './protocol.js';
+import { claimSlot } from './thread-slots.js';
+import type { Slot } from './thread-slots.js';
 
 /**
  * What the runner posts to the pool: the task without its horde, and the horde as JSON
@@ -23,6 +26,8 @@ export interface WorkerTask {
   kindModule: string;
   /** The name of the runner's step bus (see bus.ts). */
   bus: string;
+  /** Where this thread writes its id as the step begins (see thread-slots.ts). */
+  slot: Slot;
 }
 
 /** What a task returns to the pool: the result, and how many messages were posted before it. */
@@ -49,7 +54,9 @@ function createWorkerHandler(): (input: WorkerTask) => Promise<WorkerOutput> {
     }
     return horde;
   };
-  return async ({ task: slim, hordeKey, hordeJson, kindModule, bus }) => {
+  return async ({ task: slim, hordeKey, hordeJson, kindModule, bus, slot }) => {
+    // Cancelled while it waited for this thread: it does not begin (the runner has its result already).
+    if (!claimSlot(slot, threadId)) return { result: { outcome: 'fail', summary: 'cancelled before it began' }, messages: 0 };
     let client = buses.get(bus);
     if (client === undefined) {
       client = new StepBusClient(bus);

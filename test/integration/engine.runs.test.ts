@@ -9,6 +9,7 @@ import { tempDir } from '../support/tmp.js';
 import { nextEvent, processesWithToken, testEngine, writeHorde } from '../support/engine.js';
 import { onPostgres } from '../support/pg-store.js';
 import { readCommitted } from '../support/store-reader.js';
+import { waitFor } from '../support/wait.js';
 
 const NO_CONFIRM = 'confirm_commands = false';
 
@@ -44,6 +45,35 @@ describe('engine runs', () => {
     assert.deepEqual(outcomes, ids.flatMap((_, i) => Array(3).fill(i % 3 === 0 ? 'failed' : 'succeeded')));
     assert.equal(await engine.waitForRun(ids[1]!), 'succeeded', 'a finished run answers at once');
     await assert.rejects(engine.waitForRun('r_nosuchrun'), (err: { code?: string }) => err.code === 'KW_ERR_RUN_NOT_FOUND');
+  });
+
+  test('max_parallel_steps = 12 really runs 12 steps at once (the pool has a thread for each)', async (t) => {
+    const dir = tempDir(t);
+    const engine = await testEngine(t, { maxParallelSteps: 12 });
+    // Each run's one step marks itself started, then waits (bounded) until all 12 have: they all pass only if all 12 run at once.
+    const step = `kind = "verify"\nverify_command = "touch ${dir}/on.$KOWALSKI_STEP_TOKEN; for i in $(seq 200); do [ $(ls ${dir} | grep -c ^on) -ge 12 ] && exit 0; sleep 0.05; done; exit 1"`;
+    writeHorde(path.join(dir, 'h'), `id = "wide"\npipeline = ["s"]\n${NO_CONFIRM}`, { s: step });
+    const { horde } = await engine.resolveHorde(path.join(dir, 'h'));
+    const ids = await Promise.all(Array.from({ length: 12 }, () => engine.startRun(horde, {})));
+    assert.deepEqual(await Promise.all(ids.map((id) => engine.waitForRun(id))), Array(12).fill('succeeded'));
+  });
+
+  test('a step whose thread is stopped to stop another step on it runs again, as a new attempt', async (t) => {
+    const dir = tempDir(t);
+    // One thread for two steps: both share it.
+    const engine = await testEngine(t, { maxParallelSteps: 2 }, undefined, { stepThreads: 1 });
+    writeHorde(path.join(dir, 'held'), `id = "held"\npipeline = ["g"]\n${NO_CONFIRM}`, { g: 'kind = "gate"\n[[inputs]]\nid = "gate"\ntype = "text"' });
+    writeHorde(path.join(dir, 'deaf'), `id = "deaf"\npipeline = ["d"]\n${NO_CONFIRM}`, { d: 'kind = "deaf"\ntimeout_secs = 1' });
+    const gate = path.join(dir, 'open');
+    const held = await engine.startRun((await engine.resolveHorde(path.join(dir, 'held'))).horde, { gate });
+    const deaf = await engine.startRun((await engine.resolveHorde(path.join(dir, 'deaf'))).horde, {});
+    // The deaf step outlives its timeout and ignores the stop: its thread is terminated, and the gate step on it with it.
+    assert.equal(await engine.waitForRun(deaf), 'failed');
+    assert.equal(engine.getRun(deaf).steps[0]!.error?.code, 'KW_ERR_STEP_TIMEOUT');
+    await waitFor(() => engine.getRun(held).attempts.length === 2, 'the gate step started again', 30_000);
+    fs.writeFileSync(gate, '');
+    assert.equal(await engine.waitForRun(held), 'succeeded');
+    assert.deepEqual(engine.getRun(held).attempts.map((a) => `${a.attempt}:${a.state}`), ['1:interrupted', '2:passed']);
   });
 
   test('max_parallel_steps = 1 runs one step at a time across runs', async (t) => {

@@ -8,7 +8,7 @@ import type { StepTask } from '../../steps/protocol.js';
 import { createStepRunner } from '../../steps/runner.js';
 import { comparable, makeHorde, makeStep, makeTask, runTask, tempDir } from '../fixtures/steps/build.js';
 
-const runner = createStepRunner({ maxThreads: 2 });
+const runner = createStepRunner({ threads: 2 });
 after(() => runner.close());
 
 const APP = "function greet(name) {\n  return 'Hello ' + name;\n}\n\nmodule.exports = { greet };\n";

@@ -10,7 +10,7 @@ import { makeHorde, makeStep, makeTask, runTask, tempDir } from '../fixtures/ste
 import { serveHttp } from '../support/http.js';
 import type { LocalServer } from '../support/http.js';
 
-const runner = createStepRunner({ maxThreads: 2 });
+const runner = createStepRunner({ threads: 2 });
 after(() => runner.close());
 
 const inputs: InputField[] = [

@@ -10,7 +10,7 @@ import { createStepRunner } from '../../steps/runner.js';
 import { comparable, makeHorde, makeStep, makeTask, runTask, tempDir } from '../fixtures/steps/build.js';
 import { serveHttp } from '../support/http.js';
 
-const runner = createStepRunner({ maxThreads: 2 });
+const runner = createStepRunner({ threads: 2 });
 after(() => runner.close());
 
 const inputs: InputField[] = [

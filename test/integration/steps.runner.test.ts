@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { after, describe, it, test } from 'node:test';
 import type { TestContext } from 'node:test';
 import { NO_MODEL_MESSAGE } from '../../steps/kinds/model.js';
@@ -10,7 +11,7 @@ import type { Observed } from '../fixtures/steps/build.js';
 import { waitUntil } from '../fixtures/steps/wait.js';
 import { cleanups } from '../support/cleanup.js';
 
-const runner = createStepRunner({ maxThreads: 2, stopGraceMs: 300 });
+const runner = createStepRunner({ threads: 2, stopGraceMs: 300 });
 after(() => runner.close());
 
 type Isolation = 'in_process' | 'process';
@@ -35,7 +36,7 @@ async function inBoth(t: TestContext, kind: string, over: { verifyCommand?: stri
 async function stopWhileRunning(runDir: string, isolation: Isolation, how: 'cancel' | 'timeout'): Promise<{ task: StepTask; o: Observed; wasRunning: boolean }> {
   const timeouts = how === 'timeout' ? [1000, 3000, 9000] : [15_000];
   // A timeout gets a warm runner of its own, so no queue time counts against it.
-  const own = how === 'timeout' ? createStepRunner({ maxThreads: 1 }) : runner;
+  const own = how === 'timeout' ? createStepRunner({ threads: 1 }) : runner;
   if (own !== runner) await runTask(own, taskFor(runDir, 'noop', 'in_process'));
   try {
     let last: { task: StepTask; o: Observed; wasRunning: boolean } | undefined;
@@ -154,8 +155,52 @@ describe('steps in both hosts', { concurrency: true }, () => {
   });
 });
 
+describe('steps sharing a pool thread', () => {
+  const quiet = { onSpawned: () => undefined, onProgress: () => undefined };
+
+  it('one that ignores its cancel is stopped with its thread; the other on it ends interrupted, its command gone', async (t) => {
+    const own = createStepRunner({ threads: 1, stepsPerThread: 2, stopGraceMs: 200 });
+    cleanups(t)(() => own.close());
+    const deaf = taskFor(tempDir(t), 'stubborn', 'in_process');
+    const polite = taskFor(tempDir(t), 'verify', 'in_process', { verifyCommand: 'sleep 300 & sleep 300; wait' });
+    const a = own.start(deaf, kindInfo('stubborn'), { ...quiet, onSpawned: () => a.go() }, { timeoutMs: 15_000 });
+    const b = own.start(polite, kindInfo('verify'), { ...quiet, onSpawned: () => b.go() }, { timeoutMs: 15_000 });
+    await waitUntil('both command trees run', () => findTokenProcesses(deaf.token).length >= 3 && findTokenProcesses(polite.token).length >= 3);
+    a.cancel('stop now');
+    const [ra, rb] = await Promise.all([a.result, b.result]);
+    assert.equal(ra.error?.code, 'KW_ERR_STEP_CANCELLED');
+    assert.equal(a.interrupted, false, 'the step that was stopped ends with its own result');
+    assert.equal(b.interrupted, true, 'the step that shared its thread is interrupted, not failed');
+    assert.match(rb.error?.message ?? '', /another step on the same thread/);
+    assert.deepEqual(findTokenProcesses(deaf.token), []);
+    assert.deepEqual(findTokenProcesses(polite.token), [], 'the interrupted step\'s command went with it');
+    const { result: next } = await runTask(own, taskFor(tempDir(t), 'noop', 'in_process'));
+    assert.equal(next.outcome, 'pass', 'the pool replaced the stopped thread');
+  });
+
+  it('a step cancelled while it waits for a thread ends at once and never begins', async (t) => {
+    const own = createStepRunner({ threads: 1, stopGraceMs: 200 });
+    cleanups(t)(() => own.close());
+    const dir = tempDir(t);
+    const deaf = taskFor(dir, 'stubborn', 'in_process');
+    const a = own.start(deaf, kindInfo('stubborn'), { ...quiet, onSpawned: () => a.go() }, { timeoutMs: 60_000 });
+    await waitUntil('the thread is taken', () => findTokenProcesses(deaf.token).length >= 3);
+    const mark = `${dir}/began`;
+    const waiting = own.start(taskFor(dir, 'verify', 'in_process', { verifyCommand: `touch ${mark}` }), kindInfo('verify'), quiet, { timeoutMs: 60_000 });
+    waiting.cancel('not needed');
+    assert.equal((await waiting.result).error?.code, 'KW_ERR_STEP_CANCELLED', 'over while the thread is still taken');
+    assert.ok(findTokenProcesses(deaf.token).length >= 3, 'the step on the thread was left alone');
+    a.cancel('done');
+    await a.result;
+    // The cancelled task leaves Piscina's queue before this one: by its end, the other has had its turn.
+    const { result: next } = await runTask(own, taskFor(dir, 'noop', 'in_process'));
+    assert.equal(next.outcome, 'pass');
+    assert.equal(fs.existsSync(mark), false, 'the cancelled step never began');
+  });
+});
+
 test('in-process steps reuse warm threads and load each kind module once per thread', async (t) => {
-  const own = createStepRunner({ maxThreads: 2 });
+  const own = createStepRunner({ threads: 2 });
   cleanups(t)(() => own.close());
   const task = taskFor(tempDir(t), 'whereami', 'in_process');
   const info = kindInfo('whereami');
@@ -180,7 +225,7 @@ test('in-process steps reuse warm threads and load each kind module once per thr
 });
 
 test('close() cancels what runs and refuses new steps', async (t) => {
-  const own = createStepRunner({ maxThreads: 1, stopGraceMs: 200 });
+  const own = createStepRunner({ threads: 1, stopGraceMs: 200 });
   const task = taskFor(tempDir(t), 'stubborn', 'in_process');
   let spawned = false;
   const handle = own.start(task, kindInfo('stubborn'), { onSpawned: () => { spawned = true; }, onProgress: () => undefined }, { timeoutMs: 15_000 });

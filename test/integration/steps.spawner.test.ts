@@ -13,7 +13,7 @@ import { createStepRunner } from '../../steps/runner.js';
 import { makeHorde, makeStep, makeTask, runTask, tempDir } from '../fixtures/steps/build.js';
 import { waitUntil } from '../fixtures/steps/wait.js';
 
-const runner = createStepRunner({ maxThreads: 2, stopGraceMs: 300 });
+const runner = createStepRunner({ threads: 2, stopGraceMs: 300 });
 after(() => runner.close());
 
 function verifyTask(runDir: string, verifyCommand: string, isolation: 'in_process' | 'process' = 'in_process') {

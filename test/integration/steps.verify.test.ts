@@ -9,7 +9,7 @@ import { comparable, kindInfo, makeHorde, makeStep, makeTask, runTask, tempDir }
 import { waitUntil } from '../fixtures/steps/wait.js';
 import { cleanups } from '../support/cleanup.js';
 
-const runner = createStepRunner({ maxThreads: 2, stopGraceMs: 300 });
+const runner = createStepRunner({ threads: 2, stopGraceMs: 300 });
 after(() => runner.close());
 
 const inputs: InputField[] = [{ id: 'name', type: 'text', label: 'Name', required: true }];

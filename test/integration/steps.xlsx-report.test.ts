@@ -23,7 +23,7 @@ import type { StepRequest, StepResult, StepTask } from '../../steps/protocol.js'
 import { createStepRunner } from '../../steps/runner.js';
 import { kindInfo, makeHorde, makeStep, makeTask, runTask, tempDir } from '../fixtures/steps/build.js';
 
-const runner = createStepRunner({ maxThreads: 2 });
+const runner = createStepRunner({ threads: 2 });
 after(() => runner.close());
 
 // ---- fixtures ----

@@ -5,4 +5,4 @@ const kind = (name: string, file: string, flags: Partial<StepKindInfo> = {}): St
   kind: name, module: new URL(`../fixtures/kinds/${file}.ts`, import.meta.url).pathname, usesModel: false, idempotent: true, runsCommand: false, ...flags,
 });
 
-export const TEST_KINDS: StepKindInfo[] = [kind('noop', 'noop'), kind('ledger', 'ledger'), kind('whoami', 'whoami'), kind('gate', 'gate'), kind('scribe', 'scribe'), kind('draft', 'draft')];
+export const TEST_KINDS: StepKindInfo[] = [kind('noop', 'noop'), kind('ledger', 'ledger'), kind('whoami', 'whoami'), kind('gate', 'gate'), kind('scribe', 'scribe'), kind('draft', 'draft'), kind('deaf', 'deaf')];

@@ -1,0 +1,108 @@
+/**
+ * The pool of step threads (Piscina). A thread runs several steps at once when the
+ * engine allows more steps than it has threads: steps mostly wait (on a command, a model,
+ * a file), and a thread costs ~10 MB. Tasks carry no abort signal: Piscina would run an
+ * abortable task alone on its thread. A step is stopped by its cancel message; one that
+ * ignores it has its thread terminated here, and the other steps on that thread are told
+ * they were evicted (the engine runs them again: `step.interrupted`).
+ */
+import os from 'node:os';
+import { Piscina } from 'piscina';
+import { ThreadSlots } from './thread-slots.js';
+import type { Slot } from './thread-slots.js';
+
+export interface StepPoolOptions {
+  /** The worker module (worker.ts / worker.js). */
+  filename: string;
+  /** Threads, all started with the first step and kept: a new thread would otherwise get only what the others cannot take. */
+  threads: number;
+  /** Steps one thread runs at once. */
+  stepsPerThread: number;
+}
+
+/**
+ * The pool for a limit of `maxParallelSteps` steps at once: `threads` (default one per
+ * core, at least 4 and at most 8), never more than the limit, each running its share.
+ */
+export function poolSize(maxParallelSteps: number, threads = Math.min(8, Math.max(4, os.availableParallelism()))): Pick<StepPoolOptions, 'threads' | 'stepsPerThread'> {
+  const n = Math.max(1, Math.min(threads, maxParallelSteps));
+  return { threads: n, stepsPerThread: Math.ceil(maxParallelSteps / n) };
+}
+
+/** A task on its way through the pool. */
+export interface PoolTask<T> {
+  /** Settles when the task is over: its return value, or the error that ended its thread. */
+  readonly done: Promise<T>;
+  /** If no thread has begun the task, it will not begin: it returns at once when it gets one. */
+  cancelIfWaiting(): void;
+  /**
+   * Terminate the thread running the task (every task on it ends). True when the task
+   * never began and never will (it was waiting for a thread): `done` settles only once it
+   * gets one and returns at once.
+   */
+  stopThread(): boolean;
+}
+
+export class StepPool {
+  private piscina: Piscina | undefined;
+  private readonly slots = new ThreadSlots();
+  /** Tasks given to a thread and not over, by slot: what to tell each if its thread is stopped for another. */
+  private readonly live = new Map<Slot, () => void>();
+
+  constructor(private readonly options: StepPoolOptions) {}
+
+  /**
+   * Run `make(slot)` (the task's input, carrying its slot) on a thread. `onEvicted` is
+   * called if the task's thread is terminated to stop another task, before `done` rejects.
+   */
+  run<T>(make: (slot: Slot) => unknown, onEvicted: () => void): PoolTask<T> {
+    const pool = this.pool();
+    const slot = this.slots.acquire();
+    this.live.set(slot, onEvicted);
+    let over = false;
+    const done = (pool.run(make(slot)) as Promise<T>).finally(() => {
+      over = true;
+      this.live.delete(slot);
+      this.slots.release(slot);
+    });
+    return {
+      done,
+      cancelIfWaiting: () => {
+        if (!over) this.slots.cancelIfWaiting(slot);
+      },
+      stopThread: () => {
+        if (over) return false;
+        if (this.slots.cancelIfWaiting(slot)) return true;
+        const threadId = this.slots.threadOf(slot);
+        if (threadId !== undefined) this.terminate(threadId, slot);
+        return false;
+      },
+    };
+  }
+
+  private terminate(threadId: number, cause: Slot): void {
+    const worker = this.piscina?.threads.find((w) => w.threadId === threadId);
+    if (worker === undefined) return; // gone already: Piscina ends its tasks
+    for (const [slot, onEvicted] of this.live) {
+      if (slot !== cause && this.slots.threadOf(slot) === threadId) onEvicted();
+    }
+    void worker.terminate();
+  }
+
+  private pool(): Piscina {
+    this.piscina ??= new Piscina({
+      filename: this.options.filename,
+      minThreads: this.options.threads,
+      maxThreads: this.options.threads,
+      concurrentTasksPerWorker: this.options.stepsPerThread,
+      idleTimeout: Infinity,
+    });
+    return this.piscina;
+  }
+
+  async destroy(): Promise<void> {
+    const pool = this.piscina;
+    this.piscina = undefined;
+    await pool?.destroy();
+  }
+}
