@@ -26,6 +26,8 @@ export interface StepRunnerOptions {
   stepsPerThread?: number;
   /** After cancel or timeout, how long the step gets to stop by itself before its thread or child is killed, ms (default 2500). */
   stopGraceMs?: number;
+  /** The spawn helper's module (default steps/spawner-main); tests give one that fails to start. */
+  spawnerEntry?: string;
 }
 
 export interface StepHandlers {
@@ -205,7 +207,7 @@ export function createStepRunner(options: StepRunnerOptions): StepRunner {
   const childEntry = stepsModuleFile('child');
   // Commands of pool-thread steps start in this small helper, not by forking the engine;
   // an isolated child is a small process itself and starts its commands directly.
-  const spawner = new Spawner(stepsModuleFile('spawner-main'));
+  const spawner = new Spawner(options.spawnerEntry ?? stepsModuleFile('spawner-main'));
 
   const bus = new StepBus();
   const hordes = new HordeTexts();

@@ -10,7 +10,7 @@ import { KowalskiError, fromPlainError } from '../core/index.js';
 import { execCommand } from './exec.js';
 import type { ExecOptions, ExecResult } from './exec.js';
 import type { CommandSpec } from './protocol.js';
-import { lineReader } from './spawner-wire.js';
+import { HELPER_DOWN, lineReader } from './spawner-wire.js';
 import type { SpawnReply, SpawnRequest, SpawnerAddress } from './spawner-wire.js';
 
 /** How long a step waits for a helper that is starting before it spawns the command itself, ms. */
@@ -50,9 +50,10 @@ async function connect(address: SpawnerAddress): Promise<net.Socket | undefined>
         resolve(String((event as { data: unknown }).data));
       };
     });
-    // Listening now: a `ready` sent before this try is seen by the try itself.
+    // Listening now: a `ready` sent before this try is seen by the try itself, a `down` by the state.
     const second = await tryConnect(address.socket);
     if (second !== undefined) return second;
+    if (Atomics.load(address.state, 0) === HELPER_DOWN) return undefined;
     return (await news) === 'ready' ? await tryConnect(address.socket) : undefined;
   } finally {
     channel.close();

@@ -11,7 +11,14 @@ export interface SpawnerAddress {
   socket: string;
   /** BroadcastChannel name: `ready` when a helper listens, `down` when starting one failed. */
   channel: string;
+  /** The same news as a value in shared memory (`HELPER_STARTING`…), for a step that begins listening after it was told. */
+  state: Int32Array;
 }
+
+/** `SpawnerAddress.state[0]`: a helper is starting; it listens; starting it failed. */
+export const HELPER_STARTING = 0;
+export const HELPER_UP = 1;
+export const HELPER_DOWN = 2;
 
 /** Step → helper. */
 export type SpawnRequest =

@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { BroadcastChannel } from 'node:worker_threads';
 import { childExecArgv } from './hosts.js';
+import { HELPER_DOWN, HELPER_STARTING, HELPER_UP } from './spawner-wire.js';
 import type { SpawnerAddress } from './spawner-wire.js';
 
 /** After a helper failed to start, how long commands spawn themselves before another try, ms. */
@@ -22,6 +23,7 @@ const CLOSE_GRACE_MS = 2000;
 export class Spawner {
   private readonly channelName = `kowalski-spawner-${process.pid}-${crypto.randomUUID()}`;
   private readonly channel = new BroadcastChannel(this.channelName);
+  private readonly state = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
   private dir: string | undefined;
   private child: ChildProcess | undefined;
   private ready = false;
@@ -45,7 +47,7 @@ export class Spawner {
       if (performance.now() - this.failedAt < RETRY_AFTER_MS) return undefined;
       this.start();
     }
-    return { socket: this.socketPath(), channel: this.channelName };
+    return { socket: this.socketPath(), channel: this.channelName, state: this.state };
   }
 
   /** The helper's pid while one runs. */
@@ -67,12 +69,14 @@ export class Spawner {
     });
     this.child = child;
     this.ready = false;
+    Atomics.store(this.state, 0, HELPER_STARTING);
     // The helper must never keep the engine's process alive; it leaves when the engine does.
     child.unref();
     child.channel?.unref();
     child.on('message', (message: { type?: string }) => {
       if (message.type !== 'ready' || this.child !== child) return;
       this.ready = true;
+      Atomics.store(this.state, 0, HELPER_UP);
       this.channel.postMessage('ready');
     });
     child.on('error', () => undefined); // 'exit' (or nothing, when it never started: see below)
@@ -86,6 +90,7 @@ export class Spawner {
         this.start(); // it died under us: the next command finds a new one
       } else {
         this.failedAt = performance.now();
+        Atomics.store(this.state, 0, HELPER_DOWN);
         this.channel.postMessage('down');
       }
     };

@@ -76,3 +76,16 @@ test('killing the spawn helper mid-command kills the command and fails the step 
   assert.match(second.cmdline, /spawner-main/, 'the next command went through a helper');
   assert.notEqual(second.pid, helper.pid, 'a new one');
 });
+
+test('when the spawn helper fails to start, the steps that were waiting for it run their commands themselves, at once', async (t) => {
+  const own = createStepRunner({ threads: 3, spawnerEntry: new URL('../fixtures/steps/broken-helper.ts', import.meta.url).pathname });
+  after(() => own.close());
+  const dir = tempDir(t);
+  const started = performance.now();
+  // Three at once: each is handed the helper's address while it starts; some begin listening only after it failed.
+  const runs = await Promise.all([0, 1, 2].map((i) => runTask(own, verifyTask(path.join(dir, `r${i}`), 'echo ran'))));
+  const ms = performance.now() - started;
+  for (const { result } of runs) assert.equal(result.outcome, 'pass', JSON.stringify(result));
+  // A step that missed the helper's `down` used to wait out the 10 s it gives a starting helper.
+  assert.ok(ms < 8000, `the commands ran after ${Math.round(ms)} ms`);
+});
