@@ -2,7 +2,7 @@
  * `npm run bench` (= `node dist/bench/run.js [workload…] [--reps=N]`): runs the
  * selected workloads (default: all but `pg`), each measurement several times, and prints ONE
  * markdown table of medians with their ratio to a floor measured in the same run.
- * Workloads: floor, w1, w2, w2-review, recovery (= recovery-a and recovery-b), api (= api-approval and api-stream), tools, chat, data, webhook, loader, vault-search;
+ * Workloads: floor, w1, w2, w2-review, wide, recovery (= recovery-a and recovery-b), api (= api-approval and api-stream), tools, chat, data, webhook, loader, vault-search;
  * opt-in: pg (the Postgres store with 1–3 nodes, beside SQLite and DBOS: needs PostgreSQL's server binaries). Progress goes to stderr.
  */
 import os from 'node:os';
@@ -23,9 +23,10 @@ import { W1_STEPS, w1Once } from './w1.js';
 import { HOOK_CONNECTIONS, plainRouteOnce, webhookOnce } from './webhook.js';
 import { WIDE_PROBLEMS, loaderOnce } from './loader.js';
 import { w2Once } from './w2.js';
+import { WIDE_STEP_MS, wideOnce } from './wide.js';
 import { VAULT_NOTES, VECTOR_CHUNKS, VECTOR_DIMENSION, vaultSearchOnce } from './vault-search.js';
 
-const WORKLOADS = ['floor', 'w1', 'w2', 'w2-review', 'recovery-a', 'recovery-b', 'api-approval', 'api-stream', 'tools', 'chat', 'data', 'webhook', 'loader', 'vault-search', 'pg'] as const;
+const WORKLOADS = ['floor', 'w1', 'w2', 'w2-review', 'wide', 'recovery-a', 'recovery-b', 'api-approval', 'api-stream', 'tools', 'chat', 'data', 'webhook', 'loader', 'vault-search', 'pg'] as const;
 type Workload = (typeof WORKLOADS)[number];
 /** Run only when named: several minutes, and PostgreSQL's server binaries must be installed. */
 const OPT_IN: ReadonlySet<Workload> = new Set(['pg']);
@@ -91,6 +92,8 @@ const W2_RUNS = 200;
  * faster: 4 / 16 / 50 gave 2.3–2.6 / 1.7–1.9 / 1.5–1.9 s here (before, the pool ran 8 at most, and 8–50 were no faster).
  */
 const W2_PARALLEL = 4;
+/** Runs (and max_parallel_steps) of the wide row. */
+const WIDE_RUNS = 40;
 const REC_RUNS = 1000;
 const REC_SLEEP_MS = 200;
 const REC_PARALLEL = 1000;
@@ -461,6 +464,21 @@ async function main(plan: Plan): Promise<void> {
     floorRows.push({ name: `floor: ${W2_RUNS} × /bin/sh -c true`, median: median(shSamples), unit: 'ms', note: `all spawned at once from one process; ${spread(shSamples)}` });
   }
   rows.splice(floorRowsAt, 0, ...floorRows);
+
+  if (workloads.has('wide')) {
+    const samples = await repeat(reps, () => wideOnce(WIDE_RUNS));
+    progress(`wide: ${samples.map((s) => `${num(s.ms)} ms`).join(', ')}`);
+    const failed = samples.reduce((n, s) => n + s.failed, 0);
+    rows.push({
+      name: `Wide: ${WIDE_RUNS} runs of one ${WIDE_STEP_MS} ms step started together at max_parallel_steps ${WIDE_RUNS} → all succeeded`,
+      median: median(samples.map((s) => s.ms)),
+      unit: 'ms',
+      floor: WIDE_STEP_MS,
+      ratio: median(samples.map((s) => s.ms)) / WIDE_STEP_MS,
+      note: `FULL; the step waits (a timer), so the pool's threads each run several at once; floor: one step's own time, all ${WIDE_RUNS} at once; ` +
+        `the pool ran 8 at most before 1251c47 (this row then: 1,230 ms, five waves); ${failed === 0 ? 'checked: all succeeded' : `${failed} RUNS NOT SUCCEEDED`}`,
+    });
+  }
 
   if (workloads.has('recovery-a')) {
     const samples = await repeat(reps, () => inFlightOnce({ runs: REC_RUNS, synchronous: 'full', maxParallelSteps: REC_PARALLEL, sleepMs: REC_SLEEP_MS, resumeSleepMs: 0, killAfterSlow: 40 }));
