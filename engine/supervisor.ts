@@ -340,34 +340,31 @@ export class Supervisor {
 
   /** The step's thread was stopped for another step: as after a crash, it runs again (or, not safe to repeat, asks the operator). */
   private interrupted(runId: string, step: string, attempt: number): void {
-    this.slotsUsed--;
-    const run = this.live.get(runId);
-    if (run !== undefined) {
-      run.running.delete(step);
-      if (!FINAL_RUN_STATES.has(run.actor.state) && !this.closing) this.submit(run, [{ type: 'step.interrupted', step, attempt }]);
-      else this.release(run);
-    }
-    this.pump();
+    this.stepOver(runId, step, () => ({ type: 'step.interrupted', step, attempt }));
   }
 
   private finished(runId: string, step: string, attempt: number, startedAt: number, result: StepResult, reusedFrom?: Reused['reusedFrom']): void {
+    this.stepOver(runId, step, (run) => {
+      // A step ran in its run's folders: the next ones need not make them (a reused result ran nowhere).
+      if (result.outcome === 'pass' && reusedFrom === undefined) run.foldersMade = true;
+      this.deps.crash('before-result-commit');
+      const event: RunEvent = { type: 'step.finished', step, attempt, outcome: result.outcome, durationMs: Math.max(0, this.deps.clock.now() - startedAt) };
+      if (result.artifact !== undefined) event.artifact = result.artifact;
+      if (result.summary !== undefined) event.summary = result.summary;
+      if (result.error !== undefined) event.error = { code: result.error.code, message: result.error.message };
+      if (reusedFrom !== undefined) event.reusedFrom = reusedFrom;
+      return event;
+    });
+  }
+
+  /** A step is over: its slot is free; unless its run has ended (or the engine is closing), `record` says what to commit. */
+  private stepOver(runId: string, step: string, record: (run: LiveRun) => RunEvent): void {
     this.slotsUsed--;
     const run = this.live.get(runId);
     if (run !== undefined) {
       run.running.delete(step);
-      // A step ran in its run's folders: the next ones need not make them (a reused result ran nowhere).
-      if (result.outcome === 'pass' && reusedFrom === undefined) run.foldersMade = true;
-      if (!FINAL_RUN_STATES.has(run.actor.state) && !this.closing) {
-        this.deps.crash('before-result-commit');
-        const event: RunEvent = { type: 'step.finished', step, attempt, outcome: result.outcome, durationMs: Math.max(0, this.deps.clock.now() - startedAt) };
-        if (result.artifact !== undefined) event.artifact = result.artifact;
-        if (result.summary !== undefined) event.summary = result.summary;
-        if (result.error !== undefined) event.error = { code: result.error.code, message: result.error.message };
-        if (reusedFrom !== undefined) event.reusedFrom = reusedFrom;
-        this.submit(run, [event]);
-      } else {
-        this.release(run);
-      }
+      if (!FINAL_RUN_STATES.has(run.actor.state) && !this.closing) this.submit(run, [record(run)]);
+      else this.release(run);
     }
     this.pump();
   }

@@ -68,12 +68,14 @@ export function startInPool(pool: StepPool, bus: StepBus, hordes: HordeTexts, ta
     (slot): WorkerTask => ({ task: slim, hordeKey: key, hordeJson: json, kindModule, bus: bus.name, slot }),
     () => { evicted = true; },
   );
-  let neverBegan: ((end: HostEnd) => void) | undefined;
-  const stoppedWaiting = new Promise<HostEnd>((resolve) => {
-    neverBegan = resolve;
+  // Settled by the task's end, or at once when it is stopped while it waits for a thread
+  // (Piscina's queue lets its task go later, and it returns without beginning).
+  let settle!: (end: HostEnd) => void;
+  const ended = new Promise<HostEnd>((resolve) => {
+    settle = resolve;
   });
-  const done = run.done.then(
-    async ({ result, messages }): Promise<HostEnd> => {
+  void run.done.then(
+    async ({ result, messages }) => {
       if (received < messages) {
         expected = messages;
         await new Promise<void>((resolve) => {
@@ -81,16 +83,14 @@ export function startInPool(pool: StepPool, bus: StepBus, hordes: HordeTexts, ta
         });
       }
       unlisten();
-      return { type: 'result', result };
+      settle({ type: 'result', result });
     },
-    (err: unknown): HostEnd => {
+    (err: unknown) => {
       unlisten();
-      if (evicted) return { type: 'evicted', message: 'its worker thread was stopped by force, to stop another step on the same thread that ignored its cancel' };
-      return { type: 'crashed', message: killed ? 'the worker thread was stopped by force' : `the worker thread died: ${describe(err)}` };
+      if (evicted) settle({ type: 'evicted', message: 'its worker thread was stopped by force, to stop another step on the same thread that ignored its cancel' });
+      else settle({ type: 'crashed', message: killed ? 'the worker thread was stopped by force' : `the worker thread died: ${describe(err)}` });
     },
   );
-  // Stopped while it waited for a thread: it is over now, although Piscina's queue lets its task go later.
-  const ended = Promise.race([done, stoppedWaiting]);
   return {
     ended,
     send: (message) => {
@@ -101,7 +101,7 @@ export function startInPool(pool: StepPool, bus: StepBus, hordes: HordeTexts, ta
       killed = true;
       if (run.stopThread()) {
         unlisten();
-        neverBegan?.({ type: 'crashed', message: 'it was stopped while it waited for a thread' });
+        settle({ type: 'crashed', message: 'it was stopped while it waited for a thread' });
       }
     },
   };

@@ -26,7 +26,6 @@ export class Spawner {
   private readonly state = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
   private dir: string | undefined;
   private child: ChildProcess | undefined;
-  private ready = false;
   private failedAt = -Infinity;
   private closed = false;
 
@@ -68,23 +67,20 @@ export class Spawner {
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     });
     this.child = child;
-    this.ready = false;
     Atomics.store(this.state, 0, HELPER_STARTING);
     // The helper must never keep the engine's process alive; it leaves when the engine does.
     child.unref();
     child.channel?.unref();
     child.on('message', (message: { type?: string }) => {
       if (message.type !== 'ready' || this.child !== child) return;
-      this.ready = true;
       Atomics.store(this.state, 0, HELPER_UP);
       this.channel.postMessage('ready');
     });
     child.on('error', () => undefined); // 'exit' (or nothing, when it never started: see below)
     const gone = (): void => {
       if (this.child !== child) return;
-      const wasReady = this.ready;
+      const wasReady = Atomics.load(this.state, 0) === HELPER_UP;
       this.child = undefined;
-      this.ready = false;
       if (this.closed) return;
       if (wasReady) {
         this.start(); // it died under us: the next command finds a new one

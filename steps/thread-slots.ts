@@ -7,7 +7,7 @@
  */
 
 /** A slot's value: 0 while its step waits for a thread, a thread's id once it runs there, or this. */
-export const SLOT_CANCELLED = -1;
+const SLOT_CANCELLED = -1;
 /** Slots per table; a runner adds a table when all of its slots are taken. */
 const TABLE_SLOTS = 256;
 
