@@ -7,9 +7,12 @@
  * - The runs come in `kills + 1` waves. Clients start each wave's runs through the three
  *   nodes in turn (`POST /api/hordes/:id/runs`; a node that does not answer passes the
  *   run on to the next); every `gateEvery`th run is of the `gate` horde, which parks.
- * - Once a wave is acknowledged, the killer waits a random delay (its runs are in flight)
- *   and SIGKILLs a random node among those executing runs, notes the unfinished runs that
- *   node held, and starts it again (a new node id); the next wave starts once it listens.
+ * - Once a random share of a wave (half of it or more) is acknowledged, the killer waits a
+ *   random delay, cut short when at most two runs are left in flight (steps are fast: a
+ *   fixed delay would often land after the wave is done), and SIGKILLs a random node among
+ *   those executing runs, notes the unfinished runs that node held, and starts it again (a
+ *   new node id); the rest of that wave goes to the other nodes, and the next wave starts
+ *   once the killed node listens again.
  * - The approver watches the store: a run parked (its lease free) is approved once a kill
  *   has happened since it parked (or all kills are done), through a node of another data
  *   folder than the node that parked it; until then it must stay parked.
@@ -39,7 +42,7 @@ export interface NodesKillsOptions {
   leaseSecs?: number;
   /** Concurrent clients starting runs (default 3). */
   clients?: number;
-  /** A kill lands up to this long after its wave was acknowledged, ms (default 1500). */
+  /** A kill lands up to this long after its share of the wave was acknowledged, ms (default 1500). */
   maxDelayMs?: number;
   /** The whole soak's bound, ms (default 30 min). */
   limitMs?: number;
@@ -120,6 +123,9 @@ export async function nodesUnderKills(options: NodesKillsOptions): Promise<Nodes
   const heldBy = async (node: string): Promise<string[]> => (await db.query<{ run_id: string }>(
     "SELECT l.run_id FROM run_leases l JOIN runs r ON r.id = l.run_id WHERE l.node_id = $1 AND r.state IN ('queued', 'running')", [node])).rows.map((r) => r.run_id);
 
+  const inFlight = async (): Promise<number> => Number((await db.query<{ n: string }>(
+    "SELECT count(*) AS n FROM runs WHERE state IN ('queued', 'running')")).rows[0]!.n);
+
   const until = async (condition: () => boolean, what: string): Promise<void> => {
     while (!condition()) {
       if (Date.now() > deadline) throw new Error(`gave up waiting for ${what} (${o.limitMs} ms); problems so far: ${problems.slice(0, 5).join('; ')}`);
@@ -158,8 +164,10 @@ export async function nodesUnderKills(options: NodesKillsOptions): Promise<Nodes
 
   const killer = async (): Promise<void> => {
     for (let k = 1; k <= o.kills; k++) {
-      await until(() => books.acked.size >= before(k), `wave ${k - 1} acknowledged`);
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * o.maxDelayMs));
+      const share = before(k - 1) + Math.ceil((before(k) - before(k - 1)) * (0.5 + Math.random() / 2));
+      await until(() => books.acked.size >= share, `${share} runs acknowledged`);
+      const killAt = Date.now() + Math.random() * o.maxDelayMs;
+      while (Date.now() < killAt && await inFlight() > 2) await new Promise((resolve) => setTimeout(resolve, 25));
       await until(() => slots.every((s) => s.up !== undefined), 'every node up');
       // A random node among those executing runs now (any node when none is), so that the kill cuts work in flight.
       const busy = new Set((await db.query<{ node_id: string }>(
