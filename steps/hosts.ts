@@ -28,19 +28,31 @@ function describe(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
+/** Distinct horde texts a runner remembers the key of; the oldest goes past this many. */
+const KEYS_KEPT = 256;
+
 /**
- * Each horde object a runner hands to its pool, as JSON text under a key of its own:
- * serialized once (a run's steps share one horde object), then copied to a thread as a
- * string, which costs a fraction of cloning the object (see worker.ts).
+ * Each horde object a runner hands to its pool, as JSON text under a key: serialized
+ * once (a run's steps share one horde object), then copied to a thread as a string,
+ * which costs a fraction of cloning the object (see worker.ts). The same text (the runs
+ * of one horde version) has the same key, so a thread parses it once, not once per run.
  */
 export class HordeTexts {
   private readonly texts = new WeakMap<HordeDef, { key: string; json: string }>();
+  private readonly keys = new Map<string, string>();
   private next = 0;
 
   textOf(horde: HordeDef): { key: string; json: string } {
     let text = this.texts.get(horde);
     if (text === undefined) {
-      text = { key: `h${++this.next}`, json: JSON.stringify(horde) };
+      const json = JSON.stringify(horde);
+      let key = this.keys.get(json);
+      if (key === undefined) {
+        key = `h${++this.next}`;
+        if (this.keys.size >= KEYS_KEPT) this.keys.delete(this.keys.keys().next().value!);
+        this.keys.set(json, key);
+      }
+      text = { key, json };
       this.texts.set(horde, text);
     }
     return text;
