@@ -60,7 +60,10 @@ describe('the Vault screen', () => {
 
     await page.goto(`${server.url}#/vault`);
     await testId(page, `note-link-${NOTE}`).waitFor();
-    assert.equal(await testId(page, 'write-list').first().locator('li.write').count(), 2);
+    // The notes and the writes are two requests: wait for the writes' list before counting it.
+    const listed = testId(page, 'write-list').first().locator('li.write');
+    await listed.nth(1).waitFor();
+    assert.equal(await listed.count(), 2);
 
     // Search finds it by a word of its body, and opens it.
     await testId(page, 'vault-search-input').fill('deposit');
