@@ -479,6 +479,8 @@ describe('the operator app in a browser', () => {
     await shot(page, '17-runs-empty');
 
     await page.goto(`${url}#/runs?status=failed`);
+    // Same screen, new filter: until the hash change is handled the old note is still shown, so wait for the filtered one.
+    await page.locator('.empty').filter({ hasText: 'No runs match these filters' }).waitFor();
     assert.match(await textOf(page.locator('.empty')), /No runs match these filters/);
   });
 });

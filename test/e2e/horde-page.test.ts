@@ -92,7 +92,8 @@ describe('the horde page', () => {
     await shot(page, 'horde-id-taken');
     await note.locator('a').click();
     await page.waitForURL(/#\/hordes\/retry-command$/);
-    await page.locator('#horde-title', { hasText: 'Retry' }).waitFor();
+    // The built-in's own title: `hasText` is case-insensitive, and "Retry" would match "My retry" still shown.
+    await page.locator('#horde-title', { hasText: 'Retry a command' }).waitFor();
     assert.equal(await testId(page, 'id-taken').count(), 0, 'the built-in runs: no note on its page');
     assert.equal(await testId(page, 'run-button').isEnabled(), true);
 

@@ -71,6 +71,8 @@ describe('the Rookery tab', () => {
     await testId(page, 'chat-input').press('Enter');
     await testId(page, 'chat-answer').filter({ hasText: 'Create it when you like' }).waitFor();
     // The graph shows the builder's three steps and the loop back, and the draft validates.
+    // The draft is read again (its own request) only after the answer shows: wait for the last tool call's loop back.
+    await testId(page, 'horde-graph').filter({ hasText: 'fail' }).waitFor();
     await waitFor(async () => (await page.locator('[data-testid="horde-graph"] .graph__node').count()) === 3, 'the graph to show 3 steps');
     assert.deepEqual(await graphNodes(page).locator('.graph__name').allTextContents(), ['ingest', 'work', 'check']);
     assert.match(await textOf(testId(page, 'horde-graph')), /fail/);
