@@ -398,12 +398,15 @@ describe('the operator app in a browser', () => {
 
   test('a model step\'s calls show under its steps, live: model, tokens, cost, a failed tool call; a row opens (by keyboard too) to the prompt and the completion, shown as plain text', async (t) => {
     let fakeRequests: unknown[] = [];
+    let letSecondEnd = (): void => undefined;
+    const secondHeld = new Promise<void>((resolve) => { letSecondEnd = resolve; });
     const { page, url } = await scene(t, [], async (home, defer) => {
       const fake = await startFakeOllama([
         { toolCalls: [{ name: 'read_file', arguments: { path: 'facts.txt' } }], usage: { input: 20, output: 5 } },
-        // Slow enough that the page is open and live before this call is recorded.
-        { text: COMPLETION, usage: { input: 12, output: 34 }, chunkDelayMs: 600 },
+        // Held until the page is open and live, so this call is recorded while it watches.
+        { text: COMPLETION, usage: { input: 12, output: 34 }, heldUntil: secondHeld },
       ]);
+      defer(letSecondEnd);
       defer(() => fake.close());
       fakeRequests = fake.requests;
       fs.writeFileSync(path.join(home, 'config.toml'), `[model]\ndefault = "ollama:qwen2.5:7b"\n[providers.ollama]\nhost = "${fake.url}"\n`, { mode: 0o600 });
@@ -419,6 +422,7 @@ describe('the operator app in a browser', () => {
     await row(1).waitFor();
     await stepState(page, 'notes', 'running').waitFor();
     assert.equal(await row(2).count(), 0, 'the second call is still streaming');
+    letSecondEnd();
     // Recorded while the page is open: the list refreshes from the trace frame, no reload.
     await row(2).waitFor();
     await runState(page, 'succeeded').waitFor();

@@ -23,6 +23,8 @@ export interface FakeTurn {
   retryAfter?: number;
   /** Delay between streamed pieces (a slow stream); also before the first piece. */
   chunkDelayMs?: number;
+  /** The answer waits for this before its first piece: a call kept in flight until the test lets it go. */
+  heldUntil?: Promise<void>;
   /** Accept the request and never answer. */
   hang?: boolean;
   /** Default: input 12, output one per streamed piece. */
@@ -79,9 +81,10 @@ function retryHeaders(turn: FakeTurn): Record<string, string> {
   return turn.retryAfter === undefined ? {} : { 'retry-after': String(turn.retryAfter) };
 }
 
-/** Waits the turn's chunk delay; false when the client has gone meanwhile. */
+/** Waits for the turn's hold, if any, then its chunk delay; false when the client has gone meanwhile. */
 export async function pause(turn: FakeTurn, gone: AbortSignal): Promise<boolean> {
   if (gone.aborted) return false;
+  if (turn.heldUntil !== undefined && !(await released(turn.heldUntil, gone))) return false;
   if (turn.chunkDelayMs === undefined || turn.chunkDelayMs <= 0) return true;
   try {
     await delay(turn.chunkDelayMs, undefined, { signal: gone });
@@ -89,6 +92,17 @@ export async function pause(turn: FakeTurn, gone: AbortSignal): Promise<boolean>
   } catch {
     return false;
   }
+}
+
+function released(held: Promise<void>, gone: AbortSignal): Promise<boolean> {
+  return new Promise((resolve) => {
+    const onGone = (): void => resolve(false);
+    gone.addEventListener('abort', onGone, { once: true });
+    void held.then(() => {
+      gone.removeEventListener('abort', onGone);
+      resolve(true);
+    });
+  });
 }
 
 export async function startServer(handler: Handler): Promise<FakeModelServer> {
