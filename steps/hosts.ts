@@ -8,6 +8,7 @@ import type { HordeDef } from '../core/index.js';
 import { BoundedCapture } from './capture.js';
 import type { StepBus } from './bus.js';
 import type { StepPool } from './pool.js';
+import { HORDES_KEPT } from './protocol.js';
 import type { ChildInbound, EngineMessage, StepMessage, StepResult, StepTask } from './protocol.js';
 import type { WorkerOutput, WorkerTask } from './worker.js';
 
@@ -28,9 +29,6 @@ function describe(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-/** Distinct horde texts a runner remembers the key of; the oldest goes past this many. */
-const KEYS_KEPT = 256;
-
 /**
  * Each horde object a runner hands to its pool, as JSON text under a key: serialized
  * once (a run's steps share one horde object), then copied to a thread as a string,
@@ -49,7 +47,7 @@ export class HordeTexts {
       let key = this.keys.get(json);
       if (key === undefined) {
         key = `h${++this.next}`;
-        if (this.keys.size >= KEYS_KEPT) this.keys.delete(this.keys.keys().next().value!);
+        if (this.keys.size >= HORDES_KEPT) this.keys.delete(this.keys.keys().next().value!);
         this.keys.set(json, key);
       }
       text = { key, json };

@@ -104,6 +104,13 @@ export const DEFAULT_LIMITS: StepLimits = {
   ingestDepth: 12,
 };
 
+/**
+ * Hordes a pool thread keeps parsed, by key (the oldest goes past this many); a runner
+ * remembers the keys of as many horde texts, since a key its threads have let go of
+ * saves no parse.
+ */
+export const HORDES_KEPT = 64;
+
 /** How a step ended. `pass`/`fail` route the edges; an error is a `fail` with `error` set. */
 export interface StepResult {
   outcome: 'pass' | 'fail';

@@ -8,6 +8,7 @@ import type { HordeDef } from '../core/index.js';
 import { StepBusClient } from './bus.js';
 import { createKindLoader, startStep } from './context.js';
 import type { StepChannel } from './context.js';
+import { HORDES_KEPT } from './protocol.js';
 import type { EngineMessage, StepResult, StepTask } from './protocol.js';
 import { claimSlot } from './thread-slots.js';
 import type { Slot } from './thread-slots.js';
@@ -36,9 +37,6 @@ export interface WorkerOutput {
   /** The runner has the whole story once it has received this many bus messages. */
   messages: number;
 }
-
-/** Hordes parsed by this thread, by key; the oldest goes past this many. */
-const HORDES_KEPT = 64;
 
 /** One handler per worker thread; it keeps that thread's caches: kind modules, hordes. */
 function createWorkerHandler(): (input: WorkerTask) => Promise<WorkerOutput> {
