@@ -1,8 +1,8 @@
 /**
  * A plugin's `kowalski-plugin.toml`, parsed with smol-toml and checked: the closed list of
  * keys and permissions, names, semver version, the `kowalski` range against our version,
- * tool input schemas (against JSON Schema's meta-schema), entries confined to the plugin's
- * folder. Every problem names the file, the key and the line where it can
+ * tool input schemas (valid, bounded and compiled: input-schema.ts), granted paths absolute
+ * and free of `*`, entries confined to the plugin's folder. Every problem names the file, the key and the line where it can
  * (KW_ERR_PLUGIN_MANIFEST); unknown keys are warnings.
  */
 import path from 'node:path';
@@ -11,6 +11,7 @@ import semver from 'semver';
 import { parse, TomlError } from 'smol-toml';
 import { KowalskiError } from '../../core/index.js';
 import { expandHome } from '../../agents/index.js';
+import { inputSchemaProblem } from './input-schema.js';
 import { lineOf } from './manifest-lines.js';
 import type { PluginAdapterDef, PluginManifest, PluginPermissions, PluginToolDef } from './types.js';
 
@@ -140,6 +141,7 @@ function stringList(v: unknown, key: string, line: number | undefined, c: Checks
 function pathList(v: unknown, key: string, line: number | undefined, c: Checks): string[] {
   const list = stringList(v, key, line, c, (p) => {
     if (p.includes('\0')) return `${JSON.stringify(p)} holds a NUL byte`;
+    if (p.includes('*')) return `${JSON.stringify(p)} holds a *: a granted path is a file or a folder (which covers what is under it), not a pattern; name the folder instead`;
     return path.isAbsolute(expandHome(p)) ? undefined : `${JSON.stringify(p)} must be an absolute path or start with ~/`;
   });
   return list.map((p) => path.resolve(expandHome(p)));
@@ -218,8 +220,9 @@ function toolsOf(v: unknown, plugin: string, root: string, c: EntryChecks): Plug
       c.fail(k('input'), c.at('tools', i, 'input'), input === undefined ? 'is missing (a JSON schema of the arguments, e.g. { type = "object", properties = {} })' : 'must be a JSON schema object');
     } else if (input.type !== 'object') {
       c.fail(k('input'), c.at('tools', i, 'input'), `must describe an object of arguments (type = "object"), not ${JSON.stringify(input.type)}`);
-    } else if (!ajv.validateSchema(input)) {
-      c.fail(k('input'), c.at('tools', i, 'input'), `is not a valid JSON schema: ${ajv.errorsText(ajv.errors)}`);
+    } else {
+      const problem = inputSchemaProblem(ajv, input);
+      if (problem !== undefined) c.fail(k('input'), c.at('tools', i, 'input'), `${problem} (tool ${name || `#${i + 1}`} of plugin ${plugin || '(unnamed)'})`);
     }
     return { name, description, input: isTable(input) ? input : {}, entry: entryOf(t, k('entry'), 'tools', i, root, c), export: exportOf(t, k('export'), 'tools', i, c) };
   });

@@ -1,8 +1,13 @@
-/** kowalski-plugin.toml: each rule, errors naming file, key and line, unknown keys as warnings, the kowalski range, the permissions' hash. */
+/**
+ * kowalski-plugin.toml: each rule, errors naming file, key and line, unknown keys as warnings, the kowalski range,
+ * the permissions' hash; input schemas compiled at the check ($ref loops, chains, nesting), a * in a granted path.
+ */
 import assert from 'node:assert/strict';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
+import { createToolRegistry } from '../../agents/index.js';
+import type { JsonSchemaObject } from '../../agents/index.js';
 import { parseManifest, permissionsHash, permissionsInWords } from '../../engine/index.js';
 
 const ROOT = '/plugins/local/hello';
@@ -58,6 +63,8 @@ const RULES: [string, string, string, RegExp][] = [
   ['an empty license', 'license = "MIT"', 'license = ""', /:6: license: must be a non-empty string/],
   ['a kowalski range that is not one', 'kowalski = ">=0.1.0 <1"', 'kowalski = "soon"', /:7: kowalski: must be a semver range/],
   ['a relative fs.read path', '"/srv/data"', '"data"', /:10: permissions\.fs\.read: "data" must be an absolute path or start with ~\//],
+  ['a * in an fs.read path', '"/srv/data"', '"/srv/data/*.txt"', /:10: permissions\.fs\.read: "\/srv\/data\/\*\.txt" holds a \*: a granted path is a file or a folder .*not a pattern/],
+  ['a * in an fs.write path', 'net = [', 'fs.write = ["~/out/*"]\nnet = [', /:11: permissions\.fs\.write: "~\/out\/\*" holds a \*/],
   ['a net entry with a scheme', '"api.example.com"', '"https://api.example.com/x"', /:11: permissions\.net: .* must be a host name/],
   ['an env entry that is not a name', '"HELLO_TOKEN"', '"HELLO-TOKEN"', /:12: permissions\.env: .* is not an environment variable name/],
   ['exec that is not a boolean', 'env = ["HELLO_TOKEN"]', 'env = ["HELLO_TOKEN"]\nexec = "yes"', /:13: permissions\.exec: must be true or false/],
@@ -81,6 +88,50 @@ for (const [what, from, to, message] of RULES) {
     });
   });
 }
+
+/** GOOD with the tool's input replaced. */
+const withInput = (input: string): string => edit('input = { type = "object", properties = { who = { type = "string" } }, required = ["who"] }', `input = ${input}`);
+
+const SCHEMAS: [string, string, RegExp][] = [
+  ['a $ref to itself', '{ type = "object", properties = { a = { "$ref" = "#/properties/a" } } }',
+    /tools\[0\]\.input: has a \$ref loop that never reaches a schema \(at #\/properties\/a\): #\/properties\/a → #\/properties\/a \(tool greet of plugin hello\)/],
+  ['two $defs pointing at each other', '{ type = "object", properties = { a = { "$ref" = "#/$defs/x" } }, "$defs" = { x = { "$ref" = "#/$defs/y" }, y = { "$ref" = "#/$defs/x" } } }',
+    /has a \$ref loop that never reaches a schema \(at #\/properties\/a\): #\/\$defs\/x → #\/\$defs\/y → #\/\$defs\/x \(tool greet of plugin hello\)/],
+  ['a $ref to nothing', '{ type = "object", properties = { a = { "$ref" = "#/$defs/nope" } } }', /has "\$ref": "#\/\$defs\/nope" \(at #\/properties\/a\), which points at nothing/],
+  ['a $ref to another document', '{ type = "object", properties = { a = { "$ref" = "https://example.com/s.json" } } }', /only "#" and "#\/…" pointers into the schema itself are followed/],
+  ['an $id', '{ type = "object", properties = { a = { "$id" = "#a", type = "string" } } }', /uses \$id \(at #\/properties\/a\), which a plugin's input schema may not/],
+];
+
+for (const [what, input, message] of SCHEMAS) {
+  test(`refused at the check: an input schema with ${what}, naming the tool and the plugin`, () => {
+    assert.throws(() => parseIt(withInput(input)), (err: Error & { code?: string }) => {
+      assert.equal(err.code, 'KW_ERR_PLUGIN_MANIFEST');
+      assert.match(err.message, message);
+      assert.match(err.message, /kowalski-plugin\.toml:19: tools\[0\]\.input: /);
+      return true;
+    });
+  });
+}
+
+test('a long $ref chain and a deep nesting are refused; recursion through a schema (a tree) is fine', () => {
+  const defs = Array.from({ length: 20 }, (_, i) => `d${i} = { "$ref" = "#/$defs/d${i + 1}" }`).join(', ');
+  assert.throws(() => parseIt(withInput(`{ type = "object", properties = { a = { "$ref" = "#/$defs/d0" } }, "$defs" = { ${defs}, d20 = { type = "string" } } }`)),
+    { code: 'KW_ERR_PLUGIN_MANIFEST', message: /has a chain of more than 16 \$refs \(at #\/properties\/a\): #\/\$defs\/d0 → #\/\$defs\/d1/ });
+  const deep = `${'{ type = "object", properties = { a = '.repeat(20)}{ type = "string" }${' } }'.repeat(20)}`;
+  assert.throws(() => parseIt(withInput(deep)), { code: 'KW_ERR_PLUGIN_MANIFEST', message: /input: nests deeper than 32 levels/ });
+  const tree = '{ type = "object", properties = { name = { type = "string" }, children = { type = "array", items = { "$ref" = "#" } } } }';
+  assert.equal(parseIt(withInput(tree)).manifest.tools[0]?.name, 'greet');
+  const viaDefs = '{ type = "object", properties = { a = { "$ref" = "#/$defs/node" } }, "$defs" = { node = { type = "object", properties = { next = { "$ref" = "#/$defs/node" } } } } }';
+  assert.equal(parseIt(withInput(viaDefs)).manifest.tools.length, 1);
+});
+
+test('a schema the check passes compiles in the tool registry: its calls are checked, not KW_ERR_INTERNAL', async () => {
+  const tree = '{ type = "object", properties = { name = { type = "string" }, children = { type = "array", items = { "$ref" = "#" } } }, additionalProperties = false }';
+  const def = parseIt(withInput(tree)).manifest.tools[0]!;
+  const registry = createToolRegistry({ builtins: [{ spec: { name: 'hello__greet', description: 'x', inputSchema: def.input as JsonSchemaObject }, call: async () => ({ content: 'ok' }) }] });
+  assert.equal((await registry.call('hello__greet', { name: 'a', children: [{ name: 'b', children: [] }] }, new AbortController().signal)).content, 'ok');
+  await assert.rejects(registry.call('hello__greet', { name: 'a', children: [{ nope: 1 }] }, new AbortController().signal), { code: 'KW_ERR_TOOL_ARGS' });
+});
 
 test('every problem is listed at once, each on its line', () => {
   const text = edit('name = "hello"', 'name = "Hello"').replace('version = "1.2.0"', 'version = "one"');
