@@ -2,17 +2,21 @@
  * Finding plugins: npm packages installed under `<data>/plugins/` (named in its package.json's
  * dependencies, each with `"kowalski": {"plugin": "kowalski-plugin.toml"}`) and plain folders
  * under `$KOWALSKI_PLUGIN_DIR` (default `<data>/plugins/local/`). Each is read and checked
- * here; whatever fails is recorded with its phase and the others go on. On a name clash the
- * package wins, with a warning.
+ * here (each file through readPluginFile: a regular file of bounded size, or refused at once);
+ * whatever fails is recorded with its phase and code, and the others go on. On a name clash
+ * the package wins, with a warning.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { toPlainError } from '../../core/index.js';
+import { KowalskiError, toPlainError } from '../../core/index.js';
 import { MANIFEST_FILE, MANIFEST_MAX_BYTES, parseManifest } from './manifest.js';
+import { readPluginFile } from './plugin-file.js';
 import type { PluginFailure, PluginManifest, PluginPhase, PluginSource } from './types.js';
 
 /** Most plugins of each kind looked at (the rest are reported once). */
 const MAX_PLUGINS = 200;
+/** The largest package.json read, bytes. */
+const PACKAGE_JSON_MAX_BYTES = 1024 * 1024;
 
 export interface DiscoveredPlugin {
   /** The manifest's name; before the manifest was read, the package's or the folder's name. */
@@ -41,7 +45,10 @@ export function localPluginDir(pluginsDir: string, env: NodeJS.ProcessEnv): stri
 }
 
 export async function discoverPlugins(o: DiscoverOptions): Promise<DiscoveredPlugin[]> {
-  const fail = (p: DiscoveredPlugin, phase: PluginPhase, err: unknown): void => void p.failures.push({ phase, message: toPlainError(err).message, at: o.now() });
+  const fail = (p: DiscoveredPlugin, phase: PluginPhase, err: unknown): void => {
+    const plain = toPlainError(err, 'KW_ERR_PLUGIN_MANIFEST');
+    p.failures.push({ phase, code: plain.code, message: plain.message, at: o.now() });
+  };
   const packages = await packagePlugins(o, fail);
   const folders = await folderPlugins(o, fail);
   const byName = new Map<string, DiscoveredPlugin>();
@@ -59,9 +66,17 @@ export async function discoverPlugins(o: DiscoverOptions): Promise<DiscoveredPlu
 
 type Fail = (p: DiscoveredPlugin, phase: PluginPhase, err: unknown) => void;
 
+const manifestError = (message: string): KowalskiError => new KowalskiError('KW_ERR_PLUGIN_MANIFEST', message);
+
 async function readJson(file: string): Promise<Record<string, unknown>> {
-  const value: unknown = JSON.parse(await fs.readFile(file, 'utf8'));
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error(`${file}: is not a JSON object`);
+  const text = await readPluginFile(file, PACKAGE_JSON_MAX_BYTES);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw manifestError(`${file}: is not JSON: ${(err as Error).message}`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw manifestError(`${file}: is not a JSON object`);
   return value as Record<string, unknown>;
 }
 
@@ -89,11 +104,11 @@ async function packagePlugins(o: DiscoverOptions, fail: Fail): Promise<Discovere
       const pkg = await readJson(path.join(p.root, 'package.json'));
       const declared = (pkg.kowalski as { plugin?: unknown } | undefined)?.plugin;
       if (typeof declared !== 'string' || declared === '') {
-        throw new Error(`${path.join(p.root, 'package.json')}: kowalski.plugin: is missing; a kowalski plugin's package.json has "kowalski": {"plugin": "${MANIFEST_FILE}"}`);
+        throw manifestError(`${path.join(p.root, 'package.json')}: kowalski.plugin: is missing; a kowalski plugin's package.json has "kowalski": {"plugin": "${MANIFEST_FILE}"}`);
       }
       await readPlugin(p, declared, o, fail);
     } catch (err) {
-      fail(p, 'discover', missing(err) ? new Error(`${dep} is listed in ${file} but not installed in ${path.join(o.pluginsDir, 'node_modules')} (run npm install there)`) : err);
+      fail(p, 'discover', missing(err) ? manifestError(`${dep} is listed in ${file} but not installed in ${path.join(o.pluginsDir, 'node_modules')} (run npm install there)`) : err);
     }
   }
   return out;
@@ -127,13 +142,12 @@ async function folderPlugins(o: DiscoverOptions, fail: Fail): Promise<Discovered
 /** The manifest (phase validate), then each entry module found inside the folder (phase load). */
 async function readPlugin(p: DiscoveredPlugin, manifestPath: string, o: DiscoverOptions, fail: Fail): Promise<void> {
   const file = path.resolve(p.root, manifestPath);
-  if (!file.startsWith(`${p.root}${path.sep}`)) throw new Error(`${manifestPath}: the manifest must be inside the plugin's folder ${p.root}`);
-  const stat = await fs.stat(file).catch((err: unknown) => {
-    throw missing(err) ? new Error(`${file}: no ${MANIFEST_FILE} here (a plugin folder holds one)`) : err;
+  if (!file.startsWith(`${p.root}${path.sep}`)) throw manifestError(`${manifestPath}: the manifest must be inside the plugin's folder ${p.root}`);
+  const text = await readPluginFile(file, MANIFEST_MAX_BYTES).catch((err: unknown) => {
+    throw missing(err) ? manifestError(`${file}: no ${MANIFEST_FILE} here (a plugin folder holds one)`) : err;
   });
-  if (stat.size > MANIFEST_MAX_BYTES) throw new Error(`${file}: is ${stat.size} bytes; a manifest is at most ${MANIFEST_MAX_BYTES}`);
   try {
-    const parsed = parseManifest(await fs.readFile(file, 'utf8'), file, p.root, o.kowalskiVersion);
+    const parsed = parseManifest(text, file, p.root, o.kowalskiVersion);
     p.manifest = parsed.manifest;
     p.name = parsed.manifest.name;
     p.warnings.push(...parsed.warnings);
@@ -144,9 +158,9 @@ async function readPlugin(p: DiscoveredPlugin, manifestPath: string, o: Discover
   for (const entry of [...p.manifest.tools, ...p.manifest.adapters].map((t) => t.entry)) {
     try {
       const real = await fs.realpath(path.join(p.root, entry));
-      if (!real.startsWith(`${p.root}${path.sep}`)) throw new Error(`${entry} leads outside the plugin's folder (to ${real})`);
+      if (!real.startsWith(`${p.root}${path.sep}`)) throw manifestError(`${entry} leads outside the plugin's folder (to ${real})`);
     } catch (err) {
-      fail(p, 'load', missing(err) ? new Error(`${path.join(p.root, entry)}: the module a [[tools]] entry names does not exist`) : err);
+      fail(p, 'load', missing(err) ? manifestError(`${path.join(p.root, entry)}: the module a [[tools]] entry names does not exist`) : err);
     }
   }
 }

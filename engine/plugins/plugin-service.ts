@@ -176,7 +176,8 @@ export class PluginService {
       ...(this.deps.callTimeoutMs === undefined ? {} : { callTimeoutMs: this.deps.callTimeoutMs }),
       ...(this.deps.testOnlyFetchAllow === undefined ? {} : { testOnlyFetchAllow: this.deps.testOnlyFetchAllow }),
       onFailure: (phase, err) => {
-        entry.failures.push({ phase, message: toPlainError(err).message, at: this.deps.clock.now() });
+        const plain = toPlainError(err);
+        entry.failures.push({ phase, code: plain.code, message: plain.message, at: this.deps.clock.now() });
         entry.failures.splice(0, Math.max(0, entry.failures.length - MAX_FAILURES));
         this.changed(false);
       },

@@ -60,6 +60,8 @@ export type PluginPhase = 'discover' | 'validate' | 'permission' | 'load' | 'sta
 
 export interface PluginFailure {
   phase: PluginPhase;
+  /** The error's code (`KW_ERR_PLUGIN_MANIFEST`…; `KW_ERR_INTERNAL` for what had none). */
+  code: string;
   message: string;
   /** Epoch ms. */
   at: number;

@@ -877,7 +877,8 @@ export interface PluginStatus {
   tools: { name: string; description: string }[];
   adapters: { name: string; description: string }[];
   warnings: string[];
-  failures: { phase: PluginPhase; message: string; at: number }[];
+  /** Each with its error code (`KW_ERR_PLUGIN_MANIFEST`…). */
+  failures: { phase: PluginPhase; code: string; message: string; at: number }[];
   grantedBy: string | null;
   grantedAt: number | null;
   /** Its process's counters, once started. */
