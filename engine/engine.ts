@@ -117,6 +117,11 @@ export interface EngineOptions {
   ownerUrl?: string;
   /** Test-only: `ip:port` pairs that web fetches may reach although loopback or private. Never set outside tests. */
   testOnlyFetchAllow?: readonly string[];
+  /**
+   * Where bubblewrap is, to confine plugins' processes (default: `bwrap` on PATH, else /usr/bin/bwrap, used if a
+   * trial run works). `null`: none, plugins are confined by Node's permission model only (tests of that path).
+   */
+  bwrap?: string | null;
   /** The engine's timers (default: real timers on `clock`): triggers' schedules and debounces, the hot reload, idle data tool servers. Tests drive them with a simulated clock. */
   timers?: Timers;
   /** Quiet time after a change under `<data>/hordes/` (or `<data>/team/`) before it is re-read, ms (default 300). */
@@ -330,10 +335,11 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       ...(options.adapterStartTimeoutMs === undefined ? {} : { startTimeoutMs: options.adapterStartTimeoutMs }),
     });
     const plugins = new PluginService({
-      db, clock, timers, pluginsDir: paths.plugins, localDir: localPluginDir(paths.plugins, process.env), kowalskiVersion: packageVersion(),
+      db, clock, timers, dataDir: paths.dataDir, pluginsDir: paths.plugins, localDir: localPluginDir(paths.plugins, process.env), kowalskiVersion: packageVersion(),
       onToolsChanged: () => models.reload(),
       onChange: () => observers.emit('plugins:changed', {}),
       ...(options.testOnlyFetchAllow === undefined ? {} : { testOnlyFetchAllow: options.testOnlyFetchAllow }),
+      ...(options.bwrap === undefined ? {} : { sandbox: { bwrap: options.bwrap } }),
     });
     const models = new ModelHub({
       db, config: () => config, dataDir: paths.dataDir, clock, timers, observers,

@@ -1,4 +1,4 @@
-/** `/api/plugins`: the plugins found with their state, permissions in plain words and failures; grant, revoke (audited), rescan. */
+/** `/api/plugins`: the plugins found with their state, permissions in plain words and failures, and how they are confined; grant, revoke (audited), rescan. */
 import type { FastifyInstance } from 'fastify';
 import type { Engine } from '../../engine/index.js';
 
@@ -29,7 +29,7 @@ const grantBody = {
 interface GrantBody { by?: string; version?: string; permissionsHash?: string }
 
 export function pluginRoutes(app: FastifyInstance, engine: Engine): void {
-  app.get('/api/plugins', () => ({ plugins: engine.plugins.list() }));
+  app.get('/api/plugins', async () => ({ plugins: engine.plugins.list(), confinement: await engine.plugins.confinement() }));
   app.get<{ Params: { name: string } }>('/api/plugins/:name', { schema: { params: nameParams } },
     (req) => ({ plugin: engine.plugins.get(req.params.name), audit: engine.plugins.audit(req.params.name) }));
   app.post('/api/plugins/rescan', async () => ({ plugins: await engine.plugins.rescan() }));

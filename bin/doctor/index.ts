@@ -6,10 +6,12 @@ import { fail, ok, reason } from './check.js';
 import type { Check } from './check.js';
 import { checkDataDir, checkDatabase, checkDisk, checkNode, checkPort } from './local.js';
 import { checkModel } from './model.js';
+import { checkPluginSandbox } from './sandbox.js';
 import { checkMcp, checkWebSearch } from './services.js';
 
 export type { Check, CheckStatus } from './check.js';
 export { checkDisk, checkNode } from './local.js';
+export { checkPluginSandbox } from './sandbox.js';
 
 export async function runChecks(dir: string, opts: { host: string; port: number }): Promise<Check[]> {
   const checks: Check[] = [checkNode(), ...checkDataDir(dir), checkDatabase(dir), checkDisk(dir)];
@@ -22,6 +24,6 @@ export async function runChecks(dir: string, opts: { host: string; port: number 
     checks.push(fail('config', reason(err), `correct ${file} (the message names the key), or fix it in the app's Setup screen`));
   }
   if (config !== undefined) checks.push(await checkModel(config), ...await checkMcp(config), await checkWebSearch(config));
-  checks.push(await checkPort(opts.host, opts.port));
+  checks.push(await checkPluginSandbox(), await checkPort(opts.host, opts.port));
   return checks;
 }

@@ -4,7 +4,8 @@
  * process is started on the first call of one of its tools and stopped when its grant is
  * revoked or changes, when a rescan finds it changed, and when the engine closes. Nothing a
  * plugin does (a bad manifest, a failed start, a crash) stops the engine: it is recorded
- * with its phase and shown.
+ * with its phase and shown. How plugins are confined here (bubblewrap, or Node's permission
+ * model only) is found once, when the first plugin is found or started.
  */
 import path from 'node:path';
 import type Database from 'better-sqlite3';
@@ -18,9 +19,9 @@ import { PluginGrants } from './grants.js';
 import type { PluginAuditEntry } from './grants.js';
 import { pluginToolName } from './manifest.js';
 import { permissionsHash, permissionsInWords } from './permissions.js';
-import { startPluginProcess } from './runner/index.js';
-import type { PluginProcess } from './runner/index.js';
-import type { PluginFailure, PluginManifest, PluginPhase, PluginStatus } from './types.js';
+import { detectSandbox, startPluginProcess } from './runner/index.js';
+import type { PluginProcess, Sandbox, SandboxOptions } from './runner/index.js';
+import type { PluginConfinement, PluginFailure, PluginManifest, PluginPhase, PluginStatus } from './types.js';
 
 /** Failures kept per plugin (the newest). */
 const MAX_FAILURES = 20;
@@ -31,6 +32,8 @@ export interface PluginServiceDeps {
   db: Database.Database;
   clock: Clock;
   timers: Timers;
+  /** kowalski's data folder: never visible to a plugin, whatever it was granted. */
+  dataDir: string;
   /** `<data>/plugins`: `package.json`, `node_modules/`, each plugin's `data/<name>/`. */
   pluginsDir: string;
   /** Folder plugins (`$KOWALSKI_PLUGIN_DIR`, default `<data>/plugins/local`). */
@@ -44,6 +47,8 @@ export interface PluginServiceDeps {
   callTimeoutMs?: number;
   /** Test only: `ip:port` pairs plugins' fetches may reach although web_fetch's rules refuse them. */
   testOnlyFetchAllow?: readonly string[];
+  /** Where bubblewrap is (default: found on PATH); `{ bwrap: null }` confines plugins by Node's permission model only (tests). */
+  sandbox?: SandboxOptions;
 }
 
 /** What the operator saw when they chose to grant: each field given must still be the plugin's. */
@@ -62,6 +67,8 @@ interface Entry {
 export class PluginService {
   private entries = new Map<string, Entry>();
   private readonly grants: PluginGrants;
+  private sandbox: Promise<Sandbox> | undefined;
+  private sandboxFound: Sandbox | undefined;
 
   constructor(private readonly deps: PluginServiceDeps) {
     this.grants = new PluginGrants(deps.db, deps.clock);
@@ -115,9 +122,24 @@ export class PluginService {
     return this.grants.audit(name);
   }
 
+  /** How plugins' processes are confined on this machine (found on the first call: a trial run of bwrap). */
+  async confinement(): Promise<PluginConfinement> {
+    return confinementOf(await this.findSandbox());
+  }
+
+  private findSandbox(): Promise<Sandbox> {
+    this.sandbox ??= detectSandbox(this.deps.sandbox).then((found) => {
+      this.sandboxFound = found;
+      return found;
+    });
+    return this.sandbox;
+  }
+
   /** Look for plugins again; a plugin whose folder, version or permissions changed has its process stopped. */
   async rescan(): Promise<PluginStatus[]> {
     const found = await discoverPlugins({ pluginsDir: this.deps.pluginsDir, localDir: this.deps.localDir, kowalskiVersion: this.deps.kowalskiVersion, now: () => this.deps.clock.now() });
+    // Their statuses say how they are confined: found once, and only where there is a plugin.
+    if (found.length > 0) await this.findSandbox();
     const next = new Map<string, Entry>();
     for (const f of found) {
       const old = this.entries.get(f.name);
@@ -171,6 +193,8 @@ export class PluginService {
       tools: manifest.tools.map((t) => ({ name: t.name, entry: t.entry, export: t.export })),
       permissions: manifest.permissions,
       dataDir: path.join(this.deps.pluginsDir, 'data', manifest.name),
+      sandbox: this.findSandbox(),
+      privateDirs: [this.deps.dataDir],
       timers: this.deps.timers,
       clock: this.deps.clock,
       ...(this.deps.callTimeoutMs === undefined ? {} : { callTimeoutMs: this.deps.callTimeoutMs }),
@@ -235,8 +259,17 @@ export class PluginService {
       grantedBy: granted ? row!.granted_by : null,
       grantedAt: granted ? row!.granted_at : null,
       process: entry.proc?.stats() ?? null,
+      confinement: this.sandboxFound === undefined ? { kind: 'node', detail: 'not known yet' } : confinementOf(this.sandboxFound),
     };
   }
+}
+
+function confinementOf(sandbox: Sandbox): PluginConfinement {
+  if (sandbox.kind === 'bwrap') {
+    return { kind: 'bwrap', detail: `bubblewrap (${sandbox.bwrap}): its own network and PID namespaces, only its folder, its data folder and its granted paths mounted, and Node's permission model inside` };
+  }
+  const fix = { absent: '; install bubblewrap (apt-get install bubblewrap) to confine it further', failed: '; kowalski doctor says how to make bubblewrap work', off: '' }[sandbox.cause];
+  return { kind: 'node', detail: `Node's permission model only: it can open sockets and send signals (${sandbox.reason})${fix}` };
 }
 
 /** The same plugin code and declaration: same folder, version and permissions (its process may go on). */

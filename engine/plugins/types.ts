@@ -76,6 +76,16 @@ export type PluginSource = 'package' | 'folder';
  */
 export type PluginState = 'pending' | 'granted' | 'invalid';
 
+/**
+ * How plugins' processes are confined on this machine: `bwrap`, in bubblewrap (their own network
+ * and PID namespaces, only their paths mounted) and Node's permission model; `node`, Node's
+ * permission model only (they can open sockets and send signals). `detail` says which bwrap, or why none.
+ */
+export interface PluginConfinement {
+  kind: 'bwrap' | 'node';
+  detail: string;
+}
+
 /** One plugin as `GET /api/plugins` and `kowalski plugins` show it. */
 export interface PluginStatus {
   name: string;
@@ -103,4 +113,6 @@ export interface PluginStatus {
   grantedAt: number | null;
   /** The process's counters, once started. */
   process: { running: boolean; restarts: number; failures: number } | null;
+  /** How its process is (or would be) confined: the same for every plugin of this engine. */
+  confinement: PluginConfinement;
 }

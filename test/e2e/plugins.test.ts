@@ -4,7 +4,8 @@
  * (invalid, with the failure's phase, file and line, and no Grant); Grant asks first, listing
  * what the plugin will be allowed, then it is granted for the version and permissions shown
  * (the API agrees) with its audit; Revoke sends it back to pending; Rescan finds a plugin
- * added while the server runs. Waits are bounded waits on page state.
+ * added while the server runs; the screen says how the server confines plugins, as its API
+ * does. Waits are bounded waits on page state.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -52,6 +53,13 @@ describe('the Plugins screen', () => {
     assert.match(failure, /^validate /);
     assert.match(failure, /kowalski-plugin\.toml:\d+: name: /);
     assert.equal(await testId(page, 'plugin-grant-broken').count(), 0, 'an invalid plugin cannot be granted');
+    // How the server confines plugins, as its API says: a plain line under bubblewrap, a warning with the fix without it.
+    const { confinement } = (await apiJson<{ confinement: { kind: string; detail: string } }>(server.url, 'GET', '/api/plugins')).json;
+    const note = testId(page, 'plugins-confinement', `[data-kind="${confinement.kind}"]`);
+    const said = await textOf(note);
+    assert.ok(said.includes(confinement.detail), said);
+    if (confinement.kind === 'node') assert.match(said, /confined by Node's permission model only: they can open sockets .* send signals .*apt-get install bubblewrap/s);
+    else assert.match(said, /^Each plugin runs in bubblewrap \(.*\): its own network and PID namespaces/);
     await shot(page, 'plugins-01-pending');
 
     await testId(page, 'plugin-grant-hello').click();

@@ -8,7 +8,8 @@ import { tempDir } from '../support/tmp.js';
 
 test('list, rescan, grant and revoke over the API, with the audit; unknown and invalid plugins refused with their codes', async (t) => {
   const api = await testApi(t);
-  assert.deepEqual((await api.call('GET', '/api/plugins')).json, { plugins: [] });
+  // How plugins are confined here is said even before there is one (bubblewrap, or Node's permission model only).
+  assert.deepEqual((await api.call('GET', '/api/plugins')).json, { plugins: [], confinement: await api.engine.plugins.confinement() });
   const docs = fs.realpathSync(tempDir(t, 'kw-plug-docs-'));
   installExample(api.home, docs);
   const bad = installExample(api.home, docs, 'bad');
@@ -23,6 +24,8 @@ test('list, rescan, grant and revoke over the API, with the audit; unknown and i
   assert.deepEqual(hello.tools.map((x: any) => x.name), ['hello__greet', 'hello__word_count']);
   assert.match(rescanned.json.plugins[0].failures[0].message, /kowalski-plugin\.toml:3: manifest_version: must be 1, not 7/);
   assert.equal(rescanned.json.plugins[0].failures[0].phase, 'validate');
+  assert.equal(rescanned.json.plugins[0].failures[0].code, 'KW_ERR_PLUGIN_MANIFEST');
+  assert.deepEqual(hello.confinement, (await api.call('GET', '/api/plugins')).json.confinement);
 
   const granted = await api.call('POST', '/api/plugins/hello/grant', { by: 'ann (cli)' });
   assert.equal(granted.status, 200);

@@ -12,10 +12,11 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
-import { checkDisk, checkNode } from '../../bin/doctor/index.js';
+import { checkDisk, checkNode, checkPluginSandbox } from '../../bin/doctor/index.js';
 import type { Check } from '../../bin/doctor/index.js';
 import { checkModel } from '../../bin/doctor/model.js';
 import { DEFAULT_CONFIG } from '../../engine/index.js';
+import { findBwrap } from '../../engine/plugins/runner/index.js';
 import { cli, outputOf, stdoutJson } from '../support/cli.js';
 import { cleanups } from '../support/cleanup.js';
 import { testEngine } from '../support/engine.js';
@@ -53,6 +54,20 @@ test('an old Node and a nearly full disk fail, with the fix', () => {
   assert.equal(full.status, 'fail');
   assert.match(full.fix ?? '', /free some space/);
   assert.equal(checkDisk('/tmp', { warnBytes: 1, failBytes: 1 }).status, 'ok');
+});
+
+test('no bubblewrap: a warning that plugins are confined by Node only, with the fix; a bwrap that fails says how it failed', async (t) => {
+  for (const absent of [await checkPluginSandbox({ bwrap: null }), await checkPluginSandbox({ bwrap: '/nonexistent/bwrap' })]) {
+    assert.equal(absent.status, 'warn');
+    assert.match(absent.detail, /^plugins are confined by Node's permission model only: they can open sockets and send signals \(bubblewrap (is turned off for this engine|is not at \/nonexistent\/bwrap)\)$/);
+    assert.match(absent.fix ?? '', /^apt-get install bubblewrap/);
+  }
+  const fake = path.join(tempDir(t, 'kw-doc-bwrap-'), 'bwrap');
+  fs.writeFileSync(fake, '#!/bin/sh\necho "bwrap: setting up uid map: Permission denied" >&2\nexit 1\n', { mode: 0o755 });
+  const broken = await checkPluginSandbox({ bwrap: fake });
+  assert.equal(broken.status, 'warn');
+  assert.match(broken.detail, /does not work here: bwrap: setting up uid map: Permission denied\)$/);
+  assert.match(broken.fix ?? '', /user namespaces/);
 });
 
 test('a model the provider does not have fails with `ollama pull`', async (t) => {
@@ -138,4 +153,8 @@ test('doctor: a bad config.toml fails naming the key; a healthy folder exits 0',
   assert.deepEqual(checks.filter((x) => x.status === 'fail'), []);
   assert.equal(byName(checks).get('model')?.detail, `ollama:qwen2.5:7b: Ollama at ${host} has qwen2.5:7b`);
   assert.equal(byName(checks).get('database')?.status, 'ok');
+  // This machine's bubblewrap, tried as the engine tries it (CI installs it).
+  const sandbox = byName(checks).get('plugin sandbox');
+  if (findBwrap() === undefined) assert.equal(sandbox?.status, 'warn');
+  else assert.match(`${sandbox?.status} ${sandbox?.detail}`, /^ok bubblewrap \(\/.*bwrap\): each plugin runs in its own network and PID namespaces/);
 });

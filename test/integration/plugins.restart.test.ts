@@ -12,9 +12,8 @@ import { test } from 'node:test';
 import { KowalskiError } from '../../core/index.js';
 import type { ErrorCode } from '../../core/index.js';
 import type { Clock } from '../../engine/clock.js';
-import { isAlive } from '../../steps/leftovers.js';
 import { cleanups } from '../support/cleanup.js';
-import { NO_GRANTS, startTestPlugin } from '../support/plugins.js';
+import { markedProcesses, markProcesses, NO_GRANTS, NODE_ONLY, startTestPlugin } from '../support/plugins.js';
 import { waitFor } from '../support/wait.js';
 
 const TOOLS = `
@@ -52,18 +51,25 @@ async function rejectsWith(promise: Promise<unknown>, code: ErrorCode, pattern: 
   });
 }
 
-test('a hung call is killed after the time limit, with everything it started; the next call starts it again', async (t) => {
-  const p = startTestPlugin(t, { 'index.js': TOOLS }, NAMES, { callTimeoutMs: 1500, permissions: { ...NO_GRANTS, exec: true } });
-  assert.equal((await p.call('ok')).content, 'ok ');
-  await rejectsWith(p.call('spin', { grandchild: true }), 'KW_ERR_PLUGIN_TIMEOUT', /^plugin hello: tool spin did not answer within 1500 ms; its process was killed/);
-  const grandchild = Number(fs.readFileSync(path.join(p.dataDir, 'grandchild.pid'), 'utf8'));
-  await waitFor(() => !isAlive(grandchild), 'the process the hung plugin started to be killed with it');
-  await waitFor(() => !p.proc.stats().running, 'the hung process to be gone');
-  assert.deepEqual(p.failures.map((f) => [f.phase, codeOf(f.err)]), [['call', 'KW_ERR_PLUGIN_TIMEOUT']]);
+for (const [how, sandbox] of [['Node only', NODE_ONLY], ['on this machine', undefined]] as const) {
+  test(`a hung call is killed after the time limit, with everything it started; the next call starts it again (${how})`, async (t) => {
+    const mark = markProcesses(t);
+    const p = startTestPlugin(t, { 'index.js': TOOLS }, NAMES, {
+      callTimeoutMs: 1500, permissions: { ...NO_GRANTS, exec: true, env: ['KOWALSKI_STEP_TOKEN'] }, ...(sandbox === undefined ? {} : { sandbox }),
+    });
+    assert.equal((await p.call('ok')).content, 'ok ');
+    const hung = p.call('spin', { grandchild: true });
+    await waitFor(() => fs.existsSync(path.join(p.dataDir, 'grandchild.pid')), 'the hung plugin to start a process');
+    assert.ok(markedProcesses(mark).some((m) => m.command === 'sleep 60'), JSON.stringify(markedProcesses(mark)));
+    await rejectsWith(hung, 'KW_ERR_PLUGIN_TIMEOUT', /^plugin hello: tool spin did not answer within 1500 ms; its process was killed/);
+    await waitFor(() => markedProcesses(mark).length === 0, 'the hung plugin and the process it started to be killed');
+    await waitFor(() => !p.proc.stats().running, 'the hung process to be gone');
+    assert.deepEqual(p.failures.map((f) => [f.phase, codeOf(f.err)]), [['call', 'KW_ERR_PLUGIN_TIMEOUT']]);
 
-  assert.equal((await p.call('ok', { n: 2 })).content, 'ok 2');
-  assert.deepEqual(p.proc.stats(), { restarts: 1, failures: 1, running: true });
-});
+    assert.equal((await p.call('ok', { n: 2 })).content, 'ok 2');
+    assert.deepEqual(p.proc.stats(), { restarts: 1, failures: 1, running: true });
+  });
+}
 
 test('a crash fails the call it happened in, with the exit code and the end of stderr; the next call works', async (t) => {
   const p = startTestPlugin(t, { 'index.js': TOOLS }, NAMES);
@@ -137,16 +143,20 @@ test('a cancelled call is rejected at once and its tool sees its signal abort; s
   assert.deepEqual(p.proc.stats(), { restarts: 0, failures: 0, running: false });
 });
 
-test("a plugin's process does not outlive its engine: SIGKILL the engine and the plugin exits", async (t) => {
-  const p = startTestPlugin(t, { 'index.js': 'export async function pid() { return String(process.pid); }' }, ['pid']);
-  await p.proc.stop();
-  const engine = spawn(process.execPath, ['--import', 'tsx', path.join(REPO, 'test/fixtures/plugins/engine-with-plugin.ts'), p.root], { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] });
-  cleanups(t)(() => engine.kill('SIGKILL'));
-  let printed = '';
-  engine.stdout.on('data', (chunk: Buffer) => { printed += chunk.toString(); });
-  await waitFor(() => /^\d+\n/.test(printed), "the plugin's pid");
-  const pluginPid = Number(printed.trim());
-  assert.equal(isAlive(pluginPid), true);
-  engine.kill('SIGKILL');
-  await waitFor(() => !isAlive(pluginPid), 'the plugin to exit after its engine was killed', 5000);
-});
+for (const how of ['node', 'machine'] as const) {
+  test(`a plugin's process does not outlive its engine: SIGKILL the engine and the plugin exits (${how === 'node' ? 'Node only' : 'on this machine'})`, async (t) => {
+    const p = startTestPlugin(t, { 'index.js': 'export async function pid() { return String(process.pid); }' }, ['pid']);
+    await p.proc.stop();
+    const mark = markProcesses(t);
+    const engine = spawn(process.execPath, ['--import', 'tsx', path.join(REPO, 'test/fixtures/plugins/engine-with-plugin.ts'), p.root, how], { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] });
+    cleanups(t)(() => engine.kill('SIGKILL'));
+    let printed = '';
+    engine.stdout.on('data', (chunk: Buffer) => { printed += chunk.toString(); });
+    await waitFor(() => /^\d+\n/.test(printed), "the plugin's pid");
+    // Its pid as it sees it: in its own PID namespace (under bwrap) that is not a pid of ours.
+    const plugin = markedProcesses(mark, [engine.pid!]);
+    assert.ok(plugin.some((m) => m.command.endsWith('plugin-host.mjs')), JSON.stringify(plugin));
+    engine.kill('SIGKILL');
+    await waitFor(() => markedProcesses(mark, [engine.pid!]).length === 0, 'the plugin to exit after its engine was killed', 5000);
+  });
+}

@@ -2,13 +2,17 @@
  * engine.plugins with the real runner: the example plugin is not offered before a grant,
  * offered and callable by a chat agent after it (its tool's answer reaches the model), a
  * changed manifest sends it back to pending, a revoke is audited, the package wins a name
- * clash, and bad plugins are listed with their phase while the engine serves.
+ * clash, and bad plugins are listed with their phase while the engine serves; how plugins
+ * are confined, and the engine's data folder kept from them, both ways.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
+import type { Engine } from '../../engine/index.js';
+import { findBwrap } from '../../engine/plugins/runner/index.js';
 import { chatSetup, profile } from '../support/chat.js';
+import { testEngine } from '../support/engine.js';
 import { tempDir } from '../support/tmp.js';
 import { editManifest, installExample, installExamplePackage } from '../support/plugin-home.js';
 
@@ -91,4 +95,49 @@ test('a package and a folder of the same name: the package wins, with a warning;
   assert.match(failure('missing'), /^load: .*index\.js: the module a \[\[tools\]\] entry names does not exist/);
   assert.match(failure('empty'), /^discover: .*no kowalski-plugin\.toml here/);
   assert.throws(() => s.engine.plugins.grant('future', 'ann'), { code: 'KW_ERR_PLUGIN_INVALID' });
+});
+
+test("the engine says how its plugins are confined, and keeps its own data folder from them: hidden under bubblewrap, refused without", async (t) => {
+  /** A data folder (and a note) under a folder the example plugin is granted whole. */
+  const setup = (): { home: string; note: string } => {
+    const base = fs.realpathSync(tempDir(t, 'kw-plug-conf-'));
+    const home = path.join(base, 'home');
+    fs.mkdirSync(path.join(base, 'docs'));
+    const note = path.join(base, 'docs', 'note.txt');
+    fs.writeFileSync(note, 'one two three');
+    installExample(home, base);
+    return { home, note };
+  };
+  const wordCount = (engine: Engine, file: string) => {
+    const tool = engine.plugins.tools().find((x) => x.spec.name === 'hello__word_count');
+    assert.ok(tool !== undefined, 'granted: offered');
+    return tool.call({ path: file }, { signal: new AbortController().signal });
+  };
+
+  const off = setup();
+  const nodeOnly = await testEngine(t, {}, off.home, { bwrap: null });
+  assert.deepEqual(nodeOnly.plugins.list()[0]?.confinement, {
+    kind: 'node', detail: "Node's permission model only: it can open sockets and send signals (bubblewrap is turned off for this engine)",
+  });
+  assert.deepEqual(await nodeOnly.plugins.confinement(), nodeOnly.plugins.list()[0]?.confinement);
+  nodeOnly.plugins.grant('hello', 'ann');
+  const refused = new RegExp(`^plugin hello: its fs\\.read path ${path.dirname(off.home)} holds kowalski's data folder ${off.home} \\(its API token, config and database\\), and without bubblewrap`);
+  await assert.rejects(wordCount(nodeOnly, off.note), { code: 'KW_ERR_PLUGIN_START', message: refused });
+  assert.deepEqual(nodeOnly.plugins.list()[0]?.failures.map((f) => [f.phase, f.code]), [['start', 'KW_ERR_PLUGIN_START']]);
+
+  if (findBwrap() === undefined) {
+    t.diagnostic('bubblewrap is not installed here: its half of this test is skipped (apt-get install bubblewrap)');
+    return;
+  }
+  const on = setup();
+  fs.writeFileSync(path.join(on.home, 'api-token'), 'kw-secret-token');
+  const engine = await testEngine(t, {}, on.home);
+  const confinement = engine.plugins.list()[0]?.confinement;
+  assert.equal(confinement?.kind, 'bwrap', confinement?.detail);
+  assert.match(confinement.detail, /^bubblewrap \(\/.*bwrap\): its own network and PID namespaces/);
+  engine.plugins.grant('hello', 'ann');
+  assert.equal((await wordCount(engine, on.note)).content, `${on.note}: 3 words`);
+  await assert.rejects(wordCount(engine, path.join(on.home, 'api-token')), { code: 'KW_ERR_TOOL_FAILED', message: /ENOENT: no such file or directory, open '.*\/home\/api-token'/ });
+  await assert.rejects(wordCount(engine, path.join(on.home, 'kowalski.sqlite')), { code: 'KW_ERR_TOOL_FAILED', message: /ENOENT/ });
+  assert.ok(fs.existsSync(path.join(on.home, 'kowalski.sqlite')));
 });

@@ -4,13 +4,53 @@ import os from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
 import { systemClock } from '../../engine/clock.js';
-import { startPluginProcess } from '../../engine/plugins/runner/index.js';
-import type { PluginProcess, PluginProcessOptions } from '../../engine/plugins/runner/index.js';
+import { detectSandbox, startPluginProcess } from '../../engine/plugins/runner/index.js';
+import type { PluginProcess, PluginProcessOptions, Sandbox } from '../../engine/plugins/runner/index.js';
 import type { PluginPermissions } from '../../engine/plugins/types.js';
 import { systemTimers } from '../../engine/triggers/timers.js';
+import { findTokenProcesses } from '../../steps/index.js';
 import { cleanups } from './cleanup.js';
 
 export const NO_GRANTS: PluginPermissions = { fsRead: [], fsWrite: [], net: [], env: [], exec: false };
+
+let found: Promise<Sandbox> | undefined;
+/** This machine's confinement (bubblewrap where it works), found once per test file. */
+export function machineSandbox(): Promise<Sandbox> {
+  found ??= detectSandbox();
+  return found;
+}
+
+/** No bubblewrap: Node's permission model only, as on a machine without it. */
+export const NODE_ONLY: Sandbox = { kind: 'node', cause: 'off', reason: 'bubblewrap is turned off for this test' };
+
+/**
+ * A mark put in this process's environment as KOWALSKI_STEP_TOKEN (restored after the test): a plugin
+ * granted `env = ["KOWALSKI_STEP_TOKEN"]` carries it, and so does whatever it starts, so they are found
+ * from outside its PID namespace (where the pids it sees mean nothing).
+ */
+export function markProcesses(t: TestContext): string {
+  const before = process.env.KOWALSKI_STEP_TOKEN;
+  const mark = `kw-plugin-test-${process.pid}-${Math.random().toString(36).slice(2)}`;
+  process.env.KOWALSKI_STEP_TOKEN = mark;
+  cleanups(t)(() => {
+    if (before === undefined) delete process.env.KOWALSKI_STEP_TOKEN;
+    else process.env.KOWALSKI_STEP_TOKEN = before;
+  });
+  return mark;
+}
+
+/** The live processes carrying the mark, with their command lines (`sleep 60`); `except` left out. */
+export function markedProcesses(mark: string, except: readonly number[] = []): { pid: number; command: string }[] {
+  const out: { pid: number; command: string }[] = [];
+  for (const pid of findTokenProcesses(mark).filter((p) => !except.includes(p))) {
+    try {
+      out.push({ pid, command: fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim() });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
 
 export interface TestPlugin {
   /** The folder the plugin's folder and data folder are in (a real path); nothing in it is granted. */
@@ -32,6 +72,8 @@ export function startTestPlugin(
   files: Record<string, string>,
   tools: string[],
   options: Partial<Omit<PluginProcessOptions, 'onFailure' | 'tools' | 'root' | 'dataDir' | 'timers'>> & {
+    /** Default: the machine's (bubblewrap where it works). */
+    sandbox?: PluginProcessOptions['sandbox'];
     tools?: PluginProcessOptions['tools'];
     /** Called with the plugin's folder once its files are written, before its process starts. */
     prepare?: (root: string) => void;
@@ -57,6 +99,8 @@ export function startTestPlugin(
     permissions: NO_GRANTS,
     timers: systemTimers(options.clock ?? systemClock),
     tools: tools.map((name) => ({ name, entry: 'index.js', export: name })),
+    sandbox: machineSandbox(),
+    privateDirs: [],
     ...rest,
     onFailure: (phase, err) => failures.push({ phase, err }),
   });

@@ -883,6 +883,8 @@ export interface PluginStatus {
   grantedAt: number | null;
   /** Its process's counters, once started. */
   process: { running: boolean; restarts: number; failures: number } | null;
+  /** How plugins are confined on the server's machine: `bwrap` (bubblewrap and Node's permission model) or `node` (Node's permission model only: sockets and signals are open to them); the same for every plugin. */
+  confinement: { kind: 'bwrap' | 'node'; detail: string };
 }
 
 /** `GET /api/plugins/:name`'s `audit`: one grant or revoke, oldest first. */

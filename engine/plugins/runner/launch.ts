@@ -3,16 +3,21 @@
  * the host script, the plugin's folder, its data folder and its granted paths, writing
  * only its data folder and its granted write paths, no child processes, workers or
  * native addons unless `exec` is granted, and an environment of its granted variables
- * alone. Before it starts, its folder is searched for symbolic links that lead out of it
- * (Node 20 follows them past its read grants).
+ * alone — inside bubblewrap where the machine has it (bwrap-args.ts: its own network and
+ * PID namespaces, only those paths mounted, kowalski's data folder hidden). Before it
+ * starts, its folder is searched for symbolic links that lead out of it (Node 20 follows
+ * them past its read grants), and a grant that would show it kowalski's data folder is
+ * refused where nothing can hide it (no bubblewrap).
  */
 import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
+import type { ChildProcess, SpawnOptions } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { KowalskiError } from '../../../core/index.js';
 import { packageRoot } from '../../modules.js';
 import type { PluginPermissions } from '../types.js';
+import { bwrapArgs, covers } from './bwrap-args.js';
+import type { Sandbox } from './sandbox.js';
 
 export interface LaunchSpec {
   name: string;
@@ -21,6 +26,10 @@ export interface LaunchSpec {
   /** Its data folder (made if missing): the one place it may write without a grant. */
   dataDir: string;
   permissions: PluginPermissions;
+  /** How it is confined (sandbox.ts). */
+  sandbox: Sandbox;
+  /** Folders no plugin may see, whatever it was granted: kowalski's data folder. */
+  privateDirs: readonly string[];
 }
 
 /** The entries of a plugin's folder searched for links at each start; a folder with more is refused. */
@@ -29,11 +38,6 @@ const MAX_FOLDER_ENTRIES = 100_000;
 /** The child's main module: plain JavaScript, the same file from the sources and from dist/. */
 export function hostScript(): string {
   return path.join(packageRoot(import.meta.url), 'engine', 'plugins', 'runner', 'plugin-host.mjs');
-}
-
-function within(root: string, target: string): boolean {
-  const rel = path.relative(root, target);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 }
 
 /** A path handed to `--allow-fs-*`: absolute, and no `*` (which Node reads as a wildcard). */
@@ -80,7 +84,7 @@ export async function checkFolder(spec: Pick<LaunchSpec, 'name' | 'root'>): Prom
         await walk(full);
       } else if (entry.isSymbolicLink()) {
         const target = await fs.promises.realpath(full).catch(async () => path.resolve(dir, await fs.promises.readlink(full)));
-        if (!within(spec.root, target)) {
+        if (!covers(spec.root, target)) {
           throw new KowalskiError('KW_ERR_PLUGIN_START', `plugin ${spec.name}: ${full} is a link to ${target}, outside the plugin's folder; Node would follow it past the plugin's grants, so the plugin is not started`);
         }
       }
@@ -89,12 +93,56 @@ export async function checkFolder(spec: Pick<LaunchSpec, 'name' | 'root'>): Prom
   await walk(spec.root);
 }
 
-/** Start the plugin's process in a process group of its own (so a kill takes whatever it started too). */
+function realOr(p: string): string {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return path.resolve(p);
+  }
+}
+
+/**
+ * Throws KW_ERR_PLUGIN_START when the plugin would see a private folder (kowalski's data folder):
+ * its own folder or its data folder holds one (nothing could hide it then); a granted path lies
+ * in one (it could only be hidden, so it would be granted for nothing); or, without bubblewrap, a
+ * granted path holds one (with bubblewrap a tmpfs hides it: bwrap-args.ts).
+ */
+export function checkPrivate(spec: Pick<LaunchSpec, 'name' | 'root' | 'dataDir' | 'permissions' | 'sandbox' | 'privateDirs'>): void {
+  const privates = spec.privateDirs.map(realOr);
+  const refuse = (message: string): never => {
+    throw new KowalskiError('KW_ERR_PLUGIN_START', `plugin ${spec.name}: ${message}; it is not started`);
+  };
+  for (const [what, p] of [['its folder', spec.root], ['its data folder', spec.dataDir]] as const) {
+    const dir = privates.find((d) => covers(realOr(p), d));
+    if (dir !== undefined) refuse(`${what} ${p} holds kowalski's data folder ${dir}, which no plugin may see`);
+  }
+  const grants = [...spec.permissions.fsRead.map((p) => ['fs.read', p] as const), ...spec.permissions.fsWrite.map((p) => ['fs.write', p] as const)];
+  for (const [key, p] of grants) {
+    const r = realOr(p);
+    const inside = privates.find((d) => covers(d, r));
+    if (inside !== undefined) refuse(`its ${key} path ${p} lies in kowalski's data folder ${inside}, which no plugin may see`);
+    const holds = privates.find((d) => covers(r, d));
+    if (holds !== undefined && spec.sandbox.kind === 'node') {
+      refuse(`its ${key} path ${p} holds kowalski's data folder ${holds} (its API token, config and database), and without bubblewrap nothing hides that from the plugin (${spec.sandbox.reason}): install bubblewrap (apt-get install bubblewrap), or grant it a narrower path`);
+    }
+  }
+}
+
+/** Start the plugin's process (under bwrap where there is one) in a process group of its own, so a kill takes whatever it started too. */
 export function launchPlugin(spec: LaunchSpec): ChildProcess {
-  return spawn(process.execPath, [...permissionArgs(spec), hostScript()], {
-    cwd: spec.root,
-    env: pluginEnv(spec.permissions.env, process.env),
-    detached: true,
-    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-  });
+  const node = [...permissionArgs(spec), hostScript()];
+  const options: SpawnOptions = { cwd: spec.root, env: pluginEnv(spec.permissions.env, process.env), detached: true, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] };
+  const { sandbox } = spec;
+  if (sandbox.kind === 'node') return spawn(process.execPath, node, options);
+  const layout = {
+    system: sandbox.system,
+    privateDirs: spec.privateDirs.map(realOr),
+    reads: spec.permissions.fsRead,
+    writes: spec.permissions.fsWrite,
+    exec: spec.permissions.exec,
+    hostScript: hostScript(),
+    root: spec.root,
+    dataDir: spec.dataDir,
+  };
+  return spawn(sandbox.bwrap, [...bwrapArgs(layout), process.execPath, ...node], options);
 }

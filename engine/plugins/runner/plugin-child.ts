@@ -13,13 +13,16 @@ import { KowalskiError } from '../../../core/index.js';
 import { BoundedCapture, killGroup } from '../../../steps/index.js';
 import type { Clock } from '../../clock.js';
 import type { Timers } from '../../triggers/timers.js';
-import { checkFolder, launchPlugin } from './launch.js';
+import { checkFolder, checkPrivate, launchPlugin } from './launch.js';
 import type { LaunchSpec } from './launch.js';
 import { parseHostMessage } from './protocol.js';
 import type { EngineMessage, HostMessage } from './protocol.js';
 import { pluginError } from './refusal.js';
+import type { Sandbox } from './sandbox.js';
 
-export interface ChildSpec extends LaunchSpec {
+export interface ChildSpec extends Omit<LaunchSpec, 'sandbox'> {
+  /** How it is confined; awaited before the first start (finding out takes a trial run of bwrap). */
+  sandbox: Sandbox | Promise<Sandbox>;
   tools: { name: string; entry: string; export: string }[];
   maxResultBytes: number;
   /** Time from launch to `ready`, ms. */
@@ -94,15 +97,18 @@ export class PluginChild {
 
   private async start(): Promise<void> {
     const { spec } = this;
+    let launch: LaunchSpec;
     try {
       await fs.promises.mkdir(spec.dataDir, { recursive: true });
       await checkFolder(spec);
+      launch = { ...spec, sandbox: await spec.sandbox, dataDir: await fs.promises.realpath(spec.dataDir) };
+      checkPrivate(launch);
     } catch (err) {
       this.finish('was not started');
       throw err instanceof KowalskiError ? err : this.startError(err instanceof Error ? err.message : String(err));
     }
     if (this.gone) throw this.startError('it was stopped before it started');
-    const proc = launchPlugin({ ...spec, dataDir: await fs.promises.realpath(spec.dataDir) });
+    const proc = launchPlugin(launch);
     this.proc = proc;
     proc.stderr?.on('data', (chunk: Buffer) => this.stderr.push(chunk));
     let settle: ((err?: KowalskiError) => void) | undefined;
@@ -140,6 +146,7 @@ export class PluginChild {
       type: 'init',
       plugin: spec.name,
       dataDir: spec.dataDir,
+      env: spec.permissions.env,
       maxResultBytes: spec.maxResultBytes,
       tools: spec.tools.map((t) => ({ name: t.name, url: pathToFileURL(path.resolve(spec.root, t.entry)).href, export: t.export })),
     });

@@ -5,7 +5,8 @@
  * each tool a `kowalski` context whose `fetch` goes through the engine. Its messages are
  * described in protocol.ts. Nothing here is a guard: the plugin's code runs in this same
  * process and could bypass any of it; what confines the plugin is Node's permission
- * model and the engine's checks (docs/plugins.md, "How plugins are confined").
+ * model, bubblewrap where the machine has it, and the engine's checks (docs/plugins.md, "How
+ * plugins are confined").
  */
 let plugin = '';
 let dataDir = '';
@@ -67,6 +68,7 @@ function toOutput(value) {
 }
 
 async function init(message) {
+  for (const name of Object.keys(process.env)) if (!message.env.includes(name)) delete process.env[name];
   plugin = message.plugin;
   dataDir = message.dataDir;
   maxResultBytes = message.maxResultBytes;

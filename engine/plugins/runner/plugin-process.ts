@@ -16,6 +16,7 @@ import { hostAllowed, pluginFetch } from './plugin-fetch.js';
 import type { HostMessage, WireError } from './protocol.js';
 import { pluginError } from './refusal.js';
 import { RestartBudget } from './restart-budget.js';
+import type { Sandbox } from './sandbox.js';
 
 export interface PluginProcessOptions {
   name: string;
@@ -26,6 +27,10 @@ export interface PluginProcessOptions {
   permissions: PluginPermissions;
   /** The plugin's own data folder (made if missing): readable and writable without a grant. */
   dataDir: string;
+  /** How its process is confined (detectSandbox: bubblewrap where it works, else Node's permission model only). */
+  sandbox: Sandbox | Promise<Sandbox>;
+  /** Folders it may never see, whatever it was granted: kowalski's data folder. */
+  privateDirs: readonly string[];
   timers: Timers;
   /** Default: the system clock. */
   clock?: Clock;

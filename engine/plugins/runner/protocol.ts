@@ -32,6 +32,8 @@ export interface HostInit {
   type: 'init';
   plugin: string;
   dataDir: string;
+  /** The variables it may see (its `env` grant): the host removes any other from its environment (bwrap sets PWD). */
+  env: string[];
   maxResultBytes: number;
   /** Each tool's module as a file: URL, and the export to call. */
   tools: { name: string; url: string; export: string }[];

@@ -2,12 +2,15 @@
  * `#/plugins`: every plugin found under the data folder's `plugins/` — its state (pending,
  * granted, invalid), where it came from, its permissions in plain words, its tools, its
  * failures with their phase, its process's counters — with Grant (after a confirmation that
- * lists the permissions), Revoke, each plugin's audit, and Rescan. Refreshed every few
- * seconds while shown, since failures and the process's counters change as agents call it.
+ * lists the permissions), Revoke, each plugin's audit, and Rescan; and how they are confined
+ * on the server's machine (a warning when bubblewrap is missing: Node's permission model only).
+ * Refreshed every few seconds while shown, since failures and the process's counters change
+ * as agents call it.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { asApiError } from '../api';
 import type { ApiError } from '../api';
+import type { PluginStatus } from '../types';
 import { PluginCard } from '../components/plugin-card';
 import { Empty, ErrorBox, Loading } from '../components/status';
 import { plural } from '../format';
@@ -16,6 +19,21 @@ import { useServices } from '../services';
 
 /** How often the list is read again, ms. */
 const REFRESH_MS = 5000;
+
+/** How the server confines plugins (the same for each): a warning without bubblewrap, a plain line with it. */
+function Confinement({ confinement }: { confinement: PluginStatus['confinement'] }) {
+  if (confinement.kind === 'bwrap') {
+    return <p class="muted" data-testid="plugins-confinement" data-kind="bwrap">Each plugin runs in {confinement.detail}.</p>;
+  }
+  return (
+    <div class="notice notice--warn" role="note" data-testid="plugins-confinement" data-kind="node">
+      <p><strong>Plugins are confined by Node&apos;s permission model only:</strong> they can open sockets (and so reach this server and the
+        network on their own) and send signals to your processes. Install bubblewrap (<code>apt-get install bubblewrap</code>), then restart
+        kowalski, to run each plugin in its own network and PID namespaces with only its own files mounted.</p>
+      <p class="muted">{confinement.detail}</p>
+    </div>
+  );
+}
 
 export function PluginsScreen() {
   const { api } = useServices();
@@ -65,6 +83,7 @@ export function PluginsScreen() {
             install an npm package under <code>&lt;data&gt;/plugins/</code>), then Rescan. How to write one, with an example: docs/plugins.md.</p>
         </Empty>
       )}
+      {list.data?.[0] !== undefined && <Confinement confinement={list.data[0].confinement} />}
       {list.data !== undefined && list.data.length > 0 && (
         <ul class="cards cards--wide" data-testid="plugins-list">
           {list.data.map((p) => <PluginCard key={`${p.name}:${p.root}`} plugin={p} onChanged={list.refresh} />)}
