@@ -161,7 +161,7 @@ export const ERROR_CODES = {
   KW_ERR_FETCH_LIMIT: { group: 'terminal', summary: 'a page exceeded the size, time or redirect limit' },
   // a plugin's process (engine/plugins/runner/)
   KW_ERR_PLUGIN_PERMISSION: { group: 'terminal', summary: "a plugin tried what its grant does not allow (read or write outside its paths, start a process or a worker, fetch a host it was not granted); Node's permission model or the engine refused it" },
-  KW_ERR_PLUGIN_START: { group: 'terminal', summary: "a plugin's process could not start: a tool's module is missing or throws when loaded, its export is not a function, its folder holds a link to outside itself, or it did not answer in time" },
+  KW_ERR_PLUGIN_START: { group: 'terminal', summary: "a plugin's process could not start: a tool's module is missing or throws when loaded, its export is not a function, its folder holds a link to outside itself, it would see kowalski's data folder, or it did not answer in time" },
   KW_ERR_PLUGIN_CRASHED: { group: 'retryable', summary: "a plugin's process exited during a call; it is started again at the next call" },
   KW_ERR_PLUGIN_TIMEOUT: { group: 'retryable', summary: "a plugin's tool did not answer within its time limit; its process was killed and is started again at the next call" },
   KW_ERR_PLUGIN_RESULT_LIMIT: { group: 'terminal', summary: "a plugin's tool answered with more than the size limit, or not with text or JSON" },
@@ -233,7 +233,7 @@ export const ERROR_CODES = {
   KW_ERR_SLACK_API: { group: 'retryable', summary: "the Slack Web API (at [adapters.slack] api_url) refused a call ({ok: false}: the error it named), answered an HTTP error or was unreachable; a reply is tried again" },
   KW_ERR_DISCORD_API: { group: 'retryable', summary: "the Discord API (at [adapters.discord] api_url) refused the edit of a deferred response, answered an HTTP error or was unreachable; a reply is tried again (the interaction's token lasts 15 minutes)" },
   // plugins (kowalski-plugin.toml, grants)
-  KW_ERR_PLUGIN_MANIFEST: { group: 'terminal', summary: "a plugin's kowalski-plugin.toml (or its package.json's kowalski.plugin) is missing, does not parse, or has a bad or missing key; the message names the file, the key and the line" },
+  KW_ERR_PLUGIN_MANIFEST: { group: 'terminal', summary: "a plugin's kowalski-plugin.toml (or its package.json's kowalski.plugin) is missing, does not parse, has a bad or missing key (a glob in a granted path, an input schema that does not compile), or is not a regular file of bounded size; the message names the file, the key and the line" },
   KW_ERR_PLUGIN_INCOMPATIBLE: { group: 'terminal', summary: "a plugin's kowalski range (kowalski-plugin.toml) does not include this kowalski's version, so it is refused" },
   KW_ERR_PLUGIN_NOT_FOUND: { group: 'terminal', summary: 'no plugin of that name was found under <data>/plugins/ (rescan after installing one)' },
   KW_ERR_PLUGIN_INVALID: { group: 'terminal', summary: 'the plugin failed a check (see its failures in kowalski plugins), so it cannot be granted' },
