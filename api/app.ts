@@ -11,7 +11,10 @@ import { KowalskiError } from '../core/index.js';
 import type { Engine, RecoverySummary } from '../engine/index.js';
 import { packageRoot, packageVersion } from '../engine/index.js';
 import { installGuard } from './guard.js';
-import { allowedHostNames, isLoopback } from './hosts.js';
+import { allowedHostNames } from './hosts.js';
+import { createLoginCodes } from './login-codes.js';
+import type { LoginCodes } from './login-codes.js';
+import { EXCHANGE_PATH, authRoutes } from './routes/auth.js';
 import { answerConnect, createClientErrorHandler } from './client-errors.js';
 import { answerError, installErrorHandling } from './http-errors.js';
 import type { ErrorSinks } from './http-errors.js';
@@ -29,8 +32,8 @@ import { vaultRoutes } from './routes/vault.js';
 import { hookRoutes } from './routes/hooks.js';
 import { adapterWebhookRoutes } from './routes/adapter-webhook.js';
 import { adapterRoutes } from './routes/adapters.js';
-import { DISCORD_INTERACTIONS_PATH, discordRoutes } from './routes/adapter-discord.js';
-import { SLACK_EVENTS_PATH, slackRoutes } from './routes/adapter-slack.js';
+import { discordRoutes } from './routes/adapter-discord.js';
+import { slackRoutes } from './routes/adapter-slack.js';
 import { UI_PATHS, uiRoutes } from './routes/ui.js';
 import { vaultSearchRoutes } from './routes/vault-search.js';
 import { memoryRoutes } from './routes/memory.js';
@@ -49,12 +52,12 @@ const WS_PATH = '/api/ws';
 const REQUEST_TIMEOUT_MS = 120_000;
 
 export interface ApiOptions {
-  /** The address the server is (or will be) bound to (default 127.0.0.1): it decides the Host names and whether a token is needed. */
+  /** The address the server is (or will be) bound to (default 127.0.0.1): it decides the Host names. */
   host?: string;
   /** Default 8765; 0 = whatever the listening socket got. */
   port?: number;
-  /** Required when `host` is not a loopback address. */
-  token?: string;
+  /** The API token every request carries (at least 32 characters): `loadOrCreateToken` keeps it in the data folder. */
+  token: string;
   /** Extra Host names to accept (e.g. a name in /etc/hosts). */
   allowedHosts?: string[];
   /** Default: the package's ui/dist. */
@@ -77,16 +80,18 @@ export interface ApiOptions {
 
 export interface Api {
   app: FastifyInstance;
+  /** One-time sign-in codes the app trades for the token (`/?code=…`). */
+  loginCodes: LoginCodes;
   hub: WsHub;
   uploads: UploadLimit;
 }
 
-export async function buildApi(engine: Engine, options: ApiOptions = {}): Promise<Api> {
+export async function buildApi(engine: Engine, options: ApiOptions): Promise<Api> {
   const host = options.host ?? '127.0.0.1';
-  const loopback = isLoopback(host);
-  if (!loopback && (options.token === undefined || options.token.length < 32)) {
-    throw new KowalskiError('KW_ERR_USAGE', `bound to ${host}, the server needs a bearer token of at least 32 characters`);
+  if (typeof options.token !== 'string' || options.token.length < 32) {
+    throw new KowalskiError('KW_ERR_USAGE', 'the server needs an API token of at least 32 characters, on loopback too');
   }
+  const loginCodes = createLoginCodes();
   const version = packageVersion();
   const startedAt = Date.now();
   const sinks: ErrorSinks = {
@@ -120,9 +125,12 @@ export async function buildApi(engine: Engine, options: ApiOptions = {}): Promis
   installGuard(app, {
     hostNames: allowedHostNames(host, options.allowedHosts),
     port,
-    ...(loopback ? {} : { token: options.token! }),
-    // Slack and Discord cannot send our token: their own signatures are these routes' check.
-    publicPaths: new Set([...UI_PATHS, SLACK_EVENTS_PATH, DISCORD_INTERACTIONS_PATH]),
+    token: options.token,
+    // A sign-in code is the exchange's check.
+    publicPaths: new Set([...UI_PATHS, EXCHANGE_PATH]),
+    // Slack, Discord and webhook senders cannot send our token: their signatures are these
+    // routes' check (a webhook trigger without a secret still needs the token: routes/hooks.ts).
+    signedPath: (p) => p.startsWith('/adapters/') || p.startsWith('/hooks/'),
   });
   const uploads = installUploadLimit(app, { jsonLimit: BODY_LIMIT, ...(options.maxUploads === undefined ? {} : { max: options.maxUploads }) });
   app.addHook('onSend', async (req, reply) => {
@@ -150,7 +158,8 @@ export async function buildApi(engine: Engine, options: ApiOptions = {}): Promis
   app.get(WS_PATH, { websocket: true }, (socket) => hub.attach(socket));
   app.addHook('preClose', async () => hub.close());
 
-  healthRoutes(app, () => ({ version, auth: loopback ? 'none' : 'token', startedAt, recovery: options.recovery ?? null }));
+  healthRoutes(app, () => ({ version, auth: 'token', startedAt, recovery: options.recovery ?? null }));
+  authRoutes(app, loginCodes, options.token);
   hordeRoutes(app, engine);
   runRoutes(app, engine);
   reviewRoutes(app, engine);
@@ -172,5 +181,5 @@ export async function buildApi(engine: Engine, options: ApiOptions = {}): Promis
   await slackRoutes(app, engine);
   await discordRoutes(app, engine);
   uiRoutes(app, options.uiDir ?? path.join(packageRoot(import.meta.url), 'ui', 'dist'));
-  return { app, hub, uploads };
+  return { app, loginCodes, hub, uploads };
 }

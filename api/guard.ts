@@ -1,6 +1,8 @@
 /**
  * Checks every request before routing: the Host header (DNS rebinding), the Origin
- * (cross-site requests and websocket hijacking) and, off loopback, the bearer token.
+ * (cross-site requests and websocket hijacking) and the bearer token — on loopback too,
+ * since any local process (a plugin, an MCP server's child, another user's program) can
+ * reach a loopback port.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { KowalskiError } from '../core/index.js';
@@ -11,10 +13,22 @@ export interface GuardOptions {
   hostNames: ReadonlySet<string>;
   /** The port the server listens on (known once it listens). */
   port: () => number;
-  /** Required on every non-public path when set. */
-  token?: string;
+  /** Required on every non-public path. */
+  token: string;
   /** Paths served without a token: the app's static files (they hold no data; the app then asks for the token). */
   publicPaths: ReadonlySet<string>;
+  /**
+   * Paths whose route checks a signature of its own (webhooks, chat adapters): they pass
+   * without the token, and the route reads `req.tokenVerified` for what it takes unsigned.
+   */
+  signedPath: (path: string) => boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The request carried the API token (the guard refused every other request that lacked it, but those on a signed path). */
+    tokenVerified: boolean;
+  }
 }
 
 /** The token a request carries: `Authorization: Bearer …`, or (browsers' websockets) a `bearer.…` subprotocol. */
@@ -35,6 +49,7 @@ export function presentedToken(req: FastifyRequest): string | undefined {
 }
 
 export function installGuard(app: FastifyInstance, options: GuardOptions): void {
+  app.decorateRequest('tokenVerified', false);
   app.addHook('onRequest', async (req) => {
     const hostHeader = req.headers.host ?? '';
     const host = parseHostHeader(hostHeader);
@@ -45,11 +60,13 @@ export function installGuard(app: FastifyInstance, options: GuardOptions): void 
     if (origin !== undefined && !isOwnOrigin(origin, options.hostNames, options.port())) {
       throw new KowalskiError('KW_ERR_FORBIDDEN_ORIGIN', `requests from ${JSON.stringify(origin)} are refused: only this server's own app (http://127.0.0.1:${options.port()}) may call it`);
     }
-    if (options.token === undefined || options.publicPaths.has(req.url.split('?')[0]!)) return;
+    const path = req.url.split('?')[0]!;
+    if (options.publicPaths.has(path)) return;
     const given = presentedToken(req);
-    if (given === undefined || !secretsEqual(given, options.token)) {
+    req.tokenVerified = given !== undefined && secretsEqual(given, options.token);
+    if (!req.tokenVerified && !options.signedPath(path)) {
       throw new KowalskiError('KW_ERR_UNAUTHORIZED', given === undefined
-        ? 'this server is bound beyond loopback: send the token printed by `kowalski serve` as "Authorization: Bearer <token>"'
+        ? 'every request needs the API token (kept owner-only in <data dir>/api-token) as "Authorization: Bearer <token>"; in a browser, open the sign-in link `kowalski open` prints'
         : 'the bearer token is wrong');
     }
   });

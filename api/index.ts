@@ -1,6 +1,7 @@
 export { buildApi, DEFAULT_PORT } from './app.js';
 export type { Api, ApiOptions } from './app.js';
 export { loadOrCreateToken, readToken, TOKEN_FILE } from './token.js';
+export type { LoginCode } from './login-codes.js';
 export { isLoopback } from './hosts.js';
 export { WS_MAX_FRAME } from './ws-hub.js';
 export type { ServerFrame } from './ws-hub.js';

@@ -74,7 +74,7 @@ program.command('runs').description('list runs, newest first')
   .option('--status <state>', 'queued | running | awaiting_input | succeeded | failed | cancelled').option('--horde <id>').option('--limit <n>').option('--json')
   .action(act(lazy(historyCommands, 'runsCommand')));
 program.command('show').description('one run: steps, attempts, the pending approval').argument('<run-id>').option('--json').action(act(lazy(historyCommands, 'showCommand')));
-program.command('open').description("open a run's page in the operator app of the running server").argument('<run-id>')
+program.command('open').description("open the operator app of the running server with a one-time sign-in link (a run's page when a run is named); prints the link").argument('[run-id]')
   .option('--print', 'only print the address').option('--json').action(act(lazy(openCommands, 'openCommand')));
 program.command('approve').description('approve the command a parked run waits on, then continue the run')
   .argument('<run-id>').option('--step <name>', 'the step, when several wait').option('--hash <sha256>', 'the hash you saw (refused when another one waits)').option('--json').action(act(lazy(runCommands, 'approveCommand')));

@@ -110,7 +110,8 @@ export const ERROR_CODES = {
   KW_ERR_DRAFT_TOO_LARGE: { group: 'terminal', summary: 'a horde draft is over the size the Rookery reads (1 MB of JSON, 200 steps)' },
   // the server
   KW_ERR_BAD_REQUEST: { group: 'terminal', summary: 'a request body, query or websocket frame does not match its schema' },
-  KW_ERR_UNAUTHORIZED: { group: 'terminal', summary: 'the server is bound to a non-loopback address and the bearer token is missing or wrong' },
+  KW_ERR_UNAUTHORIZED: { group: 'terminal', summary: 'the API token is missing or wrong (every route needs it, on loopback too): the CLI reads it from the data folder, the app gets it from a sign-in link (kowalski open)' },
+  KW_ERR_LOGIN_CODE: { group: 'terminal', summary: 'a sign-in link was used already, has expired or was never made here: run kowalski open for a new one' },
   KW_ERR_FORBIDDEN_HOST: { group: 'terminal', summary: 'the Host header does not name this server (DNS rebinding)' },
   KW_ERR_FORBIDDEN_ORIGIN: { group: 'terminal', summary: "a request or websocket comes from another site's page" },
   KW_ERR_UNSUPPORTED_MEDIA: { group: 'terminal', summary: 'a request body is not JSON' },

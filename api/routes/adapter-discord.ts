@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Engine } from '../../engine/index.js';
 import { adapterRequestRoute } from '../adapter-request.js';
 
-export const DISCORD_INTERACTIONS_PATH = '/adapters/discord/interactions';
+const DISCORD_INTERACTIONS_PATH = '/adapters/discord/interactions';
 
 export function discordRoutes(app: FastifyInstance, engine: Engine): Promise<void> {
   return adapterRequestRoute(app, engine, 'discord', DISCORD_INTERACTIONS_PATH);

@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Engine } from '../../engine/index.js';
 import { adapterRequestRoute } from '../adapter-request.js';
 
-export const SLACK_EVENTS_PATH = '/adapters/slack/events';
+const SLACK_EVENTS_PATH = '/adapters/slack/events';
 
 export function slackRoutes(app: FastifyInstance, engine: Engine): Promise<void> {
   return adapterRequestRoute(app, engine, 'slack', SLACK_EVENTS_PATH);

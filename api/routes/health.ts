@@ -1,10 +1,11 @@
-/** `/api/health`: liveness, version, whether a token is needed, and what the last start recovered. */
+/** `/api/health`: liveness, version, and what the last start recovered. */
 import type { FastifyInstance } from 'fastify';
 import type { RecoverySummary } from '../../engine/index.js';
 
 export interface HealthInfo {
   version: string;
-  auth: 'none' | 'token';
+  /** Always `token` (kept for clients that read it: every route needs the token). */
+  auth: 'token';
   startedAt: number;
   recovery: RecoverySummary | null;
 }

@@ -45,6 +45,9 @@ export async function hookRoutes(app: FastifyInstance, engine: Engine): Promise<
       const { secret } = target;
       const rawBody = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
       let id = deliveryIdOf(req.headers);
+      if (secret === undefined && !req.tokenVerified) {
+        throw new KowalskiError('KW_ERR_UNAUTHORIZED', `${horde}/${trigger} has no secret, so a delivery needs the API token ("Authorization: Bearer <token>", kept in <data dir>/api-token); give the trigger a secret_env to take signed deliveries without it`);
+      }
       if (secret !== undefined) {
         const verdict = verifyWebhook({ headers: req.headers, rawBody, secret, nowMs: Date.now() });
         if (!verdict.ok) throw new KowalskiError(verdict.code, `${horde}/${trigger}: ${verdict.message}`);

@@ -8,7 +8,8 @@
 import path from 'node:path';
 import { KowalskiError, isErrorCode } from '../../core/index.js';
 import { VaultConflictError, isRunId, readOwner } from '../../engine/index.js';
-import type { Health } from '../../api/index.js';
+import type { Health, LoginCode } from '../../api/index.js';
+import { readToken, TOKEN_FILE } from '../../api/token.js';
 import type { EditResult, ListRunsFilter, ReviewView, RunRow, RunState, RunView, TriggerView, PluginStatus } from '../../engine/index.js';
 
 /** How long `/api/health` may take before the server counts as not answering. */
@@ -21,7 +22,7 @@ export interface ServerAddress {
   url: string;
   pid: number;
   dataDir: string;
-  /** Sent as `Authorization: Bearer …` when the server is bound beyond loopback. */
+  /** Sent as `Authorization: Bearer …` (read from `<data dir>/api-token`). */
   token?: string;
 }
 
@@ -47,21 +48,18 @@ async function probe(server: ServerAddress): Promise<Probe> {
   return { why: `something else answers there (HTTP ${res.status})` };
 }
 
-/** Ask the server named in the owner file whether it is there; with the token when it wants one. */
+/** Ask the server named in the owner file whether it is there, with the token kept beside it (every route needs it). */
 export async function findServer(dataDir: string): Promise<ServerLookup> {
   const owner = readOwner(dataDir);
   if (owner?.url === undefined) return { kind: 'none' };
-  const server: ServerAddress = { url: owner.url.endsWith('/') ? owner.url : `${owner.url}/`, pid: owner.pid, dataDir };
-  let answer = await probe(server);
+  const token = readToken(dataDir);
+  const server: ServerAddress = { url: owner.url.endsWith('/') ? owner.url : `${owner.url}/`, pid: owner.pid, dataDir, ...(token === undefined ? {} : { token }) };
+  const answer = await probe(server);
   if ('status' in answer) {
-    // Loaded only here: the API module brings the whole server (Fastify) with it.
-    const { readToken, TOKEN_FILE } = await import('../../api/index.js');
-    const token = readToken(dataDir);
     const tokenFile = path.join(dataDir, TOKEN_FILE);
-    if (token === undefined) throw new KowalskiError('KW_ERR_UNAUTHORIZED', `the server at ${server.url} (process ${server.pid}) is bound beyond loopback and needs the token in ${tokenFile}, which is missing`);
-    server.token = token;
-    answer = await probe(server);
-    if ('status' in answer) throw new KowalskiError('KW_ERR_UNAUTHORIZED', `the server at ${server.url} (process ${server.pid}) refuses the token in ${tokenFile}`);
+    throw new KowalskiError('KW_ERR_UNAUTHORIZED', token === undefined
+      ? `the server at ${server.url} (process ${server.pid}) needs the token in ${tokenFile}, which is missing`
+      : `the server at ${server.url} (process ${server.pid}) refuses the token in ${tokenFile}`);
   }
   if ('why' in answer) return { kind: 'silent', url: server.url, pid: server.pid, why: answer.why };
   return { kind: 'server', api: apiClient(server) };
@@ -98,6 +96,8 @@ export interface ApiClient {
   /** What every request (and the websocket) sends. */
   readonly headers: Record<string, string>;
   health(): Promise<Health>;
+  /** A one-time sign-in code for the app (`/?code=…`). */
+  mintLoginCode(): Promise<LoginCode>;
   /** Any route, as the typed methods call them (the chat commands build theirs on it). */
   request<T>(method: 'GET' | 'POST', route: string, body?: unknown): Promise<T>;
   startRun(hordeId: string, input: Record<string, string>): Promise<string>;
@@ -148,6 +148,7 @@ export function apiClient(server: ServerAddress): ApiClient {
     wsUrl: new URL('api/ws', server.url).href.replace(/^http/, 'ws'),
     headers,
     health: () => request('GET', 'api/health'),
+    mintLoginCode: () => request('POST', 'api/auth/codes', {}),
     request,
     async startRun(hordeId, input) {
       return (await request<{ runId: string }>('POST', `api/hordes/${encodeURIComponent(hordeId)}/runs`, { input, provenance: 'cli' })).runId;

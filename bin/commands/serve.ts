@@ -9,6 +9,7 @@ import { KowalskiError } from '../../core/index.js';
 import { createEngine, formatRecovery } from '../../engine/index.js';
 import { EXIT, dataDir } from './common.js';
 import { canOpenBrowser, openBrowser } from './open-browser.js';
+import { signInUrl } from './sign-in.js';
 
 function parsePort(value: string | undefined): number {
   if (value === undefined) return DEFAULT_PORT;
@@ -53,8 +54,8 @@ export async function serveCommand(opts: { host?: string; port?: string; open?: 
   try {
     const recovery = await engine.recover();
     const loopback = isLoopback(host);
-    const token = loopback ? undefined : loadOrCreateToken(engine.paths.dataDir);
-    const { app } = await buildApi(engine, { host, port, recovery, ...(token === undefined ? {} : { token: token.token }) });
+    const token = loadOrCreateToken(engine.paths.dataDir);
+    const { app, loginCodes } = await buildApi(engine, { host, port, recovery, token: token.token });
     await listen(app, host, port);
     const address = app.server.address();
     const actual = typeof address === 'object' && address !== null ? address.port : port;
@@ -68,15 +69,18 @@ export async function serveCommand(opts: { host?: string; port?: string; open?: 
     await engine.vaultSearch.start();
     // Each switched-on adapter starts on its own: a broken or slow one is `error`, never a stopped start-up.
     engine.adapters.start().catch((err: unknown) => process.stderr.write(`warning: adapters: ${(err as Error).message}\n`));
+    const signIn = signInUrl(url, loginCodes.mint().code);
+    const tokenFile = path.join(engine.paths.dataDir, TOKEN_FILE);
     process.stderr.write(`kowalski serving ${engine.paths.dataDir} at ${url}${loopback ? '' : ` (bound to ${host})`}\n${formatRecovery(recovery)}\n`);
-    if (token !== undefined) {
-      process.stderr.write(token.created
-        ? `bound beyond loopback: every request needs this token (kept in ${path.join(engine.paths.dataDir, TOKEN_FILE)}):\n\n  ${token.token}\n\n`
-        : `bound beyond loopback: every request needs the token in ${path.join(engine.paths.dataDir, TOKEN_FILE)}\n`);
+    process.stderr.write(`sign in to the app with this one-time link (10 minutes; \`kowalski open\` prints another):\n\n  ${signIn}\n\n`);
+    if (!loopback && token.created) {
+      process.stderr.write(`bound beyond loopback: other machines' clients send this token (kept in ${tokenFile}):\n\n  ${token.token}\n\n`);
+    } else if (!loopback) {
+      process.stderr.write(`bound beyond loopback: other machines' clients send the token in ${tokenFile}\n`);
     }
     engine.on('engine:warning', ({ message }) => process.stderr.write(`warning: ${message}\n`));
     engine.on('engine:stopped', ({ error }) => process.stderr.write(`kowalski: the engine stopped: ${error.message}\n`));
-    if (opts.open !== false && canOpenBrowser()) openBrowser(url);
+    if (opts.open !== false && canOpenBrowser()) openBrowser(signIn);
     await new Promise<void>((resolve) => {
       process.once('SIGINT', () => resolve());
       process.once('SIGTERM', () => resolve());

@@ -96,8 +96,9 @@ export async function checkPort(host: string, port: number): Promise<Check> {
   if (typeof free === 'string') return fail('port', `${host}:${port} cannot be used: ${free}`, 'pick another with `kowalski serve --port <n>` (or --host)');
   try {
     const res = await fetch(`http://${host.includes(':') ? `[${host}]` : host}:${port}/api/health`, { signal: AbortSignal.timeout(2000) });
-    const body = (await res.json().catch(() => undefined)) as { ok?: boolean; pid?: number } | undefined;
-    if (res.ok && body?.ok === true) return ok('port', `${host}:${port} is held by a kowalski server${body.pid === undefined ? '' : ` (process ${body.pid})`}`);
+    const body = (await res.json().catch(() => undefined)) as { ok?: boolean; pid?: number; error?: { code?: string } } | undefined;
+    // Without the token a kowalski server answers 401 in its own shape: still a kowalski server.
+    if ((res.ok && body?.ok === true) || (res.status === 401 && body?.error?.code === 'KW_ERR_UNAUTHORIZED')) return ok('port', `${host}:${port} is held by a kowalski server${body.pid === undefined ? '' : ` (process ${body.pid})`}`);
   } catch {
     // not a kowalski server: below
   }

@@ -35,6 +35,8 @@ export interface PromptState {
   open: boolean;
   /** Set when the token given last time was refused too. */
   refused: boolean;
+  /** Set when the app was opened with a sign-in link that no longer works (used or expired). */
+  linkRefused: boolean;
 }
 
 /**
@@ -44,14 +46,18 @@ export interface PromptState {
 export class TokenPrompter {
   private waiting: Promise<string | null> | null = null;
   private resolve: ((token: string | null) => void) | null = null;
-  private state: PromptState = { open: false, refused: false };
+  private state: PromptState;
   private readonly listeners = new Set<(s: PromptState) => void>();
+
+  constructor(private readonly linkRefused = false) {
+    this.state = { open: false, refused: false, linkRefused };
+  }
 
   /** Resolves with the pasted token, or null when the operator closes the prompt. */
   request(refused: boolean): Promise<string | null> {
     if (this.waiting !== null) return this.waiting;
     this.waiting = new Promise<string | null>((resolve) => { this.resolve = resolve; });
-    this.emit({ open: true, refused });
+    this.emit({ open: true, refused, linkRefused: this.linkRefused });
     return this.waiting;
   }
 
@@ -59,7 +65,7 @@ export class TokenPrompter {
     const resolve = this.resolve;
     this.waiting = null;
     this.resolve = null;
-    this.emit({ open: false, refused: false });
+    this.emit({ open: false, refused: false, linkRefused: this.linkRefused });
     resolve?.(token);
   }
 

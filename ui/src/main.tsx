@@ -1,8 +1,9 @@
-/** The entry: wire the token store, the API client and the websocket, then render the app. */
+/** The entry: take a sign-in link's code, wire the token store, the API client and the websocket, then render the app. */
 import { render } from 'preact';
 import { createApi } from './api';
 import { App } from './app';
 import { localTokenStore, TokenPrompter } from './auth';
+import { takeSignInCode } from './sign-in';
 import { KowalskiSocket, socketUrl } from './socket';
 import './app.css';
 import './chat.css';
@@ -17,7 +18,9 @@ function storage(): Storage | null {
 }
 
 const tokens = localTokenStore(storage());
-const prompter = new TokenPrompter();
+// A link that no longer works (used, expired) says so when the app asks how to get in.
+const signIn = await takeSignInCode(window.location, window.history, tokens);
+const prompter = new TokenPrompter(signIn === 'refused');
 const socket = new KowalskiSocket({ url: socketUrl(window.location), tokens });
 const api = createApi({ tokens, prompter, onToken: () => socket.reconnect() });
 

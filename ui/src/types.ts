@@ -335,7 +335,7 @@ export interface Recovery {
 export interface Health {
   ok: boolean;
   version: string;
-  auth: 'none' | 'token';
+  auth: 'token';
   startedAt: number | string;
   /** Null when nothing was recovered at the last start. */
   recovery: Recovery | null;

@@ -1,4 +1,4 @@
-/** The dialog that asks for the API token when the server answers 401. */
+/** How to get in: shown when the server answers 401 (the bare address, or a token that is no longer right). */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { PromptState, TokenPrompter } from '../auth';
 
@@ -30,10 +30,15 @@ export function TokenPrompt({ prompter }: { prompter: TokenPrompter }) {
     <dialog ref={dialog} class="dialog" aria-labelledby="token-title" data-testid="token-prompt"
       onCancel={(e) => { e.preventDefault(); prompter.answer(null); }}>
       <form onSubmit={submit} class="form">
-        <h2 id="token-title">This server needs its API token</h2>
+        <h2 id="token-title">Sign in to kowalski</h2>
+        {state.linkRefused && <p class="field__error" role="alert" data-testid="link-refused">That sign-in link was used already or has expired (links work once, for 10 minutes).</p>}
         <p>
-          Paste the token printed by <code>kowalski serve</code> (it is also kept in{' '}
-          <code>&lt;data dir&gt;/api-token</code>). It is stored in this browser only.
+          On the machine kowalski runs on, run <code>kowalski open</code>: it prints a one-time
+          sign-in link, and opens it where there is a browser.
+        </p>
+        <p>
+          Or paste the API token, kept in <code>&lt;data dir&gt;/api-token</code>. It is stored in
+          this browser only.
         </p>
         {state.refused && <p class="field__error" role="alert">The token stored in this browser was refused. Paste the current one.</p>}
         <div class="field">
