@@ -23,6 +23,7 @@ import { buildApi } from '../api/index.js';
 import { exportBundle } from '../bundles/index.js';
 import { builtinKindNames, createEngine } from '../engine/index.js';
 import { engineOptions, removeDir, tempDir } from './setup.js';
+import { BENCH_AUTH, BENCH_TOKEN } from './token.js';
 
 const LIMIT_MS = 240_000;
 const SETTLE_MS = 10_000;
@@ -49,7 +50,7 @@ async function serve(): Promise<void> {
   const engine = await createEngine(engineOptions(dir, 'normal', 8));
   let internal = 0;
   let logLines = 0;
-  const { app, hub } = await buildApi(engine, { port: 0, onInternalError: () => internal++, log: () => logLines++ });
+  const { app, hub } = await buildApi(engine, { token: BENCH_TOKEN, port: 0, onInternalError: () => internal++, log: () => logLines++ });
   await app.listen({ host: '127.0.0.1', port: 0 });
   let peak = 0;
   const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 50);
@@ -98,7 +99,7 @@ async function pool(total: number, parallel: number, job: (i: number) => Promise
 }
 
 async function post(base: string, url: string, body: Uint8Array | string, type: string): Promise<string> {
-  const res = await fetch(`${base}${url}`, { method: 'POST', headers: { 'content-type': type }, body });
+  const res = await fetch(`${base}${url}`, { method: 'POST', headers: { ...BENCH_AUTH, 'content-type': type }, body });
   const json = (await res.json()) as { error?: { code: string } };
   return `${res.status}${json.error === undefined ? '' : ` ${json.error.code}`}`;
 }
@@ -131,7 +132,7 @@ async function deafClient(port: number): Promise<net.Socket> {
   const payload = Buffer.from(JSON.stringify({ type: 'subscribe', after: 0 }));
   const mask = crypto.randomBytes(4);
   const frame = Buffer.concat([Buffer.from([0x81, 0x80 | payload.length]), mask, Buffer.from(payload.map((b, i) => b ^ mask[i % 4]!))]);
-  socket.write(`GET /api/ws HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: ${crypto.randomBytes(16).toString('base64')}\r\nSec-WebSocket-Protocol: kowalski\r\n\r\n`);
+  socket.write(`GET /api/ws HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: ${crypto.randomBytes(16).toString('base64')}\r\nSec-WebSocket-Protocol: kowalski, bearer.${BENCH_TOKEN}\r\n\r\n`);
   socket.write(frame);
   socket.pause();
   socket.on('error', () => undefined);

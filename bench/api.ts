@@ -16,6 +16,7 @@ import type { Sync } from './setup.js';
 import { engineOptions, noopSteps, removeDir, tempDir, verifyStep, writeHorde } from './setup.js';
 import { now } from './stats.js';
 import { resultOf, runPhase, send } from './proc.js';
+import { BENCH_TOKEN } from './token.js';
 
 interface Served {
   engine: Engine;
@@ -27,7 +28,7 @@ async function serve(synchronous: Sync, maxParallelSteps: number, hordes: (dir: 
   const dataDir = tempDir('api');
   hordes(path.join(dataDir, 'hordes'));
   const engine = await createEngine({ ...engineOptions(dataDir, synchronous, maxParallelSteps), ...(parkedKept === undefined ? {} : { parkedKept }) });
-  const { app } = await buildApi(engine, { port: 0 });
+  const { app } = await buildApi(engine, { token: BENCH_TOKEN, port: 0 });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const port = (app.server.address() as AddressInfo).port;
   return {
@@ -42,7 +43,7 @@ async function serve(synchronous: Sync, maxParallelSteps: number, hordes: (dir: 
 }
 
 function connect(url: string, onFrame: (frame: any) => void): Promise<WebSocket> {
-  const ws = new WebSocket(url, ['kowalski']);
+  const ws = new WebSocket(url, ['kowalski', `bearer.${BENCH_TOKEN}`]);
   ws.on('message', (data) => onFrame(JSON.parse(String(data))));
   return new Promise((resolve, reject) => {
     ws.once('open', () => resolve(ws));

@@ -13,6 +13,7 @@ import { wideBundle, wideHorde } from '../test/support/wide-horde.js';
 import type { WideHorde } from '../test/support/wide-horde.js';
 import { engineOptions, removeDir, tempDir } from './setup.js';
 import { now } from './stats.js';
+import { BENCH_AUTH, BENCH_TOKEN } from './token.js';
 
 export const WIDE_PROBLEMS = 28_000;
 
@@ -45,7 +46,7 @@ async function healthDuring(base: string, work: Promise<unknown>): Promise<numbe
   const times: number[] = [];
   while (!done) {
     const t0 = now();
-    await (await fetch(`${base}/api/health`)).arrayBuffer();
+    await (await fetch(`${base}/api/health`, { headers: BENCH_AUTH })).arrayBuffer();
     times.push(now() - t0);
   }
   return times.sort((a, b) => a - b);
@@ -64,18 +65,18 @@ export async function loaderOnce(): Promise<LoaderSample> {
     const validateMs = now() - t0;
 
     const engine = await createEngine({ ...engineOptions(path.join(home, 'data'), 'normal', 4), reloadDebounceMs: 50 });
-    const api = await buildApi(engine, { port: 0 });
+    const api = await buildApi(engine, { token: BENCH_TOKEN, port: 0 });
     try {
       await api.app.listen({ host: '127.0.0.1', port: 0 });
       const base = `http://127.0.0.1:${(api.app.server.address() as AddressInfo).port}`;
       await engine.triggers.start();
-      await (await fetch(`${base}/api/hordes`)).arrayBuffer(); // the catalog thread is started
+      await (await fetch(`${base}/api/hordes`, { headers: BENCH_AUTH })).arrayBuffer(); // the catalog thread is started
 
       const bundle = wideBundle(wide, 'wide');
       let refusalBytes = 0;
       const uploads = (async () => {
         for (let i = 0; i < 3; i++) {
-          const res = await fetch(`${base}/api/bundles`, { method: 'POST', headers: { 'content-type': 'application/zip' }, body: bundle });
+          const res = await fetch(`${base}/api/bundles`, { method: 'POST', headers: { ...BENCH_AUTH, 'content-type': 'application/zip' }, body: bundle });
           refusalBytes = (await res.arrayBuffer()).byteLength;
         }
       })();
@@ -91,7 +92,7 @@ export async function loaderOnce(): Promise<LoaderSample> {
       const reloads = (async () => {
         writeFolder(path.join(engine.paths.hordes, 'wide'), wide);
         await changed;
-        for (let i = 0; i < 3; i++) await (await fetch(`${base}/api/hordes`)).arrayBuffer();
+        for (let i = 0; i < 3; i++) await (await fetch(`${base}/api/hordes`, { headers: BENCH_AUTH })).arrayBuffer();
       })();
       const reload = await healthDuring(base, reloads);
       await reloads;

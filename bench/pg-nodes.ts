@@ -17,6 +17,7 @@ import { mainThreadCpuUs, now } from './stats.js';
 import { W1_STEPS, drive as driveRuns } from './w1.js';
 import { HOOK_CONNECTIONS, drive as deliver, writeHookHorde } from './webhook.js';
 import type { IntakeSample } from './webhook.js';
+import { BENCH_TOKEN } from './token.js';
 
 /** `total` dealt out among `parts`, the first ones taking the remainder: 50 / 3 → 17, 17, 16. */
 export function shares(total: number, parts: number): number[] {
@@ -159,7 +160,7 @@ export async function pgHookNode(url: string, files: string, home: string): Prom
   writeHookHorde(home);
   const engine = await createEngine(engineOptions(home, 'full', 50, { url, files }));
   try {
-    const { app } = await buildApi(engine, { port: 0 });
+    const { app } = await buildApi(engine, { token: BENCH_TOKEN, port: 0 });
     await app.listen({ host: '127.0.0.1', port: 0 });
     try {
       await engine.triggers.start(); // as `kowalski serve` does before it answers

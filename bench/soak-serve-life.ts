@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { BENCH_AUTH } from './token.js';
 
 /** The CLI next to this module: `bin/kowalski.ts` through tsx, or under dist/ the compiled `bin/kowalski.js` (starts several times faster). */
 const COMPILED = import.meta.url.endsWith('.js');
@@ -107,7 +108,7 @@ async function call(origin: string, method: string, route: string, body: unknown
   try {
     const res = await fetch(`${origin}${route}`, {
       method,
-      headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+      headers: body === undefined ? { ...BENCH_AUTH, ...headers } : { ...BENCH_AUTH, 'content-type': 'application/json', ...headers },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       signal: AbortSignal.timeout(30_000),
     });

@@ -26,6 +26,7 @@ import type { Attempt } from './soak-ledger.js';
 import { ledgerMark, processesOfRuns, readLedger } from './soak-ledger.js';
 import type { Books, Server } from './soak-serve-life.js';
 import { drive, emptyDriveCounts, listRuns, now, openBooks, startServer } from './soak-serve-life.js';
+import { BENCH_TOKEN } from './token.js';
 
 const KILLS = numberOption('kills', 1000);
 const MAX_DELAY_MS = numberOption('max-delay-ms', 1500);
@@ -154,6 +155,8 @@ async function main(): Promise<void> {
   const ledger = path.join(dir, 'ledger');
   fs.writeFileSync(ledger, '');
   writeHordes(home, ledger);
+  // serve keeps the token it finds: the driver's requests carry it.
+  fs.writeFileSync(path.join(home, 'api-token'), `${BENCH_TOKEN}\n`, { mode: 0o600 });
   const books = openBooks(path.join(dir, 'books'));
   const drove = emptyDriveCounts();
   const problems: string[] = [];

@@ -14,6 +14,7 @@ import { createEngine } from '../engine/index.js';
 import type { BenchStore, Sync } from './setup.js';
 import { engineOptions, removeDir, tempDir } from './setup.js';
 import { mainThreadCpuUs, now } from './stats.js';
+import { BENCH_AUTH, BENCH_TOKEN } from './token.js';
 
 export const HOOK_CONNECTIONS = 50;
 
@@ -40,7 +41,7 @@ export async function drive(origins: string | readonly string[], route: string, 
       const pool = pools[lane % pools.length]!;
       while (next < total) {
         const i = next++;
-        const res = await pool.request({ path: route, method: 'POST', body: JSON.stringify({ n: i }), headers: { 'content-type': 'application/json', ...headers(i) } });
+        const res = await pool.request({ path: route, method: 'POST', body: JSON.stringify({ n: i }), headers: { 'content-type': 'application/json', ...BENCH_AUTH, ...headers(i) } });
         await res.body.text();
         if (res.statusCode !== expect) bad++;
       }
@@ -91,7 +92,7 @@ export async function webhookOnce(total: number, synchronous: Sync, store?: Benc
   const dataDir = tempDir('hooks');
   writeHookHorde(dataDir);
   const engine = await createEngine(engineOptions(dataDir, synchronous, 50, store));
-  const { app } = await buildApi(engine, { port: 0 });
+  const { app } = await buildApi(engine, { token: BENCH_TOKEN, port: 0 });
   await app.listen({ host: '127.0.0.1', port: 0 });
   // As `kowalski serve` does before it answers: the trigger service and the catalog are
   // loaded, so the first deliveries do not time a one-off catalog read.

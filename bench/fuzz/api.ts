@@ -19,6 +19,7 @@ import { numberOption } from '../args.js';
 import type { Rng } from './rng.js';
 import { mutateText, NASTY, randomString } from './rng.js';
 import type { FuzzTarget } from './target.js';
+import { BENCH_AUTH, BENCH_TOKEN } from '../token.js';
 
 const RAW_EVERY = numberOption('raw-every', 50);
 
@@ -86,7 +87,9 @@ function headers(rng: Rng, host: string): Record<string, string> {
   if (rng.chance(0.6)) h['content-type'] = 'application/json';
   else if (rng.chance(0.5)) h['content-type'] = rng.pick(['application/json; charset=utf-16', 'text/plain', 'application/zip', 'multipart/form-data; boundary=x', 'garbage', '', 'application/x-www-form-urlencoded']);
   if (rng.chance(0.1)) h.origin = rng.pick(['http://evil.example', 'null', `http://${host}`, `https://${host}`, randomString(rng)]);
-  if (rng.chance(0.05)) h.authorization = rng.pick(['Bearer ', 'Bearer x', 'Basic AAAA', randomString(rng)]);
+  // Mostly the right token (so the routes behind it are reached), sometimes none or a wrong one.
+  if (rng.chance(0.9)) h.authorization = BENCH_AUTH.authorization;
+  else if (rng.chance(0.5)) h.authorization = rng.pick(['Bearer ', 'Bearer x', 'Basic AAAA', randomString(rng)]);
   if (rng.chance(0.05)) h['x-request-id'] = randomString(rng, 300);
   if (rng.chance(0.03)) h['x-huge'] = 'h'.repeat(rng.size(256 * 1024));
   if (rng.chance(0.03)) h['content-encoding'] = rng.pick(['gzip', 'br', 'deflate', 'x']);
@@ -130,19 +133,19 @@ export async function apiTarget(dataDir: string): Promise<FuzzTarget> {
   const internal: string[] = [];
   const engine = await createEngine({ dataDir, config: DEFAULT_CONFIG });
   await engine.recover();
-  const { app } = await buildApi(engine, { port: 0, onInternalError: (err) => internal.push(err instanceof Error ? err.stack ?? err.message : String(err)), log: () => {} });
+  const { app } = await buildApi(engine, { token: BENCH_TOKEN, port: 0, onInternalError: (err) => internal.push(err instanceof Error ? err.stack ?? err.message : String(err)), log: () => {} });
   await app.listen({ host: '127.0.0.1', port: 0 });
   await engine.triggers.start();
   const { port } = app.server.address() as AddressInfo;
   const host = `127.0.0.1:${port}`;
-  const runId = (JSON.parse((await app.inject({ method: 'POST', url: '/api/hordes/fz/runs', headers: { host, 'content-type': 'application/json' }, payload: '{"input":{}}' })).body) as { runId: string }).runId;
+  const runId = (JSON.parse((await app.inject({ method: 'POST', url: '/api/hordes/fz/runs', headers: { host, ...BENCH_AUTH, 'content-type': 'application/json' }, payload: '{"input":{}}' })).body) as { runId: string }).runId;
   return {
     async one(i, rng) {
       if (RAW_EVERY > 0 && i % RAW_EVERY === 0) {
         const line = await raw(port, rng);
         const status = Number(/^HTTP\/1\.1 (\d+)/.exec(line)?.[1] ?? 0);
         if (status >= 500 && status !== 503) throw new Error(`raw request answered ${line}`);
-        const health = await fetch(`http://${host}/api/health`, { signal: AbortSignal.timeout(5000) });
+        const health = await fetch(`http://${host}/api/health`, { headers: BENCH_AUTH, signal: AbortSignal.timeout(5000) });
         if (health.status !== 200) throw new Error(`after a raw request /api/health answered ${health.status}`);
         return `raw ${status === 0 ? line.slice(0, 12) : status}`;
       }

@@ -19,6 +19,7 @@ import { cliSandbox, outputOf, startCli } from '../support/cli.js';
 import type { RunningCli } from '../support/cli.js';
 import { startFakeOllama } from '../support/fake-models.js';
 import { waitFor } from '../support/wait.js';
+import { AUTH, writeTestToken } from '../support/token.js';
 
 const SECRET = 'crash-test-secret-0123456789';
 
@@ -39,6 +40,7 @@ async function callbackLedger(t: TestContext): Promise<{ url: string; posts: str
 
 /** `kowalski serve` on the home, once its adapter runs: its base URL. */
 async function serve(t: TestContext, home: string, env: NodeJS.ProcessEnv = {}): Promise<{ cli: RunningCli; url: string }> {
+  writeTestToken(home);
   const cli = startCli(home, ['serve', '--no-open', '--port', '0'], { limitMs: 180_000, env });
   cleanups(t)(async () => {
     if (cli.child.exitCode === null && cli.child.signalCode === null) cli.child.kill('SIGTERM');
@@ -47,7 +49,7 @@ async function serve(t: TestContext, home: string, env: NodeJS.ProcessEnv = {}):
   const line = await cli.stderrLine(/^kowalski serving .* at (http:\S+)/);
   const url = /at (http:\S+)/.exec(line)![1]!;
   await waitFor(async () => {
-    const res = await fetch(`${url}api/adapters`);
+    const res = await fetch(`${url}api/adapters`, { headers: AUTH });
     const body = (await res.json()) as { adapters: Array<{ state: string }> };
     return body.adapters[0]?.state === 'running';
   }, 'the webhook adapter running', 60_000);
@@ -56,7 +58,7 @@ async function serve(t: TestContext, home: string, env: NodeJS.ProcessEnv = {}):
 
 function deliver(url: string, delivery: string, text: string): Promise<Response> {
   const raw = Buffer.from(JSON.stringify({ text, conversation: 'crash' }));
-  return fetch(`${url}adapters/webhook/hook`, { method: 'POST', body: raw, headers: { 'content-type': 'application/json', ...signedHeaders(SECRET, delivery, raw, Date.now()) } });
+  return fetch(`${url}adapters/webhook/hook`, { method: 'POST', body: raw, headers: { ...AUTH, 'content-type': 'application/json', ...signedHeaders(SECRET, delivery, raw, Date.now()) } });
 }
 
 for (const point of ['adapter-before-reply', 'adapter-after-accept'] as const) {

@@ -15,6 +15,7 @@ import { fakeSlackApi, slackSigned } from '../support/fake-chat-apis.js';
 import { startFakeOllama } from '../support/fake-models.js';
 import { tempDir } from '../support/tmp.js';
 import { waitFor } from '../support/wait.js';
+import { writeTestToken } from '../support/token.js';
 
 const SECRET = 'crash-test-signing-secret';
 const TOKEN = 'xoxb-crash-test';
@@ -30,6 +31,7 @@ test('SIGKILL after a Slack event is acknowledged and before its reply: after th
     '[adapters.slack]', 'enabled = true', `signing_secret = "${SECRET}"`, 'bot_token_env = "KW_TEST_SLACK_TOKEN"', `api_url = "${slack.url}"`, '',
   ].join('\n'));
   const serve = async (): Promise<{ server: RunningCli; url: string }> => {
+    writeTestToken(home);
     const server = startCli(home, ['serve', '--no-open', '--port', '0'], { limitMs: 120_000, env: { KW_TEST_SLACK_TOKEN: TOKEN } });
     cleanups(t)(async () => {
       if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');

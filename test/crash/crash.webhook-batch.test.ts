@@ -18,6 +18,7 @@ import { TEST_KINDS, writeHorde } from '../support/engine.js';
 import { tempDir } from '../support/tmp.js';
 import { cleanups } from '../support/cleanup.js';
 import { childStoreEnv, testStoreConfig } from '../support/pg-store.js';
+import { AUTH } from '../support/token.js';
 
 const SERVER = new URL('./hook-server.ts', import.meta.url).pathname;
 const DELIVERIES = 200;
@@ -62,7 +63,7 @@ async function deliverAndKill(t: TestContext, kill: Kill): Promise<void> {
       const id = `d-${next++}`;
       let answer: { status: number; body: { runId?: string } };
       try {
-        const res = await pool.request({ path: '/hooks/hooked/in', method: 'POST', body: JSON.stringify({ id }), headers: { 'content-type': 'application/json', 'x-request-id': id } });
+        const res = await pool.request({ path: '/hooks/hooked/in', method: 'POST', body: JSON.stringify({ id }), headers: { ...AUTH, 'content-type': 'application/json', 'x-request-id': id } });
         answer = { status: res.statusCode, body: await res.body.json() as { runId?: string } };
       } catch (err) {
         if (!killed && kill.crashAt === undefined) throw err;

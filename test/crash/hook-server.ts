@@ -7,10 +7,11 @@ import type { AddressInfo } from 'node:net';
 import { buildApi } from '../../api/index.js';
 import { createEngine } from '../../engine/index.js';
 import { TEST_KINDS } from '../support/engine.js';
+import { TEST_TOKEN } from '../support/token.js';
 
 const [, , dataDir, holdUs] = process.argv;
 const engine = await createEngine({ dataDir: dataDir!, extraStepKinds: TEST_KINDS, intakeHoldUs: Number(holdUs) });
-const { app } = await buildApi(engine, { port: 0 });
+const { app } = await buildApi(engine, { token: TEST_TOKEN, port: 0 });
 await app.listen({ host: '127.0.0.1', port: 0 });
 await engine.triggers.start();
 process.stdout.write(`LISTENING ${(app.server.address() as AddressInfo).port}\n`);

@@ -3,8 +3,8 @@
  * real `kowalski serve` child process: start a built-in horde from its form, park on the
  * exact command, approve or deny, open the artifact; the form's own checks; a server killed
  * with SIGKILL mid-step and started again on the same folder and port, the open page
- * catching up by itself; Setup keeps the key secret; a server bound beyond loopback asks
- * for its token; empty states; a model step's calls (against a fake Ollama server), live,
+ * catching up by itself; Setup keeps the key secret; signing in with the one-time link
+ * (and what the bare address says); empty states; a model step's calls (against a fake Ollama server), live,
  * opened to their prompt, completion and tool calls. Waits are bounded waits on page state, never sleeps.
  * Screenshots of each screen and key moment go to test/output/screens/.
  */
@@ -18,6 +18,7 @@ import { apiJson, browserForFile, cleanups, openPage, serve, shot, testId, textO
 import type { Server } from '../support/browser.js';
 import { startFakeOllama } from '../support/fake-models.js';
 import { tempDir } from '../support/tmp.js';
+import { TEST_TOKEN } from '../support/token.js';
 
 const browser = browserForFile();
 
@@ -374,26 +375,49 @@ describe('the operator app in a browser', () => {
     assert.ok(toml.startsWith('# written by hand\n[model]\ntool_calling = "auto" # keep me\ndefault = "ollama:mistral:7b"\n'), toml);
   });
 
-  test('bound beyond loopback, the app asks for the token the server printed, then loads', async (t) => {
-    const { page, url, home, server } = await scene(t, ['--host', '0.0.0.0']);
-    const printed = /^ {2}(\S{32,})$/.exec(await server.cli.stderrLine(/^ {2}\S{32,}$/))![1]!;
-    assert.equal(fs.readFileSync(path.join(home, 'api-token'), 'utf8').trim(), printed);
-    assert.equal((await apiJson(url, 'GET', '/api/hordes')).status, 401);
+  test('signing in: the bare address says how to get in; the link serve printed signs in, once; a used link says so; a pasted token works too', async (t) => {
+    const defer = cleanups(t);
+    const home = path.join(fs.realpathSync(tempDir(t, 'kw-e2e-')), 'home');
+    const [server, { page, pageErrors }, other] = await Promise.all([
+      serve(home, defer), openPage(browser(), defer, { signedIn: false }), openPage(browser(), defer, { signedIn: false }),
+    ]);
+    defer(() => assert.deepEqual([...pageErrors, ...other.pageErrors], [], 'uncaught exceptions in the pages'));
+    assert.match(server.signIn, /\?code=[\w-]{22}$/);
 
-    await page.goto(url);
+    // The bare address: nothing loads; the page says how to get in.
+    await page.goto(server.url);
     const prompt = testId(page, 'token-prompt');
     await prompt.waitFor({ state: 'visible' });
+    assert.match(await textOf(prompt.getByRole('heading')), /Sign in to kowalski/);
+    assert.match(await textOf(prompt), /run kowalski open: it prints a one-time\s+sign-in link.*<data dir>\/api-token/s);
     assert.equal(await testId(page, 'horde-card-retry-command').count(), 0, 'nothing loads without the token');
-    await shot(page, '10-token-prompt');
+    assert.equal(await testId(prompt, 'link-refused').count(), 0);
+    await shot(page, '10-sign-in');
 
-    await testId(prompt, 'token-input').fill(printed);
-    await prompt.getByRole('button', { name: 'Use this token' }).click();
+    // The link: signed in, the code gone from the address, the websocket up.
+    await page.goto(server.signIn);
     await testId(page, 'horde-card-retry-command').waitFor();
-    await prompt.waitFor({ state: 'hidden' });
-    // The websocket reconnects with the token too.
+    assert.equal(await prompt.isVisible(), false);
+    assert.equal(page.url().includes('code='), false, page.url());
+    assert.equal(await page.evaluate('localStorage.getItem("kowalski.token")'), TEST_TOKEN);
     await testId(page, 'socket-down').waitFor({ state: 'detached' });
-    assert.equal(await page.evaluate('localStorage.getItem("kowalski.token")'), printed);
-    await shot(page, '16-hordes-with-token');
+    await page.reload();
+    await testId(page, 'horde-card-retry-command').waitFor();
+    assert.equal(await prompt.isVisible(), false, 'the token is kept');
+
+    // The same link in another browser: used already.
+    await other.page.goto(server.signIn);
+    const otherPrompt = testId(other.page, 'token-prompt');
+    await otherPrompt.waitFor({ state: 'visible' });
+    assert.match(await textOf(testId(otherPrompt, 'link-refused')), /used already or has expired/);
+    assert.equal(other.page.url().includes('code='), false, 'a refused code is taken off the address too');
+    await shot(other.page, '11-sign-in-link-used');
+    await testId(otherPrompt, 'token-input').fill(fs.readFileSync(path.join(home, 'api-token'), 'utf8').trim());
+    await otherPrompt.getByRole('button', { name: 'Use this token' }).click();
+    await testId(other.page, 'horde-card-retry-command').waitFor();
+    await otherPrompt.waitFor({ state: 'hidden' });
+    await testId(other.page, 'socket-down').waitFor({ state: 'detached' });
+    await shot(other.page, '16-hordes-with-token');
   });
 
   test('a model step\'s calls show under its steps, live: model, tokens, cost, a failed tool call; a row opens (by keyboard too) to the prompt and the completion, shown as plain text', async (t) => {

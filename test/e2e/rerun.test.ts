@@ -16,6 +16,7 @@ import { WAIT_MS, browserForFile, cleanups, openPage, shot, testId } from '../su
 import { writeHorde } from '../support/engine.js';
 import { startFakeOllama } from '../support/fake-models.js';
 import { tempDir } from '../support/tmp.js';
+import { TEST_TOKEN } from '../support/token.js';
 
 const browser = browserForFile();
 
@@ -35,7 +36,7 @@ test('the button on a step starts a re-run from it, with the model answers repla
   fs.writeFileSync(path.join(dir, 'prompts', 'final.md'), 'Make the draft final.');
   const engine = await createEngine({ dataDir: home });
   defer(() => engine.close());
-  const api = await buildApi(engine, { port: 0, onInternalError: (err) => t.diagnostic(`internal: ${String(err)}`) });
+  const api = await buildApi(engine, { token: TEST_TOKEN, port: 0, onInternalError: (err) => t.diagnostic(`internal: ${String(err)}`) });
   defer(() => api.app.close());
   const { base } = await listen(api);
   const old = await engine.startRun((await engine.resolveHorde('notes')).horde, { topic: 'sky' });

@@ -24,6 +24,7 @@ import { listen } from '../support/api.js';
 import { apiJson, browserForFile, cleanups, openPage, shot, testId, textOf } from '../support/browser.js';
 import { writeHorde } from '../support/engine.js';
 import { tempDir } from '../support/tmp.js';
+import { AUTH, TEST_TOKEN } from '../support/token.js';
 
 const browser = browserForFile();
 
@@ -47,7 +48,7 @@ async function scene(t: TestContext, prepare: (hordes: string) => void): Promise
   const engine = await createEngine({ dataDir: home, config: DEFAULT_CONFIG });
   defer(() => engine.close());
   await engine.triggers.start();
-  const api = await buildApi(engine, { port: 0, onInternalError: (err) => t.diagnostic(`internal: ${String(err)}`) });
+  const api = await buildApi(engine, { token: TEST_TOKEN, port: 0, onInternalError: (err) => t.diagnostic(`internal: ${String(err)}`) });
   defer(() => api.app.close());
   const { base } = await listen(api);
   const { page, pageErrors } = await openPage(browser(), defer);
@@ -85,7 +86,7 @@ function hordeDirs(home: string): string[] {
 
 /** The horde's bundle as the API exports it. */
 async function exported(url: string, id: string): Promise<Buffer> {
-  const res = await fetch(new URL(`/api/hordes/${id}/bundle`, url));
+  const res = await fetch(new URL(`/api/hordes/${id}/bundle`, url), { headers: AUTH });
   assert.equal(res.status, 200, await res.clone().text());
   return Buffer.from(await res.arrayBuffer());
 }

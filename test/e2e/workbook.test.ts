@@ -25,6 +25,7 @@ import { listen } from '../support/api.js';
 import { browserForFile, cleanups, openPage, shot, testId, textOf } from '../support/browser.js';
 import { writeHorde } from '../support/engine.js';
 import { tempDir } from '../support/tmp.js';
+import { TEST_TOKEN } from '../support/token.js';
 
 const HORDE = fileURLToPath(new URL('../fixtures/hordes/workbook', import.meta.url));
 const KIND: StepKindInfo = {
@@ -56,7 +57,7 @@ async function scene(t: TestContext, horde: (root: string) => string = () => HOR
   const home = path.join(root, 'home');
   const engine = await createEngine({ dataDir: home, config: DEFAULT_CONFIG, extraStepKinds: [KIND] });
   defer(() => engine.close());
-  const api = await buildApi(engine, { port: 0, onInternalError: (err) => t.diagnostic(`internal: ${String(err)}`) });
+  const api = await buildApi(engine, { token: TEST_TOKEN, port: 0, onInternalError: (err) => t.diagnostic(`internal: ${String(err)}`) });
   defer(() => api.app.close());
   const { base } = await listen(api);
 

@@ -16,6 +16,7 @@ import { discordKeys, fakeDiscordApi } from '../support/fake-chat-apis.js';
 import type { FakeChatApi } from '../support/fake-chat-apis.js';
 import type { FakeModelServer, FakeScript } from '../support/fake-models.js';
 import { waitFor } from '../support/wait.js';
+import { TEST_TOKEN } from '../support/token.js';
 
 const APP_ID = '123456789012345678';
 const PATH = '/adapters/discord/interactions';
@@ -35,7 +36,7 @@ async function discordSetup(t: TestContext, script: FakeScript, publicKey?: stri
   const keys = discordKeys();
   const s = await adapterSetup(t, script, `[adapters.discord]\nenabled = true\npublic_key = "${publicKey ?? keys.publicHex}"\napplication_id = "${APP_ID}"\napi_url = "${discord.url}"\n`);
   await s.engine.adapters.start();
-  const api = await buildApi(s.engine, { port: 8765, onInternalError: (err) => t.diagnostic(`internal: ${String(err)}`) });
+  const api = await buildApi(s.engine, { token: TEST_TOKEN, port: 8765, onInternalError: (err) => t.diagnostic(`internal: ${String(err)}`) });
   cleanups(t)(() => api.app.close());
   const post = async (body: string, headers: Record<string, string>): Promise<{ status: number; json: any }> => {
     const res = await api.app.inject({ method: 'POST', url: PATH, headers: { host: '127.0.0.1:8765', ...headers }, payload: body });

@@ -16,6 +16,7 @@ import { fakeSlackApi, SLACK_BOT_USER, slackSigned } from '../support/fake-chat-
 import type { FakeChatApi } from '../support/fake-chat-apis.js';
 import type { FakeModelServer, FakeScript } from '../support/fake-models.js';
 import { waitFor } from '../support/wait.js';
+import { TEST_TOKEN } from '../support/token.js';
 
 const SECRET = 'slack-signing-secret-for-tests';
 const TOKEN = 'xoxb-test-token-123';
@@ -37,7 +38,7 @@ async function slackSetup(t: TestContext, script: FakeScript, options: { token?:
   cleanups(t)(() => delete process.env.KW_TEST_SLACK_TOKEN);
   const s = await adapterSetup(t, script, `[adapters.slack]\nenabled = true\nagent = "assistant"\nsigning_secret = "${SECRET}"\nbot_token_env = "KW_TEST_SLACK_TOKEN"\napi_url = "${slack.url}"\n`);
   await s.engine.adapters.start();
-  const api = await buildApi(s.engine, { port: 8765, onInternalError: (err) => t.diagnostic(`internal: ${String(err)}`) });
+  const api = await buildApi(s.engine, { token: TEST_TOKEN, port: 8765, onInternalError: (err) => t.diagnostic(`internal: ${String(err)}`) });
   cleanups(t)(() => api.app.close());
   const post = async (body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: any }> => {
     const res = await api.app.inject({ method: 'POST', url: PATH, headers: { host: '127.0.0.1:8765', ...headers }, payload: typeof body === 'string' ? body : JSON.stringify(body) });

@@ -9,16 +9,17 @@ import { signedHeaders, webhookDigest } from '../../engine/index.js';
 import { adapterSetup, echoScript } from '../support/adapters.js';
 import { cleanups } from '../support/cleanup.js';
 import { waitFor } from '../support/wait.js';
+import { AUTH, TEST_TOKEN } from '../support/token.js';
 
 const SECRET = 'whk-test-secret-0123456789';
 
 async function webhookApi(t: TestContext, adapters: string) {
   const setup = await adapterSetup(t, echoScript, adapters);
   await setup.engine.adapters.start();
-  const { app } = await buildApi(setup.engine, { port: 8765 });
+  const { app } = await buildApi(setup.engine, { token: TEST_TOKEN, port: 8765 });
   cleanups(t)(() => app.close());
   const call = async (method: 'GET' | 'POST', url: string, payload?: Buffer, headers: Record<string, string> = {}) => {
-    const res = await app.inject({ method, url, headers: { host: '127.0.0.1:8765', ...headers }, ...(payload === undefined ? {} : { payload }) });
+    const res = await app.inject({ method, url, headers: { host: '127.0.0.1:8765', ...AUTH, ...headers }, ...(payload === undefined ? {} : { payload }) });
     return { status: res.statusCode, json: JSON.parse(res.body) };
   };
   /** A delivery signed with `secret` at `nowMs`. */

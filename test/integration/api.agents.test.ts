@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { listen, testApi } from '../support/api.js';
+import { AUTH } from '../support/token.js';
 
 const critic = (extra = ''): string => `---\nname = "critic"\ndescription = "Criticises kindly."\n${extra}\n---\n\nYou criticise kindly.\n`;
 
@@ -62,7 +63,7 @@ test('save over a real socket: 422 with every problem and nothing written, then 
   const api = await testApi(t, { port: 0 });
   const { base } = await listen(api);
   const put = async (name: string, text: string) => {
-    const res = await fetch(`${base}/api/agents/${name}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text }) });
+    const res = await fetch(`${base}/api/agents/${name}`, { method: 'PUT', headers: { ...AUTH, 'content-type': 'application/json' }, body: JSON.stringify({ text }) });
     return { status: res.status, json: await res.json() as any };
   };
   const file = path.join(api.home, 'team', 'critic.md');
@@ -76,14 +77,14 @@ test('save over a real socket: 422 with every problem and nothing written, then 
   assert.equal(saved.status, 200);
   assert.deepEqual(saved.json, { name: 'critic', description: 'Criticises kindly.', tools: [], maxIterations: 4, prompt: 'You criticise kindly.', origin: 'user', file });
   assert.equal(fs.readFileSync(file, 'utf8'), critic('tools = []\nmax_iterations = 4'));
-  const list = await (await fetch(`${base}/api/agents`)).json() as any;
+  const list = await (await fetch(`${base}/api/agents`, { headers: AUTH })).json() as any;
   assert.ok(list.agents.some((a: any) => a.name === 'critic' && a.origin === 'user'));
 
   const override = await put('scribe', '---\nname = "scribe"\ndescription = "My scribe."\ntools = ["read_file"]\n---\nTidy.\n');
   assert.deepEqual([override.status, override.json.origin, override.json.description], [200, 'user', 'My scribe.']);
-  const reset = await fetch(`${base}/api/agents/scribe`, { method: 'DELETE' });
+  const reset = await fetch(`${base}/api/agents/scribe`, { method: 'DELETE', headers: AUTH });
   assert.equal(reset.status, 204);
-  const back = await (await fetch(`${base}/api/agents/scribe`)).json() as any;
+  const back = await (await fetch(`${base}/api/agents/scribe`, { headers: AUTH })).json() as any;
   assert.deepEqual([back.origin, back.profile.description], ['builtin', 'Writes, files and tidies notes in the vault; every write is recorded and can be reverted.']);
 });
 

@@ -7,6 +7,7 @@ import { startFakeOllama } from '../support/fake-models.js';
 import { ANSWER, writeModelConfig, writeModelHorde } from '../support/budget.js';
 import { tempDir } from '../support/tmp.js';
 import { cleanups } from '../support/cleanup.js';
+import { AUTH, TEST_TOKEN } from '../support/token.js';
 
 test('a run parked for its budget shows spent and limits; a raise through the API lets it finish; bad raises name the field', async (t) => {
   const server = await startFakeOllama(() => ANSWER);
@@ -16,11 +17,11 @@ test('a run parked for its budget shows spent and limits; a raise through the AP
   writeModelHorde(home, 'tok', '[budget]\nmodel_calls = 1');
   const engine = await createEngine({ dataDir: home });
   cleanups(t)(() => engine.close());
-  const api = await buildApi(engine, { port: 8765 });
+  const api = await buildApi(engine, { token: TEST_TOKEN, port: 8765 });
   cleanups(t)(() => api.app.close());
   const call = async (method: 'GET' | 'POST', url: string, body?: unknown): Promise<{ status: number; json: any }> => {
     const res = await api.app.inject({
-      method, url, headers: { host: '127.0.0.1:8765', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      method, url, headers: { host: '127.0.0.1:8765', ...AUTH, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
     });
     return { status: res.statusCode, json: res.json() };

@@ -10,10 +10,11 @@ import { buildApi } from '../../api/index.js';
 import { TestSocket, listen } from '../support/api.js';
 import { chatSetup, perAgent, profile } from '../support/chat.js';
 import { cleanups } from '../support/cleanup.js';
+import { AUTH, TEST_TOKEN } from '../support/token.js';
 
 async function call(base: string, method: string, url: string, body?: unknown): Promise<{ status: number; json: any }> {
   const res = await fetch(`${base}${url}`, {
-    method, ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+    method, headers: { ...AUTH, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   return { status: res.status, json: await res.json() };
 }
@@ -28,7 +29,7 @@ test('a message is taken once committed, its answer streams to a follower and is
     boss: [{ toolCalls: [{ name: 'delegate_to_agent', arguments: { agent: 'helper', task: 'count' } }] }, { text: 'Helper counted one two three.', chunkDelayMs: 5 }],
     helper: [{ text: 'one two three', chunkDelayMs: 5 }],
   }), TEAM);
-  const api = await buildApi(s.engine, { port: 0 });
+  const api = await buildApi(s.engine, { token: TEST_TOKEN, port: 0 });
   cleanups(t)(() => api.app.close());
   const { base, wsUrl } = await listen(api);
 

@@ -10,6 +10,7 @@ import net from 'node:net';
 import { test } from 'node:test';
 import { ERROR_CODES } from '../../core/index.js';
 import { TestSocket, listen, testApi } from '../support/api.js';
+import { AUTH, TEST_TOKEN, WS_PROTOCOLS } from '../support/token.js';
 
 interface RawAnswer { status: number; headers: Record<string, string>; body: string; json: any }
 
@@ -67,7 +68,7 @@ async function until(condition: () => boolean): Promise<void> {
 
 function get(port: number, path: string, headers: Record<string, string>): Promise<{ status: number; json: any }> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, path, headers: { connection: 'close', ...headers } }, (res) => {
+    const req = http.request({ host: '127.0.0.1', port, path, headers: { connection: 'close', ...AUTH, ...headers } }, (res) => {
       let body = '';
       res.on('data', (c: Buffer) => (body += c.toString()));
       res.on('end', () => resolve({ status: res.statusCode!, json: JSON.parse(body) }));
@@ -101,7 +102,7 @@ test('Origin must be the server itself — http, one of its names, its port — 
   for (const origin of accepted) {
     const r = await get(port, '/api/runs', { origin });
     assert.equal(r.status, 200, `HTTP, Origin ${origin}: ${JSON.stringify(r.json)}`);
-    const ws = await TestSocket.open(t, wsUrl, ['kowalski'], { origin });
+    const ws = await TestSocket.open(t, wsUrl, WS_PROTOCOLS, { origin });
     assert.equal((await ws.next((f) => f.type === 'hello')).type, 'hello', `websocket, Origin ${origin}`);
     ws.ws.close();
   }
@@ -111,7 +112,7 @@ test('Origin must be the server itself — http, one of its names, its port — 
 test('what the HTTP parser refuses is answered in our shape with connection: close — 431, 414, a malformed request line', async (t) => {
   const api = await testApi(t, { port: 0 });
   const { port } = await listen(api);
-  const host = `Host: 127.0.0.1:${port}\r\n`;
+  const host = `Host: 127.0.0.1:${port}\r\nAuthorization: Bearer ${TEST_TOKEN}\r\n`;
   const headers = await rawHttp(port, `GET /api/health HTTP/1.1\r\n${host}X-Big: ${'h'.repeat(20_000)}\r\n\r\n`);
   assertShape(headers, 431, 'KW_ERR_HEADERS_TOO_LARGE', 'a 20 kB header');
   assert.equal(headers.headers.connection, 'close');
@@ -138,7 +139,7 @@ test('what the HTTP parser refuses is answered in our shape with connection: clo
 test('the router, the websocket handshake and CONNECT answer in our shape too', async (t) => {
   const api = await testApi(t, { port: 0 });
   const { port } = await listen(api);
-  const host = `Host: 127.0.0.1:${port}\r\n`;
+  const host = `Host: 127.0.0.1:${port}\r\nAuthorization: Bearer ${TEST_TOKEN}\r\n`;
   const upgrade = 'Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n';
   const cases: [string, string, number, string][] = [
     ['a % without two hex digits', `GET /api/%zz HTTP/1.1\r\n${host}connection: close\r\n\r\n`, 400, 'KW_ERR_BAD_URL'],
@@ -177,7 +178,7 @@ test('a client that cuts an upload mid-body is one log line naming the route, no
   const { port } = await listen(api);
   const socket = net.connect(port, '127.0.0.1');
   await new Promise((resolve) => socket.once('connect', resolve));
-  socket.write(`POST /api/bundles HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/zip\r\nContent-Length: ${4 * 1024 * 1024}\r\n\r\n`);
+  socket.write(`POST /api/bundles HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${TEST_TOKEN}\r\nContent-Type: application/zip\r\nContent-Length: ${4 * 1024 * 1024}\r\n\r\n`);
   socket.write(Buffer.alloc(256 * 1024, 7));
   await new Promise<void>((resolve) => socket.write('', () => resolve()));
   socket.destroy();
@@ -194,13 +195,13 @@ test('uploads are taken two at a time by default (here one): one more is 503 KW_
   const wentAway = new Promise<void>((resolve) => (gone = resolve));
   const api = await testApi(t, { port: 0, maxUploads: 1, log: () => gone() });
   const { base, port } = await listen(api);
-  const bundle = Buffer.from(await (await fetch(`${base}/api/hordes/quick/bundle`)).arrayBuffer());
-  const upload = (): Promise<Response> => fetch(`${base}/api/bundles`, { method: 'POST', headers: { 'content-type': 'application/zip' }, body: bundle });
+  const bundle = Buffer.from(await (await fetch(`${base}/api/hordes/quick/bundle`, { headers: AUTH })).arrayBuffer());
+  const upload = (): Promise<Response> => fetch(`${base}/api/bundles`, { method: 'POST', headers: { ...AUTH, 'content-type': 'application/zip' }, body: bundle });
 
   // An upload that has sent half its body and waits holds the only place.
   const stalled = net.connect(port, '127.0.0.1');
   await new Promise((resolve) => stalled.once('connect', resolve));
-  stalled.write(`POST /api/bundles HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/zip\r\nContent-Length: ${bundle.length}\r\n\r\n`);
+  stalled.write(`POST /api/bundles HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${TEST_TOKEN}\r\nContent-Type: application/zip\r\nContent-Length: ${bundle.length}\r\n\r\n`);
   await new Promise<void>((resolve) => stalled.write(bundle.subarray(0, bundle.length >> 1), () => resolve()));
   await until(() => api.uploads.active === 1);
   assert.equal(api.uploads.active, 1);
@@ -209,7 +210,7 @@ test('uploads are taken two at a time by default (here one): one more is 503 KW_
   assert.equal(busy.status, 503);
   assert.equal(((await busy.json()) as any).error.code, 'KW_ERR_SERVER_BUSY');
   assert.equal((await get(port, '/api/health', {})).status, 200, 'other routes are not limited');
-  const run = await fetch(`${base}/api/hordes/quick/runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  const run = await fetch(`${base}/api/hordes/quick/runs`, { method: 'POST', headers: { ...AUTH, 'content-type': 'application/json' }, body: '{}' });
   assert.equal(run.status, 201, 'nor are JSON bodies');
 
   // Once it is gone, its place is free.
@@ -227,10 +228,10 @@ test('a request that stalls — in its headers or mid-body — is answered 408 K
   const api = await testApi(t, { port: 0, requestTimeoutMs: 1000, log: () => undefined });
   const { port } = await listen(api);
   const started = Date.now();
-  const headers = await rawHttp(port, `GET /api/health HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nX-Slow: `);
+  const headers = await rawHttp(port, `GET /api/health HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${TEST_TOKEN}\r\nX-Slow: `);
   assertShape(headers, 408, 'KW_ERR_REQUEST_TIMEOUT', 'headers that never end');
   assert.equal(headers.headers.connection, 'close');
-  const body = await rawHttp(port, `POST /api/bundles HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/zip\r\nContent-Length: 1000\r\n\r\nPK`);
+  const body = await rawHttp(port, `POST /api/bundles HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${TEST_TOKEN}\r\nContent-Type: application/zip\r\nContent-Length: 1000\r\n\r\nPK`);
   assertShape(body, 408, 'KW_ERR_REQUEST_TIMEOUT', 'a body that stops');
   t.diagnostic(`both answered in ${Date.now() - started} ms (limit 1 s, checked every 250 ms)`);
   await until(() => api.uploads.active === 0);

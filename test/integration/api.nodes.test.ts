@@ -17,13 +17,14 @@ import { writeHorde } from '../support/engine.js';
 import { pgTestEngine } from '../support/pg-engine.js';
 import { tempDir } from '../support/tmp.js';
 import { waitFor } from '../support/wait.js';
+import { AUTH, TEST_TOKEN } from '../support/token.js';
 
 /** GET /api/nodes on `engine`'s own API. */
 async function nodesOf(t: TestContext, engine: Engine): Promise<() => Promise<NodesView>> {
-  const api = await buildApi(engine, { port: 8765 });
+  const api = await buildApi(engine, { token: TEST_TOKEN, port: 8765 });
   cleanups(t)(() => api.app.close());
   return async () => {
-    const res = await api.app.inject({ method: 'GET', url: '/api/nodes', headers: { host: '127.0.0.1:8765' } });
+    const res = await api.app.inject({ method: 'GET', url: '/api/nodes', headers: { host: '127.0.0.1:8765', ...AUTH } });
     assert.equal(res.statusCode, 200, res.body);
     return res.json() as NodesView;
   };
@@ -85,9 +86,9 @@ describe('GET /api/nodes', () => {
     assert.deepEqual((await fromB()).handovers, []);
 
     // The approval goes through B: B takes the run over from A.
-    const apiB = await buildApi(b.engine, { port: 8765 });
+    const apiB = await buildApi(b.engine, { token: TEST_TOKEN, port: 8765 });
     cleanups(t)(() => apiB.app.close());
-    const approved = await apiB.app.inject({ method: 'POST', url: `/api/runs/${runId}/approve`, headers: { host: '127.0.0.1:8765', 'content-type': 'application/json' }, payload: '{"step":"check"}' });
+    const approved = await apiB.app.inject({ method: 'POST', url: `/api/runs/${runId}/approve`, headers: { host: '127.0.0.1:8765', ...AUTH, 'content-type': 'application/json' }, payload: '{"step":"check"}' });
     assert.equal(approved.statusCode, 200, approved.body);
     assert.equal(await b.engine.waitForRun(runId), 'succeeded');
     const after = await fromA();

@@ -342,7 +342,8 @@ describe('security', () => {
   test('bound beyond loopback, every API route needs the bearer token; the app files do not', async (t) => {
     const home = tempDir(t);
     const engine = await testEngine(t, {}, home);
-    await assert.rejects(buildApi(engine, { host: '0.0.0.0' }), { code: 'KW_ERR_USAGE' });
+    await assert.rejects(buildApi(engine, { token: 'short', host: '0.0.0.0' }), { code: 'KW_ERR_USAGE' });
+    await assert.rejects(buildApi(engine, { token: 'short' }), { code: 'KW_ERR_USAGE' }, 'on loopback too');
     const api = await testApi(t, { host: '0.0.0.0', token: TOKEN });
     const none = await api.call('GET', '/api/health');
     assert.equal(none.status, 401);

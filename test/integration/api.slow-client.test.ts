@@ -14,6 +14,7 @@ import { test } from 'node:test';
 import { TestSocket, listen, testApi } from '../support/api.js';
 import { writeHorde } from '../support/engine.js';
 import { cleanups } from '../support/cleanup.js';
+import { AUTH, TEST_TOKEN } from '../support/token.js';
 
 const CAP = 1024 * 1024;
 const DESCRIPTION = 200_000; // each run.created frame carries the horde's snapshot: ~200 kB
@@ -55,7 +56,7 @@ function textFrame(text: string): Buffer {
 async function rawSubscriber(port: number): Promise<net.Socket> {
   const socket = net.connect(port, '127.0.0.1');
   await once(socket, 'connect');
-  socket.write(`GET /api/ws HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: ${crypto.randomBytes(16).toString('base64')}\r\nSec-WebSocket-Protocol: kowalski\r\n\r\n`);
+  socket.write(`GET /api/ws HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${TEST_TOKEN}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: ${crypto.randomBytes(16).toString('base64')}\r\nSec-WebSocket-Protocol: kowalski\r\n\r\n`);
   let buf: Buffer = Buffer.alloc(0);
   let upgraded = false;
   const seen: string[] = [];
@@ -90,7 +91,7 @@ test('a client that never reads is dropped at the cap and its socket destroyed w
   writeHorde(path.join(api.home, 'hordes', 'wide'), `id = "wide"\npipeline = ["a"]\ndescription = "${'w'.repeat(DESCRIPTION)}"`, { a: 'kind = "noop"' });
   const { base, port, wsUrl } = await listen(api);
   const startRun = async (): Promise<string> => {
-    const res = await fetch(`${base}/api/hordes/wide/runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"input":{}}' });
+    const res = await fetch(`${base}/api/hordes/wide/runs`, { method: 'POST', headers: { ...AUTH, 'content-type': 'application/json' }, body: '{"input":{}}' });
     assert.equal(res.status, 201);
     return ((await res.json()) as { runId: string }).runId;
   };

@@ -6,11 +6,12 @@ import { test } from 'node:test';
 import { WS_MAX_FRAME } from '../../api/index.js';
 import { TestSocket, listen, testApi } from '../support/api.js';
 import { writeHorde } from '../support/engine.js';
+import { AUTH, WS_PROTOCOLS } from '../support/token.js';
 
 const TOKEN = 't'.repeat(43);
 
 async function post(base: string, url: string, body: unknown = {}): Promise<any> {
-  const res = await fetch(`${base}${url}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${base}${url}`, { method: 'POST', headers: { ...AUTH, 'content-type': 'application/json' }, body: JSON.stringify(body) });
   return res.json();
 }
 
@@ -100,7 +101,7 @@ test('a websocket from another site is refused (cross-site websocket hijacking)'
   const { port, wsUrl } = await listen(api);
   await assert.rejects(TestSocket.open(t, wsUrl, ['kowalski'], { origin: 'http://evil.example' }), (err: any) => err.status === 403 && /KW_ERR_FORBIDDEN_ORIGIN/.test(err.body));
   await assert.rejects(TestSocket.open(t, wsUrl, ['kowalski'], { headers: { host: `evil.example:${port}` } }), (err: any) => err.status === 403 && /KW_ERR_FORBIDDEN_HOST/.test(err.body));
-  const own = await TestSocket.open(t, wsUrl, ['kowalski'], { origin: `http://127.0.0.1:${port}` });
+  const own = await TestSocket.open(t, wsUrl, WS_PROTOCOLS, { origin: `http://127.0.0.1:${port}` });
   assert.equal((await own.next((f) => f.type === 'hello')).type, 'hello');
 });
 
@@ -115,7 +116,7 @@ test('bound beyond loopback, the websocket needs the token, as a header or as a 
   await browser.next((f) => f.type === 'hello');
   const cli = await TestSocket.open(t, url, ['kowalski'], { headers: { authorization: `Bearer ${TOKEN}` } });
   await cli.next((f) => f.type === 'hello');
-  const res = await fetch(`http://127.0.0.1:${port}/api/runs`);
+  const res = await fetch(`http://127.0.0.1:${port}/api/runs`, { headers: AUTH });
   assert.equal(res.status, 401);
 });
 

@@ -21,6 +21,7 @@ import { conceptVectors } from '../support/fake-embeddings.js';
 import { refusedUrl, startFakeOllama } from '../support/fake-models.js';
 import { tempDir } from '../support/tmp.js';
 import { cleanups } from '../support/cleanup.js';
+import { AUTH, TEST_TOKEN, writeTestToken } from '../support/token.js';
 
 const CONCEPTS = conceptVectors({ cats: ['feline', 'kitten', 'purrs'], dogs: ['canine', 'puppy', 'barks'], money: ['bill', 'invoice', 'pay'] });
 
@@ -41,10 +42,10 @@ function semanticConfig(home: string, host: string): void {
 }
 
 async function apiOn(t: TestContext, engine: Engine) {
-  const { app } = await buildApi(engine, { port: 8765, onInternalError: (err) => t.diagnostic(`internal: ${String(err)}`) });
+  const { app } = await buildApi(engine, { token: TEST_TOKEN, port: 8765, onInternalError: (err) => t.diagnostic(`internal: ${String(err)}`) });
   cleanups(t)(() => app.close());
   return async (method: 'GET' | 'POST', url: string, body?: unknown) => {
-    const res = await app.inject({ method, url, headers: { host: '127.0.0.1:8765', ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { payload: JSON.stringify(body) }) });
+    const res = await app.inject({ method, url, headers: { host: '127.0.0.1:8765', ...AUTH, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { payload: JSON.stringify(body) }) });
     return { status: res.statusCode, json: JSON.parse(res.body) as any };
   };
 }
@@ -143,6 +144,7 @@ test('kowalski vault search and reindex: embedded and through a running server, 
   const reindexed = await cli(home, ['vault', 'reindex']);
   assert.equal(reindexed.stdout, 'reindexed 3 note(s)\n', outputOf(reindexed));
 
+  writeTestToken(home);
   const server = startCli(home, ['serve', '--no-open', '--port', '0'], { limitMs: 120_000 });
   servers.push(server);
   const serving = /^kowalski serving .* at (http:\/\/127\.0\.0\.1:\d+\/)/;
@@ -150,7 +152,7 @@ test('kowalski vault search and reindex: embedded and through a running server, 
   const remote = await cli(home, ['vault', 'search', 'puppy', '--json']);
   assert.equal(remote.code, 0, outputOf(remote));
   assert.deepEqual(stdoutJson(remote), answer, 'the server answers as the embedded engine did');
-  const status = await (await fetch(new URL('api/vault/status', url))).json() as { notes: number; watching: boolean };
+  const status = await (await fetch(new URL('api/vault/status', url), { headers: AUTH })).json() as { notes: number; watching: boolean };
   assert.deepEqual([status.notes, status.watching], [3, true], 'kowalski serve watches the vault');
   assert.deepEqual(stdoutJson(await cli(home, ['vault', 'reindex', '--json'])), { notes: 3, chunks: 0 });
 });

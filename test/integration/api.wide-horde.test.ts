@@ -12,6 +12,7 @@ import type { TestContext } from 'node:test';
 import type { Engine } from '../../engine/index.js';
 import { listen, testApi } from '../support/api.js';
 import { wideBundle, wideHorde } from '../support/wide-horde.js';
+import { AUTH } from '../support/token.js';
 
 /** GET /api/health one after another until `until` settles; each answer's time, ms. */
 async function pollHealth(base: string, until: Promise<unknown>): Promise<number[]> {
@@ -20,7 +21,7 @@ async function pollHealth(base: string, until: Promise<unknown>): Promise<number
   const times: number[] = [];
   while (!done || times.length < 20) {
     const started = performance.now();
-    const res = await fetch(`${base}/api/health`);
+    const res = await fetch(`${base}/api/health`, { headers: AUTH });
     const body = (await res.json()) as { ok?: boolean };
     times.push(performance.now() - started);
     assert.equal(res.status, 200);
@@ -60,7 +61,7 @@ test('uploading a wide bundle: /api/health keeps answering, and the refusal list
   const uploads = (async () => {
     for (let i = 0; i < 3; i += 1) {
       const started = performance.now();
-      const res = await fetch(`${base}/api/bundles`, { method: 'POST', headers: { 'content-type': 'application/zip' }, body: bundle });
+      const res = await fetch(`${base}/api/bundles`, { method: 'POST', headers: { ...AUTH, 'content-type': 'application/zip' }, body: bundle });
       answers.push({ status: res.status, text: await res.text(), ms: performance.now() - started });
     }
   })();
@@ -101,14 +102,14 @@ test('a wide horde folder dropped into <data>/hordes/: /api/health keeps answeri
     }
     await changed;
     // And the listing itself, which reads the catalog each time, a few times over.
-    for (let i = 0; i < 3; i += 1) await fetch(`${base}/api/hordes`).then((r) => r.arrayBuffer());
+    for (let i = 0; i < 3; i += 1) await fetch(`${base}/api/hordes`, { headers: AUTH }).then((r) => r.arrayBuffer());
   })();
   const times = await pollHealth(base, reloads);
   await reloads;
   report(t, 'during the hot reload and 3 listings', times);
   assert.ok(p99(times) < 250, `p99 ${p99(times).toFixed(1)} ms`);
 
-  const res = await fetch(`${base}/api/hordes`);
+  const res = await fetch(`${base}/api/hordes`, { headers: AUTH });
   const text = await res.text();
   t.diagnostic(`GET /api/hordes: ${text.length} bytes`);
   assert.ok(text.length < 64 * 1024, `the listing is bounded: ${text.length} bytes`);

@@ -3,6 +3,7 @@
  * installed), install (origin imported), 409 on a taken id, replace, 422 on a hostile zip,
  * drop, and the zip body parser confined to its own route.
  */
+import { AUTH } from '../support/token.js';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -19,7 +20,7 @@ type Reply = Awaited<ReturnType<TestApi['call']>> & { raw: Buffer };
 async function send(api: TestApi, method: 'POST' | 'GET' | 'DELETE', url: string, payload?: Uint8Array | string, contentType = 'application/zip'): Promise<Reply> {
   const res = await api.app.inject({
     method, url,
-    headers: { host: '127.0.0.1:8765', ...(payload === undefined ? {} : { 'content-type': contentType }) },
+    headers: { host: '127.0.0.1:8765', ...AUTH, ...(payload === undefined ? {} : { 'content-type': contentType }) },
     ...(payload === undefined ? {} : { payload: typeof payload === 'string' ? payload : Buffer.from(payload) }),
   });
   let json: any;

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { cleanups } from '../support/cleanup.js';
 import { cli, cliSandbox, outputOf, startCli, stdoutJson } from '../support/cli.js';
+import { writeTestToken } from '../support/token.js';
 
 const CONFIG = '[adapters.hook]\ntype = "webhook"\nsecret = "cli-test-secret-0123456789"\n';
 
@@ -25,6 +26,7 @@ test('kowalski adapters lists and switches adapters, embedded and through the se
   assert.equal(unknown.code, 2, outputOf(unknown));
   assert.match(unknown.stderr, /KW_ERR_ADAPTER_NOT_FOUND|no adapter "nope" is configured; configured: hook/);
 
+  writeTestToken(home);
   const server = startCli(home, ['serve', '--no-open', '--port', '0'], { limitMs: 180_000 });
   cleanups(t)(async () => {
     if (server.child.exitCode === null) server.child.kill('SIGTERM');

@@ -7,6 +7,7 @@ import type { TestContext } from 'node:test';
 import { zipSync } from 'fflate';
 import { cli, cliSandbox, outputOf, startCli, stdoutJson, verifyStep, writeHorde } from '../support/cli.js';
 import { cleanups } from '../support/cleanup.js';
+import { AUTH, writeTestToken } from '../support/token.js';
 
 /** A user horde "mine": a model step with two tools (one of an MCP server), a verify step, a prompt, a cron trigger. */
 function sandbox(t: TestContext): { root: string; home: string; mine: string; proof: string } {
@@ -178,6 +179,7 @@ describe('kowalski bundle', { concurrency: true }, () => {
     const s = sandbox(t);
     const file = path.join(s.root, 'mine.kwf.zip');
     assert.equal((await cli(s.home, ['bundle', 'export', 'mine', '-o', file])).code, 0);
+    writeTestToken(s.home);
     const server = startCli(s.home, ['serve', '--no-open', '--port', '0'], { limitMs: 180_000 });
     // Clean-ups run newest first: the server stops before the sandbox is removed.
     cleanups(t)(async () => {
@@ -189,7 +191,7 @@ describe('kowalski bundle', { concurrency: true }, () => {
     const url = /^kowalski serving .* at (http:\/\/127\.0\.0\.1:\d+\/)/.exec(await server.stderrLine(/^kowalski serving .* at http/))![1]!;
     const imported = await cli(s.home, ['bundle', 'import', file, '--id', 'live']);
     assert.equal(imported.code, 0, outputOf(imported));
-    const res = await fetch(`${url}api/hordes/live`);
+    const res = await fetch(`${url}api/hordes/live`, { headers: AUTH });
     assert.equal(res.status, 200);
     const live = (await res.json()) as { id: string; origin: string; valid: boolean };
     assert.deepEqual([live.id, live.origin, live.valid], ['live', 'imported', true]);

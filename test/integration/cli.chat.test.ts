@@ -13,6 +13,7 @@ import { byMessage, chatHome } from '../support/chat-cli.js';
 import { CLI, REPO, cli, outputOf, startCli, stdoutJson } from '../support/cli.js';
 import type { CliResult } from '../support/cli.js';
 import { cleanups } from '../support/cleanup.js';
+import { AUTH, writeTestToken } from '../support/token.js';
 
 interface ChatJson {
   sessionId: string;
@@ -124,6 +125,7 @@ describe('kowalski chat through a running server', () => {
   it('sends through the server that owns the data directory; /continue goes on with the turn its budget stopped', async (t) => {
     const { home } = await chatHome(t, SCRIPT, TEAM);
     // The limit is the server's whole life: four CLI processes start and finish meanwhile (~10 s each when the suite loads both cores).
+    writeTestToken(home);
     const server = startCli(home, ['serve', '--no-open', '--port', '0'], { limitMs: 300_000 });
     cleanups(t)(async () => {
       if (server.child.exitCode === null) server.child.kill('SIGTERM');
@@ -137,9 +139,9 @@ describe('kowalski chat through a running server', () => {
     assert.equal(answer.text, 'You have a.txt.');
     assert.equal(typeof answer.traceId, 'number');
     // The server made it (an embedded engine could not have: the server holds the data directory).
-    const session = await (await fetch(`${url}api/chat/sessions/${answer.sessionId}`)).json() as any;
+    const session = await (await fetch(`${url}api/chat/sessions/${answer.sessionId}`, { headers: AUTH })).json() as any;
     assert.equal(session.transcript[0].answer.text, 'You have a.txt.');
-    const trace = await (await fetch(`${url}api/traces/${answer.traceId}`)).json() as any;
+    const trace = await (await fetch(`${url}api/traces/${answer.traceId}`, { headers: AUTH })).json() as any;
     assert.equal(trace.sessionId, answer.sessionId);
 
     const stopped = await chat(home, ['--agent', 'helper', '--message', 'loop forever', '--json']);
@@ -152,7 +154,7 @@ describe('kowalski chat through a running server', () => {
     assert.match(resumed.stdout, /stopped: its budget of 2 model calls is used up/);
     assert.match(resumed.stdout, /^type \/continue to go on$/m);
     assert.match(resumed.stdout, /helper> Finished after all\.\n/);
-    const after = await (await fetch(`${url}api/chat/sessions/${id}`)).json() as any;
+    const after = await (await fetch(`${url}api/chat/sessions/${id}`, { headers: AUTH })).json() as any;
     assert.equal(after.turns, 1, 'the same turn went on');
     assert.equal(after.transcript[0].answer.stop, 'done');
     assert.deepEqual(after.transcript[0].budget, { limit: 3, used: 3 });

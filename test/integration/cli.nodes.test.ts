@@ -15,8 +15,10 @@ import { cleanups } from '../support/cleanup.js';
 import { approveLine, cli, cliSandbox, outputOf, startCli, stdoutJson, verifyStep, writeHorde } from '../support/cli.js';
 import type { RunningCli } from '../support/cli.js';
 import { freshPostgresUrl } from '../support/pg-engine.js';
+import { writeTestToken } from '../support/token.js';
 
 async function serve(t: TestContext, home: string): Promise<RunningCli> {
+  writeTestToken(home);
   const server = startCli(home, ['serve', '--no-open', '--port', '0'], { limitMs: 180_000 });
   cleanups(t)(async () => {
     if (server.child.exitCode === null) server.child.kill('SIGTERM');

@@ -23,6 +23,7 @@ import { approveLine, brief, cli, linesOf, outputOf, startCli, stdoutJson, verif
 import type { CliResult, RunJson, RunningCli } from '../support/cli.js';
 import { TEST_KINDS } from '../support/engine.js';
 import { cleanups } from '../support/cleanup.js';
+import { AUTH, TEST_TOKEN, writeTestToken } from '../support/token.js';
 
 const T = String.raw`\[\d\d:\d\d:\d\d\]`;
 const SERVING = /^kowalski serving .* at (http:\/\/127\.0\.0\.1:\d+\/)/;
@@ -57,13 +58,14 @@ async function stop(child: RunningCli): Promise<CliResult> {
 
 /** `kowalski serve` on a free port; resolves once it listens, with its URL. */
 async function serve(s: Sandbox, args: string[] = []): Promise<{ server: RunningCli; url: string }> {
+  writeTestToken(s.home);
   const server = startCli(s.home, ['serve', '--no-open', '--port', '0', ...args], { limitMs: 180_000 });
   s.defer(() => stop(server));
   const url = SERVING.exec(await server.stderrLine(SERVING))![1]!;
   return { server, url };
 }
 
-async function getJson(url: string, headers: Record<string, string> = {}): Promise<{ status: number; json: any }> {
+async function getJson(url: string, headers: Record<string, string> = AUTH): Promise<{ status: number; json: any }> {
   const res = await fetch(url, { headers });
   return { status: res.status, json: await res.json() };
 }
@@ -246,7 +248,7 @@ describe('the CLI through a running server', { concurrency: 2 }, () => {
   it('a server bound beyond loopback: the CLI sends the token it finds in the data directory', async (t) => {
     const s = sandbox(t);
     const { url } = await serve(s, ['--host', '0.0.0.0']);
-    assert.equal((await getJson(`${url}api/runs`)).status, 401, 'the server wants a token');
+    assert.equal((await getJson(`${url}api/runs`, {})).status, 401, 'the server wants a token');
     const parked = await cli(s.home, ['run', 'gated', '--json']);
     assert.equal(parked.code, 3, outputOf(parked));
     const runId = stdoutJson<RunJson>(parked).runId;
@@ -275,7 +277,7 @@ describe('following a run over the websocket', () => {
     const engine = await createEngine({ dataDir: home, config: DEFAULT_CONFIG, extraStepKinds: TEST_KINDS });
     defer(() => engine.close());
     const listen = async (port: number): Promise<Api> => {
-      const api = await buildApi(engine, { port });
+      const api = await buildApi(engine, { token: TEST_TOKEN, port });
       defer(async () => {
         if (api.app.server.listening) await api.app.close();
       });
@@ -284,7 +286,7 @@ describe('following a run over the websocket', () => {
     };
     const first = await listen(0);
     const port = (first.app.server.address() as AddressInfo).port;
-    const client = apiClient({ url: `http://127.0.0.1:${port}/`, pid: process.pid, dataDir: home });
+    const client = apiClient({ url: `http://127.0.0.1:${port}/`, pid: process.pid, dataDir: home, token: TEST_TOKEN });
 
     const runId = await engine.startRun((await engine.resolveHorde('hold')).horde, {});
     const heard: FollowedEvent[] = [];

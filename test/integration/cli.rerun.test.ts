@@ -9,6 +9,7 @@ import { describe, it } from 'node:test';
 import { brief, cli, cliSandbox, linesOf, outputOf, startCli, stdoutJson, verifyStep, writeHorde } from '../support/cli.js';
 import type { CliResult, RunJson } from '../support/cli.js';
 import { cleanups } from '../support/cleanup.js';
+import { writeTestToken } from '../support/token.js';
 
 const SERVING = /^kowalski serving .* at (http:\/\/127\.0\.0\.1:\d+\/)/;
 
@@ -61,6 +62,7 @@ describe('kowalski rerun', { concurrency: true }, () => {
     const { root, home } = cliSandbox(t);
     const ran = path.join(root, 'ran.log');
     line(home, ran);
+    writeTestToken(home);
     const server = startCli(home, ['serve', '--no-open', '--port', '0'], { limitMs: 180_000 });
     defer(async (): Promise<CliResult> => {
       if (server.child.exitCode === null) server.child.kill('SIGTERM');

@@ -10,6 +10,7 @@ import { describe, it } from 'node:test';
 import { cleanups } from '../support/cleanup.js';
 import { cli, cliSandbox, outputOf, startCli, stdoutJson, verifyStep, writeHorde } from '../support/cli.js';
 import type { RunningCli } from '../support/cli.js';
+import { TEST_TOKEN, writeTestToken } from '../support/token.js';
 
 const SERVING = /^kowalski serving .* at (http:\/\/127\.0\.0\.1:\d+\/)/;
 
@@ -93,6 +94,7 @@ describe('where a run\'s results are', () => {
     assert.equal(none.code, 1, outputOf(none));
     assert.match(none.stderr, /no kowalski server runs on .*kowalski serve.*\[KW_ERR_SERVER_NOT_RUNNING\]/);
 
+    writeTestToken(home);
     const server: RunningCli = startCli(home, ['serve', '--no-open', '--port', '0'], { limitMs: 180_000 });
     defer(async () => {
       if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGTERM');
@@ -111,14 +113,26 @@ describe('where a run\'s results are', () => {
     const env = { PATH: `${bin}${path.delimiter}${process.env.PATH ?? ''}`, DISPLAY: ':99', CI: undefined, KOWALSKI_NO_OPEN: undefined };
     const opened = await cli(home, ['open', runId], { env });
     assert.equal(opened.code, 0, outputOf(opened));
-    assert.equal(opened.stdout, `${url}#/runs/${runId}\n`);
+    // A one-time sign-in link to the run's page: the code is the server's, minted for this command.
+    const link = new RegExp(`^${url.replace(/[.?/]/g, '\\$&')}\\?code=([\\w-]{22})#/runs/${runId}\n$`);
+    const code = link.exec(opened.stdout)?.[1];
+    assert.ok(code !== undefined, opened.stdout);
     // The opener is detached: wait (bounded) for what it wrote.
     const deadline = Date.now() + 10_000;
     while (!fs.existsSync(seen) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    assert.equal(fs.readFileSync(seen, 'utf8'), `${url}#/runs/${runId}\n`);
+    assert.equal(fs.readFileSync(seen, 'utf8'), opened.stdout);
+    const exchange = async (c: string): Promise<{ status: number; json: any }> => {
+      const res = await fetch(new URL('api/auth/exchange', url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code: c }) });
+      return { status: res.status, json: await res.json() };
+    };
+    assert.deepEqual(await exchange(code), { status: 200, json: { token: TEST_TOKEN } }, 'the link signs in once');
+    assert.equal((await exchange(code)).json.error.code, 'KW_ERR_LOGIN_CODE', 'and only once');
 
-    const printed = stdoutJson(await cli(home, ['open', runId, '--print', '--json'], { env }));
-    assert.deepEqual(printed, { runId, url: `${url}#/runs/${runId}`, opened: false });
+    const printed = stdoutJson<{ runId: string; url: string; expiresAt: string; opened: boolean }>(await cli(home, ['open', runId, '--print', '--json'], { env }));
+    assert.deepEqual([printed.runId, link.test(`${printed.url}\n`), printed.opened], [runId, true, false]);
+    assert.ok(Date.parse(printed.expiresAt) > Date.now(), printed.expiresAt);
+    const bare = await cli(home, ['open', '--print']);
+    assert.match(bare.stdout, new RegExp(`^${url.replace(/[.?/]/g, '\\$&')}\\?code=[\\w-]{22}\n`), 'without a run, the app itself');
 
     const typo = await cli(home, ['open', 'r0000000000000']);
     assert.equal(typo.code, 2, outputOf(typo));

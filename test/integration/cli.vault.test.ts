@@ -14,6 +14,7 @@ import type { Engine } from '../../engine/index.js';
 import { listen } from '../support/api.js';
 import { cli, cliSandbox, stdoutJson } from '../support/cli.js';
 import { cleanups } from '../support/cleanup.js';
+import { TEST_TOKEN, writeTestToken } from '../support/token.js';
 
 const origin = (key: string) => ({ sessionId: null, agent: null, traceId: null, callKey: key, by: 'cli' });
 
@@ -73,9 +74,10 @@ test('through the server that owns the data directory: the same answers, the con
   const engine = await createEngine({ dataDir: home });
   cleanups(t)(() => engine.close());
   await seed(engine);
-  const api = await buildApi(engine, { port: 0 });
+  const api = await buildApi(engine, { token: TEST_TOKEN, port: 0 });
   cleanups(t)(() => api.app.close());
   const { base } = await listen(api);
+  writeTestToken(home);
   engine.announce(`${base}/`);
 
   const revert = stdoutJson<{ write: { reverts: number; by: string } }>(await cli(home, ['vault', 'revert', '2', '--json']));

@@ -20,6 +20,7 @@ import { EVERYTHING, startEverythingHttp } from '../support/mcp.js';
 import { servePage } from '../support/http.js';
 import { tempDir } from '../support/tmp.js';
 import { cleanups } from '../support/cleanup.js';
+import { AUTH, TEST_TOKEN } from '../support/token.js';
 
 /** Resolve once `condition` holds (checked every 5 ms; the test's own timeout bounds it). */
 function until(condition: () => boolean): Promise<void> {
@@ -103,14 +104,14 @@ test('the built-in url-summarizer runs end to end against a fake Ollama: page fe
   assert.equal(detail.messages[0]!.role, 'system');
 
   // The same through the API.
-  const api = await buildApi(s.engine, { port: 8765 });
+  const api = await buildApi(s.engine, { token: TEST_TOKEN, port: 8765 });
   cleanups(t)(() => api.app.close());
-  const list = await api.app.inject({ url: `/api/traces?run=${runId}`, headers: { host: '127.0.0.1:8765' } });
+  const list = await api.app.inject({ url: `/api/traces?run=${runId}`, headers: { host: '127.0.0.1:8765', ...AUTH } });
   assert.equal(list.statusCode, 200);
   assert.equal((list.json() as { traces: unknown[] }).traces.length, 2);
-  const one = await api.app.inject({ url: `/api/traces/${traces[1]!.id}`, headers: { host: '127.0.0.1:8765' } });
+  const one = await api.app.inject({ url: `/api/traces/${traces[1]!.id}`, headers: { host: '127.0.0.1:8765', ...AUTH } });
   assert.match((one.json() as { completion: string }).completion, /Key points/);
-  const missing = await api.app.inject({ url: '/api/traces/999999', headers: { host: '127.0.0.1:8765' } });
+  const missing = await api.app.inject({ url: '/api/traces/999999', headers: { host: '127.0.0.1:8765', ...AUTH } });
   assert.equal(missing.statusCode, 404);
   assert.equal((missing.json() as { error: { code: string } }).error.code, 'KW_ERR_TRACE_NOT_FOUND');
 });

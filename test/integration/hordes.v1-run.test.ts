@@ -20,6 +20,7 @@ import { startFakeOllama } from '../support/fake-models.js';
 import type { FakeModelServer, FakeScript } from '../support/fake-models.js';
 import { tempDir } from '../support/tmp.js';
 import { cleanups } from '../support/cleanup.js';
+import { AUTH, TEST_TOKEN } from '../support/token.js';
 
 interface Setup {
   engine: Engine;
@@ -40,20 +41,20 @@ async function setup(t: TestContext, fixtures: string[], script: FakeScript = []
   fs.writeFileSync(path.join(home, 'config.toml'), `[model]\ndefault = "ollama:qwen2.5:7b"\ntool_calling = "native"\n[providers.ollama]\nhost = "${server.url}"\n[tools]\nroot = "${files}"\n`);
   const engine = await createEngine({ dataDir: home });
   cleanups(t)(() => engine.close());
-  const api = await buildApi(engine, { port: 8765 });
+  const api = await buildApi(engine, { token: TEST_TOKEN, port: 8765 });
   cleanups(t)(() => api.app.close());
   return {
     engine, home, server,
     async call(method, url, body) {
       const res = await api.app.inject({
         method, url,
-        headers: { host: '127.0.0.1:8765', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: { host: '127.0.0.1:8765', ...AUTH, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
         ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
       });
       return { status: res.statusCode, json: JSON.parse(res.body) };
     },
     async inject(method, url, payload, contentType) {
-      const res = await api.app.inject({ method, url, headers: { host: '127.0.0.1:8765', 'content-type': contentType }, payload: Buffer.from(payload) });
+      const res = await api.app.inject({ method, url, headers: { host: '127.0.0.1:8765', ...AUTH, 'content-type': contentType }, payload: Buffer.from(payload) });
       return { status: res.statusCode, json: JSON.parse(res.body) };
     },
   };

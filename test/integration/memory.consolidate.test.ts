@@ -13,6 +13,7 @@ import { chatSetup, profile } from '../support/chat.js';
 import { cli, cliSandbox, outputOf, stdoutJson } from '../support/cli.js';
 import type { FakeTurn } from '../support/fake-models.js';
 import { cleanups } from '../support/cleanup.js';
+import { AUTH, TEST_TOKEN, writeTestToken } from '../support/token.js';
 
 const isConsolidation = (body: any): boolean => String(body?.messages?.[0]?.content ?? '').startsWith('You read conversations');
 
@@ -52,9 +53,10 @@ test('consolidation reads the recent turns of the agent asked for, keeps each fa
   assert.equal(s.engine.vault.writes({}).length, 2, 'nothing written');
 
   // While a server owns the data directory, the command asks it (POST /api/memory/consolidate).
-  const api = await buildApi(s.engine, { port: 0 });
+  const api = await buildApi(s.engine, { token: TEST_TOKEN, port: 0 });
   cleanups(t)(() => api.app.close());
   const { base } = await listen(api);
+  writeTestToken(s.home);
   s.engine.announce(`${base}/`);
   answer = '["The user bakes bread on Sundays."]';
   const through = await cli(s.home, ['memory', 'consolidate', '--agent', 'other', '--json']);
@@ -62,7 +64,7 @@ test('consolidation reads the recent turns of the agent asked for, keeps each fa
   const result = stdoutJson<{ turns: number; facts: Array<{ path: string }> }>(through);
   assert.deepEqual([result.turns, result.facts.map((f) => f.path)], [1, [`memory/${day}-the-user-bakes-bread-on-sundays.md`]]);
   assert.equal(s.engine.vault.writes({}).length, 3);
-  const bad = await api.app.inject({ method: 'POST', url: '/api/memory/consolidate', headers: { host: new URL(base).host }, payload: { since: 'yesterday' } });
+  const bad = await api.app.inject({ method: 'POST', url: '/api/memory/consolidate', headers: { host: new URL(base).host, ...AUTH }, payload: { since: 'yesterday' } });
   assert.equal(bad.statusCode, 400);
 });
 

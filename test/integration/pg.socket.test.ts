@@ -11,6 +11,7 @@ import { writeHorde } from '../support/engine.js';
 import { freshPostgresUrl, pgTestEngine } from '../support/pg-engine.js';
 import { tempDir } from '../support/tmp.js';
 import { waitFor } from '../support/wait.js';
+import { TEST_TOKEN } from '../support/token.js';
 
 test('a client of node B subscribed to a run node A executes gets every event of it, in order, as A commits them', { timeout: 60_000 }, async (t) => {
   const dir = tempDir(t);
@@ -21,7 +22,7 @@ test('a client of node B subscribed to a run node A executes gets every event of
   });
   const a = await pgTestEngine(t, { url });
   const b = await pgTestEngine(t, { url });
-  const api = await buildApi(b.engine, { port: 0 });
+  const api = await buildApi(b.engine, { token: TEST_TOKEN, port: 0 });
   cleanups(t)(() => api.app.close());
   const { wsUrl } = await listen(api);
   const runId = await a.engine.startRun((await a.engine.resolveHorde(folder)).horde, {});
@@ -43,7 +44,7 @@ test('wake-ups: with its polls slowed to a minute node B still follows A\'s runs
   const a = await pgTestEngine(t, { url });
   // Polls slowed to a minute while B listens; once cut off, B waits 3 s before it reconnects, and polls every 100 ms meanwhile.
   const b = await pgTestEngine(t, { url, cluster: { pollMs: { slow: 60_000, fast: 100 }, relistenMs: 3_000 } });
-  const api = await buildApi(b.engine, { port: 0 });
+  const api = await buildApi(b.engine, { token: TEST_TOKEN, port: 0 });
   cleanups(t)(() => api.app.close());
   const { wsUrl } = await listen(api);
   const ws = await TestSocket.open(t, wsUrl);
@@ -83,7 +84,7 @@ test('a client of every run on node A gets every event both nodes commit, each o
   const folder = writeHorde(path.join(dir, 'h'), 'id = "both"\npipeline = ["a", "b", "c"]', { a: 'kind = "noop"', b: 'kind = "noop"', c: 'kind = "noop"' });
   const a = await pgTestEngine(t, { url });
   const b = await pgTestEngine(t, { url });
-  const api = await buildApi(a.engine, { port: 0 });
+  const api = await buildApi(a.engine, { token: TEST_TOKEN, port: 0 });
   cleanups(t)(() => api.app.close());
   const { wsUrl } = await listen(api);
   const ws = await TestSocket.open(t, wsUrl);

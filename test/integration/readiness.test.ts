@@ -15,6 +15,7 @@ import { refusedUrl, startFakeOllama, startFakeOpenAI } from '../support/fake-mo
 import { writeHorde } from '../support/engine.js';
 import { tempDir } from '../support/tmp.js';
 import { cleanups } from '../support/cleanup.js';
+import { AUTH, TEST_TOKEN } from '../support/token.js';
 
 const HORDE = `id = "asker"
 pipeline = ["intake", "think", "write", "other"]`;
@@ -34,9 +35,9 @@ async function readiness(t: TestContext, config: string, horde = 'asker'): Promi
   fs.writeFileSync(path.join(home, 'config.toml'), config);
   const engine = await createEngine({ dataDir: home, extraStepKinds: [{ kind: 'noop', module: new URL('../fixtures/kinds/noop.ts', import.meta.url).pathname, usesModel: false, idempotent: true, runsCommand: false }] });
   cleanups(t)(() => engine.close());
-  const api = await buildApi(engine, { port: 8765 });
+  const api = await buildApi(engine, { token: TEST_TOKEN, port: 8765 });
   cleanups(t)(() => api.app.close());
-  const res = await api.app.inject({ method: 'GET', url: `/api/hordes/${horde}/readiness`, headers: { host: '127.0.0.1:8765' } });
+  const res = await api.app.inject({ method: 'GET', url: `/api/hordes/${horde}/readiness`, headers: { host: '127.0.0.1:8765', ...AUTH } });
   assert.equal(res.statusCode, 200, res.body);
   const json = JSON.parse(res.body);
   assert.equal(json.configFile, path.join(home, 'config.toml'));

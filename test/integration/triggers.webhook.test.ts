@@ -28,6 +28,7 @@ import { tempDir } from '../support/tmp.js';
 import { cleanups } from '../support/cleanup.js';
 import { childStoreEnv, testStoreConfig } from '../support/pg-store.js';
 import { readCommitted, readCommittedAt } from '../support/store-reader.js';
+import { AUTH, TEST_TOKEN, writeTestToken } from '../support/token.js';
 
 const GITHUB_SECRET = "It's a Secret to Everybody";
 const GITHUB_SIGNATURE = 'sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17';
@@ -84,7 +85,7 @@ async function serve(t: TestContext, more: (home: string) => void = () => {}): P
   const engine = await createEngine({ dataDir: home, config: { ...DEFAULT_CONFIG, store: await testStoreConfig(home) }, extraStepKinds: TEST_KINDS });
   cleanups(t)(() => engine.close());
   const port = await freePort();
-  const { app } = await buildApi(engine, { port });
+  const { app } = await buildApi(engine, { token: TEST_TOKEN, port });
   await app.listen({ host: '127.0.0.1', port });
   cleanups(t)(() => app.close());
   let accepted = 0;
@@ -93,7 +94,7 @@ async function serve(t: TestContext, more: (home: string) => void = () => {}): P
 }
 
 async function post(url: string, body: string, headers: Record<string, string> = {}): Promise<{ status: number; json: any }> {
-  const res = await fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
+  const res = await fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json', ...AUTH, ...headers } });
   return { status: res.status, json: await res.json() };
 }
 
@@ -144,6 +145,25 @@ test('refusals start nothing: wrong and missing signatures, a stale timestamp, u
   assert.equal(s.engine.getRunRow(ok.json.runId).input.trigger_delivery, 'msg_1');
 });
 
+test('the API token: a trigger with a secret takes signed deliveries without it; a trigger without a secret needs it', async (t) => {
+  const s = await serve(t);
+  const send = async (route: string, body: string, headers: Record<string, string>): Promise<{ status: number; json: any }> => {
+    const res = await fetch(`${s.url}${route}`, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
+    return { status: res.status, json: await res.json() };
+  };
+  const signed = await send('/hooks/hooked/gh', 'Hello, World!', { 'x-hub-signature-256': GITHUB_SIGNATURE, 'x-github-delivery': 'no-token', 'content-type': 'text/plain' });
+  assert.equal(signed.status, 202, JSON.stringify(signed.json));
+  const unsigned = await send('/hooks/hooked/gh', 'Hello, World!', {});
+  assert.deepEqual([unsigned.status, unsigned.json.error.code], [401, 'KW_ERR_WEBHOOK_SIGNATURE'], 'a secret still needs its signature');
+  for (const headers of [{}, { authorization: 'Bearer wrong-token' }] as Array<Record<string, string>>) {
+    const r = await send('/hooks/hooked/plain', '{}', headers);
+    assert.deepEqual([r.status, r.json.error.code], [401, 'KW_ERR_UNAUTHORIZED'], JSON.stringify(headers));
+    assert.match(r.json.error.message, /hooked\/plain has no secret, so a delivery needs the API token/);
+  }
+  assert.equal((await send('/hooks/hooked/plain', '{}', AUTH)).status, 202);
+  assert.equal(s.engine.listRuns({ horde: 'hooked' }).length, 2, 'only the signed and the token-bearing deliveries started runs');
+});
+
 test('100 concurrent deliveries: 100 runs, each acknowledged only once its run is committed', async (t) => {
   const s = await serve(t);
   const answers = await Promise.all(Array.from({ length: 100 }, async (_, i) => {
@@ -161,6 +181,7 @@ test('100 concurrent deliveries: 100 runs, each acknowledged only once its run i
 test('killed with SIGKILL between the commit and the answer: the redelivery after the restart gets the same run, and no second run exists', async (t) => {
   const home = tempDir(t, 'kw-hooks-kill-');
   writeHooked(home);
+  writeTestToken(home);
   const port = await freePort();
   const store = await childStoreEnv(home);
   // The first commit of this fresh data directory is the delivery's run: die right after it.
@@ -180,7 +201,7 @@ test('killed with SIGKILL between the commit and the answer: the redelivery afte
     doomed.once('exit', () => reject(new Error(`the server exited early:\n${err}`)));
   });
   const delivery = { 'x-github-delivery': 'once-only' };
-  const died = await fetch(`http://127.0.0.1:${port}/hooks/hooked/plain`, { method: 'POST', body: '{"n":1}', headers: delivery }).then(async (r) => `answered ${r.status} ${await r.text()}`, () => 'no answer');
+  const died = await fetch(`http://127.0.0.1:${port}/hooks/hooked/plain`, { method: 'POST', body: '{"n":1}', headers: { ...AUTH, ...delivery } }).then(async (r) => `answered ${r.status} ${await r.text()}`, () => 'no answer');
   assert.equal(died, 'no answer', 'the server died before answering');
   const [, signal] = await exited;
   assert.equal(signal, 'SIGKILL');
@@ -194,7 +215,7 @@ test('killed with SIGKILL between the commit and the answer: the redelivery afte
   const again = await post(`http://127.0.0.1:${port}/hooks/hooked/plain`, '{"n":1}', delivery);
   assert.equal(again.status, 200, JSON.stringify(again.json));
   assert.equal(again.json.duplicate, true);
-  const runs = JSON.parse(await (await fetch(`http://127.0.0.1:${port}/api/runs?horde=hooked`)).text()) as { runs: Array<{ id: string }> };
+  const runs = JSON.parse(await (await fetch(`http://127.0.0.1:${port}/api/runs?horde=hooked`, { headers: AUTH })).text()) as { runs: Array<{ id: string }> };
   assert.deepEqual(runs.runs.map((r) => r.id), [again.json.runId]);
   assert.deepEqual((await readCommittedAt<{ id: string }>(home, 'SELECT id FROM runs')).map((r) => r.id), [again.json.runId], 'the run is in the store the test chose');
   assert.ok(fs.existsSync(path.join(home, 'kowalski.sqlite')));
@@ -298,7 +319,7 @@ test('refused, oversized and abandoned deliveries are not counted as on their wa
   const { port } = new URL(s.url);
   const socket = net.connect(Number(port), '127.0.0.1');
   await once(socket, 'connect');
-  socket.write(`POST /hooks/hooked/plain HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"half":`);
+  socket.write(`POST /hooks/hooked/plain HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${TEST_TOKEN}\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"half":`);
   const deadline = Date.now() + 5000;
   while (s.engine.intake.inProgress === 0 && Date.now() < deadline) await new Promise((r) => setImmediate(r));
   assert.equal(s.engine.intake.inProgress, 1, 'the half-sent delivery is on its way');

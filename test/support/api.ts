@@ -9,14 +9,19 @@ import type { Api, ApiOptions } from '../../api/index.js';
 import type { Engine } from '../../engine/index.js';
 import { testEngine, writeHorde } from './engine.js';
 import { tempDir } from './tmp.js';
+import { AUTH, TEST_TOKEN, WS_PROTOCOLS } from './token.js';
+export { AUTH, TEST_TOKEN, WS_PROTOCOLS } from './token.js';
 import { cleanups } from './cleanup.js';
 
 export const API_PORT = 8765;
 
+/** What a test may set: everything the server takes, the token included (default TEST_TOKEN). */
+export type TestApiOptions = Omit<ApiOptions, 'token'> & { token?: string };
+
 export interface TestApi extends Api {
   engine: Engine;
   home: string;
-  /** inject() with `Host: 127.0.0.1:8765` unless headers say otherwise. */
+  /** inject() with `Host: 127.0.0.1:8765` and the token unless headers say otherwise (`authorization: ''` sends none). */
   call(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; json: any; body: string; headers: Record<string, unknown> }>;
 }
 
@@ -39,20 +44,21 @@ export function writeTestHordes(home: string, proofFile: string): void {
   writeHorde(path.join(hordes, 'broken'), 'id = "broken"\npipeline = ["a", "missing"]', { a: 'kind = "noop"' });
 }
 
-export async function testApi(t: TestContext, options: ApiOptions = {}): Promise<TestApi & { proof: string }> {
+export async function testApi(t: TestContext, options: TestApiOptions = {}): Promise<TestApi & { proof: string }> {
   const home = tempDir(t, 'kw-api-');
   const proof = path.join(home, 'proof.txt');
   writeTestHordes(home, proof);
   const engine = await testEngine(t, {}, home);
-  const api = await buildApi(engine, { port: API_PORT, onInternalError: (err) => t.diagnostic(`internal: ${String(err)}`), ...options });
+  const api = await buildApi(engine, { port: API_PORT, onInternalError: (err) => t.diagnostic(`internal: ${String(err)}`), token: TEST_TOKEN, ...options });
   cleanups(t)(() => api.app.close());
   const port = options.port ?? API_PORT;
   return {
     ...api, engine, home, proof,
     async call(method, url, body, headers = {}) {
+      const all: Record<string, string> = { host: `127.0.0.1:${port}`, ...AUTH, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers };
+      if (all.authorization === '') delete all.authorization;
       const res = await api.app.inject({
-        method, url,
-        headers: { host: `127.0.0.1:${port}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+        method, url, headers: all,
         ...(body === undefined ? {} : { payload: typeof body === 'string' ? body : JSON.stringify(body) }),
       });
       let json: unknown;
@@ -92,7 +98,7 @@ export class TestSocket {
     this.closed = new Promise((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
   }
 
-  static open(t: TestContext, url: string, protocols: string[] = ['kowalski'], options: ClientOptions = {}): Promise<TestSocket> {
+  static open(t: TestContext, url: string, protocols: string[] = WS_PROTOCOLS, options: ClientOptions = {}): Promise<TestSocket> {
     const ws = new WebSocket(url, protocols, options);
     const socket = new TestSocket(ws);
     cleanups(t)(() => ws.terminate());

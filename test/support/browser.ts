@@ -9,6 +9,7 @@ import { after, before } from 'node:test';
 import { chromium } from 'playwright-core';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { REPO, startCli } from './cli.js';
+import { TEST_TOKEN, writeTestToken } from './token.js';
 export { cleanups } from './cleanup.js';
 import type { CliResult, RunningCli } from './cli.js';
 
@@ -22,6 +23,7 @@ export const WAIT_MS = 20_000;
 
 const UI = path.join(REPO, 'ui');
 const SERVING = /^kowalski serving .* at (http:\/\/127\.0\.0\.1:\d+\/)/;
+const SIGN_IN = /^ {2}(http:\/\/127\.0\.0\.1:\d+\/\?code=\S+)$/;
 
 /** The newest modification time under a folder (files only). */
 function newest(dir: string): number {
@@ -67,6 +69,8 @@ export interface Server {
   cli: RunningCli;
   /** `http://127.0.0.1:<port>/`. */
   url: string;
+  /** The one-time sign-in link serve printed (`…/?code=…`). */
+  signIn: string;
 }
 
 /** SIGTERM, then SIGKILL if it has not exited after 10 s. */
@@ -84,13 +88,19 @@ export async function stopServer(server: RunningCli): Promise<CliResult> {
   return server.exited;
 }
 
-/** `kowalski serve --no-open --port <port> [args]` on `home` (default port 0: a free one); resolves with its URL once it listens. */
+/**
+ * `kowalski serve --no-open --port <port> [args]` on `home` (default port 0: a free one),
+ * its data folder holding TEST_TOKEN unless it has a token; resolves with its URL and
+ * sign-in link once it listens.
+ */
 export async function serve(home: string, defer: (fn: () => unknown) => void, args: string[] = [], port = 0): Promise<Server> {
+  writeTestToken(home);
   const cli = startCli(home, ['serve', '--no-open', '--port', String(port), ...args], { limitMs: 300_000 });
   cli.exited.catch(() => undefined); // awaited by stopServer; never an unhandled rejection
   defer(() => stopServer(cli));
   const url = SERVING.exec(await cli.stderrLine(SERVING))![1]!;
-  return { cli, url };
+  const signIn = SIGN_IN.exec(await cli.stderrLine(SIGN_IN))![1]!;
+  return { cli, url, signIn };
 }
 
 export interface OpenPage {
@@ -99,10 +109,14 @@ export interface OpenPage {
   pageErrors: string[];
 }
 
-/** A page in its own browser context (own storage), 1366×768, closed by `defer`. */
-export async function openPage(browser: Browser, defer: (fn: () => unknown) => void): Promise<OpenPage> {
+/**
+ * A page in its own browser context (own storage), 1366×768, closed by `defer`; signed in
+ * (TEST_TOKEN in the app's storage, as a sign-in link leaves it) unless `signedIn` is false.
+ */
+export async function openPage(browser: Browser, defer: (fn: () => unknown) => void, { signedIn = true } = {}): Promise<OpenPage> {
   const context = await browser.newContext({ viewport: VIEWPORT });
   defer(() => context.close());
+  if (signedIn) await context.addInitScript({ content: `localStorage.setItem('kowalski.token', ${JSON.stringify(TEST_TOKEN)});` });
   context.setDefaultTimeout(WAIT_MS);
   const page = await context.newPage();
   const pageErrors: string[] = [];
@@ -129,11 +143,11 @@ export async function textOf(locator: Locator): Promise<string> {
   return (await locator.textContent()) ?? '';
 }
 
-/** A JSON API call from the test (Host and no Origin, as a CLI would send). */
-export async function apiJson<T = any>(url: string, method: 'GET' | 'POST' | 'PUT', apiPath: string, body?: unknown, token?: string): Promise<{ status: number; json: T }> {
+/** A JSON API call from the test (Host and no Origin, as a CLI would send), with TEST_TOKEN unless `token` says otherwise (null: none). */
+export async function apiJson<T = any>(url: string, method: 'GET' | 'POST' | 'PUT', apiPath: string, body?: unknown, token: string | null = TEST_TOKEN): Promise<{ status: number; json: T }> {
   const headers: Record<string, string> = {};
   if (body !== undefined) headers['content-type'] = 'application/json';
-  if (token !== undefined) headers.authorization = `Bearer ${token}`;
+  if (token !== null) headers.authorization = `Bearer ${token}`;
   const res = await fetch(new URL(apiPath, url), { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
   return { status: res.status, json: await res.json() as T };
 }

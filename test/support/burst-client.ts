@@ -8,6 +8,7 @@
  */
 import http from 'node:http';
 import net from 'node:net';
+import { AUTH } from './token.js';
 
 const [port, route, count] = [Number(process.argv[2]), process.argv[3]!, Number(process.argv[4])];
 
@@ -22,7 +23,7 @@ function deliver(socket: net.Socket, i: number): Promise<Answer> {
     const body = JSON.stringify({ n: i });
     const req = http.request({
       host: '127.0.0.1', port, path: route, method: 'POST', createConnection: () => socket,
-      headers: { 'content-type': 'application/json', 'x-request-id': `burst-${i}`, 'content-length': Buffer.byteLength(body) },
+      headers: { ...AUTH, 'content-type': 'application/json', 'x-request-id': `burst-${i}`, 'content-length': Buffer.byteLength(body) },
     }, (res) => {
       let text = '';
       res.setEncoding('utf8');
