@@ -10,9 +10,10 @@ import { spawn } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { profile } from '../support/chat.js';
 import { byMessage, chatHome } from '../support/chat-cli.js';
-import { CLI, REPO, cli, outputOf, startCli, stdoutJson } from '../support/cli.js';
+import { REPO, cli, outputOf, startCli, stdoutJson } from '../support/cli.js';
 import type { CliResult } from '../support/cli.js';
 import { cleanups } from '../support/cleanup.js';
+import { cliArgs } from '../support/dist.js';
 import { AUTH, writeTestToken } from '../support/token.js';
 
 interface ChatJson {
@@ -110,7 +111,7 @@ function pipedChat(home: string, args: string[], input: string): Promise<CliResu
   return new Promise((resolve, reject) => {
     const env: NodeJS.ProcessEnv = { ...process.env, KOWALSKI_HOME: home };
     delete env.NODE_TEST_CONTEXT;
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'chat', ...args], { cwd: REPO, env, stdio: 'pipe' });
+    const child = spawn(process.execPath, [...cliArgs(), 'chat', ...args], { cwd: REPO, env, stdio: 'pipe' });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));

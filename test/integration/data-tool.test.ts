@@ -15,7 +15,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { DATA_TOOL_NAMES } from '../../agents/index.js';
 import type { DataValue, DescribeTableResult, ListTablesResult, QueryResult } from '../../agents/index.js';
 import { call, callError } from '../support/mcp-tools.js';
-import { CLI, REPO, cli, cliSandbox, outputOf, startCli } from '../support/cli.js';
+import { REPO, cli, cliSandbox, outputOf, startCli } from '../support/cli.js';
+import { cliArgs } from '../support/dist.js';
 import { cleanups } from '../support/cleanup.js';
 
 const SHEETS = path.join(REPO, 'test', 'fixtures', 'spreadsheets');
@@ -62,7 +63,7 @@ function byKey(pairs: DataValue[][]): Record<string, DataValue> {
 async function stdioClient(root: string): Promise<Client> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ['--import', 'tsx', CLI, 'mcp', 'serve', 'data', '--root', root],
+    args: [...cliArgs(), 'mcp', 'serve', 'data', '--root', root],
     cwd: REPO,
     stderr: 'pipe',
   });
@@ -288,7 +289,7 @@ describe('kowalski mcp serve data', { concurrency: true }, () => {
         '[[mcp.servers]]',
         'name = "data"',
         `command = ${JSON.stringify(process.execPath)}`,
-        `args = ${JSON.stringify(['--import', 'tsx', CLI, 'mcp', 'serve', 'data', '--root', root])}`,
+        `args = ${JSON.stringify([...cliArgs(), 'mcp', 'serve', 'data', '--root', root])}`,
         `cwd = ${JSON.stringify(REPO)}`,
         '',
       ].join('\n'));

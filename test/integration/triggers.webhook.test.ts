@@ -21,7 +21,8 @@ import type { TestContext } from 'node:test';
 import { buildApi } from '../../api/index.js';
 import { DEFAULT_CONFIG, createEngine } from '../../engine/index.js';
 import type { Engine } from '../../engine/index.js';
-import { CLI, REPO, startCli } from '../support/cli.js';
+import { REPO, startCli } from '../support/cli.js';
+import { cliArgs } from '../support/dist.js';
 import { TEST_KINDS, writeHorde } from '../support/engine.js';
 import { freePort } from '../support/mcp.js';
 import { tempDir } from '../support/tmp.js';
@@ -185,7 +186,7 @@ test('killed with SIGKILL between the commit and the answer: the redelivery afte
   const port = await freePort();
   const store = await childStoreEnv(home);
   // The first commit of this fresh data directory is the delivery's run: die right after it.
-  const doomed = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', '--no-open', '--port', String(port)], {
+  const doomed = spawn(process.execPath, [...cliArgs(), 'serve', '--no-open', '--port', String(port)], {
     cwd: REPO, env: { ...withoutTestContext(process.env), KOWALSKI_HOME: home, ...store, KOWALSKI_CRASH_AT: 'after-commit:1' }, stdio: ['ignore', 'ignore', 'pipe'],
   });
   const exited = once(doomed, 'exit');

@@ -1,14 +1,15 @@
-/** Run the real kowalski CLI as a child process (through tsx) and collect what it printed and how it exited. */
+/** Run the real kowalski CLI as a child process (the built one, see dist.ts) and collect what it printed and how it exited. */
 import { spawn } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { TestContext } from 'node:test';
+import { REPO, cliArgs } from './dist.js';
 import { tempDir } from './tmp.js';
 
-/** The repository root: children run there so `--import tsx` resolves. */
-export const REPO = fileURLToPath(new URL('../..', import.meta.url));
+/** The repository root: children run there. */
+export { REPO };
+/** The CLI's source; a child runs `node ...cliArgs() <args>` (dist.ts), the built CLI when dist/ is current. */
 export const CLI = path.join(REPO, 'bin', 'kowalski.ts');
 /** The built-in hordes shipped in the package. */
 export const BUILTIN_HORDES = path.join(REPO, 'hordes');
@@ -49,7 +50,7 @@ function cliEnv(home: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv 
 
 /** Start `kowalski <args>` with `KOWALSKI_HOME=home`; stdin closed, stdout and stderr piped (so not a terminal). */
 export function startCli(home: string, args: string[], options: CliOptions = {}): RunningCli {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: REPO, env: cliEnv(home, options.env), stdio: 'pipe' });
+  const child = spawn(process.execPath, [...cliArgs(), ...args], { cwd: REPO, env: cliEnv(home, options.env), stdio: 'pipe' });
   child.stdin.end();
   let stdout = '';
   let stderr = '';

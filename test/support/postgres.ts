@@ -1,10 +1,16 @@
 /**
- * Throwaway PostgreSQL clusters for the Postgres store's tests (issue 18): initdb into a
- * fresh temp folder, a server on a free loopback port, a database `kowalski`. One cluster
- * serves a test file; freshDatabase gives each test its own database in it. As root
- * (this machine, CI) the server runs as the `postgres` OS user, which refuses root.
+ * Throwaway PostgreSQL clusters for the Postgres store's tests (issue 18): a copy of a
+ * template cluster in a fresh temp folder, a server on a free loopback port, a database
+ * `kowalski`. One cluster serves a test file; freshDatabase gives each test its own
+ * database in it. As root (this machine, CI) the server runs as the `postgres` OS user,
+ * which refuses root.
+ *
+ * The template is made by initdb once per PostgreSQL version and server user, and kept in
+ * the temp folder (`kw-pg-template-<version>-<key>`) for later runs: copying it costs a
+ * fraction of an initdb (issue 37). Remove it to have it made again.
  */
 import { execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -54,19 +60,62 @@ function serverUser(): { uid: number; gid: number } | undefined {
   }
 }
 
+const INITDB_ARGS = ['-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--locale=C'];
+
+/** A fresh temp folder the server user owns. */
+function ownedTempDir(prefix: string, user: { uid: number; gid: number } | undefined): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  if (user !== undefined) fs.chownSync(dir, user.uid, user.gid);
+  return dir;
+}
+
+/**
+ * The template cluster's data folder, made by initdb at the first call on this machine
+ * (for this version of PostgreSQL, these initdb arguments and this server user). It is
+ * made in a folder of its own and renamed into place: the rename is atomic, so two test
+ * processes that make it at once both succeed (the later rename fails on the folder the
+ * earlier one put there, and its copy is removed), and no process ever sees half a cluster.
+ */
+function templateCluster(bin: string, user: { uid: number; gid: number } | undefined): string {
+  const version = execFileSync(path.join(bin, 'postgres'), ['--version'], { encoding: 'utf8' }).trim();
+  const number = /\d+(\.\d+)*/.exec(version)?.[0] ?? 'unknown';
+  const key = createHash('sha256').update(JSON.stringify([bin, version, INITDB_ARGS, user?.uid ?? process.getuid?.()])).digest('hex').slice(0, 12);
+  const template = path.join(os.tmpdir(), `kw-pg-template-${number}-${key}`);
+  if (fs.existsSync(path.join(template, 'global', 'pg_control'))) return template;
+  const making = ownedTempDir('kw-pg-making-', user);
+  try {
+    const data = path.join(making, 'data');
+    try {
+      execFileSync(path.join(bin, 'initdb'), ['-D', data, ...INITDB_ARGS], { ...(user ?? {}), cwd: making, env: { ...process.env, LC_ALL: 'C' }, stdio: 'pipe' });
+    } catch (err) {
+      throw new Error(`initdb failed: ${String((err as { stderr?: unknown }).stderr ?? err)}`, { cause: err });
+    }
+    try {
+      fs.renameSync(data, template);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw err; // another process put its template there first
+    }
+  } finally {
+    fs.rmSync(making, { recursive: true, force: true });
+  }
+  return template;
+}
+
 export async function startPostgres(options: { fsync?: boolean } = {}): Promise<Postgres> {
   const bin = postgresBin();
   const user = serverUser();
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kw-pg-'));
-  if (user !== undefined) fs.chownSync(dir, user.uid, user.gid);
+  const template = templateCluster(bin, user);
+  const dir = ownedTempDir('kw-pg-', user);
   const data = path.join(dir, 'data');
   const log = path.join(dir, 'server.log');
   const as = { ...(user ?? {}), cwd: dir, env: { ...process.env, LC_ALL: 'C' } };
   try {
-    execFileSync(path.join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--locale=C'], { ...as, stdio: 'pipe' });
+    // As the server user: the copy is its own, with the modes initdb gave (0700).
+    execFileSync('cp', ['-a', template, data], { ...as, stdio: 'pipe' });
   } catch (err) {
     fs.rmSync(dir, { recursive: true, force: true });
-    throw new Error(`initdb failed: ${String((err as { stderr?: unknown }).stderr ?? err)}`, { cause: err });
+    throw new Error(`copying the template cluster ${template} failed: ${String((err as { stderr?: unknown }).stderr ?? err)}`, { cause: err });
   }
   // A free port can be taken between the probe and the bind: a server that exits at once is tried again on another.
   for (let attempt = 1; ; attempt += 1) {

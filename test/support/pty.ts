@@ -5,7 +5,8 @@
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { CLI, REPO } from './cli.js';
+import { REPO } from './cli.js';
+import { cliArgs } from './dist.js';
 
 export interface PtyCli {
   child: ChildProcessWithoutNullStreams;
@@ -30,7 +31,7 @@ export function startPty(home: string, args: string[], options: { limitMs?: numb
   delete env.KOWALSKI_CRASH_AT;
   delete env.NODE_TEST_CONTEXT;
   delete env.NO_COLOR;
-  const command = `stty cols 200 rows 50; exec ${[process.execPath, '--import', 'tsx', CLI, ...args].map(quote).join(' ')}`;
+  const command = `stty cols 200 rows 50; exec ${[process.execPath, ...cliArgs(), ...args].map(quote).join(' ')}`;
   const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd: REPO, env, stdio: 'pipe' });
   let raw = '';
   const waiters: { match: RegExp; from: number; resolve: (s: string) => void; reject: (e: Error) => void }[] = [];

@@ -1,0 +1,64 @@
+/**
+ * The built program (dist/) for the tests' child processes. A child started with
+ * `--import tsx` compiles the sources it loads first (a second or more of CPU per child,
+ * many seconds on a busy machine); the built files start at once. `npm test` builds first
+ * when dist/ is stale (`pretest`: test/support/build-if-stale.ts). A test file run on its
+ * own after an edit finds dist/ older than a source: its children then run the sources
+ * through tsx, so a test never runs code older than the sources.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The repository root. */
+export const REPO = fileURLToPath(new URL('../..', import.meta.url));
+/** tsx's loader, located from here: resolves whatever folder the child runs in. */
+const TSX = import.meta.resolve('tsx');
+
+/** The folders tsconfig.build.json compiles (its `include`): what dist/ holds. */
+function builtFolders(repo: string): string[] {
+  const config = JSON.parse(fs.readFileSync(path.join(repo, 'tsconfig.build.json'), 'utf8')) as { include?: string[] };
+  return config.include ?? [];
+}
+
+/**
+ * The first source file (repository-relative) that dist/ is missing or holds an older
+ * build of; undefined when dist/ is current. Compares modification times, one `stat` per
+ * file (a few milliseconds for the whole tree).
+ */
+export function staleSource(repo: string = REPO): string | undefined {
+  for (const folder of builtFolders(repo)) {
+    const root = path.join(repo, folder);
+    if (!fs.existsSync(root)) continue;
+    for (const entry of fs.readdirSync(root, { recursive: true, withFileTypes: true })) {
+      if (!entry.isFile() || !entry.name.endsWith('.ts') || entry.name.endsWith('.d.ts')) continue;
+      const source = path.join(entry.parentPath, entry.name);
+      const relative = path.relative(repo, source);
+      const built = path.join(repo, 'dist', relative.replace(/\.ts$/, '.js'));
+      const builtAt = fs.statSync(built, { throwIfNoEntry: false })?.mtimeMs;
+      if (builtAt === undefined || builtAt < fs.statSync(source).mtimeMs) return relative;
+    }
+  }
+  return undefined;
+}
+
+let current: boolean | undefined;
+
+/** Whether dist/ is current (checked once per test process). */
+function distIsCurrent(): boolean {
+  current ??= staleSource() === undefined;
+  return current;
+}
+
+/**
+ * The arguments after `node` that run the program whose source is `source`
+ * (repository-relative, e.g. `bin/kowalski.ts`): its built file when dist/ is current,
+ * else the source through tsx. Only for sources tsconfig.build.json compiles.
+ */
+export function nodeArgsFor(source: string): string[] {
+  if (distIsCurrent()) return [path.join(REPO, 'dist', source.replace(/\.ts$/, '.js'))];
+  return ['--import', TSX, path.join(REPO, source)];
+}
+
+/** The arguments after `node` that run the kowalski CLI. */
+export const cliArgs = (): string[] => nodeArgsFor('bin/kowalski.ts');
