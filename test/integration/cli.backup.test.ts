@@ -32,13 +32,27 @@ api_key = "SECRET-5"
 [webhook_secrets]
 "gh/push" = "whsec-SECRET-2"
 
+[adapters.hook]
+type = "webhook"
+agent = "assistant"
+secret = "whsec-SECRET-6"
+
+[adapters.mail]
+type = "email"
+[adapters.mail.imap]
+host = "imap.example.org"
+password = "SECRET-7"
+[adapters.mail.smtp]
+host = "smtp.example.org"
+password_env = "KW_TEST_SMTP_PASSWORD"
+
 [[mcp.servers]]
 name = "remote"
 url = "http://127.0.0.1:9/mcp"
 token = "SECRET-3"
 `;
 
-interface BackupJson { file: string; runs: number; files: number; redacted: string[]; withSecrets: boolean }
+interface BackupJson { file: string; runs: number; files: number; redacted: string[]; withSecrets: boolean; skipped: { path: string; why: string }[] }
 
 /** A small data folder made by an engine, with a config full of secrets and the API token. */
 async function smallHome(t: TestContext): Promise<string> {
@@ -51,6 +65,12 @@ async function smallHome(t: TestContext): Promise<string> {
   fs.writeFileSync(path.join(home, 'api-token'), 'TOKEN-SECRET-4-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n', { mode: 0o600 });
   fs.mkdirSync(path.join(home, 'vault', 'notes'), { recursive: true });
   fs.writeFileSync(path.join(home, 'vault', 'notes', 'a.md'), '# a note\n');
+  fs.mkdirSync(path.join(home, 'plugins', 'local', 'p1', 'node_modules', 'dep'), { recursive: true });
+  fs.writeFileSync(path.join(home, 'plugins', 'local', 'p1', 'kowalski-plugin.json'), '{"name":"p1"}\n');
+  fs.writeFileSync(path.join(home, 'plugins', 'local', 'p1', 'node_modules', 'dep', 'index.js'), 'export {};\n');
+  fs.mkdirSync(path.join(home, 'plugins', 'node_modules', 'kowalski-plugin-x'), { recursive: true });
+  fs.writeFileSync(path.join(home, 'plugins', 'package.json'), '{"dependencies":{"kowalski-plugin-x":"1.0.0"}}\n');
+  fs.writeFileSync(path.join(home, 'plugins', 'node_modules', 'kowalski-plugin-x', 'index.js'), 'export {};\n');
   return home;
 }
 
@@ -111,13 +131,17 @@ test('a backup taken while 20 runs execute restores to a folder an engine starts
   await Promise.all(acknowledged.map(async (id) => assert.equal(await copy.waitForRun(id), 'succeeded')));
 });
 
-test('secrets: left out of config.toml and the API token unless --with-secrets', async (t) => {
+test('secrets (adapters\' too): left out of config.toml and the API token unless --with-secrets; plugins/ is kept without its node_modules', async (t) => {
   const home = await smallHome(t);
   const root = tempDir(t, 'kw-bk-');
   const plain = path.join(root, 'plain.zip');
   const r1 = await cli(home, ['backup', plain, '--json']);
   assert.equal(r1.code, 0, outputOf(r1));
-  assert.deepEqual(stdoutJson<BackupJson>(r1).redacted, ['providers.anthropic.api_key', 'tools.web_search.api_key', 'webhook_secrets', 'mcp.servers[0].token', 'api-token']);
+  const made = stdoutJson<BackupJson>(r1);
+  assert.deepEqual(made.redacted, [
+    'providers.anthropic.api_key', 'tools.web_search.api_key', 'webhook_secrets', 'adapters.hook.secret', 'adapters.mail.imap.password', 'mcp.servers[0].token', 'api-token',
+  ]);
+  assert.deepEqual(made.skipped.map((s) => s.path), ['plugins/local/p1/node_modules', 'plugins/node_modules']);
   const to1 = path.join(root, 'plain');
   assert.equal((await cli(home, ['restore', plain, '--to', to1])).code, 0);
   const config = fs.readFileSync(path.join(to1, 'config.toml'), 'utf8');
@@ -125,7 +149,13 @@ test('secrets: left out of config.toml and the API token unless --with-secrets',
   assert.match(config, /ollama:qwen2\.5:7b/);
   assert.match(config, /http:\/\/127\.0\.0\.1:9\/mcp/);
   assert.equal(fs.existsSync(path.join(to1, 'api-token')), false);
+  assert.match(config, /password_env = "KW_TEST_SMTP_PASSWORD"/);
+  assert.match(config, /host = "imap\.example\.org"/);
   assert.equal(fs.readFileSync(path.join(to1, 'vault', 'notes', 'a.md'), 'utf8'), '# a note\n');
+  assert.equal(fs.readFileSync(path.join(to1, 'plugins', 'local', 'p1', 'kowalski-plugin.json'), 'utf8'), '{"name":"p1"}\n');
+  assert.equal(fs.existsSync(path.join(to1, 'plugins', 'package.json')), true);
+  assert.equal(fs.existsSync(path.join(to1, 'plugins', 'local', 'p1', 'node_modules')), false);
+  assert.equal(fs.existsSync(path.join(to1, 'plugins', 'node_modules')), false);
   assert.doesNotMatch(fs.readFileSync(plain).toString('latin1'), /SECRET/);
 
   const full = path.join(root, 'full.zip');
