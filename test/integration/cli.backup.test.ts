@@ -11,7 +11,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
+import Database from 'better-sqlite3';
 import { unzipSync, zipSync } from 'fflate';
+import type { KowalskiError } from '../../core/index.js';
+import { restoreBackup } from '../../engine/index.js';
 import { cli, outputOf, stdoutJson } from '../support/cli.js';
 import { miniHorde } from '../support/hordes.js';
 import { testEngine } from '../support/engine.js';
@@ -186,7 +189,7 @@ test('a damaged archive (one byte flipped) is refused with KW_ERR_BACKUP_INVALID
 });
 
 /** Rebuild an archive's entries with `change` applied, keeping a consistent ZIP (so only our own checks can catch it). */
-function rebuild(file: string, out: string, change: (files: Record<string, Uint8Array>, manifest: { files: { path: string; size: number; sha256: string }[] }) => void): void {
+function rebuild(file: string, out: string, change: (files: Record<string, Uint8Array>, manifest: { files: { path: string; size: number; sha256: string }[]; dirs: string[] }) => void): void {
   const files = unzipSync(fs.readFileSync(file));
   const manifest = JSON.parse(Buffer.from(files['kowalski-backup.json']!).toString('utf8'));
   delete files['kowalski-backup.json'];
@@ -235,4 +238,84 @@ test('a tampered file (consistent ZIP, wrong SHA-256), an unlisted entry and a z
   const again = await cli(home, ['backup', file]);
   assert.equal(again.code, 2, outputOf(again));
   assert.match(again.stderr, /exists already.*KW_ERR_BACKUP_TARGET/);
+});
+
+/** Put `data` at `name` in a rebuilt archive, listed in the manifest with its size and SHA-256. */
+function put(files: Record<string, Uint8Array>, manifest: { files: { path: string; size: number; sha256: string }[] }, name: string, data: Uint8Array): void {
+  files[name] = data;
+  manifest.files = manifest.files.filter((f) => f.path !== name);
+  manifest.files.push({ path: name, size: data.length, sha256: crypto.createHash('sha256').update(data).digest('hex') });
+}
+
+/** The bytes of a new SQLite database that `build` fills. */
+function sqliteBytes(dir: string, build: (db: Database.Database) => void): Buffer {
+  const file = path.join(dir, `db-${crypto.randomUUID()}.sqlite`);
+  const db = new Database(file);
+  build(db);
+  db.close();
+  return fs.readFileSync(file);
+}
+
+test('hostile archives and --to through a link get a coded refusal (exit 2, no raw errno), and nothing is placed', async (t) => {
+  const home = await smallHome(t);
+  const root = tempDir(t, 'kw-bk-');
+  const file = path.join(root, 'b.zip');
+  assert.equal((await cli(home, ['backup', file])).code, 0);
+  const original = Buffer.from(unzipSync(fs.readFileSync(file))['kowalski.sqlite']!);
+  const fileWith = (bytes: Buffer): string => {
+    const at = path.join(root, `copy-${crypto.randomUUID()}.sqlite`);
+    fs.writeFileSync(at, bytes);
+    return at;
+  };
+  type Manifest = { files: { path: string; size: number; sha256: string }[]; dirs: string[] };
+  const cases: Array<[string, (files: Record<string, Uint8Array>, manifest: Manifest) => void, RegExp]> = [
+    ['long-segment', (f, m) => put(f, m, `vault/${'n'.repeat(300)}.md`, Buffer.from('x')), /one of whose names is 303 bytes \(at most 255\)/],
+    ['long-name', (f, m) => put(f, m, `vault/${Array.from({ length: 6 }, () => 'd'.repeat(200)).join('/')}.md`, Buffer.from('x')), /a name of 1214 bytes \(at most 1024\)/],
+    ['file-as-folder', (f, m) => put(f, m, 'vault/notes/a.md/inner.md', Buffer.from('x')), /"vault\/notes\/a\.md" as a file and "vault\/notes\/a\.md\/inner\.md" inside it/],
+    ['dir-is-file', (_f, m) => void m.dirs.push('vault/notes/a.md'), /"vault\/notes\/a\.md" as a file and as a folder/],
+    ['listed-twice', (_f, m) => void m.files.push({ ...m.files.find((x) => x.path === 'vault/notes/a.md')! }), /lists the file "vault\/notes\/a\.md" twice/],
+    ['empty-db', (f, m) => put(f, m, 'kowalski.sqlite', sqliteBytes(root, () => undefined)), /no kowalski schema \(no migration recorded\): an empty database, or another program's/],
+    ['foreign-db', (f, m) => put(f, m, 'kowalski.sqlite', sqliteBytes(root, (db) => db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL); INSERT INTO schema_migrations VALUES (7, \'orders\', 0)'))), /not kowalski's schema: it records migration 7 as "orders", where kowalski's is "vault_index"/],
+    ['newer-db', (f, m) => put(f, m, 'kowalski.sqlite', sqliteBytes(root, (db) => {
+      db.exec('PRAGMA journal_mode = DELETE');
+      db.prepare('ATTACH DATABASE ? AS original').run(fileWith(original));
+      db.exec("CREATE TABLE schema_migrations AS SELECT * FROM original.schema_migrations; INSERT INTO schema_migrations VALUES (999, 'from-the-future', 0)");
+    })), /written by a newer kowalski \(schema 999/],
+  ];
+  // Each refused by the engine's restore; two of them through the real CLI too (exit 2, the code in --json).
+  for (const [name, change, pattern] of cases) {
+    const archive = path.join(root, `${name}.zip`);
+    rebuild(file, archive, change);
+    const to = path.join(root, `to-${name}`);
+    assert.throws(() => restoreBackup(archive, to), (err: KowalskiError) => err.code === 'KW_ERR_BACKUP_INVALID' && pattern.test(err.message), name);
+    assert.equal(fs.existsSync(to), false, name);
+    if (name !== 'long-segment' && name !== 'empty-db') continue;
+    const r = await cli(home, ['restore', archive, '--to', to, '--json']);
+    assert.equal(r.code, 2, `${name}: ${outputOf(r)}`);
+    const error = stdoutJson<{ error: { code: string; message: string } }>(r).error;
+    assert.equal(error.code, 'KW_ERR_BACKUP_INVALID', name);
+    assert.match(error.message, pattern, name);
+    assert.equal(fs.existsSync(to), false, name);
+  }
+  assert.deepEqual(fs.readdirSync(root).filter((n) => n.includes('restoring')), [], 'no staging folder left');
+
+  const empty = path.join(root, 'empty-folder');
+  fs.mkdirSync(empty);
+  const link = path.join(root, 'link');
+  fs.symlinkSync(empty, link);
+  const dangling = path.join(root, 'dangling');
+  fs.symlinkSync(path.join(root, 'nowhere'), dangling);
+  for (const [to, pattern] of [[link, /is a symbolic link: name the folder itself/], [path.join(dangling, 'home'), /dangling is a link that leads nowhere/]] as const) {
+    const r = await cli(home, ['restore', file, '--to', to, '--json']);
+    assert.equal(r.code, 2, outputOf(r));
+    const error = stdoutJson<{ error: { code: string; message: string } }>(r).error;
+    assert.equal(error.code, 'KW_ERR_BACKUP_TARGET');
+    assert.match(error.message, pattern);
+  }
+  assert.deepEqual(fs.readdirSync(empty), []);
+  // Through a link on the way (not the last name) the restore lands in the real folder.
+  const through = path.join(link, 'home');
+  const ok = await cli(home, ['restore', file, '--to', through, '--json']);
+  assert.equal(ok.code, 0, outputOf(ok));
+  assert.equal(fs.existsSync(path.join(empty, 'home', 'kowalski.sqlite')), true);
 });
