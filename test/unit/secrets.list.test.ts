@@ -93,6 +93,14 @@ void test('a string in the source that names a secret config key is covered by t
   assert.deepEqual(misses, [], 'each of these is read from config.toml as a secret? then put it on engine/secrets/secret-list.ts');
 });
 
+void test("an adapter's secrets read from the environment (<key>_env) are scrubbed from messages too; the variable's name is shown, never its value", () => {
+  const section = { type: 'webhook', secret_env: 'KW_HOOK', caldav: { password_env: 'KW_PW' }, url: 'http://x' };
+  const env = { KW_HOOK: 'hook-secret-value', KW_PW: 'pw-value' };
+  assert.deepEqual(secretSettingValues(section, [], env).sort(), ['hook-secret-value', 'pw-value']);
+  assert.equal(scrubSecrets('bad hook-secret-value and pw-value at http://x', secretSettingValues(section, [], env)), 'bad (secret) and (secret) at http://x');
+  assert.deepEqual(shownSettings(section, []), { type: 'webhook', secret: '(from $KW_HOOK)', caldav: { password: '(from $KW_PW)' }, url: 'http://x' });
+});
+
 void test('the API token file is on the list of secret files', () => {
   assert.ok(SECRET_FILES.includes(TOKEN_FILE));
 });
