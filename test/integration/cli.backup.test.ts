@@ -146,7 +146,9 @@ test('secrets (adapters\' too): left out of config.toml and the API token unless
   ]);
   assert.deepEqual(made.skipped.map((s) => s.path), ['plugins/local/p1/node_modules', 'plugins/node_modules']);
   const to1 = path.join(root, 'plain');
-  assert.equal((await cli(home, ['restore', plain, '--to', to1])).code, 0);
+  const restored = await cli(home, ['restore', plain, '--to', to1]);
+  assert.equal(restored.code, 0, outputOf(restored));
+  assert.match(restored.stdout, /left out the plugins' packages \(plugins\/local\/p1\/node_modules, plugins\/node_modules\): install them again/);
   const config = fs.readFileSync(path.join(to1, 'config.toml'), 'utf8');
   assert.doesNotMatch(config, /SECRET/);
   assert.match(config, /ollama:qwen2\.5:7b/);
