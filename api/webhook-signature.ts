@@ -8,15 +8,15 @@
  *   any other secret is used as its UTF-8 bytes. Checked first when present, since it
  *   also binds a timestamp (replay protection).
  * - **GitHub**: `X-Hub-Signature-256: sha256=<hex>` = HMAC-SHA256(secret as UTF-8, raw body).
- * And the webhook adapters' own scheme (`verifyAdapterWebhook`): `X-Kowalski-Signature`
- * over `<X-Kowalski-Timestamp>.<raw body>`.
+ * And the webhook adapters' own scheme (`verifyAdapterWebhook`): `X-Kowalski-Signature:
+ * v2=<hex>` over `<X-Kowalski-Timestamp>.<X-Kowalski-Delivery>.<raw body>`.
  *
  * Pure: the clock comes in as `nowMs`, nothing is read or written, and no header input
  * makes it throw. Digests are compared with `crypto.timingSafeEqual` on equal-length
  * buffers; a candidate's length is known from its format before any byte is compared.
  */
 import crypto from 'node:crypto';
-import { DELIVERY_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, webhookDigest } from '../engine/index.js';
+import { DELIVERY_HEADER, SIGNATURE_HEADER, SIGNATURE_VERSION, TIMESTAMP_HEADER, webhookDigest } from '../engine/index.js';
 
 /** Default allowed distance between `webhook-timestamp` and now, in seconds (either way). */
 export const WEBHOOK_TOLERANCE_SECS = 300;
@@ -77,7 +77,7 @@ function verifyGithub(headers: Map<string, string[]>, input: VerifyWebhookInput)
   const entries = nonEmpty(headers.get(GITHUB_HEADER)).flatMap((v) => v.split(',')).map((e) => e.trim()).filter((e) => e !== '');
   if (entries.length > MAX_SIGNATURES) return refuse(`X-Hub-Signature-256 holds ${entries.length} signatures; at most ${MAX_SIGNATURES} are checked`);
   if (input.secret === '') return refuse('the webhook secret is empty, so no signature can be checked');
-  const candidates = entries.map((e) => parseSha256Entry(e, 'X-Hub-Signature-256'));
+  const candidates = entries.map((e) => parseHexEntry(e, 'sha256=', 'X-Hub-Signature-256'));
   const expected = crypto.createHmac('sha256', Buffer.from(input.secret, 'utf8')).update(input.rawBody).digest();
   const verdict = matchAny(candidates, expected, 'X-Hub-Signature-256');
   if (verdict !== undefined) return verdict;
@@ -127,14 +127,17 @@ function staleness(header: string, value: string, input: Pick<VerifyWebhookInput
 
 /**
  * A delivery to a webhook adapter (`POST /adapters/webhook/<name>`): `X-Kowalski-Signature:
- * sha256=<hex>` over `<X-Kowalski-Timestamp>.<raw body>` (engine/adapters/webhook/signature.ts),
- * the timestamp within the tolerance, and `X-Kowalski-Delivery` (required: it is what makes a
- * redelivery the same message). The time is checked only once the signature holds.
+ * v2=<hex>` over `<X-Kowalski-Timestamp>.<X-Kowalski-Delivery>.<raw body>`
+ * (engine/adapters/webhook/signature.ts), the timestamp within the tolerance, and
+ * `X-Kowalski-Delivery` (required, and signed: it is what makes a redelivery the same
+ * message, so a captured request resent with another id does not match). The first scheme,
+ * `sha256=` over the timestamp and the body only, is refused, naming v2. The time is checked
+ * only once the signature holds.
  */
 export function verifyAdapterWebhook(input: VerifyWebhookInput): WebhookVerdict {
   const headers = lowerCased(input.headers);
   const entries = nonEmpty(headers.get(SIGNATURE_HEADER)).flatMap((v) => v.split(',')).map((e) => e.trim()).filter((e) => e !== '');
-  if (entries.length === 0) return refuse('no signature: expected X-Kowalski-Signature: sha256=<hex>');
+  if (entries.length === 0) return refuse(`no signature: expected X-Kowalski-Signature: ${SIGNATURE_VERSION}=<hex>`);
   if (entries.length > MAX_SIGNATURES) return refuse(`X-Kowalski-Signature holds ${entries.length} signatures; at most ${MAX_SIGNATURES} are checked`);
   const ts = single(headers, TIMESTAMP_HEADER);
   if (ts.kind !== 'one') return refuse(ts.kind === 'absent' ? 'X-Kowalski-Timestamp is missing' : 'X-Kowalski-Timestamp is given several times with different values');
@@ -143,9 +146,16 @@ export function verifyAdapterWebhook(input: VerifyWebhookInput): WebhookVerdict 
   const deliveryId = id.kind === 'one' ? usableId(id.value) : undefined;
   if (deliveryId === undefined) return refuse(`X-Kowalski-Delivery must be given once: an id of at most ${DELIVERY_ID_MAX} characters naming this delivery`);
   if (input.secret === '') return refuse('the adapter secret is empty, so no signature can be checked');
-  const expected = webhookDigest(input.secret, ts.value, input.rawBody);
-  const verdict = matchAny(entries.map((e) => parseSha256Entry(e, 'X-Kowalski-Signature')), expected, 'X-Kowalski-Signature');
-  if (verdict !== undefined) return verdict;
+  const versioned = entries.filter((e) => e.startsWith(`${SIGNATURE_VERSION}=`));
+  if (versioned.length === 0) {
+    return refuse(entries.some((e) => e.startsWith('sha256='))
+      ? `X-Kowalski-Signature: sha256= (the first scheme) does not cover X-Kowalski-Delivery and is no longer accepted: sign ${SIGNATURE_VERSION}=<hex HMAC-SHA256 of timestamp + "." + delivery id + "." + body>`
+      : `X-Kowalski-Signature holds no "${SIGNATURE_VERSION}=<hex>" entry`);
+  }
+  const expected = webhookDigest(input.secret, ts.value, deliveryId, input.rawBody);
+  const candidates = versioned.map((e) => parseHexEntry(e, `${SIGNATURE_VERSION}=`, 'X-Kowalski-Signature'));
+  const verdict = matchAny(candidates, expected, 'X-Kowalski-Signature');
+  if (verdict !== undefined) return verdict.ok ? verdict : { ...verdict, message: `${verdict.message} (it covers X-Kowalski-Timestamp, X-Kowalski-Delivery and the body: none may change after signing)` };
   return staleness('X-Kowalski-Timestamp', ts.value, input) ?? { ok: true, scheme: 'kowalski', deliveryId, timestampMs: Number(ts.value) * 1000 };
 }
 
@@ -157,11 +167,11 @@ function standardKey(secret: string): Buffer | string {
   return Buffer.from(b64, 'base64');
 }
 
-/** A 32-byte digest from `sha256=<64 hex>`, or why the entry is malformed. */
-function parseSha256Entry(entry: string, header: string): Buffer | string {
-  if (!entry.startsWith('sha256=')) return `${header} must start with "sha256="`;
-  const hex = entry.slice('sha256='.length);
-  if (hex.length !== HMAC_BYTES * 2) return `${header} holds ${hex.length} characters after "sha256=", expected ${HMAC_BYTES * 2} hex digits`;
+/** A 32-byte digest from `<prefix><64 hex>`, or why the entry is malformed. */
+function parseHexEntry(entry: string, prefix: string, header: string): Buffer | string {
+  if (!entry.startsWith(prefix)) return `${header} must start with "${prefix}"`;
+  const hex = entry.slice(prefix.length);
+  if (hex.length !== HMAC_BYTES * 2) return `${header} holds ${hex.length} characters after "${prefix}", expected ${HMAC_BYTES * 2} hex digits`;
   if (!/^[0-9a-fA-F]+$/.test(hex)) return `${header} holds a character that is not a hex digit`;
   return Buffer.from(hex, 'hex');
 }

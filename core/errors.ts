@@ -205,8 +205,8 @@ export const ERROR_CODES = {
   // the vault's search
   KW_ERR_VAULT_REINDEX_NEEDED: { group: 'operator', summary: "the vault's vectors were made with another embedding model (or dimension) than config.toml names: run `kowalski vault reindex`; until then semantic search gives keyword results with a note" },
   // backup and restore
-  KW_ERR_BACKUP_INVALID: { group: 'terminal', summary: 'a backup archive is damaged, tampered with or not a kowalski backup (a checksum, an entry name that would leave the target, a missing or extra entry, a database that fails integrity_check); nothing was placed at the target' },
-  KW_ERR_BACKUP_TARGET: { group: 'terminal', summary: 'a backup cannot be written there (the file exists, its folder is missing) or restored there (the --to folder is not empty)' },
+  KW_ERR_BACKUP_INVALID: { group: 'terminal', summary: 'a backup archive is damaged, tampered with or not a kowalski backup (a checksum, an entry name that would leave the target, a missing or extra entry, a name too long or a file where a folder is needed, a database that fails integrity_check or is empty, of another program or of a newer schema); nothing was placed at the target' },
+  KW_ERR_BACKUP_TARGET: { group: 'terminal', summary: 'a backup cannot be written there (the file exists, its folder is missing) or restored there (the --to folder is not empty, is a link or a file, lies below a dangling link, or cannot be written)' },
   KW_ERR_BACKUP_SOURCE: { group: 'terminal', summary: 'there is nothing to back up: the data folder holds no kowalski.sqlite' },
   // re-run from a step
   KW_ERR_RUN_ACTIVE: { group: 'retryable', summary: 'the run is still queued or running: a re-run reuses the results of a run that has ended or is parked' },

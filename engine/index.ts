@@ -63,6 +63,7 @@ export { BUILDER_AGENT, MAX_DRAFTS_LISTED } from './rookery/rookery-service.js';
 export type { RookeryService } from './rookery/rookery-service.js';
 export type { DraftSummary, DraftView } from './rookery/rookery-service.js';
 export { createBackup, restoreBackup, MANIFEST_ENTRY } from './backup/index.js';
+export { SECRET_FILES } from './secrets/secret-list.js';
 export type { BackupFile, BackupManifest, BackupOptions, BackupResult, RestoreResult } from './backup/index.js';
 export { parseManifest, pluginToolName, MANIFEST_FILE } from './plugins/manifest.js';
 export { permissionsHash, permissionsInWords } from './plugins/permissions.js';
@@ -70,7 +71,7 @@ export type { PluginConfinement, PluginFailure, PluginManifest, PluginPermission
 export { detectSandbox } from './plugins/runner/index.js';
 export type { Sandbox, SandboxOptions } from './plugins/runner/index.js';
 export type { PluginAuditEntry } from './plugins/grants.js';
-export { ADAPTER_TYPES, DELIVERY_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, TOLERANCE_SECS, signedHeaders, webhookDigest } from './adapters/index.js';
+export { ADAPTER_TYPES, DELIVERY_HEADER, SIGNATURE_HEADER, SIGNATURE_VERSION, TIMESTAMP_HEADER, TOLERANCE_SECS, signedHeaders, webhookDigest } from './adapters/index.js';
 export { isHttpAdapter } from './adapters/index.js';
 export type { HttpAdapterInstance, InboundAnswer, InboundHeaders, InboundRequest } from './adapters/index.js';
 export type { Accepted, AdapterDefinition, AdapterHost, AdapterInstance, AdapterState, AdapterStatus, AdapterType, Adapters, InboundMessage, InboundRecord, InboundState, RunningAdapter, WebhookSettings } from './adapters/index.js';

@@ -9,6 +9,7 @@ import { killLeftovers } from '../steps/index.js';
 import type { RunEvent } from '../actors/index.js';
 import type { Supervisor } from './supervisor.js';
 import type { RunQueries } from './store/queries.js';
+import type { VaultRecovery } from './vault/index.js';
 
 export interface RecoverySummary {
   /** Runs replayed and continued. */
@@ -24,7 +25,7 @@ export interface RecoverySummary {
   /** Chat sessions whose turn was under way: it goes on from its log. */
   chats: string[];
   /** Vault writes a crash cut in two, settled at the start: completed, or failed (reported in the writes list). */
-  vault: { completed: number; failed: number };
+  vault: VaultRecovery;
   /** Runs that could not be replayed (an altered or foreign log); they are left untouched. */
   failed: { runId: string; message: string }[];
 }
@@ -64,7 +65,7 @@ export async function resumeRun(supervisor: Supervisor, runId: string, summary: 
 
 /** A summary of nothing done yet, filled in as runs are resumed. */
 export function emptyRecovery(): RecoverySummary {
-  return { resumed: [], retried: [], parked: 0, outcomeUnknown: [], killedProcesses: 0, chats: [], vault: { completed: 0, failed: 0 }, failed: [] };
+  return { resumed: [], retried: [], parked: 0, outcomeUnknown: [], killedProcesses: 0, chats: [], vault: { completed: 0, failed: 0, swept: 0 }, failed: [] };
 }
 
 export function formatRecovery(s: RecoverySummary): string {

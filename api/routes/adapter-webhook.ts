@@ -9,6 +9,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { KowalskiError } from '../../core/index.js';
+import { MAX_MESSAGE_CHARS } from '../../engine/index.js';
 import type { Engine, InboundRecord, WebhookSettings } from '../../engine/index.js';
 import { verifyAdapterWebhook } from '../webhook-signature.js';
 import { HOOK_BODY_LIMIT } from './hooks.js';
@@ -40,6 +41,7 @@ function messageOf(rawBody: Buffer): WebhookMessage {
     if (!['text', 'conversation', 'from'].includes(key)) throw new KowalskiError('KW_ERR_BAD_REQUEST', `body/${key} is not a known field (text, conversation, from)`, { where: { key: `body/${key}` } });
   }
   if (typeof b.text !== 'string' || b.text.trim() === '') throw new KowalskiError('KW_ERR_BAD_REQUEST', 'body/text must be a non-empty string', { where: { key: 'body/text' } });
+  if (b.text.length > MAX_MESSAGE_CHARS) throw new KowalskiError('KW_ERR_BAD_REQUEST', `body/text has ${b.text.length} characters; at most ${MAX_MESSAGE_CHARS} are taken`, { where: { key: 'body/text' } });
   for (const key of ['conversation', 'from'] as const) {
     const v = b[key];
     if (v !== undefined && (typeof v !== 'string' || v === '' || v.length > 200)) throw new KowalskiError('KW_ERR_BAD_REQUEST', `body/${key} must be a string of 1 to 200 characters`, { where: { key: `body/${key}` } });

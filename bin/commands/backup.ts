@@ -37,6 +37,8 @@ export function restoreCommand(file: string, opts: { to: string; json?: boolean 
   }
   const lines = [`restored ${file} to ${result.to}: ${m.runs} runs, ${m.files.length} files, every checksum and the database's integrity_check ok`];
   if (m.redacted.length > 0) lines.push(`  the backup left out secrets (${m.redacted.join(', ')}): set them again (Setup, or config.toml)`);
+  const modules = m.skipped.filter((s) => s.path.startsWith('plugins/'));
+  if (modules.length > 0) lines.push(`  the backup left out the plugins' packages (${modules.map((s) => s.path).join(', ')}): install them again (npm install in ${result.to}/plugins, or the plugin's folder)`);
   lines.push(`  use it: KOWALSKI_HOME=${result.to} kowalski serve`);
   process.stdout.write(`${lines.join('\n')}\n`);
   return EXIT.ok;

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { dataPaths } from '../../engine/index.js';
+import { SECRET_FILES, dataPaths } from '../../engine/index.js';
 import { fail, ok, reason, warn } from './check.js';
 import type { Check } from './check.js';
 
@@ -39,7 +39,7 @@ export function checkDataDir(dir: string): Check[] {
   const out: Check[] = [(stat.mode & 0o077) === 0
     ? ok('data folder', `${dir} (mode ${octal(stat.mode)})`)
     : warn('data folder', `${dir} is open to other users (mode ${octal(stat.mode)}): it holds run outputs, chats and the database`, `chmod 700 ${dir}`)];
-  for (const name of ['config.toml', 'api-token']) {
+  for (const name of ['config.toml', ...SECRET_FILES]) {
     const file = path.join(dir, name);
     const mode = fs.existsSync(file) ? fs.statSync(file).mode : undefined;
     if (mode !== undefined && (mode & 0o077) !== 0) out.push(warn('file modes', `${file} may hold keys and is readable by others (mode ${octal(mode)})`, `chmod 600 ${file}`));

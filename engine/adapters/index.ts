@@ -8,7 +8,7 @@ export { adapterConfigError, intSetting, secretSetting, stringSetting, urlSettin
 export type { AdapterConfig } from './settings.js';
 export { ADAPTER_TYPES } from './types.js';
 export type { Accepted, AdapterDefinition, AdapterHost, AdapterInstance, AdapterState, AdapterStatus, AdapterType, InboundMessage, InboundRecord, InboundState } from './types.js';
-export { DELIVERY_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, TOLERANCE_SECS, signedHeaders, webhookDigest } from './webhook/signature.js';
+export { DELIVERY_HEADER, SIGNATURE_HEADER, SIGNATURE_VERSION, TIMESTAMP_HEADER, TOLERANCE_SECS, signedHeaders, webhookDigest } from './webhook/signature.js';
 export type { WebhookSettings } from './webhook/webhook-adapter.js';
 export { isHttpAdapter } from './http-inbound.js';
 export type { HttpAdapterInstance, InboundAnswer, InboundHeaders, InboundRequest } from './http-inbound.js';

@@ -9,7 +9,8 @@ import { KowalskiError } from '../../core/index.js';
 import type { Clock } from '../clock.js';
 import type { AdapterQueries } from '../store/sql/adapters.js';
 import type { Timers } from '../triggers/timers.js';
-import { adapterConfigError, settingAt, shownSettings } from './settings.js';
+import { scrubSecrets } from '../secrets/secret-list.js';
+import { adapterConfigError, secretSettingValues, settingAt, shownSettings } from './settings.js';
 import type { AdapterConfig } from './settings.js';
 import type { AdapterDefinition, AdapterHost, AdapterInstance, AdapterStatus, AdapterType } from './types.js';
 
@@ -245,13 +246,10 @@ export class AdapterRegistry {
     });
   }
 
-  /** A message as the status shows it: a secret setting's value never appears in it. */
+  /** A message as the status shows it: a secret setting's value (from the file or the environment) never appears in it. */
   private redact(e: Entry, message: string): string {
-    let out = message;
-    for (const key of e.definition?.secretKeys ?? []) {
-      const value = settingAt(e.settings, key);
-      if (typeof value === 'string' && value.length >= 4) out = out.split(value).join('(secret)');
-    }
-    return out;
+    const keys = e.definition?.secretKeys ?? [];
+    const parsed = keys.map((key) => settingAt(e.settings, key)).filter((v): v is string => typeof v === 'string');
+    return scrubSecrets(message, [...parsed, ...secretSettingValues(e.config.settings, keys, this.deps.env)]);
   }
 }

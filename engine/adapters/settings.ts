@@ -5,6 +5,7 @@
  * Every problem is KW_ERR_ADAPTER_CONFIG naming `[adapters.<name>] <key>`.
  */
 import { KowalskiError } from '../../core/index.js';
+import { SECRET_KEY_NAME } from '../secrets/secret-list.js';
 import { ADAPTER_TYPES } from './types.js';
 import type { AdapterType } from './types.js';
 
@@ -107,8 +108,6 @@ export function secretSetting(raw: Record<string, unknown>, env: NodeJS.ProcessE
   return v;
 }
 
-/** A key whose name says it holds a secret, whatever the definition declares (shown masked all the same). */
-const SECRET_NAME = /(secret|token|password|passwd|api_key|private_key)$/i;
 
 /** The value at a dotted key (`caldav.password`) of settings whose tables nest, or undefined. */
 export function settingAt(settings: unknown, key: string): unknown {
@@ -120,7 +119,7 @@ export function settingAt(settings: unknown, key: string): unknown {
  * also in a nested table (`[adapters.<name>.caldav] password`: secret key `caldav.password`).
  */
 export function shownSettings(raw: Record<string, unknown>, secretKeys: readonly string[], prefix = ''): Record<string, unknown> {
-  const secret = (key: string): boolean => secretKeys.includes(prefix + key) || SECRET_NAME.test(key);
+  const secret = (key: string): boolean => secretKeys.includes(prefix + key) || SECRET_KEY_NAME.test(key);
   const shown: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(raw)) {
     if (key.endsWith('_env') && secret(key.slice(0, -4))) shown[key.slice(0, -4)] = `(from $${String(value)})`;
@@ -128,4 +127,20 @@ export function shownSettings(raw: Record<string, unknown>, secretKeys: readonly
     else shown[key] = isTable(value) ? shownSettings(value, secretKeys, `${prefix}${key}.`) : value;
   }
   return shown;
+}
+
+/**
+ * The values of a section's secrets (on the data folder's list, or declared by the
+ * definition), and of those read from the environment (`<key>_env`): what a message about
+ * the adapter must never show.
+ */
+export function secretSettingValues(raw: Record<string, unknown>, secretKeys: readonly string[], env: NodeJS.ProcessEnv, prefix = ''): string[] {
+  const secret = (key: string): boolean => secretKeys.includes(prefix + key) || SECRET_KEY_NAME.test(key);
+  const out: string[] = [];
+  for (const [key, value] of Object.entries(raw)) {
+    if (key.endsWith('_env') && secret(key.slice(0, -4)) && typeof value === 'string') out.push(env[value] ?? '');
+    else if (secret(key) && typeof value === 'string') out.push(value);
+    else if (isTable(value)) out.push(...secretSettingValues(value, secretKeys, env, `${prefix}${key}.`));
+  }
+  return out.filter((v) => v !== '');
 }

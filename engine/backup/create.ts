@@ -16,7 +16,8 @@ import type { Clock } from '../clock.js';
 import { dataPaths } from '../data-dir.js';
 import { BACKUP_FORMAT, BACKUP_VERSION, MANIFEST_ENTRY } from './manifest.js';
 import type { BackupFile, BackupManifest } from './manifest.js';
-import { SECRET_FILES, redactConfig } from './secrets.js';
+import { SECRET_FILES } from '../secrets/secret-list.js';
+import { redactConfig } from './secrets.js';
 import { ZipOut } from './zip-out.js';
 
 export interface BackupOptions {
@@ -31,8 +32,10 @@ export interface BackupResult {
   manifest: BackupManifest;
 }
 
-/** The folders of the data folder copied whole. */
-const FOLDERS = ['hordes', 'team', 'vault', 'runs'] as const;
+/** The folders of the data folder copied whole (`plugins/` without the node_modules folders its plugins can fetch again). */
+const FOLDERS = ['hordes', 'team', 'vault', 'runs', 'plugins'] as const;
+/** Folder names left out wherever they are under `plugins/`, each listed in the manifest's `skipped`. */
+const PLUGIN_SKIPS: ReadonlySet<string> = new Set(['node_modules']);
 /** Pages copied per backup step: all of them, so the copy is one read transaction (a step interleaved with another connection's write would start over). */
 const ALL_PAGES = 0x7fff_ffff;
 
@@ -81,7 +84,8 @@ function walk(dir: string, rel: string, found: Found): void {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue; // removed meanwhile
       throw err;
     }
-    if (stat.isDirectory()) walk(abs, relPath, found);
+    if (stat.isDirectory() && relPath.startsWith('plugins/') && PLUGIN_SKIPS.has(name)) found.skipped.push({ path: relPath, why: `a plugin's ${name} (install its packages again after restoring)` });
+    else if (stat.isDirectory()) walk(abs, relPath, found);
     else if (stat.isFile()) found.files.push([relPath, abs]);
     else found.skipped.push({ path: relPath, why: stat.isSymbolicLink() ? 'a symbolic link' : 'not a regular file' });
   }

@@ -3,4 +3,4 @@ export { createVault, DEFAULT_MAX_NOTE_BYTES, MAX_WRITES_LISTED } from './vault-
 export type { Vault, VaultOptions, WriteFilter } from './vault-service.js';
 export { VaultConflictError } from './note-writes.js';
 export { MAX_VAULT_PATH } from './vault-paths.js';
-export type { NoteInfo, NoteWrite, SearchAnswer, SearchHit, SearchOptions, VaultIndex, WriteOp, WriteOrigin, WriteState } from './types.js';
+export type { NoteInfo, NoteWrite, SearchAnswer, SearchHit, SearchOptions, VaultIndex, VaultRecovery, WriteOp, WriteOrigin, WriteState } from './types.js';

@@ -7,7 +7,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { lstat, mkdir, open, rename, rm, unlink } from 'node:fs/promises';
+import { lstat, mkdir, open, readdir, rename, rm, unlink } from 'node:fs/promises';
 import path from 'node:path';
 
 /** A note's content now; `bytes` null when it does not exist. */
@@ -103,4 +103,32 @@ export async function putNote(root: string, rel: string, after: Buffer | null): 
     throw err;
   }
   await syncDir(dir);
+}
+
+/** The name of a note's temp file (putNote): what a write killed before its rename leaves. */
+const TEMP_NOTE = /^\.kw-note-[0-9a-f]{12}\.tmp$/;
+
+/**
+ * Remove the temp files writes killed before their rename left anywhere below `root` (at
+ * engine start, when no write is under way: one engine per data folder). Links are not
+ * followed; only regular files named like putNote's temp files go. Resolves with how many.
+ */
+export async function sweepTempNotes(root: string): Promise<number> {
+  let swept = 0;
+  const visit = async (dir: string): Promise<void> => {
+    const entries = await readdir(dir, { withFileTypes: true }).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT' || err.code === 'ENOTDIR') return [];
+      throw err;
+    });
+    for (const e of entries) {
+      const abs = path.join(dir, e.name);
+      if (e.isDirectory()) await visit(abs);
+      else if (e.isFile() && TEMP_NOTE.test(e.name)) {
+        await rm(abs, { force: true });
+        swept += 1;
+      }
+    }
+  };
+  await visit(root);
+  return swept;
 }

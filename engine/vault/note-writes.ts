@@ -15,9 +15,9 @@ import { KowalskiError, isErrorCode, toPlainError } from '../../core/index.js';
 import type { Clock } from '../clock.js';
 import type { CrashHook } from '../crash.js';
 import type { NoteWriteQueries, NoteWriteRow } from '../store/sql/note-writes.js';
-import { putNote, readState, sha256 } from './note-files.js';
+import { putNote, readState, sha256, sweepTempNotes } from './note-files.js';
 import type { NoteState } from './note-files.js';
-import type { NoteWrite, WriteOrigin } from './types.js';
+import type { NoteWrite, VaultRecovery, WriteOrigin } from './types.js';
 import { resolveNote } from './vault-paths.js';
 import { conflictDiff } from './write-diff.js';
 
@@ -208,13 +208,14 @@ export class NoteWrites {
     return 'failed';
   }
 
-  /** Settle every write left pending by a crash (at engine start, before chat turns go on). */
-  async recover(): Promise<{ completed: number; failed: number }> {
-    const out = { completed: 0, failed: 0 };
+  /** Settle every write left pending by a crash (at engine start, before chat turns go on), then remove the temp files killed writes left. */
+  async recover(): Promise<VaultRecovery> {
+    const out = { completed: 0, failed: 0, swept: 0 };
     for (const row of this.deps.queries.pending()) {
       if (await this.settle(row) === 'done') out.completed += 1;
       else out.failed += 1;
     }
+    out.swept = await sweepTempNotes(this.deps.root);
     return out;
   }
 }

@@ -29,6 +29,13 @@ export interface WriteOrigin {
 }
 
 export type WriteOp = 'create' | 'append' | 'revert';
+
+/** What the vault settled at engine start: writes a crash left pending, completed or failed, and temp files of killed writes removed. */
+export interface VaultRecovery {
+  completed: number;
+  failed: number;
+  swept: number;
+}
 export type WriteState = 'pending' | 'done' | 'failed';
 
 /** One row of `note_writes`. */

@@ -25,6 +25,9 @@ export interface VaultPath {
   stat: Stats | null;
 }
 
+/** Characters that reorder how text is shown: a name holding one can read as another. */
+const BIDI_CONTROLS = /[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/;
+
 function refused(input: string, why: string): KowalskiError {
   return new KowalskiError('KW_ERR_VAULT_PATH', `${JSON.stringify(input.length > 200 ? `${input.slice(0, 200)}…` : input)}: ${why}`);
 }
@@ -32,7 +35,8 @@ function refused(input: string, why: string): KowalskiError {
 /** The segments of a relative vault path; refuses what can never name something inside the vault. */
 export function vaultSegments(input: string): string[] {
   if (input.length > MAX_VAULT_PATH) throw refused(input, `a vault path is at most ${MAX_VAULT_PATH} characters`);
-  if (/[\0-\x1f\x7f]/.test(input)) throw refused(input, 'a vault path may not contain control characters');
+  if (/[\0-\x1f\x7f-\x9f\u2028\u2029]/.test(input)) throw refused(input, 'a vault path may not contain control characters (C0, DEL, C1 such as U+0085, or a line separator)');
+  if (BIDI_CONTROLS.test(input)) throw refused(input, 'a vault path may not contain bidirectional controls (U+202A–U+202E, U+2066–U+2069, U+200E, U+200F, U+061C): they make a name read other than it is');
   if (input.includes('\\')) throw refused(input, 'separate folders with "/", not "\\"');
   if (input.startsWith('/') || /^[A-Za-z]:/.test(input)) throw refused(input, 'absolute paths are refused; write the path relative to the vault, e.g. "projects/acme.md"');
   const segments = input.split('/').filter((s) => s !== '' && s !== '.');

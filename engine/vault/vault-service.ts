@@ -15,7 +15,7 @@ import type { NoteWriteRow } from '../store/sql/note-writes.js';
 import { readState } from './note-files.js';
 import { scanNotes } from './note-scan.js';
 import { NoteWrites, failure, toNoteWrite } from './note-writes.js';
-import type { NoteInfo, NoteWrite, SearchAnswer, SearchOptions, VaultIndex, WriteOrigin } from './types.js';
+import type { NoteInfo, NoteWrite, SearchAnswer, SearchOptions, VaultIndex, VaultRecovery, WriteOrigin } from './types.js';
 import { listNotes, readNote } from './vault-notes.js';
 import { noteSegments, resolveNote } from './vault-paths.js';
 import { createVaultTools } from './vault-tools.js';
@@ -67,7 +67,7 @@ export interface Vault {
   /** Undo a write (VaultConflictError with a diff when the note changed since); resolves with the revert's own row. */
   revert(id: number, by: string): Promise<NoteWrite>;
   /** Settle the writes a crash left pending (at engine start). */
-  recover(): Promise<{ completed: number; failed: number }>;
+  recover(): Promise<VaultRecovery>;
   setIndex(index: VaultIndex): void;
   /** list_notes, read_note, search_notes, create_note, append_note. */
   tools(): Tool[];

@@ -4,9 +4,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TestContext } from 'node:test';
 import { test } from 'node:test';
+import crypto from 'node:crypto';
 import { buildApi } from '../../api/index.js';
 import { signedHeaders, webhookDigest } from '../../engine/index.js';
 import { adapterSetup, echoScript } from '../support/adapters.js';
+import { listen } from '../support/api.js';
 import { cleanups } from '../support/cleanup.js';
 import { waitFor } from '../support/wait.js';
 import { AUTH, TEST_TOKEN } from '../support/token.js';
@@ -102,7 +104,7 @@ test('with callback_url: 202 at once, the answer POSTed there signed the same wa
   const answer = JSON.parse(sent.body.toString('utf8'));
   assert.deepEqual([answer.text, answer.delivery, answer.conversation, answer.record], ['echo: call me back', 'cb-1', 'k', res.json.record]);
   const ts = String(sent.headers['x-kowalski-timestamp']);
-  assert.equal(sent.headers['x-kowalski-signature'], `sha256=${webhookDigest(SECRET, ts, sent.body).toString('hex')}`);
+  assert.equal(sent.headers['x-kowalski-signature'], `v2=${webhookDigest(SECRET, ts, 'cb-1', sent.body).toString('hex')}`);
   assert.equal(sent.headers['x-kowalski-delivery'], 'cb-1');
   const replay = await deliver('cb', { text: 'call me back', conversation: 'k' }, 'cb-1');
   assert.deepEqual([replay.status, replay.json.duplicate, replay.json.record], [202, true, res.json.record]);
@@ -117,4 +119,43 @@ test('with callback_url: 202 at once, the answer POSTed there signed the same wa
   assert.deepEqual([on.status, on.json.state], [200, 'running']);
   const missing = await call('POST', '/api/adapters/nope/enable');
   assert.deepEqual([missing.status, missing.json.error.code], [404, 'KW_ERR_ADAPTER_NOT_FOUND']);
+});
+
+test('over real HTTP: a captured delivery resent with a new delivery id is refused (the id is signed), so is the first sha256= scheme; text over 100,000 characters is a 400', async (t) => {
+  const setup = await adapterSetup(t, echoScript, `[adapters.hook]\ntype = "webhook"\nenabled = true\nsecret = "${SECRET}"\n`);
+  await setup.engine.adapters.start();
+  const api = await buildApi(setup.engine, { port: 0 });
+  cleanups(t)(() => api.app.close());
+  const { base } = await listen(api);
+  const post = async (raw: Buffer, headers: Record<string, string>) => {
+    const res = await fetch(`${base}/adapters/webhook/hook`, { method: 'POST', body: raw, headers: { 'content-type': 'application/json', ...headers } });
+    return { status: res.status, json: (await res.json()) as any };
+  };
+  const raw = Buffer.from(JSON.stringify({ text: 'spend a model call', conversation: 'c' }));
+  const captured = signedHeaders(SECRET, 'r-1', raw, Date.now());
+  assert.match(captured['x-kowalski-signature']!, /^v2=[0-9a-f]{64}$/);
+  const first = await post(raw, captured);
+  assert.deepEqual([first.status, first.json.duplicate], [200, false]);
+
+  for (const id of ['r-2', 'r-3']) {
+    const replay = await post(raw, { ...captured, 'x-kowalski-delivery': id });
+    assert.deepEqual([replay.status, replay.json.error.code], [401, 'KW_ERR_WEBHOOK_SIGNATURE'], id);
+    assert.match(replay.json.error.message, /covers X-Kowalski-Timestamp, X-Kowalski-Delivery and the body/);
+  }
+  const again = await post(raw, captured);
+  assert.deepEqual([again.status, again.json.duplicate, again.json.record], [200, true, first.json.record]);
+
+  const ts = captured['x-kowalski-timestamp']!;
+  const legacy = `sha256=${crypto.createHmac('sha256', SECRET).update(`${ts}.`).update(raw).digest('hex')}`;
+  const old = await post(raw, { ...captured, 'x-kowalski-delivery': 'r-4', 'x-kowalski-signature': legacy });
+  assert.deepEqual([old.status, old.json.error.code], [401, 'KW_ERR_WEBHOOK_SIGNATURE']);
+  assert.match(old.json.error.message, /sha256= \(the first scheme\) does not cover X-Kowalski-Delivery.*sign v2=/);
+
+  const long = Buffer.from(JSON.stringify({ text: 'x'.repeat(100_001) }));
+  const tooLong = await post(long, signedHeaders(SECRET, 'r-5', long, Date.now()));
+  assert.deepEqual([tooLong.status, tooLong.json.error.code], [400, 'KW_ERR_BAD_REQUEST']);
+  assert.match(tooLong.json.error.message, /body\/text has 100001 characters; at most 100000/);
+
+  assert.equal(setup.server.requests.length, 1, 'one model call in all');
+  assert.equal(setup.engine.adapters.record(2), undefined, 'one record in all');
 });
