@@ -19,7 +19,7 @@ export const ERROR_CODES = {
   KW_ERR_KEY_MISSING: { group: 'terminal', summary: 'a required key is absent' },
   KW_ERR_KEY_TYPE: { group: 'terminal', summary: 'a key has a value of the wrong type' },
   KW_ERR_KEY_VALUE: { group: 'terminal', summary: 'a key has a value outside what is allowed' },
-  KW_ERR_PATH_ESCAPES: { group: 'terminal', summary: 'a path is absolute or climbs out of its root with ..' },
+  KW_ERR_PATH_ESCAPES: { group: 'terminal', summary: 'a path is absolute or climbs out of its root with .., or leads out of it through a link' },
   KW_ERR_STEP_FILE_MISSING: { group: 'terminal', summary: 'a pipeline step has no agents/<step>.md' },
   KW_ERR_STEP_NAME_MISMATCH: { group: 'terminal', summary: 'an agents/<file>.md declares a different name' },
   KW_ERR_STEP_KIND_UNKNOWN: { group: 'terminal', summary: 'a step declares a kind the loader does not know' },
