@@ -1,7 +1,7 @@
 /**
  * The heavy client of the event-loop bench, in its own process (as a browser or another
  * program is), so that what it costs to build, send and read its requests is not counted
- * against the server's event loop. Its job is argv[2] as JSON; it sends `{type: 'done', …}`
+ * against the server's event loop. Its job comes as the first IPC message; it sends `{type: 'done', …}`
  * over IPC when finished, or `{type: 'error', message}`.
  */
 import WebSocket from 'ws';
@@ -51,15 +51,16 @@ async function follower(wsUrl: string, sessionId: string, times: number): Promis
   return events;
 }
 
-async function main(): Promise<void> {
-  const job = JSON.parse(process.argv[2] ?? '{}') as ClientJob;
+async function main(job: ClientJob): Promise<void> {
   const count = job.kind === 'put'
     ? await puts(job)
     : (await Promise.all(Array.from({ length: job.sockets }, () => follower(job.wsUrl, job.sessionId, job.times)))).reduce((a, b) => a + b, 0);
   process.send?.({ type: 'done', count });
 }
 
-main().then(() => process.disconnect?.(), (err: unknown) => {
-  process.send?.({ type: 'error', message: err instanceof Error ? err.message : String(err) });
-  process.disconnect?.();
+process.once('message', (job: ClientJob) => {
+  main(job).then(() => process.disconnect?.(), (err: unknown) => {
+    process.send?.({ type: 'error', message: err instanceof Error ? err.message : String(err) });
+    process.disconnect?.();
+  });
 });

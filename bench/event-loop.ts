@@ -71,7 +71,8 @@ async function during(base: string, count: number, job: ClientJob): Promise<Heal
 /** Run the heavy client in its own process; resolves with the count it reports. */
 function inChild(job: ClientJob): Promise<number> {
   return new Promise((resolve, reject) => {
-    const child = fork(benchModule('event-loop-client'), [JSON.stringify(job)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(benchModule('event-loop-client'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    child.send(job);
     let result: number | undefined;
     child.on('message', (m: { type: string; count?: number; message?: string }) => {
       if (m.type === 'done') result = m.count;
