@@ -107,7 +107,7 @@ export const ERROR_CODES = {
   KW_ERR_HORDE_EXISTS: { group: 'terminal', summary: 'a horde with that id is already installed: choose another id or replace it explicitly' },
   // the Rookery (horde drafts)
   KW_ERR_DRAFT_INVALID: { group: 'terminal', summary: 'a horde draft is not a JSON object, an edit of it makes no sense (an unknown step, a taken name), or it has validation errors and cannot be written' },
-  KW_ERR_DRAFT_TOO_LARGE: { group: 'terminal', summary: 'a horde draft is over the size the Rookery reads (1 MB of JSON, 200 steps, 1000 edges, 50 triggers)' },
+  KW_ERR_DRAFT_TOO_LARGE: { group: 'terminal', summary: 'a horde draft is over the size the Rookery reads (1 MB of JSON, 200 steps, 1000 edges, 50 triggers, 32 levels deep)' },
   // the server
   KW_ERR_BAD_REQUEST: { group: 'terminal', summary: 'a request body, query or websocket frame does not match its schema' },
   KW_ERR_UNAUTHORIZED: { group: 'terminal', summary: 'the server is bound to a non-loopback address and the bearer token is missing or wrong' },

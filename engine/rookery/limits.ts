@@ -13,6 +13,9 @@ export const MAX_DRAFT_EDGES = 1_000;
 /** The most triggers a draft may have. */
 export const MAX_DRAFT_TRIGGERS = 50;
 
+/** The deepest a draft's values nest (draft → steps → a step → inputs → an input → options is 5). */
+export const MAX_DRAFT_DEPTH = 32;
+
 /** The most characters of a horde id or a step name (each is a file or folder name). */
 export const MAX_NAME_CHARS = 64;
 
@@ -34,6 +37,25 @@ export function assertRawBounds(raw: Readonly<Record<string, unknown>>): void {
     const value = raw[key];
     if (Array.isArray(value) && value.length > max) {
       throw new KowalskiError('KW_ERR_DRAFT_TOO_LARGE', `the draft has ${value.length} ${what} (${key}); a horde may have at most ${max}`);
+    }
+  }
+  assertShallow(raw);
+}
+
+/**
+ * Refuse values nested deeper than MAX_DRAFT_DEPTH, walked without recursion; the walk stops
+ * at the first value too deep, so it costs no more than the draft's size.
+ */
+function assertShallow(raw: unknown): void {
+  const stack: { value: unknown; depth: number; at: string }[] = [{ value: raw, depth: 0, at: 'the draft' }];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    const { value, depth, at } = item;
+    if (value === null || typeof value !== 'object') continue;
+    if (depth >= MAX_DRAFT_DEPTH) {
+      throw new KowalskiError('KW_ERR_DRAFT_TOO_LARGE', `the draft nests deeper than ${MAX_DRAFT_DEPTH} levels (at ${at})`);
+    }
+    for (const [key, child] of Object.entries(value)) {
+      if (child !== null && typeof child === 'object') stack.push({ value: child, depth: depth + 1, at: Array.isArray(value) ? `${at}[${key}]` : `${at}.${key}` });
     }
   }
 }

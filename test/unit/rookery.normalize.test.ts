@@ -195,3 +195,13 @@ void test('names made unique in one pass: 200 steps of one name, and a written n
   const legacy = normalizeDraft({ id: 'x', pipeline: ['b', 'a', 'b', 'ghost'], penguins: [{ name: 'a', kind: 'ingest' }, { name: 'b', kind: 'process' }] });
   assert.deepEqual(legacy.steps.map((s) => s.name), ['b', 'a', 'ghost']);
 });
+
+void test('a draft nested deeper than 32 levels is refused before it is read, naming where', () => {
+  let deep: unknown = 'x';
+  for (let i = 0; i < 100_000; i++) deep = [deep];
+  assert.throws(() => normalizeDraft({ id: 'x', steps: [{ name: 'a', kind: 'process', inputs: deep }] }),
+    (err: unknown) => err instanceof KowalskiError && err.code === 'KW_ERR_DRAFT_TOO_LARGE' && /deeper than 32 levels \(at the draft\.steps\[0\]\.inputs(\[0\]){29}\)/.test(err.message));
+  const parsed = parseDraft(`{"id": "x", "steps": [{"name": "a", "inputs": ${'['.repeat(40)}1${']'.repeat(40)}}]}`);
+  assert.match(parsed.ok ? '' : parsed.error, /deeper than 32 levels.*\[KW_ERR_DRAFT_TOO_LARGE\]/);
+  assert.ok(normalizeDraft({ id: 'x', steps: [{ name: 'a', kind: 'ingest', inputs: [{ id: 'q', options: ['a', 'b'] }] }] }).steps[0]?.inputs[0]?.options?.length === 2);
+});
