@@ -21,6 +21,10 @@ export const WS_MAX_CLIENTS = 32;
 /** How long a client dropped as too slow has to read the close frame before its socket is destroyed, in ms. */
 export const WS_DROP_GRACE_MS = 2000;
 const BACKLOG_PAGE = 500;
+/** Events of a chat session's backlog sent before the hub waits for them to be written and lets the event loop turn. */
+export const CHAT_BACKLOG_PAGE = 50;
+/** Characters of chat frames after which a backlog page ends early (a few large events make a page). */
+export const CHAT_BACKLOG_PAGE_CHARS = 256 * 1024;
 
 type Subscription = { kind: 'all'; after: number } | { kind: 'run'; runId: string; after: number };
 
@@ -84,6 +88,22 @@ export function createWsHub(engine: Engine, version: string, options: WsHubOptio
   const maxClients = options.maxClients ?? WS_MAX_CLIENTS;
   const dropGraceMs = options.dropGraceMs ?? WS_DROP_GRACE_MS;
   const clients = new Set<Client>();
+  /**
+   * The next backlog pages, of every client: one runs per turn of the event loop, so that
+   * many clients catching up at once still leave requests to be answered between two pages.
+   */
+  const pages: (() => void)[] = [];
+  const nextPage = (): void => {
+    try {
+      pages.shift()?.();
+    } finally {
+      if (pages.length > 0) setImmediate(nextPage);
+    }
+  };
+  const pageLater = (page: () => void): void => {
+    pages.push(page);
+    if (pages.length === 1) setImmediate(nextPage);
+  };
 
   /**
    * Too slow: it leaves the hub at once (nothing more is queued for it), is sent 4008, and
@@ -148,18 +168,41 @@ export function createWsHub(engine: Engine, version: string, options: WsHubOptio
       sendText(c, text);
     }
   });
-  /** Follow a chat session: its events after `after` from the log, then live, in one synchronous step (a session's log is small). */
+  /**
+   * Follow a chat session: its events after `after` from the log a page at a time (at most
+   * CHAT_BACKLOG_PAGE events or CHAT_BACKLOG_PAGE_CHARS characters), each page read only
+   * once the last one is written out, in its turn among all clients' pages, then live in the same
+   * tick as the last read. An unknown session throws to the caller at once.
+   */
   const followChat = (c: Client, sessionId: string, after: number): void => {
+    engine.chat.summary(sessionId);
     const follow = { sessionId, after, live: false };
     c.chat = follow;
-    for (const stored of engine.chat.events(sessionId)) {
-      if (stored.seq <= after) continue;
-      if (!sendText(c, chatFrame(stored, null))) return;
+    pageLater(() => chatNextPage(c, follow));
+  };
+  const chatCatchUp = (c: Client, follow: NonNullable<Client['chat']>): void => {
+    if (c.chat !== follow || c.socket.readyState !== c.socket.OPEN) return;
+    const page = engine.chat.eventsPage(follow.sessionId, follow.after, CHAT_BACKLOG_PAGE);
+    let chars = 0;
+    for (const [i, stored] of page.entries()) {
+      const text = chatFrame(stored, null);
+      chars += text.length;
+      const more = chars >= CHAT_BACKLOG_PAGE_CHARS || (page.length === CHAT_BACKLOG_PAGE && i === page.length - 1);
+      if (!sendText(c, text, more ? () => pageLater(() => chatNextPage(c, follow)) : undefined)) return;
       follow.after = stored.seq;
+      if (more) return;
     }
     follow.live = true;
-    const summary = engine.chat.summary(sessionId);
-    send(c, { type: 'chat-synced', sessionId, seq: follow.after, state: summary.state });
+    const summary = engine.chat.summary(follow.sessionId);
+    send(c, { type: 'chat-synced', sessionId: follow.sessionId, seq: follow.after, state: summary.state });
+  };
+  const chatNextPage = (c: Client, follow: NonNullable<Client['chat']>): void => {
+    try {
+      chatCatchUp(c, follow);
+    } catch (err) {
+      if (c.chat === follow) delete c.chat;
+      fail(c, undefined, err);
+    }
   };
 
   /** Send the backlog a page at a time (waiting for each page to drain), then go live in the same tick as the last read. */
@@ -168,7 +211,7 @@ export function createWsHub(engine: Engine, version: string, options: WsHubOptio
     const page = sub.kind === 'all' ? engine.eventsSince(sub.after, BACKLOG_PAGE) : engine.events(sub.runId, sub.after, BACKLOG_PAGE);
     const full = page.length === BACKLOG_PAGE;
     for (const [i, stored] of page.entries()) {
-      const next = full && i === page.length - 1 ? () => setImmediate(() => catchUp(c, sub)) : undefined;
+      const next = full && i === page.length - 1 ? () => pageLater(() => catchUp(c, sub)) : undefined;
       if (!sendText(c, eventFrame(stored, null), next)) return;
       advance(sub, stored);
     }

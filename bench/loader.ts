@@ -40,7 +40,7 @@ function writeFolder(dir: string, wide: WideHorde): void {
 }
 
 /** GET /api/health one after another until `work` settles: every answer's time, ms. */
-async function healthDuring(base: string, work: Promise<unknown>): Promise<number[]> {
+export async function healthDuring(base: string, work: Promise<unknown>): Promise<number[]> {
   let done = false;
   void work.then(() => (done = true), () => (done = true));
   const times: number[] = [];
@@ -52,7 +52,7 @@ async function healthDuring(base: string, work: Promise<unknown>): Promise<numbe
   return times.sort((a, b) => a - b);
 }
 
-const p99 = (sorted: readonly number[]): number => sorted[Math.max(0, Math.ceil(sorted.length * 0.99) - 1)] ?? Number.NaN;
+export const p99 = (sorted: readonly number[]): number => sorted[Math.max(0, Math.ceil(sorted.length * 0.99) - 1)] ?? Number.NaN;
 
 export async function loaderOnce(): Promise<LoaderSample> {
   const wide = wideHorde('wide', WIDE_PROBLEMS);

@@ -2,7 +2,7 @@
  * `npm run bench` (= `node dist/bench/run.js [workload…] [--reps=N]`): runs the
  * selected workloads (default: all but `pg`), each measurement several times, and prints ONE
  * markdown table of medians with their ratio to a floor measured in the same run.
- * Workloads: floor, w1, w2, w2-review, wide, recovery (= recovery-a and recovery-b), api (= api-approval and api-stream), tools, chat, data, webhook, loader, vault-search;
+ * Workloads: floor, w1, w2, w2-review, wide, recovery (= recovery-a and recovery-b), api (= api-approval and api-stream), tools, chat, data, webhook, loader, vault-search, event-loop;
  * opt-in: pg (the Postgres store with 1–3 nodes, beside SQLite and DBOS: needs PostgreSQL's server binaries). Progress goes to stderr.
  */
 import os from 'node:os';
@@ -12,6 +12,7 @@ import { CHAT_TOOL_CALLS, TREE_WIDTH, chatCallsOnce, treeOnce } from './chat.js'
 import { commitFloor, shellFloor } from './floor.js';
 import { createParked, inFlightOnce, startupOnce } from './recovery.js';
 import type { ParkedSample } from './recovery.js';
+import type { EventLoopSample } from './event-loop.js';
 import type { Sync } from './setup.js';
 import { removeDir, tempDir } from './setup.js';
 import { pgGroupRows } from './pg-group.js';
@@ -22,11 +23,12 @@ import type { Row } from './table.js';
 import { W1_STEPS, w1Once } from './w1.js';
 import { HOOK_CONNECTIONS, plainRouteOnce, webhookOnce } from './webhook.js';
 import { WIDE_PROBLEMS, loaderOnce } from './loader.js';
+import { FOLLOW_READS, FOLLOW_SOCKETS, FOLLOW_TIMES, HUGE_STEPS, LEGAL_STEPS, eventLoopOnce } from './event-loop.js';
 import { w2Once } from './w2.js';
 import { WIDE_STEP_MS, wideOnce } from './wide.js';
 import { VAULT_NOTES, VECTOR_CHUNKS, VECTOR_DIMENSION, vaultSearchOnce } from './vault-search.js';
 
-const WORKLOADS = ['floor', 'w1', 'w2', 'w2-review', 'wide', 'recovery-a', 'recovery-b', 'api-approval', 'api-stream', 'tools', 'chat', 'data', 'webhook', 'loader', 'vault-search', 'pg'] as const;
+const WORKLOADS = ['floor', 'w1', 'w2', 'w2-review', 'wide', 'recovery-a', 'recovery-b', 'api-approval', 'api-stream', 'tools', 'chat', 'data', 'webhook', 'loader', 'vault-search', 'event-loop', 'pg'] as const;
 type Workload = (typeof WORKLOADS)[number];
 /** Run only when named: several minutes, and PostgreSQL's server binaries must be installed. */
 const OPT_IN: ReadonlySet<Workload> = new Set(['pg']);
@@ -381,6 +383,39 @@ async function main(plan: Plan): Promise<void> {
       name: 'GET /api/health p99 while that horde is dropped into <data>/hordes/ and hot-reloaded, then listed 3 times',
       median: median(samples.map((s) => s.reloadP99)), unit: 'ms', target: { op: '<', value: 50 },
       note: `the catalog is read in a worker thread; ${num(median(samples.map((s) => s.reloadAnswers)))} answers per sample, max ${num(median(samples.map((s) => s.reloadMax)))} ms`,
+    });
+  }
+
+  if (workloads.has('event-loop')) {
+    const samples = await repeat(reps, () => eventLoopOnce());
+    progress(`event-loop: ${samples.map((s) => `health p99 ${num(s.floor.p99)} ms quiet, ${num(s.hugeDraft.p99)} / ${num(s.legalDraft.p99)} ms during drafts, ${num(s.follow.p99)} ms during chat-follow`).join('; ')}`);
+    const floor = median(samples.map((s) => s.floor.p99));
+    const m = (pick: (s: EventLoopSample) => number): number => median(samples.map(pick));
+    rows.push({
+      name: 'floor: GET /api/health p99 on the quiet server',
+      median: floor, unit: 'ms',
+      note: `${num(m((s) => s.floor.answers))} answers one after another, max ${num(m((s) => s.floor.max))} ms`,
+    });
+    rows.push({
+      name: `GET /api/health p99 while PUT /api/rookery/drafts/:id of ${num(HUGE_STEPS)} steps is refused (10 in a row)`,
+      median: m((s) => s.hugeDraft.p99), unit: 'ms', floor, target: { op: '<', value: 50 },
+      note: `one refusal (413 KW_ERR_DRAFT_TOO_LARGE) takes ${num(m((s) => s.hugeDraft.ms))} ms over HTTP (the finding: 169 s); ${num(m((s) => s.hugeDraft.answers))} answers, max ${num(m((s) => s.hugeDraft.max))} ms`,
+    });
+    rows.push({
+      name: `GET /api/health p99 while a legal ${LEGAL_STEPS}-step draft is PUT (normalised, rendered, loaded; 10 in a row)`,
+      median: m((s) => s.legalDraft.p99), unit: 'ms', floor, target: { op: '<', value: 50 },
+      note: `one PUT takes ${num(m((s) => s.legalDraft.ms))} ms; ${num(m((s) => s.legalDraft.answers))} answers, max ${num(m((s) => s.legalDraft.max))} ms`,
+    });
+    rows.push({
+      name: `GET /api/health p99 while ${FOLLOW_SOCKETS} websockets × ${FOLLOW_TIMES} chat-follow a session with a large log`,
+      median: m((s) => s.follow.p99), unit: 'ms', floor, target: { op: '<', value: 50 },
+      note: `${num(m((s) => s.follow.events))} events, ${num(m((s) => s.follow.logChars) / 2 ** 20)} MiB of JSON (one turn of ${FOLLOW_READS} read_file calls); the ${FOLLOW_SOCKETS * FOLLOW_TIMES} follows took ${num(m((s) => s.follow.ms * FOLLOW_SOCKETS * FOLLOW_TIMES) / 1000)} s in all; ` +
+        `${num(m((s) => s.follow.answers))} answers, max ${num(m((s) => s.follow.max))} ms; RSS ${num(m((s) => s.follow.rssBeforeMb))} → ${num(m((s) => s.follow.rssAfterMb))} MB (the server's process; the clients run in another)`,
+    });
+    rows.push({
+      name: `parseDraft of a ${num(HUGE_STEPS)}-step TOML (refused) / a ${LEGAL_STEPS}-step one`,
+      median: m((s) => s.parseHugeMs), unit: 'ms', floor: m((s) => s.parseLegalMs),
+      note: `as rookery_parse_draft does (the finding: over 60 s); the floor is the legal ${LEGAL_STEPS}-step draft parsed and normalised`,
     });
   }
 

@@ -19,7 +19,7 @@ export const ERROR_CODES = {
   KW_ERR_KEY_MISSING: { group: 'terminal', summary: 'a required key is absent' },
   KW_ERR_KEY_TYPE: { group: 'terminal', summary: 'a key has a value of the wrong type' },
   KW_ERR_KEY_VALUE: { group: 'terminal', summary: 'a key has a value outside what is allowed' },
-  KW_ERR_PATH_ESCAPES: { group: 'terminal', summary: 'a path is absolute or climbs out of its root with ..' },
+  KW_ERR_PATH_ESCAPES: { group: 'terminal', summary: 'a path is absolute or climbs out of its root with .., or leads out of it through a link' },
   KW_ERR_STEP_FILE_MISSING: { group: 'terminal', summary: 'a pipeline step has no agents/<step>.md' },
   KW_ERR_STEP_NAME_MISMATCH: { group: 'terminal', summary: 'an agents/<file>.md declares a different name' },
   KW_ERR_STEP_KIND_UNKNOWN: { group: 'terminal', summary: 'a step declares a kind the loader does not know' },
@@ -107,7 +107,7 @@ export const ERROR_CODES = {
   KW_ERR_HORDE_EXISTS: { group: 'terminal', summary: 'a horde with that id is already installed: choose another id or replace it explicitly' },
   // the Rookery (horde drafts)
   KW_ERR_DRAFT_INVALID: { group: 'terminal', summary: 'a horde draft is not a JSON object, an edit of it makes no sense (an unknown step, a taken name), or it has validation errors and cannot be written' },
-  KW_ERR_DRAFT_TOO_LARGE: { group: 'terminal', summary: 'a horde draft is over the size the Rookery reads (1 MB of JSON, 200 steps)' },
+  KW_ERR_DRAFT_TOO_LARGE: { group: 'terminal', summary: 'a horde draft is over the size the Rookery reads (1 MB of JSON, 200 steps, 1000 edges, 50 triggers, 32 levels deep)' },
   // the server
   KW_ERR_BAD_REQUEST: { group: 'terminal', summary: 'a request body, query or websocket frame does not match its schema' },
   KW_ERR_UNAUTHORIZED: { group: 'terminal', summary: 'the API token is missing or wrong (every route needs it, on loopback too): the CLI reads it from the data folder, the app gets it from a sign-in link (kowalski open)' },

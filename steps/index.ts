@@ -28,6 +28,6 @@ export type { StepRunner, StepRunnerOptions, StepHandlers, StartOptions, Running
 export { startStep, createKindLoader } from './context.js';
 export type { StepChannel, BuiltContext } from './context.js';
 export { writeArtifact, writeWorkdirFile, resolveContextRef, readContext, fence, inlineCode } from './artifact.js';
-export { resolveInside, writeFileAtomic } from './paths.js';
+export { checkRelative, isWithin, resolveInside, writeFileAtomic } from './paths.js';
 export { extractDiffBlocks, parseDiffBlocks, planPatches, writePlan } from './patch.js';
 export type { DiffBlock, FilePatch, FileChange, Conflict, PatchPlan } from './patch.js';

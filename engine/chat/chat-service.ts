@@ -181,6 +181,12 @@ export class ChatService {
     return this.store.read(id);
   }
 
+  /** A page of the session's log: at most `limit` events after `after`, in order (KW_ERR_CHAT_NOT_FOUND as `events`). */
+  eventsPage(id: string, after: number, limit: number): StoredChatEvent[] {
+    this.summary(id);
+    return this.store.readPage(id, after, limit);
+  }
+
   /** The answer of the turn under way, if one is. */
   turnUnderWay(id: string): Promise<TurnOutcome> | undefined {
     return this.running.get(id);

@@ -7,7 +7,7 @@ import type Database from 'better-sqlite3';
 import type { ChatContext, ChatEvent, ChatState } from '../../actors/index.js';
 import type { Clock } from '../clock.js';
 import { chatQueries } from '../store/sql/chat.js';
-import type { ChatQueries, ChatSessionRow } from '../store/sql/chat.js';
+import type { ChatEventRow, ChatQueries, ChatSessionRow } from '../store/sql/chat.js';
 import { chatEnvelope } from './chat-events.js';
 import type { StoredChatEvent } from './chat-events.js';
 
@@ -41,9 +41,12 @@ export class ChatStore {
   }
 
   read(sessionId: string): StoredChatEvent[] {
-    return this.q.bySession(sessionId).map((r) => ({
-      sessionId: r.session_id, seq: r.seq, at: r.at, event: chatEnvelope.decode(`chat session ${r.session_id} event ${r.seq}`, r.type, r.v, r.data),
-    }));
+    return this.q.bySession(sessionId).map(storedOf);
+  }
+
+  /** At most `limit` events after `after`, in order. */
+  readPage(sessionId: string, after: number, limit: number): StoredChatEvent[] {
+    return this.q.page(sessionId, after, limit).map(storedOf);
   }
 
   row(id: string): ChatSessionRow | undefined {
@@ -57,6 +60,10 @@ export class ChatStore {
   runningIds(): string[] {
     return this.q.runningIds();
   }
+}
+
+function storedOf(r: ChatEventRow): StoredChatEvent {
+  return { sessionId: r.session_id, seq: r.seq, at: r.at, event: chatEnvelope.decode(`chat session ${r.session_id} event ${r.seq}`, r.type, r.v, r.data) };
 }
 
 /** A session with no title is named after its first message. */

@@ -22,6 +22,7 @@ import type { TraceStore } from '../store/traces.js';
 import { DELEGATE_TOOL, checkDelegation, delegateSpec, delegationArgs } from './delegation.js';
 import type { TeamMember } from './delegation.js';
 import type { LiveSession } from './live-session.js';
+import { loggedArguments, loggedToolCall } from './logged-arguments.js';
 import type { RecallIndex } from './recall.js';
 
 /** A model as a node calls it. */
@@ -108,7 +109,7 @@ const replayError = (e: EventError): KowalskiError => new KowalskiError(e.code a
 
 function recorded(response: ChatResponse): RecordedResponse {
   return {
-    content: response.content, toolCalls: response.toolCalls.map((c) => ({ ...c })), stopReason: response.stopReason,
+    content: response.content, toolCalls: response.toolCalls.map(loggedToolCall), stopReason: response.stopReason,
     usage: response.usage, costUsd: response.costUsd, latencyMs: response.latencyMs, attempts: response.attempts,
   };
 }
@@ -210,7 +211,7 @@ export async function runTurn(deps: TurnRunDeps, history: readonly ChatMessage[]
     }
     if (rec === undefined) {
       const idempotent = isDelegation || deps.tools.idempotent(name);
-      session.append([{ type: 'tool.started', turn, node, seq: at.seq, index: at.index, name, arguments: args, idempotent }]);
+      session.append([{ type: 'tool.started', turn, node, seq: at.seq, index: at.index, name, arguments: loggedArguments(args), idempotent }]);
       if (!isDelegation) deps.crash('chat-after-tool-intent');
     }
     let output: ToolOutput;

@@ -6,8 +6,6 @@
  * is one text item of JSON (as 1.x) and the same object as `structuredContent`; a refusal
  * is a tool result with `isError: true` whose text is `[KW_ERR_…] message`.
  */
-import fs from 'node:fs/promises';
-import path from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
@@ -15,6 +13,7 @@ import { KowalskiError, toPlainError } from '../../core/index.js';
 import { formatProblems } from '../horde/index.js';
 import { checkDraft, exampleDraft, listHordeFolders, parseDraft, stepKindList, writeDraft } from '../rookery/index.js';
 import type { DraftCheckOptions, DraftProblem } from '../rookery/index.js';
+import { confinedFolder } from './output-root.js';
 
 export interface RookeryServerOptions extends DraftCheckOptions {
   /** Where `rookery_give_birth` writes `<id>/` and `rookery_list_hordes` looks when the call names no `output_root`. */
@@ -25,7 +24,7 @@ export interface RookeryServerOptions extends DraftCheckOptions {
 
 const draftArg = z.union([z.object({}).passthrough(), z.string()])
   .describe('a horde draft: id, display_name, description, steps (or the 1.x penguins + pipeline), edges, triggers; call rookery_example_draft for the shape. A string is read as rookery_parse_draft reads text');
-const outputRootArg = z.string().optional().describe('the folder to use instead of the server\'s --output-root (an existing folder; relative to the server\'s output root)');
+const outputRootArg = z.string().max(1000).optional().describe('a folder inside the server\'s --output-root to use instead of it: relative to it, existing, no .. and no link leading out (else KW_ERR_PATH_ESCAPES)');
 
 async function answer(work: () => Promise<object> | object): Promise<CallToolResult> {
   try {
@@ -51,13 +50,9 @@ function draftOf(arg: Record<string, unknown> | string): unknown {
   return parsed.draft;
 }
 
-/** A call's `output_root`: relative to the default one, and an existing folder. */
-async function rootOf(given: string | undefined, fallback: string): Promise<string> {
-  if (given === undefined || given.trim() === '') return fallback;
-  const root = path.resolve(fallback, given.trim());
-  const isDir = await fs.stat(root).then((s) => s.isDirectory(), () => false);
-  if (!isDir) throw new KowalskiError('KW_ERR_USAGE', `output_root ${root} is not a folder`);
-  return root;
+/** A call's `output_root`: a folder inside the server's output root (confinedFolder). */
+function rootOf(given: string | undefined, root: string): Promise<string> {
+  return confinedFolder(root, given, 'output_root');
 }
 
 /** A new MCP server (not yet connected). */

@@ -12,7 +12,8 @@ import type { Problem } from '../../core/index.js';
 import { builtinKindNames } from '../hordes.js';
 import { HORDE_ID, loadHorde } from '../horde/index.js';
 import { writeFolder } from './folder.js';
-import { MAX_DRAFT_CHARS, MAX_DRAFT_STEPS } from './limits.js';
+import { assertRawBounds, MAX_DRAFT_CHARS, MAX_DRAFT_STEPS } from './limits.js';
+import { asRecord } from './names.js';
 import { normalizeDraft } from './normalize.js';
 import { renderDraft } from './render.js';
 import type { DraftCheck, DraftProblem, HordeDraft, RookeryStage } from './types.js';
@@ -24,8 +25,10 @@ export interface DraftCheckOptions {
   knownTools?: ReadonlySet<string>;
 }
 
-/** Normalise a draft and refuse one over the bounds (KW_ERR_DRAFT_TOO_LARGE) or not an object (KW_ERR_DRAFT_INVALID). */
+/** Normalise a draft and refuse one over the bounds (KW_ERR_DRAFT_TOO_LARGE: its lists counted, then its JSON measured, before it is read) or not an object (KW_ERR_DRAFT_INVALID). */
 export function boundedDraft(input: unknown): HordeDraft {
+  const raw = asRecord(input);
+  if (raw !== undefined) assertRawBounds(raw);
   let size: number;
   try {
     size = JSON.stringify(input)?.length ?? 0;

@@ -12,6 +12,7 @@ import { DISPLAY_KEYS } from '../horde/index.js';
 import type { DraftEdge, DraftInput, DraftStep, HordeDraft } from './types.js';
 import { asFlag, asRecord, asText, asWhole, asWord, slugify, titleOf } from './names.js';
 import { readDraftStep } from './read-step.js';
+import { assertRawBounds } from './limits.js';
 
 const MODEL_KINDS: ReadonlySet<string> = new Set(MODEL_STEP_KINDS);
 /** Kinds that gather what the earlier steps made: as a last step they read every earlier step. */
@@ -27,12 +28,17 @@ export function defaultForm(): DraftInput[] {
   ];
 }
 
-/** Tidy a draft. Throws KW_ERR_DRAFT_INVALID only when `input` is not an object at all. */
+/**
+ * Tidy a draft, in time linear in its size. Throws KW_ERR_DRAFT_INVALID when `input` is not
+ * an object at all, KW_ERR_DRAFT_TOO_LARGE when its lists are over the bounds (counted before
+ * anything is read).
+ */
 export function normalizeDraft(input: unknown): HordeDraft {
   const raw = asRecord(input);
   if (raw === undefined) {
     throw new KowalskiError('KW_ERR_DRAFT_INVALID', `a horde draft must be a JSON object with id, display_name, description and steps; got ${describe(input)}`);
   }
+  assertRawBounds(raw);
   const renames = new Map<string, string>();
   const steps = readSteps(raw, renames);
   const rename = (name: string): string => renames.get(name) ?? slugify(name);
@@ -72,13 +78,13 @@ function fillLine(draft: HordeDraft): void {
   const forward = draft.edges.filter((e) => (at.get(e.to) ?? -1) > (at.get(e.from) ?? Number.MAX_SAFE_INTEGER));
   const hasOut = new Set(forward.map((e) => e.from));
   const hasIn = new Set(forward.map((e) => e.to));
+  const routesFailure = new Set(draft.edges.filter((e) => e.when === 'fail').map((e) => e.from));
   const line: DraftEdge[] = [];
   for (let i = 0; i + 1 < draft.steps.length; i += 1) {
     const from = draft.steps[i]!.name;
     const to = draft.steps[i + 1]!.name;
     if (hasOut.has(from) || hasIn.has(to)) continue;
-    const routesFailure = draft.edges.some((e) => e.from === from && e.when === 'fail');
-    line.push({ from, to, when: routesFailure ? 'pass' : 'always' });
+    line.push({ from, to, when: routesFailure.has(from) ? 'pass' : 'always' });
   }
   draft.edges = [...draft.edges, ...line];
 }
@@ -87,9 +93,13 @@ function fillLine(draft: HordeDraft): void {
 function readSteps(raw: Record<string, unknown>, renames: Map<string, string>): DraftStep[] {
   const list = Array.isArray(raw.steps) ? raw.steps : Array.isArray(raw.penguins) ? raw.penguins : [];
   const used = new Set<string>();
+  // The next suffix to try for each base: a base named n times costs n tries in all, not n².
+  const nextSuffix = new Map<string, number>();
   const unique = (base: string): string => {
     let name = base;
-    for (let n = 2; used.has(name); n += 1) name = `${base}-${n}`;
+    let n = nextSuffix.get(base) ?? 2;
+    for (; used.has(name); n += 1) name = `${base}-${n}`;
+    nextSuffix.set(base, n);
     used.add(name);
     return name;
   };
@@ -104,20 +114,24 @@ function readSteps(raw: Record<string, unknown>, renames: Map<string, string>): 
   });
   if (!Array.isArray(raw.pipeline)) return described;
   // 1.x: the order is `pipeline`; a name there with no step becomes a step of no kind (so a check names it).
+  const byName = new Map(described.map((s) => [s.name, s]));
   const ordered: DraftStep[] = [];
+  const placed = new Set<DraftStep>();
   for (const entry of raw.pipeline) {
     const written = asWord(asRecord(entry)?.name ?? entry);
     if (written === undefined) continue;
     const name = renames.get(written) ?? slugify(written);
-    const step = described.find((s) => s.name === name);
-    if (step !== undefined && !ordered.includes(step)) ordered.push(step);
-    else if (step === undefined) {
+    const step = byName.get(name);
+    if (step !== undefined && !placed.has(step)) {
+      ordered.push(step);
+      placed.add(step);
+    } else if (step === undefined) {
       const stub = unique(name || `step-${ordered.length + 1}`);
       renames.set(written, stub);
       ordered.push(readDraftStep({}, stub, false));
     }
   }
-  return [...ordered, ...described.filter((s) => !ordered.includes(s))];
+  return [...ordered, ...described.filter((s) => !placed.has(s))];
 }
 
 function readEdges(value: unknown, rename: (name: string) => string): DraftEdge[] {
@@ -165,20 +179,29 @@ export function looksInvalid(output: string): boolean {
 function fillDefaults(draft: HordeDraft): void {
   const { steps } = draft;
   const anyForm = steps.some((s) => s.inputs.length > 0);
+  const position = new Map(steps.map((s, at) => [s.name, at]));
+  const into = new Map<string, string[]>();
+  for (const e of draft.edges) {
+    const list = into.get(e.to);
+    if (list === undefined) into.set(e.to, [e.from]);
+    else list.push(e.from);
+  }
   steps.forEach((step, i) => {
     if (step.display_name === '') step.display_name = titleOf(step.name);
     if (looksInvalid(step.output)) step.output = `${step.name}.md`;
     if (MODEL_KINDS.has(step.kind) && step.prompt_body.trim() === '') step.prompt_body = defaultPrompt(draft, step);
     if (i === 0 && step.inputs.length === 0 && !anyForm && (step.kind === 'ingest' || step.kind === 'step')) step.inputs = defaultForm();
-    if (i > 0 && step.context_paths.length === 0) step.context_paths = defaultReads(draft, i);
+    if (i > 0 && step.context_paths.length === 0) step.context_paths = defaultReads(draft, i, position, into.get(step.name) ?? []);
   });
 }
 
-/** What step `i` reads when the draft says nothing: a join reads its branches, a last deliver step every earlier step, any other the previous artifact. */
-function defaultReads(draft: HordeDraft, i: number): string[] {
+/**
+ * What step `i` reads when the draft says nothing: a join reads its branches, a last deliver
+ * step every earlier step, any other the previous artifact. `sources`: the steps with an edge into it.
+ */
+function defaultReads(draft: HordeDraft, i: number, position: ReadonlyMap<string, number>, sources: readonly string[]): string[] {
   const step = draft.steps[i] as DraftStep;
-  const position = new Map(draft.steps.map((s, at) => [s.name, at]));
-  const from = draft.edges.filter((e) => e.to === step.name && (position.get(e.from) ?? i) < i).map((e) => e.from);
+  const from = sources.filter((name) => (position.get(name) ?? i) < i);
   if (from.length >= 2) return [...new Set(from)].map((n) => `@step:${n}@`);
   if (DELIVER_KINDS.has(step.kind) && i === draft.steps.length - 1 && i >= 2) return draft.steps.slice(0, i).map((s) => `@step:${s.name}@`);
   return ['@artifact@'];

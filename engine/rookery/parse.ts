@@ -7,7 +7,7 @@
 import { parse as parseToml } from 'smol-toml';
 import { toPlainError } from '../../core/index.js';
 import { toPlain } from '../horde/index.js';
-import { MAX_DRAFT_CHARS } from './limits.js';
+import { MAX_DRAFT_CHARS, MAX_DRAFT_EDGES, MAX_DRAFT_STEPS, MAX_DRAFT_TRIGGERS } from './limits.js';
 import { asRecord } from './names.js';
 import { normalizeDraft } from './normalize.js';
 import type { HordeDraft } from './types.js';
@@ -21,6 +21,10 @@ export function parseDraft(text: string): ParsedDraft {
   if (text.length > MAX_DRAFT_CHARS) {
     return { ok: false, error: `the text is ${text.length} characters; a draft is read from at most ${MAX_DRAFT_CHARS} [KW_ERR_DRAFT_TOO_LARGE]` };
   }
+  const tables = countTableHeaders(text);
+  if (tables > MAX_TABLE_HEADERS) {
+    return { ok: false, error: `the text has ${tables} TOML table headers ([[steps]], [[edges]], …); a draft has at most ${MAX_TABLE_HEADERS} [KW_ERR_DRAFT_TOO_LARGE]` };
+  }
   const trimmed = text.trim();
   if (trimmed === '') return { ok: false, error: 'the text is empty: give a draft as JSON, as TOML, or in a ```json / ```toml block' };
   const tries: Attempt[] = [];
@@ -29,7 +33,7 @@ export function parseDraft(text: string): ParsedDraft {
   if (!whole.ok) {
     for (const block of fencedBlocks(trimmed).reverse()) {
       const attempt = readBlock(block.body, block.lang);
-      if (attempt.ok) return { ok: true, draft: normalizeDraft(attempt.value) };
+      if (attempt.ok) return normalized(attempt.value);
       tries.push(attempt);
     }
     // A JSON object in prose without a fence: from the first { to the last }.
@@ -37,12 +41,32 @@ export function parseDraft(text: string): ParsedDraft {
     const close = trimmed.lastIndexOf('}');
     if (open > 0 && close > open) {
       const attempt = readBlock(trimmed.slice(open, close + 1), 'json');
-      if (attempt.ok) return { ok: true, draft: normalizeDraft(attempt.value) };
+      if (attempt.ok) return normalized(attempt.value);
     }
   }
-  if (whole.ok) return { ok: true, draft: normalizeDraft(whole.value) };
+  if (whole.ok) return normalized(whole.value);
   const reasons = tries.map((t) => (t.ok ? '' : t.error)).filter((e) => e !== '');
   return { ok: false, error: `no draft found in the text: ${reasons.slice(0, 3).join('; ')}` };
+}
+
+/** A draft's tables at most: its steps, pipeline entries, edges and triggers, each with its inputs (a few a step). */
+const MAX_TABLE_HEADERS = (MAX_DRAFT_STEPS * 2 + MAX_DRAFT_EDGES + MAX_DRAFT_TRIGGERS) * 4;
+
+/** `[[…]]` and `[…]` headers at the start of a line: counted before a TOML parser reads the text. */
+function countTableHeaders(text: string): number {
+  let n = 0;
+  for (const _ of text.matchAll(/^[ \t]*\[/gm)) n += 1;
+  return n;
+}
+
+/** The normalised draft, or what bounds it is over. */
+function normalized(value: Record<string, unknown>): ParsedDraft {
+  try {
+    return { ok: true, draft: normalizeDraft(value) };
+  } catch (err) {
+    const plain = toPlainError(err);
+    return { ok: false, error: `${plain.message} [${plain.code}]` };
+  }
 }
 
 /** Fenced blocks in order: their language (`json`, `toml`, or guessed from the first character) and text. */

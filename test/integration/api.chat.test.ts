@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { buildApi } from '../../api/index.js';
+import { CHAT_BACKLOG_PAGE } from '../../api/ws-hub.js';
 import { TestSocket, listen } from '../support/api.js';
 import { chatSetup, perAgent, profile } from '../support/chat.js';
 import { cleanups } from '../support/cleanup.js';
@@ -96,4 +97,40 @@ test('a message is taken once committed, its answer streams to a follower and is
   assert.deepEqual(children.json.traces.map((x: any) => [x.agent, x.parentId, x.sessionId]), [['helper', first.id, id]]);
   assert.equal((await call(base, 'GET', '/api/traces/999999/children')).status, 404);
   assert.equal((await call(base, 'GET', '/api/chat/sessions/cnope')).status, 404);
+});
+
+test('chat-follow sends a long log a page at a time: every event once, in order, and frames sent meanwhile are answered between pages', async (t) => {
+  const calls = 2 * CHAT_BACKLOG_PAGE;
+  const s = await chatSetup(t, perAgent({
+    lister: [{ toolCalls: Array.from({ length: calls }, () => ({ name: 'list_notes', arguments: {} })) }, { text: 'Listed.' }],
+  }), { lister: profile('lister', 'tools = ["list_notes"]') });
+  const session = s.engine.chat.create({ agent: 'lister' });
+  assert.equal((await s.engine.chat.send(session.id, 'list them all').done).stop, 'done');
+  const total = s.engine.chat.events(session.id).length;
+  assert.ok(total > 4 * CHAT_BACKLOG_PAGE, `${total} events`);
+  const api = await buildApi(s.engine, { port: 0 });
+  cleanups(t)(() => api.app.close());
+  const { wsUrl } = await listen(api);
+
+  const ws = await TestSocket.open(t, wsUrl);
+  await ws.next((f) => f.type === 'hello');
+  ws.send({ type: 'chat-follow', sessionId: session.id, after: 0 });
+  ws.send({ type: 'subscribe' });
+  const synced = await ws.next((f) => f.type === 'chat-synced');
+  assert.equal(synced.seq, total);
+  const seqs = ws.frames.filter((f) => f.type === 'chat-event').map((f) => f.seq);
+  assert.deepEqual(seqs, Array.from({ length: total }, (_, i) => i + 1));
+  // The subscribe sent after the chat-follow was answered while the log was still being sent (it used to come after all of it).
+  const runsSynced = ws.frames.findIndex((f) => f.type === 'synced');
+  assert.ok(runsSynced > 0 && runsSynced < ws.frames.indexOf(synced), `synced at ${runsSynced}, chat-synced at ${ws.frames.indexOf(synced)}`);
+  assert.ok(ws.frames.slice(runsSynced).filter((f) => f.type === 'chat-event').length >= CHAT_BACKLOG_PAGE, 'pages went out after it');
+
+  // Following again from the middle: the rest only; an unknown session is an error frame.
+  ws.send({ type: 'chat-follow', sessionId: session.id, after: total - 3 });
+  const from = ws.frames.length;
+  const again = await ws.next((f) => f.type === 'chat-synced', from);
+  assert.deepEqual(ws.frames.slice(from).filter((f) => f.type === 'chat-event').map((f) => f.seq), [total - 2, total - 1, total]);
+  assert.equal(again.seq, total);
+  ws.send({ type: 'chat-follow', sessionId: 'cnothere', id: 7 });
+  assert.equal((await ws.next((f) => f.type === 'error' && f.id === 7)).error.code, 'KW_ERR_CHAT_NOT_FOUND');
 });

@@ -94,4 +94,12 @@ test('errors: an unknown draft is 404, a body that is no draft 400 or 422', asyn
   const notObject = await api.call('PUT', `/api/rookery/drafts/${made.json.id}`, { draft: [] });
   assert.equal(notObject.status, 400, notObject.body);
   assert.equal((await api.call('POST', '/api/rookery/drafts', { with_chat: 'yes' })).status, 400);
+  // 20,000 small steps (the finding: refused after 169 s, the server frozen meanwhile): counted and refused at once.
+  const steps = Array.from({ length: 20_000 }, (_, i) => ({ name: `s${i}`, kind: 'process' }));
+  const started = performance.now();
+  const huge = await api.call('PUT', `/api/rookery/drafts/${made.json.id}`, { draft: { id: 'huge', steps } });
+  assert.deepEqual([huge.status, huge.json.error?.code], [413, 'KW_ERR_DRAFT_TOO_LARGE'], huge.body);
+  assert.match(huge.json.error.message, /20000 steps/);
+  assert.ok(performance.now() - started < 2000, `answered after ${performance.now() - started} ms`);
+  assert.equal((await api.call('GET', `/api/rookery/drafts/${made.json.id}`)).json.draft.id, '', 'the draft is unchanged');
 });

@@ -81,6 +81,13 @@ describe('kowalski mcp serve rookery', { concurrency: true }, () => {
     const garbage = await call<{ ok: boolean; error: string }>(client, 'rookery_parse_draft', { text: 'a horde that reads the news, please' });
     assert.equal(garbage.ok, false);
     assert.match(garbage.error, /no draft found/);
+    // 20,000 steps of TOML (the finding: over 60 s, the server busy all along): counted and refused at once.
+    const started = performance.now();
+    const huge = await call<{ ok: boolean; error: string }>(client, 'rookery_parse_draft', { text: `id = "x"\n${'[[steps]]\nname = "s"\nkind = "process"\n'.repeat(20_000)}` });
+    assert.match(huge.error, /20000 TOML table headers.*\[KW_ERR_DRAFT_TOO_LARGE\]/);
+    assert.ok(performance.now() - started < 5000, `answered after ${performance.now() - started} ms`);
+    const hugeDraft = { id: 'x', steps: Array.from({ length: 20_000 }, (_, i) => ({ name: `s${i}`, kind: 'process' })) };
+    assert.match(await callError(client, 'rookery_validate_draft', { draft: hugeDraft }), /^\[KW_ERR_DRAFT_TOO_LARGE\] the draft has 20000 steps/);
 
     const kinds = await call<{ kinds: { kind: string; model: boolean; summary: string }[] }>(client, 'rookery_list_step_kinds');
     assert.deepEqual(kinds.kinds.filter((k) => ['ingest', 'verify', 'deliver'].includes(k.kind)).map((k) => [k.kind, k.model]), [['ingest', false], ['verify', false], ['deliver', true]]);
@@ -93,7 +100,7 @@ describe('kowalski mcp serve rookery', { concurrency: true }, () => {
     const again = await call<Birth>(client, 'rookery_give_birth', { draft: toolDraft(proof), overwrite: true });
     assert.equal(again.validate_ok, true);
     assert.match(await callError(client, 'rookery_give_birth', { draft: invented }), /^\[KW_ERR_DRAFT_INVALID\] [\s\S]*summon_llama/);
-    assert.match(await callError(client, 'rookery_give_birth', { draft: example, output_root: path.join(root, 'nope') }), /^\[KW_ERR_USAGE\] output_root .* is not a folder/);
+    assert.match(await callError(client, 'rookery_give_birth', { draft: example, output_root: 'nope' }), /^\[KW_ERR_USAGE\] output_root `nope` is not a folder/);
 
     const listed = await call<{ hordes: { id: string; display_name: string; path: string; valid: boolean }[] }>(client, 'rookery_list_hordes');
     assert.deepEqual(listed.hordes, [{ id: 'check-proof', display_name: 'Check proof', path: born.horde_root, valid: true }]);
@@ -106,6 +113,57 @@ describe('kowalski mcp serve rookery', { concurrency: true }, () => {
     assert.equal(view.state, 'succeeded');
     assert.deepEqual(view.steps.map((s) => [s.name, s.state]), [['intake', 'passed'], ['check', 'passed']]);
     assert.equal(fs.readFileSync(proof, 'utf8'), 'does it run\n');
+  });
+
+  it('output_root stays inside --output-root: .., absolute, ~ and links leading out are refused, naming the argument; overwrite touches nothing outside', async (t) => {
+    const { home, root } = cliSandbox(t);
+    const out = path.join(root, 'a', 'b', 'hordes');
+    fs.mkdirSync(path.join(out, 'team'), { recursive: true });
+    // Folders outside the root, each holding a file that must survive: what the finding's overwrite lost.
+    const victim = path.join(root, 'a', 'rookery-demo');
+    const elsewhere = path.join(root, 'elsewhere');
+    for (const dir of [victim, elsewhere, path.join(elsewhere, 'rookery-demo')]) {
+      fs.mkdirSync(dir, { recursive: true });
+      fs.writeFileSync(path.join(dir, 'keep.txt'), 'mine');
+    }
+    fs.symlinkSync(elsewhere, path.join(out, 'out-link'));
+    fs.symlinkSync(path.join(root, 'a'), path.join(out, 'team', 'up'));
+    const client = await stdioClient(t, home, out);
+    const { draft } = await call<{ draft: HordeDraft }>(client, 'rookery_example_draft');
+
+    const escapes: [string, RegExp][] = [
+      ['..', /^\[KW_ERR_PATH_ESCAPES\] output_root `\.\.` climbs out of its folder with \.\./],
+      ['../../..', /^\[KW_ERR_PATH_ESCAPES\] output_root `\.\.\/\.\.\/\.\.` climbs out/],
+      ['team/../..', /^\[KW_ERR_PATH_ESCAPES\] output_root .* climbs out/],
+      ['team\\..\\..', /^\[KW_ERR_PATH_ESCAPES\] output_root .* climbs out/],
+      [elsewhere, /^\[KW_ERR_PATH_ESCAPES\] output_root `.*elsewhere` must be a relative path/],
+      ['/', /^\[KW_ERR_PATH_ESCAPES\] output_root `\/` must be a relative path/],
+      ['~/x', /^\[KW_ERR_PATH_ESCAPES\] output_root `~\/x` must be a relative path/],
+      ['out-link', /^\[KW_ERR_PATH_ESCAPES\] output_root `out-link` leads outside .* \(through a link, to .*elsewhere\)/],
+      ['team/up', /^\[KW_ERR_PATH_ESCAPES\] output_root `team\/up` leads outside/],
+    ];
+    for (const [given, refusal] of escapes) {
+      for (const overwrite of [false, true]) {
+        assert.match(await callError(client, 'rookery_give_birth', { draft, output_root: given, overwrite }), refusal, `give_birth into ${given}`);
+      }
+      assert.match(await callError(client, 'rookery_list_hordes', { output_root: given }), refusal, `list_hordes of ${given}`);
+    }
+    for (const dir of [victim, elsewhere, path.join(elsewhere, 'rookery-demo')]) {
+      assert.deepEqual(fs.readdirSync(dir).filter((n) => n !== 'rookery-demo'), ['keep.txt'], `${dir} is untouched`);
+      assert.equal(fs.readFileSync(path.join(dir, 'keep.txt'), 'utf8'), 'mine');
+    }
+
+    // Inside the root: a subfolder is fine, and a horde folder that is a link leading out is replaced by overwrite, not written through.
+    const sub = await call<Birth>(client, 'rookery_give_birth', { draft, output_root: 'team' });
+    assert.equal(sub.horde_root, path.join(out, 'team', 'rookery-demo'));
+    assert.deepEqual((await call<{ hordes: { id: string }[] }>(client, 'rookery_list_hordes', { output_root: './team/' })).hordes.map((h) => h.id), ['rookery-demo']);
+    fs.symlinkSync(path.join(elsewhere, 'rookery-demo'), path.join(out, 'rookery-demo'));
+    assert.match(await callError(client, 'rookery_give_birth', { draft }), /^\[KW_ERR_HORDE_EXISTS\]/);
+    const replaced = await call<Birth>(client, 'rookery_give_birth', { draft, overwrite: true });
+    assert.equal(replaced.horde_root, path.join(out, 'rookery-demo'));
+    assert.ok(!fs.lstatSync(replaced.horde_root).isSymbolicLink() && fs.statSync(path.join(replaced.horde_root, 'horde.md')).isFile());
+    assert.deepEqual(fs.readdirSync(path.join(elsewhere, 'rookery-demo')), ['keep.txt'], 'the folder the link led to is untouched');
+    assert.match(await callError(client, 'rookery_list_hordes', { output_root: 'nope' }), /^\[KW_ERR_USAGE\] output_root `nope` is not a folder/);
   });
 
   it('over Streamable HTTP: the token is required, a foreign Host is refused, SIGTERM ends it', async (t) => {

@@ -168,3 +168,40 @@ void test('names are bounded: an id or step name is at most 64 characters', () =
 void test('the example draft is normalised already', () => {
   assert.deepEqual(normalizeDraft(exampleDraft()), exampleDraft());
 });
+
+void test('bounds come before the work: 20,000 steps, edges or TOML tables are refused at once, by count', () => {
+  const steps = Array.from({ length: 20_000 }, () => ({ name: 's', kind: 'process' }));
+  let started = performance.now();
+  assert.throws(() => normalizeDraft({ id: 'x', steps }), (err: unknown) => err instanceof KowalskiError && err.code === 'KW_ERR_DRAFT_TOO_LARGE' && /20000 steps \(steps\)/.test(err.message));
+  // Read step by step (as before) this took minutes; counted, it is well under a second even on a busy machine.
+  assert.ok(performance.now() - started < 500, `refused after ${performance.now() - started} ms`);
+  assert.throws(() => normalizeDraft({ id: 'x', steps: [{ name: 'a' }], edges: Array.from({ length: 1001 }, () => ({ from: 'a', to: 'a' })) }), /1001 edges/);
+  assert.throws(() => normalizeDraft({ id: 'x', penguins: steps }), /20000 steps \(penguins\)/);
+  const toml = `id = "x"\n${'[[steps]]\nname = "s"\nkind = "process"\n'.repeat(20_000)}`;
+  started = performance.now();
+  const parsed = parseDraft(toml);
+  assert.ok(performance.now() - started < 500, `parsed for ${performance.now() - started} ms`);
+  assert.match(parsed.ok ? '' : parsed.error, /20000 TOML table headers.*KW_ERR_DRAFT_TOO_LARGE/);
+  const justOver = parseDraft(`id = "x"\n${'[[steps]]\nkind = "process"\n'.repeat(201)}`);
+  assert.match(justOver.ok ? '' : justOver.error, /201 steps \(steps\).*\[KW_ERR_DRAFT_TOO_LARGE\]/);
+});
+
+void test('names made unique in one pass: 200 steps of one name, and a written name that a suffix would take', () => {
+  const d = normalizeDraft({ id: 'x', steps: [...Array.from({ length: 199 }, () => ({ name: 's', kind: 'process' })), { name: 's-3', kind: 'process' }] });
+  const names = d.steps.map((s) => s.name);
+  assert.equal(new Set(names).size, 200);
+  assert.deepEqual(names.slice(0, 4), ['s', 's-2', 's-3', 's-4']);
+  assert.equal(names[199], 's-3-2');
+  const legacy = normalizeDraft({ id: 'x', pipeline: ['b', 'a', 'b', 'ghost'], penguins: [{ name: 'a', kind: 'ingest' }, { name: 'b', kind: 'process' }] });
+  assert.deepEqual(legacy.steps.map((s) => s.name), ['b', 'a', 'ghost']);
+});
+
+void test('a draft nested deeper than 32 levels is refused before it is read, naming where', () => {
+  let deep: unknown = 'x';
+  for (let i = 0; i < 100_000; i++) deep = [deep];
+  assert.throws(() => normalizeDraft({ id: 'x', steps: [{ name: 'a', kind: 'process', inputs: deep }] }),
+    (err: unknown) => err instanceof KowalskiError && err.code === 'KW_ERR_DRAFT_TOO_LARGE' && /deeper than 32 levels \(at the draft\.steps\[0\]\.inputs(\[0\]){29}\)/.test(err.message));
+  const parsed = parseDraft(`{"id": "x", "steps": [{"name": "a", "inputs": ${'['.repeat(40)}1${']'.repeat(40)}}]}`);
+  assert.match(parsed.ok ? '' : parsed.error, /deeper than 32 levels.*\[KW_ERR_DRAFT_TOO_LARGE\]/);
+  assert.ok(normalizeDraft({ id: 'x', steps: [{ name: 'a', kind: 'ingest', inputs: [{ id: 'q', options: ['a', 'b'] }] }] }).steps[0]?.inputs[0]?.options?.length === 2);
+});

@@ -35,6 +35,8 @@ export function chatQueries(db: Database) {
   const insert = db.prepare<[sessionId: string, seq: number, type: string, v: number, at: number, data: string]>(
     'INSERT INTO chat_events (session_id, seq, type, v, at, data) VALUES (?, ?, ?, ?, ?, ?)');
   const bySession = db.prepare<[sessionId: string], ChatEventRow>('SELECT * FROM chat_events WHERE session_id = ? ORDER BY seq');
+  const pageOf = db.prepare<[sessionId: string, after: number, limit: number], ChatEventRow>(
+    'SELECT * FROM chat_events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?');
   const upsert = db.prepare<[ChatSessionRow]>(`INSERT INTO chat_sessions (id, agent, title, state, turns, last_stop, budget_limit, budget_used,
       input_tokens, output_tokens, model_calls, created_at, updated_at, last_seq)
     VALUES (@id, @agent, @title, @state, @turns, @last_stop, @budget_limit, @budget_used, @input_tokens, @output_tokens, @model_calls,
@@ -48,6 +50,8 @@ export function chatQueries(db: Database) {
   return {
     append: (sessionId: string, seq: number, type: string, v: number, at: number, data: string): void => void insert.run(sessionId, seq, type, v, at, data),
     bySession: (sessionId: string): ChatEventRow[] => bySession.all(sessionId),
+    /** At most `limit` events of a session after `after`, in order (a page of its log). */
+    page: (sessionId: string, after: number, limit: number): ChatEventRow[] => pageOf.all(sessionId, after, limit),
     upsertSession: (row: ChatSessionRow): void => void upsert.run(row),
     session: (id: string): ChatSessionRow | undefined => session.get(id),
     sessions: (limit: number): ChatSessionRow[] => sessions.all(limit),
