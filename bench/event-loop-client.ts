@@ -5,6 +5,7 @@
  * over IPC when finished, or `{type: 'error', message}`.
  */
 import WebSocket from 'ws';
+import { BENCH_AUTH, BENCH_TOKEN } from './token.js';
 
 export type ClientJob =
   | { kind: 'put'; url: string; body: string; count: number; status: number }
@@ -13,7 +14,7 @@ export type ClientJob =
 /** PUT the same body `count` times, one after another, each answered with `status`. */
 async function puts(job: Extract<ClientJob, { kind: 'put' }>): Promise<number> {
   for (let i = 0; i < job.count; i++) {
-    const res = await fetch(job.url, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: job.body });
+    const res = await fetch(job.url, { method: 'PUT', headers: { ...BENCH_AUTH, 'content-type': 'application/json' }, body: job.body });
     const text = await res.text();
     if (res.status !== job.status) throw new Error(`PUT answered ${res.status}, not ${job.status}: ${text.slice(0, 300)}`);
   }
@@ -22,7 +23,7 @@ async function puts(job: Extract<ClientJob, { kind: 'put' }>): Promise<number> {
 
 /** One websocket following the session `times` times in a row, each until its chat-synced; the chat events it got. */
 async function follower(wsUrl: string, sessionId: string, times: number): Promise<number> {
-  const ws = new WebSocket(wsUrl, ['kowalski']);
+  const ws = new WebSocket(wsUrl, ['kowalski', `bearer.${BENCH_TOKEN}`]);
   await new Promise<void>((resolve, reject) => {
     ws.once('open', () => resolve());
     ws.once('error', reject);

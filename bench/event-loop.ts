@@ -21,6 +21,7 @@ import { healthDuring, p99 } from './loader.js';
 import type { ClientJob } from './event-loop-client.js';
 import { benchModule, removeDir, tempDir } from './setup.js';
 import { now } from './stats.js';
+import { BENCH_AUTH, BENCH_TOKEN } from './token.js';
 
 /** Steps of the draft that must be refused (the finding's 20,000 small steps). */
 export const HUGE_STEPS = 20_000;
@@ -121,24 +122,24 @@ export async function eventLoopOnce(): Promise<EventLoopSample> {
     fs.writeFileSync(path.join(home, 'config.toml'),
       `[store]\nsynchronous = "normal"\n[model]\ndefault = "ollama:bench"\ntool_calling = "native"\n[providers.ollama]\nhost = "${model.url}"\n[tools]\nroot = "${files}"\n`);
     const engine = await createEngine({ dataDir: home });
-    const api = await buildApi(engine, { port: 0 });
+    const api = await buildApi(engine, { token: BENCH_TOKEN, port: 0 });
     try {
       await api.app.listen({ host: '127.0.0.1', port: 0 });
       const port = (api.app.server.address() as AddressInfo).port;
       const base = `http://127.0.0.1:${port}`;
       const wsUrl = `ws://127.0.0.1:${port}/api/ws`;
-      for (let i = 0; i < 20; i++) await (await fetch(`${base}/api/health`)).arrayBuffer();
+      for (let i = 0; i < 20; i++) await (await fetch(`${base}/api/health`, { headers: BENCH_AUTH })).arrayBuffer();
 
       t0 = now();
       const quiet: number[] = [];
       for (let i = 0; i < FLOOR_ANSWERS; i++) {
         const t1 = now();
-        await (await fetch(`${base}/api/health`)).arrayBuffer();
+        await (await fetch(`${base}/api/health`, { headers: BENCH_AUTH })).arrayBuffer();
         quiet.push(now() - t1);
       }
       const floor = summary(quiet.sort((a, b) => a - b), FLOOR_ANSWERS, now() - t0);
 
-      const made = await (await fetch(`${base}/api/rookery/drafts`, { method: 'POST' })).json() as { id: string };
+      const made = await (await fetch(`${base}/api/rookery/drafts`, { method: 'POST', headers: BENCH_AUTH })).json() as { id: string };
       const url = `${base}/api/rookery/drafts/${made.id}`;
       const hugeDraft = await during(base, PUTS, { kind: 'put', url, body: JSON.stringify({ draft: drafts(HUGE_STEPS) }), count: PUTS, status: 413 });
       const legalDraft = await during(base, PUTS, { kind: 'put', url, body: JSON.stringify({ draft: drafts(LEGAL_STEPS) }), count: PUTS, status: 200 });

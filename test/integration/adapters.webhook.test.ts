@@ -124,7 +124,7 @@ test('with callback_url: 202 at once, the answer POSTed there signed the same wa
 test('over real HTTP: a captured delivery resent with a new delivery id is refused (the id is signed), so is the first sha256= scheme; text over 100,000 characters is a 400', async (t) => {
   const setup = await adapterSetup(t, echoScript, `[adapters.hook]\ntype = "webhook"\nenabled = true\nsecret = "${SECRET}"\n`);
   await setup.engine.adapters.start();
-  const api = await buildApi(setup.engine, { port: 0 });
+  const api = await buildApi(setup.engine, { token: TEST_TOKEN, port: 0 });
   cleanups(t)(() => api.app.close());
   const { base } = await listen(api);
   const post = async (raw: Buffer, headers: Record<string, string>) => {

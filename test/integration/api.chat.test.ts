@@ -108,7 +108,7 @@ test('chat-follow sends a long log a page at a time: every event once, in order,
   assert.equal((await s.engine.chat.send(session.id, 'list them all').done).stop, 'done');
   const total = s.engine.chat.events(session.id).length;
   assert.ok(total > 4 * CHAT_BACKLOG_PAGE, `${total} events`);
-  const api = await buildApi(s.engine, { port: 0 });
+  const api = await buildApi(s.engine, { token: TEST_TOKEN, port: 0 });
   cleanups(t)(() => api.app.close());
   const { wsUrl } = await listen(api);
 
