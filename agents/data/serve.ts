@@ -3,7 +3,7 @@
  * then served over stdio or stateless Streamable HTTP by the shared transport
  * (agents/mcp/serve-transport.ts: Host, Origin and token checks, stop on signals).
  */
-import { requireTokenBeyondLoopback, serveMcp } from '../serve/index.js';
+import { requireTokenForHttp, serveMcp } from '../serve/index.js';
 import type { ServeTransportOptions } from '../serve/index.js';
 import { createDataServer } from './server.js';
 import { openDataSource } from './source.js';
@@ -19,7 +19,7 @@ const GUARDS = 'query your files';
 /** Serve the root's spreadsheets until asked to stop. */
 export async function serveData(options: ServeDataOptions): Promise<void> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  requireTokenBeyondLoopback(options, GUARDS);
+  requireTokenForHttp(options, GUARDS);
   const source = await openDataSource(options);
   try {
     const tables = await source.listTables();

@@ -3,5 +3,5 @@
  * tool, the Rookery). Not exported by agents/index.ts: the server side of the MCP SDK is
  * loaded only by the commands that serve.
  */
-export { requireTokenBeyondLoopback, serveMcp } from './transport.js';
+export { requireTokenForHttp, serveMcp } from './transport.js';
 export type { ServedServer, ServeTransportOptions } from './transport.js';

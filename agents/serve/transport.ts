@@ -3,8 +3,8 @@
  * default (stdout carries MCP and nothing else; log lines go to stderr), or over
  * Streamable HTTP at `/mcp`. Over HTTP each POST is one stateless exchange with a server
  * made for it; the Host header must name this server (DNS rebinding), an Origin, when
- * sent, too; with a token every request needs `Authorization: Bearer <token>` (compared in
- * constant time). Binding beyond loopback without a token is refused. Either way it ends
+ * sent, too; every request needs `Authorization: Bearer <token>` (compared in constant
+ * time): HTTP without a token is refused, on loopback too. Either way it ends
  * cleanly on SIGTERM or SIGINT, and over stdio when stdin closes.
  */
 import http from 'node:http';
@@ -43,17 +43,21 @@ export interface ServedServer {
   create: () => McpServer;
 }
 
-/** Refuse (KW_ERR_USAGE) HTTP beyond loopback without a token. Call it before opening anything costly. */
-export function requireTokenBeyondLoopback(options: ServeTransportOptions, guards: string): void {
-  const host = options.host ?? '127.0.0.1';
-  if (options.http === true && !isLoopback(host) && (options.token ?? '') === '') {
-    throw new KowalskiError('KW_ERR_USAGE', `--host ${host} is not a loopback address: give --token (or KOWALSKI_MCP_TOKEN) so that only those who hold it can ${guards}`);
+/**
+ * Refuse (KW_ERR_USAGE) HTTP without a token, on loopback too: any local process can reach
+ * a loopback port (a plugin, another user's program), and the Rookery's server writes
+ * hordes whose commands would run. Call it before opening anything costly.
+ */
+export function requireTokenForHttp(options: ServeTransportOptions, guards: string): void {
+  if (options.http === true && (options.token ?? '') === '') {
+    const where = isLoopback(options.host ?? '127.0.0.1') ? 'on loopback too, since any local process can reach a loopback port' : `${options.host} is not a loopback address`;
+    throw new KowalskiError('KW_ERR_USAGE', `--http needs --token (or KOWALSKI_MCP_TOKEN), ${where}: only those who hold it may ${guards}`);
   }
 }
 
 /** Serve until asked to stop. */
 export async function serveMcp(served: ServedServer, options: ServeTransportOptions): Promise<void> {
-  requireTokenBeyondLoopback(options, served.guards);
+  requireTokenForHttp(options, served.guards);
   if (options.http === true) await serveHttp(served, options);
   else await serveStdio(served, options);
 }

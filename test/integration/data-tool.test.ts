@@ -299,13 +299,16 @@ describe('kowalski mcp serve data', { concurrency: true }, () => {
       assert.deepEqual(check.servers.map((s) => [s.name, s.ok, s.tools.map((x) => x.name)]), [['data', true, [...DATA_TOOL_NAMES]]]);
     });
 
-    it('refuses an unknown server, naming the choices; a missing root; and --http beyond loopback without a token (exit 2)', async (t) => {
+    it('refuses an unknown server, naming the choices; a missing root; and --http without a token, on loopback too (exit 2)', async (t) => {
       const { home, root } = cliSandbox(t);
-      const [unknown, missing, open] = await Promise.all([
+      const [unknown, missing, open, local] = await Promise.all([
         cli(home, ['mcp', 'serve', 'rookery-x']),
         cli(home, ['mcp', 'serve', 'data', '--root', path.join(root, 'nope')]),
         cli(home, ['mcp', 'serve', 'data', '--root', root, '--http', '--host', '0.0.0.0']),
+        cli(home, ['mcp', 'serve', 'data', '--root', root, '--http'], { env: { KOWALSKI_MCP_TOKEN: undefined } }),
       ]);
+      assert.equal(local.code, 2, outputOf(local));
+      assert.match(local.stderr, /--http needs --token .*on loopback too.*\[KW_ERR_USAGE\]/);
       assert.equal(unknown.code, 2, outputOf(unknown));
       assert.match(unknown.stderr, /Allowed choices are data/);
       assert.equal(missing.code, 2, outputOf(missing));

@@ -203,7 +203,7 @@ describe('kowalski mcp serve rookery', { concurrency: true }, () => {
     assert.equal(done.stdout, '');
   });
 
-  it('refuses an --output-root that is not a folder, and --http beyond loopback without a token (exit 2)', async (t) => {
+  it('refuses an --output-root that is not a folder, and --http without a token, on loopback too (exit 2)', async (t) => {
     const { home, root } = cliSandbox(t);
     const file = path.join(root, 'file.txt');
     fs.writeFileSync(file, 'x');
@@ -212,6 +212,9 @@ describe('kowalski mcp serve rookery', { concurrency: true }, () => {
       cli(home, ['mcp', 'serve', 'rookery', '--output-root', file]),
       cli(home, ['mcp', 'serve', 'rookery', '--http', '--host', '0.0.0.0']),
     ]);
+    const local = await cli(home, ['mcp', 'serve', 'rookery', '--http'], { env: { KOWALSKI_MCP_TOKEN: undefined } });
+    assert.equal(local.code, 2, outputOf(local));
+    assert.match(local.stderr, /--http needs --token .*on loopback too.*write hordes.*\[KW_ERR_USAGE\]/);
     for (const r of [missing, notDir]) {
       assert.equal(r.code, 2, outputOf(r));
       assert.match(r.stderr, /--output-root .* is not a folder \[KW_ERR_USAGE\]/);
