@@ -21,7 +21,8 @@ import { childStoreEnv, testStoreConfig } from '../support/pg-store.js';
 import { AUTH } from '../support/token.js';
 
 const SERVER = new URL('./hook-server.ts', import.meta.url).pathname;
-const DELIVERIES = 200;
+// Enough that a server batching many deliveries per commit (a loaded machine) is still killed with some in flight.
+const DELIVERIES = 400;
 const CONNECTIONS = 50;
 /** The client kills once this many answers have arrived: deliveries are then answered, in commit, and on their way all at once. */
 const KILL_AFTER = 60;
