@@ -18,6 +18,8 @@ const SERVING = /^kowalski serving .* at (http:\/\/127\.0\.0\.1:\d+\/)/;
 
 /** What a token-less local process gets: status and error code of each attempt, run in a child of its own. */
 const INTRUDER = `
+import crypto from 'node:crypto';
+import http from 'node:http';
 const base = process.argv[1];
 const post = (p, body) => fetch(base + p, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 const seen = {};
@@ -33,8 +35,13 @@ for (const [name, go] of Object.entries({
   const res = await go();
   seen[name] = [res.status, (await res.json()).error?.code ?? null];
 }
-const ws = new WebSocket(base.replace('http', 'ws') + 'api/ws', ['kowalski']);
-seen.websocket = await new Promise((resolve) => { ws.onopen = () => resolve('open'); ws.onerror = () => resolve('refused'); });
+seen.websocket = await new Promise((resolve) => {
+  const req = http.request(base + 'api/ws', { headers: { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': crypto.randomBytes(16).toString('base64'), 'sec-websocket-protocol': 'kowalski' } });
+  req.on('upgrade', (_res, socket) => { socket.destroy(); resolve('open'); });
+  req.on('response', (res) => { res.resume(); resolve(res.statusCode); });
+  req.on('error', (err) => resolve(err.code));
+  req.end();
+});
 process.stdout.write(JSON.stringify(seen));
 `;
 
@@ -73,7 +80,7 @@ test('on 127.0.0.1 a local process without the token gets nothing; the token is 
     codes: [401, 'KW_ERR_UNAUTHORIZED'],
     guessedToken: [401, 'KW_ERR_UNAUTHORIZED'],
     exchange: [401, 'KW_ERR_LOGIN_CODE'],
-    websocket: 'refused',
+    websocket: 401,
   });
 
   // The CLI reads the token from the data folder; the step's command gets none of it.
