@@ -41,13 +41,17 @@ export async function hookRoutes(app: FastifyInstance, engine: Engine): Promise<
     });
     scope.post<{ Params: { horde: string; trigger: string }; Body: Buffer | undefined }>('/hooks/:horde/:trigger', { schema: { params }, bodyLimit: HOOK_BODY_LIMIT }, async (req, reply) => {
       const { horde, trigger } = req.params;
-      const target = await engine.triggers.webhookTarget(horde, trigger);
+      const refused = (): KowalskiError => new KowalskiError('KW_ERR_UNAUTHORIZED',
+        `a delivery to ${horde}/${trigger} needs a valid signature, or the API token ("Authorization: Bearer <token>", kept in <data dir>/api-token) when the trigger has no secret_env`);
+      // Without the token, every refusal before the signature is checked is the same 401:
+      // a stranger learns nothing of which hordes and triggers exist or are switched on.
+      const target = await engine.triggers.webhookTarget(horde, trigger).catch((err: unknown) => {
+        throw req.tokenVerified ? err : refused();
+      });
       const { secret } = target;
       const rawBody = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
       let id = deliveryIdOf(req.headers);
-      if (secret === undefined && !req.tokenVerified) {
-        throw new KowalskiError('KW_ERR_UNAUTHORIZED', `${horde}/${trigger} has no secret, so a delivery needs the API token ("Authorization: Bearer <token>", kept in <data dir>/api-token); give the trigger a secret_env to take signed deliveries without it`);
-      }
+      if (secret === undefined && !req.tokenVerified) throw refused();
       if (secret !== undefined) {
         const verdict = verifyWebhook({ headers: req.headers, rawBody, secret, nowMs: Date.now() });
         if (!verdict.ok) throw new KowalskiError(verdict.code, `${horde}/${trigger}: ${verdict.message}`);

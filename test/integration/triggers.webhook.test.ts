@@ -159,7 +159,12 @@ test('the API token: a trigger with a secret takes signed deliveries without it;
   for (const headers of [{}, { authorization: 'Bearer wrong-token' }] as Array<Record<string, string>>) {
     const r = await send('/hooks/hooked/plain', '{}', headers);
     assert.deepEqual([r.status, r.json.error.code], [401, 'KW_ERR_UNAUTHORIZED'], JSON.stringify(headers));
-    assert.match(r.json.error.message, /hooked\/plain has no secret, so a delivery needs the API token/);
+    assert.match(r.json.error.message, /a delivery to hooked\/plain needs a valid signature, or the API token/);
+  }
+  // Without the token, a stranger learns nothing of what exists or is switched on: one 401 for all.
+  for (const route of ['/hooks/nobody/plain', '/hooks/hooked/nothing', '/hooks/hooked/clock', '/hooks/hooked/off', '/hooks/hooked/plain']) {
+    const r = await send(route, '{}', {});
+    assert.deepEqual([r.status, r.json.error.code], [401, 'KW_ERR_UNAUTHORIZED'], route);
   }
   assert.equal((await send('/hooks/hooked/plain', '{}', AUTH)).status, 202);
   assert.equal(s.engine.listRuns({ horde: 'hooked' }).length, 2, 'only the signed and the token-bearing deliveries started runs');
