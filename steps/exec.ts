@@ -5,6 +5,7 @@
  * process that started it dies.
  */
 import { spawn } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import fs from 'node:fs';
 import { KowalskiError } from '../core/index.js';
 import { BoundedCapture } from './capture.js';
@@ -28,8 +29,21 @@ import type { CommandSpec } from './protocol.js';
  * the start's critical path), and dies with the group when the command ends normally
  * (exec.ts kills the group then). The command itself runs without fd 3.
  */
-export const GATE_SCRIPT = '( (cd / && read -r kw_eof <&3; kill -s KILL -- -$$) </dev/null >/dev/null 2>&1 & ); ' +
-  'IFS= read -r kw_go && [ "$kw_go" = go ] || exit 125; exec "$@" 3<&-';
+export const GATE_SCRIPT = sentinel(3) + 'IFS= read -r kw_go && [ "$kw_go" = go ] || exit 125; exec "$@" 3<&-';
+/**
+ * The gate when the process that spawns is not the engine itself (the spawn helper, an
+ * isolated step's child): a second sentinel reads fd 4, the lifeline, whose other end
+ * only the engine holds. The kernel closes that end while the engine is still dying,
+ * before anyone can see it exit, so the group is killed then rather than after the
+ * spawning process has noticed the engine's death and died in turn.
+ */
+export const GATE_SCRIPT_WITH_LIFELINE = sentinel(3) + sentinel(4) +
+  'IFS= read -r kw_go && [ "$kw_go" = go ] || exit 125; exec "$@" 3<&- 4<&-';
+
+/** A double-forked shell that SIGKILLs the gate's group when a read of `fd` ends. */
+function sentinel(fd: 3 | 4): string {
+  return `( (cd / && read -r kw_eof <&${fd}; kill -s KILL -- -$$) </dev/null >/dev/null 2>&1 & ); `;
+}
 /** The exit status of a gate that never got `go`. */
 export const GATE_CLOSED_EXIT = 125;
 
@@ -46,6 +60,8 @@ export interface ExecOptions {
   killGraceMs?: number;
   /** After the leader exits, how long to wait for pipes still held open by strays, ms (default 500). */
   drainMs?: number;
+  /** An fd of this process whose other end only the engine holds (see GATE_SCRIPT_WITH_LIFELINE); absent when this process is the engine. */
+  lifeline?: number | undefined;
 }
 
 export interface ExecResult {
@@ -85,13 +101,15 @@ export async function execCommand(spec: CommandSpec, options: ExecOptions): Prom
   if (spec.argv.length === 0) throw new KowalskiError('KW_ERR_COMMAND_SPAWN', 'cannot run an empty command');
   if (options.signal.aborted) throw new KowalskiError('KW_ERR_STEP_CANCELLED', 'the step was stopped before its command started');
 
-  const child = spawn('/bin/sh', ['-c', GATE_SCRIPT, 'kowalski-gate', ...spec.argv], {
+  const lifeline = options.lifeline;
+  // stdin, stdout and stderr are pipes whichever the lifeline is (its number keeps TypeScript from seeing so).
+  const child: ChildProcessWithoutNullStreams = spawn('/bin/sh', ['-c', lifeline === undefined ? GATE_SCRIPT : GATE_SCRIPT_WITH_LIFELINE, 'kowalski-gate', ...spec.argv], {
     cwd: spec.cwd,
     env: options.env,
     detached: true,
-    // fd 3: the sentinel's socket (see GATE_SCRIPT); this process holds the only other end.
-    stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
-  });
+    // fd 3: the sentinel's socket (see GATE_SCRIPT); this process holds the only other end. fd 4: the engine's lifeline.
+    stdio: lifeline === undefined ? ['pipe', 'pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe', 'pipe', lifeline],
+  }) as ChildProcessWithoutNullStreams;
   const sentinel = child.stdio[3];
   sentinel?.on('error', () => undefined); // nothing is ever written on it; its end is all that matters
   const stdout = new BoundedCapture(options.outputBytes);

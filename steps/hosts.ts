@@ -6,6 +6,7 @@
 import { fork } from 'node:child_process';
 import type { HordeDef } from '../core/index.js';
 import { BoundedCapture } from './capture.js';
+import { LIFELINE_FD, holdLifeline, stdioWithLifeline } from './lifeline.js';
 import type { StepBus } from './bus.js';
 import type { StepPool } from './pool.js';
 import { HORDES_KEPT } from './protocol.js';
@@ -134,10 +135,11 @@ export function startInChild(task: StepTask, kindModule: string, listener: Liste
   const child = fork(options.entry, [], {
     execArgv: childExecArgv(),
     detached: true,
-    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    stdio: stdioWithLifeline('pipe'),
     // The child itself carries the token, so a restart's leftover sweep finds it too.
     env: { ...process.env, KOWALSKI_STEP_TOKEN: task.token },
   });
+  holdLifeline(child);
   const stderr = new BoundedCapture(4096);
   child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
   let result: StepResult | undefined;
@@ -176,7 +178,7 @@ export function startInChild(task: StepTask, kindModule: string, listener: Liste
       resolve({ type: 'crashed', message: `the step's child process ${how} before reporting a result${cause}${tail === '' ? '' : `:\n${tail}`}` });
     });
   });
-  const first: ChildInbound = { type: 'task', task, kindModule };
+  const first: ChildInbound = { type: 'task', task: { ...task, lifeline: LIFELINE_FD }, kindModule };
   const send = (message: ChildInbound): void => {
     if (!child.connected) return;
     try {

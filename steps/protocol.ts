@@ -49,6 +49,8 @@ export interface StepTask {
   review?: ReviewTask;
   /** For a command step in a pool thread: the engine's spawn helper, which starts the command (absent: the step starts it itself). */
   spawner?: SpawnerAddress;
+  /** For a step in an isolated child: the fd of the engine's lifeline in that child (lifeline.ts), handed to its commands. */
+  lifeline?: number;
   /** A random token put in the environment of every process the step starts (KOWALSKI_STEP_TOKEN), so leftovers can be found after a crash. */
   token: string;
   /** Limits for this step. */

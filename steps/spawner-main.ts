@@ -2,12 +2,14 @@
  * The spawn helper: a small, long-lived child process of the engine that starts the
  * steps' commands, so the big engine process is never forked for them (a fork copies
  * its page tables and stalls it; from here a start costs what it costs any small process).
- * `node spawner-main.js <socket>`, forked by spawner.ts with an IPC channel.
+ * `node spawner-main.js <socket> [<lifeline fd>]`, forked by spawner.ts with an IPC channel
+ * and the engine's lifeline (lifeline.ts).
  *
  * Each connection to `<socket>` runs one command through `execCommand` (exec.ts): its own
  * process group, the gate, bounded capture, the kill on abort; the step relays `spawned`
  * to the engine and `go` back (spawner-wire.ts). This process holds the sentinels' ends
- * of fd 3, so nothing of a command outlives it; and it lives no longer than its engine:
+ * of fd 3, so nothing of a command outlives it; each gate also gets the engine's lifeline,
+ * so nothing of a command outlives the engine either. It lives no longer than its engine:
  * when the IPC channel closes (the engine exited, SIGKILL included) it SIGKILLs every
  * group it started and exits. A step that goes away (its connection closes) takes its
  * command with it.
@@ -29,8 +31,8 @@ function killGroup(pgid: number): void {
   }
 }
 
-/** One connection: one command. */
-function serve(socket: net.Socket, groups: Set<number>): void {
+/** One connection: one command. `lifeline`: this process's end of the engine's lifeline (lifeline.ts), when it has one. */
+function serve(socket: net.Socket, groups: Set<number>, lifeline: number | undefined): void {
   const stop = new AbortController();
   let gate: { open(): void; shut(err: Error): void } | undefined;
   let pgid: number | undefined;
@@ -53,6 +55,7 @@ function serve(socket: net.Socket, groups: Set<number>): void {
       env: request.env,
       signal: stop.signal,
       outputBytes: request.outputBytes,
+      lifeline,
       spawned: (group: number): Promise<void> => {
         pgid = group;
         groups.add(group);
@@ -90,8 +93,9 @@ function main(): void {
     process.stderr.write('kowalski spawn helper: started by the engine only (a socket path and an IPC channel)\n');
     process.exit(2);
   }
+  const lifeline = process.argv[3] === undefined ? undefined : Number(process.argv[3]);
   const groups = new Set<number>();
-  const server = net.createServer((socket) => serve(socket, groups));
+  const server = net.createServer((socket) => serve(socket, groups, lifeline));
   const quit = (): void => {
     for (const pgid of groups) killGroup(pgid);
     fs.rmSync(socketPath, { force: true });

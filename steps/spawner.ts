@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { BroadcastChannel } from 'node:worker_threads';
 import { childExecArgv } from './hosts.js';
+import { LIFELINE_FD, holdLifeline, stdioWithLifeline } from './lifeline.js';
 import { HELPER_DOWN, HELPER_STARTING, HELPER_UP } from './spawner-wire.js';
 import type { SpawnerAddress } from './spawner-wire.js';
 
@@ -60,12 +61,13 @@ export class Spawner {
   }
 
   private start(): void {
-    const child = fork(this.entry, [this.socketPath()], {
+    const child = fork(this.entry, [this.socketPath(), String(LIFELINE_FD)], {
       execArgv: childExecArgv(),
       // Its own group: a terminal's Ctrl-C reaches the engine, which stops its steps in order.
       detached: true,
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+      stdio: stdioWithLifeline('inherit'),
     });
+    holdLifeline(child);
     this.child = child;
     Atomics.store(this.state, 0, HELPER_STARTING);
     // The helper must never keep the engine's process alive; it leaves when the engine does.

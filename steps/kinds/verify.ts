@@ -28,6 +28,7 @@ export default async function verify(ctx: StepContext): Promise<StepResult> {
   try {
     result = await runCommand(spec, {
       spawner: task.spawner,
+      lifeline: task.lifeline,
       env: commandEnv(spec, task),
       signal: ctx.signal,
       spawned: (pgid) => ctx.spawned(pgid),

@@ -2,7 +2,8 @@
  * Commands die with their engine: SIGKILL a real engine process while a verify step's
  * command runs, in a pool thread (started by the engine's spawn helper) and in an
  * isolated child, and check that the command's process group ends at once instead of
- * finishing after its engine died, and that the spawn helper goes too.
+ * finishing after its engine died, and that the spawn helper goes too. Again with the
+ * command's parent stopped before the kill: the engine's lifeline alone ends it.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -41,8 +42,11 @@ function groupExists(pgid: number): boolean {
   }
 }
 
-for (const isolation of ['in_process', 'process'] as const) {
-  test(`SIGKILL of the engine ends a running command at once (${isolation === 'process' ? 'isolated child' : 'pool thread'})`, async (t) => {
+for (const [isolation, parentStopped] of [['in_process', false], ['process', false], ['in_process', true], ['process', true]] as const) {
+  const where = isolation === 'process' ? 'isolated child' : 'pool thread';
+  // With its parent (the spawn helper, the isolated child) stopped, only the engine's lifeline can end the command.
+  const name = parentStopped ? `${where}, the command's parent stopped: the lifeline alone` : where;
+  test(`SIGKILL of the engine ends a running command at once (${name})`, async (t) => {
     const dir = tempDir(t);
     const home = path.join(dir, 'home');
     const ledger = path.join(dir, 'ledger');
@@ -50,12 +54,19 @@ for (const isolation of ['in_process', 'process'] as const) {
     // Long enough that a command left running would still be running when the wait below gives up;
     // a SIGTERM would let it write `term` (no part of it may run once its engine is dead).
     const command = `trap 'echo term >> ${ledger}; exit 1' TERM; echo \\"$PPID $(tr '\\\\0' ' ' < /proc/$PPID/cmdline)\\" > ${parentFile}; ` +
-      `echo start >> ${ledger}; sleep 8 & wait; echo end >> ${ledger}`;
+      `${parentStopped ? 'kill -STOP $PPID; ' : ''}echo start >> ${ledger}; sleep 8 & wait; echo end >> ${ledger}`;
     const horde = writeHorde(path.join(dir, 'horde'), 'id = "sleepy"\npipeline = ["s"]\nconfirm_commands = false',
       { s: `kind = "verify"\nisolation = "${isolation}"\nverify_command = "${command}"` });
     let token = '';
     cleanups(t)(() => {
       for (const pid of token === '' ? [] : processesWithToken(token)) process.kill(pid, 'SIGKILL');
+      if (parentStopped && fs.existsSync(parentFile)) {
+        try {
+          process.kill(Number(fs.readFileSync(parentFile, 'utf8').split(' ')[0]), 'SIGKILL');
+        } catch {
+          // gone
+        }
+      }
     });
 
     const run = await harness(home, ['start', horde, '1'], { killWhenFile: { file: ledger, contains: 'start' } });
@@ -70,13 +81,15 @@ for (const isolation of ['in_process', 'process'] as const) {
     await waitUntil(`no live process is left in the command's group ${row.pgid}`,
       () => groupMembers(row.pgid).every((m) => m.endsWith(':Z')), 3000);
     const goneMs = Math.round(performance.now() - killedAt);
+    const [parentPid, ...parentCmd] = fs.readFileSync(parentFile, 'utf8').trim().split(' ');
+    // The command is dead; its stopped parent goes on now, notices its engine is gone and reaps the group.
+    if (parentStopped) process.kill(Number(parentPid), 'SIGCONT');
     // The isolated child exits right after it has killed the group: wait for it too (bounded), rather than race it.
     await waitUntil('nothing holding the step token runs (the isolated child neither)', () => processesWithToken(token).length === 0, 3000);
     // Dead processes wait as zombies until init reaps them; then the group is gone.
     await waitUntil(`kill -0 -${row.pgid} fails`, () => !groupExists(row.pgid), 10_000);
     assert.deepEqual(fs.readFileSync(ledger, 'utf8').split('\n').filter(Boolean), ['start'], 'the command never finished');
     // Who started the command: the spawn helper for a pool thread, the step's child when isolated.
-    const [parentPid, ...parentCmd] = fs.readFileSync(parentFile, 'utf8').trim().split(' ');
     assert.match(parentCmd.join(' '), isolation === 'process' ? /steps\/child\.[jt]s/ : /spawner-main\.[jt]s/);
     await waitUntil(`the command's parent ${parentPid} (${parentCmd.join(' ')}) is gone`, () => !isAlive(Number(parentPid)), 3000);
     t.diagnostic(`group ended ${goneMs} ms after the engine's exit was seen`);
