@@ -70,7 +70,7 @@ async function during(base: string, count: number, job: ClientJob): Promise<Heal
 }
 
 /** Run the heavy client in its own process; resolves with the count it reports. */
-function inChild(job: ClientJob): Promise<number> {
+export function inChild(job: ClientJob): Promise<number> {
   return new Promise((resolve, reject) => {
     const child = fork(benchModule('event-loop-client'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     child.send(job);
@@ -85,14 +85,15 @@ function inChild(job: ClientJob): Promise<number> {
 }
 
 /** A session whose log is large: one turn of FOLLOW_READS read_file calls of a READ_CHARS file. */
-async function largeSession(engine: Engine): Promise<string> {
+export async function largeSession(engine: Engine): Promise<string> {
   const { id } = engine.chat.create({ agent: 'reader', by: 'bench' });
   const out = await engine.chat.send(id, 'read it many times', { by: 'bench' }).done;
   if (out.stop !== 'done') throw new Error(`the bench's reading turn ended ${out.stop}: ${JSON.stringify(out.error)}`);
   return id;
 }
 
-function drafts(steps: number): Record<string, unknown> {
+/** A draft of `steps` steps, as the app sends it. */
+export function drafts(steps: number): Record<string, unknown> {
   return { id: 'bench-draft', steps: Array.from({ length: steps }, (_, i) => ({ name: `s${i}`, kind: i === 0 ? 'ingest' : 'process' })) };
 }
 
@@ -110,18 +111,9 @@ export async function eventLoopOnce(): Promise<EventLoopSample> {
   const parseLegalMs = now() - t0;
   if (!legalParsed.ok) throw new Error(`the 200-step draft was refused: ${legalParsed.error}`);
 
-  const model: FakeModelServer = await startFakeOllama((body: { messages?: { role: string }[] }) =>
-    (body.messages ?? []).some((m) => m.role === 'tool')
-      ? { text: 'Read.' }
-      : { toolCalls: Array.from({ length: FOLLOW_READS }, () => ({ name: 'read_file', arguments: { path: 'big.txt' } })) });
-  const home = tempDir('event-loop');
-  const files = tempDir('event-loop-files');
+  const reader = await readerHome('event-loop');
   try {
-    fs.writeFileSync(path.join(files, 'big.txt'), 'x'.repeat(READ_CHARS));
-    writeTeam(home, { reader: profile('reader', 'tools = ["read_file"]') });
-    fs.writeFileSync(path.join(home, 'config.toml'),
-      `[store]\nsynchronous = "normal"\n[model]\ndefault = "ollama:bench"\ntool_calling = "native"\n[providers.ollama]\nhost = "${model.url}"\n[tools]\nroot = "${files}"\n`);
-    const engine = await createEngine({ dataDir: home });
+    const engine = await createEngine({ dataDir: reader.home });
     const api = await buildApi(engine, { token: BENCH_TOKEN, port: 0 });
     try {
       await api.app.listen({ host: '127.0.0.1', port: 0 });
@@ -164,8 +156,34 @@ export async function eventLoopOnce(): Promise<EventLoopSample> {
       await engine.close();
     }
   } finally {
-    await model.close();
-    removeDir(home);
-    removeDir(files);
+    await reader.close();
   }
+}
+
+export interface ReaderHome {
+  home: string;
+  /** Stop the fake model and remove the folders. */
+  close(): Promise<void>;
+}
+
+/** A data folder whose model (a fake Ollama in this process) answers the `reader` profile's first call with FOLLOW_READS read_file calls of a READ_CHARS file. */
+export async function readerHome(label: string): Promise<ReaderHome> {
+  const model: FakeModelServer = await startFakeOllama((body: { messages?: { role: string }[] }) =>
+    (body.messages ?? []).some((m) => m.role === 'tool')
+      ? { text: 'Read.' }
+      : { toolCalls: Array.from({ length: FOLLOW_READS }, () => ({ name: 'read_file', arguments: { path: 'big.txt' } })) });
+  const home = tempDir(label);
+  const files = tempDir(`${label}-files`);
+  fs.writeFileSync(path.join(files, 'big.txt'), 'x'.repeat(READ_CHARS));
+  writeTeam(home, { reader: profile('reader', 'tools = ["read_file"]') });
+  fs.writeFileSync(path.join(home, 'config.toml'),
+    `[store]\nsynchronous = "normal"\n[model]\ndefault = "ollama:bench"\ntool_calling = "native"\n[providers.ollama]\nhost = "${model.url}"\n[tools]\nroot = "${files}"\n`);
+  return {
+    home,
+    close: async () => {
+      await model.close();
+      removeDir(home);
+      removeDir(files);
+    },
+  };
 }

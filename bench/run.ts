@@ -27,8 +27,9 @@ import { FOLLOW_READS, FOLLOW_SOCKETS, FOLLOW_TIMES, HUGE_STEPS, LEGAL_STEPS, ev
 import { w2Once } from './w2.js';
 import { WIDE_STEP_MS, wideOnce } from './wide.js';
 import { VAULT_NOTES, VECTOR_CHUNKS, VECTOR_DIMENSION, vaultSearchOnce } from './vault-search.js';
+import { PHASES, PHASE_NAMES, RETURN_RATIO, RETURN_WITHIN_MS, memoryOnce } from './memory.js';
 
-const WORKLOADS = ['floor', 'w1', 'w2', 'w2-review', 'wide', 'recovery-a', 'recovery-b', 'api-approval', 'api-stream', 'tools', 'chat', 'data', 'webhook', 'loader', 'vault-search', 'event-loop', 'pg'] as const;
+const WORKLOADS = ['floor', 'w1', 'w2', 'w2-review', 'wide', 'recovery-a', 'recovery-b', 'api-approval', 'api-stream', 'tools', 'chat', 'data', 'webhook', 'loader', 'vault-search', 'event-loop', 'memory', 'pg'] as const;
 type Workload = (typeof WORKLOADS)[number];
 /** Run only when named: several minutes, and PostgreSQL's server binaries must be installed. */
 const OPT_IN: ReadonlySet<Workload> = new Set(['pg']);
@@ -36,13 +37,18 @@ const OPT_IN: ReadonlySet<Workload> = new Set(['pg']);
 interface Plan {
   workloads: Set<Workload>;
   reps: number;
+  /** `--malloc=glibc`: the memory workload without the launcher's fixed mmap threshold. */
+  plainMalloc: boolean;
 }
 
 function parseArgs(argv: string[]): Plan {
   const workloads = new Set<Workload>();
   let reps = 3;
+  let plainMalloc = false;
   for (const arg of argv) {
-    if (arg.startsWith('--reps=')) {
+    if (arg === '--malloc=glibc') {
+      plainMalloc = true;
+    } else if (arg.startsWith('--reps=')) {
       reps = Number(arg.slice('--reps='.length));
       if (!Number.isInteger(reps) || reps < 1) throw new Error(`--reps must be a whole number ≥ 1, not ${arg.slice(7)}`);
     } else if (arg === 'recovery') {
@@ -52,11 +58,11 @@ function parseArgs(argv: string[]): Plan {
     } else if ((WORKLOADS as readonly string[]).includes(arg)) {
       workloads.add(arg as Workload);
     } else {
-      throw new Error(`unknown workload ${arg} (known: ${WORKLOADS.join(', ')}, recovery, api; option --reps=N)`);
+      throw new Error(`unknown workload ${arg} (known: ${WORKLOADS.join(', ')}, recovery, api; options --reps=N, --malloc=glibc)`);
     }
   }
   if (workloads.size === 0) for (const w of WORKLOADS) if (!OPT_IN.has(w)) workloads.add(w);
-  return { workloads, reps };
+  return { workloads, reps, plainMalloc };
 }
 
 /** `6 samples 382–3069` */
@@ -113,7 +119,7 @@ const HOOK_DELIVERIES = 500;
 
 async function main(plan: Plan): Promise<void> {
   const started = now();
-  const { reps, workloads } = plan;
+  const { reps, workloads, plainMalloc: plain } = plan;
   const rows: Row[] = [];
 
   // Floors are measured right before each repetition they are compared with (the disk's
@@ -417,6 +423,28 @@ async function main(plan: Plan): Promise<void> {
       median: m((s) => s.parseHugeMs), unit: 'ms', floor: m((s) => s.parseLegalMs),
       note: `as rookery_parse_draft does (the finding: over 60 s); the floor is the legal ${LEGAL_STEPS}-step draft parsed and normalised`,
     });
+  }
+
+  if (workloads.has('memory')) {
+    const samples = await repeat(reps, () => memoryOnce(plain));
+    progress(`memory: ${samples.map((s) => `idle ${num(s.idleMb)} MB; ${PHASES.map((p) => `${p} peak ${num(s.phases[p].peakMb)} → ${num(s.phases[p].endMb)} MB (heap ${num(s.phases[p].heapMb)}, external ${num(s.phases[p].externalMb)})`).join(', ')}`).join('; ')}`);
+    const idle = median(samples.map((s) => s.idleMb));
+    rows.push({
+      name: `floor: resident memory of the idle server (its own process${plain ? ', glibc malloc as it comes' : ', MALLOC_MMAP_THRESHOLD_ as bin/kowalski sets it'})`,
+      median: idle, unit: 'MB',
+      note: 'after start-up, one light request of each kind (a 3-step draft, a run, a small bundle) and 5 s of quiet',
+    });
+    for (const phase of PHASES) {
+      const back = samples.map((s) => s.phases[phase].backMs);
+      const within = back.filter((ms) => Number.isFinite(ms));
+      rows.push({
+        name: `RSS after ${PHASE_NAMES[phase]}`,
+        median: median(samples.map((s) => s.phases[phase].endMb)), unit: 'MB', floor: idle,
+        ratio: median(samples.map((s) => s.phases[phase].endMb / s.idleMb)),
+        target: { op: '<', value: RETURN_RATIO * idle },
+        note: `peak ${num(median(samples.map((s) => s.phases[phase].peakMb)))} MB; back to ≤ ${RETURN_RATIO}× idle in ${within.length === back.length ? `${num(median(within) / 1000)} s` : `${within.length} of ${back.length} samples within ${RETURN_WITHIN_MS / 1000} s`} (no GC forced; RSS read every 0.5 s); answers ${samples[0]!.phases[phase].answers}`,
+      });
+    }
   }
 
   if (workloads.has('vault-search')) {

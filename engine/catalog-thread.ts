@@ -16,10 +16,12 @@ export interface CatalogJob {
 export interface CatalogThread {
   read(job: CatalogJob): Promise<Catalog>;
   close(): Promise<void>;
+  /** The thread's id while one runs. */
+  threadId(): number | undefined;
 }
 
-/** Started at the first read (the thread costs nothing until then). */
-export function catalogThread(): CatalogThread {
-  const thread = jobThread<CatalogJob, Catalog>(import.meta.url, 'catalog.worker');
-  return { read: (job) => thread.run(job), close: () => thread.close() };
+/** Started at the first read (the thread costs nothing until then), ended after `idleMs` without one (default: jobThread's). */
+export function catalogThread(idleMs?: number): CatalogThread {
+  const thread = jobThread<CatalogJob, Catalog>(import.meta.url, 'catalog.worker', idleMs);
+  return { read: (job) => thread.run(job), close: () => thread.close(), threadId: () => thread.threadId() };
 }

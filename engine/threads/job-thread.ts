@@ -3,13 +3,18 @@
  * reviewing an uploaded bundle): one module, started at the first job, answering each job
  * with one message. Jobs and answers are plain data (structured clone); a failure comes
  * back as a PlainError and is rebuilt as a KowalskiError. While no job is pending the
- * thread does not keep the process alive; `close()` ends it. If the thread dies, its
- * pending jobs fail and the next job starts a new one.
+ * thread does not keep the process alive, and after `idleMs` without one it ends, so the
+ * memory a large job grew its heap to goes back (the next job starts a new thread);
+ * `close()` ends it. If the thread dies, its pending jobs fail and the next job starts a
+ * new one.
  */
 import { Worker } from 'node:worker_threads';
 import { KowalskiError, fromPlainError } from '../../core/index.js';
 import type { PlainError } from '../../core/index.js';
 import { workerEntry } from '../modules.js';
+
+/** After this long without a job, the thread ends, ms. */
+const IDLE_MS = 10_000;
 
 /** What the thread answers to job `id`. */
 export type JobAnswer<Res> = { id: number; ok: true; value: Res } | { id: number; ok: false; error: PlainError };
@@ -19,16 +24,33 @@ export interface JobThread<Req, Res> {
   run(job: Req, transfer?: ArrayBuffer[]): Promise<Res>;
   /** End the thread (pending jobs fail with KW_ERR_INTERNAL); a later `run` starts a new one. */
   close(): Promise<void>;
+  /** The running thread's id, undefined while none runs. */
+  threadId(): number | undefined;
 }
 
 /**
  * The thread running `base` (a module beside `metaUrl`, e.g. `catalog.worker`, which calls
  * `serveJobs`). From dist/ it is the .js file; from the sources, tsx is registered first.
  */
-export function jobThread<Req, Res>(metaUrl: string, base: string): JobThread<Req, Res> {
+export function jobThread<Req, Res>(metaUrl: string, base: string, idleMs = IDLE_MS): JobThread<Req, Res> {
   let worker: Worker | undefined;
   let nextId = 1;
+  let idleTimer: NodeJS.Timeout | undefined;
   const pending = new Map<number, { resolve(value: Res): void; reject(err: Error): void }>();
+  const endWhenIdle = (w: Worker): void => {
+    clearTimeout(idleTimer);
+    // Memory housekeeping, not engine time: nothing a simulated clock would drive (so not the injected Timers).
+    // eslint-disable-next-line no-restricted-globals
+    idleTimer = setTimeout(() => {
+      if (worker !== w || pending.size > 0) return;
+      worker = undefined;
+      // Its exit must not fail the jobs a new thread takes meanwhile.
+      w.removeAllListeners();
+      w.on('error', () => undefined);
+      void w.terminate();
+    }, idleMs);
+    idleTimer.unref();
+  };
 
   const failAll = (err: Error): void => {
     for (const p of pending.values()) p.reject(err);
@@ -40,7 +62,10 @@ export function jobThread<Req, Res>(metaUrl: string, base: string): JobThread<Re
       const p = pending.get(answer.id);
       if (p === undefined) return;
       pending.delete(answer.id);
-      if (pending.size === 0) w.unref();
+      if (pending.size === 0) {
+        w.unref();
+        endWhenIdle(w);
+      }
       if (answer.ok) p.resolve(answer.value);
       else p.reject(fromPlainError(answer.error));
     });
@@ -57,6 +82,7 @@ export function jobThread<Req, Res>(metaUrl: string, base: string): JobThread<Re
 
   return {
     run(job, transfer = []) {
+      clearTimeout(idleTimer);
       worker ??= start();
       const w = worker;
       const id = nextId++;
@@ -66,7 +92,9 @@ export function jobThread<Req, Res>(metaUrl: string, base: string): JobThread<Re
         w.postMessage({ id, job }, transfer);
       });
     },
+    threadId: () => worker?.threadId,
     async close() {
+      clearTimeout(idleTimer);
       const w = worker;
       worker = undefined;
       if (w !== undefined) await w.terminate();

@@ -6,6 +6,7 @@ import { catalogThread } from '../../engine/catalog-thread.js';
 import { builtinKindNames, listHordes, packageRoot } from '../../engine/index.js';
 import { FIXTURES, writeHorde } from '../fixtures/hordes/temp-horde.js';
 import { cleanups } from '../support/cleanup.js';
+import { waitUntil } from '../fixtures/steps/wait.js';
 
 void test('the thread answers the same catalog as listHordes, valid and invalid hordes alike, and starts again after close', async (t) => {
   const broken = writeHorde({ 'horde.md': '---\nid = "broken"\npipeline = ["a", "a"]\nworkdir = "/abs"\n---\n' }, 'broken');
@@ -27,4 +28,18 @@ void test('the thread answers the same catalog as listHordes, valid and invalid 
   await thread.close();
   const again = await thread.read({ builtinDir, knownKinds });
   assert.deepEqual(again.entries.map((e) => e.id).sort(), (await listHordes({ builtinDir, knownKinds: new Set(knownKinds) })).entries.map((e) => e.id).sort());
+});
+
+void test('the thread ends after its idle time, giving its memory back, and the next read starts a new one', async (t) => {
+  const knownKinds = [...builtinKindNames()];
+  const builtinDir = path.join(packageRoot(import.meta.url), 'hordes');
+  const thread = catalogThread(100);
+  cleanups(t)(() => thread.close());
+  const first = await thread.read({ builtinDir, knownKinds });
+  const id = thread.threadId();
+  assert.notEqual(id, undefined);
+  await waitUntil('the idle thread ends', () => thread.threadId() === undefined, 5000);
+  assert.deepEqual(await thread.read({ builtinDir, knownKinds }), first);
+  assert.notEqual(thread.threadId(), undefined);
+  assert.notEqual(thread.threadId(), id, 'a new thread answered');
 });
