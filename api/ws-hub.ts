@@ -182,12 +182,11 @@ export function createWsHub(engine: Engine, version: string, options: WsHubOptio
   };
   const chatCatchUp = (c: Client, follow: NonNullable<Client['chat']>): void => {
     if (c.chat !== follow || c.socket.readyState !== c.socket.OPEN) return;
-    const page = engine.chat.eventsPage(follow.sessionId, follow.after, CHAT_BACKLOG_PAGE);
-    let chars = 0;
-    for (const [i, stored] of page.entries()) {
+    // Only the events sent are read and decoded: a page of a few large events stops early.
+    const { events, full } = engine.chat.eventsPage(follow.sessionId, follow.after, CHAT_BACKLOG_PAGE, CHAT_BACKLOG_PAGE_CHARS);
+    for (const [i, stored] of events.entries()) {
       const text = chatFrame(stored, null);
-      chars += text.length;
-      const more = chars >= CHAT_BACKLOG_PAGE_CHARS || (page.length === CHAT_BACKLOG_PAGE && i === page.length - 1);
+      const more = full && i === events.length - 1;
       if (!sendText(c, text, more ? () => pageLater(() => chatNextPage(c, follow)) : undefined)) return;
       follow.after = stored.seq;
       if (more) return;

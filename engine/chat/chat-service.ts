@@ -181,10 +181,10 @@ export class ChatService {
     return this.store.read(id);
   }
 
-  /** A page of the session's log: at most `limit` events after `after`, in order (KW_ERR_CHAT_NOT_FOUND as `events`). */
-  eventsPage(id: string, after: number, limit: number): StoredChatEvent[] {
+  /** A page of the session's log: events after `after`, in order, at most `limit` and about `maxChars` of JSON; `full` when more may follow (KW_ERR_CHAT_NOT_FOUND as `events`). */
+  eventsPage(id: string, after: number, limit: number, maxChars: number): { events: StoredChatEvent[]; full: boolean } {
     this.summary(id);
-    return this.store.readPage(id, after, limit);
+    return this.store.readPage(id, after, limit, maxChars);
   }
 
   /** The answer of the turn under way, if one is. */

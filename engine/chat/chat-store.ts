@@ -44,9 +44,20 @@ export class ChatStore {
     return this.q.bySession(sessionId).map(storedOf);
   }
 
-  /** At most `limit` events after `after`, in order. */
-  readPage(sessionId: string, after: number, limit: number): StoredChatEvent[] {
-    return this.q.page(sessionId, after, limit).map(storedOf);
+  /**
+   * Events after `after`, in order: at most `limit`, and no more once their stored JSON
+   * reaches `maxChars` (only those are decoded). `full`: the page stopped at a bound, so
+   * more may follow.
+   */
+  readPage(sessionId: string, after: number, limit: number, maxChars: number): { events: StoredChatEvent[]; full: boolean } {
+    const events: StoredChatEvent[] = [];
+    let chars = 0;
+    for (const r of this.q.page(sessionId, after, limit)) {
+      events.push(storedOf(r));
+      chars += r.data.length;
+      if (chars >= maxChars) return { events, full: true }; // leaving the loop ends the statement
+    }
+    return { events, full: events.length === limit };
   }
 
   row(id: string): ChatSessionRow | undefined {

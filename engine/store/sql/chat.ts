@@ -51,7 +51,8 @@ export function chatQueries(db: Database) {
     append: (sessionId: string, seq: number, type: string, v: number, at: number, data: string): void => void insert.run(sessionId, seq, type, v, at, data),
     bySession: (sessionId: string): ChatEventRow[] => bySession.all(sessionId),
     /** At most `limit` events of a session after `after`, in order (a page of its log). */
-    page: (sessionId: string, after: number, limit: number): ChatEventRow[] => pageOf.all(sessionId, after, limit),
+    /** Iterated, so a reader that stops early reads no further rows. */
+    page: (sessionId: string, after: number, limit: number): IterableIterator<ChatEventRow> => pageOf.iterate(sessionId, after, limit),
     upsertSession: (row: ChatSessionRow): void => void upsert.run(row),
     session: (id: string): ChatSessionRow | undefined => session.get(id),
     sessions: (limit: number): ChatSessionRow[] => sessions.all(limit),
