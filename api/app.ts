@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import websocket from '@fastify/websocket';
 import { KowalskiError } from '../core/index.js';
 import type { Engine, RecoverySummary } from '../engine/index.js';
-import { packageRoot, packageVersion } from '../engine/index.js';
+import { packageRoot, packageVersion, scrubSecrets } from '../engine/index.js';
 import { installGuard } from './guard.js';
 import { allowedHostNames } from './hosts.js';
 import { createLoginCodes } from './login-codes.js';
@@ -94,9 +94,13 @@ export async function buildApi(engine: Engine, options: ApiOptions): Promise<Api
   const loginCodes = createLoginCodes();
   const version = packageVersion();
   const startedAt = Date.now();
+  // No answer or log line shows a secret of config.toml, nor the token.
+  const scrub = (text: string): string => scrubSecrets(text, [...engine.secretValues(), options.token]);
+  const log = options.log ?? ((line: string) => process.stderr.write(`kowalski server: ${line}\n`));
   const sinks: ErrorSinks = {
-    onInternal: options.onInternalError ?? ((err: unknown) => process.stderr.write(`kowalski server: ${(err as Error).stack ?? String(err)}\n`)),
-    log: options.log ?? ((line: string) => process.stderr.write(`kowalski server: ${line}\n`)),
+    onInternal: options.onInternalError ?? ((err: unknown) => process.stderr.write(`kowalski server: ${scrub((err as Error).stack ?? String(err))}\n`)),
+    log: (line) => log(scrub(line)),
+    scrub,
   };
   const requestTimeout = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
   const app = Fastify({

@@ -149,6 +149,8 @@ export interface ErrorSinks {
   onInternal: (err: unknown) => void;
   /** One-line notices, e.g. a client that went away mid-request. */
   log: (line: string) => void;
+  /** The text with every secret the server knows replaced (engine/secrets/secret-list.ts); applied to each error answer. */
+  scrub?: (text: string) => string;
 }
 
 /** Answer any error in our shape; used by the error handler and for the router's errors (Fastify's `frameworkErrors`). */
@@ -163,7 +165,7 @@ export function answerError(sinks: ErrorSinks) {
     if (known === undefined) sinks.onInternal(err);
     const plain = toPlainError(known ?? err);
     const message = known === undefined ? `internal error: ${plain.message}` : plain.message;
-    reply.code(statusOf(plain.code)).send(errorBody(plain.code, message));
+    reply.code(statusOf(plain.code)).send(errorBody(plain.code, sinks.scrub === undefined ? message : sinks.scrub(message)));
   };
 }
 

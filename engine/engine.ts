@@ -76,6 +76,7 @@ import type { Team } from './team/index.js';
 import { createTriggerHost } from './trigger-host.js';
 import type { EngineTriggers } from './trigger-host.js';
 import { systemTimers } from './triggers/timers.js';
+import { configSecretValues } from './secrets/secret-values.js';
 import { createVaultSearch } from './vault/search/index.js';
 import type { SemanticConfig, VaultSearch } from './vault/search/index.js';
 import type { Timers } from './triggers/timers.js';
@@ -159,6 +160,8 @@ export interface Engine {
   readonly config: EngineConfig;
   /** Re-read config.toml after Setup wrote it: the model settings take effect for the next step; store and run limits at the next start. */
   reloadConfig(): EngineConfig;
+  /** The values of the secrets config.toml holds now (engine/secrets/secret-list.ts), to be replaced wherever the server would show them. */
+  secretValues(): string[];
   readonly kinds: ReadonlyMap<string, StepKindInfo>;
   /** Triggers: views and switches at once; firing (and hot reload of hordes/) after `triggers.start()`, which the server calls. */
   readonly triggers: EngineTriggers;
@@ -454,11 +457,13 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     vault.setIndex(vaultSearch);
 
     let closing: Promise<void> | undefined;
+    const secretValues = configSecretValues(paths.config);
     const engine: Engine = {
       paths,
       get config() {
         return config;
       },
+      secretValues,
       reloadConfig() {
         config = loadConfig(paths.config);
         models.reload();
