@@ -155,6 +155,7 @@ export async function buildApi(engine: Engine, options: ApiOptions): Promise<Api
     },
   });
   const hub = createWsHub(engine, version, {
+    scrub,
     ...(options.wsMaxBuffered === undefined ? {} : { maxBuffered: options.wsMaxBuffered }),
     ...(options.wsMaxClients === undefined ? {} : { maxClients: options.wsMaxClients }),
   });

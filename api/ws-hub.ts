@@ -68,6 +68,8 @@ export interface WsHubOptions {
   maxClients?: number;
   /** ms a dropped client has to read its close frame (default WS_DROP_GRACE_MS, 2 s). */
   dropGraceMs?: number;
+  /** An error frame's message with every secret replaced (as the HTTP error answers). */
+  scrub?: (text: string) => string;
 }
 
 function eventFrame(stored: StoredEvent, state: RunState | null): string {
@@ -222,7 +224,7 @@ export function createWsHub(engine: Engine, version: string, options: WsHubOptio
 
   const fail = (c: Client, id: RequestId | undefined, err: unknown): void => {
     const plain = toPlainError(err);
-    send(c, { type: 'error', ...(id === undefined ? {} : { id }), error: { code: plain.code, message: plain.message } });
+    send(c, { type: 'error', ...(id === undefined ? {} : { id }), error: { code: plain.code, message: options.scrub === undefined ? plain.message : options.scrub(plain.message) } });
   };
 
   const badFrame = (c: Client, id: RequestId | undefined, message: string): void => fail(c, id, new KowalskiError('KW_ERR_BAD_REQUEST', message));
