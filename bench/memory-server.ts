@@ -2,8 +2,8 @@
  * The server of the memory bench (memory.ts), in a process of its own so that its RSS is
  * the server's alone: a real `buildApi` on 127.0.0.1 over a data folder with the `reader`
  * profile (event-loop.ts) and the `wide` horde, whose every run.created carries a ~100 kB
- * snapshot. Its resident memory is sampled every 50 ms. Over IPC: `stats` → `{rss, peak}`
- * (the peak since the last ask), `session` → `{sessionId}` (a session with a large log),
+ * snapshot. Its resident memory is sampled every 50 ms. Over IPC: `stats` → MemoryStats
+ * (RSS, its peak since the last ask, heap used, external), `session` → `{sessionId}` (a session with a large log),
  * `stop`. Started with `ready` → `{port}`.
  */
 import fs from 'node:fs';

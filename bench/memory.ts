@@ -145,8 +145,10 @@ async function waitForReturn(child: ChildProcess, idle: number, peak: number, an
     const s = await stats(child);
     peak = Math.max(peak, s.peak);
     const elapsed = now() - t0;
-    if (s.rss <= RETURN_RATIO * idle) return { peakMb: mb(peak), backMs: elapsed, endMb: mb(s.rss), heapMb: mb(s.heapUsed), externalMb: mb(s.external), answers };
-    if (elapsed >= RETURN_WITHIN_MS) return { peakMb: mb(peak), backMs: Number.NaN, endMb: mb(s.rss), heapMb: mb(s.heapUsed), externalMb: mb(s.external), answers };
+    const back = s.rss <= RETURN_RATIO * idle;
+    if (back || elapsed >= RETURN_WITHIN_MS) {
+      return { peakMb: mb(peak), backMs: back ? elapsed : Number.NaN, endMb: mb(s.rss), heapMb: mb(s.heapUsed), externalMb: mb(s.external), answers };
+    }
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
 }
@@ -166,12 +168,13 @@ export async function memoryOnce(plainMalloc = false): Promise<MemorySample> {
     const draftUrl = `${base}/api/rookery/drafts/${made.id}`;
     await inChild({ kind: 'put', url: draftUrl, body: JSON.stringify({ draft: drafts(3) }), count: 1, status: 200 });
     await post(base, '/api/hordes/wide/runs', '{"input":{}}', 'application/json');
-    const small = await exportBundle(writeWideHorde(path.join(work, 'small')), 'wide', { knownKinds: new Set([...builtinKindNames(), 'noop']) });
+    const knownKinds = new Set([...builtinKindNames(), 'noop']);
+    const small = await exportBundle(writeWideHorde(path.join(work, 'small')), 'wide', { knownKinds });
     await post(base, '/api/bundles', small, 'application/zip');
     await new Promise((resolve) => setTimeout(resolve, 5000));
     const idle = (await stats(child)).rss;
 
-    const valid = await exportBundle(writeWideHorde(work, 4), 'wide', { knownKinds: new Set([...builtinKindNames(), 'noop']) });
+    const valid = await exportBundle(writeWideHorde(work, 4), 'wide', { knownKinds });
     const junk = crypto.randomBytes(20 * MiB);
     const json = `{"input":{"x":"${'j'.repeat(MiB - 100)}"}}`;
     const phases: Partial<Record<Phase, PhaseMemory>> = {};

@@ -29,7 +29,7 @@ import type { CommandSpec } from './protocol.js';
  * the start's critical path), and dies with the group when the command ends normally
  * (exec.ts kills the group then). The command itself runs without fd 3.
  */
-export const GATE_SCRIPT = sentinel(3) + 'IFS= read -r kw_go && [ "$kw_go" = go ] || exit 125; exec "$@" 3<&-';
+export const GATE_SCRIPT = gate([3]);
 /**
  * The gate when the process that spawns is not the engine itself (the spawn helper, an
  * isolated step's child): a second sentinel reads fd 4, the lifeline, whose other end
@@ -37,12 +37,15 @@ export const GATE_SCRIPT = sentinel(3) + 'IFS= read -r kw_go && [ "$kw_go" = go 
  * before anyone can see it exit, so the group is killed then rather than after the
  * spawning process has noticed the engine's death and died in turn.
  */
-export const GATE_SCRIPT_WITH_LIFELINE = sentinel(3) + sentinel(4) +
-  'IFS= read -r kw_go && [ "$kw_go" = go ] || exit 125; exec "$@" 3<&- 4<&-';
+export const GATE_SCRIPT_WITH_LIFELINE = gate([3, 4]);
 
-/** A double-forked shell that SIGKILLs the gate's group when a read of `fd` ends. */
-function sentinel(fd: 3 | 4): string {
-  return `( (cd / && read -r kw_eof <&${fd}; kill -s KILL -- -$$) </dev/null >/dev/null 2>&1 & ); `;
+/**
+ * The gate with one sentinel per fd of `fds` (each a double-forked shell that SIGKILLs
+ * the gate's group when a read of its fd ends); the command runs without those fds.
+ */
+function gate(fds: readonly (3 | 4)[]): string {
+  const sentinels = fds.map((fd) => `( (cd / && read -r kw_eof <&${fd}; kill -s KILL -- -$$) </dev/null >/dev/null 2>&1 & ); `).join('');
+  return `${sentinels}IFS= read -r kw_go && [ "$kw_go" = go ] || exit 125; exec "$@" ${fds.map((fd) => `${fd}<&-`).join(' ')}`;
 }
 /** The exit status of a gate that never got `go`. */
 export const GATE_CLOSED_EXIT = 125;
