@@ -17,7 +17,8 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { KowalskiError } from '../../core/index.js';
 import type { ErrorCode } from '../../core/index.js';
 import { McpManager } from '../../agents/index.js';
-import { EVERYTHING, freePort, startEverythingHttp } from '../support/mcp.js';
+import { freePort } from '../support/free-port.js';
+import { EVERYTHING, startEverythingHttp } from '../support/mcp.js';
 import type { McpHttpServer, McpManagerOptions, McpServerConfig, McpStdioServer, Tool } from '../../agents/index.js';
 import { cleanups } from '../support/cleanup.js';
 

@@ -14,7 +14,7 @@ import { KowalskiError } from '../../core/index.js';
 import { PostgresError, openSyncPg, type SyncPg } from '../../engine/store/pg/sync-pg.js';
 import { cleanups } from '../support/cleanup.js';
 import { REPO } from '../support/cli.js';
-import { freePort } from '../support/mcp.js';
+import { freePort } from '../support/free-port.js';
 import { freshDatabase, postgresBin, startPostgres, type Postgres } from '../support/postgres.js';
 
 let cluster: Postgres;

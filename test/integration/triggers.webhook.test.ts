@@ -24,7 +24,7 @@ import type { Engine } from '../../engine/index.js';
 import { REPO, startCli } from '../support/cli.js';
 import { cliArgs } from '../support/dist.js';
 import { TEST_KINDS, writeHorde } from '../support/engine.js';
-import { freePort } from '../support/mcp.js';
+import { freePort } from '../support/free-port.js';
 import { tempDir } from '../support/tmp.js';
 import { cleanups } from '../support/cleanup.js';
 import { childStoreEnv, testStoreConfig } from '../support/pg-store.js';

@@ -1,25 +1,16 @@
 /** MCP servers for tests: the reference "everything" server (a devDependency, not ours) over Streamable HTTP. */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import net from 'node:net';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { cleanups } from './cleanup.js';
+import { freePort } from './free-port.js';
 
 export const EVERYTHING = path.join(fileURLToPath(new URL('../..', import.meta.url)), 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
 
 /** Only guards against a hung test on a busy machine. */
 const GUARD_MS = 30_000;
-
-export async function freePort(): Promise<number> {
-  const probe = net.createServer().listen(0, '127.0.0.1');
-  await once(probe, 'listening');
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 /** The everything server over Streamable HTTP (PORT, path /mcp), once it says it listens. */
 export async function startEverythingHttp(t: TestContext): Promise<string> {

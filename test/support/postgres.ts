@@ -16,7 +16,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { freePort } from './mcp.js';
+import { freePort } from './free-port.js';
 import { waitFor } from './wait.js';
 
 export interface Postgres {
