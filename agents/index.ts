@@ -15,6 +15,8 @@ export { replayEntry, replayKey, replayingCaller } from './model-replay.js';
 export type { ReplayTable, ReplayedCall, ReplayKeyParts } from './model-replay.js';
 export type { ToolLoopOptions, ToolLoopResult, ToolCallAt } from './tool-loop.js';
 export { parseTextToolCall, textToolInstructions, textToolResult } from './text-tool-calls.js';
+export { toolWireName, toolNameClash, toolNameClashMessage, wireNames } from './tool-names.js';
+export type { ToolNameClash } from './tool-names.js';
 export { createToolRegistry } from './tool-registry.js';
 export type { ToolRegistry, ToolRegistryOptions, McpToolSource } from './tool-registry.js';
 export { createFileTools, createFsToolSet, FS_TOOL_NAMES } from './tools/file-tools.js';

@@ -8,7 +8,7 @@
 import crypto from 'node:crypto';
 import { canonical } from './canonical.js';
 import { parseTextToolCall } from './text-tool-calls.js';
-import { wireNames } from './tool-loop.js';
+import { toolWireName } from './tool-names.js';
 import type { ToolLoopOptions } from './tool-loop.js';
 import type { ModelCallTrace } from './trace.js';
 import type { ChatMessage, ChatResponse, ProviderName, Provider, ToolCall, ToolCallingMode } from './types.js';
@@ -48,9 +48,9 @@ export function replayEntry(traceId: number, trace: Pick<ModelCallTrace, 'provid
   if (trace.error !== undefined) return undefined;
   const printed = trace.tools.length > 0 && parseTextToolCall(trace.completion, 'call_1', new Set(trace.tools)).kind !== 'answer';
   const native = trace.mode === 'native' && !printed;
-  const { toWire } = wireNames(trace.tools);
+  const offered = new Set(trace.tools);
   const toolCalls: ToolCall[] = native
-    ? trace.toolCalls.map((c) => ({ id: c.id, name: toWire.get(c.name) ?? c.name, arguments: c.arguments, ...(c.rawArguments === undefined ? {} : { rawArguments: c.rawArguments }) }))
+    ? trace.toolCalls.map((c) => ({ id: c.id, name: offered.has(c.name) ? toolWireName(c.name) : c.name, arguments: c.arguments, ...(c.rawArguments === undefined ? {} : { rawArguments: c.rawArguments }) }))
     : [];
   return [replayKey(trace), { traceId, content: trace.completion, toolCalls }];
 }

@@ -10,9 +10,10 @@
  * Tools are offered natively or in the text format of text-tool-calls.ts; in `auto` the
  * loop starts from what worked for this model before and reports what it learns.
  */
-import { KowalskiError, isErrorCode } from '../core/index.js';
+import { KowalskiError, isErrorCode, messageOf } from '../core/index.js';
 import { canonical } from './canonical.js';
 import { parseTextToolCall, textToolInstructions, textToolResult } from './text-tool-calls.js';
+import { wireNames } from './tool-names.js';
 import type { ModelCallTrace, TracedToolCall } from './trace.js';
 import type {
   ChatMessage, ChatRequest, ChatResponse, ModelRef, Provider, ToolCall, ToolCallingMode, ToolCallingSetting, ToolOutput, ToolSpec, Usage,
@@ -81,24 +82,7 @@ export function boundedToolResult(content: string): string {
 function errorOf(err: unknown): { code: string; message: string } {
   if (err instanceof KowalskiError) return { code: err.code, message: err.message };
   const code = (err as { code?: unknown } | null)?.code;
-  return { code: isErrorCode(code) ? code : 'KW_ERR_TOOL_FAILED', message: err instanceof Error ? err.message : String(err) };
-}
-
-/**
- * Names as offered in a provider's tool field: Anthropic and OpenAI accept only
- * `[A-Za-z0-9_-]{1,64}`, so `server.tool` travels as `server__tool` and is mapped back.
- */
-export function wireNames(names: Iterable<string>): { toWire: Map<string, string>; fromWire: Map<string, string> } {
-  const toWire = new Map<string, string>();
-  const fromWire = new Map<string, string>();
-  for (const name of names) {
-    const base = name.replace(/\./g, '__').replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 60);
-    let wire = base;
-    for (let n = 2; fromWire.has(wire); n++) wire = `${base}_${n}`;
-    toWire.set(name, wire);
-    fromWire.set(wire, name);
-  }
-  return { toWire, fromWire };
+  return { code: isErrorCode(code) ? code : 'KW_ERR_TOOL_FAILED', message: messageOf(err) };
 }
 
 function withTextInstructions(messages: readonly ChatMessage[], tools: readonly ToolSpec[]): ChatMessage[] {

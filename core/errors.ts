@@ -139,6 +139,7 @@ export const ERROR_CODES = {
   KW_ERR_MODEL_NO_TOOLS: { group: 'terminal', summary: 'the model does not support native tool calls (auto mode switches to text)' },
   KW_ERR_MODEL_BAD_RESPONSE: { group: 'terminal', summary: "the provider's answer cannot be understood" },
   KW_ERR_TOOL_UNKNOWN: { group: 'terminal', summary: 'a step or an agent profile lists a tool that nothing provides' },
+  KW_ERR_TOOL_NAME_CLASH: { group: 'terminal', summary: 'two tools offered together would reach the model under one name (names travel as letters, digits, _ and -)' },
   KW_ERR_TOOL_NOT_OFFERED: { group: 'terminal', summary: 'the model called a tool that this step does not offer' },
   KW_ERR_TOOL_ARGS: { group: 'terminal', summary: "a tool call's arguments are not a JSON object or fail the tool's schema" },
   KW_ERR_TOOL_FAILED: { group: 'terminal', summary: 'a tool reported an error' },
@@ -274,6 +275,11 @@ export class KowalskiError extends Error {
 
 export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === 'string' && Object.hasOwn(ERROR_CODES, value);
+}
+
+/** A thrown value's message: an Error's `message`, anything else as `String(err)`. */
+export function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }
 
 /** Any thrown value → plain data. Never loses the message; unknown throws get KW_ERR_INTERNAL. */

@@ -8,6 +8,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { APPLY_MODES, ISOLATIONS, MODEL_STEP_KINDS } from '../../core/index.js';
 import type { ApplyMode, NormalizeSpec, StepDef } from '../../core/index.js';
+import { toolNameClash, toolNameClashMessage } from '../../agents/tool-names.js';
 import { someOf } from './fields.js';
 import type { Fields } from './fields.js';
 import { readInputs } from './inputs.js';
@@ -175,6 +176,8 @@ function readTools(f: Fields, known: ReadonlySet<string>): string[] {
     if (!known.has(tool)) {
       f.problems.warn('KW_WARN_TOOL_UNKNOWN', f.at(`${key}[${i}]`), `tool "${tool}" is not provided by kowalski or a configured MCP server; the step will fail when it runs unless one provides it`);
     }
+    const clash = toolNameClash([...out, tool]);
+    if (clash !== undefined) f.bad(`${key}[${i}]`, toolNameClashMessage(clash), 'KW_ERR_TOOL_NAME_CLASH');
     out.add(tool);
   });
   return [...out];

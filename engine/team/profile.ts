@@ -4,8 +4,9 @@
  * key and line, like a horde's.
  */
 import type { ErrorCode, Problem } from '../../core/index.js';
-import { parseModelRef } from '../../agents/index.js';
+import { parseModelRef, toolNameClash, toolNameClashMessage } from '../../agents/index.js';
 import { Fields, ProblemList, Source, splitFrontMatter } from '../horde/index.js';
+import { messageOf } from '../../core/index.js';
 
 export interface AgentProfile {
   /** `^[a-z][a-z0-9-]*$`; equals the file's name without `.md`. */
@@ -132,7 +133,7 @@ function readModel(f: Fields): string | undefined {
     parseModelRef(model);
     return model;
   } catch (err) {
-    f.bad('model', `model: ${(err as Error).message}`, 'KW_ERR_MODEL_REF');
+    f.bad('model', `model: ${messageOf(err)}`, 'KW_ERR_MODEL_REF');
     return undefined;
   }
 }
@@ -143,6 +144,8 @@ function readTools(f: Fields, knownTool: (name: string) => boolean): string[] | 
   const seen = new Set<string>();
   tools.forEach((tool, i) => {
     if (seen.has(tool)) f.bad(`tools[${i}]`, `"${tool}" is listed twice`);
+    const clash = seen.has(tool) ? undefined : toolNameClash([...seen, tool]);
+    if (clash !== undefined) f.bad(`tools[${i}]`, toolNameClashMessage(clash), 'KW_ERR_TOOL_NAME_CLASH');
     seen.add(tool);
     if (!knownTool(tool)) {
       f.bad(`tools[${i}]`, `no tool provides "${tool}": name a built-in tool, delegate_to_agent, or server.tool of an MCP server configured in config.toml`, 'KW_ERR_TOOL_UNKNOWN');

@@ -127,6 +127,13 @@ void test('tools: fs_tool is kept as written (the engine offers it); a tool noth
   expectError(await load(typed), { code: 'KW_ERR_KEY_TYPE', file: 'agents/check.md', key: 'tool_ids[1]' });
 });
 
+void test('tools that would reach the model under one name are an error on the second', async (t) => {
+  const h = withCheck('kind = "process"\nprompt_file = "p.md"\ntools = ["mcp1.search", "read_file", "mcp1__search"]', { 'p.md': 'x' });
+  cleanups(t)(h.cleanup);
+  const p = expectError(await load(h, { knownTools: new Set(['read_file', 'mcp1.search', 'mcp1__search']) }), { code: 'KW_ERR_TOOL_NAME_CLASH', file: 'agents/check.md', key: 'tools[2]', line: 5 });
+  assert.match(p.message, /"mcp1\.search" and "mcp1__search"/);
+});
+
 void test('verify needs verify_command', async (t) => {
   const h = withCheck('kind = "verify"\nverify_cwd = "x"');
   cleanups(t)(h.cleanup);

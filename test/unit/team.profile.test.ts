@@ -107,6 +107,14 @@ describe('every problem names its code, key and line', () => {
     assert.match(r.problems[0]!.message, /"shell"/);
   });
 
+  test('two tools that would reach the model under one name are refused where they are listed', () => {
+    const r = parseProfile(profile('name = "helper"\ndescription = "Helps."\ntools = ["notes.search", "web_search", "notes__search"]'),
+      { name: 'helper', file: FILE, origin: 'user', knownTool: () => true });
+    assert.ok(!r.ok);
+    assert.deepEqual(r.problems.map((p) => [p.code, p.key, p.line]), [['KW_ERR_TOOL_NAME_CLASH', 'tools[2]', 4]]);
+    assert.match(r.problems[0]!.message, /"notes\.search" and "notes__search" would both be offered to the model as "notes__search"/);
+  });
+
   test('max_iterations outside 1..1000', () => {
     assert.deepEqual(problemsOf(profile('name = "helper"\ndescription = "Helps."\nmax_iterations = 0')), ['KW_ERR_KEY_VALUE max_iterations@4']);
     assert.deepEqual(problemsOf(profile('name = "helper"\ndescription = "Helps."\nmax_iterations = 1001')), ['KW_ERR_KEY_VALUE max_iterations@4']);
