@@ -5,7 +5,7 @@
  * throwaway cluster with fsync on (as a durable store runs) serves the whole group, a
  * fresh database per sample; the Postgres floor is sampled before each repetition.
  */
-import { freshDatabase, startPostgres } from '../test/support/postgres.js';
+import { freshDatabase, startPostgres } from '../testkit/postgres.js';
 import { dbosPeerDir, dbosW1Once } from './dbos-peer.js';
 import type { DbosSample } from './dbos-peer.js';
 import { commitFloor } from './floor.js';

@@ -7,7 +7,7 @@
  */
 import pg from 'pg';
 import { openSyncPg } from '../engine/store/pg/sync-pg.js';
-import { startPostgres } from '../test/support/postgres.js';
+import { startPostgres } from '../testkit/postgres.js';
 import { median, now } from './stats.js';
 
 const n = Number(process.argv.find((a) => a.startsWith('--n='))?.slice(4) ?? 2000);

@@ -5,7 +5,7 @@
  * Prints wall and main-thread CPU per step; `profile-summary.js DIR/*.cpuprofile --steps=N`
  * then sums the profile's self time per function and per file.
  */
-import { freshDatabase, startPostgres } from '../test/support/postgres.js';
+import { freshDatabase, startPostgres } from '../testkit/postgres.js';
 import { numberOption, option } from './args.js';
 import { W1_STEPS, w1Once } from './w1.js';
 import type { Sync } from './setup.js';

@@ -3,7 +3,7 @@
  * `kowalski serve` nodes, runs started over HTTP through all three in turn, one node
  * SIGKILLed at random moments and started again on its data folder each time; every 10th
  * run parks at a review and is approved through a node other than the one that parked it.
- * The invariants of test/crash/pg-nodes-check.ts are checked at the end (every
+ * The invariants of testkit/crash/pg-nodes-check.ts are checked at the end (every
  * acknowledged run succeeded, each step's passed command ran exactly once per the ledger,
  * parked runs stayed parked until approved elsewhere, killed nodes' runs handed over with
  * reason expired). CI runs the same at 90 runs and 4 kills (test/crash/pg-three-nodes.test.ts).
@@ -12,8 +12,8 @@
  *
  * Prints a line per kill on stderr, then the counts; exit status 1 when a problem was found.
  */
-import { nodesUnderKills } from '../test/crash/pg-nodes-kills.js';
-import { startPostgres } from '../test/support/postgres.js';
+import { nodesUnderKills } from '../testkit/crash/pg-nodes-kills.js';
+import { startPostgres } from '../testkit/postgres.js';
 import { numberOption } from './args.js';
 
 const cluster = await startPostgres();

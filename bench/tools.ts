@@ -14,8 +14,8 @@ import { createFileTools, createToolRegistry, runToolLoop } from '../agents/inde
 import { createProvider } from '../agents/providers/index.js';
 import type { ProviderSettings } from '../agents/index.js';
 import { createEngine } from '../engine/index.js';
-import { startFakeOllama } from '../test/support/fake-models.js';
-import type { FakeScript } from '../test/support/fake-models.js';
+import { startFakeOllama } from '../testkit/fake-models.js';
+import type { FakeScript } from '../testkit/fake-models.js';
 import { removeDir, tempDir } from './setup.js';
 import { median, now } from './stats.js';
 

@@ -19,7 +19,7 @@ import { systemTimers } from '../engine/triggers/timers.js';
 import { VectorStore } from '../engine/vault/search/vectors.js';
 import { removeDir, tempDir } from './setup.js';
 import { now } from './stats.js';
-import { seededRandom } from '../test/support/random.js';
+import { seededRandom } from '../testkit/random.js';
 
 export const VAULT_NOTES = 10_000;
 export const VECTOR_CHUNKS = 100_000;

@@ -1,7 +1,7 @@
 /**
  * The check a store copy makes on its target before it commits: every run's events,
  * folded through the run machine, give the state its `runs` row holds, and the row's
- * `last_seq` is the log's last event (as test/crash/support.ts checks after a crash).
+ * `last_seq` is the log's last event (as testkit/crash/support.ts checks after a crash).
  * Events are read a page at a time in (run_id, seq) order, so memory holds one run's log
  * and the runs' states, never the whole log.
  */

@@ -14,11 +14,11 @@ import type { TestContext } from 'node:test';
 import { test } from 'node:test';
 import { signedHeaders } from '../../engine/index.js';
 import { echoScript } from '../support/adapters.js';
-import { cleanups } from '../support/cleanup.js';
-import { cliSandbox, outputOf, startCli } from '../support/cli.js';
-import type { RunningCli } from '../support/cli.js';
-import { startFakeOllama } from '../support/fake-models.js';
-import { waitFor } from '../support/wait.js';
+import { cleanups } from '../../testkit/cleanup.js';
+import { cliSandbox, outputOf, startCli } from '../../testkit/cli.js';
+import type { RunningCli } from '../../testkit/cli.js';
+import { startFakeOllama } from '../../testkit/fake-models.js';
+import { waitFor } from '../../testkit/wait.js';
 import { AUTH, writeTestToken } from '../support/token.js';
 
 const SECRET = 'crash-test-secret-0123456789';

@@ -10,16 +10,16 @@ import fs from 'node:fs';
 import type { TestContext } from 'node:test';
 import { test } from 'node:test';
 import { createEngine } from '../../engine/index.js';
-import { writeTeam } from '../support/chat.js';
-import { startFakeOllama } from '../support/fake-models.js';
-import type { FakeModelServer } from '../support/fake-models.js';
-import { tempDir } from '../support/tmp.js';
-import { CALLS_PER_TURN, ModelLedger, team, teamAnswer } from './chat-ledger.js';
-import type { Asked } from './chat-ledger.js';
-import { budgetDrops, budgetsNow, chatLife, checkChat, writeChatHome } from './chat-support.js';
-import type { ChatHome, Chatting } from './chat-support.js';
-import type { HarnessOptions } from './support.js';
-import { cleanups } from '../support/cleanup.js';
+import { writeTeam } from '../../testkit/chat.js';
+import { startFakeOllama } from '../../testkit/fake-models.js';
+import type { FakeModelServer } from '../../testkit/fake-models.js';
+import { tempDir } from '../../testkit/tmp.js';
+import { CALLS_PER_TURN, ModelLedger, team, teamAnswer } from '../../testkit/crash/chat-ledger.js';
+import type { Asked } from '../../testkit/crash/chat-ledger.js';
+import { budgetDrops, budgetsNow, chatLife, checkChat, writeChatHome } from '../../testkit/crash/chat-support.js';
+import type { ChatHome, Chatting } from '../../testkit/crash/chat-support.js';
+import type { HarnessOptions } from '../../testkit/crash/support.js';
+import { cleanups } from '../../testkit/cleanup.js';
 
 interface Setup { ledger: ModelLedger; server: FakeModelServer; h: ChatHome }
 

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { chatUnderKills } from './chat-kills.js';
+import { chatUnderKills } from '../../testkit/crash/chat-kills.js';
 
 test('random kill -9 while 10 sessions chat, three times over, then a clean restart: every turn done, no recorded answer asked again, traces = calls ended, budgets kept', async (t) => {
   const r = await chatUnderKills({ sessions: 10, turns: 2, kills: 3, maxDelayMs: 800, paceMs: 10 });

@@ -9,12 +9,12 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { acks, harness } from './support.js';
+import { acks, harness } from '../../testkit/crash/support.js';
 import { isAlive } from '../../steps/leftovers.js';
 import { processesWithToken, writeHorde } from '../support/engine.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../testkit/tmp.js';
 import { waitUntil } from '../fixtures/steps/wait.js';
-import { cleanups } from '../support/cleanup.js';
+import { cleanups } from '../../testkit/cleanup.js';
 import { readCommittedAt } from '../support/store-reader.js';
 
 /** `pid:state` of every process in group `pgid` (zombies included, as `Z`). */

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { answers, mail, mailSetup } from '../support/email-adapter.js';
-import { harness } from './support.js';
+import { harness } from '../../testkit/crash/support.js';
 
 const CHILD = new URL('./email-child.ts', import.meta.url).pathname;
 

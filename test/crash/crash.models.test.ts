@@ -9,12 +9,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
-import { startFakeOllama } from '../support/fake-models.js';
-import type { FakeTurn } from '../support/fake-models.js';
+import { startFakeOllama } from '../../testkit/fake-models.js';
+import type { FakeTurn } from '../../testkit/fake-models.js';
 import { servePage } from '../support/http.js';
-import { tempDir } from '../support/tmp.js';
-import { acks, harness } from './support.js';
-import { cleanups } from '../support/cleanup.js';
+import { tempDir } from '../../testkit/tmp.js';
+import { acks, harness } from '../../testkit/crash/support.js';
+import { cleanups } from '../../testkit/cleanup.js';
 
 test('kill -9 while a model step streams, restart: the finished model step is not called again, the interrupted one is', async (t) => {
   const { port: pagePort } = await servePage(t, '<html><body><article><h1>Kettles</h1><p>Kettles boil water in about three minutes.</p></article></body></html>');

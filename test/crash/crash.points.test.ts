@@ -7,13 +7,13 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { acks, checkInvariants, harness, readLedger, writeLedgerHorde } from './support.js';
-import { tempDir } from '../support/tmp.js';
+import { acks, checkInvariants, harness, readLedger, writeLedgerHorde } from '../../testkit/crash/support.js';
+import { tempDir } from '../../testkit/tmp.js';
 import { processGroupOf, processesWithToken } from '../support/engine.js';
 import { waitUntil } from '../fixtures/steps/wait.js';
-import { cleanups } from '../support/cleanup.js';
+import { cleanups } from '../../testkit/cleanup.js';
 import { readCommittedAt } from '../support/store-reader.js';
-import { onPostgres } from '../support/pg-store.js';
+import { onPostgres } from '../../testkit/pg-store.js';
 
 const POINTS: [string, number][] = [
   ['before-commit', 1], ['before-commit', 4], ['after-commit', 1], ['after-commit', 6],

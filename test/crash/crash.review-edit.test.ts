@@ -11,9 +11,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { sha256Of } from '../../steps/index.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../testkit/tmp.js';
 import { testEngine, writeHorde } from '../support/engine.js';
-import { childStoreEnv, leasesLapsed, postgresUrlOf } from '../support/pg-store.js';
+import { childStoreEnv, leasesLapsed, postgresUrlOf } from '../../testkit/pg-store.js';
 
 const CHILD = new URL('./review-child.ts', import.meta.url).pathname;
 

@@ -14,15 +14,15 @@ import path from 'node:path';
 import type { TestContext } from 'node:test';
 import { test } from 'node:test';
 import { createEngine } from '../../engine/index.js';
-import { perAgent, profile, writeTeam } from '../support/chat.js';
-import { startFakeOllama } from '../support/fake-models.js';
-import type { FakeModelServer } from '../support/fake-models.js';
-import { tempDir } from '../support/tmp.js';
-import { harness } from './support.js';
-import type { HarnessOptions, HarnessRun } from './support.js';
-import { cleanups } from '../support/cleanup.js';
+import { perAgent, profile, writeTeam } from '../../testkit/chat.js';
+import { startFakeOllama } from '../../testkit/fake-models.js';
+import type { FakeModelServer } from '../../testkit/fake-models.js';
+import { tempDir } from '../../testkit/tmp.js';
+import { harness } from '../../testkit/crash/support.js';
+import type { HarnessOptions, HarnessRun } from '../../testkit/crash/support.js';
+import { cleanups } from '../../testkit/cleanup.js';
 
-const CHAT_CHILD = new URL('./chat-child.ts', import.meta.url).pathname;
+const CHAT_CHILD = new URL('../../testkit/crash/chat-child.ts', import.meta.url).pathname;
 const NOTE = 'crash/meeting.md';
 const sha = (s: string): string => createHash('sha256').update(s).digest('hex');
 

@@ -15,9 +15,9 @@ import type { TestContext } from 'node:test';
 import { Pool } from 'undici';
 import { DEFAULT_CONFIG, createEngine } from '../../engine/index.js';
 import { TEST_KINDS, writeHorde } from '../support/engine.js';
-import { tempDir } from '../support/tmp.js';
-import { cleanups } from '../support/cleanup.js';
-import { childStoreEnv, testStoreConfig } from '../support/pg-store.js';
+import { tempDir } from '../../testkit/tmp.js';
+import { cleanups } from '../../testkit/cleanup.js';
+import { childStoreEnv, testStoreConfig } from '../../testkit/pg-store.js';
 import { AUTH } from '../support/token.js';
 
 const SERVER = new URL('./hook-server.ts', import.meta.url).pathname;

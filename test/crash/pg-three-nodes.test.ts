@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { freshPostgresUrl } from '../support/pg-engine.js';
-import { nodesUnderKills } from './pg-nodes-kills.js';
+import { nodesUnderKills } from '../../testkit/crash/pg-nodes-kills.js';
 
 test('three nodes on one Postgres, 90 runs through all three, one node SIGKILLed 4 times: every run succeeds, each step ran once, parked runs wait for an approval through another node', async (t) => {
   const r = await nodesUnderKills({ url: await freshPostgresUrl(), runs: 90, kills: 4, limitMs: 240_000, onProgress: (line) => t.diagnostic(line) });

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_CONFIG, createEngine } from '../../engine/index.js';
-import { CHILD_LEASE_SECS } from '../support/pg-store.js';
+import { CHILD_LEASE_SECS } from '../../testkit/pg-store.js';
 
 const [, , dataDir, runId, hash, contentFile] = process.argv;
 const here = path.dirname(fileURLToPath(import.meta.url));

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { browserForFile, cleanups, openPage, serve, shot, testId, textOf } from '../support/browser.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../testkit/tmp.js';
 
 const browser = browserForFile();
 const SECRET = 'e2e-adapter-secret-0123456789';

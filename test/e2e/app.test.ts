@@ -16,8 +16,8 @@ import type { TestContext } from 'node:test';
 import type { Page } from 'playwright-core';
 import { apiJson, browserForFile, cleanups, openPage, serve, shot, testId, textOf } from '../support/browser.js';
 import type { Server } from '../support/browser.js';
-import { startFakeOllama } from '../support/fake-models.js';
-import { tempDir } from '../support/tmp.js';
+import { startFakeOllama } from '../../testkit/fake-models.js';
+import { tempDir } from '../../testkit/tmp.js';
 import { TEST_TOKEN } from '../support/token.js';
 
 const browser = browserForFile();

@@ -8,9 +8,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { apiJson, browserForFile, cleanups, openPage, serve, shot, testId, textOf } from '../support/browser.js';
-import { startFakeOllama } from '../support/fake-models.js';
+import { startFakeOllama } from '../../testkit/fake-models.js';
 import { ANSWER, writeModelConfig, writeModelHorde } from '../support/budget.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../testkit/tmp.js';
 
 const browser = browserForFile();
 

@@ -13,10 +13,10 @@ import { describe, test } from 'node:test';
 import type { TestContext } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
 import { browserForFile, cleanups, openPage, serve, shot, testId, textOf } from '../support/browser.js';
-import { perAgent, profile, writeTeam } from '../support/chat.js';
-import { startFakeOllama } from '../support/fake-models.js';
-import type { FakeScript } from '../support/fake-models.js';
-import { tempDir } from '../support/tmp.js';
+import { perAgent, profile, writeTeam } from '../../testkit/chat.js';
+import { startFakeOllama } from '../../testkit/fake-models.js';
+import type { FakeScript } from '../../testkit/fake-models.js';
+import { tempDir } from '../../testkit/tmp.js';
 
 const browser = browserForFile();
 

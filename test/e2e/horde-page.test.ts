@@ -12,7 +12,7 @@ import { describe, test } from 'node:test';
 import type { Locator } from 'playwright-core';
 import { apiJson, browserForFile, cleanups, openPage, serve, shot, testId, textOf } from '../support/browser.js';
 import { writeHorde } from '../support/engine.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../testkit/tmp.js';
 
 const browser = browserForFile();
 

@@ -10,9 +10,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { apiJson, browserForFile, cleanups, openPage, serve, shot, stopServer, testId, textOf } from '../support/browser.js';
-import { writeHorde } from '../support/cli.js';
+import { writeHorde } from '../../testkit/cli.js';
 import { freshPostgresUrl } from '../support/pg-engine.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../testkit/tmp.js';
 
 const browser = browserForFile();
 

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { apiJson, browserForFile, cleanups, openPage, serve, shot, testId, textOf } from '../support/browser.js';
 import { editManifest, installExample } from '../support/plugin-home.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../testkit/tmp.js';
 
 const browser = browserForFile();
 

@@ -14,8 +14,8 @@ import { createEngine } from '../../engine/index.js';
 import { listen } from '../support/api.js';
 import { WAIT_MS, browserForFile, cleanups, openPage, shot, testId } from '../support/browser.js';
 import { writeHorde } from '../support/engine.js';
-import { startFakeOllama } from '../support/fake-models.js';
-import { tempDir } from '../support/tmp.js';
+import { startFakeOllama } from '../../testkit/fake-models.js';
+import { tempDir } from '../../testkit/tmp.js';
 import { TEST_TOKEN } from '../support/token.js';
 
 const browser = browserForFile();

@@ -11,8 +11,8 @@ import { describe, test } from 'node:test';
 import type { TestContext } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
 import { apiJson, browserForFile, cleanups, openPage, serve, shot, testId, textOf } from '../support/browser.js';
-import { verifyStep, writeHorde } from '../support/cli.js';
-import { tempDir } from '../support/tmp.js';
+import { verifyStep, writeHorde } from '../../testkit/cli.js';
+import { tempDir } from '../../testkit/tmp.js';
 
 const browser = browserForFile();
 

@@ -12,8 +12,8 @@ import { describe, test } from 'node:test';
 import type { TestContext } from 'node:test';
 import type { Page } from 'playwright-core';
 import { apiJson, browserForFile, cleanups, openPage, serve, shot, testId, textOf } from '../support/browser.js';
-import { writeHorde } from '../support/cli.js';
-import { tempDir } from '../support/tmp.js';
+import { writeHorde } from '../../testkit/cli.js';
+import { tempDir } from '../../testkit/tmp.js';
 
 const browser = browserForFile();
 

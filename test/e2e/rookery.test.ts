@@ -13,10 +13,10 @@ import { describe, test } from 'node:test';
 import type { TestContext } from 'node:test';
 import type { Page } from 'playwright-core';
 import { apiJson, browserForFile, cleanups, openPage, serve, shot, testId, textOf } from '../support/browser.js';
-import { startFakeOllama } from '../support/fake-models.js';
-import type { FakeScript, FakeTurn } from '../support/fake-models.js';
-import { tempDir } from '../support/tmp.js';
-import { waitFor } from '../support/wait.js';
+import { startFakeOllama } from '../../testkit/fake-models.js';
+import type { FakeScript, FakeTurn } from '../../testkit/fake-models.js';
+import { tempDir } from '../../testkit/tmp.js';
+import { waitFor } from '../../testkit/wait.js';
 
 const browser = browserForFile();
 

@@ -23,7 +23,7 @@ import { DEFAULT_CONFIG, IMPORT_MARKER, createEngine } from '../../engine/index.
 import { listen } from '../support/api.js';
 import { apiJson, browserForFile, cleanups, openPage, shot, testId, textOf } from '../support/browser.js';
 import { writeHorde } from '../support/engine.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../testkit/tmp.js';
 import { AUTH, TEST_TOKEN } from '../support/token.js';
 
 const browser = browserForFile();

@@ -12,10 +12,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { apiJson, browserForFile, cleanups, openPage, serve, shot, testId, textOf } from '../support/browser.js';
-import { profile, writeTeam } from '../support/chat.js';
-import { startFakeOllama } from '../support/fake-models.js';
-import { tempDir } from '../support/tmp.js';
-import { waitFor } from '../support/wait.js';
+import { profile, writeTeam } from '../../testkit/chat.js';
+import { startFakeOllama } from '../../testkit/fake-models.js';
+import { tempDir } from '../../testkit/tmp.js';
+import { waitFor } from '../../testkit/wait.js';
 
 const browser = browserForFile();
 

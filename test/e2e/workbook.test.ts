@@ -24,7 +24,7 @@ import { BIG_ROWS, DAILY_ROWS, INDEX, INDEX_HEADER, MARKUP, SALES_HEADER, SQL_BA
 import { listen } from '../support/api.js';
 import { browserForFile, cleanups, openPage, shot, testId, textOf } from '../support/browser.js';
 import { writeHorde } from '../support/engine.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../testkit/tmp.js';
 import { TEST_TOKEN } from '../support/token.js';
 
 const HORDE = fileURLToPath(new URL('../fixtures/hordes/workbook', import.meta.url));

@@ -15,11 +15,11 @@ import type { ErrorCode } from '../../core/index.js';
 import { createEngine } from '../../engine/index.js';
 import type { Engine } from '../../engine/index.js';
 import { createCalendarAdapter } from '../../engine/adapters/calendar/calendar-adapter.js';
-import { chatSetup, profile } from '../support/chat.js';
-import { cleanups } from '../support/cleanup.js';
+import { chatSetup, profile } from '../../testkit/chat.js';
+import { cleanups } from '../../testkit/cleanup.js';
 import { startFakeCalDav } from '../support/fake-caldav.js';
 import { serveHttp } from '../support/http.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../testkit/tmp.js';
 
 const FIXTURE = fs.readFileSync(path.join(import.meta.dirname, '../fixtures/calendar/team.ics'), 'utf8');
 

@@ -9,7 +9,7 @@ import type { EmailSettings } from '../../engine/adapters/email/settings.js';
 import type { Accepted, InboundMessage, InboundRecord, InboundState } from '../../engine/adapters/types.js';
 import { IMAP_PASSWORD, IMAP_USER, startImap } from '../support/mail-servers.js';
 import type { FakeImap } from '../support/mail-servers.js';
-import { waitFor } from '../support/wait.js';
+import { waitFor } from '../../testkit/wait.js';
 
 const OWN = 'agent@example.com';
 

@@ -3,11 +3,11 @@ import { test } from 'node:test';
 import type { TestContext } from 'node:test';
 import { createEngine } from '../../engine/index.js';
 import type { Engine } from '../../engine/index.js';
-import { cleanups } from '../support/cleanup.js';
+import { cleanups } from '../../testkit/cleanup.js';
 import { answers, mail, mailSetup, OWN, PASSWORD_ENV } from '../support/email-adapter.js';
 import type { MailSetup } from '../support/email-adapter.js';
 import { IMAP_PASSWORD } from '../support/mail-servers.js';
-import { waitFor } from '../support/wait.js';
+import { waitFor } from '../../testkit/wait.js';
 
 /** The engine on the setup's folder, its adapters started (what the server does). */
 async function open(t: TestContext, setup: MailSetup, replyBackoffMs: number[] = [200]): Promise<Engine> {

@@ -11,11 +11,11 @@ import type { TestContext } from 'node:test';
 import { buildApi } from '../../api/index.js';
 import type { Engine } from '../../engine/index.js';
 import { adapterSetup } from '../support/adapters.js';
-import { cleanups } from '../support/cleanup.js';
+import { cleanups } from '../../testkit/cleanup.js';
 import { fakeSlackApi, SLACK_BOT_USER, slackSigned } from '../support/fake-chat-apis.js';
 import type { FakeChatApi } from '../support/fake-chat-apis.js';
-import type { FakeModelServer, FakeScript } from '../support/fake-models.js';
-import { waitFor } from '../support/wait.js';
+import type { FakeModelServer, FakeScript } from '../../testkit/fake-models.js';
+import { waitFor } from '../../testkit/wait.js';
 import { TEST_TOKEN } from '../support/token.js';
 
 const SECRET = 'slack-signing-secret-for-tests';

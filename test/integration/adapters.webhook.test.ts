@@ -9,8 +9,8 @@ import { buildApi } from '../../api/index.js';
 import { signedHeaders, webhookDigest } from '../../engine/index.js';
 import { adapterSetup, echoScript } from '../support/adapters.js';
 import { listen } from '../support/api.js';
-import { cleanups } from '../support/cleanup.js';
-import { waitFor } from '../support/wait.js';
+import { cleanups } from '../../testkit/cleanup.js';
+import { waitFor } from '../../testkit/wait.js';
 import { AUTH, TEST_TOKEN } from '../support/token.js';
 
 const SECRET = 'whk-test-secret-0123456789';

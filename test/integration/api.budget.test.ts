@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { buildApi } from '../../api/index.js';
 import { createEngine } from '../../engine/index.js';
-import { startFakeOllama } from '../support/fake-models.js';
+import { startFakeOllama } from '../../testkit/fake-models.js';
 import { ANSWER, writeModelConfig, writeModelHorde } from '../support/budget.js';
-import { tempDir } from '../support/tmp.js';
-import { cleanups } from '../support/cleanup.js';
+import { tempDir } from '../../testkit/tmp.js';
+import { cleanups } from '../../testkit/cleanup.js';
 import { AUTH, TEST_TOKEN } from '../support/token.js';
 
 test('a run parked for its budget shows spent and limits; a raise through the API lets it finish; bad raises name the field', async (t) => {

@@ -9,8 +9,8 @@ import { test } from 'node:test';
 import { buildApi } from '../../api/index.js';
 import { CHAT_BACKLOG_PAGE } from '../../api/ws-hub.js';
 import { TestSocket, listen } from '../support/api.js';
-import { chatSetup, perAgent, profile } from '../support/chat.js';
-import { cleanups } from '../support/cleanup.js';
+import { chatSetup, perAgent, profile } from '../../testkit/chat.js';
+import { cleanups } from '../../testkit/cleanup.js';
 import { AUTH, TEST_TOKEN } from '../support/token.js';
 
 async function call(base: string, method: string, url: string, body?: unknown): Promise<{ status: number; json: any }> {

@@ -12,11 +12,11 @@ import type { TestContext } from 'node:test';
 import { buildApi } from '../../api/index.js';
 import type { Engine, NodesView } from '../../engine/index.js';
 import { testApi } from '../support/api.js';
-import { cleanups } from '../support/cleanup.js';
+import { cleanups } from '../../testkit/cleanup.js';
 import { writeHorde } from '../support/engine.js';
 import { pgTestEngine } from '../support/pg-engine.js';
-import { tempDir } from '../support/tmp.js';
-import { waitFor } from '../support/wait.js';
+import { tempDir } from '../../testkit/tmp.js';
+import { waitFor } from '../../testkit/wait.js';
 import { AUTH, TEST_TOKEN } from '../support/token.js';
 
 /** GET /api/nodes on `engine`'s own API. */

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import { test } from 'node:test';
 import { testApi } from '../support/api.js';
 import { editManifest, installExample } from '../support/plugin-home.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../testkit/tmp.js';
 
 test('list, rescan, grant and revoke over the API, with the audit; unknown and invalid plugins refused with their codes', async (t) => {
   const api = await testApi(t);

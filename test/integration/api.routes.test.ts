@@ -7,7 +7,7 @@ import { describe, test } from 'node:test';
 import { buildApi } from '../../api/index.js';
 import { testApi } from '../support/api.js';
 import { testEngine } from '../support/engine.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../testkit/tmp.js';
 
 const TOKEN = 'k'.repeat(43);
 

@@ -4,8 +4,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { testApi } from '../support/api.js';
-import { cleanups } from '../support/cleanup.js';
-import { refusedUrl, startFakeOllama, startFakeOpenAI } from '../support/fake-models.js';
+import { cleanups } from '../../testkit/cleanup.js';
+import { refusedUrl, startFakeOllama, startFakeOpenAI } from '../../testkit/fake-models.js';
 
 const COMMENTED = `# my kowalski config — hand written
 # (keep this header)

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { TestSocket, listen, testApi } from '../support/api.js';
 import { writeHorde } from '../support/engine.js';
-import { cleanups } from '../support/cleanup.js';
+import { cleanups } from '../../testkit/cleanup.js';
 import { AUTH, TEST_TOKEN } from '../support/token.js';
 
 const CAP = 1024 * 1024;

@@ -10,9 +10,9 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { cleanups } from '../support/cleanup.js';
-import { cli, cliSandbox, outputOf, startCli, stdoutJson, verifyStep, writeHorde } from '../support/cli.js';
-import type { RunningCli } from '../support/cli.js';
+import { cleanups } from '../../testkit/cleanup.js';
+import { cli, cliSandbox, outputOf, startCli, stdoutJson, verifyStep, writeHorde } from '../../testkit/cli.js';
+import type { RunningCli } from '../../testkit/cli.js';
 
 const SERVING = /^kowalski serving .* at (http:\/\/127\.0\.0\.1:\d+\/)/;
 

@@ -15,12 +15,12 @@ import type { TestContext } from 'node:test';
 import { buildApi } from '../../api/index.js';
 import { createEngine } from '../../engine/index.js';
 import type { Engine } from '../../engine/index.js';
-import { cli, outputOf, startCli, stdoutJson } from '../support/cli.js';
-import type { RunningCli } from '../support/cli.js';
-import { conceptVectors } from '../support/fake-embeddings.js';
-import { refusedUrl, startFakeOllama } from '../support/fake-models.js';
-import { tempDir } from '../support/tmp.js';
-import { cleanups } from '../support/cleanup.js';
+import { cli, outputOf, startCli, stdoutJson } from '../../testkit/cli.js';
+import type { RunningCli } from '../../testkit/cli.js';
+import { conceptVectors } from '../../testkit/fake-embeddings.js';
+import { refusedUrl, startFakeOllama } from '../../testkit/fake-models.js';
+import { tempDir } from '../../testkit/tmp.js';
+import { cleanups } from '../../testkit/cleanup.js';
 import { AUTH, TEST_TOKEN, writeTestToken } from '../support/token.js';
 
 const CONCEPTS = conceptVectors({ cats: ['feline', 'kitten', 'purrs'], dogs: ['canine', 'puppy', 'barks'], money: ['bill', 'invoice', 'pay'] });

@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import type { TestContext } from 'node:test';
 import type { Engine } from '../../engine/index.js';
 import { listen, testApi } from '../support/api.js';
-import { wideBundle, wideHorde } from '../support/wide-horde.js';
+import { wideBundle, wideHorde } from '../../testkit/wide-horde.js';
 import { AUTH } from '../support/token.js';
 
 /** GET /api/health one after another until `until` settles; each answer's time, ms. */

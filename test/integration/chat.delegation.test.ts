@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { chatSetup, perAgent, profile } from '../support/chat.js';
+import { chatSetup, perAgent, profile } from '../../testkit/chat.js';
 
 const delegate = (agent: string, task: string) => ({ name: 'delegate_to_agent', arguments: { agent, task } });
 

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { CUT_MARKER, MAX_LOGGED_ARGUMENTS_CHARS } from '../../engine/chat/logged-arguments.js';
-import { chatSetup, perAgent, profile } from '../support/chat.js';
+import { chatSetup, perAgent, profile } from '../../testkit/chat.js';
 
 const TEAM = { scribe: profile('scribe', 'tools = ["create_note", "read_note"]') };
 

@@ -11,10 +11,10 @@ import path from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { createEngine, MEMORY_TRACE_STEP } from '../../engine/index.js';
-import { chatSetup, profile } from '../support/chat.js';
-import type { FakeTurn } from '../support/fake-models.js';
+import { chatSetup, profile } from '../../testkit/chat.js';
+import type { FakeTurn } from '../../testkit/fake-models.js';
 import type { SearchAnswer, VaultIndex } from '../../engine/index.js';
-import { cleanups } from '../support/cleanup.js';
+import { cleanups } from '../../testkit/cleanup.js';
 
 const isSummaryCall = (body: any): boolean => String(body?.messages?.[0]?.content ?? '').startsWith('You keep the running summary');
 const chatCalls = (requests: Array<{ path: string; body: any }>): any[] => requests.filter((r) => r.path === '/api/chat').map((r) => r.body);

@@ -1,8 +1,8 @@
 /** A coordinator asking many sub-agents at once: all answered, merged, and no listener-leak warning printed to the user's terminal. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { chatSetup, perAgent, profile } from '../support/chat.js';
-import { cleanups } from '../support/cleanup.js';
+import { chatSetup, perAgent, profile } from '../../testkit/chat.js';
+import { cleanups } from '../../testkit/cleanup.js';
 
 const WIDTH = 12;
 

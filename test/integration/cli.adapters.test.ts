@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { cleanups } from '../support/cleanup.js';
-import { cli, cliSandbox, outputOf, startCli, stdoutJson } from '../support/cli.js';
+import { cleanups } from '../../testkit/cleanup.js';
+import { cli, cliSandbox, outputOf, startCli, stdoutJson } from '../../testkit/cli.js';
 import { writeTestToken } from '../support/token.js';
 
 const CONFIG = '[adapters.hook]\ntype = "webhook"\nsecret = "cli-test-secret-0123456789"\n';

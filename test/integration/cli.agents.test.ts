@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { cli, cliSandbox, outputOf, stdoutJson } from '../support/cli.js';
+import { cli, cliSandbox, outputOf, stdoutJson } from '../../testkit/cli.js';
 
 interface AgentsJson {
   agents: { name: string; origin: string; model?: string; tools?: string[]; maxIterations?: number; description: string; prompt: string; file: string }[];

@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { approveLine, brief, cli, cliSandbox, linesOf, outputOf, stdoutJson, verifyStep, writeHorde } from '../support/cli.js';
-import type { RunJson } from '../support/cli.js';
+import { approveLine, brief, cli, cliSandbox, linesOf, outputOf, stdoutJson, verifyStep, writeHorde } from '../../testkit/cli.js';
+import type { RunJson } from '../../testkit/cli.js';
 
 /** Two verify steps behind approvals (confirm_commands is on by default), each appending its name to `ran`. */
 function writeGated(dir: string, ran: string, id = 'gated'): string {

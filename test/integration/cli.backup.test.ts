@@ -15,11 +15,11 @@ import Database from 'better-sqlite3';
 import { unzipSync, zipSync } from 'fflate';
 import type { KowalskiError } from '../../core/index.js';
 import { restoreBackup } from '../../engine/index.js';
-import { cli, outputOf, stdoutJson } from '../support/cli.js';
+import { cli, outputOf, stdoutJson } from '../../testkit/cli.js';
 import { miniHorde } from '../support/hordes.js';
 import { testEngine } from '../support/engine.js';
-import { tempDir } from '../support/tmp.js';
-import { waitFor } from '../support/wait.js';
+import { tempDir } from '../../testkit/tmp.js';
+import { waitFor } from '../../testkit/wait.js';
 
 const CONFIG = `# my settings
 [model]

@@ -1,10 +1,10 @@
 /** `kowalski run` parks on a budget (exit 3, telling how to raise it), `kowalski budget` shows and raises it. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { startFakeOllama } from '../support/fake-models.js';
+import { startFakeOllama } from '../../testkit/fake-models.js';
 import { ANSWER, writeModelConfig, writeModelHorde } from '../support/budget.js';
-import { cli, cliSandbox, outputOf, stdoutJson } from '../support/cli.js';
-import { cleanups } from '../support/cleanup.js';
+import { cli, cliSandbox, outputOf, stdoutJson } from '../../testkit/cli.js';
+import { cleanups } from '../../testkit/cleanup.js';
 
 test('run → parked for its budget (exit 3); budget shows it; a bad raise is exit 2; a raise finishes the run (exit 0)', async (t) => {
   const server = await startFakeOllama(() => ANSWER);

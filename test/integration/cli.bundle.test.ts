@@ -5,8 +5,8 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import type { TestContext } from 'node:test';
 import { zipSync } from 'fflate';
-import { cli, cliSandbox, outputOf, startCli, stdoutJson, verifyStep, writeHorde } from '../support/cli.js';
-import { cleanups } from '../support/cleanup.js';
+import { cli, cliSandbox, outputOf, startCli, stdoutJson, verifyStep, writeHorde } from '../../testkit/cli.js';
+import { cleanups } from '../../testkit/cleanup.js';
 import { AUTH, writeTestToken } from '../support/token.js';
 
 /** A user horde "mine": a model step with two tools (one of an MCP server), a verify step, a prompt, a cron trigger. */

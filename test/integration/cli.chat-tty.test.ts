@@ -7,12 +7,12 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { profile } from '../support/chat.js';
+import { profile } from '../../testkit/chat.js';
 import { byMessage, chatHome } from '../support/chat-cli.js';
-import type { FakeTurn } from '../support/fake-models.js';
-import { cli, outputOf } from '../support/cli.js';
+import type { FakeTurn } from '../../testkit/fake-models.js';
+import { cli, outputOf } from '../../testkit/cli.js';
 import { startPty } from '../support/pty.js';
-import { cleanups } from '../support/cleanup.js';
+import { cleanups } from '../../testkit/cleanup.js';
 
 const LIST = { toolCalls: [{ name: 'list_dir', arguments: { path: '.' } }] };
 const READ = { toolCalls: [{ name: 'read_file', arguments: { path: 'a.txt' } }] };

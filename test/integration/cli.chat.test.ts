@@ -8,12 +8,12 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { describe, it } from 'node:test';
-import { profile } from '../support/chat.js';
+import { profile } from '../../testkit/chat.js';
 import { byMessage, chatHome } from '../support/chat-cli.js';
-import { REPO, cli, outputOf, startCli, stdoutJson } from '../support/cli.js';
-import type { CliResult } from '../support/cli.js';
-import { cleanups } from '../support/cleanup.js';
-import { cliArgs } from '../support/dist.js';
+import { REPO, cli, outputOf, startCli, stdoutJson } from '../../testkit/cli.js';
+import type { CliResult } from '../../testkit/cli.js';
+import { cleanups } from '../../testkit/cleanup.js';
+import { cliArgs } from '../../testkit/dist.js';
 import { AUTH, writeTestToken } from '../support/token.js';
 
 interface ChatJson {

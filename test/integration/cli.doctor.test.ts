@@ -17,10 +17,10 @@ import type { Check } from '../../bin/doctor/index.js';
 import { checkModel } from '../../bin/doctor/model.js';
 import { DEFAULT_CONFIG } from '../../engine/index.js';
 import { findBwrap } from '../../engine/plugins/runner/index.js';
-import { cli, outputOf, stdoutJson } from '../support/cli.js';
-import { cleanups } from '../support/cleanup.js';
+import { cli, outputOf, stdoutJson } from '../../testkit/cli.js';
+import { cleanups } from '../../testkit/cleanup.js';
 import { testEngine } from '../support/engine.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../testkit/tmp.js';
 
 /** A port nothing listens on (taken, then released). */
 async function closedPort(): Promise<number> {

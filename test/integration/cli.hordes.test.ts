@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { BUILTIN_HORDES, cli, cliSandbox, outputOf, stdoutJson, verifyStep, writeHorde } from '../support/cli.js';
+import { BUILTIN_HORDES, cli, cliSandbox, outputOf, stdoutJson, verifyStep, writeHorde } from '../../testkit/cli.js';
 
 interface Problem {
   severity: 'error' | 'warning';

@@ -8,9 +8,9 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { REPO } from '../support/cli.js';
-import { cleanups } from '../support/cleanup.js';
-import { tempDir } from '../support/tmp.js';
+import { REPO } from '../../testkit/cli.js';
+import { cleanups } from '../../testkit/cleanup.js';
+import { tempDir } from '../../testkit/tmp.js';
 import { waitUntil } from '../fixtures/steps/wait.js';
 
 const SERVING = /kowalski serving .* at http:\/\/127\.0\.0\.1:\d+\//;

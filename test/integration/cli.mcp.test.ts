@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import type { TestContext } from 'node:test';
-import { REPO, cli, cliSandbox, outputOf, stdoutJson } from '../support/cli.js';
+import { REPO, cli, cliSandbox, outputOf, stdoutJson } from '../../testkit/cli.js';
 
 const FLAKY = path.join(REPO, 'test', 'fixtures', 'mcp', 'flaky.mjs');
 

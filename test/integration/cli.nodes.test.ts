@@ -11,9 +11,9 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import type { TestContext } from 'node:test';
 import type { NodesView } from '../../engine/index.js';
-import { cleanups } from '../support/cleanup.js';
-import { approveLine, cli, cliSandbox, outputOf, startCli, stdoutJson, verifyStep, writeHorde } from '../support/cli.js';
-import type { RunningCli } from '../support/cli.js';
+import { cleanups } from '../../testkit/cleanup.js';
+import { approveLine, cli, cliSandbox, outputOf, startCli, stdoutJson, verifyStep, writeHorde } from '../../testkit/cli.js';
+import type { RunningCli } from '../../testkit/cli.js';
 import { freshPostgresUrl } from '../support/pg-engine.js';
 import { writeTestToken } from '../support/token.js';
 

@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import { test } from 'node:test';
-import { cli, stdoutJson } from '../support/cli.js';
+import { cli, stdoutJson } from '../../testkit/cli.js';
 import { installExample } from '../support/plugin-home.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../testkit/tmp.js';
 
 test('kowalski plugins lists, grants and revokes; an unknown plugin exits 2 with its code', async (t) => {
   const home = tempDir(t, 'kw-cli-plug-');

@@ -19,10 +19,10 @@ import { apiClient } from '../../bin/commands/remote.js';
 import { followRemote } from '../../bin/commands/remote-follow.js';
 import type { FollowedEvent } from '../../bin/commands/progress.js';
 import { DEFAULT_CONFIG, createEngine } from '../../engine/index.js';
-import { approveLine, brief, cli, linesOf, outputOf, startCli, stdoutJson, verifyStep, writeHorde } from '../support/cli.js';
-import type { CliResult, RunJson, RunningCli } from '../support/cli.js';
+import { approveLine, brief, cli, linesOf, outputOf, startCli, stdoutJson, verifyStep, writeHorde } from '../../testkit/cli.js';
+import type { CliResult, RunJson, RunningCli } from '../../testkit/cli.js';
 import { TEST_KINDS } from '../support/engine.js';
-import { cleanups } from '../support/cleanup.js';
+import { cleanups } from '../../testkit/cleanup.js';
 import { AUTH, TEST_TOKEN, writeTestToken } from '../support/token.js';
 
 const T = String.raw`\[\d\d:\d\d:\d\d\]`;

@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { brief, cli, cliSandbox, linesOf, outputOf, startCli, stdoutJson, verifyStep, writeHorde } from '../support/cli.js';
-import type { CliResult, RunJson } from '../support/cli.js';
-import { cleanups } from '../support/cleanup.js';
+import { brief, cli, cliSandbox, linesOf, outputOf, startCli, stdoutJson, verifyStep, writeHorde } from '../../testkit/cli.js';
+import type { CliResult, RunJson } from '../../testkit/cli.js';
+import { cleanups } from '../../testkit/cleanup.js';
 import { writeTestToken } from '../support/token.js';
 
 const SERVING = /^kowalski serving .* at (http:\/\/127\.0\.0\.1:\d+\/)/;

@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { cleanups } from '../support/cleanup.js';
-import { cli, cliSandbox, outputOf, startCli, stdoutJson, verifyStep, writeHorde } from '../support/cli.js';
-import type { RunningCli } from '../support/cli.js';
+import { cleanups } from '../../testkit/cleanup.js';
+import { cli, cliSandbox, outputOf, startCli, stdoutJson, verifyStep, writeHorde } from '../../testkit/cli.js';
+import type { RunningCli } from '../../testkit/cli.js';
 import { TEST_TOKEN, writeTestToken } from '../support/token.js';
 
 const SERVING = /^kowalski serving .* at (http:\/\/127\.0\.0\.1:\d+\/)/;

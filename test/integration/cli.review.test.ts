@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { cli, cliSandbox, outputOf, stdoutJson, writeHorde } from '../support/cli.js';
+import { cli, cliSandbox, outputOf, stdoutJson, writeHorde } from '../../testkit/cli.js';
 
 /** A verify step writes its report (report.md); `check` reviews it; `use` copies what it then finds to seen.md. */
 function writeReviewed(dir: string): string {

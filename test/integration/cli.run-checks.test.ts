@@ -8,10 +8,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { REPO, cli, cliSandbox, outputOf, stdoutJson, writeHorde } from '../support/cli.js';
-import type { RunJson } from '../support/cli.js';
-import { refusedUrl, startFakeOllama } from '../support/fake-models.js';
-import { cleanups } from '../support/cleanup.js';
+import { REPO, cli, cliSandbox, outputOf, stdoutJson, writeHorde } from '../../testkit/cli.js';
+import type { RunJson } from '../../testkit/cli.js';
+import { refusedUrl, startFakeOllama } from '../../testkit/fake-models.js';
+import { cleanups } from '../../testkit/cleanup.js';
 
 /** A model step's run takes seconds on a loaded machine (its thread loads the model layer): a guard, not a wait. */
 const SLOW = { limitMs: 150_000 };

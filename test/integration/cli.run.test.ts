@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { BUILTIN_HORDES, brief, cli, cliSandbox, linesOf, outputOf, stdoutJson, verifyStep, writeHorde } from '../support/cli.js';
-import type { RunJson } from '../support/cli.js';
+import { BUILTIN_HORDES, brief, cli, cliSandbox, linesOf, outputOf, stdoutJson, verifyStep, writeHorde } from '../../testkit/cli.js';
+import type { RunJson } from '../../testkit/cli.js';
 
 describe('kowalski run', { concurrency: true }, () => {
   it('runs a straight line of verify steps (a user horde, by id): exit 0 and one JSON object with the run and its steps', async (t) => {

@@ -4,8 +4,8 @@ import fs from 'node:fs';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { cli, cliSandbox, outputOf } from '../support/cli.js';
-import { cleanups } from '../support/cleanup.js';
+import { cli, cliSandbox, outputOf } from '../../testkit/cli.js';
+import { cleanups } from '../../testkit/cleanup.js';
 
 test('a port already in use is a usage error naming the port and what to do (exit 2), not a crash, and creates no data folder', async (t) => {
   const { home } = cliSandbox(t);

@@ -17,7 +17,7 @@ import pg from 'pg';
 import type { RunRow } from '../../engine/index.js';
 import { COPY_TABLES } from '../../engine/store/copy-tables.js';
 import type { CopyRow } from '../../engine/store/copy-tables.js';
-import { cli, cliSandbox, outputOf, stdoutJson } from '../support/cli.js';
+import { cli, cliSandbox, outputOf, stdoutJson } from '../../testkit/cli.js';
 import { dumpCopiedTables } from '../support/copy-dump.js';
 import { testEngine, writeHorde } from '../support/engine.js';
 import { freshPostgresUrl, pgTestEngine } from '../support/pg-engine.js';

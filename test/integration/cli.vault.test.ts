@@ -12,8 +12,8 @@ import { buildApi } from '../../api/index.js';
 import { createEngine } from '../../engine/index.js';
 import type { Engine } from '../../engine/index.js';
 import { listen } from '../support/api.js';
-import { cli, cliSandbox, stdoutJson } from '../support/cli.js';
-import { cleanups } from '../support/cleanup.js';
+import { cli, cliSandbox, stdoutJson } from '../../testkit/cli.js';
+import { cleanups } from '../../testkit/cleanup.js';
 import { TEST_TOKEN, writeTestToken } from '../support/token.js';
 
 const origin = (key: string) => ({ sessionId: null, agent: null, traceId: null, callKey: key, by: 'cli' });

@@ -15,9 +15,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { DATA_TOOL_NAMES } from '../../agents/index.js';
 import type { DataValue, DescribeTableResult, ListTablesResult, QueryResult } from '../../agents/index.js';
 import { call, callError } from '../support/mcp-tools.js';
-import { REPO, cli, cliSandbox, outputOf, startCli } from '../support/cli.js';
-import { cliArgs } from '../support/dist.js';
-import { cleanups } from '../support/cleanup.js';
+import { REPO, cli, cliSandbox, outputOf, startCli } from '../../testkit/cli.js';
+import { cliArgs } from '../../testkit/dist.js';
+import { cleanups } from '../../testkit/cleanup.js';
 
 const SHEETS = path.join(REPO, 'test', 'fixtures', 'spreadsheets');
 const ANSWERS = JSON.parse(fs.readFileSync(path.join(SHEETS, 'answers.json'), 'utf8')) as {

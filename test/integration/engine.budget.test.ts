@@ -11,13 +11,13 @@ import { test } from 'node:test';
 import type { TestContext } from 'node:test';
 import { DEFAULT_CONFIG, createEngine } from '../../engine/index.js';
 import type { Engine } from '../../engine/index.js';
-import { startFakeOllama } from '../support/fake-models.js';
-import type { FakeModelServer } from '../support/fake-models.js';
+import { startFakeOllama } from '../../testkit/fake-models.js';
+import type { FakeModelServer } from '../../testkit/fake-models.js';
 import { TEST_KINDS, writeHorde } from '../support/engine.js';
 import { simulatedTime } from '../support/sim-time.js';
 import { ANSWER, writeModelConfig, writeModelHorde } from '../support/budget.js';
-import { tempDir } from '../support/tmp.js';
-import { cleanups } from '../support/cleanup.js';
+import { tempDir } from '../../testkit/tmp.js';
+import { cleanups } from '../../testkit/cleanup.js';
 
 async function modelEngine(t: TestContext, home: string, server: FakeModelServer, extraConfig = ''): Promise<Engine> {
   writeModelConfig(home, server.url, extraConfig);

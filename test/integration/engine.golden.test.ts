@@ -13,7 +13,7 @@ import { KowalskiError } from '../../core/index.js';
 import { decodeEvent, openDatabase } from '../../engine/index.js';
 import { EventLog } from '../../engine/store/event-log.js';
 import { sqliteRunStore } from '../../engine/store/run-store.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../testkit/tmp.js';
 
 interface Row { seq: number; type: string; v: number; at: number; data: Record<string, unknown> }
 

@@ -12,14 +12,14 @@ import type { TestContext } from 'node:test';
 import { buildApi } from '../../api/index.js';
 import { createEngine } from '../../engine/index.js';
 import type { Engine } from '../../engine/index.js';
-import { startFakeOllama } from '../support/fake-models.js';
+import { startFakeOllama } from '../../testkit/fake-models.js';
 import { startFakeGemini } from '../support/fake-gemini.js';
-import type { FakeModelServer, FakeScript } from '../support/fake-models.js';
+import type { FakeModelServer, FakeScript } from '../../testkit/fake-models.js';
 import { writeHorde } from '../support/engine.js';
 import { EVERYTHING, startEverythingHttp } from '../support/mcp.js';
 import { servePage } from '../support/http.js';
-import { tempDir } from '../support/tmp.js';
-import { cleanups } from '../support/cleanup.js';
+import { tempDir } from '../../testkit/tmp.js';
+import { cleanups } from '../../testkit/cleanup.js';
 import { AUTH, TEST_TOKEN } from '../support/token.js';
 
 /** Resolve once `condition` holds (checked every 5 ms; the test's own timeout bounds it). */

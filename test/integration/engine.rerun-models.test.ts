@@ -9,11 +9,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { createEngine } from '../../engine/index.js';
-import { startFakeOllama } from '../support/fake-models.js';
-import type { FakeScript } from '../support/fake-models.js';
+import { startFakeOllama } from '../../testkit/fake-models.js';
+import type { FakeScript } from '../../testkit/fake-models.js';
 import { writeHorde } from '../support/engine.js';
-import { tempDir } from '../support/tmp.js';
-import { cleanups } from '../support/cleanup.js';
+import { tempDir } from '../../testkit/tmp.js';
+import { cleanups } from '../../testkit/cleanup.js';
 
 test('--replay-models: an unchanged prompt makes 0 model calls (traces marked replayed), a changed one makes 1', async (t) => {
   const script: FakeScript = (body) => {

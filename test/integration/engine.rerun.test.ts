@@ -14,7 +14,7 @@ import { describe, test } from 'node:test';
 import type { TestContext } from 'node:test';
 import type { Engine } from '../../engine/index.js';
 import { nextEvent, testEngine, writeHorde } from '../support/engine.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../testkit/tmp.js';
 
 const LEDGER = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'kw-rerun-ledger-')), 'ledger.txt');
 process.env.KW_LEDGER = LEDGER; // before any engine (and its threads) exists

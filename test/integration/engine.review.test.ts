@@ -6,7 +6,7 @@ import { describe, test } from 'node:test';
 import type { Engine } from '../../engine/index.js';
 import { loadHorde } from '../../engine/index.js';
 import { sha256Of } from '../../steps/index.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../testkit/tmp.js';
 import { testEngine, writeHorde } from '../support/engine.js';
 
 const HORDE = 'id = "rev"\npipeline = ["write", "check", "use"]';

@@ -5,11 +5,11 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { foldRun } from '../../actors/index.js';
 import type { StepState } from '../../actors/index.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../testkit/tmp.js';
 import { nextEvent, processesWithToken, testEngine, writeHorde } from '../support/engine.js';
-import { onPostgres } from '../support/pg-store.js';
+import { onPostgres } from '../../testkit/pg-store.js';
 import { readCommitted } from '../support/store-reader.js';
-import { waitFor } from '../support/wait.js';
+import { waitFor } from '../../testkit/wait.js';
 
 const NO_CONFIRM = 'confirm_commands = false';
 

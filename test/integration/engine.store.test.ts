@@ -10,8 +10,8 @@ import Database from 'better-sqlite3';
 import type { KowalskiError } from '../../core/index.js';
 import { createEngine, openDatabase } from '../../engine/index.js';
 import { MIGRATIONS } from '../../engine/schema/index.js';
-import { tempDir } from '../support/tmp.js';
-import { cleanups } from '../support/cleanup.js';
+import { tempDir } from '../../testkit/tmp.js';
+import { cleanups } from '../../testkit/cleanup.js';
 
 function codeOf(fn: () => unknown): string | undefined {
   try {

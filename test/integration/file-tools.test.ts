@@ -8,8 +8,8 @@ import { Ajv } from 'ajv';
 import { createFileTools } from '../../agents/index.js';
 import type { FileToolOptions, Tool, ToolOutput } from '../../agents/index.js';
 import type { KowalskiError } from '../../core/index.js';
-import { tempDir } from '../support/tmp.js';
-import { cleanups } from '../support/cleanup.js';
+import { tempDir } from '../../testkit/tmp.js';
+import { cleanups } from '../../testkit/cleanup.js';
 
 const ctx = { signal: new AbortController().signal };
 

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { FS_TOOL_NAMES, createFsToolSet } from '../../agents/index.js';
 import type { Tool } from '../../agents/index.js';
 import type { KowalskiError } from '../../core/index.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../testkit/tmp.js';
 
 const ctx = { signal: new AbortController().signal };
 

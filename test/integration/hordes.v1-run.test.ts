@@ -16,10 +16,10 @@ import { exportBundle } from '../../bundles/index.js';
 import { createEngine } from '../../engine/index.js';
 import type { Engine } from '../../engine/index.js';
 import { FIXTURES } from '../fixtures/hordes/temp-horde.js';
-import { startFakeOllama } from '../support/fake-models.js';
-import type { FakeModelServer, FakeScript } from '../support/fake-models.js';
-import { tempDir } from '../support/tmp.js';
-import { cleanups } from '../support/cleanup.js';
+import { startFakeOllama } from '../../testkit/fake-models.js';
+import type { FakeModelServer, FakeScript } from '../../testkit/fake-models.js';
+import { tempDir } from '../../testkit/tmp.js';
+import { cleanups } from '../../testkit/cleanup.js';
 import { AUTH, TEST_TOKEN } from '../support/token.js';
 
 interface Setup {

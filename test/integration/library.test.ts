@@ -10,12 +10,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { openKowalski } from '../../lib/index.js';
-import { perAgent, profile, writeTeam } from '../support/chat.js';
-import { REPO, verifyStep, writeHorde } from '../support/cli.js';
-import { startFakeOllama } from '../support/fake-models.js';
-import type { FakeTurn } from '../support/fake-models.js';
-import { tempDir } from '../support/tmp.js';
-import { cleanups } from '../support/cleanup.js';
+import { perAgent, profile, writeTeam } from '../../testkit/chat.js';
+import { REPO, verifyStep, writeHorde } from '../../testkit/cli.js';
+import { startFakeOllama } from '../../testkit/fake-models.js';
+import type { FakeTurn } from '../../testkit/fake-models.js';
+import { tempDir } from '../../testkit/tmp.js';
+import { cleanups } from '../../testkit/cleanup.js';
 
 /** tsx, located from here: the child runs in the user's folder, where `--import tsx` would not resolve. */
 const TSX = import.meta.resolve('tsx');

@@ -17,10 +17,10 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { KowalskiError } from '../../core/index.js';
 import type { ErrorCode } from '../../core/index.js';
 import { McpManager } from '../../agents/index.js';
-import { freePort } from '../support/free-port.js';
+import { freePort } from '../../testkit/free-port.js';
 import { EVERYTHING, startEverythingHttp } from '../support/mcp.js';
 import type { McpHttpServer, McpManagerOptions, McpServerConfig, McpStdioServer, Tool } from '../../agents/index.js';
-import { cleanups } from '../support/cleanup.js';
+import { cleanups } from '../../testkit/cleanup.js';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const FLAKY = path.join(REPO, 'test', 'fixtures', 'mcp', 'flaky.mjs');

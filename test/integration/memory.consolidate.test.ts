@@ -9,10 +9,10 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { buildApi } from '../../api/index.js';
 import { listen } from '../support/api.js';
-import { chatSetup, profile } from '../support/chat.js';
-import { cli, cliSandbox, outputOf, stdoutJson } from '../support/cli.js';
-import type { FakeTurn } from '../support/fake-models.js';
-import { cleanups } from '../support/cleanup.js';
+import { chatSetup, profile } from '../../testkit/chat.js';
+import { cli, cliSandbox, outputOf, stdoutJson } from '../../testkit/cli.js';
+import type { FakeTurn } from '../../testkit/fake-models.js';
+import { cleanups } from '../../testkit/cleanup.js';
 import { AUTH, TEST_TOKEN, writeTestToken } from '../support/token.js';
 
 const isConsolidation = (body: any): boolean => String(body?.messages?.[0]?.content ?? '').startsWith('You read conversations');

@@ -13,7 +13,7 @@ import { davFetch } from '../../engine/adapters/calendar/dav-fetch.js';
 import { API_MAX_ANSWER_BYTES, callJson } from '../../engine/adapters/json-api.js';
 import { serveHttp } from '../support/http.js';
 import type { LocalServer } from '../support/http.js';
-import { waitFor } from '../support/wait.js';
+import { waitFor } from '../../testkit/wait.js';
 
 const CHUNK = Buffer.alloc(64 * 1024, '[');
 

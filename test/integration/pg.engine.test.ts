@@ -5,12 +5,12 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import pg from 'pg';
 import { DEFAULT_CONFIG, createEngine, openHistory } from '../../engine/index.js';
-import { cleanups } from '../support/cleanup.js';
+import { cleanups } from '../../testkit/cleanup.js';
 import { TEST_KINDS } from '../support/kinds.js';
-import { freshPostgresUrl } from '../support/pg-store.js';
+import { freshPostgresUrl } from '../../testkit/pg-store.js';
 import { simulatedTime } from '../support/sim-time.js';
-import { waitFor } from '../support/wait.js';
-import { tempDir } from '../support/tmp.js';
+import { waitFor } from '../../testkit/wait.js';
+import { tempDir } from '../../testkit/tmp.js';
 import { writeHorde } from '../support/engine.js';
 import { pgTestEngine } from '../support/pg-engine.js';
 

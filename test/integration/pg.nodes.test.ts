@@ -15,11 +15,11 @@ import { describe, test } from 'node:test';
 import type { TestContext } from 'node:test';
 import type { Engine } from '../../engine/index.js';
 import { openSyncPg } from '../../engine/store/pg/sync-pg.js';
-import { cleanups } from '../support/cleanup.js';
+import { cleanups } from '../../testkit/cleanup.js';
 import { writeHorde } from '../support/engine.js';
 import { freshPostgresUrl, pgTestEngine } from '../support/pg-engine.js';
-import { tempDir } from '../support/tmp.js';
-import { waitFor } from '../support/wait.js';
+import { tempDir } from '../../testkit/tmp.js';
+import { waitFor } from '../../testkit/wait.js';
 
 const selfId = (engine: Engine): string => engine.nodes().nodes.find((n) => n.self)!.id;
 

@@ -6,11 +6,11 @@ import { test } from 'node:test';
 import { buildApi } from '../../api/index.js';
 import { listen, TestSocket } from '../support/api.js';
 import { openSyncPg } from '../../engine/store/pg/sync-pg.js';
-import { cleanups } from '../support/cleanup.js';
+import { cleanups } from '../../testkit/cleanup.js';
 import { writeHorde } from '../support/engine.js';
 import { freshPostgresUrl, pgTestEngine } from '../support/pg-engine.js';
-import { tempDir } from '../support/tmp.js';
-import { waitFor } from '../support/wait.js';
+import { tempDir } from '../../testkit/tmp.js';
+import { waitFor } from '../../testkit/wait.js';
 import { TEST_TOKEN } from '../support/token.js';
 
 test('a client of node B subscribed to a run node A executes gets every event of it, in order, as A commits them', { timeout: 60_000 }, async (t) => {

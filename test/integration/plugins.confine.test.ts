@@ -18,7 +18,7 @@ import { test } from 'node:test';
 import type { TestContext } from 'node:test';
 import { KowalskiError } from '../../core/index.js';
 import type { ErrorCode } from '../../core/index.js';
-import { cleanups } from '../support/cleanup.js';
+import { cleanups } from '../../testkit/cleanup.js';
 import { NO_GRANTS, startTestPlugin } from '../support/plugins.js';
 
 /** The plugin catches and reports what Node threw: proof that the refusal is Node's, under the plugin's own code. */

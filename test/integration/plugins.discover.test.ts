@@ -10,10 +10,10 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { test } from 'node:test';
-import { cleanups } from '../support/cleanup.js';
+import { cleanups } from '../../testkit/cleanup.js';
 import { testEngine } from '../support/engine.js';
 import { installExample, installExamplePackage } from '../support/plugin-home.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../testkit/tmp.js';
 
 const mkfifo = (file: string): void => void execFileSync('mkfifo', [file]);
 

@@ -12,9 +12,9 @@ import { test } from 'node:test';
 import { KowalskiError } from '../../core/index.js';
 import type { ErrorCode } from '../../core/index.js';
 import type { Clock } from '../../engine/clock.js';
-import { cleanups } from '../support/cleanup.js';
+import { cleanups } from '../../testkit/cleanup.js';
 import { markedProcesses, markProcesses, NO_GRANTS, NODE_ONLY, startTestPlugin } from '../support/plugins.js';
-import { waitFor } from '../support/wait.js';
+import { waitFor } from '../../testkit/wait.js';
 
 const TOOLS = `
 import fs from 'node:fs';

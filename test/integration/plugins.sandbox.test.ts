@@ -18,10 +18,10 @@ import path from 'node:path';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
 import { detectSandbox, findBwrap } from '../../engine/plugins/runner/index.js';
-import { cleanups } from '../support/cleanup.js';
+import { cleanups } from '../../testkit/cleanup.js';
 import { machineSandbox, NO_GRANTS, NODE_ONLY, startTestPlugin } from '../support/plugins.js';
-import { tempDir } from '../support/tmp.js';
-import { waitFor } from '../support/wait.js';
+import { tempDir } from '../../testkit/tmp.js';
+import { waitFor } from '../../testkit/wait.js';
 
 const NO_BWRAP = findBwrap() === undefined ? 'bubblewrap (bwrap) is not installed on this machine: apt-get install bubblewrap to run this test' : false;
 

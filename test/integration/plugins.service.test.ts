@@ -11,9 +11,9 @@ import path from 'node:path';
 import { test } from 'node:test';
 import type { Engine } from '../../engine/index.js';
 import { findBwrap } from '../../engine/plugins/runner/index.js';
-import { chatSetup, profile } from '../support/chat.js';
+import { chatSetup, profile } from '../../testkit/chat.js';
 import { testEngine } from '../support/engine.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../testkit/tmp.js';
 import { editManifest, installExample, installExamplePackage } from '../support/plugin-home.js';
 
 /** The tool names a request to the fake model offered. */

@@ -13,11 +13,11 @@ import { runToolLoop } from '../../agents/index.js';
 import type { ModelCallTrace, ModelRef, ProviderSettings, ToolCallingMode, ToolSpec } from '../../agents/index.js';
 import { createProvider } from '../../agents/providers/index.js';
 import { startFakeGemini } from '../support/fake-gemini.js';
-import { fakeVector } from '../support/fake-embeddings.js';
-import { startFakeOllama, startFakeOpenAI } from '../support/fake-models.js';
-import type { FakeModelServer, FakeScript } from '../support/fake-models.js';
+import { fakeVector } from '../../testkit/fake-embeddings.js';
+import { startFakeOllama, startFakeOpenAI } from '../../testkit/fake-models.js';
+import type { FakeModelServer, FakeScript } from '../../testkit/fake-models.js';
 import { code } from '../support/errors.js';
-import { cleanups } from '../support/cleanup.js';
+import { cleanups } from '../../testkit/cleanup.js';
 
 const KEY = 'AIza-test-key';
 const GEMINI: ModelRef = { provider: 'gemini', model: 'gemini-2.5-flash' };

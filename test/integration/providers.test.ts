@@ -9,11 +9,11 @@ import { Ollama } from 'ollama';
 import { KowalskiError } from '../../core/index.js';
 import { createProvider } from '../../agents/providers/index.js';
 import type { ChatMessage, ChatRequest, ProviderName, ProviderSettings, ToolSpec } from '../../agents/types.js';
-import { refusedUrl, startFakeAnthropic, startFakeOllama, startFakeOpenAI } from '../support/fake-models.js';
-import type { FakeModelServer, FakeScript } from '../support/fake-models.js';
+import { refusedUrl, startFakeAnthropic, startFakeOllama, startFakeOpenAI } from '../../testkit/fake-models.js';
+import type { FakeModelServer, FakeScript } from '../../testkit/fake-models.js';
 import { code } from '../support/errors.js';
 import { startFakeGemini } from '../support/fake-gemini.js';
-import { cleanups } from '../support/cleanup.js';
+import { cleanups } from '../../testkit/cleanup.js';
 
 const KEY = 'sk-ant-test-key';
 const GEMINI_KEY = 'AIza-test-key';

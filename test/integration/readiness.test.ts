@@ -11,10 +11,10 @@ import { test } from 'node:test';
 import type { TestContext } from 'node:test';
 import { buildApi } from '../../api/index.js';
 import { createEngine } from '../../engine/index.js';
-import { refusedUrl, startFakeOllama, startFakeOpenAI } from '../support/fake-models.js';
+import { refusedUrl, startFakeOllama, startFakeOpenAI } from '../../testkit/fake-models.js';
 import { writeHorde } from '../support/engine.js';
-import { tempDir } from '../support/tmp.js';
-import { cleanups } from '../support/cleanup.js';
+import { tempDir } from '../../testkit/tmp.js';
+import { cleanups } from '../../testkit/cleanup.js';
 import { AUTH, TEST_TOKEN } from '../support/token.js';
 
 const HORDE = `id = "asker"

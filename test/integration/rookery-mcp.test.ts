@@ -14,9 +14,9 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { DraftProblem, HordeDraft } from '../../engine/rookery/index.js';
 import { call, callError } from '../support/mcp-tools.js';
-import { CLI, REPO, cli, cliSandbox, outputOf, startCli, stdoutJson } from '../support/cli.js';
-import type { RunJson } from '../support/cli.js';
-import { cleanups } from '../support/cleanup.js';
+import { CLI, REPO, cli, cliSandbox, outputOf, startCli, stdoutJson } from '../../testkit/cli.js';
+import type { RunJson } from '../../testkit/cli.js';
+import { cleanups } from '../../testkit/cleanup.js';
 
 const TOKEN = 'kw-rookery-test-token';
 const TOOLS = ['rookery_example_draft', 'rookery_validate_draft', 'rookery_parse_draft', 'rookery_give_birth', 'rookery_list_step_kinds', 'rookery_list_hordes'];

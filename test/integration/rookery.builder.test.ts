@@ -12,9 +12,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { Engine } from '../../engine/index.js';
-import { chatSetup } from '../support/chat.js';
-import type { FakeTurn } from '../support/fake-models.js';
-import { tempDir } from '../support/tmp.js';
+import { chatSetup } from '../../testkit/chat.js';
+import type { FakeTurn } from '../../testkit/fake-models.js';
+import { tempDir } from '../../testkit/tmp.js';
 
 /** The builder's model calls of one turn, in order; a call offered no tools (the horde's model step) gets `answer`. */
 function builderScript(calls: FakeTurn[], answer = 'The work is done: 42.') {

@@ -14,7 +14,7 @@ import type { TestContext } from 'node:test';
 import { testApi } from '../support/api.js';
 import type { TestApi } from '../support/api.js';
 import { writeHorde } from '../support/engine.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../testkit/tmp.js';
 
 const PATHS_HORDE = `id = "paths"
 pipeline = ["intake"]

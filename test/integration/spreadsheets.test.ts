@@ -17,10 +17,10 @@ import { createEngine } from '../../engine/index.js';
 import type { Engine } from '../../engine/index.js';
 import type { SqlBatchFile, TableProfileFile } from '../../agents/index.js';
 import { writeHorde } from '../support/engine.js';
-import { startFakeOllama } from '../support/fake-models.js';
-import type { FakeModelServer, FakeScript } from '../support/fake-models.js';
-import { tempDir } from '../support/tmp.js';
-import { cleanups } from '../support/cleanup.js';
+import { startFakeOllama } from '../../testkit/fake-models.js';
+import type { FakeModelServer, FakeScript } from '../../testkit/fake-models.js';
+import { tempDir } from '../../testkit/tmp.js';
+import { cleanups } from '../../testkit/cleanup.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/spreadsheets/', import.meta.url));
 const ANSWERS = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'answers.json'), 'utf8')) as {

@@ -6,7 +6,7 @@ import type { ChildInbound, StepMessage } from '../../steps/protocol.js';
 import { builtinStepKinds, stepsModuleFile } from '../../steps/registry.js';
 import { makeHorde, makeStep, makeTask, tempDir } from '../fixtures/steps/build.js';
 import { waitUntil } from '../fixtures/steps/wait.js';
-import { cleanups } from '../support/cleanup.js';
+import { cleanups } from '../../testkit/cleanup.js';
 
 test('an isolated child whose engine goes away (IPC disconnects) stops its command tree and exits', async (t) => {
   const horde = makeHorde([makeStep({ name: 'check', kind: 'verify', verifyCommand: 'sleep 300 & sleep 300; wait', isolation: 'process' })]);

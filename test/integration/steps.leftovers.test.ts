@@ -7,7 +7,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { findTokenProcesses, isAlive, killLeftovers } from '../../steps/leftovers.js';
 import { waitUntil } from '../fixtures/steps/wait.js';
-import { cleanups } from '../support/cleanup.js';
+import { cleanups } from '../../testkit/cleanup.js';
 
 /** Start a tree the way a step's command would, then forget it (as a crashed engine would). */
 function startTree(token: string, script: string): number {

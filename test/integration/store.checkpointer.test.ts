@@ -11,9 +11,9 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import test from 'node:test';
-import { cleanups } from '../support/cleanup.js';
-import { REPO } from '../support/cli.js';
-import { tempDir } from '../support/tmp.js';
+import { cleanups } from '../../testkit/cleanup.js';
+import { REPO } from '../../testkit/cli.js';
+import { tempDir } from '../../testkit/tmp.js';
 
 interface WriterResult { commits: number; refused: string | null; restarts: number; truncations: number; walBytesWriting: number; walBytes: number; truncatedPast: number; errors: string[] }
 

@@ -11,7 +11,7 @@ import { COPY_TABLES } from '../../engine/store/copy-tables.js';
 import { testEngine, writeHorde } from '../support/engine.js';
 import { freshPostgresUrl, pgTestEngine } from '../support/pg-engine.js';
 import { dumpCopiedTables } from '../support/copy-dump.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../testkit/tmp.js';
 
 const HOOKED = 'id = "hooked"\npipeline = ["work"]\n[[triggers]]\nname = "plain"\nkind = "webhook"\noverlap = "parallel"';
 

@@ -17,8 +17,8 @@ import { migratePg } from '../../engine/store/pg/migrate.js';
 import { openSyncPg } from '../../engine/store/pg/sync-pg.js';
 import { sqliteRunStore } from '../../engine/store/run-store.js';
 import type { RunStore } from '../../engine/store/run-store.js';
-import { freshDatabase, startPostgres, type Postgres } from '../support/postgres.js';
-import { tempDir } from '../support/tmp.js';
+import { freshDatabase, startPostgres, type Postgres } from '../../testkit/postgres.js';
+import { tempDir } from '../../testkit/tmp.js';
 
 let cluster: Postgres;
 before(async () => {

@@ -13,8 +13,8 @@ import { openDatabase } from '../../engine/store/database.js';
 import { COPY_TABLES } from '../../engine/store/copy-tables.js';
 import { migratePg } from '../../engine/store/pg/migrate.js';
 import { openSyncPg } from '../../engine/store/pg/sync-pg.js';
-import { freshDatabase, startPostgres, type Postgres } from '../support/postgres.js';
-import { tempDir } from '../support/tmp.js';
+import { freshDatabase, startPostgres, type Postgres } from '../../testkit/postgres.js';
+import { tempDir } from '../../testkit/tmp.js';
 
 /** Tables only SQLite keeps: a data folder's own state, which never goes to a shared database. */
 const SQLITE_ONLY = [

@@ -12,10 +12,10 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { KowalskiError } from '../../core/index.js';
 import { PostgresError, openSyncPg, type SyncPg } from '../../engine/store/pg/sync-pg.js';
-import { cleanups } from '../support/cleanup.js';
-import { REPO } from '../support/cli.js';
-import { freePort } from '../support/free-port.js';
-import { freshDatabase, postgresBin, startPostgres, type Postgres } from '../support/postgres.js';
+import { cleanups } from '../../testkit/cleanup.js';
+import { REPO } from '../../testkit/cli.js';
+import { freePort } from '../../testkit/free-port.js';
+import { freshDatabase, postgresBin, startPostgres, type Postgres } from '../../testkit/postgres.js';
 
 let cluster: Postgres;
 before(async () => {

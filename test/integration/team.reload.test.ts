@@ -9,8 +9,8 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { createEngine } from '../../engine/index.js';
 import type { Engine } from '../../engine/index.js';
-import { tempDir } from '../support/tmp.js';
-import { cleanups } from '../support/cleanup.js';
+import { tempDir } from '../../testkit/tmp.js';
+import { cleanups } from '../../testkit/cleanup.js';
 
 /** Resolves at the next `team:changed`; fails after `ms` (a guard, not a delay). */
 function nextChange(engine: Engine, what: string, ms = 10_000): Promise<void> {

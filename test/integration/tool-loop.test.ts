@@ -15,10 +15,10 @@ import { createProvider } from '../../agents/providers/index.js';
 import type {
   ModelCallTrace, ModelRef, ProviderSettings, Tool, ToolCallingMode, ToolCallingSetting, ToolLoopResult,
 } from '../../agents/index.js';
-import { refusedUrl, startFakeAnthropic, startFakeOllama } from '../support/fake-models.js';
-import type { FakeModelServer, FakeScript } from '../support/fake-models.js';
-import { tempDir } from '../support/tmp.js';
-import { cleanups } from '../support/cleanup.js';
+import { refusedUrl, startFakeAnthropic, startFakeOllama } from '../../testkit/fake-models.js';
+import type { FakeModelServer, FakeScript } from '../../testkit/fake-models.js';
+import { tempDir } from '../../testkit/tmp.js';
+import { cleanups } from '../../testkit/cleanup.js';
 
 const OLLAMA: ModelRef = { provider: 'ollama', model: 'qwen2.5:7b' };
 const ANTHROPIC: ModelRef = { provider: 'anthropic', model: 'claude-sonnet-4-5' };

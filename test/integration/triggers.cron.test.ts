@@ -14,9 +14,9 @@ import type { Engine, RunRow } from '../../engine/index.js';
 import { testEngine, writeHorde } from '../support/engine.js';
 import { simulatedTime } from '../support/sim-time.js';
 import type { SimTime } from '../support/sim-time.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../testkit/tmp.js';
 import { readCommittedAt } from '../support/store-reader.js';
-import { waitFor } from '../support/wait.js';
+import { waitFor } from '../../testkit/wait.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;

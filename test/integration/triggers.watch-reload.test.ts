@@ -16,9 +16,9 @@ import type { Engine, RunRow } from '../../engine/index.js';
 import { buildMessages } from '../../steps/model-prompt.js';
 import type { StepTask } from '../../steps/index.js';
 import { testEngine, writeHorde } from '../support/engine.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../testkit/tmp.js';
 import { readCommittedAt } from '../support/store-reader.js';
-import { waitFor } from '../support/wait.js';
+import { waitFor } from '../../testkit/wait.js';
 
 async function started(t: TestContext, home: string): Promise<Engine> {
   const engine = await testEngine(t, {}, home, { reloadDebounceMs: 50 });

@@ -12,7 +12,7 @@ import { setTimeout as pause } from 'node:timers/promises';
 import type { KowalskiError } from '../../core/index.js';
 import { startWatch } from '../../engine/triggers/watch.js';
 import { DEBOUNCE, MapHashes, REAL_TIME, Recorder, dir, sha256, watchWith } from '../support/watch.js';
-import { cleanups } from '../support/cleanup.js';
+import { cleanups } from '../../testkit/cleanup.js';
 
 void test('a file written in 50 chunks fires once, after it has settled, with the final content', async (t) => {
   const root = dir(t);

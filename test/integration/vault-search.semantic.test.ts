@@ -14,12 +14,12 @@ import { test } from 'node:test';
 import type { TestContext } from 'node:test';
 import { createEngine } from '../../engine/index.js';
 import type { SearchAnswer } from '../../engine/index.js';
-import { conceptVectors } from '../support/fake-embeddings.js';
-import { refusedUrl, startFakeOllama } from '../support/fake-models.js';
-import type { FakeModelServer } from '../support/fake-models.js';
-import { tempDir } from '../support/tmp.js';
+import { conceptVectors } from '../../testkit/fake-embeddings.js';
+import { refusedUrl, startFakeOllama } from '../../testkit/fake-models.js';
+import type { FakeModelServer } from '../../testkit/fake-models.js';
+import { tempDir } from '../../testkit/tmp.js';
 import { engineOn, indexed, writeNote } from '../support/vault.js';
-import { cleanups } from '../support/cleanup.js';
+import { cleanups } from '../../testkit/cleanup.js';
 
 const CONCEPTS = conceptVectors({
   cats: ['feline', 'kitten', 'purrs', 'cat', 'whiskers'],

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { createEngine } from '../../engine/index.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../testkit/tmp.js';
 import { engineOn, indexed, writeNote } from '../support/vault.js';
 
 const paths = (answer: { hits: Array<{ path: string }> }): string[] => answer.hits.map((h) => h.path);

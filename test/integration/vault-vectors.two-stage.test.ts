@@ -12,9 +12,9 @@ import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { VectorStore } from '../../engine/vault/search/vectors.js';
 import type { EmbeddedChunk } from '../../engine/vault/search/vectors.js';
-import { tempDir } from '../support/tmp.js';
-import { seededRandom } from '../support/random.js';
-import { cleanups } from '../support/cleanup.js';
+import { tempDir } from '../../testkit/tmp.js';
+import { seededRandom } from '../../testkit/random.js';
+import { cleanups } from '../../testkit/cleanup.js';
 
 const MODEL = 'test:vectors';
 

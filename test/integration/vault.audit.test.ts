@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { VaultConflictError } from '../../engine/index.js';
-import { chatSetup, perAgent, profile } from '../support/chat.js';
+import { chatSetup, perAgent, profile } from '../../testkit/chat.js';
 
 const sha = (s: string): string => createHash('sha256').update(s).digest('hex');
 const TEAM = { scribe: profile('scribe', 'tools = ["create_note", "append_note", "read_note"]'), helper: profile('helper', '') };

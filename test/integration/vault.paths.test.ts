@@ -5,7 +5,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import type { KowalskiError } from '../../core/index.js';
 import { testEngine } from '../support/engine.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../testkit/tmp.js';
 
 const origin = (key: string) => ({ sessionId: null, agent: null, traceId: null, callKey: key, by: 'cli' });
 

@@ -16,8 +16,8 @@ import { openDatabase } from '../../engine/index.js';
 import { createVault } from '../../engine/vault/index.js';
 import { VAULT_TOOL_NAMES } from '../../engine/vault/vault-tools.js';
 import type { Vault } from '../../engine/vault/index.js';
-import { tempDir } from '../support/tmp.js';
-import { cleanups } from '../support/cleanup.js';
+import { tempDir } from '../../testkit/tmp.js';
+import { cleanups } from '../../testkit/cleanup.js';
 
 interface Setup { vault: Vault; tools: ToolRegistry; root: string; dir: string; rows: () => Array<Record<string, unknown>> }
 

@@ -9,7 +9,7 @@ import { parse } from 'smol-toml';
 import { createWebSearchTool, webSearchConfigFrom } from '../../agents/index.js';
 import type { WebSearchConfig } from '../../agents/index.js';
 import type { KowalskiError } from '../../core/index.js';
-import { cleanups } from '../support/cleanup.js';
+import { cleanups } from '../../testkit/cleanup.js';
 
 const FILE = '/home/me/.local/share/kowalski/config.toml';
 const ctx = { signal: new AbortController().signal };

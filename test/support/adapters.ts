@@ -9,9 +9,9 @@ import path from 'node:path';
 import type { TestContext } from 'node:test';
 import { createEngine } from '../../engine/index.js';
 import type { AdapterDefinition, AdapterHost, Engine, EngineOptions, InboundRecord } from '../../engine/index.js';
-import { startFakeOllama } from './fake-models.js';
-import type { FakeModelServer, FakeScript } from './fake-models.js';
-import { cleanups } from './cleanup.js';
+import { startFakeOllama } from '../../testkit/fake-models.js';
+import type { FakeModelServer, FakeScript } from '../../testkit/fake-models.js';
+import { cleanups } from '../../testkit/cleanup.js';
 
 export interface Capture {
   definition: AdapterDefinition<unknown>;

@@ -8,10 +8,10 @@ import { buildApi } from '../../api/index.js';
 import type { Api, ApiOptions } from '../../api/index.js';
 import type { Engine } from '../../engine/index.js';
 import { testEngine, writeHorde } from './engine.js';
-import { tempDir } from './tmp.js';
+import { tempDir } from '../../testkit/tmp.js';
 import { AUTH, TEST_TOKEN, WS_PROTOCOLS } from './token.js';
 export { AUTH, TEST_TOKEN, WS_PROTOCOLS } from './token.js';
-import { cleanups } from './cleanup.js';
+import { cleanups } from '../../testkit/cleanup.js';
 
 export const API_PORT = 8765;
 

@@ -8,10 +8,10 @@ import path from 'node:path';
 import { after, before } from 'node:test';
 import { chromium } from 'playwright-core';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { REPO, startCli } from './cli.js';
+import { REPO, startCli } from '../../testkit/cli.js';
 import { TEST_TOKEN, writeTestToken } from './token.js';
-export { cleanups } from './cleanup.js';
-import type { CliResult, RunningCli } from './cli.js';
+export { cleanups } from '../../testkit/cleanup.js';
+import type { CliResult, RunningCli } from '../../testkit/cli.js';
 
 /** The browser binary; CI installs Debian's `chromium` (never `playwright install`). */
 export const CHROMIUM = process.env.KOWALSKI_CHROMIUM ?? '/usr/bin/chromium';

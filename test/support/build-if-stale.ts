@@ -3,7 +3,7 @@
  * (see dist.ts), nothing otherwise, so the tests' child processes run the built program.
  */
 import { spawnSync } from 'node:child_process';
-import { REPO, staleSource } from './dist.js';
+import { REPO, staleSource } from '../../testkit/dist.js';
 
 const stale = staleSource();
 if (stale !== undefined) {

@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { TestContext } from 'node:test';
 import { BundleInvalidError, discardBundle, reviewBundle } from '../../bundles/index.js';
 import type { BundleLimits } from '../../bundles/index.js';
-import { tempDir } from './tmp.js';
+import { tempDir } from '../../testkit/tmp.js';
 import type { RawEntry } from './zip-writer.js';
 
 export const SAMPLE: Record<string, string> = {

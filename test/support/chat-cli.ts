@@ -2,11 +2,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
-import { writeTeam } from './chat.js';
-import { cliSandbox } from './cli.js';
-import { startFakeOllama } from './fake-models.js';
-import type { FakeModelServer, FakeScript, FakeTurn } from './fake-models.js';
-import { cleanups } from './cleanup.js';
+import { writeTeam } from '../../testkit/chat.js';
+import { cliSandbox } from '../../testkit/cli.js';
+import { startFakeOllama } from '../../testkit/fake-models.js';
+import type { FakeModelServer, FakeScript, FakeTurn } from '../../testkit/fake-models.js';
+import { cleanups } from '../../testkit/cleanup.js';
 
 export interface ChatHome {
   home: string;

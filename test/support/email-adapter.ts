@@ -7,10 +7,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
-import { profile, writeTeam } from './chat.js';
-import { cleanups } from './cleanup.js';
-import { startFakeOllama } from './fake-models.js';
-import type { FakeModelServer, FakeScript } from './fake-models.js';
+import { profile, writeTeam } from '../../testkit/chat.js';
+import { cleanups } from '../../testkit/cleanup.js';
+import { startFakeOllama } from '../../testkit/fake-models.js';
+import type { FakeModelServer, FakeScript } from '../../testkit/fake-models.js';
 import { IMAP_PASSWORD, IMAP_USER, startImap, startSmtp } from './mail-servers.js';
 import type { FakeImap, FakeSmtp } from './mail-servers.js';
 

@@ -5,15 +5,15 @@ import path from 'node:path';
 import type { TestContext } from 'node:test';
 import { DEFAULT_CONFIG, createEngine } from '../../engine/index.js';
 import type { Engine, EngineConfig, EngineOptions } from '../../engine/index.js';
-import { cleanups } from './cleanup.js';
+import { cleanups } from '../../testkit/cleanup.js';
 import { TEST_KINDS } from './kinds.js';
-import { testStoreConfig } from './pg-store.js';
+import { testStoreConfig } from '../../testkit/pg-store.js';
 
 export { TEST_KINDS } from './kinds.js';
 
 /**
  * An engine on a data folder (a temp one unless given); its runs on Postgres when
- * KOWALSKI_TEST_STORE=postgres (test/support/pg-store.ts); `options` adds engine options
+ * KOWALSKI_TEST_STORE=postgres (testkit/pg-store.ts); `options` adds engine options
  * (a simulated clock, a reload debounce). Closed when the test ends (closing is idempotent).
  */
 export async function testEngine(

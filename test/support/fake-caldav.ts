@@ -9,7 +9,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TestContext } from 'node:test';
 import ICAL from 'ical.js';
-import { cleanups } from './cleanup.js';
+import { cleanups } from '../../testkit/cleanup.js';
 
 export interface FakeCalDav {
   /** The URL to configure (`caldav.url`). */

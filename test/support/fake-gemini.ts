@@ -4,9 +4,9 @@
  * (fake-models.ts): `:streamGenerateContent` (SSE), `:batchEmbedContents`.
  */
 import type http from 'node:http';
-import { fakeVector } from './fake-embeddings.js';
-import { pause, pieces, scriptReader, sendJson, startServer, usageOf } from './fake-models.js';
-import type { Answer, FakeModelServer, FakeScript, FakeTurn } from './fake-models.js';
+import { fakeVector } from '../../testkit/fake-embeddings.js';
+import { pause, pieces, scriptReader, sendJson, startServer, usageOf } from '../../testkit/fake-models.js';
+import type { Answer, FakeModelServer, FakeScript, FakeTurn } from '../../testkit/fake-models.js';
 
 const STATUS_NAMES: Record<number, string> = {
   400: 'INVALID_ARGUMENT',

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TestContext } from 'node:test';
-import { cleanups } from './cleanup.js';
+import { cleanups } from '../../testkit/cleanup.js';
 
 export interface LocalServer {
   port: number;

@@ -10,7 +10,7 @@ import hoodiecrow from 'hoodiecrow-imap';
 import { simpleParser } from 'mailparser';
 import type { ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
-import { cleanups } from './cleanup.js';
+import { cleanups } from '../../testkit/cleanup.js';
 
 export const IMAP_USER = 'agent';
 export const IMAP_PASSWORD = 'imap-secret-1';

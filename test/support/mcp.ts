@@ -4,8 +4,8 @@ import { once } from 'node:events';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { cleanups } from './cleanup.js';
-import { freePort } from './free-port.js';
+import { cleanups } from '../../testkit/cleanup.js';
+import { freePort } from '../../testkit/free-port.js';
 
 export const EVERYTHING = path.join(fileURLToPath(new URL('../..', import.meta.url)), 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
 

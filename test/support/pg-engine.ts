@@ -5,11 +5,11 @@ import path from 'node:path';
 import type { TestContext } from 'node:test';
 import { DEFAULT_CONFIG, createEngine } from '../../engine/index.js';
 import type { Engine, EngineConfig, EngineOptions } from '../../engine/index.js';
-import { cleanups } from './cleanup.js';
+import { cleanups } from '../../testkit/cleanup.js';
 import { TEST_KINDS } from './kinds.js';
-import { freshPostgresUrl } from './pg-store.js';
+import { freshPostgresUrl } from '../../testkit/pg-store.js';
 
-export { freshPostgresUrl } from './pg-store.js';
+export { freshPostgresUrl } from '../../testkit/pg-store.js';
 
 export interface PgEngineOptions {
   url?: string;

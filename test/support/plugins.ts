@@ -9,7 +9,7 @@ import type { PluginProcess, PluginProcessOptions, Sandbox } from '../../engine/
 import type { PluginPermissions } from '../../engine/plugins/types.js';
 import { systemTimers } from '../../engine/triggers/timers.js';
 import { findTokenProcesses } from '../../steps/index.js';
-import { cleanups } from './cleanup.js';
+import { cleanups } from '../../testkit/cleanup.js';
 
 export const NO_GRANTS: PluginPermissions = { fsRead: [], fsWrite: [], net: [], env: [], exec: false };
 

@@ -5,8 +5,8 @@
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { REPO } from './cli.js';
-import { cliArgs } from './dist.js';
+import { REPO } from '../../testkit/cli.js';
+import { cliArgs } from '../../testkit/dist.js';
 
 export interface PtyCli {
   child: ChildProcessWithoutNullStreams;

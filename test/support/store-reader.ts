@@ -7,7 +7,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import type { Engine } from '../../engine/index.js';
-import { postgresUrlOf } from './pg-store.js';
+import { postgresUrlOf } from '../../testkit/pg-store.js';
 
 export async function readCommitted<R>(engine: Engine, sql: string, params: unknown[] = []): Promise<R[]> {
   return readCommittedAt<R>(engine.paths.dataDir, sql, params);

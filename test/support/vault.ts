@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { TestContext } from 'node:test';
 import { createEngine } from '../../engine/index.js';
 import type { Engine } from '../../engine/index.js';
-import { cleanups } from './cleanup.js';
+import { cleanups } from '../../testkit/cleanup.js';
 
 /** A note written straight into `<home>/vault/` (as an editor would), its folders made. */
 export function writeNote(home: string, rel: string, text: string): void {

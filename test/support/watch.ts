@@ -8,8 +8,8 @@ import { systemClock } from '../../engine/clock.js';
 import { startWatch } from '../../engine/triggers/watch.js';
 import type { WatchChange, WatchHashes, WatchOptions, WatchOverflow, Watcher } from '../../engine/triggers/watch.js';
 import { systemTimers } from '../../engine/triggers/timers.js';
-import { tempDir } from './tmp.js';
-import { cleanups } from './cleanup.js';
+import { tempDir } from '../../testkit/tmp.js';
+import { cleanups } from '../../testkit/cleanup.js';
 
 export const DEBOUNCE = 200;
 /** The wall clock and real timers, as the engine gives them by default. */

@@ -8,7 +8,7 @@ import { unzipSync } from 'fflate';
 import { exportBundle } from '../../bundles/index.js';
 import type { Manifest } from '../../bundles/index.js';
 import { KowalskiError } from '../../core/index.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../testkit/tmp.js';
 
 /** A horde with a model step (two tools, one of an MCP server), a verify step, a prompt, a data file and a cron trigger. */
 function writeSample(dir: string): string {

@@ -14,7 +14,7 @@ import { discardBundle, exportBundle, reviewBundle } from '../../bundles/index.j
 import { SAMPLE, home, manifestOf, names, refused, sampleEntries } from '../support/bundles.js';
 import { attrsOf, endRecord, rawZip, writeEntry } from '../support/zip-writer.js';
 import type { RawEntry } from '../support/zip-writer.js';
-import { cleanups } from '../support/cleanup.js';
+import { cleanups } from '../../testkit/cleanup.js';
 
 // ---------------------------------------------------------------- the corpus
 

@@ -8,8 +8,8 @@ import { discardBundle, exportBundle, installBundle, reviewBundle, rewriteId } f
 import type { ImportMarker, StagedBundle } from '../../bundles/index.js';
 import { KowalskiError } from '../../core/index.js';
 import { IMPORT_MARKER, catalogOf } from '../../engine/index.js';
-import { tempDir } from '../support/tmp.js';
-import { cleanups } from '../support/cleanup.js';
+import { tempDir } from '../../testkit/tmp.js';
+import { cleanups } from '../../testkit/cleanup.js';
 
 /** The sample horde; its verify step would append to `proof` if it ever ran. */
 const sample = (proof: string): Record<string, string> => ({

@@ -16,7 +16,7 @@ import type { StagedBundle } from '../../bundles/index.js';
 import { SAMPLE, home, names, refused, sampleEntries } from '../support/bundles.js';
 import { attrsOf, extraBlock, rawZip } from '../support/zip-writer.js';
 import type { RawEntry } from '../support/zip-writer.js';
-import { cleanups } from '../support/cleanup.js';
+import { cleanups } from '../../testkit/cleanup.js';
 
 /** "Version made by" systems (APPNOTE 4.4.2.2), and one no standard assigns. */
 const HOSTS: Record<number, string> = { 0: 'MS-DOS/FAT', 3: 'Unix', 7: 'Macintosh', 10: 'Windows NTFS', 11: 'MVS', 14: 'VFAT', 19: 'OS X (Darwin)', 200: 'unassigned' };

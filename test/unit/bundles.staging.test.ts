@@ -7,8 +7,8 @@ import type { TestContext } from 'node:test';
 import { BundleStaging, exportBundle, reviewBundle } from '../../bundles/index.js';
 import type { StagedBundle } from '../../bundles/index.js';
 import { KowalskiError } from '../../core/index.js';
-import { tempDir } from '../support/tmp.js';
-import { cleanups } from '../support/cleanup.js';
+import { tempDir } from '../../testkit/tmp.js';
+import { cleanups } from '../../testkit/cleanup.js';
 
 async function setup(t: TestContext): Promise<{ dataDir: string; stage: () => Promise<StagedBundle> }> {
   const root = tempDir(t, 'kw-staging-');

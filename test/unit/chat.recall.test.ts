@@ -8,8 +8,8 @@ import { test } from 'node:test';
 import { RecallIndex, ftsQueryOf } from '../../engine/chat/recall.js';
 import { MIGRATIONS } from '../../engine/schema/index.js';
 import { openDatabase } from '../../engine/store/database.js';
-import { tempDir } from '../support/tmp.js';
-import { cleanups } from '../support/cleanup.js';
+import { tempDir } from '../../testkit/tmp.js';
+import { cleanups } from '../../testkit/cleanup.js';
 
 test('migration 8 indexes the chat turns already finished: the message, the last answer of each turn, the agent', (t) => {
   const file = path.join(tempDir(t), 'k.sqlite');

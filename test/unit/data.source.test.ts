@@ -12,8 +12,8 @@ import { fileURLToPath } from 'node:url';
 import { openDataSource } from '../../agents/data/index.js';
 import type { DataSource, DataSourceOptions } from '../../agents/data/index.js';
 import type { DescribeTableResult } from '../../agents/index.js';
-import { tempDir } from '../support/tmp.js';
-import { cleanups } from '../support/cleanup.js';
+import { tempDir } from '../../testkit/tmp.js';
+import { cleanups } from '../../testkit/cleanup.js';
 
 const VARIANTS = fileURLToPath(new URL('../fixtures/data', import.meta.url));
 

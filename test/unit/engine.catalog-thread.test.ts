@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { catalogThread } from '../../engine/catalog-thread.js';
 import { builtinKindNames, listHordes, packageRoot } from '../../engine/index.js';
 import { FIXTURES, writeHorde } from '../fixtures/hordes/temp-horde.js';
-import { cleanups } from '../support/cleanup.js';
+import { cleanups } from '../../testkit/cleanup.js';
 import { waitUntil } from '../fixtures/steps/wait.js';
 
 void test('the thread answers the same catalog as listHordes, valid and invalid hordes alike, and starts again after close', async (t) => {

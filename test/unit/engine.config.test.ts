@@ -5,8 +5,8 @@ import path from 'node:path';
 import { test } from 'node:test';
 import type { KowalskiError } from '../../core/index.js';
 import { DEFAULT_CONFIG, loadConfig, parseConfig, resolveDataDir } from '../../engine/index.js';
-import { tempDir } from '../support/tmp.js';
-import { cleanups } from '../support/cleanup.js';
+import { tempDir } from '../../testkit/tmp.js';
+import { cleanups } from '../../testkit/cleanup.js';
 
 test('a missing config.toml is the defaults: synchronous FULL, 4 parallel steps, 600 s per step, no model', (t) => {
   const config = loadConfig(path.join(tempDir(t), 'config.toml'));

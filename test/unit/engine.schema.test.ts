@@ -11,8 +11,8 @@ import { MIGRATIONS, migrationsOf } from '../../engine/schema/index.js';
 import { openDatabase } from '../../engine/store/database.js';
 import type { ApprovalRow, AttemptRow } from '../../engine/store/queries.js';
 import type { FiringOutcome } from '../../engine/store/triggers.js';
-import { tempDir } from '../support/tmp.js';
-import { cleanups } from '../support/cleanup.js';
+import { tempDir } from '../../testkit/tmp.js';
+import { cleanups } from '../../testkit/cleanup.js';
 
 const at = (file: string): string => new URL(`file:///src/engine/schema/${file}`).href;
 

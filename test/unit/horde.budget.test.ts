@@ -6,7 +6,7 @@ import { parseConfig } from '../../engine/index.js';
 import { loadHorde } from '../../engine/horde/index.js';
 import { baseFiles, expectError, expectOk, writeHorde } from '../fixtures/hordes/temp-horde.js';
 import type { TempHorde } from '../fixtures/hordes/temp-horde.js';
-import { cleanups } from '../support/cleanup.js';
+import { cleanups } from '../../testkit/cleanup.js';
 
 /** The base horde with this TOML after its pipeline (from line 4). */
 function withBudget(toml: string): TempHorde {

@@ -8,7 +8,7 @@ import type { HordeDef, StepDef } from '../../core/index.js';
 import { listHordes } from '../../engine/horde/index.js';
 import { resolveCommand } from '../../steps/index.js';
 import { tempRoot, writeFiles } from '../fixtures/hordes/temp-horde.js';
-import { cleanups } from '../support/cleanup.js';
+import { cleanups } from '../../testkit/cleanup.js';
 
 const BUILTIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../hordes');
 

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { KowalskiError } from '../../core/index.js';
 import { listHordes, requireHorde, resolveHordeRef } from '../../engine/horde/index.js';
 import { FIXTURES, baseFiles, expectError, expectOk, tempRoot, writeFiles } from '../fixtures/hordes/temp-horde.js';
-import { cleanups } from '../support/cleanup.js';
+import { cleanups } from '../../testkit/cleanup.js';
 
 const withId = (id: string): Record<string, string> =>
   baseFiles({ horde: `---\nid = "${id}"\npipeline = ["intake", "check", "report"]\n---\n` });

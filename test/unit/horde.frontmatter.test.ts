@@ -4,7 +4,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { loadHorde, splitFrontMatter } from '../../engine/horde/index.js';
 import { baseFiles, expectError, expectOk, writeHorde } from '../fixtures/hordes/temp-horde.js';
-import { cleanups } from '../support/cleanup.js';
+import { cleanups } from '../../testkit/cleanup.js';
 
 void test('TOML between --- fences is parsed; the body is what follows the closing fence', () => {
   const r = splitFrontMatter('---\nid = "a"\nn = 3\n---\n# Title\n\ntext\n');

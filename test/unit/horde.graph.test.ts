@@ -5,7 +5,7 @@ import type { EdgeDef } from '../../core/index.js';
 import { loadHorde } from '../../engine/horde/index.js';
 import { FIXTURES, expectError, expectOk, expectProblem, writeHorde } from '../fixtures/hordes/temp-horde.js';
 import type { TempHorde } from '../fixtures/hordes/temp-horde.js';
-import { cleanups } from '../support/cleanup.js';
+import { cleanups } from '../../testkit/cleanup.js';
 
 /** A horde of verify steps named by `pipeline`, with `edges` as TOML text after the pipeline line (line 3). */
 function graph(pipeline: string[], edges = ''): TempHorde {

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { hashFolder, loadHorde } from '../../engine/horde/index.js';
 import { baseFiles, copyFixture, expectError, expectOk, writeFiles, writeHorde } from '../fixtures/hordes/temp-horde.js';
-import { cleanups } from '../support/cleanup.js';
+import { cleanups } from '../../testkit/cleanup.js';
 
 async function hashOf(dir: string): Promise<string> {
   const r = await hashFolder(dir);

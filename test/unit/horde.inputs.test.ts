@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { loadHorde } from '../../engine/horde/index.js';
 import { baseFiles, expectError, expectOk, expectProblem, writeHorde } from '../fixtures/hordes/temp-horde.js';
 import type { TempHorde } from '../fixtures/hordes/temp-horde.js';
-import { cleanups } from '../support/cleanup.js';
+import { cleanups } from '../../testkit/cleanup.js';
 
 /** A base horde whose intake step declares these [[inputs]] (TOML text). */
 function withInputs(toml: string): TempHorde {

@@ -6,7 +6,7 @@ import { formatProblems, loadHorde } from '../../engine/horde/index.js';
 import {
   FIXTURES, baseFiles, copyFixture, expectError, expectOk, expectProblem, writeHorde,
 } from '../fixtures/hordes/temp-horde.js';
-import { cleanups } from '../support/cleanup.js';
+import { cleanups } from '../../testkit/cleanup.js';
 
 void test('a 1.x folder loads unchanged: aliases, display keys, unknown keys, fs_tool, `when` in any case', async () => {
   const { horde, warnings } = expectOk(await loadHorde(path.join(FIXTURES, 'legacy-1x')));

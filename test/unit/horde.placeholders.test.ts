@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { loadHorde, scanPlaceholders } from '../../engine/horde/index.js';
 import { resolveCommand } from '../../steps/index.js';
 import { FIXTURES, baseFiles, expectOk, tempRoot, writeHorde } from '../fixtures/hordes/temp-horde.js';
-import { cleanups } from '../support/cleanup.js';
+import { cleanups } from '../../testkit/cleanup.js';
 
 void test('scan finds the three placeholder forms and names everything else', () => {
   const s = scanPlaceholders('a {{input.x}} {{workdir}} {{run_dir}} {{ input.y }} {{input.}} {{secret}}');

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { loadHorde } from '../../engine/horde/index.js';
 import { baseFiles, expectError, expectOk, expectProblem, writeHorde } from '../fixtures/hordes/temp-horde.js';
 import type { TempHorde } from '../fixtures/hordes/temp-horde.js';
-import { cleanups } from '../support/cleanup.js';
+import { cleanups } from '../../testkit/cleanup.js';
 
 /** A base horde whose `check` step has this front matter (name = "check" is added first). */
 function withCheck(toml: string, extra: Record<string, string> = {}): TempHorde {

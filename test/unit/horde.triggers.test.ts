@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import { cronProblem, loadHorde, timezoneProblem } from '../../engine/horde/index.js';
 import { FIXTURES, baseFiles, expectError, expectOk, writeHorde } from '../fixtures/hordes/temp-horde.js';
 import type { TempHorde } from '../fixtures/hordes/temp-horde.js';
-import { cleanups } from '../support/cleanup.js';
+import { cleanups } from '../../testkit/cleanup.js';
 
 /** The base horde (form: `project`) with these [[triggers]] (TOML text, starting on line 4). */
 function withTriggers(toml: string): TempHorde {

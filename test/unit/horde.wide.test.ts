@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { MAX_PROBLEMS, MAX_PROBLEMS_PER_FILE, countProblems, formatProblems, loadHorde } from '../../engine/horde/index.js';
 import { writeHorde } from '../fixtures/hordes/temp-horde.js';
-import { wideHorde } from '../support/wide-horde.js';
-import { cleanups } from '../support/cleanup.js';
+import { wideHorde } from '../../testkit/wide-horde.js';
+import { cleanups } from '../../testkit/cleanup.js';
 
 void test('a 1 MiB agents file with 28,000 problems validates in well under a second, listing the first 100 and counting the rest', async (t) => {
   const wide = wideHorde();

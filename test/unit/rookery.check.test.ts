@@ -6,7 +6,7 @@ import { KowalskiError } from '../../core/index.js';
 import { loadHorde } from '../../engine/horde/index.js';
 import { checkDraft, draftStage, exampleDraft, renderDraft, writeDraft } from '../../engine/rookery/index.js';
 import type { HordeDraft } from '../../engine/rookery/index.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../testkit/tmp.js';
 
 const TRICKY = 'He said "hi" \\ then\nleft — żółw 🐧 \'quoted\' """ ]] = #';
 

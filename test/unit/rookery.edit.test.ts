@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import { test } from 'node:test';
 import { KowalskiError } from '../../core/index.js';
 import { exampleDraft, listHordeFolders, removeStep, setEdges, setHordeFields, setStep, stepKindList, writeDraft } from '../../engine/rookery/index.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../testkit/tmp.js';
 
 const invalid = (pattern: RegExp) => (err: unknown): boolean => err instanceof KowalskiError && err.code === 'KW_ERR_DRAFT_INVALID' && pattern.test(err.message);
 

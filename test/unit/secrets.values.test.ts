@@ -8,7 +8,7 @@ import { KowalskiError } from '../../core/index.js';
 import { configSecretValues } from '../../engine/secrets/secret-values.js';
 import { scrubSecrets } from '../../engine/secrets/secret-list.js';
 import { installErrorHandling } from '../../api/http-errors.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../testkit/tmp.js';
 
 const CONFIG = `[providers.anthropic]
 api_key = "sk-ant-first-key-0001"

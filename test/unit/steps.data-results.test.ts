@@ -7,7 +7,7 @@ import { KowalskiError } from '../../core/index.js';
 import { checkQueryResult, jsonPathFor, kindOfType, markdownTable, readResultsFile, resultsJson } from '../../steps/data-results.js';
 import { batchFailureMessage, batchMarkdown, batchSummary, toolErrorText } from '../../steps/kinds/sql-batch.js';
 import type { QueryOutcome } from '../../steps/kinds/sql-batch.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../testkit/tmp.js';
 
 const REGIONS: QueryResult = {
   columns: [{ name: 'region', type: 'VARCHAR' }, { name: 'revenue', type: 'DECIMAL(18,2)' }, { name: 'orders', type: 'BIGINT' }],

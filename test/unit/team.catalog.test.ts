@@ -14,8 +14,8 @@ import { systemClock } from '../../engine/clock.js';
 import { Observers } from '../../engine/observers.js';
 import { Team } from '../../engine/team/index.js';
 import { systemTimers } from '../../engine/triggers/timers.js';
-import { tempDir } from '../support/tmp.js';
-import { cleanups } from '../support/cleanup.js';
+import { tempDir } from '../../testkit/tmp.js';
+import { cleanups } from '../../testkit/cleanup.js';
 
 const KNOWN = new Set(['web_search', 'web_fetch', 'read_file', 'delegate_to_agent']);
 

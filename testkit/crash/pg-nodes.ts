@@ -8,8 +8,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type pg from 'pg';
-import { startCli } from '../support/cli.js';
-import type { RunningCli } from '../support/cli.js';
+import { startCli } from '../cli.js';
+import type { RunningCli } from '../cli.js';
 
 /** The verify steps append `<run> <step> <attempt> start|end` to the ledger, outside the engine. */
 export const LEDGER_STEPS = ['a', 'b', 'c', 'd'];

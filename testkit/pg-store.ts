@@ -6,8 +6,8 @@
  */
 import path from 'node:path';
 import pg from 'pg';
-import { DEFAULT_CONFIG } from '../../engine/index.js';
-import type { EngineConfig } from '../../engine/index.js';
+import { DEFAULT_CONFIG } from '../engine/index.js';
+import type { EngineConfig } from '../engine/index.js';
 import { freshDatabase, startPostgres } from './postgres.js';
 import type { Postgres } from './postgres.js';
 import { waitFor } from './wait.js';

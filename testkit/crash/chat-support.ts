@@ -16,14 +16,14 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { createEngine } from '../../engine/index.js';
 import type { StoredChatEvent } from '../../engine/index.js';
-import { writeTeam } from '../support/chat.js';
-import type { FakeModelServer } from '../support/fake-models.js';
+import { writeTeam } from '../chat.js';
+import type { FakeModelServer } from '../fake-models.js';
 import { harness } from './support.js';
 import type { HarnessOptions, HarnessRun } from './support.js';
 import type { ModelLedger } from './chat-ledger.js';
 
 const CHAT_CHILD = new URL('./chat-child.ts', import.meta.url).pathname;
-const LEDGER_SERVER = new URL('../fixtures/mcp/ledger.mjs', import.meta.url).pathname;
+const LEDGER_SERVER = new URL('./ledger.mjs', import.meta.url).pathname;
 
 export interface ChatHome {
   home: string;

@@ -1,12 +1,12 @@
 /**
  * Sessions chatting while their engine is SIGKILLed at random moments, life after life,
- * then a clean life to finish: the CI test (crash.chat-random.test.ts) and the soak
+ * then a clean life to finish: the CI test (test/crash/crash.chat-random.test.ts) and the soak
  * (bench/soak-chat.ts) both run this and check the invariants of chat-support.ts.
  */
 import os from 'node:os';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startFakeOllama } from '../support/fake-models.js';
+import { startFakeOllama } from '../fake-models.js';
 import { CALLS_PER_TURN, ModelLedger, team, teamAnswer } from './chat-ledger.js';
 import { budgetDrops, budgetsNow, chatLife, checkChat, writeChatHome } from './chat-support.js';
 import type { ChatCheck, Chatting } from './chat-support.js';

@@ -10,8 +10,8 @@
  * - topic `write`: boss appends the message to the ledger, then says whether it did;
  * - topic `read`: boss reads n.txt, then says what it holds.
  */
-import type { FakeScript, FakeTurn } from '../support/fake-models.js';
-import { agentOf, profile } from '../support/chat.js';
+import type { FakeScript, FakeTurn } from '../fake-models.js';
+import { agentOf, profile } from '../chat.js';
 
 export interface Asked {
   /** 1 for the first request the fake was asked, 2 for the next… (the answer's input tokens). */

@@ -1,7 +1,7 @@
 /**
  * Three `kowalski serve` nodes on one Postgres store while one of them is SIGKILLed at
  * random moments and started again on its data folder: the CI test
- * (pg-three-nodes.test.ts) and the soak (bench/soak-pg-nodes.ts) both run this, then
+ * (test/crash/pg-three-nodes.test.ts) and the soak (bench/soak-pg-nodes.ts) both run this, then
  * check the invariants of pg-nodes-check.ts.
  *
  * - The runs come in `kills + 1` waves. Clients start each wave's runs through the three

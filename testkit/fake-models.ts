@@ -1,7 +1,7 @@
 /**
  * Fake model servers: real HTTP servers on 127.0.0.1 that speak enough of Ollama's and
  * Anthropic's APIs for the real clients (`ollama`, `@anthropic-ai/sdk`), scripted per test
- * (Gemini's is in fake-gemini.ts, on the same server and script). No model weights exist
+ * (Gemini's is in test/support/fake-gemini.ts, on the same server and script). No model weights exist
  * here; this is how the model layer is tested for real.
  */
 import http from 'node:http';

@@ -11,7 +11,7 @@ import { postgresRunStore } from '../../engine/store/pg/run-store.js';
 import { PgSession } from '../../engine/store/pg/session.js';
 import { openSyncPg } from '../../engine/store/pg/sync-pg.js';
 import Database from 'better-sqlite3';
-import { childStoreEnv, postgresUrlOf } from '../support/pg-store.js';
+import { childStoreEnv, postgresUrlOf } from '../pg-store.js';
 
 const HARNESS = new URL('./harness.ts', import.meta.url).pathname;
 

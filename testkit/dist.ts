@@ -11,7 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The repository root. */
-export const REPO = fileURLToPath(new URL('../..', import.meta.url));
+export const REPO = fileURLToPath(new URL('..', import.meta.url));
 /** tsx's loader, located from here: resolves whatever folder the child runs in. */
 const TSX = import.meta.resolve('tsx');
 

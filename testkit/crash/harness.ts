@@ -8,7 +8,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_CONFIG, createEngine } from '../../engine/index.js';
-import { CHILD_LEASE_SECS, leasesLapsed } from '../support/pg-store.js';
+import { CHILD_LEASE_SECS, leasesLapsed } from '../pg-store.js';
 
 const [, , dataDir, mode, ...args] = process.argv;
 const here = path.dirname(fileURLToPath(import.meta.url));
