@@ -9,6 +9,7 @@
  * fetched page or a tool result never reaches this parser, so it is never executed.
  */
 import type { ToolCall, ToolSpec } from './types.js';
+import { messageOf } from '../core/index.js';
 
 export const TOOL_CALL_OPEN = '<tool_call>';
 export const TOOL_CALL_CLOSE = '</tool_call>';
@@ -68,7 +69,7 @@ function callFromJson(id: string, body: string): { kind: 'call'; call: ToolCall 
   try {
     value = JSON.parse(body);
   } catch (err) {
-    return `the tool call is not valid JSON (${(err as Error).message})`;
+    return `the tool call is not valid JSON (${messageOf(err)})`;
   }
   if (!isPlainObject(value) || typeof value.name !== 'string') return 'the tool call must be a JSON object with a "name" string and an "arguments" object';
   const args = value.arguments ?? value.parameters ?? {};

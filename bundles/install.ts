@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { KowalskiError } from '../core/index.js';
+import { KowalskiError, messageOf } from '../core/index.js';
 import { IMPORT_MARKER, dataPaths, formatProblems, loadHorde, manifestOf } from '../engine/index.js';
 import type { CatalogEntry } from '../engine/index.js';
 import { BundleInvalidError } from './reject.js';
@@ -149,5 +149,5 @@ async function putBack(moved: { from: string; to: string }[], failure: unknown, 
   }
   if (stuck.length === 0) return failure;
   keep();
-  return new KowalskiError('KW_ERR_INTERNAL', `the install failed (${(failure as Error).message}) and the replaced horde could not be moved back: ${stuck.join('; ')}`, { cause: failure });
+  return new KowalskiError('KW_ERR_INTERNAL', `the install failed (${messageOf(failure)}) and the replaced horde could not be moved back: ${stuck.join('; ')}`, { cause: failure });
 }

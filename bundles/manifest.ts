@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { HordeWants } from './summary.js';
 import { BundleInvalidError } from './reject.js';
+import { messageOf } from '../core/index.js';
 
 export const MANIFEST_NAME = 'kwf-manifest.json';
 export const MANIFEST_FORMAT = 1;
@@ -55,7 +56,7 @@ export function parseManifest(data: Uint8Array | undefined): Manifest {
   try {
     raw = JSON.parse(Buffer.from(data).toString('utf8'));
   } catch (err) {
-    throw bad('the file', `is not JSON (${(err as Error).message})`);
+    throw bad('the file', `is not JSON (${messageOf(err)})`);
   }
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw bad('the file', 'must hold a JSON object');
   const m = raw as Record<string, unknown>;

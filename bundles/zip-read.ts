@@ -14,6 +14,7 @@ import { rejectBundle, rejectEntry } from './reject.js';
 import type { BundleInvalidError } from './reject.js';
 import { readDirectory } from './zip-directory.js';
 import type { ZipEntry } from './zip-directory.js';
+import { messageOf } from '../core/index.js';
 
 /** One entry of a read archive. Folder entries keep their name (with the trailing `/`) and no data. */
 export interface ZipItem {
@@ -64,7 +65,7 @@ function inflateOne(bytes: Uint8Array, entry: ZipEntry, budget: Budget, limits: 
       }
     } catch (err) {
       if (err instanceof Stop && refusal !== undefined) throw refusal;
-      throw rejectEntry(entry.name, `the compressed data is broken (${err instanceof Error ? err.message : String(err)})`);
+      throw rejectEntry(entry.name, `the compressed data is broken (${messageOf(err)})`);
     }
   }
   if (count !== entry.size) throw rejectEntry(entry.name, `inflates to ${formatBytes(count)}, but its header declares ${formatBytes(entry.size)} (truncated or inconsistent archive)`);

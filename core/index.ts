@@ -1,4 +1,4 @@
-export { ERROR_CODES, KowalskiError, toPlainError, fromPlainError, isErrorCode, formatWhere } from './errors.js';
+export { ERROR_CODES, KowalskiError, toPlainError, fromPlainError, isErrorCode, formatWhere, messageOf } from './errors.js';
 export type { ErrorCode, ErrorGroup, PlainError } from './errors.js';
 export { STEP_KINDS, MODEL_STEP_KINDS, TOOL_STEP_KINDS, GATE_STEP_KINDS, INPUT_TYPES, ISOLATIONS, APPLY_MODES } from './horde.js';
 export type {

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parse, TomlError } from 'smol-toml';
-import { BUDGET_KEYS, KowalskiError, budgetValueProblem } from '../core/index.js';
+import { BUDGET_KEYS, KowalskiError, budgetValueProblem, messageOf } from '../core/index.js';
 import type { BudgetKey, BudgetLimits } from '../core/index.js';
 import { mcpServersFrom, parseModelRef, providerSettingsFrom, webSearchConfigFrom } from '../agents/index.js';
 import type { McpServerConfig, ToolCallingSetting, WebSearchConfig } from '../agents/index.js';
@@ -147,7 +147,7 @@ function vaultConfig(vault: Record<string, unknown>, file: string): Pick<EngineC
   try {
     provider = parseModelRef(model).provider;
   } catch (err) {
-    throw bad(file, 'vault.semantic.model', (err as Error).message);
+    throw bad(file, 'vault.semantic.model', messageOf(err));
   }
   if (!EMBEDDING_PROVIDERS.includes(provider)) throw bad(file, 'vault.semantic.model', `${provider} has no embeddings: name an ${EMBEDDING_PROVIDERS.join(', ')} embedding model, e.g. "ollama:nomic-embed-text"`);
   return { semantic: { enabled, model } };
@@ -249,7 +249,7 @@ export function loadConfig(file: string): EngineConfig {
     text = fs.readFileSync(file, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return DEFAULT_CONFIG;
-    throw bad(file, '(file)', (err as Error).message);
+    throw bad(file, '(file)', messageOf(err));
   }
   return parseConfig(text, file);
 }

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { KowalskiError, hasLimits } from '../core/index.js';
+import { KowalskiError, hasLimits, messageOf } from '../core/index.js';
 import type { HordeDef } from '../core/index.js';
 import type { RunEvent, RunState, StepPolicy } from '../actors/index.js';
 import { FINAL_RUN_STATES } from '../actors/index.js';
@@ -366,7 +366,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       }),
       stepsRunning: () => supervisor.runningSteps,
       perform: (action, runId, args) => actions.here(action, runId, args),
-      onError: (err) => observers.emit('engine:warning', { message: `cluster heartbeat: ${(err as Error).message}` }),
+      onError: (err) => observers.emit('engine:warning', { message: `cluster heartbeat: ${messageOf(err)}` }),
       ...options.cluster,
     });
     // A stopped engine writes nothing more: its leases must lapse, so that other nodes adopt the runs it held.
@@ -468,7 +468,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         config = loadConfig(paths.config);
         models.reload();
         team.refresh(); // the MCP servers a profile's tools may name changed with it
-        vaultSearch.configure(semanticOf(config)).catch((err: unknown) => observers.emit('engine:warning', { message: `semantic search: ${(err as Error).message}` }));
+        vaultSearch.configure(semanticOf(config)).catch((err: unknown) => observers.emit('engine:warning', { message: `semantic search: ${messageOf(err)}` }));
         return config;
       },
       listTraces: (filter) => models.traces.list(filter),
@@ -597,7 +597,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
 /** What a failed commit means for the operator: a damaged file, a node that lost its runs to another, or a bug / a full disk. */
 function commitFailure(file: string, err: unknown): KowalskiError {
   const code = (err as { code?: string }).code ?? '';
-  const message = (err as Error).message ?? String(err);
+  const message = messageOf(err);
   if (code === 'KW409') {
     return new KowalskiError('KW_ERR_STORE_FENCED', `this node stopped: ${message}. It was paused or cut off longer than its leases last; its commit was refused and it wrote nothing more. Start it again.`, { cause: err });
   }

@@ -3,7 +3,7 @@
  * run's events, a chat session's). A type's version only ever goes up; an older version
  * stays readable through an upcaster, so old logs keep replaying.
  */
-import { KowalskiError } from '../core/index.js';
+import { KowalskiError, messageOf } from '../core/index.js';
 
 type Upcaster = (data: Record<string, unknown>) => Record<string, unknown>;
 
@@ -44,7 +44,7 @@ export function envelopeOf<E extends { type: string }>(versions: { readonly [K i
       try {
         data = JSON.parse(json) as Record<string, unknown>;
       } catch (err) {
-        throw new KowalskiError('KW_ERR_REPLAY_DIVERGED', `${where}: the payload is not JSON (${(err as Error).message})`, { cause: err });
+        throw new KowalskiError('KW_ERR_REPLAY_DIVERGED', `${where}: the payload is not JSON (${messageOf(err)})`, { cause: err });
       }
       if (data === null || typeof data !== 'object' || Array.isArray(data)) {
         throw new KowalskiError('KW_ERR_REPLAY_DIVERGED', `${where}: the payload is not an object`);

@@ -11,7 +11,7 @@
  * node, nothing done. One that took it but did not answer in time is reported as such:
  * the action may have been performed.
  */
-import { KowalskiError, isErrorCode } from '../core/index.js';
+import { KowalskiError, isErrorCode, messageOf } from '../core/index.js';
 import type { Clock } from './clock.js';
 import type { ForwardedAction, PgRequests, RequestAnswer } from './store/pg/requests.js';
 import type { Timers } from './triggers/timers.js';
@@ -78,7 +78,7 @@ export class Forwarding {
         (value): RequestAnswer => ({ ok: true, value: value ?? null }),
         (err: unknown): RequestAnswer => err instanceof KowalskiError
           ? { ok: false, code: err.code, message: err.message }
-          : { ok: false, code: 'KW_ERR_INTERNAL', message: (err as Error)?.message ?? String(err) },
+          : { ok: false, code: 'KW_ERR_INTERNAL', message: messageOf(err) },
       ).then((answer) => {
         try {
           requests.answer(r.id, answer);

@@ -4,6 +4,7 @@ import type { RunState } from '../actors/index.js';
 import type { StoredEvent } from './events.js';
 import type { ChatState } from '../actors/index.js';
 import type { StoredChatEvent } from './chat/chat-events.js';
+import { messageOf } from '../core/index.js';
 
 export interface EngineEventMap {
   /** A committed event, with the run's state right after it. */
@@ -60,7 +61,7 @@ export class Observers {
       try {
         fn(payload);
       } catch (err) {
-        if (name !== 'engine:warning') this.emit('engine:warning', { message: `a ${name} listener threw: ${(err as Error).message}` });
+        if (name !== 'engine:warning') this.emit('engine:warning', { message: `a ${name} listener threw: ${messageOf(err)}` });
       }
     }
   }

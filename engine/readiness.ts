@@ -5,7 +5,7 @@
  * The Run form shows the answer (GET /api/hordes/:id/readiness); `kowalski run` refuses
  * to start when a model is missing or unreachable, unless `--skip-model-check`.
  */
-import { KowalskiError } from '../core/index.js';
+import { KowalskiError, messageOf } from '../core/index.js';
 import type { HordeDef } from '../core/index.js';
 import { DEFAULT_PROBE_TIMEOUT_MS, parseModelRef, probeModel } from '../agents/index.js';
 import type { ProbeStatus, ProviderSettings } from '../agents/index.js';
@@ -63,7 +63,7 @@ export async function hordeReadiness(horde: HordeDef, deps: ReadinessDeps): Prom
       const probe = await probeModel(parseModelRef(model), deps.settings, timeoutMs);
       return { model, steps, status: probe.status, message: probe.status === 'ok' ? probe.message : `${which} ${one ? 'uses' : 'use'} ${model}: ${probe.message}` };
     } catch (err) {
-      return { model, steps, status: 'not_configured', message: `${which} ${one ? 'uses' : 'use'} ${JSON.stringify(model)}: ${err instanceof Error ? err.message : String(err)}` };
+      return { model, steps, status: 'not_configured', message: `${which} ${one ? 'uses' : 'use'} ${JSON.stringify(model)}: ${messageOf(err)}` };
     }
   }));
   return { hordeId: horde.id, ready: models.every((m) => m.status === 'ok'), models, configFile: deps.configFile };

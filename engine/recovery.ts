@@ -4,7 +4,7 @@
  * are killed first, then it runs again as a new attempt — or, when it is not safe to
  * repeat (apply), the run parks with "outcome unknown" for the operator.
  */
-import { KowalskiError } from '../core/index.js';
+import { KowalskiError, messageOf } from '../core/index.js';
 import { killLeftovers } from '../steps/index.js';
 import type { RunEvent } from '../actors/index.js';
 import type { Supervisor } from './supervisor.js';
@@ -47,7 +47,7 @@ export async function resumeRun(supervisor: Supervisor, runId: string, summary: 
   } catch (err) {
     // Another node of a shared store executes it: nothing to do here.
     if (err instanceof KowalskiError && err.code === 'KW_ERR_RUN_ELSEWHERE') return;
-    summary.failed.push({ runId, message: (err as Error).message });
+    summary.failed.push({ runId, message: messageOf(err) });
     return;
   }
   const interrupted: RunEvent[] = [];

@@ -5,6 +5,7 @@
  */
 import { DEFAULT_PROBE_TIMEOUT_MS, parseModelRef, probeModel } from '../agents/index.js';
 import type { ProbeResult, ProviderSettings } from '../agents/index.js';
+import { messageOf } from '../core/index.js';
 
 export async function checkDefaultModel(model: string | undefined, settings: ProviderSettings, configFile: string, timeoutMs = DEFAULT_PROBE_TIMEOUT_MS): Promise<ProbeResult> {
   if (model === undefined) {
@@ -14,6 +15,6 @@ export async function checkDefaultModel(model: string | undefined, settings: Pro
     const probe = await probeModel(parseModelRef(model), settings, timeoutMs);
     return { status: probe.status, message: `${model}: ${probe.message}` };
   } catch (err) {
-    return { status: 'not_configured', message: `${JSON.stringify(model)}: ${err instanceof Error ? err.message : String(err)}` };
+    return { status: 'not_configured', message: `${JSON.stringify(model)}: ${messageOf(err)}` };
   }
 }

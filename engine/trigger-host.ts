@@ -19,6 +19,7 @@ import { FINAL_RUN_STATES } from '../actors/index.js';
 import type { FireResult, TriggerService, TriggerServiceDeps, WebhookTarget } from './triggers/service.js';
 import type { Timers } from './triggers/timers.js';
 import type { TriggerView } from './triggers/view.js';
+import { messageOf } from '../core/index.js';
 
 export interface EngineTriggers {
   /** Every trigger of every horde the catalog holds (the last good version of one that became invalid). */
@@ -129,7 +130,7 @@ export function createTriggerHost(deps: TriggerHostDeps): EngineTriggers {
         cancelReload?.();
         cancelReload = deps.timers.at(deps.clock.now() + debounce, () => {
           cancelReload = undefined;
-          refresh().then(() => deps.observers.emit('catalog:changed', {}), (err: unknown) => deps.observers.emit('engine:warning', { message: `reloading hordes: ${err instanceof Error ? err.message : String(err)}` }));
+          refresh().then(() => deps.observers.emit('catalog:changed', {}), (err: unknown) => deps.observers.emit('engine:warning', { message: `reloading hordes: ${messageOf(err)}` }));
         });
       });
       await new Promise<void>((resolve) => watcher!.once('ready', () => resolve()));

@@ -5,7 +5,7 @@
  */
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import { ERROR_CODES, KowalskiError, fromPlainError, isErrorCode, toPlainError } from '../core/index.js';
+import { ERROR_CODES, KowalskiError, fromPlainError, isErrorCode, toPlainError, messageOf } from '../core/index.js';
 import type { PlainError } from '../core/index.js';
 import { makeRunFolders } from './workdir.js';
 import type { EngineMessage, StepContext, StepKindRun, StepMessage, StepRequestResults, StepResult, StepTask } from './protocol.js';
@@ -156,7 +156,7 @@ export function createKindLoader(): (modulePath: string) => Promise<StepKindRun>
         },
         (err: unknown) => {
           throw new KowalskiError('KW_ERR_STEP_KIND_MODULE',
-            `cannot load the step kind module ${modulePath}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+            `cannot load the step kind module ${modulePath}: ${messageOf(err)}`, { cause: err });
         },
       );
       cache.set(modulePath, loaded);
@@ -174,7 +174,7 @@ export function startStep(
   try {
     if (task.foldersMade !== true) makeRunFolders(task.runDir, task.workdir);
   } catch (err) {
-    const error = toPlainError(new KowalskiError('KW_ERR_STEP_FAILED', `cannot make the run's folder ${task.workdir}: ${err instanceof Error ? err.message : String(err)}`, { cause: err }));
+    const error = toPlainError(new KowalskiError('KW_ERR_STEP_FAILED', `cannot make the run's folder ${task.workdir}: ${messageOf(err)}`, { cause: err }));
     return { built, result: Promise.resolve({ outcome: 'fail', error, summary: error.message }) };
   }
   const result = load(kindModule).then(

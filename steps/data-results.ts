@@ -10,7 +10,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { KowalskiError } from '../core/index.js';
+import { KowalskiError, messageOf } from '../core/index.js';
 import type { ErrorCode } from '../core/index.js';
 import type {
   ColumnProfile, DataColumn, DataValue, DescribeTableResult, QueryResult, SqlBatchFile, SqlBatchQuery, TableInfo, TableProfileFile,
@@ -238,7 +238,7 @@ export function readResultsFile(file: string, shown = file): ResultsFile {
   try {
     parsed = JSON.parse(text);
   } catch (err) {
-    throw new KowalskiError('KW_ERR_REPORT_INPUT', `${shown} is not JSON: ${(err as Error).message}`, where);
+    throw new KowalskiError('KW_ERR_REPORT_INPUT', `${shown} is not JSON: ${messageOf(err)}`, where);
   }
   try {
     return resultsFileOf(parsed);

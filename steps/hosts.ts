@@ -12,6 +12,7 @@ import type { StepPool } from './pool.js';
 import { HORDES_KEPT } from './protocol.js';
 import type { ChildInbound, EngineMessage, StepMessage, StepResult, StepTask } from './protocol.js';
 import type { WorkerOutput, WorkerTask } from './worker.js';
+import { messageOf } from '../core/index.js';
 
 /** `evicted`: the step's thread was terminated to stop another step that ignored its cancel. */
 export type HostEnd = { type: 'result'; result: StepResult } | { type: 'crashed'; message: string } | { type: 'evicted'; message: string };
@@ -25,10 +26,6 @@ export interface StepHost {
 }
 
 type Listener = (message: StepMessage) => void;
-
-function describe(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
 
 /**
  * Each horde object a runner hands to its pool, as JSON text under a key: serialized
@@ -99,7 +96,7 @@ export function startInPool(pool: StepPool, bus: StepBus, hordes: HordeTexts, ta
     (err: unknown) => {
       unlisten();
       if (evicted) settle({ type: 'evicted', message: 'its worker thread was stopped by force, to stop another step on the same thread that ignored its cancel' });
-      else settle({ type: 'crashed', message: killed ? 'the worker thread was stopped by force' : `the worker thread died: ${describe(err)}` });
+      else settle({ type: 'crashed', message: killed ? 'the worker thread was stopped by force' : `the worker thread died: ${messageOf(err)}` });
     },
   );
   return {

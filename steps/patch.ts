@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { applyPatch, parsePatch } from 'diff';
 import type { StructuredPatch } from 'diff';
-import { KowalskiError } from '../core/index.js';
+import { KowalskiError, messageOf } from '../core/index.js';
 import { resolveInside, writeFileAtomic } from './paths.js';
 
 export interface DiffBlock {
@@ -93,7 +93,7 @@ export function parseDiffBlocks(blocks: DiffBlock[], projectDir: string, source:
     try {
       parsed = parsePatch(block.text);
     } catch (err) {
-      throw new KowalskiError('KW_ERR_PATCH_INVALID', `diff block ${block.index} (line ${block.line}) does not parse: ${(err as Error).message}`, { where });
+      throw new KowalskiError('KW_ERR_PATCH_INVALID', `diff block ${block.index} (line ${block.line}) does not parse: ${messageOf(err)}`, { where });
     }
     for (const patch of parsed) {
       const named = patch.oldFileName !== undefined || patch.newFileName !== undefined;

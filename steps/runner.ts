@@ -3,7 +3,7 @@
  * child, relays its messages, enforces the timeout, carries out cancel, and makes sure
  * nothing the step started outlives a timeout, a cancel or a crash.
  */
-import { ERROR_CODES, toPlainError, KowalskiError } from '../core/index.js';
+import { ERROR_CODES, toPlainError, KowalskiError, messageOf } from '../core/index.js';
 import type { ErrorCode } from '../core/index.js';
 import { StepBus } from './bus.js';
 import { HordeTexts, startInChild, startInPool } from './hosts.js';
@@ -105,7 +105,7 @@ function supervise(
         try {
           handlers.onSpawned(message.pgid, message.token);
         } catch (err) {
-          const why = err instanceof Error ? err.message : String(err);
+          const why = messageOf(err);
           stop(failure('KW_ERR_INTERNAL', `recording the process group of step \`${task.step.name}\` failed: ${why}`), 'the engine could not record the command');
         }
         return;

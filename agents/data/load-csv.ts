@@ -9,7 +9,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { KowalskiError } from '../../core/index.js';
+import { KowalskiError, messageOf } from '../../core/index.js';
 import type { DataColumn } from '../data-types.js';
 import { typeColumns } from './infer-text.js';
 import { columnNames, renameNotes } from './names.js';
@@ -147,7 +147,7 @@ export async function loadCsv(conn: DuckDBConnection, table: string, path: strin
       await conn.run(`DROP TABLE IF EXISTS ${ident(table)}`);
     }
   }
-  throw new KowalskiError('KW_ERR_DATA_LOAD', firstError instanceof Error ? firstError.message : String(firstError), { cause: firstError });
+  throw new KowalskiError('KW_ERR_DATA_LOAD', messageOf(firstError), { cause: firstError });
 }
 
 async function readWith(conn: DuckDBConnection, table: string, path: string, options: Options, dialect: Dialect): Promise<Loaded> {

@@ -9,7 +9,7 @@
  */
 import { StatementType } from '@duckdb/node-api';
 import type { DuckDBConnection, DuckDBPreparedStatement } from '@duckdb/node-api';
-import { KowalskiError } from '../../core/index.js';
+import { KowalskiError, messageOf } from '../../core/index.js';
 import type { DataValue, QueryResult } from '../data-types.js';
 import { toDataRow } from './values.js';
 
@@ -53,7 +53,7 @@ function refused(what: string, sql: string): KowalskiError {
 }
 
 function sqlError(err: unknown): KowalskiError {
-  const message = err instanceof Error ? err.message : String(err);
+  const message = messageOf(err);
   if (/^Permission Error/.test(message)) {
     return new KowalskiError('KW_ERR_DATA_READ_ONLY', `${message} — query_sql reads only the tables of the data root (see list_tables)`, { cause: err });
   }

@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { KowalskiError } from '../../core/index.js';
+import { KowalskiError, messageOf } from '../../core/index.js';
 import type { DataColumn, ListTablesResult, TableInfo } from '../data-types.js';
 import type { DataFile, Discovery } from './discover.js';
 import { loadCsv } from './load-csv.js';
@@ -47,10 +47,6 @@ export interface Snapshot {
 interface Source {
   file: DataFile;
   sheet?: SheetData;
-}
-
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 async function load(conn: DuckDBConnection, table: string, source: Source): Promise<Loaded> {

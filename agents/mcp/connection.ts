@@ -53,7 +53,7 @@ function secs(ms: number): string {
 }
 
 /** An error's message, with the HTTP status or the cause Node's fetch hides in `cause` (ECONNREFUSED…). */
-function messageOf(err: unknown): string {
+function failureMessage(err: unknown): string {
   if (!(err instanceof Error)) return String(err);
   if (err instanceof StreamableHTTPError && err.code !== undefined && err.code > 0) return `HTTP ${err.code}: ${err.message}`;
   const cause = err.cause instanceof Error ? err.cause.message : undefined;
@@ -267,7 +267,7 @@ export class McpConnection {
     }
     // An error the server sent (bad arguments, unknown tool): the connection is fine.
     if (err instanceof McpError) return new KowalskiError('KW_ERR_TOOL_FAILED', `${this.label} refused ${what}: ${err.message}`, { cause: err });
-    const message = `${this.label} failed during ${what}: ${messageOf(err)}${this.stderrOf(live)}`;
+    const message = `${this.label} failed during ${what}: ${failureMessage(err)}${this.stderrOf(live)}`;
     this.recordFailure(message);
     this.drop(live);
     return new KowalskiError('KW_ERR_MCP_UNAVAILABLE', message, { cause: err });
@@ -281,12 +281,12 @@ export class McpConnection {
   private startProblem(live: Live, err: unknown): string {
     const s = this.server;
     if (s.transport === 'http') {
-      if (err instanceof StreamableHTTPError && (err.code === 401 || err.code === 403)) return `at ${s.url} refused us (is the token right?): ${messageOf(err)}`;
-      return `at ${s.url} cannot be reached: ${messageOf(err)}`;
+      if (err instanceof StreamableHTTPError && (err.code === 401 || err.code === 403)) return `at ${s.url} refused us (is the token right?): ${failureMessage(err)}`;
+      return `at ${s.url} cannot be reached: ${failureMessage(err)}`;
     }
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return `cannot be started: the command "${s.command}" was not found${s.cwd === undefined ? '' : ` (or the folder ${s.cwd} does not exist)`}`;
     if (live.state === 'dead' || (err instanceof McpError && err.code === ErrorCode.ConnectionClosed)) return `(${s.command}) exited before it answered`;
-    return `(${s.command}) failed to start: ${messageOf(err)}`;
+    return `(${s.command}) failed to start: ${failureMessage(err)}`;
   }
 
   private stderrOf(live: Live): string {

@@ -7,7 +7,7 @@
  */
 import { fetch } from 'undici';
 import type { Response } from 'undici';
-import { KowalskiError } from '../../core/index.js';
+import { KowalskiError, messageOf } from '../../core/index.js';
 import { AllowList, checkUrl } from './address-policy.js';
 import { readBounded } from './read-bounded.js';
 import { createSafeAgent } from './safe-agent.js';
@@ -56,7 +56,7 @@ function asFetchError(err: unknown, url: string): KowalskiError {
   if (err instanceof KowalskiError) return err;
   const cause = err instanceof Error ? err.cause : undefined;
   if (cause instanceof KowalskiError) return cause;
-  const detail = cause instanceof Error ? ((cause as NodeJS.ErrnoException).code ?? cause.message) : err instanceof Error ? err.message : String(err);
+  const detail = cause instanceof Error ? ((cause as NodeJS.ErrnoException).code ?? cause.message) : messageOf(err);
   return new KowalskiError('KW_ERR_FETCH_FAILED', `${url}: cannot be fetched: ${detail}`, { cause: err });
 }
 

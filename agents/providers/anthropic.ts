@@ -4,7 +4,7 @@
  * without throwing, when its request is aborted: withRetry checks the signal afterwards.
  */
 import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError } from '@anthropic-ai/sdk';
-import { KowalskiError } from '../../core/index.js';
+import { KowalskiError, messageOf } from '../../core/index.js';
 import type { ChatMessage, ChatRequest, ChatResponse, Provider, ProviderSettings, StopReason, ToolCall } from '../types.js';
 import type { Attempt } from './attempt.js';
 import { RetryableFailure, connectionFailure, httpFailure, timeoutError } from './errors.js';
@@ -84,7 +84,7 @@ function classify(err: unknown, at: Endpoint, timeoutMs: number): KowalskiError 
   }
   const connection = connectionFailure(err, at);
   if (connection !== undefined) return connection;
-  return new KowalskiError('KW_ERR_MODEL_BAD_RESPONSE', `Anthropic at ${at.url} sent an answer that cannot be read: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  return new KowalskiError('KW_ERR_MODEL_BAD_RESPONSE', `Anthropic at ${at.url} sent an answer that cannot be read: ${messageOf(err)}`, { cause: err });
 }
 
 interface Collected {

@@ -2,7 +2,7 @@
  * Failures of a model call → KowalskiErrors with a code and a message that says what to
  * do, or a RetryableFailure that the retry loop may try again.
  */
-import { KowalskiError } from '../../core/index.js';
+import { KowalskiError, messageOf } from '../../core/index.js';
 
 /** Where a call went, for messages: `label` as a person names the provider. */
 export interface Endpoint {
@@ -68,7 +68,7 @@ export function connectionFailure(err: unknown, at: Endpoint): KowalskiError | R
   }
   if (err instanceof TypeError && err.message === 'fetch failed') {
     const cause = (err as { cause?: unknown }).cause;
-    return new KowalskiError('KW_ERR_MODEL_UNREACHABLE', `cannot reach ${at.label} at ${at.url} (${cause instanceof Error ? cause.message : String(cause)})`, { cause: err });
+    return new KowalskiError('KW_ERR_MODEL_UNREACHABLE', `cannot reach ${at.label} at ${at.url} (${messageOf(cause)})`, { cause: err });
   }
   return undefined;
 }

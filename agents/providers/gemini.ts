@@ -7,7 +7,7 @@
  */
 import { ApiError, GoogleGenAI } from '@google/genai';
 import type { GenerateContentConfig, GenerateContentResponse } from '@google/genai';
-import { KowalskiError } from '../../core/index.js';
+import { KowalskiError, messageOf } from '../../core/index.js';
 import type { ChatRequest, ChatResponse, EmbedRequest, EmbedResponse, Provider, ProviderSettings, StopReason, ToolCall } from '../types.js';
 import type { Attempt } from './attempt.js';
 import { RetryableFailure, connectionFailure, httpFailure } from './errors.js';
@@ -64,7 +64,7 @@ function classify(err: unknown, at: Endpoint, headers: Headers | undefined): Kow
     return httpFailure(err.status, message, retryAfterMs(headers) ?? retryDelayMs(error), at);
   }
   return connectionFailure(err, at)
-    ?? new KowalskiError('KW_ERR_MODEL_BAD_RESPONSE', `Gemini at ${at.url} sent an answer that cannot be read: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    ?? new KowalskiError('KW_ERR_MODEL_BAD_RESPONSE', `Gemini at ${at.url} sent an answer that cannot be read: ${messageOf(err)}`, { cause: err });
 }
 
 interface Collected {

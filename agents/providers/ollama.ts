@@ -6,7 +6,7 @@
  */
 import { Ollama } from 'ollama';
 import type { ChatResponse as OllamaChunk, Message as OllamaMessage, Tool as OllamaTool, ToolCall as OllamaToolCall } from 'ollama';
-import { KowalskiError } from '../../core/index.js';
+import { KowalskiError, messageOf } from '../../core/index.js';
 import type { ChatMessage, ChatRequest, ChatResponse, EmbedRequest, EmbedResponse, Provider, ProviderSettings, StopReason, ToolSpec } from '../types.js';
 import type { Attempt } from './attempt.js';
 import { RetryableFailure, connectionFailure, httpFailure } from './errors.js';
@@ -73,7 +73,7 @@ function classify(err: unknown, at: Endpoint, headers: Headers | undefined): Kow
   if (err instanceof Error && err.constructor === Error && err.message !== 'Missing body') {
     return new RetryableFailure(500, `error in the answer stream: ${err.message}`);
   }
-  return new KowalskiError('KW_ERR_MODEL_BAD_RESPONSE', `Ollama at ${at.url} sent an answer that cannot be read: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  return new KowalskiError('KW_ERR_MODEL_BAD_RESPONSE', `Ollama at ${at.url} sent an answer that cannot be read: ${messageOf(err)}`, { cause: err });
 }
 
 interface Collected {

@@ -5,7 +5,7 @@
  */
 import { fetch } from 'undici';
 import type { Response } from 'undici';
-import { KowalskiError } from '../../core/index.js';
+import { KowalskiError, messageOf } from '../../core/index.js';
 import type { ChatMessage, ChatRequest, ChatResponse, EmbedRequest, EmbedResponse, Provider, ProviderSettings, StopReason, ToolCall } from '../types.js';
 import type { Attempt } from './attempt.js';
 import { RetryableFailure, connectionFailure, httpFailure } from './errors.js';
@@ -189,7 +189,7 @@ export class OpenAICompatibleProvider implements Provider {
         return collect(response, attempt, at);
       },
       (err) => connectionFailure(err, at)
-        ?? new KowalskiError('KW_ERR_MODEL_BAD_RESPONSE', `${at.label} at ${baseUrl} sent an answer that cannot be read: ${err instanceof Error ? err.message : String(err)}`, { cause: err }),
+        ?? new KowalskiError('KW_ERR_MODEL_BAD_RESPONSE', `${at.label} at ${baseUrl} sent an answer that cannot be read: ${messageOf(err)}`, { cause: err }),
     );
     const usage = { inputTokens: value.inputTokens, outputTokens: value.outputTokens };
     return {
@@ -230,7 +230,7 @@ export class OpenAICompatibleProvider implements Provider {
         return { vectors, inputTokens: answer.usage?.prompt_tokens ?? null };
       },
       (err) => connectionFailure(err, at)
-        ?? new KowalskiError('KW_ERR_MODEL_BAD_RESPONSE', `${at.label} at ${baseUrl} sent an answer that cannot be read: ${err instanceof Error ? err.message : String(err)}`, { cause: err }),
+        ?? new KowalskiError('KW_ERR_MODEL_BAD_RESPONSE', `${at.label} at ${baseUrl} sent an answer that cannot be read: ${messageOf(err)}`, { cause: err }),
     );
     return {
       vectors: value.vectors,

@@ -9,6 +9,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { ModelRef, ProviderSettings } from '../types.js';
 import { PROVIDER_NAMES } from './model-ref.js';
+import { messageOf } from '../../core/index.js';
 
 /**
  * `ok`: ready (for a hosted provider: a key is set); `not_configured`: config.toml lacks
@@ -51,7 +52,7 @@ function getJson(url: string, headers: Record<string, string>, timeoutMs: number
         });
       });
     } catch (err) {
-      resolve({ why: `could not be asked (${err instanceof Error ? err.message : String(err)})` });
+      resolve({ why: `could not be asked (${messageOf(err)})` });
       return;
     }
     req.on('timeout', () => req.destroy(Object.assign(new Error('timeout'), { code: 'TIMEOUT' })));

@@ -3,6 +3,7 @@
  * broken JSON; that is the tool loop's to correct (it tells the model), so it never throws.
  */
 import type { ToolCall } from '../types.js';
+import { messageOf } from '../../core/index.js';
 
 export type ParsedArguments = Pick<ToolCall, 'arguments' | 'argumentsError' | 'rawArguments'>;
 
@@ -31,7 +32,7 @@ export function parseToolArguments(value: unknown): ParsedArguments {
   try {
     parsed = JSON.parse(value);
   } catch (err) {
-    return { arguments: {}, argumentsError: `the arguments are not valid JSON (${(err as Error).message})`, rawArguments: value };
+    return { arguments: {}, argumentsError: `the arguments are not valid JSON (${messageOf(err)})`, rawArguments: value };
   }
   if (!isObject(parsed)) return { arguments: {}, argumentsError: `the arguments must be a JSON object, not ${kindOf(parsed)}`, rawArguments: value };
   return { arguments: parsed };

@@ -13,7 +13,7 @@ import { isIP } from 'node:net';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { KowalskiError } from '../../core/index.js';
+import { KowalskiError, messageOf } from '../../core/index.js';
 import type { ErrorCode } from '../../core/index.js';
 import { isLoopback } from '../net/loopback.js';
 import { secretsEqual } from '../net/secrets.js';
@@ -163,7 +163,7 @@ async function serveHttp(served: ServedServer, options: ServeTransportOptions): 
       return;
     }
     void exchange(served, req, res).catch((err: unknown) => {
-      log(`${served.label}: ${err instanceof Error ? err.message : String(err)}`);
+      log(`${served.label}: ${messageOf(err)}`);
       if (!res.headersSent) refuse(res, 500, 'KW_ERR_INTERNAL', 'the request could not be handled');
     });
   });

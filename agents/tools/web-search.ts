@@ -4,7 +4,7 @@
  * (often SearXNG on localhost), so, unlike web_fetch, it is not put through the SSRF
  * filter: the model chooses only the query, never where it is sent.
  */
-import { KowalskiError } from '../../core/index.js';
+import { KowalskiError, messageOf } from '../../core/index.js';
 import { readBounded } from '../net/read-bounded.js';
 import type { Tool, ToolOutput } from '../types.js';
 import type { WebSearchConfig } from './web-search-config.js';
@@ -100,7 +100,7 @@ async function search(config: WebSearchConfig, query: string, count: number, tim
   } catch (err) {
     if (outer.aborted) throw outer.reason;
     if (deadline.aborted) throw failed(`did not answer within ${timeoutMs / 1000} s`, err);
-    const code = ((err as { cause?: { code?: unknown } }).cause?.code ?? (err as Error).message) as string;
+    const code = ((err as { cause?: { code?: unknown } }).cause?.code ?? messageOf(err)) as string;
     throw failed(`cannot be reached (${code})`, err);
   }
   if (status < 200 || status > 299) throw failed(`answered HTTP ${status}${hint(config, status)}`);

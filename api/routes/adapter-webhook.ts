@@ -8,7 +8,7 @@
  * to get the answer), or — with `callback_url` — 202 at once, the answer POSTed there.
  */
 import type { FastifyInstance } from 'fastify';
-import { KowalskiError } from '../../core/index.js';
+import { KowalskiError, messageOf } from '../../core/index.js';
 import { MAX_MESSAGE_CHARS } from '../../engine/index.js';
 import type { Engine, InboundRecord, WebhookSettings } from '../../engine/index.js';
 import { verifyAdapterWebhook } from '../webhook-signature.js';
@@ -28,12 +28,12 @@ interface WebhookMessage {
 }
 
 /** The body as JSON `{text, conversation?, from?}`, or KW_ERR_BAD_REQUEST naming the field. */
-function messageOf(rawBody: Buffer): WebhookMessage {
+function webhookMessage(rawBody: Buffer): WebhookMessage {
   let body: unknown;
   try {
     body = JSON.parse(rawBody.toString('utf8'));
   } catch (err) {
-    throw new KowalskiError('KW_ERR_BAD_REQUEST', `the body is not valid JSON: ${(err as Error).message}`);
+    throw new KowalskiError('KW_ERR_BAD_REQUEST', `the body is not valid JSON: ${messageOf(err)}`);
   }
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new KowalskiError('KW_ERR_BAD_REQUEST', 'the body must be a JSON object {text, conversation?, from?}');
   const b = body as Record<string, unknown>;
@@ -68,7 +68,7 @@ export async function adapterWebhookRoutes(app: FastifyInstance, engine: Engine)
       const rawBody = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
       const verdict = verifyAdapterWebhook({ headers: req.headers, rawBody, secret: adapter.settings.secret, nowMs: Date.now() });
       if (!verdict.ok) throw new KowalskiError(verdict.code, `adapter ${name}: ${verdict.message}`);
-      const message = messageOf(rawBody);
+      const message = webhookMessage(rawBody);
       const deliveryId = verdict.deliveryId!;
       const accepted = engine.adapters.accept(name, {
         deliveryId, conversation: message.conversation ?? deliveryId, from: message.from ?? 'webhook', text: message.text, replyTo: {},

@@ -4,7 +4,7 @@
  * read-only). A command picks once, through `withRuns` or `withReader`; both sides
  * answer in the engine's shapes, so the printing does not depend on which it is.
  */
-import { KowalskiError } from '../../core/index.js';
+import { KowalskiError, messageOf } from '../../core/index.js';
 import type { HordeDef } from '../../core/index.js';
 import { createEngine, dataPaths, emptyRecovery, formatRecovery, openHistory } from '../../engine/index.js';
 import type { CatalogEntry, EditResult, Engine, HordeReadiness, ListRunsFilter, RecoverySummary, ReviewView, RunRow, RunState, RunView } from '../../engine/index.js';
@@ -96,7 +96,7 @@ async function resumeOnServer(api: ApiClient): Promise<{ summary: RecoverySummar
       summary.resumed.push(run.id);
     } catch (err) {
       if ((err as KowalskiError).code === 'KW_ERR_RUN_FINISHED') continue; // it finished meanwhile
-      summary.failed.push({ runId: run.id, message: (err as Error).message });
+      summary.failed.push({ runId: run.id, message: messageOf(err) });
     }
   }
   const atStart = health.recovery === null ? '' : `; at its start (${new Date(health.startedAt).toISOString()}) it reported ${formatRecovery(health.recovery)}`;

@@ -5,7 +5,7 @@
 import net from 'node:net';
 import path from 'node:path';
 import { buildApi, DEFAULT_PORT, isLoopback, loadOrCreateToken, TOKEN_FILE } from '../../api/index.js';
-import { KowalskiError } from '../../core/index.js';
+import { KowalskiError, messageOf } from '../../core/index.js';
 import { createEngine, formatRecovery } from '../../engine/index.js';
 import { EXIT, dataDir } from './common.js';
 import { canOpenBrowser, openBrowser } from './open-browser.js';
@@ -68,7 +68,7 @@ export async function serveCommand(opts: { host?: string; port?: string; open?: 
     await engine.team.start();
     await engine.vaultSearch.start();
     // Each switched-on adapter starts on its own: a broken or slow one is `error`, never a stopped start-up.
-    engine.adapters.start().catch((err: unknown) => process.stderr.write(`warning: adapters: ${(err as Error).message}\n`));
+    engine.adapters.start().catch((err: unknown) => process.stderr.write(`warning: adapters: ${messageOf(err)}\n`));
     const signIn = signInUrl(url, loginCodes.mint().code);
     const tokenFile = path.join(engine.paths.dataDir, TOKEN_FILE);
     process.stderr.write(`kowalski serving ${engine.paths.dataDir} at ${url}${loopback ? '' : ` (bound to ${host})`}\n${formatRecovery(recovery)}\n`);

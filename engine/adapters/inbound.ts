@@ -8,7 +8,7 @@
  * message arriving while its session answers another waits (`received`) for that turn's
  * end. After a restart, `resume()` takes every record not settled from where it stopped.
  */
-import { KowalskiError } from '../../core/index.js';
+import { KowalskiError, messageOf } from '../../core/index.js';
 import type { ChatService } from '../chat/index.js';
 import { MAX_MESSAGE_CHARS } from '../chat/index.js';
 import type { Clock } from '../clock.js';
@@ -55,7 +55,6 @@ export function recordOf(row: AdapterMessageRow): InboundRecord {
   };
 }
 
-const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 /** The engine is closing: what a pump waiting for it hears. */
 class Closing extends Error {}

@@ -5,7 +5,7 @@
  * `adapter_switches`, over config.toml's `enabled`, with who and when), and stop within a
  * bound. The records of inbound messages are inbound.ts's.
  */
-import { KowalskiError } from '../../core/index.js';
+import { KowalskiError, messageOf } from '../../core/index.js';
 import type { Clock } from '../clock.js';
 import type { AdapterQueries } from '../store/sql/adapters.js';
 import type { Timers } from '../triggers/timers.js';
@@ -57,7 +57,6 @@ export interface RunningAdapter<S = unknown> {
   instance: AdapterInstance;
 }
 
-const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 export class AdapterRegistry {
   private readonly entries = new Map<string, Entry>();

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { KowalskiError } from '../../core/index.js';
+import { KowalskiError, messageOf } from '../../core/index.js';
 import { systemClock } from '../clock.js';
 import type { Clock } from '../clock.js';
 import { dataPaths } from '../data-dir.js';
@@ -124,7 +124,7 @@ export async function createBackup(dataDir: string, file: string, options: Backu
           redacted = clean.redacted;
           add(zip.addBytes('config.toml', Buffer.from(clean.text)));
         } catch (err) {
-          skipped.push({ path: 'config.toml', why: `it does not parse as TOML (${(err as Error).message.split('\n')[0]}), so its secrets cannot be left out: back up with --with-secrets to keep it` });
+          skipped.push({ path: 'config.toml', why: `it does not parse as TOML (${messageOf(err).split('\n')[0]}), so its secrets cannot be left out: back up with --with-secrets to keep it` });
         }
       }
     }

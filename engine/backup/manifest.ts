@@ -3,7 +3,7 @@
  * the size and SHA-256 of every file. A restore trusts nothing else: every entry must be
  * listed here, and every listed file must be there with this checksum.
  */
-import { KowalskiError } from '../../core/index.js';
+import { KowalskiError, messageOf } from '../../core/index.js';
 
 export const MANIFEST_ENTRY = 'kowalski-backup.json';
 export const BACKUP_FORMAT = 'kowalski-backup';
@@ -48,7 +48,7 @@ export function parseManifest(archive: string, text: string): BackupManifest {
   try {
     raw = JSON.parse(text);
   } catch (err) {
-    throw invalidBackup(archive, `its ${MANIFEST_ENTRY} is not JSON (${(err as Error).message})`, err);
+    throw invalidBackup(archive, `its ${MANIFEST_ENTRY} is not JSON (${messageOf(err)})`, err);
   }
   if (!isRecord(raw) || raw.format !== BACKUP_FORMAT) throw invalidBackup(archive, `its ${MANIFEST_ENTRY} is not a kowalski backup manifest`);
   if (raw.version !== BACKUP_VERSION) throw invalidBackup(archive, `it is a backup of format version ${JSON.stringify(raw.version)}; this kowalski reads version ${BACKUP_VERSION}`);

@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { KowalskiError } from '../../core/index.js';
+import { KowalskiError, messageOf } from '../../core/index.js';
 import { MIGRATIONS } from '../schema/index.js';
 import { entryTarget, layoutProblem, unsafeEntryName } from './entry-path.js';
 import { MANIFEST_ENTRY, invalidBackup, parseManifest } from './manifest.js';
@@ -127,7 +127,7 @@ function integrityCheck(file: string, db: string): void {
       conn.close();
     }
   } catch (err) {
-    verdict = (err as Error).message;
+    verdict = messageOf(err);
   }
   if (verdict !== 'ok') throw invalidBackup(file, `its ${path.basename(db)} fails PRAGMA integrity_check (${verdict})`);
 }
@@ -140,7 +140,7 @@ function schemaCheck(file: string, db: string): void {
     const has = conn.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get() !== undefined;
     if (has) recorded = conn.prepare('SELECT version, name FROM schema_migrations ORDER BY version').all() as { version: number; name: string }[];
   } catch (err) {
-    throw invalidBackup(file, `its kowalski.sqlite cannot be read (${(err as Error).message})`, err);
+    throw invalidBackup(file, `its kowalski.sqlite cannot be read (${messageOf(err)})`, err);
   } finally {
     conn.close();
   }
@@ -195,7 +195,7 @@ export function restoreBackup(file: string, to: string): RestoreResult {
       fs.mkdirSync(path.dirname(target), { recursive: true });
       staging = fs.mkdtempSync(path.join(path.dirname(target), `.${path.basename(target)}.restoring-`));
     } catch (err) {
-      throw targetError(target, `its folder cannot be made (${(err as NodeJS.ErrnoException).code ?? 'error'}: ${(err as Error).message})`, err);
+      throw targetError(target, `its folder cannot be made (${(err as NodeJS.ErrnoException).code ?? 'error'}: ${messageOf(err)})`, err);
     }
     try {
       unpack(zip, manifest, byName, staging);
@@ -209,7 +209,7 @@ export function restoreBackup(file: string, to: string): RestoreResult {
       if (fs.existsSync(target)) fs.rmdirSync(target); // checked empty above
       fs.renameSync(staging, target);
     } catch (err) {
-      throw targetError(target, `the restored folder cannot be put in place (${(err as NodeJS.ErrnoException).code ?? 'error'}: ${(err as Error).message})`, err);
+      throw targetError(target, `the restored folder cannot be put in place (${(err as NodeJS.ErrnoException).code ?? 'error'}: ${messageOf(err)})`, err);
     }
     staging = undefined;
     return { to: target, manifest };

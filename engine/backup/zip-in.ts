@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { Inflate } from 'fflate';
 import { invalidBackup } from './manifest.js';
+import { messageOf } from '../../core/index.js';
 
 export interface ArchiveEntry {
   name: string;
@@ -125,7 +126,7 @@ export class ZipIn {
       } while (done < entry.compressedSize);
     } catch (err) {
       if (overflow || (err as { code?: string }).code === 'KW_ERR_BACKUP_INVALID') throw err;
-      throw bad(`has broken compressed data (${(err as Error).message})`);
+      throw bad(`has broken compressed data (${messageOf(err)})`);
     }
     if (count !== entry.size) throw bad(`inflates to ${count} bytes, but its header declares ${entry.size} (damaged)`);
     if (crc >>> 0 !== entry.crc) throw bad('fails its CRC-32 (the archive is damaged)');

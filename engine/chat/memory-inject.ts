@@ -6,7 +6,7 @@
  */
 import type { ChatMessage } from '../../agents/index.js';
 import type { EventError, InjectedMemory } from '../../actors/index.js';
-import { KowalskiError, isErrorCode } from '../../core/index.js';
+import { KowalskiError, isErrorCode, messageOf } from '../../core/index.js';
 import { MEMORY_FOLDER } from './remember.js';
 import type { MemoryVault } from './remember.js';
 
@@ -24,7 +24,7 @@ export async function findMemories(vault: MemoryVault, text: string, count: numb
     return { memories };
   } catch (err) {
     const code = err instanceof KowalskiError ? err.code : (err as { code?: unknown } | null)?.code;
-    return { memories: [], error: { code: isErrorCode(code) ? code : 'KW_ERR_INTERNAL', message: err instanceof Error ? err.message : String(err) } };
+    return { memories: [], error: { code: isErrorCode(code) ? code : 'KW_ERR_INTERNAL', message: messageOf(err) } };
   }
 }
 

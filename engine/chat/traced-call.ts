@@ -5,6 +5,7 @@
  */
 import type { ChatMessage, ChatResponse, ModelCallTrace } from '../../agents/index.js';
 import type { ChatModel } from './turn-run.js';
+import { messageOf } from '../../core/index.js';
 
 export interface TracedAnswer {
   /** Undefined when the call failed (the trace has the error). */
@@ -27,7 +28,7 @@ export async function tracedCall(m: ChatModel, messages: ChatMessage[], now: () 
   } catch (err) {
     if (signal?.aborted === true) throw signal.reason;
     const code = (err as { code?: unknown } | null)?.code;
-    trace.error = { code: typeof code === 'string' ? code : 'KW_ERR_INTERNAL', message: err instanceof Error ? err.message : String(err) };
+    trace.error = { code: typeof code === 'string' ? code : 'KW_ERR_INTERNAL', message: messageOf(err) };
     trace.latencyMs = now() - startedAt;
     return { trace, error: err };
   }

@@ -9,7 +9,7 @@
  * tree stops and the turn ends `budget_exhausted`, naming what it left undone.
  */
 import { setMaxListeners } from 'node:events';
-import { KowalskiError, isErrorCode } from '../../core/index.js';
+import { KowalskiError, isErrorCode, messageOf } from '../../core/index.js';
 import type { ErrorCode } from '../../core/index.js';
 import { ROOT_NODE, agentChain, budgetLeft, callKey, childNode, toolKey } from '../../actors/index.js';
 import type { ChatStop, EventError, ProfileSnapshot, RecordedResponse, TurnRecord, TurnUsage, UndoneWork } from '../../actors/index.js';
@@ -102,7 +102,7 @@ class BudgetGone extends KowalskiError {
 function errorOf(err: unknown): EventError {
   if (err instanceof KowalskiError) return { code: err.code, message: err.message };
   const code = (err as { code?: unknown } | null)?.code;
-  return { code: isErrorCode(code) ? code : 'KW_ERR_INTERNAL', message: err instanceof Error ? err.message : String(err) };
+  return { code: isErrorCode(code) ? code : 'KW_ERR_INTERNAL', message: messageOf(err) };
 }
 
 const replayError = (e: EventError): KowalskiError => new KowalskiError(e.code as ErrorCode, e.message);

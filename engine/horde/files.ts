@@ -7,6 +7,7 @@ import { splitFrontMatter } from './frontmatter.js';
 import { Fields } from './fields.js';
 import { Source } from './problems.js';
 import type { ProblemList } from './problems.js';
+import { messageOf } from '../../core/index.js';
 
 /** Max bytes of one horde Markdown file. */
 export const MAX_MD_BYTES = 1024 * 1024;
@@ -45,7 +46,7 @@ export async function readMarkdown(dir: string, rel: string, problems: ProblemLi
     text = await fs.readFile(abs, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { status: 'missing' };
-    problems.error('KW_ERR_FRONT_MATTER', { file: rel }, `cannot be read: ${err instanceof Error ? err.message : String(err)}`);
+    problems.error('KW_ERR_FRONT_MATTER', { file: rel }, `cannot be read: ${messageOf(err)}`);
     return { status: 'bad' };
   }
   const split = splitFrontMatter(text);

@@ -6,6 +6,7 @@
  * block is reported as an error and never evaluated. A UTF-8 BOM and CRLF line ends are fine.
  */
 import { parse, TomlDate, TomlError } from 'smol-toml';
+import { messageOf } from '../../core/index.js';
 
 export interface FrontMatter {
   /** The parsed TOML as plain JSON data (TOML dates become ISO strings). */
@@ -70,7 +71,7 @@ export function splitFrontMatter(text: string): FrontMatterResult {
       const detail = (err.message.split('\n')[0] ?? '').replace(/^Invalid TOML document:\s*/, '');
       return { ok: false, line: err.line + 1, message: `TOML does not parse: ${detail || 'invalid document'} (column ${err.column})` };
     }
-    return { ok: false, line: 2, message: `TOML does not parse: ${err instanceof Error ? err.message : String(err)}` };
+    return { ok: false, line: 2, message: `TOML does not parse: ${messageOf(err)}` };
   }
   return {
     ok: true,

@@ -8,7 +8,7 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { KowalskiError, toPlainError } from '../../core/index.js';
+import { KowalskiError, toPlainError, messageOf } from '../../core/index.js';
 import { MANIFEST_FILE, MANIFEST_MAX_BYTES, parseManifest } from './manifest.js';
 import { readPluginFile } from './plugin-file.js';
 import type { PluginFailure, PluginManifest, PluginPhase, PluginSource } from './types.js';
@@ -74,7 +74,7 @@ async function readJson(file: string): Promise<Record<string, unknown>> {
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw manifestError(`${file}: is not JSON: ${(err as Error).message}`);
+    throw manifestError(`${file}: is not JSON: ${messageOf(err)}`);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw manifestError(`${file}: is not a JSON object`);
   return value as Record<string, unknown>;

@@ -9,6 +9,7 @@
  * `#` inside a property (a tree) is fine: it reaches a schema.
  */
 import type { Ajv } from 'ajv';
+import { messageOf } from '../../core/index.js';
 
 /** Levels of objects and arrays a schema may nest. */
 export const MAX_DEPTH = 32;
@@ -81,7 +82,7 @@ export function inputSchemaProblem(ajv: Ajv, schema: Record<string, unknown>): s
   try {
     ajv.compile(schema);
   } catch (err) {
-    return `cannot be compiled: ${err instanceof Error ? err.message : String(err)}`;
+    return `cannot be compiled: ${messageOf(err)}`;
   }
   return undefined;
 }

@@ -11,7 +11,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
-import { KowalskiError } from '../../core/index.js';
+import { KowalskiError, messageOf } from '../../core/index.js';
 import type { Clock } from '../clock.js';
 import { HORDE_ID } from '../horde/index.js';
 import type { Observers } from '../observers.js';
@@ -205,6 +205,6 @@ export class RookeryService {
     const parsed = parseDraft(text);
     if (!parsed.ok) return;
     const id = row.id;
-    this.store(id, parsed.draft).catch((err: unknown) => this.deps.observers.emit('engine:warning', { message: `Rookery draft ${id}: ${(err as Error).message}` }));
+    this.store(id, parsed.draft).catch((err: unknown) => this.deps.observers.emit('engine:warning', { message: `Rookery draft ${id}: ${messageOf(err)}` }));
   }
 }

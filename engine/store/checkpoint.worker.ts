@@ -14,6 +14,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
+import { messageOf } from '../../core/index.js';
 
 const { file, intervalMs, walPages } = workerData as { file: string; intervalMs: number; walPages: number };
 const db = new Database(file);
@@ -32,7 +33,7 @@ const timer = setInterval(() => {
     parentPort?.postMessage({ type: 'checkpointed', log, checkpointed });
   } catch (err) {
     // Busy: another connection is checkpointing right now; the next tick checkpoints.
-    if ((err as { code?: string }).code !== 'SQLITE_BUSY') parentPort?.postMessage({ type: 'error', message: (err as Error).message });
+    if ((err as { code?: string }).code !== 'SQLITE_BUSY') parentPort?.postMessage({ type: 'error', message: messageOf(err) });
   }
 }, intervalMs);
 

@@ -26,6 +26,7 @@ import type { Clock } from '../clock.js';
 import { workerEntry } from '../modules.js';
 import { every, systemTimers } from '../triggers/timers.js';
 import type { Timers } from '../triggers/timers.js';
+import { messageOf } from '../../core/index.js';
 
 export interface Checkpointer {
   stop(): Promise<void>;
@@ -123,7 +124,7 @@ function checkpointBetweenTransactions(db: Database, mode: 'PASSIVE' | 'TRUNCATE
     const [row] = db.pragma(`wal_checkpoint(${mode})`) as { busy: number; log: number; checkpointed: number }[];
     return row !== undefined && row.busy === 0 && row.checkpointed === row.log;
   } catch (err) {
-    if ((err as { code?: string }).code !== 'SQLITE_BUSY') onError?.((err as Error).message);
+    if ((err as { code?: string }).code !== 'SQLITE_BUSY') onError?.(messageOf(err));
     return false;
   } finally {
     db.pragma(`busy_timeout = ${timeout}`);

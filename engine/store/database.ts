@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import type { Database as Db } from 'better-sqlite3';
-import { KowalskiError } from '../../core/index.js';
+import { KowalskiError, messageOf } from '../../core/index.js';
 import { systemClock } from '../clock.js';
 import type { Clock } from '../clock.js';
 import { MIGRATIONS } from '../schema/index.js';
@@ -46,7 +46,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
   try {
     db = new Database(file, { fileMustExist: false });
   } catch (err) {
-    throw damaged(file, (err as Error).message, err);
+    throw damaged(file, messageOf(err), err);
   }
   try {
     // First: another process opening the same file at the same time is waited for, not an error.
@@ -70,7 +70,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
     db.close();
     if (err instanceof KowalskiError) throw err;
     const code = (err as { code?: string }).code;
-    if (code !== undefined && SQLITE_DAMAGED.has(code)) throw damaged(file, `${code}: ${(err as Error).message}`, err);
+    if (code !== undefined && SQLITE_DAMAGED.has(code)) throw damaged(file, `${code}: ${messageOf(err)}`, err);
     throw err;
   }
 }
@@ -122,7 +122,7 @@ export function migrate(db: Db, file: string, migrations: readonly Migration[], 
         if (!code.startsWith('SQLITE_CONSTRAINT')) throw err;
         throw new KowalskiError(
           'KW_ERR_STORE_MIGRATION_FAILED',
-          `migration ${String(m.version).padStart(3, '0')}_${m.name} cannot be applied to ${file}: a row breaks it (${(err as Error).message}). ` +
+          `migration ${String(m.version).padStart(3, '0')}_${m.name} cannot be applied to ${file}: a row breaks it (${messageOf(err)}). ` +
             `Nothing was changed; this kowalski will not start on that file. Find the row with sqlite3, or keep using the previous kowalski, and report it.`,
           { cause: err, where: { file } },
         );

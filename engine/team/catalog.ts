@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { MAX_PROFILE_BYTES, parseProfile } from './profile.js';
 import type { AgentProfile, ParseResult, TeamProblem } from './profile.js';
+import { messageOf } from '../../core/index.js';
 
 export interface TeamCatalog {
   /** The profiles in effect, by name. */
@@ -52,7 +53,7 @@ function readProfile(file: string, name: string, origin: AgentProfile['origin'],
     text = fs.readFileSync(file, 'utf8');
   } catch (err) {
     // Removed between the listing and the read, or unreadable: said, never thrown.
-    return fail('KW_ERR_AGENT_NOT_FOUND', `cannot read the profile: ${(err as Error).message}`);
+    return fail('KW_ERR_AGENT_NOT_FOUND', `cannot read the profile: ${messageOf(err)}`);
   }
   return parseProfile(text, { name, file, origin, knownTool });
 }

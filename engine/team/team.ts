@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { FSWatcher } from 'chokidar';
-import { KowalskiError } from '../../core/index.js';
+import { KowalskiError, messageOf } from '../../core/index.js';
 import { writeFileAtomic } from '../../steps/index.js';
 import type { Clock } from '../clock.js';
 import type { Observers } from '../observers.js';
@@ -104,7 +104,7 @@ export class Team {
     try {
       text = fs.readFileSync(file!, 'utf8');
     } catch (err) {
-      throw new KowalskiError('KW_ERR_AGENT_NOT_FOUND', `cannot read the agent profile ${file!}: ${(err as Error).message}`, { cause: err });
+      throw new KowalskiError('KW_ERR_AGENT_NOT_FOUND', `cannot read the agent profile ${file!}: ${messageOf(err)}`, { cause: err });
     }
     const profile = this.get(name);
     return {
@@ -173,11 +173,11 @@ export class Team {
         try {
           this.refresh();
         } catch (err) {
-          this.deps.observers.emit('engine:warning', { message: `reloading the agent profiles: ${(err as Error).message}` });
+          this.deps.observers.emit('engine:warning', { message: `reloading the agent profiles: ${messageOf(err)}` });
         }
       });
     });
-    watcher.on('error', (err) => this.deps.observers.emit('engine:warning', { message: `watching ${dir}: ${(err as Error).message}` }));
+    watcher.on('error', (err) => this.deps.observers.emit('engine:warning', { message: `watching ${dir}: ${messageOf(err)}` }));
     await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
     // A change between the first read and the watch being ready is not lost.
     this.refresh();

@@ -26,7 +26,7 @@
 import { CronExpressionParser } from 'cron-parser';
 import type { CronExpression } from 'cron-parser';
 import type { CatchUp } from '../../core/index.js';
-import { KowalskiError } from '../../core/index.js';
+import { KowalskiError, messageOf } from '../../core/index.js';
 import { cronProblem, timezoneProblem } from '../horde/index.js';
 
 /** Default cap of `catch_up = "all"`: at most this many missed instants fire at start. */
@@ -139,7 +139,7 @@ function compile(def: CronSpec): Compiled {
     throw new KowalskiError('KW_ERR_TRIGGER_INVALID', timezoneProblem(timezone) ?? `timezone "${timezone}": ${String(err)}`, { cause: err });
   }
   const invalid = (err: unknown): KowalskiError => new KowalskiError(
-    'KW_ERR_TRIGGER_INVALID', `schedule "${schedule}": ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    'KW_ERR_TRIGGER_INVALID', `schedule "${schedule}": ${messageOf(err)}`, { cause: err });
   const parse = (expr: string, afterWall?: number): CronExpression => {
     try {
       return CronExpressionParser.parse(expr, afterWall === undefined ? { tz: 'UTC' } : { tz: 'UTC', currentDate: new Date(afterWall) });

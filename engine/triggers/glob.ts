@@ -13,7 +13,7 @@
  * (write `**\/*.csv` for any depth). Hidden names (starting with `.`) are matched only by a
  * segment that itself starts with `.`: `*` and `**` never pick up `.git/…` or `.DS_Store`.
  */
-import { KowalskiError } from '../../core/index.js';
+import { KowalskiError, messageOf } from '../../core/index.js';
 
 /** Most patterns one pattern may expand to through `{…}`; beyond it the pattern is refused. */
 export const MAX_BRACE_EXPANSIONS = 256;
@@ -45,7 +45,7 @@ export function globProblem(pattern: string): string | undefined {
   try {
     expanded = expandBraces(pattern);
   } catch (err) {
-    return err instanceof Error ? err.message : String(err);
+    return messageOf(err);
   }
   if (expanded.some((p) => p.split('/').includes('..'))) {
     return `glob "${pattern}" climbs out of the watched folder with ..`;

@@ -8,7 +8,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { KowalskiError } from '../../core/index.js';
+import { KowalskiError, messageOf } from '../../core/index.js';
 import type { HordeDef, TriggerDef } from '../../core/index.js';
 import { expandHome } from '../../agents/index.js';
 import type { Clock } from '../clock.js';
@@ -238,7 +238,7 @@ export class TriggerService {
       return { outcome: 'started', runId };
     } catch (err) {
       settle(undefined);
-      const message = err instanceof Error ? err.message : String(err);
+      const message = messageOf(err);
       store.record({ hordeId: horde.id, name: def.name, key, at, outcome: 'failed', detail: message });
       throw err;
     }
@@ -255,7 +255,7 @@ export class TriggerService {
       return;
     }
     this.startRun(horde, def, waiting.key, waiting.input, waiting.detail).catch((err: unknown) => {
-      this.deps.warn(`trigger ${tk}: the waiting firing could not start: ${err instanceof Error ? err.message : String(err)}`);
+      this.deps.warn(`trigger ${tk}: the waiting firing could not start: ${messageOf(err)}`);
     });
   }
 
@@ -283,7 +283,7 @@ export class TriggerService {
         if (def.kind === 'cron') this.armCron(horde, def, armed);
         else this.armWatch(horde, def, armed);
       } catch (err) {
-        armed.error = err instanceof Error ? err.message : String(err);
+        armed.error = messageOf(err);
         this.deps.warn(`trigger ${tk}: ${armed.error}`);
       }
     }
@@ -305,7 +305,7 @@ export class TriggerService {
     armed.nextFireAt = plan.next;
     for (const t of plan.fire) {
       this.fire(horde, def, { key: cronKey(t), input: { trigger_time: new Date(t).toISOString() }, detail: 'caught up after kowalski was not running' })
-        .catch((err: unknown) => this.deps.warn(`trigger ${horde.id}/${def.name}: ${err instanceof Error ? err.message : String(err)}`));
+        .catch((err: unknown) => this.deps.warn(`trigger ${horde.id}/${def.name}: ${messageOf(err)}`));
     }
     this.schedule(horde, def, armed, plan.next);
   }
@@ -319,7 +319,7 @@ export class TriggerService {
       this.deps.store.setSchedule(horde.id, def.name, true, at, next, this.deps.clock.now());
       this.schedule(horde, def, armed, next);
       this.fire(horde, def, { key: cronKey(at), input: { trigger_time: new Date(at).toISOString() } })
-        .catch((err: unknown) => this.deps.warn(`trigger ${horde.id}/${def.name}: ${err instanceof Error ? err.message : String(err)}`));
+        .catch((err: unknown) => this.deps.warn(`trigger ${horde.id}/${def.name}: ${messageOf(err)}`));
     });
   }
 
@@ -337,9 +337,9 @@ export class TriggerService {
       onChange: async (change) => {
         const at = this.deps.clock.now();
         await this.fire(horde, def, { key: `watch:${change.path}:${change.hash}:${at}`, input: { trigger_path: change.path, trigger_time: new Date(at).toISOString() } })
-          .catch((err: unknown) => this.deps.warn(`trigger ${horde.id}/${def.name}: ${err instanceof Error ? err.message : String(err)}`));
+          .catch((err: unknown) => this.deps.warn(`trigger ${horde.id}/${def.name}: ${messageOf(err)}`));
       },
-      onError: (err, where) => this.deps.warn(`trigger ${horde.id}/${def.name}: ${where === undefined ? '' : `${where}: `}${err instanceof Error ? err.message : String(err)}`),
+      onError: (err, where) => this.deps.warn(`trigger ${horde.id}/${def.name}: ${where === undefined ? '' : `${where}: `}${messageOf(err)}`),
       onOverflow: (info) => {
         const at = this.deps.clock.now();
         this.deps.store.record({ hordeId: horde.id, name: def.name, key: `overflow:${at}:${info.dropped}`, at, outcome: 'overflow', detail: `${info.dropped} changed files were not fired (more than the queue holds), e.g. ${info.examples.join(', ')}` });

@@ -4,7 +4,7 @@
  * call the step's tools (and no others) through the engine; its answer, shaped by the
  * `normalize_*` keys, is the step's one Markdown artifact. Every provider call is traced.
  */
-import { KowalskiError } from '../../core/index.js';
+import { KowalskiError, messageOf } from '../../core/index.js';
 import { parseModelRef, replayingCaller, runToolLoop } from '../../agents/index.js';
 import { createProvider } from '../../agents/providers/index.js';
 import type { ModelRef, ToolLoopResult } from '../../agents/index.js';
@@ -45,7 +45,7 @@ export default async function model(ctx: StepContext): Promise<StepResult> {
     ref = parseModelRef(m.model);
   } catch (err) {
     const where = task.step.model === undefined ? { file: 'config.toml', key: 'model.default' } : { file: task.step.file, key: 'model' };
-    throw new KowalskiError('KW_ERR_MODEL_REF', (err as Error).message, { where });
+    throw new KowalskiError('KW_ERR_MODEL_REF', messageOf(err), { where });
   }
   const messages = buildMessages(task);
   const tools = task.step.tools.length === 0 ? [] : await ctx.request({ op: 'describe-tools', names: task.step.tools });

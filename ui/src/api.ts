@@ -4,6 +4,7 @@
  * token once and retries.
  */
 import type { TokenPrompter, TokenStore } from './auth';
+import { messageOf } from './message-of';
 import type {
   AdapterStatus,
   NodesView,
@@ -43,7 +44,7 @@ export function createApi(opts: ApiOptions) {
     try {
       res = await doFetch(path, { ...init, headers });
     } catch (err) {
-      throw new ApiError('KW_ERR_NETWORK', `cannot reach the server: ${(err as Error).message}`, 0);
+      throw new ApiError('KW_ERR_NETWORK', `cannot reach the server: ${messageOf(err)}`, 0);
     }
     if (res.status === 401 && !retried) {
       const pasted = await opts.prompter.request(token !== null && token !== '');
@@ -203,5 +204,5 @@ async function toError(res: Response): Promise<ApiError> {
 /** Any thrown value as an ApiError, for display. */
 export function asApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
-  return new ApiError('KW_ERR_CLIENT', err instanceof Error ? err.message : String(err), 0);
+  return new ApiError('KW_ERR_CLIENT', messageOf(err), 0);
 }

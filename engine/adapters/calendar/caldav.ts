@@ -6,7 +6,7 @@
  * that never replaces an existing object: `If-None-Match: *`).
  */
 import type { DAVCalendar, createDAVClient } from 'tsdav';
-import { KowalskiError } from '../../../core/index.js';
+import { KowalskiError, messageOf } from '../../../core/index.js';
 import { davFetch } from './dav-fetch.js';
 import { expandIcs } from './ics-expand.js';
 import type { Expanded } from './ics-expand.js';
@@ -21,7 +21,7 @@ function nameOf(calendar: DAVCalendar): string {
 
 function sourceError(settings: CalDavSettings, err: unknown): KowalskiError {
   if (err instanceof KowalskiError) return err;
-  return new KowalskiError('KW_ERR_CALENDAR_SOURCE', `CalDAV ${settings.url}: ${(err as Error).message}`, { cause: err });
+  return new KowalskiError('KW_ERR_CALENDAR_SOURCE', `CalDAV ${settings.url}: ${messageOf(err)}`, { cause: err });
 }
 
 export class CalDav {
@@ -83,7 +83,7 @@ export class CalDav {
             out.events.push(...found.events);
             out.notes.push(...found.notes);
           } catch (err) {
-            out.notes.push((err as Error).message);
+            out.notes.push(messageOf(err));
           }
         }
       }

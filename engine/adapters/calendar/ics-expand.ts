@@ -6,7 +6,7 @@
  * zone for floating times.
  */
 import ICAL from 'ical.js';
-import { KowalskiError } from '../../../core/index.js';
+import { KowalskiError, messageOf } from '../../../core/index.js';
 import { MAX_OCCURRENCE_STEPS, boundedDescription } from './events.js';
 import type { CalendarEvent } from './events.js';
 import type { TimeRange } from './range.js';
@@ -98,7 +98,7 @@ export function expandIcs(text: string, range: TimeRange, where: Where): Expande
   try {
     root = new ICAL.Component(ICAL.parse(text) as unknown[]);
   } catch (err) {
-    throw new KowalskiError('KW_ERR_CALENDAR_SOURCE', `${where.source}: not an iCalendar file: ${(err as Error).message}`, { cause: err });
+    throw new KowalskiError('KW_ERR_CALENDAR_SOURCE', `${where.source}: not an iCalendar file: ${messageOf(err)}`, { cause: err });
   }
   const out: Expanded = { events: [], notes: [] };
   const vevents = root.name === 'vevent' ? [root] : root.getAllSubcomponents('vevent');
@@ -120,7 +120,7 @@ export function expandIcs(text: string, range: TimeRange, where: Where): Expande
         if (found !== undefined) out.events.push(found);
       }
     } catch (err) {
-      out.notes.push(`${where.source}: the event "${master.summary}" (${master.uid}) cannot be read: ${(err as Error).message}`);
+      out.notes.push(`${where.source}: the event "${master.summary}" (${master.uid}) cannot be read: ${messageOf(err)}`);
     }
   }
   for (const exception of exceptions) {

@@ -5,7 +5,7 @@
  * often a shared link whose owner is not the operator.
  */
 import { stat, readFile } from 'node:fs/promises';
-import { KowalskiError } from '../../../core/index.js';
+import { KowalskiError, messageOf } from '../../../core/index.js';
 import { decodeBody, fetchRaw } from '../../../agents/index.js';
 import type { IcsSource } from './settings.js';
 
@@ -44,6 +44,6 @@ export async function readIcs(source: IcsSource, options: IcsReadOptions, signal
   } catch (err) {
     if (err instanceof KowalskiError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
-    throw new KowalskiError('KW_ERR_CALENDAR_SOURCE', `${source.shown}: cannot be read: ${code === 'ENOENT' ? 'no such file' : (code ?? (err as Error).message)}`, { cause: err });
+    throw new KowalskiError('KW_ERR_CALENDAR_SOURCE', `${source.shown}: cannot be read: ${code === 'ENOENT' ? 'no such file' : (code ?? messageOf(err))}`, { cause: err });
   }
 }

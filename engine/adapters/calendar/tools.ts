@@ -4,7 +4,7 @@
  * crash is made again) and `calendar_create_event` (a CalDAV write, only where the operator
  * set `write = true` — read from the settings config.toml holds now, at every call).
  */
-import { KowalskiError } from '../../../core/index.js';
+import { KowalskiError, messageOf } from '../../../core/index.js';
 import type { Tool } from '../../../agents/index.js';
 import { CALENDAR_TOOL_NAMES } from './tool-names.js';
 import type { CalDav } from './caldav.js';
@@ -35,7 +35,6 @@ export interface CalendarToolDeps {
   failed(err: unknown): void;
 }
 
-const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 async function gather(deps: CalendarToolDeps, settings: CalendarSettings, range: TimeRange, signal: AbortSignal): Promise<Expanded & { failures: number; sources: number }> {
   const out = { events: [] as CalendarEvent[], notes: [] as string[], failures: 0, sources: settings.ics.length + (settings.caldav === null ? 0 : 1) };
@@ -46,7 +45,7 @@ async function gather(deps: CalendarToolDeps, settings: CalendarSettings, range:
   const fail = (what: string, err: unknown): void => {
     if (signal.aborted) throw signal.reason;
     out.failures++;
-    out.notes.push(message(err).startsWith(what) ? message(err) : `${what}: ${message(err)}`);
+    out.notes.push(messageOf(err).startsWith(what) ? messageOf(err) : `${what}: ${messageOf(err)}`);
     deps.failed(err);
   };
   await Promise.all(settings.ics.map(async (source) => {

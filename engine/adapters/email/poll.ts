@@ -12,6 +12,7 @@ import type { MailPlace, Taken } from './inbound.js';
 import { fetchMail, markSeen, unseenUids, withMailbox } from './mailbox.js';
 import type { ImapModule } from './mailbox.js';
 import type { EmailSettings } from './settings.js';
+import { messageOf } from '../../../core/index.js';
 
 /** Most mails read in one poll (the rest wait for the next), so a full mailbox is worked through in bounded steps. */
 export const MAX_MAILS_PER_POLL = 25;
@@ -57,7 +58,7 @@ async function decide(deps: PollDeps, source: Buffer, place: MailPlace): Promise
     return status === 'duplicate' && record.state === 'replied' ? 'mark-seen' : 'keep';
   } catch (err) {
     const which = taken === undefined ? `UID ${place.uid}` : `${taken.kind === 'take' ? taken.message.deliveryId : taken.deliveryId} (UID ${place.uid})`;
-    deps.host.failed(new Error(`mail ${which} was not taken: ${err instanceof Error ? err.message : String(err)}`, { cause: err }));
+    deps.host.failed(new Error(`mail ${which} was not taken: ${messageOf(err)}`, { cause: err }));
     return 'keep';
   }
 }

@@ -9,7 +9,7 @@ import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { KowalskiError } from '../../../core/index.js';
+import { KowalskiError, messageOf } from '../../../core/index.js';
 import { BoundedCapture, killGroup } from '../../../steps/index.js';
 import type { Clock } from '../../clock.js';
 import type { Timers } from '../../triggers/timers.js';
@@ -105,7 +105,7 @@ export class PluginChild {
       checkPrivate(launch);
     } catch (err) {
       this.finish('was not started');
-      throw err instanceof KowalskiError ? err : this.startError(err instanceof Error ? err.message : String(err));
+      throw err instanceof KowalskiError ? err : this.startError(messageOf(err));
     }
     if (this.gone) throw this.startError('it was stopped before it started');
     const proc = launchPlugin(launch);

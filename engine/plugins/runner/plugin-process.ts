@@ -6,7 +6,7 @@
  * counted and reported with its phase.
  */
 import type { ToolOutput } from '../../../agents/index.js';
-import { KowalskiError } from '../../../core/index.js';
+import { KowalskiError, messageOf } from '../../../core/index.js';
 import { systemClock } from '../../clock.js';
 import type { Clock } from '../../clock.js';
 import type { Timers } from '../../triggers/timers.js';
@@ -233,7 +233,7 @@ class Runner implements PluginProcess {
       }, url, init, this.fetches.signal);
       child?.send({ type: 'fetched', id, ok: true, response });
     } catch (err) {
-      const e = err instanceof KowalskiError ? err : new KowalskiError('KW_ERR_FETCH_FAILED', `${url}: ${err instanceof Error ? err.message : String(err)}`);
+      const e = err instanceof KowalskiError ? err : new KowalskiError('KW_ERR_FETCH_FAILED', `${url}: ${messageOf(err)}`);
       if (e.code === 'KW_ERR_PLUGIN_PERMISSION' || e.code === 'KW_ERR_FETCH_BLOCKED') this.fail('call', e);
       child?.send({ type: 'fetched', id, ok: false, error: { code: e.code, message: e.message } });
     } finally {

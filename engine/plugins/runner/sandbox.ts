@@ -11,6 +11,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { bwrapArgs } from './bwrap-args.js';
+import { messageOf } from '../../../core/index.js';
 
 /**
  * How plugins' processes are confined here. `system`: the files node needs to start (itself and its
@@ -80,7 +81,7 @@ export async function detectSandbox(options: SandboxOptions = {}): Promise<Sandb
   try {
     return await tryBwrap(options);
   } catch (err) {
-    return { kind: 'node', cause: 'failed', reason: `bubblewrap could not be tried: ${err instanceof Error ? err.message : String(err)}` };
+    return { kind: 'node', cause: 'failed', reason: `bubblewrap could not be tried: ${messageOf(err)}` };
   }
 }
 

@@ -5,7 +5,7 @@
  * newer build, or one whose recorded migration has another name under the same number.
  * Returns the migrations it applied (none: the database was current).
  */
-import { KowalskiError } from '../../../core/index.js';
+import { KowalskiError, messageOf } from '../../../core/index.js';
 import { systemClock } from '../../clock.js';
 import type { Clock } from '../../clock.js';
 import type { Migration } from '../../schema/index.js';
@@ -34,7 +34,7 @@ export function migratePg(pg: SyncPg, database: string, migrations: readonly Mig
         if (!String((err as { code?: string }).code ?? '').startsWith('23')) throw err;
         throw new KowalskiError(
           'KW_ERR_STORE_MIGRATION_FAILED',
-          `migration ${String(m.version).padStart(3, '0')}_${m.name} cannot be applied to ${database}: a row breaks it (${(err as Error).message}). ` +
+          `migration ${String(m.version).padStart(3, '0')}_${m.name} cannot be applied to ${database}: a row breaks it (${messageOf(err)}). ` +
             'Nothing was changed; this kowalski will not start on that database. Find the row with psql, or keep using the previous kowalski, and report it.',
           { cause: err },
         );

@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { workerData } from 'node:worker_threads';
 import pg from 'pg';
 import type { Reply, Request, Statement, WireError, WorkerInput } from './sync-pg.js';
+import { messageOf } from '../../../core/index.js';
 
 const { url, applicationName, connectTimeoutMs, signal, port } = workerData as WorkerInput;
 
@@ -119,5 +120,5 @@ port.on('message', (request: Request) => {
 // The first answer (id 0): connected, or why not. Any failure here means the store cannot be reached.
 client.connect().then(
   () => reply({ id: 0, ok: true, value: null }),
-  (err: unknown) => reply({ id: 0, ok: false, error: { kind: 'unavailable', message: lost ?? (err instanceof Error ? err.message : String(err)) } }),
+  (err: unknown) => reply({ id: 0, ok: false, error: { kind: 'unavailable', message: lost ?? messageOf(err) } }),
 );

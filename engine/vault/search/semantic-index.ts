@@ -5,7 +5,7 @@
  * never holding up keyword indexing), answers nearest-chunk queries, and refuses to mix
  * models: a store pinned to another model than config.toml names waits for `reindex()`.
  */
-import { KowalskiError, toPlainError } from '../../../core/index.js';
+import { KowalskiError, toPlainError, messageOf } from '../../../core/index.js';
 import { parseModelRef } from '../../../agents/index.js';
 import type { ProviderSettings } from '../../../agents/index.js';
 import { chunksOf } from './chunks.js';
@@ -123,7 +123,7 @@ export class SemanticIndex {
     this.#abort = abort;
     this.#pump = this.#drain(abort.signal)
       .catch((err: unknown) => {
-        if (!abort.signal.aborted) this.#lastError = { code: toPlainError(err).code, message: (err as Error).message };
+        if (!abort.signal.aborted) this.#lastError = { code: toPlainError(err).code, message: messageOf(err) };
       })
       .finally(() => {
         this.#pump = undefined;
@@ -184,7 +184,7 @@ export class SemanticIndex {
     try {
       await run;
     } catch (err) {
-      this.#lastError = { code: toPlainError(err).code, message: (err as Error).message };
+      this.#lastError = { code: toPlainError(err).code, message: messageOf(err) };
       throw err;
     }
     return { notes: this.#store.embeddedNotes().size, chunks: this.#store.chunkCount() };

@@ -8,7 +8,7 @@
  */
 import fs from 'node:fs';
 import type { Database as Db } from 'better-sqlite3';
-import { KowalskiError, toPlainError } from '../../../core/index.js';
+import { KowalskiError, toPlainError, messageOf } from '../../../core/index.js';
 import type { ProviderSettings } from '../../../agents/index.js';
 import type { Clock } from '../../clock.js';
 import type { Timers } from '../../triggers/timers.js';
@@ -105,7 +105,7 @@ export function createVaultSearch(options: VaultSearchOptions): VaultSearch {
     try {
       return new SemanticIndex({ root, vectorsFile: options.vectorsFile, keyword, providers: options.providers }, config);
     } catch (err) {
-      warn(`semantic search is off: ${(err as Error).message}`);
+      warn(`semantic search is off: ${messageOf(err)}`);
       return undefined;
     }
   };
@@ -163,7 +163,7 @@ export function createVaultSearch(options: VaultSearchOptions): VaultSearch {
             if (again) rescan();
             else refresh(paths);
           } catch (err) {
-            warn(`indexing the vault: ${(err as Error).message}`);
+            warn(`indexing the vault: ${messageOf(err)}`);
           }
         },
         onError: (err) => warn(`watching the vault ${root}: ${err.message}`),

@@ -12,7 +12,7 @@
 import Database from 'better-sqlite3';
 import type { Database as Db } from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
-import { KowalskiError } from '../../../core/index.js';
+import { KowalskiError, messageOf } from '../../../core/index.js';
 import type { Chunk } from './chunks.js';
 
 /** Bytes of the file mapped into memory (the coarse KNN reads every chunk's bits). */
@@ -108,7 +108,7 @@ export class VectorStore {
       return store;
     } catch (err) {
       db?.close();
-      throw new KowalskiError('KW_ERR_STORE_CORRUPT', `the vector store ${file} cannot be opened (${(err as Error).message}); it holds only derived data: delete it and run \`kowalski vault reindex\``, { cause: err, where: { file } });
+      throw new KowalskiError('KW_ERR_STORE_CORRUPT', `the vector store ${file} cannot be opened (${messageOf(err)}); it holds only derived data: delete it and run \`kowalski vault reindex\``, { cause: err, where: { file } });
     }
   }
 

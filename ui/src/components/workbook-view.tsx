@@ -7,6 +7,7 @@
  */
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import type { Sheet } from 'read-excel-file/browser';
+import { messageOf } from '../message-of';
 import { DataTable, cellText } from './data-table';
 import type { CellValue, DataColumnHead } from './data-table';
 import { Loading } from './status';
@@ -74,7 +75,7 @@ export function WorkbookView({ blob, url, name, testId }: { blob: Blob; url: str
     setParsed({ state: 'loading' });
     readWorkbook(blob).then(
       (sheets) => { if (live) setParsed({ state: 'ready', sheets }); },
-      (err: unknown) => { if (live) setParsed({ state: 'failed', message: err instanceof Error ? err.message : String(err) }); },
+      (err: unknown) => { if (live) setParsed({ state: 'failed', message: messageOf(err) }); },
     );
     return () => { live = false; };
   }, [blob]);
