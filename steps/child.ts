@@ -9,17 +9,8 @@
  */
 import { createKindLoader, startStep } from './context.js';
 import type { BuiltContext, StepChannel } from './context.js';
+import { killGroup } from './kill-group.js';
 import type { ChildInbound, EngineMessage, StepMessage, StepResult } from './protocol.js';
-
-function killGroups(pgids: number[]): void {
-  for (const pgid of pgids) {
-    try {
-      process.kill(-pgid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-  }
-}
 
 function main(): void {
   const send = process.send?.bind(process);
@@ -54,7 +45,7 @@ function main(): void {
   });
 
   process.on('disconnect', () => {
-    killGroups(built?.pgids ?? []);
+    for (const pgid of built?.pgids ?? []) killGroup(pgid, 'SIGKILL');
     process.exit(1);
   });
 }

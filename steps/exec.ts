@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import { KowalskiError } from '../core/index.js';
 import { BoundedCapture } from './capture.js';
 import type { CapturedOutput } from './capture.js';
+import { killGroup } from './kill-group.js';
 import type { CommandSpec } from './protocol.js';
 
 /**
@@ -80,15 +81,6 @@ export interface ExecResult {
   /** It was stopped because `signal` aborted. */
   aborted: boolean;
   pgid: number;
-}
-
-/** Signal a whole process group; a group already gone is no error. */
-export function killGroup(pgid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pgid, signal);
-  } catch {
-    // the group is already gone
-  }
 }
 
 export async function execCommand(spec: CommandSpec, options: ExecOptions): Promise<ExecResult> {

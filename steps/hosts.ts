@@ -4,15 +4,16 @@
  * or with a description of how the host died.
  */
 import { fork } from 'node:child_process';
+import { messageOf } from '../core/index.js';
 import type { HordeDef } from '../core/index.js';
 import { BoundedCapture } from './capture.js';
+import { killGroup } from './kill-group.js';
 import { LIFELINE_FD, holdLifeline, stdioWithLifeline } from './lifeline.js';
 import type { StepBus } from './bus.js';
 import type { StepPool } from './pool.js';
 import { HORDES_KEPT } from './protocol.js';
 import type { ChildInbound, EngineMessage, StepMessage, StepResult, StepTask } from './protocol.js';
 import type { WorkerOutput, WorkerTask } from './worker.js';
-import { messageOf } from '../core/index.js';
 
 /** `evicted`: the step's thread was terminated to stop another step that ignored its cancel. */
 export type HostEnd = { type: 'result'; result: StepResult } | { type: 'crashed'; message: string } | { type: 'evicted'; message: string };
@@ -141,18 +142,13 @@ export function startInChild(task: StepTask, kindModule: string, listener: Liste
   child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
   let result: StepResult | undefined;
   let exitTimer: NodeJS.Timeout | undefined;
-  const killGroup = (): void => {
-    if (child.pid === undefined) return;
-    try {
-      process.kill(-child.pid, 'SIGKILL');
-    } catch {
-      // gone already
-    }
+  const killChild = (): void => {
+    if (child.pid !== undefined) killGroup(child.pid, 'SIGKILL');
   };
   child.on('message', (message: StepMessage) => {
     if (message.type === 'done') {
       result = message.result;
-      exitTimer = setTimeout(killGroup, options.exitGraceMs);
+      exitTimer = setTimeout(killChild, options.exitGraceMs);
       return;
     }
     listener(message);
@@ -187,5 +183,5 @@ export function startInChild(task: StepTask, kindModule: string, listener: Liste
     }
   };
   send(first);
-  return { ended, send, kill: killGroup };
+  return { ended, send, kill: killChild };
 }

@@ -15,7 +15,8 @@ export {
 export type { CommandContext } from './command.js';
 export { resolveProject, PROJECT_INPUT } from './project.js';
 export type { ProjectFolder } from './project.js';
-export { execCommand, killGroup, GATE_SCRIPT, GATE_CLOSED_EXIT } from './exec.js';
+export { execCommand, GATE_SCRIPT, GATE_CLOSED_EXIT } from './exec.js';
+export { killGroup } from './kill-group.js';
 export type { ExecOptions, ExecResult } from './exec.js';
 export { BoundedCapture } from './capture.js';
 export type { CapturedOutput } from './capture.js';

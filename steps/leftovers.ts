@@ -4,6 +4,7 @@
  * it is robust against pid reuse and finds processes that left the process group.
  */
 import fs from 'node:fs';
+import { killGroup } from './kill-group.js';
 
 const TOKEN_VAR = 'KOWALSKI_STEP_TOKEN=';
 
@@ -99,21 +100,9 @@ export async function killLeftovers(options: KillLeftoversOptions): Promise<numb
   const procDir = options.procDir ?? '/proc';
   const waitMs = options.waitMs ?? 2000;
   if (!procAvailable(procDir)) {
-    if (options.pgid === undefined) return 0;
-    try {
-      process.kill(-options.pgid, 'SIGKILL');
-    } catch {
-      return 0;
-    }
     const pgid = options.pgid;
-    await waitFor(() => {
-      try {
-        process.kill(-pgid, 0);
-        return false;
-      } catch {
-        return true;
-      }
-    }, waitMs);
+    if (pgid === undefined || !killGroup(pgid, 'SIGKILL')) return 0;
+    await waitFor(() => !killGroup(pgid, 0), waitMs);
     return 1;
   }
   // Several rounds: a process may fork between the scan and the kill.
@@ -129,13 +118,7 @@ export async function killLeftovers(options: KillLeftoversOptions): Promise<numb
         // already gone
       }
     }
-    if (round === 0 && options.pgid !== undefined) {
-      try {
-        process.kill(-options.pgid, 'SIGKILL');
-      } catch {
-        // no such group any more
-      }
-    }
+    if (round === 0 && options.pgid !== undefined) killGroup(options.pgid, 'SIGKILL');
     await waitFor(() => pids.every((pid) => !isAlive(pid, procDir)), waitMs);
   }
   return killed.size;

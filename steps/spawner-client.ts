@@ -9,6 +9,7 @@ import { BroadcastChannel } from 'node:worker_threads';
 import { KowalskiError, fromPlainError } from '../core/index.js';
 import { execCommand } from './exec.js';
 import type { ExecOptions, ExecResult } from './exec.js';
+import { killGroup } from './kill-group.js';
 import type { CommandSpec } from './protocol.js';
 import { HELPER_DOWN, lineReader } from './spawner-wire.js';
 import type { SpawnReply, SpawnRequest, SpawnerAddress } from './spawner-wire.js';
@@ -105,11 +106,7 @@ function viaHelper(socket: net.Socket, spec: CommandSpec, options: ExecOptions):
         return;
       }
       // It died under the command: its sentinel has killed the group (and so do we).
-      try {
-        process.kill(-pgid, 'SIGKILL');
-      } catch {
-        // gone already
-      }
+      killGroup(pgid, 'SIGKILL');
       reject(new KowalskiError('KW_ERR_COMMAND_LOST',
         `the spawn helper died while it ran ${JSON.stringify(spec.argv)} in ${spec.cwd} (process group ${pgid}); the command was killed with it`));
     }));

@@ -19,17 +19,9 @@ import net from 'node:net';
 import path from 'node:path';
 import { KowalskiError, toPlainError } from '../core/index.js';
 import { execCommand } from './exec.js';
+import { killGroup } from './kill-group.js';
 import { lineReader } from './spawner-wire.js';
 import type { SpawnReply, SpawnRequest } from './spawner-wire.js';
-
-function killGroup(pgid: number): void {
-  if (!(pgid > 1)) return; // never `kill -1` or init
-  try {
-    process.kill(-pgid, 'SIGKILL');
-  } catch {
-    // gone already
-  }
-}
 
 /** One connection: one command. `lifeline`: this process's end of the engine's lifeline (lifeline.ts), when it has one. */
 function serve(socket: net.Socket, groups: Set<number>, lifeline: number | undefined): void {
@@ -81,7 +73,7 @@ function serve(socket: net.Socket, groups: Set<number>, lifeline: number | undef
   socket.on('close', () => {
     if (over) return;
     // The step is gone (its thread ended, or its engine): so is its command, at once.
-    if (pgid !== undefined) killGroup(pgid);
+    if (pgid !== undefined) killGroup(pgid, 'SIGKILL');
     abort();
   });
 }
@@ -97,7 +89,7 @@ function main(): void {
   const groups = new Set<number>();
   const server = net.createServer((socket) => serve(socket, groups, lifeline));
   const quit = (): void => {
-    for (const pgid of groups) killGroup(pgid);
+    for (const pgid of groups) killGroup(pgid, 'SIGKILL');
     fs.rmSync(socketPath, { force: true });
     try {
       fs.rmdirSync(path.dirname(socketPath)); // the engine's folder for it, empty now (a crashed engine leaves nothing)
