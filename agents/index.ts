@@ -53,5 +53,5 @@ export type {
   TableProfileFile, SqlBatchQuery, SqlBatchFile, DataToolName,
 } from './data-types.js';
 export { isLoopback } from './net/loopback.js';
-export { secretsEqual } from './net/secrets.js';
+export { digestsEqual, secretsEqual } from './net/secrets.js';
 export { readBounded } from './net/read-bounded.js';

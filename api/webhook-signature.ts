@@ -12,10 +12,11 @@
  * v2=<hex>` over `<X-Kowalski-Timestamp>.<X-Kowalski-Delivery>.<raw body>`.
  *
  * Pure: the clock comes in as `nowMs`, nothing is read or written, and no header input
- * makes it throw. Digests are compared with `crypto.timingSafeEqual` on equal-length
- * buffers; a candidate's length is known from its format before any byte is compared.
+ * makes it throw. Digests are compared in constant time (`digestsEqual`, agents/net/secrets.ts);
+ * a candidate's length is known from its format before any byte is compared.
  */
 import crypto from 'node:crypto';
+import { digestsEqual } from '../agents/index.js';
 import { DELIVERY_HEADER, SIGNATURE_HEADER, SIGNATURE_VERSION, TIMESTAMP_HEADER, webhookDigest } from '../engine/index.js';
 
 /** Default allowed distance between `webhook-timestamp` and now, in seconds (either way). */
@@ -193,7 +194,7 @@ function matchAny(candidates: Array<Buffer | string>, expected: Buffer, header: 
     if (typeof c === 'string') continue;
     wellFormed += 1;
     // Every candidate is compared (no early exit); lengths are equal by construction.
-    const equal = c.length === expected.length && crypto.timingSafeEqual(c, expected);
+    const equal = digestsEqual(c, expected);
     matched = equal || matched;
   }
   if (matched) return undefined;

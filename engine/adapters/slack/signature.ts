@@ -7,6 +7,7 @@
  * constant time on equal-length buffers.
  */
 import crypto from 'node:crypto';
+import { digestsEqual } from '../../../agents/index.js';
 import type { SignatureVerdict, SignedRequest } from '../http-inbound.js';
 import { verifySigned } from '../http-inbound.js';
 
@@ -24,7 +25,7 @@ export function verifySlack(input: VerifySlackInput): SignatureVerdict {
       if (input.signingSecret === '') return 'the signing secret is empty, so no signature can be checked';
       const given = Buffer.from(signature.slice(3), 'hex');
       const expected = crypto.createHmac('sha256', input.signingSecret).update(`v0:${timestamp}:`, 'utf8').update(rawBody).digest();
-      return crypto.timingSafeEqual(given, expected) ? undefined : 'X-Slack-Signature does not match the body and the signing secret';
+      return digestsEqual(given, expected) ? undefined : 'X-Slack-Signature does not match the body and the signing secret';
     },
   }, input);
 }
