@@ -31,10 +31,3 @@ export function limitsWith(overrides: Partial<BundleLimits> = {}): BundleLimits 
   return { ...DEFAULT_BUNDLE_LIMITS, ...overrides };
 }
 
-/** `5 MiB`, `300 KiB`, `12 bytes`: how sizes read in messages. */
-export function formatBytes(n: number): string {
-  if (n >= 1024 * 1024 && n % (1024 * 1024) === 0) return `${n / (1024 * 1024)} MiB`;
-  if (n >= 1024 * 1024) return `${(n / (1024 * 1024)).toFixed(1)} MiB`;
-  if (n >= 1024 && n % 1024 === 0) return `${n / 1024} KiB`;
-  return `${n} bytes`;
-}

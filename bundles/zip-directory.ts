@@ -9,7 +9,7 @@
  * made on: a nonzero high half is a Unix mode (any zip tool may write one, and a reader on
  * Unix would honour it), and the low byte's DOS folder bit counts too.
  */
-import { formatBytes } from './limits.js';
+import { formatBytes } from '../core/index.js';
 import { rejectBundle, rejectEntry } from './reject.js';
 
 /** What the central directory says about one entry, checked against its local header. */

@@ -8,13 +8,12 @@
  */
 import { crc32 } from 'node:zlib';
 import { Inflate } from 'fflate';
+import { formatBytes, messageOf } from '../core/index.js';
 import type { BundleLimits } from './limits.js';
-import { formatBytes } from './limits.js';
 import { rejectBundle, rejectEntry } from './reject.js';
 import type { BundleInvalidError } from './reject.js';
 import { readDirectory } from './zip-directory.js';
 import type { ZipEntry } from './zip-directory.js';
-import { messageOf } from '../core/index.js';
 
 /** One entry of a read archive. Folder entries keep their name (with the trailing `/`) and no data. */
 export interface ZipItem {

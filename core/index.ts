@@ -7,3 +7,4 @@ export type {
 } from './horde.js';
 export { BUDGET_KEYS, BUDGET_LABELS, budgetValueProblem, budgetOver, mergeBudget, hasLimits, describeOver } from './budget.js';
 export type { BudgetKey, BudgetLimits, BudgetSpent } from './budget.js';
+export { formatBytes } from './bytes.js';

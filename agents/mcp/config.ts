@@ -6,6 +6,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { KowalskiError } from '../../core/index.js';
+import { expandHome } from '../tools/file-root.js';
 
 interface McpServerCommon {
   /** `[a-z0-9][a-z0-9_-]*`, unique; its tools are offered as `name.tool`. */
@@ -49,10 +50,6 @@ const KNOWN_KEYS = new Set(['name', 'timeout_secs', 'connect_timeout_secs', ...S
 
 function isTable(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
-}
-
-function expandHome(p: string, home: string): string {
-  return p === '~' || p.startsWith('~/') ? path.join(home, p.slice(1)) : p;
 }
 
 /**

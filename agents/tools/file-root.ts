@@ -71,8 +71,8 @@ async function realDeep(p: string): Promise<string> {
 }
 
 /** `~/x` → `<home>/x`: the only form besides an absolute path that Setup writes. */
-export function expandHome(p: string): string {
-  return p === '~' || p.startsWith('~/') ? path.join(os.homedir(), p.slice(1)) : p;
+export function expandHome(p: string, home: string = os.homedir()): string {
+  return p === '~' || p.startsWith('~/') ? path.join(home, p.slice(1)) : p;
 }
 
 /**

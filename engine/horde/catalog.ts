@@ -3,8 +3,8 @@
  * each with its load result, and the lookup of a horde by id or by path.
  */
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
+import { expandHome } from '../../agents/tools/file-root.js'; // not the agents face: the catalog's worker stays light
 import { KowalskiError } from '../../core/index.js';
 import type { HordeDef, LoadResult, Problem } from '../../core/index.js';
 import { splitFrontMatter } from './frontmatter.js';
@@ -91,8 +91,7 @@ export async function resolveHordeRef(
     const byId = catalog.entries.find((e) => e.id === ref && e.result.ok) ?? catalog.entries.find((e) => e.id === ref);
     if (byId !== undefined) return byId;
   }
-  const expanded = ref === '~' || ref.startsWith('~/') ? path.join(os.homedir(), ref.slice(1)) : ref;
-  const abs = path.resolve(cwd, expanded);
+  const abs = path.resolve(cwd, expandHome(ref));
   if ((await manifestOf(abs)) === undefined) {
     const places = [catalog.builtinDir, catalog.userDir].filter((d): d is string => d !== undefined);
     const ids = places.length === 0 ? 'no horde folders were searched' : `no horde with id "${ref}" in ${places.join(' or ')}`;

@@ -4,11 +4,11 @@
  * bounded walk; `url` inputs are fetched through the web tools' SSRF-safe fetchPage
  * (public addresses only, size and time limits) into `inputs/<id>.md` as Markdown.
  */
-import os from 'node:os';
 import path from 'node:path';
 import { fetchPage } from '../../agents/net/index.js';
+import { expandHome } from '../../agents/tools/file-root.js';
 import type { FetchedPage } from '../../agents/index.js';
-import { KowalskiError } from '../../core/index.js';
+import { KowalskiError, formatBytes } from '../../core/index.js';
 import type { InputField } from '../../core/index.js';
 import { inlineCode, plural, writeArtifact, writeWorkdirFile } from '../artifact.js';
 import { copyIngest, planIngest } from '../ingest-walk.js';
@@ -36,18 +36,6 @@ interface Fetched {
   dest: string;
 }
 
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} bytes`;
-  const units = ['KiB', 'MiB', 'GiB'];
-  let value = bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit += 1;
-  }
-  return `${bytes} bytes (${value.toFixed(1)} ${units[unit] ?? 'GiB'})`;
-}
-
 /** The answers in form order, then any extra keys (what a trigger put in), sorted. */
 function answerIds(task: StepTask): string[] {
   const declared = task.horde.inputs.map((f) => f.id).filter((id) => Object.hasOwn(task.input, id));
@@ -57,7 +45,7 @@ function answerIds(task: StepTask): string[] {
 
 function sourcePath(task: StepTask, id: string, value: string): string {
   const raw = value.trim();
-  if (raw === '~' || raw.startsWith('~/')) return path.join(os.homedir(), raw.slice(2));
+  if (raw === '~' || raw.startsWith('~/')) return expandHome(raw);
   if (path.isAbsolute(raw)) return path.normalize(raw);
   throw new KowalskiError('KW_ERR_INPUT_INVALID', `input \`${id}\`: the path ${JSON.stringify(raw)} must be absolute or start with ~/`,
     { where: { file: task.step.file, key: `inputs.${id}` } });
