@@ -22,7 +22,8 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
-      // The dependency direction of ARCHITECTURE.md: core ← actors ← engine ← bin; steps ← engine; engine ← lib (the library's face).
+      // The dependency direction of ARCHITECTURE.md: core ← actors ← engine ← bin; steps ← engine; engine ← lib (the library's face);
+      // contract/ (types only) below them all, and the one thing the ui imports.
       'import-x/no-restricted-paths': ['error', {
         zones: [
           { target: './core', from: ['./actors', './engine', './steps', './agents', './bin', './api', './bundles', './lib'], message: 'core imports nothing of the project' },
@@ -30,7 +31,8 @@ export default tseslint.config(
           { target: './steps', from: ['./engine', './actors', './bin', './api', './bundles', './lib'], message: 'steps never reach into the engine' },
           { target: './agents', from: ['./engine', './actors', './steps', './bin', './api', './bundles', './lib'], message: 'agents import only core' },
           { target: './engine', from: ['./bin', './api', './bundles', './lib'], message: 'the engine is below the CLI, the API and the library' },
-          { target: './ui', from: ['./core', './actors', './engine', './steps', './agents', './bin', './api', './bundles', './lib'], message: 'the ui talks to the server over HTTP only: its shapes are in ui/src/types.ts' },
+          { target: './ui', from: ['./core', './actors', './engine', './steps', './agents', './bin', './api', './bundles', './lib', './bench', './test', './examples'], message: 'the ui talks to the server over HTTP only: it imports only the shapes of contract/ (import type)' },
+          { target: './contract', from: ['./core', './actors', './engine', './steps', './agents', './bin', './api', './bundles', './lib', './ui', './bench', './test', './examples'], message: 'contract/ (the shapes the API sends and the app reads) imports nothing of the project' },
           { target: './api', from: ['./bin', './lib'], message: 'the API is below the CLI' },
           { target: './bundles', from: ['./api', './bin', './lib'], message: 'bundles sit between the API and the engine (api → bundles → engine)' },
           { target: './lib', from: ['./bin', './api', './bundles', './steps', './agents', './actors'], message: 'the library (lib/) is a face on the engine: it imports engine/ and core/ only' },
@@ -69,6 +71,22 @@ export default tseslint.config(
         { name: 'node:timers/promises', importNames: ['setTimeout', 'setInterval', 'scheduler'], message: 'use the injected Timers' },
         { name: 'node:perf_hooks', importNames: ['performance'], message: 'read the injected Clock' },
       ] }],
+    },
+  },
+  {
+    // contract/ holds the shapes of the HTTP API and the websocket, which the server and the app
+    // both import with `import type`: types only, so it adds nothing to the app's bundle.
+    files: ['contract/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': ['error',
+        { selector: 'Program > :not(ImportDeclaration[importKind="type"], ExportNamedDeclaration[exportKind="type"], ExportAllDeclaration[exportKind="type"], TSInterfaceDeclaration, TSTypeAliasDeclaration)', message: 'contract/ holds types only: `export interface`, `export type`, `import type`' }],
+    },
+  },
+  {
+    // The app imports contract/ for its types only: a value import would pull server code into the bundle.
+    files: ['ui/**/*.ts', 'ui/**/*.tsx'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', { patterns: [{ group: ['**/contract/**', '**/contract'], allowTypeImports: true, message: 'the app imports contract/ with `import type` only' }] }],
     },
   },
   {

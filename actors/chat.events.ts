@@ -10,6 +10,8 @@
  * `n/seq.index`. Node ids are therefore the same every time the turn is replayed.
  */
 import type { EventError } from './run.events.js';
+import type { ChatStop, TurnUsage, UndoneWork } from '../contract/chat.js';
+export type { ChatStop, TurnUsage, UndoneWork } from '../contract/chat.js';
 
 /** An agent profile as a turn uses it (kept in the log, so editing the file never changes a turn in flight). */
 export interface ProfileSnapshot {
@@ -44,33 +46,12 @@ export interface RecordedResponse {
   attempts: number;
 }
 
-/** How a turn ended. */
-export type ChatStop = 'done' | 'budget_exhausted' | 'error';
-
-/** Totals of a turn. */
-export interface TurnUsage {
-  calls: number;
-  toolCalls: number;
-  inputTokens: number;
-  outputTokens: number;
-  /** null when any call's price is unknown. */
-  costUsd: number | null;
-}
-
 /** A memory note given to the model before a turn (engine/chat/memory-inject.ts). */
 export interface InjectedMemory {
   /** The note, relative to the vault (`memory/2026-01-02-likes-tea.md`). */
   path: string;
   /** What the model was given of it. */
   text: string;
-}
-
-/** Work a turn stopped before finishing (when the budget ran out). */
-export interface UndoneWork {
-  node: string;
-  agent: string;
-  /** The task it was given (the user's message for the root). */
-  task: string;
 }
 
 export type ChatEvent =

@@ -4,8 +4,9 @@
  */
 import type { EventError } from './run.events.js';
 import type { ChatEvent, ChatStop, InjectedMemory, ProfileSnapshot, RecordedResponse, TurnUsage, UndoneWork } from './chat.events.js';
+import type { ChatState } from '../contract/chat.js';
+export type { ChatState } from '../contract/chat.js';
 
-export type ChatState = 'idle' | 'running' | 'exhausted';
 export const CHAT_STATES: readonly ChatState[] = ['idle', 'running', 'exhausted'];
 
 /** The id of the root node of every turn. */

@@ -1,6 +1,8 @@
 /** The run machine's context: plain data, rebuilt by folding the run's events. */
 import type { BudgetKey, BudgetLimits, BudgetSpent } from '../core/index.js';
 import type { ApprovalCommand, ApprovalReason, EventError, ReviewedArtifact, RunGraph, StepPolicy } from './run.events.js';
+import type { RunState } from '../contract/runs.js';
+export type { RunState } from '../contract/runs.js';
 
 export type StepStatus =
   | 'pending' // not reached yet
@@ -74,8 +76,6 @@ export interface RunBudget {
   parked?: { over: BudgetKey[]; spent: BudgetSpent };
 }
 
-/** The run states every client sees. */
-export type RunState = 'queued' | 'running' | 'awaiting_input' | 'succeeded' | 'failed' | 'cancelled';
 export const RUN_STATES: readonly RunState[] = ['queued', 'running', 'awaiting_input', 'succeeded', 'failed', 'cancelled'];
 export const FINAL_RUN_STATES: ReadonlySet<RunState> = new Set(['succeeded', 'failed', 'cancelled']);
 

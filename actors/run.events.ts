@@ -4,6 +4,9 @@
  * folding a run's events through the machine rebuilds its state.
  */
 import type { BudgetKey, BudgetLimits, BudgetSpent, EdgeDef, ErrorCode, HordeDef } from '../core/index.js';
+import type { ApprovalCommand, ApprovalReason } from '../contract/runs.js';
+import type { CodedError } from '../contract/errors.js';
+export type { ApprovalCommand, ApprovalReason } from '../contract/runs.js';
 
 /** What the engine decided about a step when the run was created (kept with the run, so replay never depends on today's registry). */
 export interface StepPolicy {
@@ -47,19 +50,7 @@ export interface RerunOrigin {
 }
 
 /** An error as stored in the log. */
-export interface EventError {
-  code: ErrorCode;
-  message: string;
-}
-
-/** The command an approval binds to. */
-export interface ApprovalCommand {
-  argv: string[];
-  cwd: string;
-  env: string[];
-}
-
-export type ApprovalReason = 'confirm_command' | 'outcome_unknown' | 'review';
+export type EventError = CodedError<ErrorCode>;
 
 /** What a review shows the operator: the previous step's artifact (its hash is the approval's `hash`). */
 export interface ReviewedArtifact {

@@ -5,20 +5,8 @@
  * the engine, which stores it.
  */
 import type { ChatMessage, ProviderName, ToolCallingMode, Usage } from './types.js';
-
-export interface TracedToolCall {
-  id: string;
-  name: string;
-  arguments: Record<string, unknown>;
-  /** As the model wrote them, when they were not valid JSON. */
-  rawArguments?: string;
-  /** What the model was given back (a result, or an error it can correct). */
-  result: string;
-  error?: { code: string; message: string };
-  durationMs: number;
-  /** Extra data the tool reported (final URL, bytes, …). */
-  meta?: Record<string, unknown>;
-}
+import type { TracedToolCall } from '../contract/traces.js';
+export type { TracedToolCall } from '../contract/traces.js';
 
 export interface ModelCallTrace {
   /** 1, 2, … within the step attempt. */

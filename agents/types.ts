@@ -3,6 +3,8 @@
  * and stop reasons, the same for every provider. Plain data (structured-clone and JSON
  * safe) except the signal and the token callback of a request.
  */
+import type { ChatMessage, ToolCall } from '../contract/traces.js';
+export type { ChatMessage, ToolCall } from '../contract/traces.js';
 
 /** A JSON Schema for a tool's arguments: always an object schema. */
 export interface JsonSchemaObject {
@@ -19,27 +21,6 @@ export interface ToolSpec {
   description: string;
   inputSchema: JsonSchemaObject;
 }
-
-/** One tool call a model asked for. */
-export interface ToolCall {
-  /** The provider's id for the call (Anthropic `toolu_…`), or one made up (`call_1`) where the provider has none. */
-  id: string;
-  name: string;
-  /** The parsed arguments; `{}` when they did not parse (see `argumentsError`). */
-  arguments: Record<string, unknown>;
-  /** Set when the model's arguments were not a JSON object: what was wrong. */
-  argumentsError?: string;
-  /** The arguments exactly as the model wrote them, when they arrived as text. */
-  rawArguments?: string;
-  /** Opaque data the provider wants back with this call in later turns (Gemini's `thoughtSignature`). */
-  signature?: string;
-}
-
-export type ChatMessage =
-  | { role: 'system'; content: string }
-  | { role: 'user'; content: string }
-  | { role: 'assistant'; content: string; toolCalls?: ToolCall[] }
-  | { role: 'tool'; toolCallId: string; toolName: string; content: string; isError?: boolean };
 
 export interface ChatRequest {
   /** The provider's own model name (no `provider:` prefix), e.g. `qwen2.5:7b`. */

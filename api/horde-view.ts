@@ -1,32 +1,7 @@
 /** Hordes as the API shows them: a summary for the list, the whole graph for one. */
-import type { HordeDef, Problem, TriggerDef } from '../core/index.js';
 import type { CatalogEntry } from '../engine/index.js';
-
-export interface HordeSummary {
-  id: string;
-  displayName: string;
-  description: string;
-  /** The catalog holds only built-in hordes and the user's. */
-  origin: 'builtin' | 'user' | 'imported';
-  valid: boolean;
-  problems: Problem[];
-  inputs: HordeDef['inputs'];
-  triggers: Pick<TriggerDef, 'name' | 'kind' | 'enabled' | 'schedule' | 'timezone' | 'path'>[];
-  stepCount: number;
-  /** Set on a horde whose id an earlier horde (a built-in) already has: the one that runs under that id. */
-  idTakenBy?: { origin: string; dir: string };
-}
-
-export interface HordeDetail extends HordeSummary {
-  pipeline: string[];
-  steps: { name: string; kind: string; displayName: string; description?: string; output: string; isolation: string; verifyCommand?: string; tools: string[]; model?: string }[];
-  edges: HordeDef['edges'];
-  display: Record<string, string>;
-  body: string;
-  confirmCommands: boolean;
-  /** Whether any step runs a command (a kind such as `verify`, `apply`): only then does `confirmCommands` matter. */
-  runsCommands: boolean;
-}
+import type { HordeDetail, HordeSummary } from '../contract/horde.js';
+export type { HordeDetail, HordeSummary } from '../contract/horde.js';
 
 const originOf = (entry: CatalogEntry): 'builtin' | 'user' | 'imported' => (entry.origin === 'builtin' || entry.origin === 'imported' ? entry.origin : 'user');
 

@@ -10,8 +10,9 @@ import type { WebSocket } from 'ws';
 import { KowalskiError, toPlainError } from '../core/index.js';
 import { isRunId } from '../engine/index.js';
 import { reasonField, stepField } from './schemas.js';
-import type { ChatState, Engine, EngineEventMap, RunState, StoredChatEvent, StoredEvent } from '../engine/index.js';
+import type { ChatState, Engine, RunState, StoredChatEvent, StoredEvent } from '../engine/index.js';
 import { isSessionId } from '../engine/index.js';
+import type { ServerFrame as ServerFrameOf } from '../contract/frames.js';
 
 export const WS_MAX_FRAME = 64 * 1024;
 /** A client with more than this waiting to be written is too slow: it is disconnected (4008). */
@@ -39,18 +40,8 @@ interface Client {
 
 type RequestId = string | number;
 
-/** What the server sends (docs/api.md); the CLI's follower reads the same type. */
-export type ServerFrame =
-  | { type: 'hello'; version: string; gseq: number }
-  | { type: 'event'; gseq: number; runId: string; seq: number; at: number; event: StoredEvent['event']; state: RunState | null }
-  | { type: 'synced'; runId?: string; state?: RunState; gseq: number }
-  | ({ type: 'progress' } & EngineEventMap['step:progress'])
-  | ({ type: 'trace' } & EngineEventMap['trace:recorded'])
-  | { type: 'chat-event'; sessionId: string; seq: number; at: number; event: StoredChatEvent['event']; state: ChatState | null }
-  | { type: 'chat-synced'; sessionId: string; seq: number; state: ChatState }
-  | ({ type: 'chat-token' } & EngineEventMap['chat:token'])
-  | { type: 'result'; id?: RequestId; ok: true; step: string }
-  | { type: 'error'; id?: RequestId; error: { code: string; message: string } };
+/** What the server sends (docs/api.md, contract/frames.ts), with the engine's own event unions; the CLI's follower reads the same type. */
+export type ServerFrame = ServerFrameOf<StoredEvent['event'], StoredChatEvent['event']>;
 
 export interface WsHub {
   attach(socket: WebSocket): void;

@@ -3,35 +3,13 @@
  * time) and what it spent. Crossing a limit parks the run for the operator, who raises it
  * or cancels (docs/budgets.md). Plain data and pure functions: no clock, no I/O.
  */
+import type { BudgetKey, BudgetLimits, BudgetSpent } from '../contract/budget.js';
+export type { BudgetKey, BudgetLimits, BudgetSpent } from '../contract/budget.js';
 
 /** The kinds of limit, as horde.md and config.toml spell them (`[budget]`). */
-export const BUDGET_KEYS = ['model_calls', 'tokens', 'cost_usd', 'tool_calls', 'wall_secs'] as const;
-export type BudgetKey = (typeof BUDGET_KEYS)[number];
-
-/** Limits of one run; an absent key has no limit. */
-export interface BudgetLimits {
-  /** Model provider calls (every traced call, failed ones included). */
-  model_calls?: number;
-  /** Input + output tokens of those calls. */
-  tokens?: number;
-  /** US dollars, from the provider's price; calls whose price is unknown add nothing (see `BudgetSpent.unpriced`). */
-  cost_usd?: number;
-  /** Tool calls the models asked for (refused ones included). */
-  tool_calls?: number;
-  /** Seconds since the run was created (the engine's clock), parked time included. */
-  wall_secs?: number;
-}
-
-/** What a run has spent, counted from its traces and its created time. */
-export interface BudgetSpent {
-  model_calls: number;
-  tokens: number;
-  cost_usd: number;
-  tool_calls: number;
-  wall_secs: number;
-  /** Model calls whose price is unknown (their cost is not in `cost_usd`). */
-  unpriced: number;
-}
+export const BUDGET_KEYS = ['model_calls', 'tokens', 'cost_usd', 'tool_calls', 'wall_secs'] as const satisfies readonly BudgetKey[];
+/** Compiles only while BUDGET_KEYS lists every BudgetKey. */
+type _EveryBudgetKey<T extends never = Exclude<BudgetKey, (typeof BUDGET_KEYS)[number]>> = T;
 
 /** What a budget key means, for messages. */
 export const BUDGET_LABELS: Record<BudgetKey, string> = {

@@ -8,14 +8,8 @@ import type { BudgetKey, BudgetLimits, BudgetSpent, HordeDef } from '../core/ind
 import type { Clock } from './clock.js';
 import type { StoredEvent } from './events.js';
 import type { TraceStore } from './store/traces.js';
-
-/** A run's budget as the CLI, the API and the app show it. */
-export interface BudgetView {
-  limits: BudgetLimits;
-  spent: BudgetSpent;
-  /** Set while the run is parked for its budget: what was over and spent when it parked. */
-  parked: { over: BudgetKey[]; spent: BudgetSpent; at: number } | null;
-}
+import type { BudgetView } from '../contract/budget.js';
+export type { BudgetView } from '../contract/budget.js';
 
 /** The limits a run starts with: its horde's `[budget]`, key by key over config.toml's. */
 export function runLimits(horde: HordeDef, defaults: BudgetLimits): BudgetLimits {

@@ -4,17 +4,10 @@
  */
 import type { RunEvent, RunEventType } from '../actors/index.js';
 import { envelopeOf } from './envelope.js';
+import type { StoredEvent as StoredEventOf } from '../contract/runs.js';
 
-export interface StoredEvent {
-  /** Global commit order. */
-  gseq: number;
-  runId: string;
-  /** Per-run order, from 1. */
-  seq: number;
-  /** Engine clock at append, ms since epoch. */
-  at: number;
-  event: RunEvent;
-}
+/** A run's event as stored and sent (contract/runs.ts), with the run machine's own union. */
+export type StoredEvent = StoredEventOf<RunEvent>;
 
 const runEnvelope = envelopeOf<RunEvent>({
   'run.created': { current: 1, required: ['hordeId', 'horde', 'policy', 'input', 'provenance'], upcast: {} },

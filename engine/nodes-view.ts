@@ -1,21 +1,8 @@
 /** What the Nodes view and `kowalski nodes` show: the nodes sharing the store, and runs handed from one to another. */
 import type { PostgresBackend } from './store/pg/backend.js';
-import type { HandoverRecord, NodeRecord, PgNodes } from './store/pg/nodes.js';
-
-export interface NodeView extends NodeRecord {
-  /** The node answering. */
-  self: boolean;
-  /** Alive: a heartbeat within its lease, and no clean stop. */
-  alive: boolean;
-}
-
-export interface NodesView {
-  store: 'sqlite' | 'postgres';
-  nodes: NodeView[];
-  handovers: HandoverRecord[];
-  /** How the answering node hears what other nodes do: at once by notification, or at its next poll (its listener is reconnecting); null: one node, or a reader that is no node. */
-  wakeUps: 'notify' | 'polling' | null;
-}
+import type { PgNodes } from './store/pg/nodes.js';
+import type { NodesView } from '../contract/nodes.js';
+export type { NodeView, NodesView } from '../contract/nodes.js';
 
 /** Nodes that stopped or went silent more than a day ago are left out. */
 const FORGET_AFTER_MS = 24 * 3600 * 1000;

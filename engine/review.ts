@@ -15,25 +15,11 @@ import type { StepKindInfo } from '../steps/index.js';
 import type { LiveRun } from './live-run.js';
 import { commandFor } from './step-task.js';
 import { unified } from './vault/write-diff.js';
+import type { ReviewEditResult as EditResult, ReviewView } from '../contract/runs.js';
+export type { ReviewEditResult as EditResult, ReviewView } from '../contract/runs.js';
 
 /** Larger artifacts are shown by path only: the app and the CLI do not load them to edit. */
 export const MAX_REVIEW_BYTES = 512 * 1024;
-
-/** What the operator is shown for a review step waiting on them. */
-export interface ReviewView {
-  runId: string;
-  step: string;
-  /** Workdir-relative, and absolute. */
-  path: string;
-  file: string;
-  /** sha256 of the content shown when the run parked: what an approval or an edit binds to. */
-  hash: string;
-  /** The file now (UTF-8); null when it is gone or larger than MAX_REVIEW_BYTES. */
-  content: string | null;
-  bytes: number | null;
-  /** The file changed since the run parked (approving would be refused when the step runs: deny, or cancel). */
-  changed: boolean;
-}
 
 /** `approval.requested` for a ready review step: the artifact it shows, hashed as it is now. */
 export function reviewRequest(run: LiveRun, step: string, kind: StepKindInfo | undefined): Extract<RunEvent, { type: 'approval.requested' }> {
@@ -80,15 +66,6 @@ export function checkSeen(run: LiveRun, step: string, seen: string | undefined):
     throw new KowalskiError('KW_ERR_REVIEW_STALE', `the review of "${step}" (run ${run.runId}) waits on ${pending.artifact?.path ?? '?'} at sha256 ${pending.hash.slice(0, 12)}, not the ${seen.slice(0, 12)} you saw; read it again`);
   }
   throw new KowalskiError('KW_ERR_APPROVAL_STALE', `step "${step}" of run ${run.runId} waits with command hash ${pending.hash}, not ${seen}: read the command again before approving`);
-}
-
-export interface EditResult {
-  step: string;
-  path: string;
-  before: string;
-  after: string;
-  /** False when the content was unchanged: a plain approval. */
-  edited: boolean;
 }
 
 /**

@@ -4,51 +4,12 @@ import path from 'node:path';
 import { KowalskiError } from '../core/index.js';
 import type { HordeDef } from '../core/index.js';
 import { readBudgetView } from './budget.js';
-import type { BudgetView } from './budget.js';
 import type { DataPaths } from './data-dir.js';
 import type { EventLog } from './store/event-log.js';
 import type { TraceStore } from './store/traces.js';
 import type { ApprovalRow, AttemptRow, RunQueries, RunRow } from './store/queries.js';
-
-export interface StepView {
-  name: string;
-  kind: string;
-  /** The latest attempt's state; `awaiting_approval` while the operator is asked; `pending` when it has not started. */
-  state: AttemptRow['state'] | 'pending' | 'awaiting_approval';
-  attempt: number;
-  outcome: 'pass' | 'fail' | null;
-  durationMs: number | null;
-  artifact: string | null;
-  summary: string | null;
-  error: { code: string; message: string | null } | null;
-}
-
-export interface RunView {
-  run: RunRow;
-  steps: StepView[];
-  attempts: AttemptRow[];
-  approvals: ApprovalRow[];
-  /** Pending approvals only. */
-  pending: ApprovalRow[];
-  /** The run's workdir (absolute): step artifacts are relative to it. */
-  workdir: string;
-  /** Its limits, what it spent, and whether it is parked for its budget (engine/budget.ts). */
-  budget: BudgetView;
-  /** The run's main artifact, once there is one (see `findDelivery`). */
-  delivery: Delivery | null;
-}
-
-/** The run's main artifact: what the operator reads first. */
-export interface Delivery {
-  /** Workdir-relative. */
-  artifact: string;
-  /** Absolute. */
-  path: string;
-  /** The step whose artifact it is; null when no step names it (a file a step wrote beside its own). */
-  step: string | null;
-  /** The horde's `delivery_title`, when it has one. */
-  title: string | null;
-}
+import type { Delivery, RunView, StepView } from '../contract/runs.js';
+export type { Delivery, RunView, StepView } from '../contract/runs.js';
 
 function isFile(abs: string): boolean {
   try {

@@ -17,56 +17,15 @@ import { writeFileAtomic } from '../steps/index.js';
 import { DEFAULT_CONFIG, parseConfig } from './config.js';
 import { editToml } from './toml-edit.js';
 import type { TomlEdit } from './toml-edit.js';
+import type { KeyedSetup, Setup, SetupPatch, SetupWritten } from '../contract/setup.js';
+export type { KeyedSetup, Setup, SetupPatch, SetupWritten, ToolCalling } from '../contract/setup.js';
 
-export type ToolCalling = 'auto' | 'native' | 'text';
 const MODEL_PROVIDERS = ['ollama', 'anthropic', 'gemini', 'openai'] as const;
 /** The providers with embeddings, for `[vault.semantic] model`. */
 const EMBEDDING_PROVIDERS = ['ollama', 'openai', 'gemini'] as const;
 /** The providers Setup writes a key and base URL for (openai: any OpenAI-compatible server). */
 const KEYED_PROVIDERS = ['anthropic', 'gemini', 'openai'] as const;
 type KeyedProvider = (typeof KEYED_PROVIDERS)[number];
-
-export interface KeyedSetup {
-  apiKeySet: boolean;
-  apiKeyHint: string | null;
-  baseUrl: string | null;
-}
-
-export interface Setup {
-  configFile: string;
-  model: { default: string | null; toolCalling: ToolCalling };
-  providers: {
-    ollama: { host: string | null };
-    anthropic: KeyedSetup;
-    gemini: KeyedSetup;
-    /** `[providers.openai]`: an OpenAI-compatible server (LM Studio, vLLM, llama.cpp, OpenAI). */
-    openai: KeyedSetup;
-  };
-  tools: { root: string | null };
-  /** `[vault.semantic]`: off by default; the model defaults to `ollama:nomic-embed-text`. */
-  vault: { semantic: { enabled: boolean; model: string } };
-}
-
-/** Every key optional; `null` removes the setting. */
-export interface SetupPatch {
-  model?: { default?: string | null; toolCalling?: ToolCalling };
-  providers?: {
-    ollama?: { host?: string | null };
-    anthropic?: { apiKey?: string | null; baseUrl?: string | null };
-    gemini?: { apiKey?: string | null; baseUrl?: string | null };
-    openai?: { apiKey?: string | null; baseUrl?: string | null };
-  };
-  tools?: { root?: string | null };
-  /** A null model goes back to the default. */
-  vault?: { semantic?: { enabled?: boolean; model?: string | null } };
-}
-
-/** How config.toml was written: its lines edited (comments kept), or written afresh from its values. */
-export interface SetupWritten {
-  comments: 'kept' | 'dropped';
-  /** One sentence for the operator. */
-  message: string;
-}
 
 export interface SetupWrite {
   setup: Setup;

@@ -1,14 +1,10 @@
 /** `/api/agents`: the agent profiles, one profile's file, checking a text, saving and removing a user profile. */
 import type { FastifyInstance } from 'fastify';
-import type { AgentProfile, Engine, TeamProblem } from '../../engine/index.js';
+import type { Engine } from '../../engine/index.js';
 import { AGENT_NAME, AgentInvalidError, MAX_AGENT_NAME } from '../../engine/index.js';
 import { errorBody } from '../http-errors.js';
-
-/** `GET /api/agents`. */
-export interface AgentList {
-  agents: AgentProfile[];
-  problems: TeamProblem[];
-}
+import type { AgentList } from '../../contract/team.js';
+export type { AgentList } from '../../contract/team.js';
 
 const nameParams = {
   type: 'object',

@@ -4,24 +4,18 @@
  * `POST /api/writes/:id/revert` — 409 with the diff when the note changed since.
  */
 import type { FastifyInstance } from 'fastify';
-import type { Engine, NoteInfo, NoteWrite } from '../../engine/index.js';
+import type { Engine } from '../../engine/index.js';
 import { MAX_VAULT_PATH, MAX_WRITES_LISTED, VaultConflictError } from '../../engine/index.js';
 import { errorBody } from '../http-errors.js';
 import { intInRange, queryInt } from '../schemas.js';
+import type { NoteView } from '../../contract/vault.js';
+export type { NoteView } from '../../contract/vault.js';
 
 /** The writes of one note `GET /api/vault/note` shows. */
 const NOTE_WRITES = 50;
 
 const pathField = { type: 'string', minLength: 1, maxLength: MAX_VAULT_PATH } as const;
 const idParams = { type: 'object', required: ['id'], additionalProperties: false, properties: { id: queryInt } } as const;
-
-/** `GET /api/vault/note`. */
-export interface NoteView {
-  note: NoteInfo;
-  content: string;
-  /** The note's last writes, newest first. */
-  writes: NoteWrite[];
-}
 
 export function vaultRoutes(app: FastifyInstance, engine: Engine): void {
   app.get<{ Querystring: { under?: string } }>('/api/vault/notes', {

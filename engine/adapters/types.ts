@@ -7,30 +7,13 @@
  * although the engine was killed between taking it and replying.
  */
 import type { Tool } from '../../agents/index.js';
+import type { AdapterType } from '../../contract/adapters.js';
+export type { AdapterState, AdapterStatus, AdapterType } from '../../contract/adapters.js';
 
 /** The adapters kowalski has. A configured `[adapters.<name>]` section picks one with `type` (default: its name). */
-export const ADAPTER_TYPES = ['webhook', 'slack', 'discord', 'email', 'calendar'] as const;
-export type AdapterType = (typeof ADAPTER_TYPES)[number];
-
-/** `running`: started and taking messages; `stopped`: switched off or not configured; `error`: its start (or its last poll) failed. */
-export type AdapterState = 'running' | 'stopped' | 'error';
-
-export interface AdapterStatus {
-  name: string;
-  type: AdapterType;
-  /** Switched on (config.toml's `enabled`, or the operator's last enable/disable, which wins). */
-  enabled: boolean;
-  state: AdapterState;
-  /** The last error's message (secrets never appear in it), until a later start succeeds. */
-  lastError: string | null;
-  lastErrorAt: number | null;
-  lastActivityAt: number | null;
-  errorCount: number;
-  /** The agent its messages go to. */
-  agent: string | null;
-  /** Settings as they may be shown: every secret is replaced by `"(set)"` or `"(from $ENV_NAME)"`. */
-  settings: Record<string, unknown>;
-}
+export const ADAPTER_TYPES = ['webhook', 'slack', 'discord', 'email', 'calendar'] as const satisfies readonly AdapterType[];
+/** Compiles only while ADAPTER_TYPES lists every AdapterType. */
+type _EveryAdapterType<T extends never = Exclude<AdapterType, (typeof ADAPTER_TYPES)[number]>> = T;
 
 /** One message from a channel, as the host records it. */
 export interface InboundMessage {

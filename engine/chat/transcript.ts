@@ -4,48 +4,14 @@
  * Plain data: the API returns it, the CLI and the app show it.
  */
 import { ROOT_NODE } from '../../actors/index.js';
-import type { ChatStop, EventError, TurnUsage, UndoneWork } from '../../actors/index.js';
 import type { StoredChatEvent } from './chat-events.js';
 import { DELEGATE_TOOL } from './delegation.js';
+import type { ErrorCode } from '../../core/index.js';
+import type { TurnItem as TurnItemOf, TurnView as TurnViewOf } from '../../contract/chat.js';
 
-export type TurnItem =
-  | {
-      kind: 'tool';
-      node: string;
-      agent: string;
-      name: string;
-      arguments: Record<string, unknown>;
-      status: 'running' | 'done' | 'failed';
-      result?: string;
-      error?: EventError;
-      at: number;
-    }
-  | {
-      kind: 'delegation';
-      node: string;
-      parent: string;
-      agent: string;
-      task: string;
-      status: 'running' | 'done' | 'failed';
-      text?: string;
-      error?: EventError;
-      at: number;
-    };
-
-export interface TurnView {
-  turn: number;
-  text: string;
-  at: number;
-  agent: string;
-  budget: { limit: number; used: number };
-  items: TurnItem[];
-  /** The memories given to the model before the turn (or why none could be found). */
-  memories?: { notes: Array<{ path: string; text: string }>; error?: EventError };
-  /** Earlier turns up to `through` were folded into this summary before the turn. */
-  summary?: { through: number; text: string };
-  /** Set once the turn has ended (again, after more budget). */
-  answer?: { text: string; stop: ChatStop; usage: TurnUsage; error?: EventError; undone?: UndoneWork[]; at: number };
-}
+/** The transcript's shapes (contract/chat.ts), their errors coded with ours. */
+export type TurnItem = TurnItemOf<ErrorCode>;
+export type TurnView = TurnViewOf<ErrorCode>;
 
 /** A tool result longer than this is cut in the transcript (the trace keeps it whole). */
 const RESULT_PREVIEW = 2000;

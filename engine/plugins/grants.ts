@@ -10,15 +10,8 @@ import { pluginQueries } from '../store/sql/plugins.js';
 import type { PluginAuditRow, PluginGrantRow, PluginQueries } from '../store/sql/plugins.js';
 import { canonicalPermissions, permissionsHash } from './permissions.js';
 import type { PluginManifest } from './types.js';
-
-/** One line of a plugin's audit, as shown. */
-export interface PluginAuditEntry {
-  action: 'grant' | 'revoke';
-  version: string;
-  permissionsHash: string;
-  by: string;
-  at: number;
-}
+import type { PluginAuditEntry } from '../../contract/plugins.js';
+export type { PluginAuditEntry } from '../../contract/plugins.js';
 
 export class PluginGrants {
   private readonly q: PluginQueries;

@@ -6,13 +6,8 @@ import path from 'node:path';
 import { builtinStepKinds } from '../../steps/index.js';
 import { builtinKindNames } from '../hordes.js';
 import { listHordes } from '../horde/index.js';
-
-export interface StepKindSummary {
-  kind: string;
-  /** True when the step asks a model. */
-  model: boolean;
-  summary: string;
-}
+import type { StepKindSummary } from '../../contract/rookery.js';
+export type { StepKindSummary } from '../../contract/rookery.js';
 
 export interface HordeFolder {
   id: string;

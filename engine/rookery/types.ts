@@ -8,74 +8,8 @@
  * 1.x drafts (`penguins`, `tool_ids`, `model_id`, a separate `pipeline`) are accepted by
  * the parser and normalised into this shape.
  */
-import type { EdgeWhen, Problem } from '../../core/index.js';
-
-/** One `[[inputs]]` entry of a step's front matter: the run form. */
-export interface DraftInput {
-  id: string;
-  type?: string;
-  label?: string;
-  required?: boolean;
-  placeholder?: string;
-  options?: string[];
-  default?: string;
-}
-
-/** One step: becomes `agents/<name>.md` (+ `prompts/<name>.md` when it has a prompt). */
-export interface DraftStep {
-  /** Kebab-case after normalising; the file name `agents/<name>.md`. */
-  name: string;
-  /** A step kind the engine knows (`ingest`, `process`, `verify`, …). */
-  kind: string;
-  display_name: string;
-  description: string;
-  /** Written to `prompts/<name>.md`; empty for steps that use no model. */
-  prompt_body: string;
-  /** Relative to the run's workdir; default `<name>.md`. */
-  output: string;
-  /** `@artifact@`, `@step:<name>@` or workdir-relative paths. */
-  context_paths: string[];
-  tools: string[];
-  model?: string;
-  inputs: DraftInput[];
-  verify_command?: string;
-  verify_cwd?: string;
-  apply_mode?: 'dry-run' | 'execute';
-  timeout_secs?: number;
-  isolation?: 'in_process' | 'process';
-}
-
-export interface DraftEdge {
-  from: string;
-  to: string;
-  when?: EdgeWhen;
-  /** Required on an edge that goes back in step order. */
-  max_loops?: number;
-}
-
-export interface HordeDraft {
-  /** `[a-z0-9][a-z0-9-]*`; the folder name under the output root. */
-  id: string;
-  display_name: string;
-  description: string;
-  /** In pipeline order. */
-  steps: DraftStep[];
-  /** Empty: a straight line in step order. */
-  edges: DraftEdge[];
-  /** `[[triggers]]` tables as written in horde.md (name, kind, schedule, …). */
-  triggers: Record<string, unknown>[];
-  workdir?: string;
-  delivery_root_rel?: string;
-  confirm_commands?: boolean;
-  /** Display copy of horde.md (`default_question`, `prompt_tip`, `delivery_title`, …). */
-  display?: Record<string, string>;
-}
-
-/** A problem of a draft, pointed at the step and key it is about (from the engine's own loader). */
-export interface DraftProblem extends Problem {
-  /** The step the problem is in, when it is in one. */
-  step?: string;
-}
+import type { DraftProblem, HordeDraft } from '../../contract/rookery.js';
+export type { BirthResult, DraftEdge, DraftInput, DraftProblem, DraftStep, HordeDraft, RookeryStage } from '../../contract/rookery.js';
 
 export interface DraftCheck {
   ok: boolean;
@@ -85,14 +19,3 @@ export interface DraftCheck {
   problems: DraftProblem[];
 }
 
-/** Where a Rookery conversation stands: still asking, a draft that validates, or a horde written. */
-export type RookeryStage = 'interview' | 'proposed' | 'born';
-
-export interface BirthResult {
-  horde_id: string;
-  /** Absolute path of the written folder. */
-  horde_root: string;
-  /** The written folder loaded by the engine's loader. */
-  validate_ok: boolean;
-  problems: DraftProblem[];
-}

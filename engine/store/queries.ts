@@ -4,49 +4,8 @@ import type { RunStore } from './run-store.js';
 import type { ApprovalReads, ApprovalRecord } from './sql/approvals.js';
 import type { AttemptReads, AttemptRecord } from './sql/attempts.js';
 import type { RunReads, RunRecord } from './sql/runs.js';
-
-export interface RunRow {
-  id: string;
-  hordeId: string;
-  hordeHash: string;
-  state: RunState;
-  provenance: string;
-  input: Record<string, string>;
-  createdAt: number;
-  updatedAt: number;
-  finishedAt: number | null;
-  errorCode: string | null;
-  error: string | null;
-  lastSeq: number;
-}
-
-export interface AttemptRow {
-  step: string;
-  attempt: number;
-  state: 'running' | 'passed' | 'failed' | 'interrupted' | 'cancelled';
-  startedAt: number;
-  finishedAt: number | null;
-  durationMs: number | null;
-  artifact: string | null;
-  summary: string | null;
-  errorCode: string | null;
-  error: string | null;
-}
-
-export interface ApprovalRow {
-  step: string;
-  seq: number;
-  reason: 'confirm_command' | 'outcome_unknown' | 'review';
-  command: ApprovalCommand;
-  hash: string;
-  state: 'pending' | 'granted' | 'denied' | 'void';
-  requestedAt: number;
-  decidedAt: number | null;
-  decidedBy: string | null;
-  denyReason: string | null;
-  /** A review's file, workdir-relative (its sha256 is `hash`); null for a command. */
-  artifact: string | null;
-}
+import type { ApprovalRow, AttemptRow, RunRow } from '../../contract/runs.js';
+export type { ApprovalRow, AttemptRow, RunRow } from '../../contract/runs.js';
 
 export interface ListRunsFilter {
   status?: RunState;

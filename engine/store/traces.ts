@@ -9,45 +9,10 @@ import { replayEntry } from '../../agents/index.js';
 import type { ModelCallTrace, ReplayTable, ToolCallingMode } from '../../agents/index.js';
 import { traceQueries } from './sql/traces.js';
 import type { TraceFilter, TraceQueries, TraceSummaryRecord } from './sql/traces.js';
+import type { TraceDetail, TraceSummary } from '../../contract/traces.js';
+export type { TraceDetail, TraceSummary } from '../../contract/traces.js';
 
 export type { TraceFilter };
-
-/** A trace without its prompt and completion: what lists show. */
-export interface TraceSummary {
-  id: number;
-  runId: string;
-  step: string;
-  attempt: number;
-  seq: number;
-  provider: string;
-  model: string;
-  mode: string;
-  inputTokens: number;
-  outputTokens: number;
-  costUsd: number | null;
-  latencyMs: number;
-  attempts: number;
-  toolCalls: number;
-  error: { code: string; message: string } | null;
-  startedAt: number;
-  /** A chat model call: its session (then `runId` is the session, `step` the node of the delegation tree, `attempt` the turn). */
-  sessionId: string | null;
-  /** The trace of the model call that delegated to this agent. */
-  parentId: number | null;
-  /** The agent profile that made a chat call. */
-  agent: string | null;
-  /** The call was not made: its answer was replayed from an earlier run's trace (a re-run with --replay-models; no HTTP attempt, no tokens). */
-  replayed: boolean;
-}
-
-export interface TraceDetail extends TraceSummary {
-  messages: ModelCallTrace['messages'];
-  tools: string[];
-  completion: string;
-  calls: ModelCallTrace['toolCalls'];
-  /** The earlier run's trace whose answer this call replayed. */
-  replayedFrom?: number;
-}
 
 /** Sums over a run's traces. */
 export interface TracedSpend {

@@ -8,16 +8,10 @@
  */
 import type { RunStore } from './run-store.js';
 import type { FiringOutcome, FiringRow, TriggerQueries } from './sql/triggers.js';
+import type { TriggerFiring } from '../../contract/triggers.js';
+export type { TriggerFiring } from '../../contract/triggers.js';
 
 export type { FiringOutcome };
-
-export interface TriggerFiring {
-  at: number;
-  key: string;
-  outcome: FiringOutcome;
-  runId: string | null;
-  detail: string | null;
-}
 
 export interface FiringRecord {
   hordeId: string;

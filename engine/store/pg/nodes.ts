@@ -5,31 +5,8 @@
  */
 import { CHANNELS } from './channels.js';
 import type { SyncPg } from './sync-pg.js';
-
-export interface NodeRecord {
-  id: string;
-  name: string;
-  url: string | null;
-  pid: number;
-  startedAt: number;
-  heartbeatAt: number;
-  stoppedAt: number | null;
-  /** Steps it was running at its last heartbeat. */
-  stepsRunning: number;
-  /** Runs whose lease it holds now (expired ones included until another node takes them). */
-  runsHeld: number;
-  /** How long ago its heartbeat was, ms, by the database's clock. */
-  heartbeatAgeMs: number;
-}
-
-export interface HandoverRecord {
-  runId: string;
-  fromNode: string;
-  toNode: string;
-  epoch: number;
-  at: number;
-  reason: 'expired' | 'released';
-}
+import type { HandoverRecord, NodeRecord } from '../../../contract/nodes.js';
+export type { HandoverRecord, NodeRecord } from '../../../contract/nodes.js';
 
 export function pgNodes(pg: SyncPg) {
   return {

@@ -4,8 +4,8 @@
  * rows. See engine/store/triggers.ts.
  */
 import type { Database } from 'better-sqlite3';
-
-export type FiringOutcome = 'started' | 'skipped' | 'queued' | 'missed' | 'overflow' | 'failed';
+import type { FiringOutcome } from '../../../contract/triggers.js';
+export type { FiringOutcome } from '../../../contract/triggers.js';
 
 /** A row of `trigger_state` as read. */
 export interface TriggerStateRecord {
