@@ -9,12 +9,11 @@ import { copyFile, mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
+import { PARSER, buildOptions } from './build-options.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const out = path.join(here, 'dist');
 const watch = process.argv.includes('--watch');
-/** The parser's file in ui/dist (served by api/routes/ui.ts). */
-const PARSER = 'xlsx-reader.js';
 
 /** Copies the static files next to the bundle after every build. */
 const copyStatic = {
@@ -29,36 +28,9 @@ const copyStatic = {
   },
 };
 
-/** The app's `import('read-excel-file/browser')` loads ./xlsx-reader.js at run time instead of bundling the parser. */
-const lazyParser = {
-  name: 'lazy-parser',
-  setup(build) {
-    build.onResolve({ filter: /^read-excel-file\/browser$/ }, (args) => (args.kind === 'dynamic-import' ? { path: `./${PARSER}`, external: true } : undefined));
-  },
-};
-
+const { common, app: appOptions } = buildOptions({ watch });
 /** @type {import('esbuild').BuildOptions} */
-const common = {
-  bundle: true,
-  format: 'esm',
-  platform: 'browser',
-  target: 'es2022',
-  minify: !watch,
-  sourcemap: watch ? 'inline' : false,
-  define: { 'process.env.NODE_ENV': watch ? '"development"' : '"production"' },
-  legalComments: 'eof',
-  logLevel: 'warning',
-};
-
-/** @type {import('esbuild').BuildOptions} */
-const app = {
-  ...common,
-  entryPoints: [path.join(here, 'src', 'main.tsx')],
-  outfile: path.join(out, 'app.js'),
-  jsx: 'automatic',
-  jsxImportSource: 'preact',
-  plugins: [lazyParser, copyStatic],
-};
+const app = { ...appOptions, outfile: path.join(out, 'app.js'), plugins: [...appOptions.plugins, copyStatic] };
 
 /** @type {import('esbuild').BuildOptions} */
 const parser = {

@@ -41,7 +41,7 @@ export class KowalskiSocket {
   private stopped = true;
   private readonly subs = new Set<Sub>();
   private readonly statusListeners = new Set<(s: SocketStatus) => void>();
-  private readonly pending = new Map<string, Pending>();
+  private readonly pending = new Map<string | number, Pending>();
   private nextId = 1;
   /** The subscription on the wire of the current connection. */
   private wire: WireKey | null = null;
