@@ -4,6 +4,8 @@
  * normalised ones; the 1.x aliases are resolved by the loader.
  */
 import type { BudgetLimits } from './budget.js';
+import type { CatchUp, EdgeDef, InputField, InputType, Overlap, Problem, TriggerKind } from '../contract/horde.js';
+export type { CatchUp, EdgeDef, EdgeWhen, InputField, InputType, Overlap, Problem, ProblemSeverity, TriggerKind } from '../contract/horde.js';
 
 export const MODEL_STEP_KINDS = ['process', 'deliver', 'compile', 'ask', 'lint', 'step', 'final'] as const;
 export const TOOL_STEP_KINDS = ['ingest', 'table_profile', 'sql_batch', 'xlsx_report', 'verify', 'apply'] as const;
@@ -12,25 +14,7 @@ export const GATE_STEP_KINDS = ['review'] as const;
 export const STEP_KINDS = [...TOOL_STEP_KINDS, ...MODEL_STEP_KINDS, ...GATE_STEP_KINDS] as const;
 export type StepKind = (typeof STEP_KINDS)[number];
 
-/**
- * `path`: an existing file or folder, copied in by `ingest`; `file`: an existing file, copied
- * in; `folder`: an existing folder, used where it is (not copied). All three are checked
- * before a run exists (engine/input-paths.ts).
- */
-export type InputType = 'text' | 'textarea' | 'url' | 'choice' | 'path' | 'file' | 'folder';
 export const INPUT_TYPES: readonly InputType[] = ['text', 'textarea', 'url', 'choice', 'path', 'file', 'folder'];
-
-export interface InputField {
-  id: string;
-  type: InputType;
-  /** Defaults to the id. */
-  label: string;
-  required: boolean;
-  placeholder?: string;
-  /** Only for `choice`. */
-  options?: string[];
-  default?: string;
-}
 
 export type Isolation = 'in_process' | 'process';
 export const ISOLATIONS: readonly Isolation[] = ['in_process', 'process'];
@@ -75,24 +59,6 @@ export interface StepDef {
   /** Display keys and unknown keys, kept as written (unknown keys are never an error). */
   extra: Record<string, unknown>;
 }
-
-export type EdgeWhen = 'pass' | 'fail' | 'always';
-
-export interface EdgeDef {
-  from: string;
-  to: string;
-  when: EdgeWhen;
-  /** Only on loop-back edges. */
-  maxLoops?: number;
-  /** True when `to` is at or before `from` in pipeline order. */
-  back: boolean;
-  /** True for edges the loader added to follow pipeline order (not written in horde.md). */
-  implicit: boolean;
-}
-
-export type TriggerKind = 'cron' | 'watch' | 'webhook';
-export type CatchUp = 'skip' | 'once' | 'all';
-export type Overlap = 'skip' | 'queue_one' | 'parallel';
 
 export interface TriggerDef {
   name: string;
@@ -147,22 +113,6 @@ export interface HordeDef {
    * started (by `prompt_file` path), so an edit of the folder never changes a run in flight.
    */
   prompts?: Record<string, string>;
-}
-
-export type ProblemSeverity = 'error' | 'warning';
-
-/** One validation problem: what is wrong and exactly where. */
-export interface Problem {
-  severity: ProblemSeverity;
-  code: string;
-  /** Relative to the horde folder, e.g. `horde.md` or `agents/check.md`. */
-  file: string;
-  /** The key, e.g. `edges[2].max_loops`, when the problem is about one. */
-  key?: string;
-  line?: number;
-  message: string;
-  /** Only on a KW_ERR_TOO_MANY_PROBLEMS summary: how many problems it stands for, which are not listed. */
-  omitted?: { errors: number; warnings: number };
 }
 
 export type LoadResult = { ok: true; horde: HordeDef; warnings: Problem[] } | { ok: false; problems: Problem[] };

@@ -7,36 +7,11 @@ import type { ErrorCode, Problem } from '../../core/index.js';
 import { parseModelRef, toolNameClash, toolNameClashMessage } from '../../agents/index.js';
 import { Fields, ProblemList, Source, splitFrontMatter } from '../horde/index.js';
 import { messageOf } from '../../core/index.js';
+import type { AgentProfile, TeamProblem as TeamProblemOf } from '../../contract/team.js';
+export type { AgentProfile } from '../../contract/team.js';
 
-export interface AgentProfile {
-  /** `^[a-z][a-z0-9-]*$`; equals the file's name without `.md`. */
-  name: string;
-  description: string;
-  /** `provider:model`; absent: the configured default model. */
-  model?: string;
-  /** The tools the agent may call; absent: every tool, `[]`: none. */
-  tools?: string[];
-  /** A whole number 1..1000. The root profile's value is the budget of its whole delegation tree; absent: the configured default. */
-  maxIterations?: number;
-  /** `memory_window_tokens`: the earlier turns a turn is given, in tokens (≈ characters / 4) before the oldest are folded into a summary; absent: `[chat] window_tokens`. */
-  memoryWindowTokens?: number;
-  /** `memories`: memory notes given to the model before each of its turns (0 = none); absent: 3. */
-  memories?: number;
-  /** The Markdown body: the system prompt. */
-  prompt: string;
-  origin: 'builtin' | 'user';
-  /** The absolute path of the file. */
-  file: string;
-}
-
-export interface TeamProblem {
-  /** The absolute path of the file. */
-  file: string;
-  key?: string;
-  line?: number;
-  code: ErrorCode;
-  message: string;
-}
+/** A problem of a profile file, coded with one of ours. */
+export type TeamProblem = TeamProblemOf<ErrorCode>;
 
 export const AGENT_NAME = /^[a-z][a-z0-9-]*$/;
 /** The longest a profile's name may be, in characters. */
