@@ -5,17 +5,18 @@ import type { StoredEvent } from './events.js';
 import type { ChatState } from '../actors/index.js';
 import type { StoredChatEvent } from './chat/chat-events.js';
 import { messageOf } from '../core/index.js';
+import type { ChatToken, StepProgress, TraceRecorded } from '../contract/frames.js';
 
 export interface EngineEventMap {
   /** A committed event, with the run's state right after it. */
   'run:event': { stored: StoredEvent; state: RunState };
-  'step:progress': { runId: string; step: string; attempt: number; message: string };
+  'step:progress': StepProgress;
   /** A model call of a step was recorded (traces are not run events: they are kept beside the log). */
-  'trace:recorded': { runId: string; step: string; attempt: number; traceId: number };
+  'trace:recorded': TraceRecorded;
   /** A committed event of a chat session, with the session's state right after it. */
   'chat:event': { stored: StoredChatEvent; state: ChatState };
   /** A piece of a chat answer as the model streams it (not stored: the answer is, once the call ends). */
-  'chat:token': { sessionId: string; turn: number; node: string; agent: string; text: string };
+  'chat:token': ChatToken;
   /** A commit failed: the engine refuses all further work (memory is ahead of the disk). */
   'engine:stopped': { error: KowalskiError };
   /** A horde folder under `<data>/hordes/` was added, edited or removed, and the catalog re-read (hot reload). */

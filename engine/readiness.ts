@@ -8,26 +8,9 @@
 import { KowalskiError, messageOf } from '../core/index.js';
 import type { HordeDef } from '../core/index.js';
 import { DEFAULT_PROBE_TIMEOUT_MS, parseModelRef, probeModel } from '../agents/index.js';
-import type { ProbeStatus, ProviderSettings } from '../agents/index.js';
-
-export interface ModelReadiness {
-  /** `provider:model` as written, or null when no model is configured for these steps. */
-  model: string | null;
-  /** The model steps that use it, in pipeline order. */
-  steps: string[];
-  status: ProbeStatus;
-  /** One sentence naming what to fix and where (config.toml, the app's Setup screen). */
-  message: string;
-}
-
-export interface HordeReadiness {
-  hordeId: string;
-  /** True when every model the horde's model steps use answered `ok` (a horde with no model step is ready). */
-  ready: boolean;
-  models: ModelReadiness[];
-  /** The config.toml that sets the models (for messages and the Setup link). */
-  configFile: string;
-}
+import type { ProviderSettings } from '../agents/index.js';
+import type { HordeReadiness, ModelReadiness } from '../contract/horde.js';
+export type { HordeReadiness, ModelReadiness } from '../contract/horde.js';
 
 export interface ReadinessDeps {
   /** Whether a step kind calls a model. */

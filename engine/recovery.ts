@@ -9,26 +9,8 @@ import { killLeftovers } from '../steps/index.js';
 import type { RunEvent } from '../actors/index.js';
 import type { Supervisor } from './supervisor.js';
 import type { RunQueries } from './store/queries.js';
-import type { VaultRecovery } from './vault/index.js';
-
-export interface RecoverySummary {
-  /** Runs replayed and continued. */
-  resumed: string[];
-  /** Steps that were running at the stop and start again as a new attempt. */
-  retried: { runId: string; step: string; attempt: number }[];
-  /** Runs that are waiting for the operator (left parked; nothing was loaded for them). */
-  parked: number;
-  /** Runs whose step was interrupted and is not safe to repeat: now parked with outcome unknown. */
-  outcomeUnknown: { runId: string; step: string }[];
-  /** Leftover processes of interrupted steps that were killed. */
-  killedProcesses: number;
-  /** Chat sessions whose turn was under way: it goes on from its log. */
-  chats: string[];
-  /** Vault writes a crash cut in two, settled at the start: completed, or failed (reported in the writes list). */
-  vault: VaultRecovery;
-  /** Runs that could not be replayed (an altered or foreign log); they are left untouched. */
-  failed: { runId: string; message: string }[];
-}
+import type { RecoverySummary } from '../contract/health.js';
+export type { RecoverySummary } from '../contract/health.js';
 
 export async function recoverRuns(supervisor: Supervisor, queries: RunQueries): Promise<RecoverySummary> {
   const summary: RecoverySummary = { ...emptyRecovery(), parked: queries.countByState().awaiting_input ?? 0 };

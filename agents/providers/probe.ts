@@ -10,19 +10,8 @@ import https from 'node:https';
 import type { ModelRef, ProviderSettings } from '../types.js';
 import { PROVIDER_NAMES } from './model-ref.js';
 import { messageOf } from '../../core/index.js';
-
-/**
- * `ok`: ready (for a hosted provider: a key is set); `not_configured`: config.toml lacks
- * what the provider needs; `unreachable`: no answer, or not a good one, within the time;
- * `model_missing`: the server answers but does not have the model.
- */
-export type ProbeStatus = 'ok' | 'not_configured' | 'unreachable' | 'model_missing';
-
-export interface ProbeResult {
-  status: ProbeStatus;
-  /** One sentence for the operator, naming the server or the config.toml key. */
-  message: string;
-}
+import type { ProbeResult } from '../../contract/setup.js';
+export type { ProbeResult, ProbeStatus } from '../../contract/setup.js';
 
 /** Default for `timeoutMs`: 3 s. */
 export const DEFAULT_PROBE_TIMEOUT_MS = 3000;

@@ -19,41 +19,14 @@ import { rookeryQueries } from '../store/sql/rookery.js';
 import type { RookeryDraftRow, RookeryQueries } from '../store/sql/rookery.js';
 import { boundedDraft } from './check.js';
 import { checkDraft, draftStage, parseDraft, writeDraft } from './index.js';
-import type { BirthResult, DraftProblem, HordeDraft, RookeryStage } from './types.js';
+import type { BirthResult, HordeDraft } from './types.js';
+import type { DraftSummary, DraftView } from '../../contract/rookery.js';
+export type { DraftSummary, DraftView } from '../../contract/rookery.js';
 
 /** The agent whose chat sessions build drafts (`team/builder.md`). */
 export const BUILDER_AGENT = 'builder';
 /** Most drafts one list returns. */
 export const MAX_DRAFTS_LISTED = 500;
-
-/** A draft as every surface shows it: the draft, its problems, its stage, and what its last birth wrote. */
-export interface DraftView {
-  id: string;
-  /** The chat session building it (null: built in the editor only). */
-  session_id: string | null;
-  draft: HordeDraft;
-  stage: RookeryStage;
-  /** The engine's own check of the draft as it is now. */
-  ok: boolean;
-  problems: DraftProblem[];
-  /** What the last birth wrote (the draft may have changed since: then `stage` is not `born`). */
-  born: BirthResult | null;
-  born_at: number | null;
-  created_at: number;
-  updated_at: number;
-}
-
-/** A line of the list (no check: that needs the loader). */
-export interface DraftSummary {
-  id: string;
-  session_id: string | null;
-  horde_id: string;
-  display_name: string;
-  steps: number;
-  stage: RookeryStage;
-  born_horde_id: string | null;
-  updated_at: number;
-}
 
 /** What the service needs of the chat: a session with the builder, and who a session talks to. */
 export interface RookeryChat {

@@ -16,6 +16,8 @@ import { mergeProfiles, readProfiles } from './catalog.js';
 import type { TeamCatalog } from './catalog.js';
 import { badAgentName, formatTeamProblems, parseProfile } from './profile.js';
 import type { AgentProfile, TeamProblem } from './profile.js';
+import type { AgentSource } from '../../contract/team.js';
+export type { AgentSource } from '../../contract/team.js';
 
 export interface TeamDeps {
   /** The built-in profiles (the package's `team/`). */
@@ -29,21 +31,6 @@ export interface TeamDeps {
   observers: Observers;
   /** Quiet time after the last change under `userDir` before the profiles are re-read, ms (default 300). */
   reloadDebounceMs?: number;
-}
-
-/** One profile's file as it is on disk, for an editor. */
-export interface AgentSource {
-  name: string;
-  /** The file in effect: the user's when there is one, else the built-in. */
-  origin: AgentProfile['origin'];
-  file: string;
-  text: string;
-  /** The profile in effect (the last good version when the file has problems); null when there is none. */
-  profile: AgentProfile | null;
-  /** The problems of that file. */
-  problems: TeamProblem[];
-  /** A built-in profile of this name exists (a user file of the same name overrides it). */
-  hasBuiltin: boolean;
 }
 
 /** A save refused: every problem, each with its file, key, line and code. */
