@@ -38,7 +38,7 @@ export default tseslint.config(
           { target: './lib', from: ['./bin', './api', './bundles', './steps', './agents', './actors'], message: 'the library (lib/) is a face on the engine: it imports engine/ and core/ only' },
           { target: './bin', from: ['./lib'], message: 'nothing of the project imports the library: it is for other programs' },
           // The tests, the benchmarks and what both share (testkit/) stay out of the program; bench/ and testkit/ import nothing of test/.
-          { target: ['./core', './actors', './engine', './steps', './agents', './api', './bundles', './lib', './bin', './ui'], from: ['./test', './testkit', './bench'], message: 'the program imports nothing of the tests, the benchmarks or the fakes they share (testkit/)' },
+          { target: ['./core', './actors', './engine', './steps', './agents', './api', './bundles', './lib', './bin', './ui', './contract'], from: ['./test', './testkit', './bench'], message: 'the program imports nothing of the tests, the benchmarks or the fakes they share (testkit/)' },
           { target: './bench', from: ['./test'], message: 'bench/ imports nothing of test/: what both use is in testkit/' },
           { target: './testkit', from: ['./test', './bench'], message: 'testkit/ is shared by test/ and bench/: it imports neither' },
         ],
