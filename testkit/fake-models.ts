@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fakeVector } from './fake-embeddings.js';
 import type { FakeEmbed } from './fake-embeddings.js';
+import { anthropicToolNameRefusal, openaiToolNameRefusal } from './tool-name-rules.js';
 
 export interface FakeTurn {
   /** Assistant text, streamed in pieces (a word and its trailing space each). */
@@ -337,7 +338,7 @@ function apiKeyOf(req: http.IncomingMessage): string | undefined {
 /**
  * `POST /v1/messages` (SSE with `stream: true`, else one JSON message). The key (see
  * apiKeyOf) must equal `options.apiKey` when given, else be present (401 otherwise); the model
- * `missing-model` gets 404 not_found_error. Neither uses a turn. Malformed (string) tool
+ * `missing-model` gets 404 not_found_error, a tool name the API refuses 400 (tool-name-rules.ts). None uses a turn. Malformed (string) tool
  * arguments exist only in a stream: the API's one-piece answer always holds parsed JSON.
  */
 export function startFakeAnthropic(script: FakeScript, options: { apiKey?: string } = {}): Promise<FakeModelServer> {
@@ -351,6 +352,8 @@ export function startFakeAnthropic(script: FakeScript, options: { apiKey?: strin
       return anthropicError(res, 401, 'invalid x-api-key');
     }
     if (body?.model === 'missing-model') return anthropicError(res, 404, `model: ${body.model}`);
+    const badName = anthropicToolNameRefusal(body);
+    if (badName !== undefined) return anthropicError(res, 400, badName);
     const turn = next(body);
     if (turn.hang === true) return;
     if (turn.status !== undefined) return anthropicError(res, turn.status, turn.error ?? `fake error ${turn.status}`, retryHeaders(turn));
@@ -411,7 +414,7 @@ async function openaiCompletion(turn: FakeTurn, body: any, { res, gone }: Answer
  * /v1/chat/completions` (SSE with `stream: true`, else one JSON completion), `POST
  * /v1/embeddings` (`options.embed` of each input, default `fakeVector`; a turn's status or
  * `usage.input`) and `GET /v1/models`. `url` is the base URL, `/v1` included. A key is
- * checked only when `options.apiKey` is given; `missing-model` gets 404.
+ * checked only when `options.apiKey` is given; `missing-model` gets 404, a tool name OpenAI refuses 400 (tool-name-rules.ts).
  */
 export async function startFakeOpenAI(script: FakeScript, options: { apiKey?: string; embed?: FakeEmbed } = {}): Promise<FakeModelServer> {
   const next = scriptReader(script);
@@ -425,6 +428,8 @@ export async function startFakeOpenAI(script: FakeScript, options: { apiKey?: st
     }
     if (req.method !== 'POST' || (path !== '/v1/chat/completions' && path !== '/v1/embeddings')) return openaiError(res, 404, `Unexpected endpoint or method. (${req.method} ${path})`);
     if (body?.model === 'missing-model') return openaiError(res, 404, `The model \`${body.model}\` does not exist.`);
+    const badName = openaiToolNameRefusal(body);
+    if (badName !== undefined) return openaiError(res, 400, badName);
     const turn = next(body);
     if (turn.hang === true) return;
     if (turn.status !== undefined) return openaiError(res, turn.status, turn.error ?? `fake error ${turn.status}`, retryHeaders(turn));

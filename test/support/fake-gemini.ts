@@ -7,6 +7,7 @@ import type http from 'node:http';
 import { fakeVector } from '../../testkit/fake-embeddings.js';
 import { pause, pieces, scriptReader, sendJson, startServer, usageOf } from '../../testkit/fake-models.js';
 import type { Answer, FakeModelServer, FakeScript, FakeTurn } from '../../testkit/fake-models.js';
+import { geminiToolNameRefusal } from '../../testkit/tool-name-rules.js';
 
 const STATUS_NAMES: Record<number, string> = {
   400: 'INVALID_ARGUMENT',
@@ -68,7 +69,8 @@ async function streamAnswer(turn: FakeTurn, model: string, { res, gone }: Answer
  * `POST /v1beta/models/{model}:streamGenerateContent` and `:batchEmbedContents`. The key
  * (`x-goog-api-key`) must equal `options.apiKey` when given, else be present: otherwise
  * Gemini's 400 API_KEY_INVALID. The model `missing-model` gets 404; with `noTools`, a
- * request offering tools gets Gemini's 400 "Function calling is not enabled". None of
+ * request offering tools gets Gemini's 400 "Function calling is not enabled", and one offering a tool
+ * name Gemini refuses its 400 "Invalid function name" (tool-name-rules.ts). None of
  * these uses a turn. An embedding turn with no status answers `fakeVector` of each text.
  */
 export function startFakeGemini(script: FakeScript, options: { apiKey?: string; noTools?: boolean } = {}): Promise<FakeModelServer> {
@@ -89,6 +91,8 @@ export function startFakeGemini(script: FakeScript, options: { apiKey?: string; 
     if (options.noTools === true && Array.isArray(body?.tools) && body.tools.length > 0) {
       return geminiError(res, 400, `Function calling is not enabled for models/${model}`);
     }
+    const badName = geminiToolNameRefusal(body);
+    if (badName !== undefined) return geminiError(res, 400, badName);
     const turn = next(body);
     if (turn.hang === true) return;
     if (turn.status !== undefined) return turnError(res, { ...turn, status: turn.status });
