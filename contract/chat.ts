@@ -35,6 +35,8 @@ export interface ChatSessionSummary {
   updatedAt: number;
   /** The sequence number of the session's last event (follow it on the websocket from here). */
   lastSeq: number;
+  /** Set on a session an `agent` step of a run made (in the session's view): the run and the step. */
+  run?: { runId: string; step: string };
 }
 
 /** What the agents did in a turn, in the order it started. Node `r` is the root agent, `r/2.0` one it delegated to. */

@@ -32,6 +32,8 @@ export interface DraftStep {
   context_paths: string[];
   tools: string[];
   model?: string;
+  /** An `agent` step's team profile. */
+  agent?: string;
   inputs: DraftInput[];
   verify_command?: string;
   verify_cwd?: string;

@@ -105,6 +105,15 @@ export interface RunView {
   budget: BudgetView;
   /** The run's main artifact, once there is one. */
   delivery: Delivery | null;
+  /** The chat session of each `agent` step that has run (its delegation tree, its traces); absent where the chat is not open (an offline read). */
+  agentTurns?: AgentTurnLink[];
+}
+
+/** An `agent` step's turn: the session it ran in. */
+export interface AgentTurnLink {
+  step: string;
+  agent: string;
+  sessionId: string;
 }
 
 /** `GET /api/runs/:id/review`: what the operator is shown for a review step waiting on them. */

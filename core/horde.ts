@@ -11,7 +11,9 @@ export const MODEL_STEP_KINDS = ['process', 'deliver', 'compile', 'ask', 'lint',
 export const TOOL_STEP_KINDS = ['ingest', 'table_profile', 'sql_batch', 'xlsx_report', 'verify', 'apply'] as const;
 /** Kinds that run nothing: a human gate (`review` parks on the previous step's artifact). */
 export const GATE_STEP_KINDS = ['review'] as const;
-export const STEP_KINDS = [...TOOL_STEP_KINDS, ...MODEL_STEP_KINDS, ...GATE_STEP_KINDS] as const;
+/** One turn of a team profile (`agent = "researcher"`), with its tools and delegation, run by the engine's chat. */
+export const AGENT_STEP_KINDS = ['agent'] as const;
+export const STEP_KINDS = [...TOOL_STEP_KINDS, ...MODEL_STEP_KINDS, ...AGENT_STEP_KINDS, ...GATE_STEP_KINDS] as const;
 export type StepKind = (typeof STEP_KINDS)[number];
 
 export const INPUT_TYPES: readonly InputType[] = ['text', 'textarea', 'url', 'choice', 'path', 'file', 'folder'];
@@ -45,6 +47,8 @@ export interface StepDef {
   /** `tool_ids` / `tools` as written; `fs_tool` (1.x) is the file tools confined to the run's project folder, offered by the engine. */
   tools: string[];
   model?: string;
+  /** An `agent` step's team profile (`agent = "researcher"`). */
+  agent?: string;
   /** Seconds; absent = the configured default. */
   timeoutSecs?: number;
   isolation: Isolation;

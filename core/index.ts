@@ -1,6 +1,6 @@
 export { ERROR_CODES, KowalskiError, toPlainError, fromPlainError, isErrorCode, formatWhere, messageOf } from './errors.js';
 export type { ErrorCode, ErrorGroup, PlainError } from './errors.js';
-export { STEP_KINDS, MODEL_STEP_KINDS, TOOL_STEP_KINDS, GATE_STEP_KINDS, INPUT_TYPES, ISOLATIONS, APPLY_MODES } from './horde.js';
+export { STEP_KINDS, MODEL_STEP_KINDS, TOOL_STEP_KINDS, GATE_STEP_KINDS, AGENT_STEP_KINDS, INPUT_TYPES, ISOLATIONS, APPLY_MODES } from './horde.js';
 export type {
   StepKind, InputType, InputField, Isolation, ApplyMode, NormalizeSpec, StepDef, EdgeWhen, EdgeDef,
   TriggerKind, CatchUp, Overlap, TriggerDef, HordeDef, ProblemSeverity, Problem, LoadResult,
@@ -8,3 +8,4 @@ export type {
 export { BUDGET_KEYS, BUDGET_LABELS, budgetValueProblem, budgetOver, mergeBudget, hasLimits, describeOver } from './budget.js';
 export type { BudgetKey, BudgetLimits, BudgetSpent } from './budget.js';
 export { formatBytes } from './bytes.js';
+export { AGENT_NAME, MAX_AGENT_NAME, badAgentName } from './agent-name.js';

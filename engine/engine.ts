@@ -11,7 +11,7 @@ import type { HordeDef } from '../core/index.js';
 import type { RunEvent, RunState, StepPolicy } from '../actors/index.js';
 import { FINAL_RUN_STATES } from '../actors/index.js';
 import { builtinStepKinds, createStepRunner, poolSize, resolveInside } from '../steps/index.js';
-import type { StepKindInfo } from '../steps/index.js';
+import type { AgentTurnAnswer, StepKindInfo } from '../steps/index.js';
 import type { Clock } from './clock.js';
 import { monotonicMicros, systemClock } from './clock.js';
 import { budgetMeter, runLimits } from './budget.js';
@@ -348,6 +348,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       db, config: () => config, dataDir: paths.dataDir, clock, timers, observers,
       engineTools: () => [...vault.tools(), createRecallTool(recall), createRememberTool(vault, () => clock.now()), ...createRookeryTools(rookery), ...adapters.tools(), ...plugins.tools()],
       ...(options.testOnlyFetchAllow === undefined ? {} : { testOnlyFetchAllow: options.testOnlyFetchAllow }),
+      agentTurn: (at, agent, text, signal): Promise<AgentTurnAnswer> => chat.stepTurn(at, agent, text, signal),
     });
     const supervisor = new Supervisor({
       committer, log, leases, runner, kinds, observers, clock, crash, models,
@@ -544,7 +545,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         usesModel: (kind) => kinds.get(kind)?.usesModel === true, defaultModel: config.model.default, settings: models.providerSettings(), configFile: paths.config,
       }),
       checkDefaultModel: () => checkDefaultModel(config.model.default, models.providerSettings(), paths.config),
-      getRun: (runId) => readRunView(queries, log, models.traces, runId, paths, clock.now()),
+      getRun: (runId) => ({ ...readRunView(queries, log, models.traces, runId, paths, clock.now()), agentTurns: chat.stepSessionsOf(runId) }),
       getRunRow: (runId) => requireRunRow(queries, runId, paths),
       listRuns: (filter) => queries.listRuns(filter),
       events: (runId, afterSeq = 0, limit = 100_000) => log.readAfter(runId, afterSeq, limit),

@@ -10,7 +10,7 @@ import { KowalskiError } from '../core/index.js';
 import type { StepDef } from '../core/index.js';
 import { FS_TOOL_NAMES, createFsToolSet, createToolRegistry, providerSettingsFrom } from '../agents/index.js';
 import type { ModelCallTrace, ProviderSettings, Tool, ToolCallingMode, ToolOutput, ToolRegistry, ToolSpec } from '../agents/index.js';
-import type { ModelTask, StepHandlers, StepRequest, StepTask } from '../steps/index.js';
+import type { AgentTurnAnswer, ModelTask, StepHandlers, StepRequest, StepTask } from '../steps/index.js';
 import type { Clock } from './clock.js';
 import { DataServers, dataRootOf, isDataToolName } from './data-servers.js';
 import type { EngineConfig } from './config.js';
@@ -38,12 +38,17 @@ export interface ModelHubDeps {
   engineTools?: () => readonly Tool[];
   /** Test-only: `ip:port` pairs web fetches may reach although loopback or private. */
   testOnlyFetchAllow?: readonly string[];
+  /** An `agent` step's turn, run by the chat service (made after the hub). */
+  agentTurn?(at: { runId: string; step: string; hordeId: string }, agent: string, text: string, signal: AbortSignal): Promise<AgentTurnAnswer>;
 }
 
 export type ModelStepHandlers = Pick<StepHandlers, 'onRequest' | 'onTrace' | 'onLearned'>;
 
 /** The tools of one step attempt that depend on its run. */
 interface RunTools {
+  runId: string;
+  step: string;
+  hordeId: string;
   /** The run's `inputs/`, which the data tools serve. */
   dataRoot: string;
   /** A 1.x `fs_tool` step: its file tools, confined to the run's project folder (or workdir). */
@@ -109,10 +114,10 @@ export class ModelHub {
    * step that lists the 1.x `fs_tool` has its file tools confined to the run's project
    * folder, or without one to the run's workdir.
    */
-  handlers(task: Pick<StepTask, 'runId' | 'step' | 'attempt' | 'workdir' | 'project'>): ModelStepHandlers {
+  handlers(task: Pick<StepTask, 'runId' | 'step' | 'attempt' | 'workdir' | 'project' | 'horde'>): ModelStepHandlers {
     const { runId, attempt, workdir } = task;
     const step = task.step.name;
-    const run: RunTools = { dataRoot: dataRootOf(workdir) };
+    const run: RunTools = { runId, step, hordeId: task.horde.id, dataRoot: dataRootOf(workdir) };
     if (task.step.tools.includes(FS_TOOL)) {
       run.fs = createToolRegistry({
         builtins: createFsToolSet(task.project === undefined
@@ -136,6 +141,9 @@ export class ModelHub {
         return this.describe(request.names, run);
       case 'call-tool':
         return this.call(request.name, request.args, signal, run);
+      case 'agent-turn':
+        if (this.deps.agentTurn === undefined) return Promise.reject(new KowalskiError('KW_ERR_INTERNAL', 'this engine runs no agent turns'));
+        return this.deps.agentTurn({ runId: run.runId, step: run.step, hordeId: run.hordeId }, request.agent, request.text, signal);
       default: {
         const never: never = request;
         return Promise.reject(new Error(`unknown step request ${(never as { op: string }).op}`));

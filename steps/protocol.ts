@@ -126,12 +126,24 @@ export interface StepResult {
 /** What a step asks of the engine and waits for: tools live in the engine (one registry, one MCP connection per server). */
 export type StepRequest =
   | { op: 'describe-tools'; names: string[] }
-  | { op: 'call-tool'; name: string; args: Record<string, unknown> };
+  | { op: 'call-tool'; name: string; args: Record<string, unknown> }
+  /** An `agent` step: one turn of a team profile, run by the engine's chat (durable, with the profile's tools and delegation). */
+  | { op: 'agent-turn'; agent: string; text: string };
+
+/** The answer of an `agent` step's turn. */
+export interface AgentTurnAnswer {
+  /** The chat session the turn ran in (its delegation tree, its traces). */
+  sessionId: string;
+  turn: number;
+  text: string;
+  usage: { calls: number; toolCalls: number; inputTokens: number; outputTokens: number; costUsd: number | null };
+}
 
 /** What each request resolves to. */
 export interface StepRequestResults {
   'describe-tools': ToolSpec[];
   'call-tool': ToolOutput;
+  'agent-turn': AgentTurnAnswer;
 }
 
 /** Step → engine. */

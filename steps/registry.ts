@@ -47,6 +47,8 @@ export function builtinStepKinds(): Map<string, StepKindInfo> {
   add('table_profile', 'table-profile');
   add('sql_batch', 'sql-batch');
   add('xlsx_report', 'xlsx-report');
+  // Its turn is the chat's: durable call by call, so an interrupted attempt goes on with it.
+  add('agent', 'agent');
   kinds.set('review', { kind: 'review', module: stepsModuleFile('kinds/review'), usesModel: false, idempotent: true, runsCommand: false, review: true });
   for (const kind of MODEL_STEP_KINDS) add(kind, 'model', { usesModel: true });
   return kinds;

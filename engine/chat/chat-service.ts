@@ -21,7 +21,7 @@ import type { LiveSessionDeps } from './live-session.js';
 import { transcriptOf } from './transcript.js';
 import type { StoredChatEvent } from './chat-events.js';
 import type { TurnView } from './transcript.js';
-import { runTurn } from './turn-run.js';
+import { runTurn, usageOf } from './turn-run.js';
 import type { ChatModel, ChatProfiles, ChatTools, TurnOutcome } from './turn-run.js';
 import { turnMemory } from './turn-memory.js';
 import { consolidate } from './consolidate.js';
@@ -29,22 +29,12 @@ import type { ConsolidateOptions, ConsolidateResult } from './consolidate.js';
 import type { RecallIndex } from './recall.js';
 import type { MemoryVault } from './remember.js';
 import type Database from 'better-sqlite3';
+import type { ChatSessionSummary } from '../../contract/chat.js';
+import { stepSessionQueries } from '../store/sql/step-sessions.js';
+import type { StepSessionQueries } from '../store/sql/step-sessions.js';
+import { stepSessionId } from './step-session-id.js';
 
-export interface ChatSessionSummary {
-  id: string;
-  agent: string;
-  title: string;
-  state: ChatState;
-  turns: number;
-  lastStop: ChatStop | null;
-  budget: { limit: number; used: number };
-  usage: { calls: number; inputTokens: number; outputTokens: number };
-  createdAt: number;
-  updatedAt: number;
-  /** The sequence number of the session's last event (follow it on the websocket from here). */
-  lastSeq: number;
-}
-
+export type { ChatSessionSummary } from '../../contract/chat.js';
 
 export interface ChatServiceDeps {
   db: Database.Database;
@@ -82,6 +72,21 @@ export const isSessionId = (value: string): boolean => SESSION_ID.test(value);
 /** Longest message taken, in characters. */
 export const MAX_MESSAGE_CHARS = 100_000;
 
+/** The step an `agent` step's turn is for. */
+export interface StepTurnAt {
+  runId: string;
+  step: string;
+  hordeId: string;
+}
+
+/** The answer of an `agent` step's turn. */
+export interface StepTurnAnswer {
+  sessionId: string;
+  turn: number;
+  text: string;
+  usage: TurnOutcome['usage'];
+}
+
 function summaryOf(r: ChatSessionRow): ChatSessionSummary {
   return {
     id: r.id, agent: r.agent, title: r.title, state: r.state as ChatState, turns: r.turns, lastStop: r.last_stop as ChatStop | null,
@@ -98,12 +103,16 @@ export class ChatService {
   private readonly running = new Map<string, Promise<TurnOutcome>>();
   private readonly stopping = new AbortController();
   private readonly tokenListeners = new Map<string, SendOptions['onToken']>();
+  /** Each running turn's own stop (an `agent` step cancelled ends its turn), beside the engine's. */
+  private readonly turnStops = new Map<string, AbortController>();
+  private readonly stepSessions: StepSessionQueries;
   private readonly sessionDeps: LiveSessionDeps;
   /** Provider clients by model, for the provider settings they were made with (a config reload makes new ones). */
   private clients: { settings: ProviderSettings; byModel: Map<string, Provider> } | undefined;
 
   constructor(private readonly deps: ChatServiceDeps) {
     this.store = new ChatStore(deps.db, deps.clock);
+    this.stepSessions = stepSessionQueries(deps.db);
     this.sessionDeps = {
       store: this.store,
       onCommitted: (stored, state) => {
@@ -136,7 +145,8 @@ export class ChatService {
   /** The session with every turn as people read it. */
   get(id: string): ChatSessionSummary & { transcript: TurnView[] } {
     const summary = this.summary(id);
-    return { ...summary, transcript: transcriptOf(this.store.read(id)) };
+    const run = this.stepOfSession(id);
+    return { ...summary, ...(run === undefined ? {} : { run }), transcript: transcriptOf(this.store.read(id)) };
   }
 
   /** Take a message: resolves once the turn is committed; the answer comes in `done`. KW_ERR_CHAT_BUSY while a turn is under way. */
@@ -149,12 +159,17 @@ export class ChatService {
       if (!this.running.has(id)) void this.start(session).catch(() => undefined);
       throw new KowalskiError('KW_ERR_CHAT_BUSY', `chat session ${id} is still answering turn ${session.context.current?.turn ?? 0}; send the next message when it has ended`);
     }
+    return this.begin(session, text, options);
+  }
+
+  /** Commit a new turn of an idle (or budget-stopped) session, then run it. */
+  private begin(session: LiveSession, text: string, options: SendOptions): Sent {
     const agent = this.deps.profiles.snapshot(session.context.agent);
     const profile = this.deps.profiles.maxIterations(session.context.agent);
     const turn = (session.context.current?.turn ?? 0) + 1;
     session.append([{ type: 'turn.started', turn, text, agent, budget: profile ?? this.deps.config().chat.maxIterations, by: options.by ?? 'api' }]);
     this.deps.crash('chat-after-message');
-    return { sessionId: id, turn, done: this.start(session, options.onToken) };
+    return { sessionId: session.id, turn, done: this.start(session, options.onToken) };
   }
 
   /** More model calls for a turn its budget stopped: the same turn goes on from its log. */
@@ -167,6 +182,67 @@ export class ChatService {
     }
     session.append([{ type: 'budget.granted', turn: current.turn, extra, by: options.by ?? 'api' }]);
     return { sessionId: id, turn: current.turn, done: this.start(session, options.onToken) };
+  }
+
+  /**
+   * One turn of `agent` for a step of a run (the `agent` step kind), in that step's own
+   * session, made once and linked in `step_sessions` in the same transaction. An attempt
+   * after a crash goes on with the same turn — or takes its answer, when it had finished —
+   * so no answered model call is asked again. `signal` (the run cancelled, the step's
+   * timeout) ends the turn as failed; the engine closing leaves it open, to go on at the
+   * next start. A turn that does not end with an answer is its KowalskiError.
+   */
+  async stepTurn(at: StepTurnAt, agent: string, text: string, signal: AbortSignal): Promise<StepTurnAnswer> {
+    signal.throwIfAborted();
+    const id = stepSessionId(at.runId, at.step);
+    let session = this.live.get(id) ?? LiveSession.load(id, this.sessionDeps);
+    if (session === undefined) {
+      this.deps.profiles.snapshot(agent);
+      const now = this.deps.clock.now();
+      session = LiveSession.create(id, { type: 'session.created', agent, title: `${at.hordeId} · ${at.step}`, by: `run ${at.runId}` }, now, this.sessionDeps,
+        () => this.stepSessions.insert({ session_id: id, run_id: at.runId, step: at.step, agent, created_at: now }));
+    }
+    this.live.set(id, session);
+    const live = session;
+    const current = live.context.current;
+    let done: Promise<TurnOutcome>;
+    if (live.state === 'running') done = this.running.get(id) ?? this.start(live);
+    else if (current?.ended?.stop === 'done') return { sessionId: id, turn: current.turn, text: current.ended.text, usage: current.ended.usage };
+    else done = this.begin(live, text, { by: `run ${at.runId}` }).done;
+    const onAbort = (): void => {
+      if (!this.stopping.signal.aborted) this.turnStops.get(id)?.abort(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    let outcome: TurnOutcome;
+    try {
+      outcome = await done;
+    } catch (err) {
+      const open = live.context.current;
+      if (!this.stopping.signal.aborted && signal.aborted && live.state === 'running' && open !== undefined) {
+        const error = { code: 'KW_ERR_STEP_CANCELLED' as const, message: `the step was stopped: ${String((signal.reason as Error | undefined)?.message ?? signal.reason)}` };
+        live.append([{ type: 'turn.finished', turn: open.turn, text: '', stop: 'error', usage: usageOf(open), error }]);
+      }
+      throw err;
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+    }
+    if (outcome.stop === 'budget_exhausted') throw new KowalskiError('KW_ERR_TOOL_LOOP_BUDGET', `agent ${agent}: ${outcome.text}`);
+    if (outcome.stop !== 'done') {
+      const error = outcome.error ?? { code: 'KW_ERR_INTERNAL', message: 'the turn ended without an answer' };
+      throw new KowalskiError(error.code, `agent ${agent}: ${error.message}`);
+    }
+    return { sessionId: id, turn: outcome.turn, text: outcome.text, usage: outcome.usage };
+  }
+
+  /** The sessions of a run's `agent` steps, by step. */
+  stepSessionsOf(runId: string): Array<{ step: string; sessionId: string; agent: string }> {
+    return this.stepSessions.ofRun(runId).map((r) => ({ step: r.step, sessionId: r.session_id, agent: r.agent }));
+  }
+
+  /** The run and step a session's turn is for, when it is an `agent` step's. */
+  stepOfSession(sessionId: string): { runId: string; step: string } | undefined {
+    const row = this.stepSessions.ofSession(sessionId);
+    return row === undefined ? undefined : { runId: row.run_id, step: row.step };
   }
 
   /** Follow the tokens of a session's turns (the CLI and the library do; the app gets them on the websocket). */
@@ -225,12 +301,15 @@ export class ChatService {
     };
     const now = (): number => this.deps.clock.now();
     const root = session.context.agent;
+    const stop = new AbortController();
+    this.turnStops.set(session.id, stop);
+    const signal = AbortSignal.any([this.stopping.signal, stop.signal]);
     const done = (async () => runTurn({
       session, traces: this.deps.traces, tools: this.deps.tools(), profiles: this.deps.profiles, episodes: this.deps.recall, model,
       learn: (name: string, mode: ToolCallingMode) => this.deps.traces.learn(name, mode, this.deps.clock.now()),
       maxDepth: config.chat.maxDepth,
       maxToolErrors: config.model.maxToolErrors,
-      signal: this.stopping.signal,
+      signal,
       onToken: (piece) => {
         onToken?.(piece);
         this.tokenListeners.get(session.id)?.(piece);
@@ -239,10 +318,13 @@ export class ChatService {
       now,
       crash: this.deps.crash,
     }, await turnMemory({
-      session, traces: this.deps.traces, vault: this.deps.vault, settings: this.deps.profiles.memory(root), model, now, signal: this.stopping.signal,
+      session, traces: this.deps.traces, vault: this.deps.vault, settings: this.deps.profiles.memory(root), model, now, signal,
     })))();
     this.running.set(session.id, done);
-    const forget = (): void => void this.running.delete(session.id);
+    const forget = (): void => {
+      this.running.delete(session.id);
+      if (this.turnStops.get(session.id) === stop) this.turnStops.delete(session.id);
+    };
     done.then(forget, forget);
     return done;
   }

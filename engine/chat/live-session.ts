@@ -36,10 +36,10 @@ export class LiveSession {
     this.lastSeq = lastSeq;
   }
 
-  /** A new session: `session.created` committed. */
-  static create(id: string, created: Extract<ChatEvent, { type: 'session.created' }>, at: number, deps: LiveSessionDeps): LiveSession {
+  /** A new session: `session.created` committed (with `also`, rows written in the same transaction). */
+  static create(id: string, created: Extract<ChatEvent, { type: 'session.created' }>, at: number, deps: LiveSessionDeps, also?: () => void): LiveSession {
     const live = new LiveSession(id, new ChatActor(id, created), 0, at, deps);
-    live.commit([created]);
+    live.commit([created], also);
     return live;
   }
 

@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { APPLY_MODES, ISOLATIONS, MODEL_STEP_KINDS } from '../../core/index.js';
+import { APPLY_MODES, ISOLATIONS, MODEL_STEP_KINDS, badAgentName } from '../../core/index.js';
 import type { ApplyMode, NormalizeSpec, StepDef } from '../../core/index.js';
 import { toolNameClash, toolNameClashMessage } from '../../agents/tool-names.js';
 import { someOf } from './fields.js';
@@ -45,7 +45,7 @@ export async function readStep(name: string, f: Fields, body: string, ctx: StepC
   const displayName = f.string('display_name') ?? name;
   const description = f.string('description');
   const promptFile = await readPromptFile(f, ctx.dir);
-  if (kind !== undefined && MODEL_KINDS.has(kind) && !f.has('prompt_file')) {
+  if (kind !== undefined && (MODEL_KINDS.has(kind) || kind === 'agent') && !f.has('prompt_file')) {
     problems.warn('KW_WARN_PROMPT_UNSET', f.at('prompt_file'), `a ${kind} step uses a model but has no prompt_file; it will run with no instructions`);
   }
 
@@ -60,6 +60,7 @@ export async function readStep(name: string, f: Fields, body: string, ctx: StepC
   const context = readContext(f, ctx.pipeline);
   const tools = readTools(f, ctx.knownTools);
   const model = f.string('model', { nonEmpty: true });
+  const agent = readAgent(f, kind, tools, model);
   const timeoutSecs = f.integer('timeout_secs', 1);
   const isolation = f.oneOf('isolation', ISOLATIONS) ?? 'in_process';
   const verifyCommand = f.string('verify_command', { required: kind === 'verify', nonEmpty: true });
@@ -81,6 +82,7 @@ export async function readStep(name: string, f: Fields, body: string, ctx: StepC
   if (description !== undefined) step.description = description;
   if (promptFile !== undefined) step.promptFile = promptFile;
   if (model !== undefined) step.model = model;
+  if (agent !== undefined) step.agent = agent;
   if (timeoutSecs !== undefined) step.timeoutSecs = timeoutSecs;
   if (verifyCommand !== undefined) step.verifyCommand = verifyCommand;
   if (verifyCwd !== undefined) step.verifyCwd = verifyCwd;
@@ -157,6 +159,23 @@ function readContext(f: Fields, pipeline: ReadonlySet<string>): string[] {
     if (p !== undefined) out.push(p);
   });
   return out;
+}
+
+/** `agent`: the team profile of an `agent` step (required there, refused elsewhere); such a step takes its model and tools from the profile. */
+function readAgent(f: Fields, kind: string | undefined, tools: string[], model: string | undefined): string | undefined {
+  if (kind !== 'agent') {
+    if (f.has('agent')) {
+      f.raw('agent');
+      f.bad('agent', `agent is only for agent steps; this step is ${kind ?? 'of no kind'}`);
+    }
+    return undefined;
+  }
+  const agent = f.string('agent', { required: true, nonEmpty: true });
+  const bad = agent === undefined ? undefined : badAgentName(agent);
+  if (bad !== undefined) f.bad('agent', bad);
+  if (tools.length > 0) f.bad(f.alias('tool_ids', 'tools') ?? 'tools', `an agent step uses the tools of its profile (team/${agent ?? '<agent>'}.md), not its own: remove ${f.alias('tool_ids', 'tools') ?? 'tools'}`);
+  if (model !== undefined) f.bad('model', `an agent step uses the model of its profile (team/${agent ?? '<agent>'}.md): remove model`);
+  return agent;
 }
 
 function readTools(f: Fields, known: ReadonlySet<string>): string[] {

@@ -32,6 +32,8 @@ const SUMMARIES: Readonly<Record<string, string>> = {
   lint: 'a model step that reviews earlier output and lists what to fix',
   step: 'a model step (the 1.x name of process)',
   final: 'a model step (the 1.x name of deliver)',
+  agent: 'one turn of a team profile (agent = "researcher"): its model, tools and delegation; writes its answer as one Markdown file',
+  review: "parks for the operator to read, edit and approve the previous step's artifact",
 };
 
 /** The built-in step kinds, in the registry's order. */

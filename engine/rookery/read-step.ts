@@ -33,12 +33,14 @@ export function readDraftStep(raw: Record<string, unknown>, name: string, guess:
     inputs: readInputs(raw.inputs),
   };
   const model = asWord(raw.model ?? raw.model_id);
+  const agent = asWord(raw.agent);
   const verifyCommand = asWord(raw.verify_command);
   const verifyCwd = asWord(raw.verify_cwd);
   const applyMode = oneOf(asWord(raw.apply_mode)?.toLowerCase().replace(/[_ ]/g, '-').replace(/^dryrun$/, 'dry-run'), APPLY_MODES);
   const timeout = asWhole(raw.timeout_secs, 1);
   const isolation = oneOf(asWord(raw.isolation)?.toLowerCase().replace(/[- ]/g, '_'), ISOLATIONS);
   if (model !== undefined) step.model = model;
+  if (agent !== undefined) step.agent = agent;
   if (verifyCommand !== undefined) step.verify_command = verifyCommand;
   if (verifyCwd !== undefined) step.verify_cwd = verifyCwd;
   if (applyMode !== undefined) step.apply_mode = applyMode;

@@ -55,6 +55,7 @@ function stepTable(step: DraftStep): Record<string, unknown> {
     context_paths: step.context_paths,
     tool_ids: step.tools,
     model: step.model,
+    agent: step.agent,
     verify_command: step.verify_command,
     verify_cwd: step.verify_cwd,
     apply_mode: step.apply_mode,

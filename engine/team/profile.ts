@@ -6,16 +6,14 @@
 import type { ErrorCode, Problem } from '../../core/index.js';
 import { parseModelRef, toolNameClash, toolNameClashMessage } from '../../agents/index.js';
 import { Fields, ProblemList, Source, splitFrontMatter } from '../horde/index.js';
-import { messageOf } from '../../core/index.js';
+import { badAgentName, messageOf } from '../../core/index.js';
 import type { AgentProfile, TeamProblem as TeamProblemOf } from '../../contract/team.js';
 export type { AgentProfile } from '../../contract/team.js';
 
 /** A problem of a profile file, coded with one of ours. */
 export type TeamProblem = TeamProblemOf<ErrorCode>;
 
-export const AGENT_NAME = /^[a-z][a-z0-9-]*$/;
-/** The longest a profile's name may be, in characters. */
-export const MAX_AGENT_NAME = 64;
+export { AGENT_NAME, MAX_AGENT_NAME, badAgentName } from '../../core/index.js';
 /** The largest profile file read, in bytes. */
 export const MAX_PROFILE_BYTES = 256 * 1024;
 export const MAX_ITERATIONS_LIMIT = 1000;
@@ -38,13 +36,6 @@ export interface ParseContext {
 }
 
 export type ParseResult = { ok: true; profile: AgentProfile } | { ok: false; problems: TeamProblem[] };
-
-/** Why `name` cannot name a profile, or undefined when it can. */
-export function badAgentName(name: string): string | undefined {
-  if (name.length > MAX_AGENT_NAME) return `the name "${name.slice(0, MAX_AGENT_NAME)}…" is longer than ${MAX_AGENT_NAME} characters`;
-  if (!AGENT_NAME.test(name)) return `"${name}" cannot name an agent: use lowercase letters, digits and hyphens, starting with a letter (e.g. "researcher")`;
-  return undefined;
-}
 
 /** Read the text of one profile file. */
 export function parseProfile(text: string, ctx: ParseContext): ParseResult {

@@ -12,7 +12,8 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import type { TestContext } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
-import { browserForFile, cleanups, openPage, serve, shot, testId, textOf } from '../support/browser.js';
+import { apiJson, browserForFile, cleanups, openPage, serve, shot, testId, textOf } from '../support/browser.js';
+import { writeHorde } from '../support/engine.js';
 import { perAgent, profile, writeTeam } from '../../testkit/chat.js';
 import { startFakeOllama } from '../../testkit/fake-models.js';
 import type { FakeScript } from '../../testkit/fake-models.js';
@@ -21,7 +22,7 @@ import { tempDir } from '../../testkit/tmp.js';
 const browser = browserForFile();
 
 /** A served data folder whose team has `profiles` and whose model is the fake; the page is on `#/chat`. */
-async function chatScene(t: TestContext, script: FakeScript, profiles: Record<string, string>): Promise<Page> {
+async function chatScene(t: TestContext, script: FakeScript, profiles: Record<string, string>, prepare?: (home: string) => void): Promise<Page> {
   const defer = cleanups(t); // the test's one newest-first stack, tempDir's too: what is made in the folder goes before it
   const root = fs.realpathSync(tempDir(t, 'kw-e2e-chat-'));
   const home = path.join(root, 'home');
@@ -31,6 +32,7 @@ async function chatScene(t: TestContext, script: FakeScript, profiles: Record<st
   const model = await startFakeOllama(script);
   defer(() => model.close());
   writeTeam(home, profiles);
+  prepare?.(home);
   fs.writeFileSync(path.join(home, 'config.toml'),
     `[model]\ndefault = "ollama:qwen2.5:7b"\n[providers.ollama]\nhost = "${model.url}"\n[tools]\nroot = "${files}"\n`);
   const [server, { page, pageErrors }] = await Promise.all([serve(home, defer), openPage(browser(), defer)]);
@@ -189,6 +191,34 @@ describe('the Chat screen', () => {
     assert.equal(await one.getAttribute('data-stop'), 'done');
     assert.match(await textOf(one.locator('.chat-usage')), /budget 3 of 12 model calls/);
     await testId(page, 'chat-state', '[data-state="idle"]').waitFor();
+  });
+
+  test("an agent step: the Run page shows its delegation tree and links its conversation, which links back to the run", async (t) => {
+    const delegate = { name: 'delegate_to_agent', arguments: { agent: 'helper', task: 'count the rows' } };
+    const page = await chatScene(t, perAgent({ boss: [{ toolCalls: [delegate] }, { text: '# Count\n\nThere are three rows.' }], helper: [{ text: 'three rows' }] }),
+      { boss: profile('boss', 'tools = ["delegate_to_agent"]'), helper: profile('helper', 'tools = []') }, (home) => {
+        const dir = path.join(home, 'hordes', 'counted');
+        writeHorde(dir, 'id = "counted"\npipeline = ["count"]', { count: 'kind = "agent"\nagent = "boss"\nprompt_file = "prompts/count.md"' });
+        fs.mkdirSync(path.join(dir, 'prompts'));
+        fs.writeFileSync(path.join(dir, 'prompts', 'count.md'), 'Count the rows.');
+      });
+    const url = new URL(page.url()).origin;
+    const started = await apiJson<{ runId: string }>(url, 'POST', '/api/hordes/counted/runs', { input: {} });
+    assert.equal(started.status, 201, JSON.stringify(started.json));
+    await page.goto(`${url}/#/runs/${started.json.runId}`);
+    await testId(page, 'run-state', '[data-state="succeeded"]').waitFor();
+    const section = testId(page, 'agent-turn-count');
+    assert.match(await textOf(section), /count · agent boss/);
+    const delegation = section.locator('.chat-item-wrap').first();
+    assert.match(await textOf(delegation), /helper/);
+    assert.match(await textOf(delegation), /done/);
+    await shot(page, 'chat-06-agent-step');
+    await section.getByRole('link', { name: 'open the conversation' }).click();
+    await page.waitForURL(/#\/chat\/cs[0-9a-z]+$/);
+    const back = testId(page, 'chat-run-link');
+    assert.equal(await textOf(back), started.json.runId);
+    await back.click();
+    await page.waitForURL(new RegExp(`#/runs/${started.json.runId}$`));
   });
 
   test('a turn that fails shows its error once, with its code; the box opens again with the focus back in it', async (t) => {

@@ -134,6 +134,22 @@ void test('tools that would reach the model under one name are an error on the s
   assert.match(p.message, /"mcp1\.search" and "mcp1__search"/);
 });
 
+void test('agent: required by an agent step, a profile name, refused on other kinds', async (t) => {
+  const ok = withCheck('kind = "agent"\nagent = "researcher"\nprompt_file = "p.md"', { 'p.md': 'x' });
+  cleanups(t)(ok.cleanup);
+  assert.equal(expectOk(await load(ok)).horde.steps.check?.agent, 'researcher');
+  const missing = withCheck('kind = "agent"\nprompt_file = "p.md"', { 'p.md': 'x' });
+  cleanups(t)(missing.cleanup);
+  expectError(await load(missing), { code: 'KW_ERR_KEY_MISSING', file: 'agents/check.md', key: 'agent' });
+  const badName = withCheck('kind = "agent"\nagent = "Research Team"\nprompt_file = "p.md"', { 'p.md': 'x' });
+  cleanups(t)(badName.cleanup);
+  const p = expectError(await load(badName), { code: 'KW_ERR_KEY_VALUE', file: 'agents/check.md', key: 'agent', line: 4 });
+  assert.match(p.message, /cannot name an agent/);
+  const elsewhere = withCheck('kind = "process"\nagent = "researcher"\nprompt_file = "p.md"', { 'p.md': 'x' });
+  cleanups(t)(elsewhere.cleanup);
+  assert.match(expectError(await load(elsewhere), { code: 'KW_ERR_KEY_VALUE', file: 'agents/check.md', key: 'agent' }).message, /only for agent steps; this step is process/);
+});
+
 void test('verify needs verify_command', async (t) => {
   const h = withCheck('kind = "verify"\nverify_cwd = "x"');
   cleanups(t)(h.cleanup);

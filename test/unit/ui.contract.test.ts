@@ -11,8 +11,7 @@ import { CHAT_STATES } from '../../actors/index.js';
 import { RUN_STATES } from '../../engine/index.js';
 import type { ProbeResult } from '../../agents/index.js';
 import type { BundleReport } from '../../bundles/index.js';
-import type { ChatSessionSummary, Setup, SetupWritten } from '../../engine/index.js';
-import type * as Contract from '../../contract/index.js';
+import type { Setup, SetupWritten } from '../../engine/index.js';
 import { CHAT_STATES as UI_CHAT_STATES, RUN_STATES as UI_RUN_STATES, TOOL_CALLING } from '../../ui/src/types.js';
 import type * as Ui from '../../ui/src/types.js';
 
@@ -26,12 +25,6 @@ export const serverShapesFitTheApp = [
   (v: Setup & { written: SetupWritten; check: ProbeResult | null }) => accepts<Ui.SetupSaved>(v),
   // POST /api/bundles answers the staged report with its review id (api/routes/bundles.ts).
   (v: BundleReport & { reviewId: string; expiresAt: number }) => accepts<Ui.BundleReview>(v),
-];
-
-// The server's own copy, both ways, until engine/chat/chat-service.ts takes it from contract/.
-export const serverCopyMatchesTheContract = [
-  (v: ChatSessionSummary) => accepts<Contract.ChatSessionSummary>(v),
-  (v: Contract.ChatSessionSummary) => accepts<ChatSessionSummary>(v),
 ];
 
 test('the app lists the same chat states as the server', () => {

@@ -100,9 +100,10 @@ export function traceQueries(db: Database) {
   const chatCall = db.prepare<[sessionId: string, turn: number, node: string, seq: number], number>(
     'SELECT id FROM traces WHERE session_id = ? AND attempt = ? AND step = ? AND seq = ?').pluck();
   const byId = db.prepare<[id: number], TraceRecord>('SELECT * FROM traces WHERE id = ?');
-  const spent = db.prepare<[runId: string], TraceSpendRow>(`SELECT count(*) AS calls, coalesce(sum(input_tokens + output_tokens), 0) AS tokens,
+  const spent = db.prepare<[runId: string, sameRunId: string], TraceSpendRow>(`SELECT count(*) AS calls, coalesce(sum(input_tokens + output_tokens), 0) AS tokens,
       coalesce(sum(cost_usd), 0) AS cost, coalesce(sum(cost_usd IS NULL), 0) AS unpriced, coalesce(sum(tool_calls), 0) AS tools
-      FROM traces WHERE run_id = ? AND session_id IS NULL`);
+      FROM traces WHERE (run_id = ? AND session_id IS NULL)
+        OR session_id IN (SELECT session_id FROM step_sessions WHERE run_id = ?)`);
   const replay = db.prepare<[runId: string, step: string], ReplayRow>(
     'SELECT id, provider, model, mode, data FROM traces WHERE run_id = ? AND step = ? AND session_id IS NULL AND error_code IS NULL ORDER BY id');
   const modeOf = db.prepare<[model: string], string>('SELECT mode FROM model_tool_modes WHERE model = ?').pluck();
@@ -112,7 +113,8 @@ export function traceQueries(db: Database) {
   const listOf = listByShape<TraceSummaryRecord>(db, (where) => `SELECT ${SUMMARY_COLUMNS} FROM traces ${where} ORDER BY id DESC LIMIT ?`);
   const list = (f: TraceFilter): TraceSummaryRecord[] => {
     const where = whereOf([
-      f.runId === undefined ? undefined : ['run_id = ?', f.runId],
+      // A run's calls, and those of its agent steps' turns (their traces are their sessions').
+      f.runId === undefined ? undefined : ['(run_id = ? OR session_id IN (SELECT session_id FROM step_sessions WHERE run_id = ?))', f.runId, f.runId],
       f.sessionId === undefined ? undefined : ['session_id = ?', f.sessionId],
       f.parentId === undefined ? undefined : ['parent_id = ?', f.parentId],
       f.before === undefined ? undefined : ['id < ?', f.before],
@@ -128,7 +130,7 @@ export function traceQueries(db: Database) {
     /** Newest first. */
     list,
     /** Sums over a run's step calls (its chat calls left out). */
-    spentBy: (runId: string): TraceSpendRow => spent.get(runId)!,
+    spentBy: (runId: string): TraceSpendRow => spent.get(runId, runId)!,
     /** The answered calls of one step of a run, oldest first. */
     replayRows: (runId: string, step: string): ReplayRow[] => replay.all(runId, step),
     /** The trace of one model call of a chat turn (`attempt` holds the turn, `step` the node). */

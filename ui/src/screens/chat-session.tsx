@@ -8,6 +8,7 @@ import { ErrorBox, Loading } from '../components/status';
 import { formatCount, plural } from '../format';
 import { useChatSession } from '../hooks/use-chat-session';
 import { useSocketStatus } from '../hooks/use-socket-status';
+import { runHref } from '../router';
 import type { ChatSessionView, ChatState } from '../types';
 import type { LiveChat } from '../hooks/use-chat-session';
 
@@ -42,6 +43,9 @@ function Conversation({ session, live, state }: { session: ChatSessionView; live
       <p class="muted small chat-facts">
         with <strong>{session.agent}</strong> · {plural(session.turns, 'turn')} · {plural(session.usage.calls, 'model call')},{' '}
         {formatCount(session.usage.inputTokens)} tokens in, {formatCount(session.usage.outputTokens)} out
+        {session.run !== undefined && (
+          <> · the step <code>{session.run.step}</code> of run <a href={runHref(session.run.runId)} data-testid="chat-run-link">{session.run.runId}</a></>
+        )}
       </p>
       {live.view.error !== undefined && <ErrorBox error={live.view.error} title="Could not refresh this conversation; showing what was last loaded" />}
       <ChatThread session={session} live={live} state={state} empty="No messages yet: write the first one below." />

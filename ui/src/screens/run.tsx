@@ -4,6 +4,7 @@
  * whenever an event is committed, and the calls whenever one is recorded.
  */
 import { useEffect, useState } from 'preact/hooks';
+import { AgentTurns } from '../components/agent-turns';
 import { ApprovalPanel } from '../components/approval-panel';
 import { BudgetPanel } from '../components/budget-panel';
 import { RunActions } from '../components/run-actions';
@@ -101,6 +102,7 @@ function RunBody({ view, live, reconnecting, progress, onChanged, refreshError, 
       <RunInput run={run} workdir={view.workdir} />
       <h2>Steps</h2>
       <StepTimeline view={view} progress={progress} failure={failure} />
+      <AgentTurns turns={view.agentTurns ?? []} version={run.lastSeq} />
       <TraceList traces={traces} />
     </>
   );
