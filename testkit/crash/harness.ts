@@ -24,8 +24,8 @@ const engine = await createEngine({
   ...(postgres === undefined ? {} : { adoptRuns: false, config: { ...DEFAULT_CONFIG, store: { ...DEFAULT_CONFIG.store, leaseSecs: CHILD_LEASE_SECS } } }),
   ...(fetchAllow === undefined ? {} : { testOnlyFetchAllow: fetchAllow }),
   extraStepKinds: [
-    { kind: 'ledger', module: path.join(here, '..', 'fixtures', 'kinds', `ledger${ext}`), usesModel: false, idempotent: true, runsCommand: false },
-    { kind: 'ledger_unsafe', module: path.join(here, '..', 'fixtures', 'kinds', `ledger${ext}`), usesModel: false, idempotent: false, runsCommand: false },
+    { kind: 'ledger', module: path.join(here, `ledger-kind${ext}`), usesModel: false, idempotent: true, runsCommand: false },
+    { kind: 'ledger_unsafe', module: path.join(here, `ledger-kind${ext}`), usesModel: false, idempotent: false, runsCommand: false },
   ],
 });
 const say = (line: string): void => void process.stdout.write(`${line}\n`);
