@@ -237,7 +237,7 @@ export class Supervisor {
     batch.effects.push(...r.effects);
   }
 
-  /** Ready steps start when a slot is free, or ask for approval first (a review: on its artifact); interrupted unsafe steps ask the operator. */
+  /** Ready steps start when a slot is free, or ask for approval first (a review: on its artifact; a re-run's reused step asks nothing); interrupted unsafe steps ask the operator. */
   private decide(run: LiveRun, batch: Batch): void {
     if (FINAL_RUN_STATES.has(run.actor.state) || this.closing) return;
     const ctx = run.actor.context;
@@ -250,18 +250,7 @@ export class Supervisor {
         continue;
       }
       if (s.status !== 'ready') continue;
-      if (ctx.policy[name]?.review === true) {
-        if (s.approvedHash === undefined) {
-          this.apply(run, reviewRequest(run, name, kind), batch);
-          continue;
-        }
-      } else if (ctx.policy[name]?.approval === true && !reusesResult(ctx, name)) {
-        const { hash, ...command } = commandFor(run, name, kind);
-        if (s.approvedHash !== hash) {
-          this.apply(run, { type: 'approval.requested', step: name, reason: 'confirm_command', command, hash }, batch);
-          continue;
-        }
-      }
+      if (this.askFirst(run, name, kind, batch)) continue;
       if (this.slotsUsed >= this.deps.maxParallelSteps) {
         this.waiting.add(run.runId);
         continue;
@@ -270,6 +259,23 @@ export class Supervisor {
       this.slotsUsed++;
       this.apply(run, { type: 'step.started', step: name, attempt: s.attempts + 1 }, batch);
     }
+  }
+
+  /** Park a ready step for the operator when it must ask first: a review (on its artifact), a command to confirm. A re-run's reused step runs nothing, so it asks nothing. */
+  private askFirst(run: LiveRun, name: string, kind: StepKindInfo | undefined, batch: Batch): boolean {
+    const ctx = run.actor.context;
+    const s = ctx.steps[name]!;
+    if (reusesResult(ctx, name)) return false;
+    if (ctx.policy[name]?.review === true) {
+      if (s.approvedHash !== undefined) return false;
+      this.apply(run, reviewRequest(run, name, kind), batch);
+      return true;
+    }
+    if (ctx.policy[name]?.approval !== true) return false;
+    const { hash, ...command } = commandFor(run, name, kind);
+    if (s.approvedHash === hash) return false;
+    this.apply(run, { type: 'approval.requested', step: name, reason: 'confirm_command', command, hash }, batch);
+    return true;
   }
 
   /** Before a step starts: when the run has spent a limit, park it (`budget.exceeded`, with what it spent). */

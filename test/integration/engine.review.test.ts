@@ -36,6 +36,21 @@ describe('review steps', () => {
     assert.deepEqual([check.state, check.artifact, check.summary], ['passed', 'draft.md', 'approved as shown']);
   });
 
+  test('a re-run from after a review that passed reuses it: no park, nothing asked again (docs/rerun.md)', async (t) => {
+    const { engine, id, workdir } = await parked(t, tempDir(t));
+    const edited = `${fs.readFileSync(path.join(workdir, 'draft.md'), 'utf8')}fixed by hand\n`;
+    await engine.reviewEdit(id, { hash: engine.review(id).hash, content: edited, by: 'ana' });
+    assert.equal(await engine.waitForRun(id), 'succeeded');
+    const again = await engine.rerun(id, { from: 'use' });
+    assert.equal(await engine.waitForRun(again), 'succeeded', 'the reused review did not park the re-run');
+    const events = engine.events(again).map((e) => e.event);
+    assert.deepEqual(events.filter((e) => e.type === 'approval.requested'), []);
+    const check = events.find((e) => e.type === 'step.finished' && e.step === 'check');
+    assert.ok(check?.type === 'step.finished');
+    assert.deepEqual([check.outcome, check.summary, check.reusedFrom?.run], ['pass', 'approved with the operator\'s edit', id]);
+    assert.equal(fs.readFileSync(path.join(engine.getRun(again).workdir, 'use.md'), 'utf8'), `read:\n${edited}`, 'the step after it read the reviewed (edited) file');
+  });
+
   test('deny with a reason fails the step and the run with that reason; nothing after it runs', async (t) => {
     const { engine, id, workdir } = await parked(t, tempDir(t));
     await engine.deny(id, { reason: 'the totals are wrong' });
