@@ -10,10 +10,12 @@ import { systemClock } from './clock.js';
 import { loadConfig } from './config.js';
 import type { EngineConfig } from './config.js';
 import { dataPaths } from './data-dir.js';
-import { packageRoot } from './modules.js';
+import { packageRoot, packageVersion } from './modules.js';
 import { DELEGATE_TOOL } from './chat/index.js';
 import { Observers } from './observers.js';
 import { Team } from './team/index.js';
+import type { ProfileTools } from './team/index.js';
+import { grantedPluginToolNames } from './plugins/granted.js';
 import { createEngineTools } from './tools.js';
 import type { Timers } from './triggers/timers.js';
 import { systemTimers } from './triggers/timers.js';
@@ -24,16 +26,20 @@ import { ADAPTER_TOOL_NAMES } from './adapters/index.js';
 
 
 /**
- * Whether a profile may list `name`: a built-in tool, delegate_to_agent, a tool an adapter
- * gives while it runs (the calendar's), or `server.tool` of a configured MCP server.
+ * The tools a profile may list: a built-in tool (with the granted plugins' tools), delegate_to_agent,
+ * a tool an adapter gives while it runs (the calendar's), or `server.tool` of a configured MCP server.
  */
-export function teamToolCheck(builtinNames: () => readonly string[], config: () => EngineConfig): (name: string) => boolean {
-  return (name) => {
-    if (name === DELEGATE_TOOL || builtinNames().includes(name) || ADAPTER_TOOL_NAMES.includes(name)) return true;
-    const dot = name.indexOf('.');
-    if (dot <= 0 || dot === name.length - 1) return false;
-    const server = name.slice(0, dot);
-    return config().mcpServers.some((s) => s.name === server);
+export function teamTools(builtinNames: () => readonly string[], config: () => EngineConfig): ProfileTools {
+  const names = (): string[] => [...new Set([...builtinNames(), ...ADAPTER_TOOL_NAMES, DELEGATE_TOOL])];
+  const mcpServers = (): string[] => config().mcpServers.map((s) => s.name);
+  return {
+    names,
+    mcpServers,
+    has: (name) => {
+      if (names().includes(name)) return true;
+      const dot = name.indexOf('.');
+      return dot > 0 && dot < name.length - 1 && mcpServers().includes(name.slice(0, dot));
+    },
   };
 }
 
@@ -59,7 +65,7 @@ export function createTeam(options: TeamHostOptions): Team {
   return new Team({
     builtinDir: options.builtinDir ?? builtinTeamDir(),
     userDir: dataPaths(options.dataDir).team,
-    knownTool: teamToolCheck(options.builtinToolNames, options.config),
+    tools: teamTools(options.builtinToolNames, options.config),
     clock: options.clock,
     timers: options.timers,
     observers: options.observers,
@@ -69,11 +75,14 @@ export function createTeam(options: TeamHostOptions): Team {
 
 /** The team of a data directory read once, without an engine (no lock, no watch): what `kowalski agents` prints. */
 export async function readTeam(dataDir: string, builtinDir?: string): Promise<Team> {
-  const config = loadConfig(dataPaths(dataDir).config);
+  const paths = dataPaths(dataDir);
+  const config = loadConfig(paths.config);
+  // The granted plugins' tools, as the server's registry has them (read from their folders and the grants).
+  const pluginTools = await grantedPluginToolNames({ pluginsDir: paths.plugins, database: paths.database, kowalskiVersion: packageVersion(), now: () => systemClock.now() });
   const tools = createEngineTools(config, { dataDir });
   try {
     // The tools the engine makes itself (the vault's, memory's, the Rookery's) are built-ins too.
-    const names = [...tools.registry.builtinNames(), ...VAULT_TOOL_NAMES, RECALL_TOOL, REMEMBER_TOOL, ...ROOKERY_TOOL_NAMES];
+    const names = [...tools.registry.builtinNames(), ...VAULT_TOOL_NAMES, RECALL_TOOL, REMEMBER_TOOL, ...ROOKERY_TOOL_NAMES, ...pluginTools];
     return createTeam({
       dataDir, config: () => config, builtinToolNames: () => names,
       clock: systemClock, timers: systemTimers(systemClock), observers: new Observers(),

@@ -16,17 +16,16 @@ import type { Timers } from '../triggers/timers.js';
 import { discoverPlugins } from './discover.js';
 import type { DiscoveredPlugin } from './discover.js';
 import { PluginGrants } from './grants.js';
+import { grantedManifests, isInvalid } from './granted.js';
 import type { PluginAuditEntry } from './grants.js';
 import { pluginToolName } from './manifest.js';
 import { permissionsHash, permissionsInWords } from './permissions.js';
 import { detectSandbox, startPluginProcess } from './runner/index.js';
 import type { PluginProcess, Sandbox, SandboxOptions } from './runner/index.js';
-import type { PluginConfinement, PluginFailure, PluginManifest, PluginPhase, PluginStatus } from './types.js';
+import type { PluginConfinement, PluginFailure, PluginManifest, PluginStatus } from './types.js';
 
 /** Failures kept per plugin (the newest). */
 const MAX_FAILURES = 20;
-/** Phases that make a plugin invalid: it could not be found, read or loaded. */
-const INVALID_PHASES: readonly PluginPhase[] = ['discover', 'validate', 'load'];
 
 export interface PluginServiceDeps {
   db: Database.Database;
@@ -155,20 +154,11 @@ export class PluginService {
 
   /** The tools of the granted plugins, as the tool registry takes them. */
   tools(): Tool[] {
-    const rows = this.grants.rows();
-    const out: Tool[] = [];
-    for (const entry of this.entries.values()) {
-      const manifest = entry.found.manifest;
-      if (manifest === null || this.invalid(entry) || !PluginGrants.matches(rows.get(manifest.name), manifest)) continue;
-      for (const def of manifest.tools) {
-        const name = pluginToolName(manifest.name, def.name);
-        out.push({
-          spec: { name, description: `${def.description} (plugin ${manifest.name} ${manifest.version})`, inputSchema: def.input as Tool['spec']['inputSchema'] },
-          call: (args, ctx) => this.call(manifest.name, def.name, args, ctx.signal),
-        });
-      }
-    }
-    return out;
+    const granted = grantedManifests([...this.entries.values()].map((e) => e.found), this.grants.rows());
+    return granted.flatMap((manifest) => manifest.tools.map((def): Tool => ({
+      spec: { name: pluginToolName(manifest.name, def.name), description: `${def.description} (plugin ${manifest.name} ${manifest.version})`, inputSchema: def.input as Tool['spec']['inputSchema'] },
+      call: (args, ctx) => this.call(manifest.name, def.name, args, ctx.signal),
+    })));
   }
 
   async close(): Promise<void> {
@@ -224,7 +214,7 @@ export class PluginService {
   }
 
   private invalid(entry: Entry): boolean {
-    return entry.found.failures.some((f) => INVALID_PHASES.includes(f.phase));
+    return isInvalid(entry.found);
   }
 
   private changed(tools: boolean): void {

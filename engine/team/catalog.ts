@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { MAX_PROFILE_BYTES, parseProfile } from './profile.js';
-import type { AgentProfile, ParseResult, TeamProblem } from './profile.js';
+import type { AgentProfile, ParseResult, ProfileTools, TeamProblem } from './profile.js';
 import { messageOf } from '../../core/index.js';
 
 export interface TeamCatalog {
@@ -40,11 +40,11 @@ export function profileFiles(dir: string): { name: string; file: string }[] {
 }
 
 /** Read and check every profile file of `dir`. */
-export function readProfiles(dir: string, origin: AgentProfile['origin'], knownTool: (name: string) => boolean): ProfileFile[] {
-  return profileFiles(path.resolve(dir)).map(({ name, file }) => ({ name, file, origin, result: readProfile(file, name, origin, knownTool) }));
+export function readProfiles(dir: string, origin: AgentProfile['origin'], tools: ProfileTools): ProfileFile[] {
+  return profileFiles(path.resolve(dir)).map(({ name, file }) => ({ name, file, origin, result: readProfile(file, name, origin, tools) }));
 }
 
-function readProfile(file: string, name: string, origin: AgentProfile['origin'], knownTool: (name: string) => boolean): ParseResult {
+function readProfile(file: string, name: string, origin: AgentProfile['origin'], tools: ProfileTools): ParseResult {
   const fail = (code: TeamProblem['code'], message: string): ParseResult => ({ ok: false, problems: [{ file, code, message }] });
   let text: string;
   try {
@@ -55,7 +55,7 @@ function readProfile(file: string, name: string, origin: AgentProfile['origin'],
     // Removed between the listing and the read, or unreadable: said, never thrown.
     return fail('KW_ERR_AGENT_NOT_FOUND', `cannot read the profile: ${messageOf(err)}`);
   }
-  return parseProfile(text, { name, file, origin, knownTool });
+  return parseProfile(text, { name, file, origin, tools });
 }
 
 /**

@@ -3,4 +3,4 @@ export { Team, AgentInvalidError } from './team.js';
 export type { TeamDeps, AgentSource } from './team.js';
 export type { TeamCatalog } from './catalog.js';
 export { parseProfile, formatTeamProblems, badAgentName, AGENT_NAME, MAX_AGENT_NAME, MAX_PROFILE_BYTES, MAX_ITERATIONS_LIMIT, PROFILE_KEYS, DEFAULT_MEMORIES } from './profile.js';
-export type { AgentProfile, TeamProblem, ParseResult, ParseContext } from './profile.js';
+export type { AgentProfile, TeamProblem, ParseResult, ParseContext, ProfileTools } from './profile.js';

@@ -5,7 +5,7 @@
  */
 import type { ErrorCode, Problem } from '../../core/index.js';
 import { parseModelRef, toolNameClash, toolNameClashMessage } from '../../agents/index.js';
-import { Fields, ProblemList, Source, splitFrontMatter } from '../horde/index.js';
+import { Fields, ProblemList, Source, didYouMean, splitFrontMatter } from '../horde/index.js';
 import { badAgentName, messageOf } from '../../core/index.js';
 import type { AgentProfile, TeamProblem as TeamProblemOf } from '../../contract/team.js';
 export type { AgentProfile } from '../../contract/team.js';
@@ -27,12 +27,21 @@ export const DEFAULT_MEMORIES = 3;
 /** The front matter keys a profile takes. */
 export const PROFILE_KEYS: readonly string[] = ['name', 'description', 'model', 'tools', 'max_iterations', 'memory_window_tokens', 'memories'];
 
+/** The tools a profile may list. */
+export interface ProfileTools {
+  has(name: string): boolean;
+  /** Every tool's name, for the message of an unknown one (`server.tool` of an MCP server is said apart). */
+  names(): readonly string[];
+  /** The MCP servers configured, whose `server.tool` a profile may list. */
+  mcpServers(): readonly string[];
+}
+
 export interface ParseContext {
   /** The name the file gives the profile (its file name without `.md`). */
   name: string;
   file: string;
   origin: AgentProfile['origin'];
-  knownTool(name: string): boolean;
+  tools: ProfileTools;
 }
 
 export type ParseResult = { ok: true; profile: AgentProfile } | { ok: false; problems: TeamProblem[] };
@@ -61,7 +70,7 @@ export function parseProfile(text: string, ctx: ParseContext): ParseResult {
   }
   const description = f.string('description', { required: true, nonEmpty: true });
   const model = readModel(f);
-  const tools = readTools(f, ctx.knownTool);
+  const tools = readTools(f, ctx.tools);
   const maxIterations = f.integer('max_iterations', 1);
   if (maxIterations !== undefined && maxIterations > MAX_ITERATIONS_LIMIT) {
     f.bad('max_iterations', `max_iterations is ${maxIterations}; it must be a whole number from 1 to ${MAX_ITERATIONS_LIMIT}`);
@@ -104,7 +113,7 @@ function readModel(f: Fields): string | undefined {
   }
 }
 
-function readTools(f: Fields, knownTool: (name: string) => boolean): string[] | undefined {
+function readTools(f: Fields, known: ProfileTools): string[] | undefined {
   const tools = f.stringArray('tools');
   if (tools === undefined) return undefined;
   const seen = new Set<string>();
@@ -113,11 +122,17 @@ function readTools(f: Fields, knownTool: (name: string) => boolean): string[] | 
     const clash = seen.has(tool) ? undefined : toolNameClash([...seen, tool]);
     if (clash !== undefined) f.bad(`tools[${i}]`, toolNameClashMessage(clash), 'KW_ERR_TOOL_NAME_CLASH');
     seen.add(tool);
-    if (!knownTool(tool)) {
-      f.bad(`tools[${i}]`, `no tool provides "${tool}": name a built-in tool, delegate_to_agent, or server.tool of an MCP server configured in config.toml`, 'KW_ERR_TOOL_UNKNOWN');
-    }
+    if (!known.has(tool)) f.bad(`tools[${i}]`, unknownToolMessage(tool, known), 'KW_ERR_TOOL_UNKNOWN');
   });
   return tools;
+}
+
+/** `no tool provides "x"; did you mean "y"?; the tools: …, or server.tool of an MCP server configured in config.toml (…)`. */
+function unknownToolMessage(tool: string, known: ProfileTools): string {
+  const names = [...known.names()].sort();
+  const servers = known.mcpServers();
+  const mcp = `server.tool of an MCP server configured in config.toml (${servers.length === 0 ? 'none is' : `configured: ${servers.join(', ')}`})`;
+  return `no tool provides "${tool}"${didYouMean(tool, names)}; the tools: ${names.join(', ')}, or ${mcp}`;
 }
 
 function toTeamProblem(p: Problem, file: string): TeamProblem {

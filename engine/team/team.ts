@@ -15,7 +15,7 @@ import type { Timers } from '../triggers/timers.js';
 import { mergeProfiles, readProfiles } from './catalog.js';
 import type { TeamCatalog } from './catalog.js';
 import { badAgentName, formatTeamProblems, parseProfile } from './profile.js';
-import type { AgentProfile, TeamProblem } from './profile.js';
+import type { AgentProfile, ProfileTools, TeamProblem } from './profile.js';
 import type { AgentSource } from '../../contract/team.js';
 export type { AgentSource } from '../../contract/team.js';
 
@@ -24,8 +24,8 @@ export interface TeamDeps {
   builtinDir: string;
   /** The user's profiles (`<data>/team/`); need not exist. */
   userDir: string;
-  /** Whether a profile may list this tool (built-in tools, delegate_to_agent, `server.tool` of a configured MCP server). */
-  knownTool(name: string): boolean;
+  /** The tools a profile may list (built-in tools, delegate_to_agent, granted plugins' tools, `server.tool` of a configured MCP server). */
+  tools: ProfileTools;
   clock: Clock;
   timers: Timers;
   observers: Observers;
@@ -52,29 +52,32 @@ export class Team {
   private readonly lastGood = new Map<string, AgentProfile>();
   /** The catalog as JSON, to tell whether a re-read changed anything. */
   private signature: string;
+  /** The tools a profile could name when the files were last read (a plugin granted or revoked, config.toml's MCP servers changed: read again). */
+  private toolsRead: string;
   private watcher: FSWatcher | undefined;
   private cancelReload: (() => void) | undefined;
   private closed = false;
 
   constructor(private readonly deps: TeamDeps) {
+    this.toolsRead = this.toolsKey();
     this.current = this.read();
     this.signature = JSON.stringify(this.current);
   }
 
   /** The profiles in effect and every file's problems, as last read. */
   catalog(): TeamCatalog {
-    return this.current;
+    return this.now();
   }
 
   get(name: string): AgentProfile | undefined {
-    return this.current.profiles.find((p) => p.name === name);
+    return this.now().profiles.find((p) => p.name === name);
   }
 
   /** The profile of that name; KW_ERR_AGENT_NOT_FOUND naming the known agents. */
   require(name: string): AgentProfile {
     const profile = this.get(name);
     if (profile === undefined) {
-      const known = this.current.profiles.map((p) => p.name);
+      const known = this.now().profiles.map((p) => p.name);
       throw new KowalskiError('KW_ERR_AGENT_NOT_FOUND', `no agent "${name}" (known agents: ${known.length === 0 ? 'none' : known.join(', ')}; see kowalski agents)`);
     }
     return profile;
@@ -98,13 +101,13 @@ export class Team {
       name, file: file!, text, hasBuiltin,
       origin: file === user ? 'user' : 'builtin',
       profile: profile !== undefined && profile.file === file ? profile : null,
-      problems: this.current.problems.filter((p) => p.file === file),
+      problems: this.now().problems.filter((p) => p.file === file),
     };
   }
 
   /** What `save` would say about this text for `<data>/team/<name>.md`, without writing anything. */
   validate(name: string, text: string): TeamProblem[] {
-    const result = parseProfile(text, { name, file: this.userPath(name), origin: 'user', knownTool: (tool) => this.deps.knownTool(tool) });
+    const result = parseProfile(text, { name, file: this.userPath(name), origin: 'user', tools: this.deps.tools });
     return result.ok ? [] : result.problems;
   }
 
@@ -137,6 +140,7 @@ export class Team {
 
   /** Re-read every profile now; emits `team:changed` when what the catalog holds changed. */
   refresh(): void {
+    this.toolsRead = this.toolsKey();
     this.current = this.read();
     const signature = JSON.stringify(this.current);
     if (signature === this.signature) return;
@@ -176,9 +180,20 @@ export class Team {
     await this.watcher?.close();
   }
 
+  /** The catalog, read again first when the tools a profile may name changed since the last read. */
+  private now(): TeamCatalog {
+    if (this.toolsKey() !== this.toolsRead) this.refresh();
+    return this.current;
+  }
+
+  private toolsKey(): string {
+    const { tools } = this.deps;
+    return JSON.stringify([[...tools.names()].sort(), [...tools.mcpServers()].sort()]);
+  }
+
   private read(): TeamCatalog {
-    const known = (tool: string): boolean => this.deps.knownTool(tool);
-    return mergeProfiles([...readProfiles(this.deps.builtinDir, 'builtin', known), ...readProfiles(this.deps.userDir, 'user', known)], this.lastGood);
+    const { tools } = this.deps;
+    return mergeProfiles([...readProfiles(this.deps.builtinDir, 'builtin', tools), ...readProfiles(this.deps.userDir, 'user', tools)], this.lastGood);
   }
 
   private userPath(name: string): string {

@@ -5,6 +5,8 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { listen, testApi } from '../support/api.js';
 import { AUTH } from '../support/token.js';
+import { installExample } from '../support/plugin-home.js';
+import { tempDir } from '../../testkit/tmp.js';
 
 const critic = (extra = ''): string => `---\nname = "critic"\ndescription = "Criticises kindly."\n${extra}\n---\n\nYou criticise kindly.\n`;
 
@@ -97,4 +99,23 @@ test('remove: a user profile goes; a built-in is 409, an unknown name 404', asyn
   assert.deepEqual([builtin.status, builtin.json.error.code], [409, 'KW_ERR_AGENT_BUILTIN']);
   const ghost = await api.call('DELETE', '/api/agents/ghost');
   assert.deepEqual([ghost.status, ghost.json.error.code], [404, 'KW_ERR_AGENT_NOT_FOUND']);
+});
+
+test('a profile naming a plugin\'s tool: unknown while the plugin is pending, in effect once it is granted, unknown again once revoked', async (t) => {
+  const api = await testApi(t);
+  installExample(api.home, fs.realpathSync(tempDir(t, 'kw-plug-docs-')));
+  fs.mkdirSync(path.join(api.home, 'team'));
+  fs.writeFileSync(path.join(api.home, 'team', 'greeter.md'), '---\nname = "greeter"\ndescription = "Greets."\ntools = ["hello__greet"]\n---\n\nYou greet.\n');
+  api.engine.team.refresh();
+  await api.call('POST', '/api/plugins/rescan');
+  const listed = async (): Promise<[string[], string[]]> => {
+    const r = (await api.call('GET', '/api/agents')).json;
+    return [r.agents.map((a: any) => a.name).filter((n: string) => n === 'greeter'), r.problems.map((p: any) => `${p.code} ${p.key}`)];
+  };
+  assert.deepEqual(await listed(), [[], ['KW_ERR_TOOL_UNKNOWN tools[0]']]);
+  assert.equal((await api.call('POST', '/api/plugins/hello/grant', { by: 'ann' })).status, 200);
+  assert.deepEqual(await listed(), [['greeter'], []], 'the grant is seen without touching the profile');
+  await api.call('POST', '/api/plugins/hello/revoke');
+  const [, problems] = await listed();
+  assert.deepEqual(problems, ['KW_ERR_TOOL_UNKNOWN tools[0]']);
 });

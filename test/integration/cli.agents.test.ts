@@ -4,6 +4,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { cli, cliSandbox, outputOf, stdoutJson } from '../../testkit/cli.js';
+import { tempDir } from '../../testkit/tmp.js';
+import { installExample } from '../support/plugin-home.js';
 
 interface AgentsJson {
   agents: { name: string; origin: string; model?: string; tools?: string[]; maxIterations?: number; description: string; prompt: string; file: string }[];
@@ -48,9 +50,32 @@ describe('kowalski agents', { concurrency: true }, () => {
     assert.match(lines.find((l) => l.startsWith('assistant'))!, /^assistant\s+builtin\s+\(default\)\s+\(all\)\s+\(default\)\s+Your assistant/);
     assert.match(lines.find((l) => l.startsWith('researcher'))!, /web_search, web_fetch/);
     assert.ok(!lines.some((l) => l.startsWith('critic')), 'a profile with problems and no good version is not listed');
-    assert.ok(lines.includes(`${critic}:4: tools[1]: no tool provides "shell": name a built-in tool, delegate_to_agent, or server.tool of an MCP server configured in config.toml [KW_ERR_TOOL_UNKNOWN]`), outputOf(text));
+    const unknown = lines.find((l) => l.startsWith(`${critic}:4: tools[1]: no tool provides "shell"; the tools: `));
+    assert.ok(unknown !== undefined, outputOf(text));
+    assert.match(unknown, /the tools: .*\bdelegate_to_agent, .*\bweb_fetch, web_search\b.*, or server\.tool of an MCP server configured in config\.toml \(none is\) \[KW_ERR_TOOL_UNKNOWN\]$/);
 
     assert.equal(json.code, 1, outputOf(json));
     assert.deepEqual(stdoutJson<AgentsJson>(json).problems.map((p) => [p.file, p.key, p.line, p.code]), [[critic, 'tools[1]', 4, 'KW_ERR_TOOL_UNKNOWN']]);
+  });
+
+  it('a granted plugin\'s tool is one a profile may list, as the server says (not yet granted, it is unknown); a misspelt one gets a did-you-mean', async (t) => {
+    const { home } = cliSandbox(t);
+    installExample(home, fs.realpathSync(tempDir(t, 'kw-plug-docs-')));
+    const greeter = writeProfile(home, 'greeter', 'description = "Greets."\ntools = ["hello__greet"]');
+    const pending = await cli(home, ['agents', '--json']);
+    assert.equal(pending.code, 1, 'not granted yet');
+    assert.deepEqual(stdoutJson<AgentsJson>(pending).problems.map((p) => [p.file, p.key, p.code]), [[greeter, 'tools[0]', 'KW_ERR_TOOL_UNKNOWN']]);
+
+    assert.equal((await cli(home, ['plugins', 'grant', 'hello'])).code, 0);
+    const granted = await cli(home, ['agents', '--json']);
+    assert.equal(granted.code, 0, outputOf(granted));
+    const json = stdoutJson<AgentsJson>(granted);
+    assert.deepEqual(json.problems, []);
+    assert.deepEqual(json.agents.find((a) => a.name === 'greeter')?.tools, ['hello__greet']);
+
+    writeProfile(home, 'typo', 'description = "Greets."\ntools = ["hello__gret"]');
+    const typo = await cli(home, ['agents']);
+    assert.equal(typo.code, 1);
+    assert.match(typo.stdout, /no tool provides "hello__gret"; did you mean "hello__greet"\?; the tools: .*\bhello__greet, hello__word_count\b/);
   });
 });

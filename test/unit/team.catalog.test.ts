@@ -17,7 +17,7 @@ import { systemTimers } from '../../engine/triggers/timers.js';
 import { tempDir } from '../../testkit/tmp.js';
 import { cleanups } from '../../testkit/cleanup.js';
 
-const KNOWN = new Set(['web_search', 'web_fetch', 'read_file', 'delegate_to_agent']);
+const KNOWN = ['web_search', 'web_fetch', 'read_file', 'delegate_to_agent'];
 
 const text = (name: string, description: string, extra = ''): string => `---\nname = "${name}"\ndescription = "${description}"\n${extra}\n---\n\nYou are ${name}.\n`;
 
@@ -37,7 +37,7 @@ function setup(t: TestContext): { team: Team; builtinDir: string; userDir: strin
   const observers = new Observers();
   let changed = 0;
   observers.on('team:changed', () => { changed += 1; });
-  const team = new Team({ builtinDir, userDir, knownTool: (n) => KNOWN.has(n), clock: systemClock, timers: systemTimers(systemClock), observers });
+  const team = new Team({ builtinDir, userDir, tools: { has: (n) => KNOWN.includes(n), names: () => KNOWN, mcpServers: () => [] }, clock: systemClock, timers: systemTimers(systemClock), observers });
   cleanups(t)(() => team.close());
   return { team, builtinDir, userDir, events: () => changed };
 }

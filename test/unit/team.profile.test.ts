@@ -2,13 +2,15 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { parseProfile } from '../../engine/team/index.js';
-import type { ParseResult } from '../../engine/team/index.js';
+import type { ParseResult, ProfileTools } from '../../engine/team/index.js';
 
 const FILE = '/data/team/helper.md';
-const KNOWN = new Set(['web_search', 'web_fetch', 'read_file', 'delegate_to_agent', 'notes.search']);
+const KNOWN = ['web_search', 'web_fetch', 'read_file', 'delegate_to_agent'];
+/** The tools above, and `notes.<tool>` of a configured MCP server "notes". */
+const TOOLS: ProfileTools = { has: (t) => KNOWN.includes(t) || t.startsWith('notes.'), names: () => KNOWN, mcpServers: () => ['notes'] };
 
 function parse(text: string, name = 'helper'): ParseResult {
-  return parseProfile(text, { name, file: FILE, origin: 'user', knownTool: (t) => KNOWN.has(t) });
+  return parseProfile(text, { name, file: FILE, origin: 'user', tools: TOOLS });
 }
 
 /** The problems of a text that must not parse, as `code key@line`. */
@@ -104,12 +106,21 @@ describe('every problem names its code, key and line', () => {
     assert.ok(!r.ok);
     assert.deepEqual(r.problems.map((p) => [p.code, p.key]), [['KW_ERR_TOOL_UNKNOWN', 'tools[1]'], ['KW_ERR_TOOL_UNKNOWN', 'tools[2]'], ['KW_ERR_KEY_VALUE', 'tools[3]']]);
     assert.ok(r.problems.every((p) => p.line === 4), 'the line of tools');
-    assert.match(r.problems[0]!.message, /"shell"/);
+    assert.equal(r.problems[0]!.message, 'no tool provides "shell"; the tools: delegate_to_agent, read_file, web_fetch, web_search, or server.tool of an MCP server configured in config.toml (configured: notes)');
+  });
+
+  test('a misspelt tool: did you mean the one it is close to', () => {
+    const r = parse(profile('name = "helper"\ndescription = "Helps."\ntools = ["raed_file"]'));
+    assert.ok(!r.ok);
+    assert.match(r.problems[0]!.message, /^no tool provides "raed_file"; did you mean "read_file"\?; the tools: delegate_to_agent, read_file, web_fetch, web_search, or server\.tool/);
+    const none = parseProfile(profile('name = "helper"\ndescription = "Helps."\ntools = ["shell"]'), { name: 'helper', file: FILE, origin: 'user', tools: { ...TOOLS, mcpServers: () => [] } });
+    assert.ok(!none.ok);
+    assert.match(none.problems[0]!.message, /configured in config\.toml \(none is\)$/);
   });
 
   test('two tools that would reach the model under one name are refused where they are listed', () => {
     const r = parseProfile(profile('name = "helper"\ndescription = "Helps."\ntools = ["notes.search", "web_search", "notes__search"]'),
-      { name: 'helper', file: FILE, origin: 'user', knownTool: () => true });
+      { name: 'helper', file: FILE, origin: 'user', tools: { ...TOOLS, has: () => true } });
     assert.ok(!r.ok);
     assert.deepEqual(r.problems.map((p) => [p.code, p.key, p.line]), [['KW_ERR_TOOL_NAME_CLASH', 'tools[2]', 4]]);
     assert.match(r.problems[0]!.message, /"notes\.search" and "notes__search" would both be offered to the model as "notes__search"/);
