@@ -140,6 +140,8 @@ export const ERROR_CODES = {
   KW_ERR_MODEL_BAD_RESPONSE: { group: 'terminal', summary: "the provider's answer cannot be understood" },
   KW_ERR_TOOL_UNKNOWN: { group: 'terminal', summary: 'a step or an agent profile lists a tool that nothing provides' },
   KW_ERR_TOOL_NAME_CLASH: { group: 'terminal', summary: 'two tools offered together would reach the model under one name (names travel as letters, digits, _ and -)' },
+  KW_ERR_TOOL_INVALID: { group: 'terminal', summary: 'a tool registered through the library has a bad name, description, run function or input schema' },
+  KW_ERR_TOOL_NAME_TAKEN: { group: 'terminal', summary: 'a tool registered through the library has the name of a tool that exists already' },
   KW_ERR_TOOL_NOT_OFFERED: { group: 'terminal', summary: 'the model called a tool that this step does not offer' },
   KW_ERR_TOOL_ARGS: { group: 'terminal', summary: "a tool call's arguments are not a JSON object or fail the tool's schema" },
   KW_ERR_TOOL_FAILED: { group: 'terminal', summary: 'a tool reported an error' },

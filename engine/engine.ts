@@ -91,6 +91,7 @@ import type { AdapterDefinition, Adapters } from './adapters/index.js';
 import { PluginService } from './plugins/plugin-service.js';
 import { localPluginDir } from './plugins/discover.js';
 import { packageVersion } from './modules.js';
+import { UserTools } from './user-tools.js';
 import type { EditResult, ReviewView } from './review.js';
 
 export interface EngineOptions {
@@ -177,6 +178,8 @@ export interface Engine {
   readonly adapters: Adapters;
   /** Plugins under `<data>/plugins/` (and `$KOWALSKI_PLUGIN_DIR`): found at start and on `rescan()`, granted or revoked by the operator; granted plugins' tools join the tool registry. */
   readonly plugins: PluginService;
+  /** Tools the embedding program registers (the library's `registerTool`): built-ins of the tool registry while registered. */
+  readonly userTools: UserTools;
   /** The vault's search (keyword, and semantic when `[vault.semantic]` is on): rescanned at start; the folder watched and notes embedded after `vaultSearch.start()`, which the server calls. */
   readonly vaultSearch: VaultSearch;
   catalog(): Promise<Catalog>;
@@ -344,9 +347,11 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       ...(options.testOnlyFetchAllow === undefined ? {} : { testOnlyFetchAllow: options.testOnlyFetchAllow }),
       ...(options.bwrap === undefined ? {} : { sandbox: { bwrap: options.bwrap } }),
     });
+    // The registry is made below: nothing here runs before a tool is registered. The team reads its profiles again when the tools change.
+    const userTools: UserTools = new UserTools({ builtinToolNames: (): string[] => models.builtinToolNames(), onChange: () => models.reload() });
     const models = new ModelHub({
       db, config: () => config, dataDir: paths.dataDir, clock, timers, observers,
-      engineTools: () => [...vault.tools(), createRecallTool(recall), createRememberTool(vault, () => clock.now()), ...createRookeryTools(rookery), ...adapters.tools(), ...plugins.tools()],
+      engineTools: () => [...vault.tools(), createRecallTool(recall), createRememberTool(vault, () => clock.now()), ...createRookeryTools(rookery), ...adapters.tools(), ...plugins.tools(), ...userTools.tools()],
       ...(options.testOnlyFetchAllow === undefined ? {} : { testOnlyFetchAllow: options.testOnlyFetchAllow }),
       agentTurn: (at, agent, text, signal): Promise<AgentTurnAnswer> => chat.stepTurn(at, agent, text, signal),
     });
@@ -487,6 +492,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       rookery,
       adapters,
       plugins,
+      userTools,
       stats: committer.stats,
       intake,
       catalog: readCatalog,

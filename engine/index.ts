@@ -1,5 +1,6 @@
 export { createEngine } from './engine.js';
 export type { Engine, EngineOptions, StartOptions } from './engine.js';
+export type { UserTools, UserToolContext, UserToolDef } from './user-tools.js';
 export type { Delivery, RunView, StepView } from './run-view.js';
 export type { ReviewView, EditResult } from './review.js';
 export { openHistory } from './history.js';

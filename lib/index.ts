@@ -4,5 +4,5 @@ export type { AgentInfo, ChatAnswer, ChatOptions, Kowalski, OpenOptions, TokenPi
 export { KowalskiError, ERROR_CODES } from '../core/index.js';
 export type { ErrorCode } from '../core/index.js';
 export type {
-  ChatSessionSummary, ChatStop, Engine, EngineConfig, RunState, RunView, StepView, TraceDetail, TraceSummary, TurnItem, TurnUsage, TurnView, UndoneWork,
+  ChatSessionSummary, ChatStop, Engine, EngineConfig, RunState, RunView, StepView, TraceDetail, TraceSummary, TurnItem, TurnUsage, TurnView, UndoneWork, UserToolContext, UserToolDef,
 } from '../engine/index.js';

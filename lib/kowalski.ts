@@ -2,18 +2,20 @@
  * `openKowalski`: kowalski embedded in another program. One engine on one data folder
  * (the one the CLI and the server use, unless told otherwise), with the few calls most
  * programs need — ask an agent, give a stopped turn more budget, start a horde's run and
- * wait for it — and the whole `Engine` for the rest. Opening it goes on with every run
+ * wait for it, give the agents a tool of the program's own — and the whole `Engine` for the rest. Opening it goes on with every run
  * and chat turn a crash interrupted, as `kowalski serve` does.
  */
 import { KowalskiError } from '../core/index.js';
 import { createEngine, parseConfig, resolveDataDir } from '../engine/index.js';
-import type { AgentProfile, ChatStop, Engine, EngineConfig, RunState, TurnItem, TurnOutcome, TurnUsage, UndoneWork } from '../engine/index.js';
+import type { AgentProfile, ChatStop, Engine, EngineConfig, RunState, TurnItem, TurnOutcome, TurnUsage, UndoneWork, UserToolDef } from '../engine/index.js';
 
 export interface OpenOptions {
   /** The data folder (created if missing). Default: $KOWALSKI_HOME, else the platform's data folder — the CLI's. */
   dataDir?: string;
   /** The configuration instead of `<dataDir>/config.toml`: TOML text (as that file holds) or a parsed `EngineConfig`. */
   config?: string | EngineConfig;
+  /** Tools registered before the turns a crash interrupted go on (so they can call them again): as `registerTool`, for as long as it is open. */
+  tools?: readonly UserToolDef[];
 }
 
 /** A piece of streamed text: `node` is `r` for the agent you asked, `r/2.0` for the agent it delegated to in tool call 0 of its model call 2, and so on. */
@@ -73,6 +75,14 @@ export interface Kowalski {
   waitForRun(runId: string): Promise<RunState>;
   /** The team's agents (`engine.team.catalog()` has their files' problems too). */
   agents(): AgentInfo[];
+  /**
+   * Give the agents a tool of this program: offered to the chat agents whose profiles allow it (a `tools` list
+   * naming it, or none) and to horde steps that list it, traced like every tool. Returns what removes it.
+   * KW_ERR_TOOL_INVALID (name, description, schema), KW_ERR_TOOL_NAME_TAKEN (a tool of that name exists).
+   */
+  registerTool(tool: UserToolDef): () => void;
+  /** Remove a registered tool; false when none of that name was. */
+  unregisterTool(name: string): boolean;
   /** Stop: turns under way are left open and go on at the next open (or `kowalski serve`). */
   close(): Promise<void>;
 }
@@ -84,6 +94,7 @@ export async function openKowalski(options: OpenOptions = {}): Promise<Kowalski>
   const config = typeof options.config === 'string' ? parseConfig(options.config, 'the config given to openKowalski') : options.config;
   const engine = await createEngine({ dataDir, ...(config === undefined ? {} : { config }) });
   try {
+    for (const tool of options.tools ?? []) engine.userTools.register(tool);
     await engine.recover();
   } catch (err) {
     await engine.close();
@@ -129,6 +140,8 @@ export async function openKowalski(options: OpenOptions = {}): Promise<Kowalski>
       ...(p.tools === undefined ? {} : { tools: [...p.tools] }),
       ...(p.maxIterations === undefined ? {} : { maxIterations: p.maxIterations }),
     })),
+    registerTool: (tool) => engine.userTools.register(tool),
+    unregisterTool: (name) => engine.userTools.unregister(name),
     close: () => engine.close(),
   };
 }
