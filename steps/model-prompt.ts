@@ -5,11 +5,10 @@
  * for an instruction boundary. For `ask`, the question comes last, where small models
  * attend best.
  */
-import fs from 'node:fs';
 import { KowalskiError } from '../core/index.js';
 import type { ChatMessage } from '../agents/index.js';
 import { fence, readContext } from './artifact.js';
-import { resolveInside } from './paths.js';
+import { promptFileText } from './prompt-file.js';
 import type { StepTask } from './protocol.js';
 
 /** Per context file, what a model is given at most (the rest is cut, with a note). */
@@ -40,24 +39,6 @@ function systemMessage(task: StepTask): string {
   return lines.join('\n');
 }
 
-function promptText(task: StepTask): string {
-  const { step, horde } = task;
-  if (step.promptFile === undefined) return '';
-  // The run's snapshot holds the prompt as it was when the run started.
-  const kept = horde.prompts?.[step.promptFile];
-  if (kept !== undefined) return kept.trim();
-  const where = { file: step.file, key: 'prompt_file' };
-  const file = resolveInside(horde.dir, step.promptFile, 'KW_ERR_PATH_ESCAPES', 'the prompt file', where);
-  try {
-    return fs.readFileSync(file, 'utf8').trim();
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
-      throw new KowalskiError('KW_ERR_PROMPT_MISSING', `step \`${step.name}\`: the prompt file ${step.promptFile} does not exist in ${horde.dir}`, { where });
-    }
-    throw err;
-  }
-}
-
 /** The question an `ask` step answers: the form's `question`, else the horde's default. */
 export function questionOf(task: StepTask): string | undefined {
   const q = task.input.question ?? task.horde.display.default_question;
@@ -71,7 +52,7 @@ function clip(text: string): string {
 
 export function buildMessages(task: StepTask): ChatMessage[] {
   const parts: string[] = [];
-  const prompt = promptText(task);
+  const prompt = promptFileText(task);
   if (prompt !== '') parts.push(prompt);
   const answers = Object.entries(task.input).filter(([, v]) => v.trim() !== '');
   if (answers.length > 0) {

@@ -1,7 +1,10 @@
 /**
- * `sql_batch`: runs each ```sql block of a plan (the first of `context_paths` that is a
- * file when the step names any, else the previous step's artifact) through the data tool's `query_sql`, one at a
- * time and every one of them, even after one fails. The Markdown artifact shows per query
+ * `sql_batch`: runs each ```sql block of a plan (the step's `prompt_file` — a fixed plan
+ * shipped in the horde folder — when it has one, else the first of `context_paths` that
+ * is a file when the step names any, else the previous step's artifact) through the data
+ * tool's `query_sql`, one at a time and every one of them, even after one fails. A
+ * `{{table:<input>}}` in the plan is the table the data tool serves from that input
+ * (steps/plan-tables.ts). The Markdown artifact shows per query
  * its question, SQL and result table (or error); the JSON beside it (`SqlBatchFile`)
  * holds every result exactly as returned. Any failed query fails the step
  * (KW_ERR_SQL_BATCH_FAILED, every error listed) — the artifact is still written, so a
@@ -10,12 +13,14 @@
  */
 import path from 'node:path';
 import { KowalskiError, toPlainError } from '../../core/index.js';
-import type { QueryResult, SqlBatchFile, ToolOutput } from '../../agents/index.js';
+import type { ListTablesResult, QueryResult, SqlBatchFile, ToolOutput } from '../../agents/index.js';
 import { fence, inlineCode, plural, readContext, writeArtifact, writeWorkdirFile } from '../artifact.js';
 import { structuredOf } from '../data-call.js';
 import { checkQueryResult, jsonPathFor, markdownTable, resultsJson } from '../data-results.js';
 import type { PlannedQuery } from '../sql-plan.js';
 import { parseSqlPlan } from '../sql-plan.js';
+import { expandTablePlaceholders, tablePlaceholders } from '../plan-tables.js';
+import { promptFileText } from '../prompt-file.js';
 import { stoppedError } from '../context.js';
 import type { StepContext, StepResult, StepTask } from '../protocol.js';
 
@@ -84,8 +89,9 @@ export function batchMarkdown(title: string, source: string, outcomes: QueryOutc
   return `${[...lines, ...outcomes.map((o) => querySection(o, source))].join('\n')}\n`;
 }
 
-/** The plan: the first context path that is a file (when the step names any), else the previous step's artifact. */
+/** The plan: the step's prompt file, else the first context path that is a file (when the step names any), else the previous step's artifact. */
 function readPlan(task: StepTask): { rel: string; text: string } {
+  if (task.step.promptFile !== undefined) return { rel: task.step.promptFile, text: promptFileText(task) };
   if (task.step.context.length === 0 && task.previousOutput !== undefined) return { rel: task.previousOutput, text: readContext(task, '@artifact@').text };
   const tried: string[] = [];
   for (const ref of task.step.context) {
@@ -102,6 +108,13 @@ function readPlan(task: StepTask): { rel: string; text: string } {
     { where: { file: task.step.file, key: 'context_paths' } });
 }
 
+/** The plan with its `{{table:<input>}}` placeholders filled from the data tool's list of tables (asked only when there are any). */
+async function withTables(ctx: StepContext, plan: { rel: string; text: string }): Promise<{ rel: string; text: string }> {
+  if (tablePlaceholders(plan.text).length === 0) return plan;
+  const listed = structuredOf<ListTablesResult>(await ctx.request({ op: 'call-tool', name: 'list_tables', args: {} }), 'list_tables');
+  return { rel: plan.rel, text: expandTablePlaceholders(plan.text, listed.tables, { file: plan.rel }) };
+}
+
 export default async function sqlBatch(ctx: StepContext): Promise<StepResult> {
   const { task } = ctx;
   const jsonRel = jsonPathFor(task.step.output);
@@ -109,7 +122,7 @@ export default async function sqlBatch(ctx: StepContext): Promise<StepResult> {
     throw new KowalskiError('KW_ERR_KEY_VALUE', `step \`${task.step.name}\` (sql_batch): output ${task.step.output} must be a Markdown file (e.g. results/${task.step.name}.md): the JSON results are written beside it as ${jsonRel}`,
       { where: { file: task.step.file, key: 'output' } });
   }
-  const plan = readPlan(task);
+  const plan = await withTables(ctx, readPlan(task));
   const { queries, notes } = parseSqlPlan(plan.text);
   if (queries.length === 0) {
     const extra = notes.length === 0 ? '' : ` (${notes.join('; ')})`;
