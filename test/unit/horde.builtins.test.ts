@@ -7,6 +7,8 @@ import { fileURLToPath } from 'node:url';
 import type { HordeDef, StepDef } from '../../core/index.js';
 import { listHordes } from '../../engine/horde/index.js';
 import { resolveCommand } from '../../steps/index.js';
+import { parseSqlPlan } from '../../steps/sql-plan.js';
+import { tablePlaceholders } from '../../steps/plan-tables.js';
 import { tempRoot, writeFiles } from '../fixtures/hordes/temp-horde.js';
 import { cleanups } from '../../testkit/cleanup.js';
 
@@ -34,23 +36,41 @@ function run(horde: HordeDef | undefined, step: string, input: Record<string, st
   return { status: r.status, stdout: r.stdout };
 }
 
-/** The step kinds each built-in uses: only url-summarizer and spreadsheet-analyst need a model. */
+/** The step kinds each built-in uses: url-summarizer, spreadsheet-analyst and watchlist-digest need a model. */
 const KINDS: Record<string, string[]> = {
   'project-check': ['ingest', 'verify'],
   'retry-command': ['ingest', 'verify'],
   'url-summarizer': ['ingest', 'process', 'deliver'],
   'spreadsheet-analyst': ['ingest', 'table_profile', 'process', 'sql_batch', 'xlsx_report', 'deliver'],
   'spreadsheet-profile': ['ingest', 'table_profile', 'xlsx_report'],
+  'watchlist-digest': ['ingest', 'sql_batch', 'xlsx_report', 'deliver'],
 };
 
-void test('the built-in hordes load cleanly; only url-summarizer and spreadsheet-analyst need a model', async () => {
+void test('the built-in hordes load cleanly, each step of a kind listed for it', async () => {
   const all = await builtins();
   assert.deepEqual([...all.keys()].sort(), Object.keys(KINDS).sort());
   for (const horde of all.values()) {
     assert.equal(horde.origin, 'builtin');
     for (const step of Object.values(horde.steps)) assert.ok(KINDS[horde.id]!.includes(step.kind), `${horde.id}/${step.name}`);
     assert.match(horde.body, /^# /m, 'documented in its body');
+    for (const trigger of horde.triggers) assert.equal(trigger.enabled, false, `${horde.id}/${trigger.name} ships switched off`);
   }
+});
+
+void test('watchlist-digest: ingest → compute (the horde\'s own queries) → report → digest, its weekday trigger switched off', async () => {
+  const horde = (await builtins()).get('watchlist-digest');
+  assert.ok(horde);
+  assert.deepEqual(horde.pipeline, ['ingest', 'compute', 'report', 'digest']);
+  assert.deepEqual(horde.inputs.map((i) => [i.id, i.type, i.required]), [['watchlist', 'path', true], ['prices', 'path', true]]);
+  assert.deepEqual(horde.edges.map((e) => `${e.from}->${e.to}:${e.when}`), ['ingest->compute:pass', 'compute->report:pass', 'report->digest:pass']);
+  assert.deepEqual(horde.triggers.map((t) => [t.name, t.kind, t.schedule, t.enabled]), [['weekday-mornings', 'cron', '30 7 * * 1-5', false]]);
+  assert.deepEqual(Object.keys(horde.triggers[0]!.input).sort(), ['prices', 'watchlist']);
+  // The plan is fixed, in the horde: no model writes the SQL.
+  const plan = parseSqlPlan(fs.readFileSync(path.join(horde.dir, horde.steps.compute!.promptFile!), 'utf8'));
+  assert.deepEqual(plan.queries.map((q) => q.question), ['Positions', 'Moves past your thresholds', 'Totals']);
+  for (const q of plan.queries) assert.deepEqual(tablePlaceholders(q.sql).sort(), ['prices', 'watchlist']);
+  const prompt = fs.readFileSync(path.join(horde.dir, horde.steps.digest!.promptFile!), 'utf8');
+  assert.match(prompt, /Write exactly this shape/);
 });
 
 void test('spreadsheet-analyst: ingest → profile → plan → run → report → deliver, run failing back to plan at most twice', async () => {
