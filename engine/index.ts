@@ -46,7 +46,7 @@ export { readTeam, builtinTeamDir } from './team-host.js';
 export { DELEGATE_TOOL, isSessionId, MAX_MESSAGE_CHARS, MEMORY_FOLDER, MEMORY_TRACE_STEP, RECALL_TOOL, REMEMBER_TOOL, memoryPath } from './chat/index.js';
 export type { ConsolidateOptions, ConsolidateResult, MemoryVault } from './chat/index.js';
 export type { ChatService, ChatSessionSummary, SendOptions, Sent, StoredChatEvent, TurnItem, TurnView, TurnOutcome, TurnToolCall } from './chat/index.js';
-export { Team, AgentInvalidError, formatTeamProblems, AGENT_NAME, MAX_AGENT_NAME } from './team/index.js';
+export { Team, AgentInvalidError, agentNotFound, formatTeamProblems, AGENT_NAME, MAX_AGENT_NAME } from './team/index.js';
 export type { AgentProfile, AgentSource, TeamCatalog, TeamProblem } from './team/index.js';
 export type { TriggerView } from './triggers/view.js';
 export type { TriggerFiring, FiringOutcome } from './store/triggers.js';

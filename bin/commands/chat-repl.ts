@@ -7,6 +7,7 @@
  */
 import readline from 'node:readline';
 import { KowalskiError } from '../../core/index.js';
+import { agentNotFound } from '../../engine/index.js';
 import type { TurnOutcome } from '../../engine/index.js';
 import { DEFAULT_AGENT, sessionFor, titleOf } from './chat-backend.js';
 import { TurnPrinter, historyText, paint, wantsColour } from './chat-render.js';
@@ -47,10 +48,6 @@ function lineQueue(rl: readline.Interface): () => Promise<string | null> {
     if (ended) return Promise.resolve(null);
     return new Promise((resolve) => (waiter = resolve));
   };
-}
-
-function agentNotFound(name: string, known: string[]): KowalskiError {
-  return new KowalskiError('KW_ERR_AGENT_NOT_FOUND', `no agent "${name}" (known agents: ${known.join(', ') || 'none'}; /agents lists them)`);
 }
 
 export async function chatRepl(chat: ChatBackend, opts: ChatOptions): Promise<number> {
@@ -95,7 +92,7 @@ export async function chatRepl(chat: ChatBackend, opts: ChatOptions): Promise<nu
     }
   } else {
     const known = await agentNames();
-    if (!known.includes(agent)) throw agentNotFound(agent, known);
+    if (!known.includes(agent)) throw agentNotFound(agent, known, '/agents lists them');
     out.write(p.dim(`chatting with ${agent}; /help lists the commands`) + '\n');
   }
 
@@ -139,7 +136,7 @@ export async function chatRepl(chat: ChatBackend, opts: ChatOptions): Promise<nu
         const wanted = args[0];
         if (wanted === undefined) throw new KowalskiError('KW_ERR_USAGE', `/agent needs a name (now: ${agent})`);
         const known = await agentNames();
-        if (!known.includes(wanted)) throw agentNotFound(wanted, known);
+        if (!known.includes(wanted)) throw agentNotFound(wanted, known, '/agents lists them');
         agent = wanted;
         sessionId = undefined;
         out.write(p.dim(`a new session with ${agent}`) + '\n');

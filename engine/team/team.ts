@@ -12,6 +12,7 @@ import { writeFileAtomic } from '../../steps/index.js';
 import type { Clock } from '../clock.js';
 import type { Observers } from '../observers.js';
 import type { Timers } from '../triggers/timers.js';
+import { didYouMean } from '../horde/index.js';
 import { mergeProfiles, readProfiles } from './catalog.js';
 import type { TeamCatalog } from './catalog.js';
 import { badAgentName, formatTeamProblems, parseProfile } from './profile.js';
@@ -46,6 +47,11 @@ function whereOf(p: TeamProblem | undefined): { file?: string; key?: string; lin
   return { file: p.file, ...(p.key === undefined ? {} : { key: p.key }), ...(p.line === undefined ? {} : { line: p.line }) };
 }
 
+/** KW_ERR_AGENT_NOT_FOUND: no agent `name` among `known`, with a did-you-mean for a close name (the hordes' helper); `seeAlso` says where they are listed. */
+export function agentNotFound(name: string, known: readonly string[], seeAlso = 'see kowalski agents'): KowalskiError {
+  return new KowalskiError('KW_ERR_AGENT_NOT_FOUND', `no agent "${name}" (known agents: ${known.length === 0 ? 'none' : known.join(', ')}; ${seeAlso})${didYouMean(name, known)}`);
+}
+
 export class Team {
   private current: TeamCatalog;
   /** The last valid version of each file, by absolute path. */
@@ -73,13 +79,10 @@ export class Team {
     return this.now().profiles.find((p) => p.name === name);
   }
 
-  /** The profile of that name; KW_ERR_AGENT_NOT_FOUND naming the known agents. */
+  /** The profile of that name; KW_ERR_AGENT_NOT_FOUND naming the known agents (and the close ones). */
   require(name: string): AgentProfile {
     const profile = this.get(name);
-    if (profile === undefined) {
-      const known = this.now().profiles.map((p) => p.name);
-      throw new KowalskiError('KW_ERR_AGENT_NOT_FOUND', `no agent "${name}" (known agents: ${known.length === 0 ? 'none' : known.join(', ')}; see kowalski agents)`);
-    }
+    if (profile === undefined) throw agentNotFound(name, this.now().profiles.map((p) => p.name));
     return profile;
   }
 

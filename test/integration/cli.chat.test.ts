@@ -73,6 +73,8 @@ describe('kowalski chat --message', { concurrency: 2 }, () => {
       assert.equal(bad.code, 2, outputOf(bad));
       assert.match(bad.stderr, new RegExp(`^kowalski: .+ \\[${code}\\]\\n$`), outputOf(bad));
     }
+    const misspelt = await chat(home, ['--agent', 'helpr', '--message', 'hi']);
+    assert.match(misspelt.stderr, /no agent "helpr" \(known agents: .*\); did you mean "helper"\? \[KW_ERR_AGENT_NOT_FOUND\]/, outputOf(misspelt));
     const badJson = await chat(home, ['--agent', 'nobody', '--message', 'hi', '--json']);
     assert.equal(badJson.code, 2);
     assert.equal(stdoutJson<{ error: { code: string } }>(badJson).error.code, 'KW_ERR_AGENT_NOT_FOUND');

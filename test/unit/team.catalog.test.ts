@@ -57,12 +57,17 @@ test('the catalog: built-ins and user profiles by name, a user profile overridin
   assert.equal(team.get('broken'), undefined);
 });
 
-test('require names the known agents when one is missing', (t) => {
+test('require names the known agents when one is missing, and the close one when it is misspelt', (t) => {
   const { team } = setup(t);
   assert.equal(team.require('poet').name, 'poet');
   assert.throws(() => team.require('ghost'), (err: KowalskiError) => {
     assert.equal(err.code, 'KW_ERR_AGENT_NOT_FOUND');
     assert.match(err.message, /no agent "ghost" \(known agents: assistant, poet, researcher/);
+    assert.doesNotMatch(err.message, /did you mean/);
+    return true;
+  });
+  assert.throws(() => team.require('reseacher'), (err: KowalskiError) => {
+    assert.equal(err.message, 'no agent "reseacher" (known agents: assistant, poet, researcher; see kowalski agents); did you mean "researcher"?');
     return true;
   });
 });
