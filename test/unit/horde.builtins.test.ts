@@ -36,7 +36,7 @@ function run(horde: HordeDef | undefined, step: string, input: Record<string, st
   return { status: r.status, stdout: r.stdout };
 }
 
-/** The step kinds each built-in uses: url-summarizer, spreadsheet-analyst and watchlist-digest need a model. */
+/** The step kinds each built-in uses: url-summarizer, spreadsheet-analyst, watchlist-digest and knowledge-compiler need a model. */
 const KINDS: Record<string, string[]> = {
   'project-check': ['ingest', 'verify'],
   'retry-command': ['ingest', 'verify'],
@@ -44,6 +44,7 @@ const KINDS: Record<string, string[]> = {
   'spreadsheet-analyst': ['ingest', 'table_profile', 'process', 'sql_batch', 'xlsx_report', 'deliver'],
   'spreadsheet-profile': ['ingest', 'table_profile', 'xlsx_report'],
   'watchlist-digest': ['ingest', 'sql_batch', 'xlsx_report', 'deliver'],
+  'knowledge-compiler': ['ingest', 'compile'],
 };
 
 void test('the built-in hordes load cleanly, each step of a kind listed for it', async () => {
@@ -93,6 +94,20 @@ void test('spreadsheet-analyst: ingest → profile → plan → run → report �
   const profile = (await builtins()).get('spreadsheet-profile');
   assert.deepEqual(profile?.pipeline, ['ingest', 'profile', 'report']);
   assert.deepEqual(profile?.inputs.map((i) => i.id), ['data']);
+});
+
+void test('knowledge-compiler: ingest → compile, which reads the files through the run\'s file tools and cites them', async () => {
+  const horde = (await builtins()).get('knowledge-compiler');
+  assert.ok(horde);
+  assert.deepEqual(horde.pipeline, ['ingest', 'compile']);
+  assert.deepEqual(horde.inputs.map((i) => [i.id, i.type, i.required]), [['notes', 'path', true], ['topic', 'text', false]]);
+  assert.deepEqual(horde.triggers, []);
+  const compile = horde.steps.compile!;
+  assert.deepEqual([compile.tools, compile.context, compile.output], [['fs_tool'], ['@step:ingest@'], 'compiled.md']);
+  assert.equal(horde.deliveryRootRel, 'compiled.md');
+  const prompt = fs.readFileSync(path.join(horde.dir, compile.promptFile!), 'utf8');
+  assert.match(prompt, /Write exactly this shape/);
+  assert.match(prompt, /^## Sources$/m);
 });
 
 void test('url-summarizer: fetch → notes → summary, prompts written out with the exact output shape', async () => {
