@@ -9,12 +9,13 @@ import { RerunButton } from './rerun-button';
 
 export function StepTimeline({ view, progress, failure }: { view: RunView; progress: Record<string, string>; failure: RunFailure | null }) {
   if (view.steps.length === 0) return <p class="muted">This run has no steps.</p>;
-  // A run that has ended or is parked can be re-run from any of its steps.
-  const canRerun = FINISHED_STATES.includes(view.run.state) || view.run.state === 'awaiting_input';
+  // A run that has ended or is parked can be re-run from any of its steps that ran (one that never
+  // started, after a failure, on a branch not taken or waiting for its approval, has nothing to re-run).
+  const ended = FINISHED_STATES.includes(view.run.state) || view.run.state === 'awaiting_input';
   return (
     <ol class="timeline" data-testid="step-timeline">
       {view.steps.map((s) => (
-        <StepItem key={s.name} runId={view.run.id} step={s} progress={progress[s.name]} canRerun={canRerun}
+        <StepItem key={s.name} runId={view.run.id} step={s} progress={progress[s.name]} canRerun={ended && s.attempt > 0}
           failure={failure?.step === s.name ? failure : null}
           isDelivery={view.delivery !== null && s.artifact === view.delivery.artifact}
           earlier={view.attempts.filter((a) => a.step === s.name && a.attempt < s.attempt)} />
