@@ -4,7 +4,8 @@
  * at a time and in order, through its chat session with the adapter's agent — the session
  * and turn a message goes to are recorded before it is sent there (a crash between the two
  * is told apart from one after by looking at the session), the answer is recorded, then the
- * adapter's `reply()` is called, tried again with a pause when it throws (bounded). A
+ * adapter's `reply()` is called, tried again with a pause when it throws (bounded); a turn
+ * that ends without an answer fails the record, and an adapter that can (`replyFailed`) says so. A
  * message arriving while its session answers another waits (`received`) for that turn's
  * end. After a restart, `resume()` takes every record not settled from where it stopped.
  */
@@ -55,6 +56,9 @@ export function recordOf(row: AdapterMessageRow): InboundRecord {
   };
 }
 
+
+/** How a turn ended, as a record needs it. */
+interface TurnResult { text: string; stop: string; error?: { code?: string; message: string } }
 
 /** The engine is closing: what a pump waiting for it hears. */
 class Closing extends Error {}
@@ -182,13 +186,13 @@ export class Inbound {
   /** The message's turn: sent (unless the session has it already), its answer awaited and recorded. */
   private async answer(row: AdapterMessageRow, target: InboundTarget): Promise<boolean> {
     const chat = this.deps.chat();
-    if (target.agent === null) return this.fail(row, new KowalskiError('KW_ERR_ADAPTER_CONFIG', `adapter ${row.adapter} has no agent to answer its messages`));
+    if (target.agent === null) return this.failTurn(row, target, new KowalskiError('KW_ERR_ADAPTER_CONFIG', `adapter ${row.adapter} has no agent to answer its messages`));
     let sessionId = row.session_id ?? this.deps.queries.sessionOf(row.adapter, row.conversation);
     if (sessionId === undefined) {
       try {
         sessionId = chat.create({ agent: target.agent, title: `${row.adapter}: ${row.conversation}`, by: `adapter:${row.adapter}` }).id;
       } catch (err) {
-        return this.fail(row, err);
+        return this.failTurn(row, target, err);
       }
       this.deps.queries.setSession(row.adapter, row.conversation, sessionId, this.deps.clock.now());
     }
@@ -201,19 +205,20 @@ export class Inbound {
       try {
         outcome = chat.send(sessionId, row.text, { by: `adapter:${row.adapter}:${row.sender}` }).done;
       } catch (err) {
-        return this.fail(row, err);
+        return this.failTurn(row, target, err);
       }
     }
-    let result: { text: string; stop: string; error?: { message: string } };
+    let result: TurnResult;
     try {
       result = await this.unlessClosing(outcome);
     } catch (err) {
       if (err instanceof Closing || this.stopping.signal.aborted) throw new Closing();
-      return this.fail(row, err);
+      return this.failTurn(row, target, err);
     }
     if (result.stop !== 'done') {
       const why = result.stop === 'budget_exhausted' ? 'used up its budget' : `failed: ${result.error?.message ?? 'no answer'}`;
-      return this.fail(row, new KowalskiError('KW_ERR_ADAPTER_TURN', `adapter ${row.adapter}: the turn of delivery ${row.delivery_id} ${why}; nothing was sent back`));
+      const told = result.stop === 'budget_exhausted' ? 'the agent used up its budget before it had an answer' : `the agent's turn failed (${result.error?.code ?? 'no answer'})`;
+      return this.failTurn(row, target, new KowalskiError('KW_ERR_ADAPTER_TURN', `adapter ${row.adapter}: the turn of delivery ${row.delivery_id} ${why}; no answer was sent back`), told);
     }
     this.deps.queries.answered(row.id, result.text, this.deps.clock.now());
     this.deps.crash('adapter-before-reply');
@@ -221,7 +226,7 @@ export class Inbound {
   }
 
   /** The outcome of turn `turn` when the session has it (ended, or under way); undefined when it was never sent. */
-  private recordedTurn(sessionId: string, turn: number, text: string): Promise<{ text: string; stop: string; error?: { message: string } }> | undefined {
+  private recordedTurn(sessionId: string, turn: number, text: string): Promise<TurnResult> | undefined {
     const chat = this.deps.chat();
     const view = chat.get(sessionId).transcript.find((t) => t.turn === turn);
     if (view === undefined || view.text !== text) return undefined;
@@ -274,6 +279,25 @@ export class Inbound {
     this.deps.queries.replied(row.id, this.deps.clock.now());
     this.deps.activity(row.adapter);
     this.wake(row.id);
+    return true;
+  }
+
+  /**
+   * The turn gave no answer: the record fails, then the adapter, if it can, tells the
+   * channel so (once; a failure to tell is counted as the adapter's error, never retried).
+   * `told` is what the sender reads (default: the error's code, never its message).
+   */
+  private async failTurn(row: AdapterMessageRow, target: InboundTarget, err: unknown, told?: string): Promise<true> {
+    this.fail(row, err);
+    const tell = target.instance.replyFailed?.bind(target.instance);
+    if (tell === undefined) return true;
+    const code = err instanceof KowalskiError ? err.code : 'KW_ERR_ADAPTER_TURN';
+    try {
+      await tell(recordOf(row), `kowalski could not answer this: ${told ?? `the message could not be answered (${code})`}. The operator sees why in kowalski's Adapters screen.`);
+    } catch (notice) {
+      if (this.stopping.signal.aborted) return true;
+      this.deps.failed(row.adapter, new KowalskiError('KW_ERR_ADAPTER_REPLY', `adapter ${row.adapter}: telling delivery ${row.delivery_id} that no answer will come failed: ${messageOf(notice)}`, { cause: notice }));
+    }
     return true;
   }
 

@@ -105,6 +105,11 @@ export interface AdapterDefinition<S = Record<string, unknown>> {
 export interface AdapterInstance {
   /** Send the agent's answer back to where the message came from. A throw is recorded and tried again (bounded). */
   reply?(record: InboundRecord, answer: string): Promise<void>;
+  /**
+   * Tell where the message came from that no answer will come (its turn failed), for a channel
+   * that shows the message as waiting (Discord's "thinking…"). Tried once, after the record is `failed`.
+   */
+  replyFailed?(record: InboundRecord, notice: string): Promise<void>;
   /** Tools it gives agents (the calendar). */
   tools?(): readonly Tool[];
   stop(): Promise<void>;

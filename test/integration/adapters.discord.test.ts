@@ -111,6 +111,28 @@ test('a command is answered deferred at once, then its response is edited with t
   assert.equal(s.discord.calls.length, 1);
 });
 
+test('a command whose turn fails is edited to say so instead of "thinking…"; an edit Discord refuses is counted, not retried', async (t) => {
+  const s = await discordSetup(t, [{ status: 400, error: 'the prompt is too long' }, { status: 400, error: 'the prompt is too long' }]);
+  assert.deepEqual((await s.send(command('1100000000000000004', 'tok-fail', [{ name: 'message', type: 3, value: 'summarise everything' }]))).json, { type: 5 });
+  await waitFor(() => s.discord.calls.length >= 1, 'the edit of the deferred response');
+  const [edit] = s.discord.calls;
+  assert.equal(edit!.method, 'PATCH');
+  assert.equal(edit!.path, `/api/v10/webhooks/${APP_ID}/tok-fail/messages/@original`);
+  assert.equal(edit!.body.content, "kowalski could not answer this: the agent's turn failed (KW_ERR_MODEL_REQUEST). The operator sees why in kowalski's Adapters screen.");
+  assert.deepEqual(edit!.body.allowed_mentions, { parse: [] });
+  assert.doesNotMatch(edit!.body.content, /too long/, 'the error\'s words stay with the operator');
+  await waitFor(() => s.engine.adapters.status('discord').errorCount === 1, 'the failed turn counted');
+  assert.match(s.engine.adapters.status('discord').lastError ?? '', /the turn of delivery 1100000000000000004 failed: /);
+
+  // The token has expired by now (Discord: 404): that is counted as the adapter's error, and not tried again.
+  s.discord.script('/messages/@original', [{ status: 404, body: { message: 'Unknown Webhook', code: 10015 } }]);
+  await s.send(command('1100000000000000005', 'tok-late', [{ name: 'message', type: 3, value: 'and this?' }]));
+  await waitFor(() => s.engine.adapters.status('discord').errorCount === 3, 'the failed turn and the refused edit counted');
+  assert.match(s.engine.adapters.status('discord').lastError ?? '', /telling delivery 1100000000000000005 that no answer will come failed: .*HTTP 404/);
+  assert.equal(s.discord.callsTo('/tok-late/messages/@original').length, 1, 'tried once');
+  assert.equal(s.model.requests.length, 2);
+});
+
 test('a public key that is not 64 hex digits keeps the adapter from running, naming the key', async (t) => {
   const s = await discordSetup(t, [], 'abc123');
   const status = s.engine.adapters.status('discord');

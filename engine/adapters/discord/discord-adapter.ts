@@ -4,13 +4,14 @@
  * the headers and raw bytes). `receive` checks the Ed25519 signature before anything else
  * (any failure: 401), answers PING with PONG, and accepts a command (committed) and
  * answers "deferred" at once; the agent's answer then edits that deferred response
- * (`reply`, tried again by the host while the interaction's token lasts).
+ * (`reply`, tried again by the host while the interaction's token lasts), or, when the
+ * turn failed, says so (`replyFailed`) instead of leaving Discord's "thinking…".
  */
 import type { KeyObject } from 'node:crypto';
 import { KowalskiError } from '../../../core/index.js';
 import type { HttpAdapterInstance, InboundAnswer, InboundRequest } from '../http-inbound.js';
 import { adapterConfigError, stringSetting, urlSetting } from '../settings.js';
-import type { AdapterDefinition, AdapterHost, AdapterInstance } from '../types.js';
+import type { AdapterDefinition, AdapterHost, AdapterInstance, InboundRecord } from '../types.js';
 import { DISCORD_API_URL, discordApi } from './api.js';
 import { readDiscordRequest } from './interactions.js';
 import { discordPublicKey, verifyDiscord } from './signature.js';
@@ -47,13 +48,15 @@ export const discordAdapter: AdapterDefinition<DiscordSettings> = {
   },
   async start(settings, host): Promise<DiscordInstance> {
     const api = discordApi(settings.apiUrl, settings.applicationId, host);
+    const edit = (record: InboundRecord, content: string): Promise<void> => {
+      const { token } = record.replyTo;
+      if (typeof token !== 'string') throw new KowalskiError('KW_ERR_INTERNAL', `Discord: inbound record ${record.id} keeps no interaction token`);
+      return api.editOriginal(token, content);
+    };
     return {
       receive: (request) => receive(settings, host, request),
-      async reply(record, answer) {
-        const { token } = record.replyTo;
-        if (typeof token !== 'string') throw new KowalskiError('KW_ERR_INTERNAL', `Discord: inbound record ${record.id} keeps no interaction token`);
-        await api.editOriginal(token, answer);
-      },
+      reply: edit,
+      replyFailed: edit,
       stop: async () => undefined,
     };
   },
