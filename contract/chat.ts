@@ -39,6 +39,12 @@ export interface ChatSessionSummary {
   run?: { runId: string; step: string };
 }
 
+/**
+ * A tool call's or a delegation's state: `stopped` when the turn ended (its budget ran out, or
+ * an error) before it finished; more budget for the turn takes it up again (`running`).
+ */
+export type TurnItemStatus = 'running' | 'done' | 'failed' | 'stopped';
+
 /** What the agents did in a turn, in the order it started. Node `r` is the root agent, `r/2.0` one it delegated to. */
 export type TurnItem<Code extends string = string> =
   | {
@@ -47,7 +53,7 @@ export type TurnItem<Code extends string = string> =
       agent: string;
       name: string;
       arguments: Record<string, unknown>;
-      status: 'running' | 'done' | 'failed';
+      status: TurnItemStatus;
       /** Cut at 2 000 characters (the trace keeps it whole). */
       result?: string;
       error?: CodedError<Code>;
@@ -59,7 +65,7 @@ export type TurnItem<Code extends string = string> =
       parent: string;
       agent: string;
       task: string;
-      status: 'running' | 'done' | 'failed';
+      status: TurnItemStatus;
       /** The sub-agent's answer. */
       text?: string;
       error?: CodedError<Code>;

@@ -128,11 +128,12 @@ export class TurnPrinter implements TurnWatch {
 }
 
 function itemLine(p: Paint, item: TurnItem): string {
+  const open = item.status === 'running' ? p.dim('...') : item.status === 'stopped' ? p.dim('stopped, not finished') : undefined;
   if (item.kind === 'tool') {
-    const end = item.status === 'running' ? p.dim('...') : item.error !== undefined ? failed(p, item.error) : p.dim(`-> ${shortResult(item.result ?? '')}`);
+    const end = open ?? (item.error !== undefined ? failed(p, item.error) : p.dim(`-> ${shortResult(item.result ?? '')}`));
     return `${indent(depth(item.node))}${p.dim(`[${item.name}] ${shorten(JSON.stringify(item.arguments), 50)}`)} ${end}`;
   }
-  const end = item.status === 'running' ? p.dim('...') : item.error !== undefined ? failed(p, item.error) : p.dim('done');
+  const end = open ?? (item.error !== undefined ? failed(p, item.error) : p.dim('done'));
   return `${indent(depth(item.node) - 1)}${p.dim('>>')} ${p.agent(item.agent)}: ${shorten(item.task, 60)} ${end}`;
 }
 

@@ -35,6 +35,7 @@ export function transcriptOf(stored: readonly StoredChatEvent[]): TurnView[] {
         if (view !== undefined) {
           view.budget.limit += e.extra;
           delete view.answer;
+          for (const item of view.items) if (item.status === 'stopped') item.status = 'running'; // the same turn goes on
         }
         break;
       case 'model.started':
@@ -74,6 +75,8 @@ export function transcriptOf(stored: readonly StoredChatEvent[]): TurnView[] {
         break;
       case 'turn.finished':
         if (view !== undefined) {
+          // What the turn left unfinished (its budget ran out, or it failed) is not working any more.
+          for (const item of view.items) if (item.status === 'running') item.status = 'stopped';
           view.answer = {
             text: e.text, stop: e.stop, usage: e.usage, at,
             ...(e.error === undefined ? {} : { error: e.error }), ...(e.undone === undefined ? {} : { undone: e.undone }),

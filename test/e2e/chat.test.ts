@@ -169,19 +169,23 @@ describe('the Chat screen', () => {
     assert.ok(seen.every((s) => !s.startsWith('slow1 ')), 'tokens streamed before the reload are not sent again');
   });
 
-  test('a turn its budget stopped names what is undone and offers more budget; granting it finishes the same turn', async (t) => {
+  test('a turn its budget stopped names what is undone, shows the delegation it cut as stopped (not working), and offers more budget; granting it finishes the same turn', async (t) => {
     const page = await chatScene(t, perAgent({
       boss: [{ toolCalls: [{ name: 'delegate_to_agent', arguments: { agent: 'helper', task: 'count to three' } }] }, { text: 'Helper counted one two three.' }],
       helper: [{ text: 'one two three' }],
     }), {
-      boss: profile('boss', 'tools = ["delegate_to_agent"]\nmax_iterations = 2'),
+      boss: profile('boss', 'tools = ["delegate_to_agent"]\nmax_iterations = 1'),
       helper: profile('helper', 'tools = []'),
     });
     await startChat(page, 'boss', 'Count please');
     const one = turn(page, 1);
     const stop = testId(one, 'chat-budget-stop');
-    assert.match(await textOf(stop), /budget of 2 model calls.*boss \(the answer\)/s);
+    assert.match(await textOf(stop), /budget of 1 model calls? .*Not finished: boss \(the answer\), helper \("count to three"\)/s);
     await testId(page, 'chat-state', '[data-state="exhausted"]').waitFor();
+    const helper = testId(one, 'chat-delegation', '[data-agent="helper"]');
+    assert.equal(await helper.getAttribute('data-status'), 'stopped');
+    assert.match(await textOf(helper.locator('summary')), /stopped, not finished/);
+    assert.doesNotMatch(await textOf(one), /working…/);
     assert.equal(await testId(stop, 'chat-grant-extra').inputValue(), '10');
     await shot(page, 'chat-04-budget-stop');
 
@@ -189,7 +193,8 @@ describe('the Chat screen', () => {
     assert.equal(await mdText(testId(one, 'chat-answer')), 'Helper counted one two three.');
     assert.equal(await testId(page, 'chat-turn').count(), 1, 'the same turn went on');
     assert.equal(await one.getAttribute('data-stop'), 'done');
-    assert.match(await textOf(one.locator('.chat-usage')), /budget 3 of 12 model calls/);
+    assert.equal(await helper.getAttribute('data-status'), 'done', 'the same delegation went on');
+    assert.match(await textOf(one.locator('.chat-usage')), /budget 3 of 11 model calls/);
     await testId(page, 'chat-state', '[data-state="idle"]').waitFor();
   });
 

@@ -101,7 +101,8 @@ test('the budget runs out inside a sub-agent: the turn stops typed, nothing more
   const session = s.engine.chat.create({ agent: 'boss' });
   const out = await s.engine.chat.send(session.id, 'what do my notes say?').done;
   assert.equal(out.stop, 'budget_exhausted');
-  assert.equal(s.engine.chat.get(session.id).transcript[0]!.items.find((i) => i.kind === 'tool')?.status, 'done');
+  const statuses = (): string[] => s.engine.chat.get(session.id).transcript[0]!.items.map((i) => `${i.kind === 'tool' ? i.name : i.agent}:${i.status}`);
+  assert.deepEqual(statuses(), ['alpha:stopped', 'read_file:done'], 'the delegation the budget cut is stopped, not working');
   assert.match(out.text, /budget of 2 model calls/);
   assert.deepEqual(out.undone?.map((u) => u.agent), ['boss', 'alpha']);
   assert.equal(s.server.requests.filter((r) => r.path === '/api/chat').length, 2);
@@ -111,6 +112,7 @@ test('the budget runs out inside a sub-agent: the turn stops typed, nothing more
   assert.equal(more.stop, 'done');
   assert.equal(more.text, 'The notes say hello.');
   assert.equal(more.turn, out.turn);
+  assert.deepEqual(statuses(), ['alpha:done', 'read_file:done'], 'more budget took the same delegation up again');
   const calls = s.server.requests.filter((r) => r.path === '/api/chat').map((r) => JSON.stringify(r.body.messages));
   assert.equal(calls.length, 4);
   assert.equal(new Set(calls).size, 4, 'no model call that had finished was made again');

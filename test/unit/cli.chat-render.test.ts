@@ -59,11 +59,14 @@ test('results and arguments are cut to one short line; colour only when asked', 
   assert.equal(paint(false).error('x'), 'x');
 });
 
-test('past turns: the message, what was done, the answer and a stop that was not done', () => {
+test('past turns: the message, what was done (a delegation the stop cut: stopped, not done), the answer and a stop that was not done', () => {
   const turns: TurnView[] = [
     {
       turn: 1, text: 'hello', at: 0, agent: 'boss', budget: { limit: 2, used: 2 },
-      items: [{ kind: 'tool', node: 'r', agent: 'boss', name: 'list_dir', arguments: { path: '.' }, status: 'done', result: 'a\nb', at: 0 }],
+      items: [
+        { kind: 'tool', node: 'r', agent: 'boss', name: 'list_dir', arguments: { path: '.' }, status: 'done', result: 'a\nb', at: 0 },
+        { kind: 'delegation', node: 'r/2.0', parent: 'r', agent: 'helper', task: 'count', status: 'stopped', at: 0 },
+      ],
       answer: { text: '', stop: 'budget_exhausted', usage, at: 1 },
     },
     { turn: 2, text: 'again', at: 2, agent: 'boss', budget: { limit: 2, used: 0 }, items: [] },
@@ -71,6 +74,7 @@ test('past turns: the message, what was done, the answer and a stop that was not
   assert.equal(historyText(turns, paint(false)), [
     'you> hello',
     '  [list_dir] {"path":"."} -> a b',
+    '  >> helper: count stopped, not finished',
     '  (stopped: its budget of 2 model calls is used up)',
     'you> again',
     '  (under way)',

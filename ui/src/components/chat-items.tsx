@@ -11,8 +11,8 @@ import { MarkdownView } from './markdown-view';
 
 const SHORT = 160;
 
-const STATUS_LABEL: Record<TurnItem['status'], string> = { running: 'working…', done: 'done', failed: 'failed' };
-const STATUS_ICON: Record<TurnItem['status'], string> = { running: '▶', done: '✓', failed: '✕' };
+const STATUS_LABEL: Record<TurnItem['status'], string> = { running: 'working…', done: 'done', failed: 'failed', stopped: 'stopped, not finished' };
+const STATUS_ICON: Record<TurnItem['status'], string> = { running: '▶', done: '✓', failed: '✕', stopped: '■' };
 
 export function ChatItems({ items, streams }: { items: TurnItem[]; streams: Streams }) {
   if (items.length === 0) return null;
