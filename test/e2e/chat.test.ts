@@ -107,17 +107,17 @@ describe('the Chat screen', () => {
     assert.match(await textOf(testId(page, 'chat-session-row')), /Stream me an answer.*solo.*ready.*1/s);
   });
 
-  test('a coordinator delegating to two agents: both delegations inline with their answers; the trace tree has its call with two children', async (t) => {
+  test('a coordinator delegating to two agents: both delegations inline with their answers; the trace tree has its call with their calls under it, and a call that only called a tool opens to nothing', async (t) => {
     const page = await chatScene(t, perAgent({
       boss: [
         { toolCalls: [{ name: 'delegate_to_agent', arguments: { agent: 'alpha', task: 'Find the alpha fact' } }, { name: 'delegate_to_agent', arguments: { agent: 'beta', task: 'Find the beta fact' } }] },
         { text: 'Alpha says A, beta says B.' },
       ],
-      alpha: [{ text: 'The alpha fact is **A**.' }],
+      alpha: [{ toolCalls: [{ name: 'list_dir', arguments: { path: '.' } }] }, { text: 'The alpha fact is **A**.' }],
       beta: [{ text: 'The beta fact is B.' }],
     }), {
       boss: profile('boss', 'tools = ["delegate_to_agent"]'),
-      alpha: profile('alpha', 'tools = []'),
+      alpha: profile('alpha', 'tools = ["list_dir"]'),
       beta: profile('beta', 'tools = []'),
     });
     await startChat(page, 'boss', 'Ask alpha and beta');
@@ -143,10 +143,15 @@ describe('the Chat screen', () => {
     assert.deepEqual(await roots.evaluateAll((els) => els.map((e) => e.getAttribute('data-agent'))), ['boss', 'boss']);
     const first = roots.nth(0);
     assert.match(await textOf(first.locator('.trace-node__row').first()), /boss.*call 1.*ollama:qwen2\.5:7b.*2 tool calls/s);
-    await testId(first, 'trace-node-toggle').click();
+    assert.match(await textOf(testId(first, 'trace-node-toggle').first()), /show the agents it delegated to/);
+    assert.equal(await testId(roots.nth(1), 'trace-node-toggle').count(), 0, 'the answering call delegated nothing');
+    await testId(first, 'trace-node-toggle').first().click();
     const children = first.locator(':scope > div > ul > [data-testid="trace-node"]');
-    await children.nth(1).waitFor();
-    assert.deepEqual((await children.evaluateAll((els) => els.map((e) => e.getAttribute('data-agent')))).sort(), ['alpha', 'beta']);
+    await children.nth(2).waitFor();
+    assert.deepEqual((await children.evaluateAll((els) => els.map((e) => e.getAttribute('data-agent')))).sort(), ['alpha', 'alpha', 'beta']);
+    const toolOnly = children.filter({ hasText: /1 tool call/ });
+    assert.equal(await toolOnly.getAttribute('data-agent'), 'alpha');
+    assert.equal(await testId(toolOnly, 'trace-node-toggle').count(), 0, 'a call that only called a tool offers no delegations');
     assert.equal(await tree.locator('[data-failed="true"]').count(), 0);
     await shot(page, 'chat-03-delegations-tree');
   });

@@ -32,38 +32,47 @@ export function TurnTraceTree({ sessionId, turn, version }: { sessionId: string;
   }
   const calls = page.data.traces.filter((t) => t.attempt === turn).sort((a, b) => a.id - b.id);
   const roots = calls.filter((t) => t.parentId === null);
+  // A call delegated when calls of other agents name it as their parent. A list cut short may not
+  // hold them: then a call with tool calls may have delegated, and opening it says.
+  const parents = new Set(calls.map((t) => t.parentId));
+  const cut = page.data.nextBefore !== null;
+  const delegated: Delegated = (t) => (parents.has(t.id) ? 'yes' : cut && t.toolCalls > 0 ? 'maybe' : 'no');
   return (
     <section class="trace-tree" aria-label={`Model calls of turn ${turn}`} data-testid="trace-tree">
       {page.error !== undefined && <ErrorBox error={page.error} title="Could not refresh the model calls; showing what was last loaded" />}
       {calls.length === 0
         ? <p class="muted small">No model calls yet.</p>
         : <TraceTotals calls={calls} cut={page.data.nextBefore !== null} />}
-      <TraceNodes traces={roots} />
+      <TraceNodes traces={roots} delegated={delegated} />
     </section>
   );
 }
 
-function TraceNodes({ traces }: { traces: TraceSummary[] }) {
-  return <ul class="trace-tree__list">{traces.map((t) => <TraceNode key={t.id} trace={t} />)}</ul>;
+/** Whether a call delegated to other agents: known from the session's calls, or perhaps when they were cut short. */
+type Delegated = (t: TraceSummary) => 'yes' | 'no' | 'maybe';
+
+function TraceNodes({ traces, delegated }: { traces: TraceSummary[]; delegated: Delegated }) {
+  return <ul class="trace-tree__list">{traces.map((t) => <TraceNode key={t.id} trace={t} delegated={delegated} />)}</ul>;
 }
 
-function TraceNode({ trace: t }: { trace: TraceSummary }) {
+function TraceNode({ trace: t, delegated }: { trace: TraceSummary; delegated: Delegated }) {
   const [open, setOpen] = useState(false);
   const [detail, setDetail] = useState(false);
   const childrenId = `trace-children-${t.id}`;
   const detailId = `trace-node-detail-${t.id}`;
   const agent = t.agent ?? t.step;
+  const delegates = delegated(t);
   return (
     <li class={t.error === null ? 'trace-node' : 'trace-node trace-node--error'} data-testid="trace-node"
       data-agent={agent} data-node={t.step} data-failed={t.error !== null}>
       <div class="trace-node__row">
-        {t.toolCalls > 0
+        {delegates !== 'no'
           ? (
             <button type="button" class="trace-toggle" aria-expanded={open} aria-controls={open ? childrenId : undefined}
               onClick={() => setOpen((o) => !o)} data-testid="trace-node-toggle">
               <span class="trace-toggle__icon" aria-hidden="true">{open ? '▾' : '▸'}</span>
               <strong>{agent}</strong>
-              <span class="sr-only">, call {t.seq}: show the agents it delegated to</span>
+              <span class="sr-only">, call {t.seq}: show {delegates === 'yes' ? 'the agents it delegated to' : 'any agents it delegated to'}</span>
             </button>
           )
           : <span class="trace-node__leaf"><span class="trace-toggle__icon" aria-hidden="true">•</span><strong>{agent}</strong></span>}
@@ -80,12 +89,12 @@ function TraceNode({ trace: t }: { trace: TraceSummary }) {
         </button>
       </div>
       {detail && <div id={detailId} class="trace-node__detail"><TraceDetailView id={t.id} /></div>}
-      {open && <div id={childrenId}><TraceChildren id={t.id} /></div>}
+      {open && <div id={childrenId}><TraceChildren id={t.id} delegated={delegated} /></div>}
     </li>
   );
 }
 
-function TraceChildren({ id }: { id: number }) {
+function TraceChildren({ id, delegated }: { id: number; delegated: Delegated }) {
   const { api } = useServices();
   const children = useResource(() => api.traceChildren(id), [api, id]);
   if (children.data === undefined) {
@@ -94,5 +103,5 @@ function TraceChildren({ id }: { id: number }) {
       : <ErrorBox error={children.error} title="Could not load the delegated calls" onRetry={children.reload} />;
   }
   if (children.data.length === 0) return <p class="muted small trace-tree__none">No delegations in this call.</p>;
-  return <TraceNodes traces={children.data} />;
+  return <TraceNodes traces={children.data} delegated={delegated} />;
 }
