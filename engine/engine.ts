@@ -463,6 +463,8 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     vault.setIndex(vaultSearch);
 
     let closing: Promise<void> | undefined;
+    /** Where this engine's server answers, once it said (`announce`). */
+    let announced: string | null = null;
     const secretValues = configSecretValues(paths.config);
     const engine: Engine = {
       paths,
@@ -565,8 +567,9 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       // A run this node is executing, unsettled in memory, cannot be settled on disk: no read needed.
       waitForRun: (runId) => waiters.wait(runId, () => supervisor.unsettledHere(runId) ?? queries.getRun(runId)?.state),
       on: (name, fn) => observers.on(name, fn),
-      nodes: () => nodesView(postgres, { pid: process.pid, startedAt, now: clock.now(), runningSteps: supervisor.runningSteps, liveRuns: supervisor.liveCount, listening: cluster?.listening ?? false }),
+      nodes: () => nodesView(postgres, { pid: process.pid, startedAt, now: clock.now(), runningSteps: supervisor.runningSteps, liveRuns: supervisor.liveCount, listening: cluster?.listening ?? false, url: announced }),
       announce: (url) => {
+        announced = url;
         lock.setUrl(url);
         postgres?.nodes.setUrl(postgres.nodeId, url);
       },

@@ -8,12 +8,16 @@ export type { NodeView, NodesView } from '../contract/nodes.js';
 const FORGET_AFTER_MS = 24 * 3600 * 1000;
 const HANDOVERS_SHOWN = 100;
 
-export function nodesView(postgres: PostgresBackend | undefined, self: { pid: number; startedAt: number; now: number; runningSteps: number; liveRuns: number; listening: boolean }): NodesView {
+/**
+ * `self.url`: where this engine's server answers, once announced (null: no server said so yet);
+ * `self.listening`: whether its Postgres LISTEN connection is up (SQLite has none: one node, nothing to hear).
+ */
+export function nodesView(postgres: PostgresBackend | undefined, self: { pid: number; startedAt: number; now: number; runningSteps: number; liveRuns: number; listening: boolean; url: string | null }): NodesView {
   if (postgres === undefined) {
     const now = self.now;
     return {
       store: 'sqlite',
-      nodes: [{ id: 'local', name: 'this process', url: null, pid: self.pid, startedAt: self.startedAt, heartbeatAt: now, stoppedAt: null, stepsRunning: self.runningSteps, runsHeld: self.liveRuns, heartbeatAgeMs: 0, self: true, alive: true }],
+      nodes: [{ id: 'local', name: 'this process', url: self.url, pid: self.pid, startedAt: self.startedAt, heartbeatAt: now, stoppedAt: null, stepsRunning: self.runningSteps, runsHeld: self.liveRuns, heartbeatAgeMs: 0, self: true, alive: true }],
       handovers: [],
       wakeUps: null,
     };

@@ -2,7 +2,8 @@
  * The Nodes screen in a real browser against real `kowalski serve` processes sharing one
  * Postgres database: this node marked, each node's state (alive, stopped after a clean stop,
  * silent after a SIGKILL), the runs and steps each holds, and a run parked on one node and
- * approved through another listed as a hand-over. Waits are bounded waits on page state
+ * approved through another listed as a hand-over; on SQLite, the one node at the address it
+ * answers on. Waits are bounded waits on page state
  * (the screen reads the view again every few seconds).
  */
 import assert from 'node:assert/strict';
@@ -17,6 +18,22 @@ import { tempDir } from '../../testkit/tmp.js';
 const browser = browserForFile();
 
 describe('the Nodes screen', () => {
+  test('on SQLite, the one node is this server, at the address it answers on (not "not listening")', async (t) => {
+    const defer = cleanups(t);
+    const home = fs.realpathSync(tempDir(t, 'kw-e2e-nodes-sqlite-'));
+    const server = await serve(home, defer);
+    const { page, pageErrors } = await openPage(browser(), defer);
+    defer(() => assert.deepEqual(pageErrors, [], 'uncaught exceptions in the page'));
+    await page.goto(`${server.url}#/nodes`);
+    await testId(page, 'nodes-table').waitFor();
+    assert.match(await textOf(testId(page, 'nodes-store')), /Run store: SQLite .* this server is the only node/);
+    const row = testId(page, 'node-row-local');
+    assert.equal(await row.getAttribute('data-self'), 'true');
+    assert.equal((await textOf(testId(row, 'node-url-local'))).trim(), server.url);
+    assert.doesNotMatch(await textOf(row), /not listening/);
+    assert.equal(await testId(page, 'nodes-wakeups').count(), 0, 'no LISTEN on SQLite: nothing said about notifications');
+  });
+
   test('lists the nodes sharing the store, this one marked, alive, stopped and silent, and a hand-over after an approval through another node', async (t) => {
     const defer = cleanups(t);
     const root = fs.realpathSync(tempDir(t, 'kw-e2e-nodes-'));

@@ -105,7 +105,7 @@ function NodeRow({ node }: { node: NodeView }) {
         <p class="small muted">pid {node.pid}, started {formatTime(node.startedAt)}</p>
       </th>
       <td>{node.name}</td>
-      <td class="nowrap">{node.url === null ? <span class="muted">not listening</span> : <a href={node.url}>{node.url}</a>}</td>
+      <td class="nowrap" data-testid={`node-url-${node.id}`}>{node.url === null ? <span class="muted">no address announced</span> : <a href={node.url}>{node.url}</a>}</td>
       <td data-testid={`node-state-${node.id}`}>
         <span class={`badge badge--${STATE_BADGE[state]}`} title={node.stoppedAt === null ? undefined : `stopped ${formatTime(node.stoppedAt)}`}>{state}</span>
       </td>
