@@ -5,6 +5,9 @@
  * is ever sent. The backlog and the switch to live happen in one synchronous step on
  * the main thread, and every frame is checked against the last one sent, so a
  * reconnecting client gets no gap and no duplicate. Approve and deny arrive here too.
+ * A client may also `watch` topics (the agents, the adapters, the plugins): it is sent
+ * `changed` when one changes, at most one per topic each CHANGED_GAP_MS, the last change
+ * of a burst never lost, so a screen reads its data again instead of polling it.
  */
 import type { WebSocket } from 'ws';
 import { KowalskiError, toPlainError } from '../core/index.js';
@@ -12,7 +15,7 @@ import { isRunId } from '../engine/index.js';
 import { reasonField, stepField } from './schemas.js';
 import type { ChatState, Engine, RunState, StoredChatEvent, StoredEvent } from '../engine/index.js';
 import { isSessionId } from '../engine/index.js';
-import type { ServerFrame as ServerFrameOf } from '../contract/frames.js';
+import type { ChangedTopic, ServerFrame as ServerFrameOf } from '../contract/frames.js';
 
 export const WS_MAX_FRAME = 64 * 1024;
 /** A client with more than this waiting to be written is too slow: it is disconnected (4008). */
@@ -26,6 +29,11 @@ const BACKLOG_PAGE = 500;
 export const CHAT_BACKLOG_PAGE = 50;
 /** Characters of chat frames after which a backlog page ends early (a few large events make a page). */
 export const CHAT_BACKLOG_PAGE_CHARS = 256 * 1024;
+/** Least time between two `changed` frames of one topic, ms: a burst (an adapter's messages) is one frame now and one at its end. */
+export const CHANGED_GAP_MS = 250;
+/** The engine's events behind each topic. */
+const TOPIC_EVENTS = { agents: 'team:changed', adapters: 'adapters:changed', plugins: 'plugins:changed' } as const satisfies Record<ChangedTopic, string>;
+const TOPICS = Object.keys(TOPIC_EVENTS) as ChangedTopic[];
 
 type Subscription = { kind: 'all'; after: number } | { kind: 'run'; runId: string; after: number };
 
@@ -36,6 +44,8 @@ interface Client {
   chat?: { sessionId: string; after: number; live: boolean };
   /** True once the backlog is sent: live events go straight out. */
   live: boolean;
+  /** The topics it hears `changed` of. */
+  watch: ReadonlySet<ChangedTopic>;
 }
 
 type RequestId = string | number;
@@ -141,6 +151,25 @@ export function createWsHub(engine: Engine, version: string, options: WsHubOptio
   };
   const offProgress = engine.on('step:progress', (p) => toFollowers(p.runId, { type: 'progress', ...p }));
   const offTrace = engine.on('trace:recorded', (p) => toFollowers(p.runId, { type: 'trace', ...p }));
+
+  /** Per topic, while a frame was sent less than CHANGED_GAP_MS ago: whether another change came since. */
+  const held = new Map<ChangedTopic, { again: boolean; timer: NodeJS.Timeout }>();
+  const changed = (topic: ChangedTopic): void => {
+    const hold = held.get(topic);
+    if (hold !== undefined) {
+      hold.again = true;
+      return;
+    }
+    const text = JSON.stringify({ type: 'changed', topic } satisfies ServerFrame);
+    for (const c of clients) if (c.watch.has(topic)) sendText(c, text);
+    const next = { again: false, timer: setTimeout(() => {
+      held.delete(topic);
+      if (next.again) changed(topic);
+    }, CHANGED_GAP_MS) };
+    next.timer.unref();
+    held.set(topic, next);
+  };
+  const offChanged = TOPICS.map((topic) => engine.on(TOPIC_EVENTS[topic], () => changed(topic)));
 
   const chatFrame = (stored: StoredChatEvent, state: ChatState | null): string =>
     JSON.stringify({ type: 'chat-event', sessionId: stored.sessionId, seq: stored.seq, at: stored.at, event: stored.event, state } satisfies ServerFrame);
@@ -272,6 +301,12 @@ export function createWsHub(engine: Engine, version: string, options: WsHubOptio
       case 'chat-unfollow':
         delete c.chat;
         return;
+      case 'watch': {
+        const topics = msg.topics;
+        if (!Array.isArray(topics) || topics.some((t) => !TOPICS.includes(t as ChangedTopic))) return badFrame(c, id, `watch needs topics: a list of ${TOPICS.join(', ')}`);
+        c.watch = new Set(topics as ChangedTopic[]);
+        return;
+      }
       case 'approve':
       case 'deny': {
         if (typeof runId !== 'string') return badFrame(c, id, `${msg.type} needs a runId`);
@@ -283,7 +318,7 @@ export function createWsHub(engine: Engine, version: string, options: WsHubOptio
         return;
       }
       default:
-        return badFrame(c, id, `unknown frame type ${JSON.stringify(msg.type)} (subscribe, unsubscribe, approve, deny, chat-follow, chat-unfollow)`);
+        return badFrame(c, id, `unknown frame type ${JSON.stringify(msg.type)} (subscribe, unsubscribe, approve, deny, chat-follow, chat-unfollow, watch)`);
     }
   };
 
@@ -294,7 +329,7 @@ export function createWsHub(engine: Engine, version: string, options: WsHubOptio
         socket.close(1013, 'the server serves as many websocket clients as it allows; try again later');
         return;
       }
-      const c: Client = { socket, live: false };
+      const c: Client = { socket, live: false, watch: new Set() };
       clients.add(c);
       socket.on('message', (data, isBinary) => {
         if (isBinary) return badFrame(c, undefined, 'frames must be JSON text');
@@ -316,6 +351,9 @@ export function createWsHub(engine: Engine, version: string, options: WsHubOptio
       offTrace();
       offChat();
       offToken();
+      for (const off of offChanged) off();
+      for (const hold of held.values()) clearTimeout(hold.timer);
+      held.clear();
       for (const c of clients) c.socket.close(1001, 'the server is stopping');
       clients.clear();
     },

@@ -20,13 +20,17 @@ export type TraceFrame = { type: 'trace' } & TraceRecorded;
 export interface ChatEventFrame<C = WireEvent> { type: 'chat-event'; sessionId: string; seq: number; at: number; event: C; state: ChatState | null }
 export interface ChatSyncedFrame { type: 'chat-synced'; sessionId: string; seq: number; state: ChatState }
 export type ChatTokenFrame = { type: 'chat-token' } & ChatToken;
+/** What a `changed` frame says changed: the team's profiles, the adapters' statuses, the plugins. */
+export type ChangedTopic = 'agents' | 'adapters' | 'plugins';
+/** Something a screen shows changed on the server (live only, to clients that `watch` it): read it again. */
+export interface ChangedFrame { type: 'changed'; topic: ChangedTopic }
 /** The answer to an `approve` or `deny` frame (`id` as the client sent it). */
 export interface ResultFrame { type: 'result'; id?: string | number; ok: true; step: string }
 export interface ErrorFrame { type: 'error'; id?: string | number; error: { code: string; message: string } }
 
 export type ChatFrame<C = WireEvent> = ChatEventFrame<C> | ChatSyncedFrame | ChatTokenFrame;
 /** What the server sends. */
-export type ServerFrame<E = WireEvent, C = WireEvent> = HelloFrame | EventFrame<E> | SyncedFrame | ProgressFrame | TraceFrame | ChatFrame<C> | ResultFrame | ErrorFrame;
+export type ServerFrame<E = WireEvent, C = WireEvent> = HelloFrame | EventFrame<E> | SyncedFrame | ProgressFrame | TraceFrame | ChatFrame<C> | ChangedFrame | ResultFrame | ErrorFrame;
 /** What a run subscriber hears. */
 export type StreamFrame<E = WireEvent> = EventFrame<E> | SyncedFrame | ProgressFrame | TraceFrame;
 
@@ -37,4 +41,6 @@ export type ClientFrame =
   | { type: 'approve'; id: string; runId: string; step?: string }
   | { type: 'deny'; id: string; runId: string; step?: string; reason: string }
   | { type: 'chat-follow'; sessionId: string; after: number }
-  | { type: 'chat-unfollow' };
+  | { type: 'chat-unfollow' }
+  /** The topics this client hears `changed` frames of, from now on (replacing what it watched; `[]`: none). */
+  | { type: 'watch'; topics: ChangedTopic[] };

@@ -172,8 +172,12 @@ export class PluginService {
     if (entry === undefined || manifest === null || !PluginGrants.matches(this.grants.rows().get(plugin), manifest)) {
       throw new KowalskiError('KW_ERR_PLUGIN_NOT_GRANTED', `plugin ${plugin} is not granted (or its grant no longer matches its version and permissions): grant it in the app's Plugins screen or with kowalski plugins grant ${plugin}`);
     }
+    const starting = entry.proc === undefined;
     entry.proc ??= this.startProcess(entry, manifest);
-    return entry.proc.call(tool, args, signal);
+    const result = entry.proc.call(tool, args, signal);
+    // Its process runs now (a failure reports itself): the Plugins screen shows it.
+    if (starting) result.then(() => this.changed(false), () => undefined);
+    return result;
   }
 
   private startProcess(entry: Entry, manifest: PluginManifest): PluginProcess {

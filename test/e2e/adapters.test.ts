@@ -2,13 +2,14 @@
  * The Adapters screen in a real browser against a real `kowalski serve`: a running webhook
  * adapter and one whose secret's variable is not set (error, with the key named, while the
  * server serves); the switch turns the running one off and on again (the server stops and
- * starts it). No secret appears on the page. Waits are bounded waits on page state.
+ * starts it). No secret appears on the page. Switched through the API, the screen follows
+ * within 2 s, told by the websocket, never polling. Waits are bounded waits on page state.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { browserForFile, cleanups, openPage, serve, shot, testId, textOf } from '../support/browser.js';
+import { apiJson, browserForFile, cleanups, expectLive, liveReads, openPage, serve, shot, testId, textOf } from '../support/browser.js';
 import { tempDir } from '../../testkit/tmp.js';
 
 const browser = browserForFile();
@@ -23,6 +24,8 @@ describe('the Adapters screen', () => {
       + '[adapters.broken]\ntype = "webhook"\nenabled = true\nsecret_env = "KW_E2E_NEVER_SET"\n');
     const [server, { page, pageErrors }] = await Promise.all([serve(home, defer), openPage(browser(), defer)]);
     defer(() => assert.deepEqual(pageErrors, [], 'uncaught exceptions in the page'));
+    const live = liveReads(page, '/api/adapters', 'adapters');
+    await page.clock.install();
 
     await page.goto(server.url);
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Adapters', exact: true }).click();
@@ -43,5 +46,9 @@ describe('the Adapters screen', () => {
     await toggle.click();
     await testId(page, 'adapter-state-hook').getByText('running').waitFor();
     assert.equal(await toggle.getAttribute('aria-checked'), 'true');
+
+    // Switched off through the API (as the CLI does): the screen follows, told by the websocket.
+    await expectLive(page, live, () => apiJson(server.url, 'POST', '/api/adapters/hook/disable'), testId(page, 'adapter-state-hook').getByText('stopped'));
+    assert.equal(await toggle.getAttribute('aria-checked'), 'false');
   });
 });

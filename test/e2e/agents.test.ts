@@ -2,14 +2,15 @@
  * The Agents screen in a real browser (Debian's chromium through playwright-core) against a
  * real `kowalski serve`: the list of profiles; the editor checks each change on the server,
  * shows a problem with its line and keeps Save off while there is one; a valid profile
- * saves to `<data>/team/` and the list shows it; an override is reset to the built-in.
- * Waits are bounded waits on page state, never sleeps.
+ * saves to `<data>/team/` and the list shows it; an override is reset to the built-in. A
+ * profile saved through the API shows in the list within 2 s, told by the websocket, never
+ * polling. Waits are bounded waits on page state, never sleeps.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { browserForFile, cleanups, openPage, serve, shot, testId, textOf } from '../support/browser.js';
+import { apiJson, browserForFile, cleanups, expectLive, liveReads, openPage, serve, shot, testId, textOf } from '../support/browser.js';
 import { tempDir } from '../../testkit/tmp.js';
 
 const browser = browserForFile();
@@ -20,6 +21,8 @@ describe('the Agents screen', () => {
     const home = path.join(fs.realpathSync(tempDir(t, 'kw-e2e-agents-')), 'home');
     const [server, { page, pageErrors }] = await Promise.all([serve(home, defer), openPage(browser(), defer)]);
     defer(() => assert.deepEqual(pageErrors, [], 'uncaught exceptions in the page'));
+    const live = liveReads(page, '/api/agents', 'agents');
+    await page.clock.install();
 
     await page.goto(server.url);
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Agents', exact: true }).click();
@@ -27,6 +30,11 @@ describe('the Agents screen', () => {
     assert.match(await textOf(testId(page, 'agent-row-researcher')), /researcher.*Finds and checks facts.*web_search.*web_fetch.*built-in/s);
     assert.match(await textOf(testId(page, 'agent-row-assistant')), /all tools/);
     await shot(page, 'agents-01-list');
+
+    // Saved through the API (or the file edited): the list follows, told by the websocket.
+    const watcher = '---\nname = "watcher"\ndescription = "Watches the list."\ntools = []\n---\nYou watch.\n';
+    await expectLive(page, live, () => apiJson(server.url, 'PUT', '/api/agents/watcher', { text: watcher }), testId(page, 'agent-row-watcher'));
+    assert.match(await textOf(testId(page, 'agent-row-watcher')), /watcher.*Watches the list\..*none.*user/s);
 
     // A new profile: it opens with a valid template.
     await testId(page, 'new-agent-name').fill('critic');

@@ -5,13 +5,14 @@
  * what the plugin will be allowed, then it is granted for the version and permissions shown
  * (the API agrees) with its audit; Revoke sends it back to pending; Rescan finds a plugin
  * added while the server runs; the screen says how the server confines plugins, as its API
- * does. Waits are bounded waits on page state.
+ * does; granted through the API, the screen follows within 2 s, told by the websocket, never
+ * polling. Waits are bounded waits on page state.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { apiJson, browserForFile, cleanups, openPage, serve, shot, testId, textOf } from '../support/browser.js';
+import { apiJson, browserForFile, cleanups, expectLive, liveReads, openPage, serve, shot, testId, textOf } from '../support/browser.js';
 import { editManifest, installExample } from '../support/plugin-home.js';
 import { tempDir } from '../../testkit/tmp.js';
 
@@ -38,6 +39,8 @@ describe('the Plugins screen', () => {
     fs.writeFileSync(path.join(home, 'plugins', 'local', 'broken', 'kowalski-plugin.toml'), BAD_MANIFEST);
     const [server, { page, pageErrors }] = await Promise.all([serve(home, defer), openPage(browser(), defer)]);
     defer(() => assert.deepEqual(pageErrors, [], 'uncaught exceptions in the page'));
+    const live = liveReads(page, '/api/plugins', 'plugins');
+    await page.clock.install();
     const apiState = async (name: string): Promise<string | undefined> =>
       (await apiJson<{ plugins: { name: string; state: string }[] }>(server.url, 'GET', '/api/plugins')).json.plugins.find((p) => p.name === name)?.state;
 
@@ -93,5 +96,10 @@ describe('the Plugins screen', () => {
     await testId(page, 'plugins-rescan').click();
     await testId(page, 'plugins-rescan-note').getByText('Found 3 plugins.').waitFor();
     await testId(page, 'plugin-state-later').getByText('pending').waitFor();
+
+    // Granted through the API (as kowalski plugins grant does): the screen follows, told by the websocket.
+    const shown = (await apiJson(server.url, 'GET', '/api/plugins/later')).json.plugin as { version: string; permissionsHash: string };
+    const grant = { version: shown.version, permissionsHash: shown.permissionsHash };
+    await expectLive(page, live, () => apiJson(server.url, 'POST', '/api/plugins/later/grant', grant), testId(page, 'plugin-state-later').getByText('granted'));
   });
 });

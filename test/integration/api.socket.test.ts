@@ -7,6 +7,7 @@ import { WS_MAX_FRAME } from '../../api/index.js';
 import { TestSocket, listen, testApi } from '../support/api.js';
 import { writeHorde } from '../support/engine.js';
 import { AUTH, WS_PROTOCOLS } from '../support/token.js';
+import { waitFor } from '../../testkit/wait.js';
 
 const TOKEN = 't'.repeat(43);
 
@@ -144,4 +145,36 @@ test('a client that stops reading is disconnected once its buffer passes the cap
   assert.equal(closed?.code, code);
   const last = runs[runs.length - 1];
   await fast.next((f) => f.type === 'event' && f.runId === last && f.seq === 1);
+});
+
+test('a client that watches a topic is sent `changed` when it changes, a burst as one frame now and one at its end; others hear nothing', async (t) => {
+  const api = await testApi(t, { port: 0 });
+  const { base, wsUrl } = await listen(api);
+  const watcher = await TestSocket.open(t, wsUrl);
+  const other = await TestSocket.open(t, wsUrl);
+  await Promise.all([watcher.next((f) => f.type === 'hello'), other.next((f) => f.type === 'hello')]);
+  watcher.send({ type: 'watch', id: 'w', topics: ['agents', 'nope'] });
+  assert.match((await watcher.next((f) => f.id === 'w')).error.message, /watch needs topics: a list of agents, adapters, plugins/);
+  watcher.send({ type: 'watch', topics: ['agents', 'plugins'] });
+
+  // Saved over HTTP: the watcher hears of it.
+  const profile = (name: string): string => `---\nname = "${name}"\ndescription = "the ${name}"\ntools = []\n---\nYou are ${name}.\n`;
+  const res = await fetch(`${base}/api/agents/critic`, { method: 'PUT', headers: { ...AUTH, 'content-type': 'application/json' }, body: JSON.stringify({ text: profile('critic') }) });
+  assert.equal(res.status, 200);
+  assert.deepEqual(await watcher.next((f) => f.type === 'changed'), { type: 'changed', topic: 'agents' });
+
+  // Three changes in one tick: at most one frame now and one once CHANGED_GAP_MS has passed since the last, never one each.
+  const agentsFrames = (): number => watcher.frames.filter((f) => f.type === 'changed' && f.topic === 'agents').length;
+  for (const name of ['one', 'two', 'three']) api.engine.team.save(name, profile(name));
+  const burstAt = watcher.frames.length;
+  await watcher.next((f) => f.type === 'changed' && f.topic === 'agents', burstAt);
+  // A frame of another topic sent well after them: whatever the burst sent came before it.
+  await waitFor(async () => {
+    await post(base, '/api/plugins/rescan');
+    return watcher.frames.slice(burstAt).some((f) => f.type === 'changed' && f.topic === 'plugins');
+  }, 'a plugins frame');
+  const burst = watcher.frames.slice(burstAt).filter((f) => f.type === 'changed' && f.topic === 'agents').length;
+  assert.ok(burst >= 1 && burst <= 2, `the burst of 3 sent ${burst} frame(s)`);
+  assert.ok(agentsFrames() <= 3);
+  assert.deepEqual(other.frames.filter((f) => f.type === 'changed'), [], 'a client that watches nothing hears nothing');
 });

@@ -38,6 +38,8 @@ test('the example plugin: not offered before the grant, called by an agent after
   assert.ok(!offered(server.requests.at(-1)?.body).some((n) => n.startsWith('hello__')), 'a pending plugin is not offered');
 
   const granted = engine.plugins.grant('hello', 'ann');
+  let changes = 0;
+  engine.on('plugins:changed', () => void (changes += 1));
   assert.equal(granted.state, 'granted');
   assert.equal(granted.grantedBy, 'ann');
   assert.deepEqual(granted.permissionsText, [`read files in ${docs}`]);
@@ -47,6 +49,7 @@ test('the example plugin: not offered before the grant, called by an agent after
   const toolMessage = (server.requests.at(-1)!.body.messages as any[]).find((m) => m.role === 'tool');
   assert.match(String(toolMessage?.content), /note\.txt: 4 words/);
   assert.equal(engine.plugins.get('hello').process?.running, true, 'started on the first call');
+  assert.equal(changes, 1, 'its process starting is a change the Plugins screen hears of');
 
   // A new permission: the old grant no longer matches, the tools are gone, the process stopped.
   editManifest(manifest, 'fs.read = [', 'net = ["api.example.com"]\nfs.read = [');

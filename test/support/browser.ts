@@ -2,6 +2,7 @@
  * Browser tests of the operator app: Debian's chromium driven by playwright-core, against a
  * real `kowalski serve` child process. Nothing is mocked.
  */
+import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -9,6 +10,7 @@ import { after, before } from 'node:test';
 import { chromium } from 'playwright-core';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { REPO, startCli } from '../../testkit/cli.js';
+import { waitFor } from '../../testkit/wait.js';
 import { TEST_TOKEN, writeTestToken } from './token.js';
 export { cleanups } from '../../testkit/cleanup.js';
 import type { CliResult, RunningCli } from '../../testkit/cli.js';
@@ -141,6 +143,56 @@ export function testId(scope: Page | Locator, id: string, more = ''): Locator {
 export async function textOf(locator: Locator): Promise<string> {
   await locator.waitFor({ state: 'visible' });
   return (await locator.textContent()) ?? '';
+}
+
+/** What a screen read of one API list, and the websocket's `changed` frames about it the page was sent, once `start()` is called. */
+export interface LiveReads {
+  start(): void;
+  /** GET requests of the list. */
+  readonly gets: number;
+  /** `changed` frames of its topic. */
+  readonly frames: number;
+}
+
+/**
+ * Counts a screen's reads of `apiPath` against the `changed` frames of `topic` the page
+ * receives (set up before the page opens its websocket): a screen that reads only when told
+ * makes one read per frame; one that polls makes more.
+ */
+export function liveReads(page: Page, apiPath: string, topic: string): LiveReads {
+  let counting = false;
+  let gets = 0;
+  let frames = 0;
+  page.on('request', (r) => {
+    if (counting && r.method() === 'GET' && new URL(r.url()).pathname === apiPath) gets += 1;
+  });
+  page.on('websocket', (ws) => ws.on('framereceived', ({ payload }) => {
+    if (!counting || typeof payload !== 'string' || !payload.startsWith('{"type":"changed"')) return;
+    if ((JSON.parse(payload) as { topic?: string }).topic === topic) frames += 1;
+  }));
+  return {
+    start: () => void (counting = true),
+    get gets() { return gets; },
+    get frames() { return frames; },
+  };
+}
+
+/**
+ * Live, not polled: the page's clock jumps past three 5-s polls (a poll would read now),
+ * then `change` (made through the API) shows as `shown` within 2 s in the same document
+ * (no reload), and every read of the list since `start` was asked for by a `changed` frame.
+ * The page's clock must have been installed (`page.clock.install()`) before it opened.
+ */
+export async function expectLive(page: Page, live: LiveReads, change: () => Promise<unknown>, shown: Locator): Promise<void> {
+  live.start();
+  await page.clock.fastForward(15_000);
+  await page.evaluate('window.kwSameDocument = true');
+  await change();
+  await shown.waitFor({ timeout: 2000 });
+  assert.equal(await page.evaluate('window.kwSameDocument'), true, 'shown without a reload');
+  await waitFor(() => live.gets >= live.frames, 'a read for each changed frame');
+  assert.ok(live.frames >= 1, 'the server said it changed');
+  assert.equal(live.gets, live.frames, `every read was asked for by a changed frame (${live.gets} reads, ${live.frames} frames): no polling`);
 }
 
 /** A JSON API call from the test (Host and no Origin, as a CLI would send), with TEST_TOKEN unless `token` says otherwise (null: none). */

@@ -6,10 +6,12 @@
  * Approve and deny go over it as requests with an `id`, answered by `result` or `error`.
  * Beside it, one chat session may be followed (`chat-follow`), again after the last event
  * seen when the connection comes back (tokens streamed while it was down are not re-sent).
+ * And screens may watch a topic (the agents, the adapters, the plugins): told when the
+ * server says it changed, and when the connection comes back (it may have changed meanwhile).
  */
 import { ApiError } from './api';
 import type { TokenStore } from './auth';
-import type { ChatFrame, ClientFrame, ServerFrame, StreamFrame } from './types';
+import type { ChangedTopic, ChatFrame, ClientFrame, ServerFrame, StreamFrame } from './types';
 
 export type SocketStatus = 'connecting' | 'open' | 'reconnecting';
 export type StreamListener = (frame: StreamFrame) => void;
@@ -50,6 +52,12 @@ export class KowalskiSocket {
   private cursor: number | undefined;
   /** The chat session followed; `after` moves with each of its events, so a reconnect follows on from there. */
   private chat: ChatFollow | null = null;
+  /** Who watches each topic. */
+  private readonly watchers = new Map<ChangedTopic, Set<() => void>>();
+  /** The topics watched on the wire of the current connection (sorted, joined). */
+  private watchSent = '';
+  /** A connection was open before: the next one may have missed changes. */
+  private wasOpen = false;
 
   constructor(private readonly opts: SocketOptions) {}
 
@@ -111,6 +119,22 @@ export class KowalskiSocket {
     };
   }
 
+  /** Call `listener` when the server says `topic` changed, and after a reconnect (it may have changed while the connection was down). */
+  watch(topic: ChangedTopic, listener: () => void): () => void {
+    let set = this.watchers.get(topic);
+    if (set === undefined) {
+      set = new Set();
+      this.watchers.set(topic, set);
+    }
+    set.add(listener);
+    this.sendWatch();
+    return () => {
+      set.delete(listener);
+      if (set.size === 0 && this.watchers.get(topic) === set) this.watchers.delete(topic);
+      this.sendWatch();
+    };
+  }
+
   approve(runId: string, step?: string): Promise<string> {
     return this.request((id) => ({ type: 'approve', id, runId, ...(step === undefined ? {} : { step }) }));
   }
@@ -160,9 +184,13 @@ export class KowalskiSocket {
       if (this.ws !== ws) return;
       this.failures = 0;
       this.wire = null;
+      this.watchSent = '';
       this.setStatus('open');
       this.sync();
       this.sendFollow();
+      this.sendWatch();
+      if (this.wasOpen) for (const topic of [...this.watchers.keys()]) this.changed(topic);
+      this.wasOpen = true;
     };
     ws.onmessage = (msg: MessageEvent) => {
       if (this.ws !== ws || typeof msg.data !== 'string') return;
@@ -230,6 +258,9 @@ export class KowalskiSocket {
         follow.listener(frame);
         return;
       }
+      case 'changed':
+        this.changed(frame.topic);
+        return;
       case 'result':
       case 'error': {
         const p = frame.id === undefined ? undefined : this.pending.get(frame.id);
@@ -277,6 +308,19 @@ export class KowalskiSocket {
     const follow = this.chat;
     if (ws === null || ws.readyState !== WebSocket.OPEN || follow === null) return;
     this.send(ws, { type: 'chat-follow', sessionId: follow.sessionId, after: follow.after });
+  }
+
+  private sendWatch(): void {
+    const ws = this.ws;
+    if (ws === null || ws.readyState !== WebSocket.OPEN) return;
+    const topics = [...this.watchers.keys()].sort();
+    if (topics.join(',') === this.watchSent) return;
+    this.watchSent = topics.join(',');
+    this.send(ws, { type: 'watch', topics });
+  }
+
+  private changed(topic: ChangedTopic): void {
+    for (const listener of [...(this.watchers.get(topic) ?? [])]) listener();
   }
 
   private desired(): WireKey | null {

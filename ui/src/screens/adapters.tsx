@@ -1,12 +1,14 @@
 /**
  * `#/adapters`: the inbound channels configured in config.toml — each one's type, agent,
  * state (running, stopped, error), last error, last activity and error count, with a
- * switch to turn it on or off at run time. Refreshed every few seconds while shown.
+ * switch to turn it on or off at run time. Read again when the server says they changed
+ * (the websocket's `changed` frames).
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { asApiError } from '../api';
 import { ErrorBox, Loading } from '../components/status';
 import { formatTime } from '../format';
+import { useChanged } from '../hooks/use-changed';
 import { useResource } from '../hooks/use-resource';
 import { useServices } from '../services';
 import type { AdapterStatus } from '../types';
@@ -14,16 +16,10 @@ import type { AdapterStatus } from '../types';
 /** The run-state badge colours the states borrow. */
 const STATE_BADGE: Record<AdapterStatus['state'], string> = { running: 'succeeded', stopped: 'cancelled', error: 'failed' };
 
-/** How often the statuses are read again, ms. */
-const REFRESH_MS = 5000;
-
 export function AdaptersScreen() {
   const { api } = useServices();
   const list = useResource(() => api.adapters(), [api]);
-  useEffect(() => {
-    const timer = setInterval(list.refresh, REFRESH_MS);
-    return () => clearInterval(timer);
-  }, [list.refresh]);
+  useChanged('adapters', list.refresh);
   return (
     <section aria-labelledby="adapters-title">
       <div class="page-head">

@@ -1,11 +1,13 @@
 /**
  * `#/agents`: the agent team — every profile in effect (built-in or yours) with its model
- * and tools, the problems of profile files, and a new profile by name.
+ * and tools, the problems of profile files, and a new profile by name. Read again when the
+ * server says the team changed (a profile saved or removed, a file edited, the tools changed).
  */
 import { useState } from 'preact/hooks';
 import { AgentProblemList } from '../components/agent-problems';
 import { OriginTag } from '../components/badge';
 import { ErrorBox, Loading } from '../components/status';
+import { useChanged } from '../hooks/use-changed';
 import { useResource } from '../hooks/use-resource';
 import { agentHref, navigate } from '../router';
 import { useServices } from '../services';
@@ -17,6 +19,7 @@ const AGENT_NAME = /^[a-z][a-z0-9-]{0,63}$/;
 export function AgentsScreen() {
   const { api } = useServices();
   const list = useResource(() => api.agents(), [api]);
+  useChanged('agents', list.refresh);
   return (
     <section aria-labelledby="agents-title">
       <div class="page-head page-head--row">

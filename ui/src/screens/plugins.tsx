@@ -4,21 +4,19 @@
  * failures with their phase, its process's counters — with Grant (after a confirmation that
  * lists the permissions), Revoke, each plugin's audit, and Rescan; and how they are confined
  * on the server's machine (a warning when bubblewrap is missing: Node's permission model only).
- * Refreshed every few seconds while shown, since failures and the process's counters change
- * as agents call it.
+ * Read again when the server says they changed (the websocket's `changed` frames): a grant,
+ * a rescan, a process started or failed as agents call it.
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { asApiError } from '../api';
 import type { ApiError } from '../api';
 import type { PluginStatus } from '../types';
 import { PluginCard } from '../components/plugin-card';
 import { Empty, ErrorBox, Loading } from '../components/status';
 import { plural } from '../format';
+import { useChanged } from '../hooks/use-changed';
 import { useResource } from '../hooks/use-resource';
 import { useServices } from '../services';
-
-/** How often the list is read again, ms. */
-const REFRESH_MS = 5000;
 
 /** How the server confines plugins (the same for each): a warning without bubblewrap, a plain line with it. */
 function Confinement({ confinement }: { confinement: PluginStatus['confinement'] }) {
@@ -41,10 +39,7 @@ export function PluginsScreen() {
   const [scanning, setScanning] = useState(false);
   const [scanNote, setScanNote] = useState<string | null>(null);
   const [scanError, setScanError] = useState<ApiError | null>(null);
-  useEffect(() => {
-    const timer = setInterval(list.refresh, REFRESH_MS);
-    return () => clearInterval(timer);
-  }, [list.refresh]);
+  useChanged('plugins', list.refresh);
 
   const rescan = (): void => {
     setScanning(true);
