@@ -4,6 +4,7 @@
  * `POST /api/writes/:id/revert` — 409 with the diff when the note changed since.
  */
 import type { FastifyInstance } from 'fastify';
+import { KowalskiError } from '../../core/index.js';
 import type { Engine } from '../../engine/index.js';
 import { MAX_VAULT_PATH, MAX_WRITES_LISTED, VaultConflictError } from '../../engine/index.js';
 import { errorBody } from '../http-errors.js';
@@ -17,6 +18,16 @@ const NOTE_WRITES = 50;
 const pathField = { type: 'string', minLength: 1, maxLength: MAX_VAULT_PATH } as const;
 const idParams = { type: 'object', required: ['id'], additionalProperties: false, properties: { id: queryInt } } as const;
 
+/** The note, or a missing one said to a person (the engine's words are for an agent, which has list_notes). */
+function readForPeople(engine: Engine, path: string): ReturnType<Engine['vault']['read']> {
+  try {
+    return engine.vault.read(path);
+  } catch (err) {
+    if (!(err instanceof KowalskiError) || err.code !== 'KW_ERR_VAULT_NOT_FOUND') throw err;
+    throw new KowalskiError('KW_ERR_VAULT_NOT_FOUND', `the vault holds no note ${JSON.stringify(path)}: it was deleted or moved, or never written (GET /api/writes?path= lists its writes)`, { cause: err });
+  }
+}
+
 export function vaultRoutes(app: FastifyInstance, engine: Engine): void {
   app.get<{ Querystring: { under?: string } }>('/api/vault/notes', {
     schema: { querystring: { type: 'object', additionalProperties: false, properties: { under: { type: 'string', maxLength: MAX_VAULT_PATH } } } },
@@ -25,7 +36,7 @@ export function vaultRoutes(app: FastifyInstance, engine: Engine): void {
   app.get<{ Querystring: { path: string } }>('/api/vault/note', {
     schema: { querystring: { type: 'object', required: ['path'], additionalProperties: false, properties: { path: pathField } } },
   }, async (req): Promise<NoteView> => {
-    const { note, content } = engine.vault.read(req.query.path);
+    const { note, content } = readForPeople(engine, req.query.path);
     return { note, content, writes: engine.vault.writes({ path: note.path, limit: NOTE_WRITES }) };
   });
 

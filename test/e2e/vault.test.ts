@@ -3,7 +3,8 @@
  * scripted fake Ollama: an agent's chat turns create and append a note (audited writes);
  * the screen finds the note by search, opens it rendered, lists the writes with their diff
  * and the model call that asked, reverts the append, and shows the conflict (with its
- * diff) when a note changed by hand since the write is reverted; semantic search switched
+ * diff) when a note changed by hand since the write is reverted; reverting a create asks
+ * first, deletes the note, and the open note then says it is gone; semantic search switched
  * on in Setup embeds the notes and merges both rankings. Waits are bounded waits on page or
  * server state, never sleeps.
  */
@@ -24,7 +25,7 @@ const CREATED = '# Acme Ltd\n\nPays invoices late; ask for a deposit.\n';
 const APPENDED = 'Prefers email over phone.';
 
 describe('the Vault screen', () => {
-  test('search, open, the writes with their diff and model call, revert an append, a refused revert after a human edit, and semantic search switched on in Setup', async (t) => {
+  test('search, open, the writes with their diff and model call, revert an append, a refused revert after a human edit, semantic search switched on in Setup, and a revert of the create that asks, deletes and says the note is gone', async (t) => {
     const defer = cleanups(t);
     const root = fs.realpathSync(tempDir(t, 'kw-e2e-vault-'));
     const home = path.join(root, 'home');
@@ -99,6 +100,7 @@ describe('the Vault screen', () => {
     const createRow = testId(page.locator('.vault__writes'), `write-${create.writeId}`);
     await createRow.locator('.write__summary').click();
     await testId(createRow, 'write-revert').click();
+    await testId(createRow, 'revert-confirm').click(); // reverting a create deletes the note: asked first
     const refused = testId(createRow, 'revert-refused');
     assert.match(await textOf(refused), /KW_ERR_VAULT_CONFLICT/);
     assert.match(await textOf(testId(refused, 'revert-conflict-diff')), /\+Edited by hand\./);
@@ -124,5 +126,32 @@ describe('the Vault screen', () => {
     const hit = testId(page, 'vault-search-results').locator('li').first();
     assert.match(await textOf(hit), /keyword \+ semantic/);
     await shot(page, 'vault-04-semantic');
+
+    // Back as the create wrote it, the note open: reverting the create asks first, deletes it, and
+    // the panel then says the note is gone (in words for a person) with no Revert left to press.
+    fs.writeFileSync(file, CREATED);
+    await page.goto(`${server.url}#/vault?note=${encodeURIComponent(NOTE)}`);
+    const noteCreate = testId(testId(page, 'note-view'), `write-${create.writeId}`);
+    await noteCreate.locator('.write__summary').click();
+    await testId(noteCreate, 'write-revert').click();
+    assert.match(await textOf(testId(noteCreate, 'revert-confirm-panel')), /Delete projects\/acme\.md\?.*deletes the note/);
+    assert.ok(fs.existsSync(file), 'nothing is deleted before the answer');
+    await shot(page, 'vault-05-revert-create');
+    await testId(noteCreate, 'revert-confirm').click();
+    const gone = testId(page, 'note-gone');
+    assert.match(await textOf(gone), /holds no note projects\/acme\.md now/);
+    assert.ok(!fs.existsSync(file), 'the note was deleted');
+    assert.equal(await testId(page, 'note-view').count(), 0, 'the deleted note is not shown');
+    const goneCreate = testId(gone, `write-${create.writeId}`);
+    assert.match(await textOf(goneCreate), /reverted by #/);
+    await goneCreate.locator('.write__summary').click();
+    await testId(goneCreate, 'write-diff').waitFor();
+    assert.equal(await testId(goneCreate, 'write-revert').count(), 0, 'a reverted write offers no Revert');
+    // Opened again: the same words, none meant for an agent.
+    await page.reload();
+    assert.doesNotMatch(await textOf(testId(page, 'note-gone')), /list_notes/);
+    const api = await apiJson(server.url, 'GET', `/api/vault/note?path=${encodeURIComponent(NOTE)}`);
+    assert.equal(api.status, 404);
+    assert.doesNotMatch(api.json.error.message, /list_notes/);
   });
 });

@@ -2,6 +2,7 @@
  * Writes to the vault, newest first: who (agent or operator), what (op, note, bytes) and
  * when. A row opens to the diff of that write, the model call that asked for it, and
  * Revert — which the server refuses with the conflicting diff when the note was changed since.
+ * Reverting a create deletes the note: the app asks first.
  */
 import { useState } from 'preact/hooks';
 import { asApiError } from '../api';
@@ -54,8 +55,12 @@ function WriteDetail({ write: w, onChanged }: { write: NoteWrite; onChanged: () 
   const detail = useResource(() => api.write(w.writeId), [api, w.writeId]);
   const [showTrace, setShowTrace] = useState(false);
   const [reverting, setReverting] = useState(false);
+  const [confirming, setConfirming] = useState(false);
   const [refused, setRefused] = useState<ApiError | null>(null);
+  // Undoing a create removes the note it made.
+  const deletes = w.op === 'create';
   const revert = async () => {
+    setConfirming(false);
     setReverting(true);
     setRefused(null);
     try {
@@ -81,13 +86,27 @@ function WriteDetail({ write: w, onChanged }: { write: NoteWrite; onChanged: () 
       {detail.error !== undefined && <ErrorBox error={detail.error} title="Could not load this write" onRetry={detail.reload} />}
       {detail.data !== undefined && <DiffView diff={detail.data.diff} testId="write-diff" />}
       <div class="write__actions">
-        {revertable && <button type="button" class="btn btn--small btn--danger-outline" disabled={reverting} onClick={() => void revert()} data-testid="write-revert">{reverting ? 'Reverting…' : 'Revert'}</button>}
+        {revertable && (
+          <button type="button" class="btn btn--small btn--danger-outline" disabled={reverting || confirming} aria-expanded={deletes ? confirming : undefined}
+            onClick={() => (deletes ? setConfirming(true) : void revert())} data-testid="write-revert">
+            {reverting ? 'Reverting…' : deletes ? 'Revert…' : 'Revert'}
+          </button>
+        )}
         {w.traceId !== null && (
           <button type="button" class="btn btn--small" aria-expanded={showTrace} onClick={() => setShowTrace(!showTrace)} data-testid="write-trace">
             {showTrace ? 'Hide the model call' : 'The model call that asked for it'}
           </button>
         )}
       </div>
+      {confirming && (
+        <div class="confirm" role="group" aria-labelledby={`revert-q-${w.writeId}`} data-testid="revert-confirm-panel">
+          <p id={`revert-q-${w.writeId}`}><strong>Delete <code>{w.path}</code>?</strong> This write created the note, so reverting it deletes the note.</p>
+          <div class="actions">
+            <button type="button" class="btn btn--small btn--danger" onClick={() => void revert()} data-testid="revert-confirm">Delete the note</button>
+            <button type="button" class="btn btn--small" onClick={() => setConfirming(false)}>Keep it</button>
+          </div>
+        </div>
+      )}
       {refused !== null && (
         <div class="error-box" role="alert" data-testid="revert-refused">
           <p class="error-box__title">Not reverted: {refused.message}</p>

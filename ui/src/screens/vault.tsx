@@ -57,6 +57,8 @@ function NotePanel({ path, version, onChanged }: { path: string; version: number
   const { api } = useServices();
   const view = useResource(() => api.vaultNote(path), [api, path]);
   useEffect(() => { if (version > 0) view.refresh(); }, [version]);
+  // Gone (a revert of its create deleted it, or it was moved): not the last text it had.
+  if (view.error?.code === 'KW_ERR_VAULT_NOT_FOUND') return <NoteGone path={path} version={version} onChanged={onChanged} />;
   if (view.data === undefined) {
     return view.error === undefined
       ? <Loading label="Loading the note…" />
@@ -75,6 +77,30 @@ function NotePanel({ path, version, onChanged }: { path: string; version: number
         <summary>Writes to this note ({writes.length})</summary>
         <WriteList writes={writes} showPath={false} onChanged={onChanged} />
       </details>
+    </article>
+  );
+}
+
+/** A note the vault does not hold (any more), with the writes that made and removed it. */
+function NoteGone({ path, version, onChanged }: { path: string; version: number; onChanged: () => void }) {
+  const { api } = useServices();
+  const writes = useResource(() => api.writes(path), [api, path]);
+  useEffect(() => { if (version > 0) writes.refresh(); }, [version]);
+  return (
+    <article class="panel vault__note" aria-labelledby="note-title" data-testid="note-gone">
+      <div class="vault__note-head">
+        <h2 id="note-title"><code>{path}</code></h2>
+        <p class="muted small"><a href={href({ name: 'vault', note: undefined })}>close</a></p>
+      </div>
+      <p role="status">The vault holds no note <code>{path}</code> now: it was deleted (reverting the write that created it deletes it) or moved, or was never written.</p>
+      {writes.data === undefined && writes.loading && <Loading label="Loading its writes…" />}
+      {writes.error !== undefined && <ErrorBox error={writes.error} title="Could not load its writes" onRetry={writes.reload} />}
+      {writes.data !== undefined && writes.data.length > 0 && (
+        <details class="vault__note-writes" open>
+          <summary>Writes to this note ({writes.data.length})</summary>
+          <WriteList writes={writes.data} showPath={false} onChanged={onChanged} />
+        </details>
+      )}
     </article>
   );
 }
