@@ -2,7 +2,8 @@
  * `normalizeDraft`: any draft-like object → a HordeDraft, as a person would tidy it. Our
  * shape and the 1.x one (`penguins` + a separate `pipeline`, top-level display keys) are
  * both read; ids and step names become kebab-case (renames followed into edges and
- * `@step:` references), and what is missing is filled: display names, outputs, what each
+ * `@step:` references), and what is missing is filled: display names, outputs (none for a
+ * review, which writes nothing), what each
  * step reads, the run form of a first `ingest` step, a prompt for a model step, and the
  * straight line a draft that writes only some edges (say, one loop back) still means.
  */
@@ -17,6 +18,8 @@ import { assertRawBounds } from './limits.js';
 const MODEL_KINDS: ReadonlySet<string> = new Set(MODEL_STEP_KINDS);
 /** Kinds that gather what the earlier steps made: as a last step they read every earlier step. */
 const DELIVER_KINDS: ReadonlySet<string> = new Set(['deliver', 'final']);
+/** Kinds that write no file: a review passes on the artifact of the step before it (it may not name an output). */
+const NO_OUTPUT_KINDS: ReadonlySet<string> = new Set(['review']);
 /** Outputs a model writes when it does not know what to write (1.x `output_looks_invalid`). */
 const PLACEHOLDER_OUTPUTS: ReadonlySet<string> = new Set(['string', 'path', 'output', 'artifact', 'file', 'none', 'null']);
 
@@ -188,7 +191,8 @@ function fillDefaults(draft: HordeDraft): void {
   }
   steps.forEach((step, i) => {
     if (step.display_name === '') step.display_name = titleOf(step.name);
-    if (looksInvalid(step.output)) step.output = `${step.name}.md`;
+    if (NO_OUTPUT_KINDS.has(step.kind)) step.output = '';
+    else if (looksInvalid(step.output)) step.output = `${step.name}.md`;
     if (MODEL_KINDS.has(step.kind) && step.prompt_body.trim() === '') step.prompt_body = defaultPrompt(draft, step);
     if (i === 0 && step.inputs.length === 0 && !anyForm && (step.kind === 'ingest' || step.kind === 'step')) step.inputs = defaultForm();
     if (i > 0 && step.context_paths.length === 0) step.context_paths = defaultReads(draft, i, position, into.get(step.name) ?? []);

@@ -51,7 +51,7 @@ function stepTable(step: DraftStep): Record<string, unknown> {
     display_name: step.display_name,
     description: step.description,
     prompt_file: hasPrompt(step) ? promptFile(step) : undefined,
-    output: step.output,
+    output: step.output === '' ? undefined : step.output,
     context_paths: step.context_paths,
     tool_ids: step.tools,
     model: step.model,
@@ -92,7 +92,8 @@ function readme(draft: HordeDraft): string {
   lines.push('Built with the Rookery. Every file here is plain Markdown with TOML front matter (see the horde format).', '', '## Steps', '');
   draft.steps.forEach((s, i) => {
     const what = s.description === '' ? '' : `: ${oneLine(s.description)}`;
-    lines.push(`${i + 1}. **${oneLine(s.display_name)}** (\`${s.name}\`, ${s.kind}) writes \`${s.output}\`${what}`);
+    const writes = s.output === '' ? 'writes nothing of its own' : `writes \`${s.output}\``;
+    lines.push(`${i + 1}. **${oneLine(s.display_name)}** (\`${s.name}\`, ${s.kind}) ${writes}${what}`);
   });
   if (draft.edges.length > 0) {
     lines.push('', '## Edges', '');

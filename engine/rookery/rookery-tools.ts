@@ -110,7 +110,7 @@ export function createRookeryTools(rookery: RookeryToolTarget): Tool[] {
     display_name: text('The step\'s title'),
     description: text('What the step does, one line'),
     prompt_body: text('Model steps: the instructions (Markdown)'),
-    output: { type: 'string', maxLength: 200, description: 'The file the step writes, relative to the run\'s workdir (default "<name>.md")' },
+    output: { type: 'string', maxLength: 200, description: 'The file the step writes, relative to the run\'s workdir (default "<name>.md"); a review step writes none' },
     context_paths: strings('What the step reads: "@artifact@" (the previous step\'s output), "@step:<name>@", or workdir paths'),
     tools: strings('Tools the step may use (e.g. "web_fetch", "read_file", "server.tool")'),
     model: { type: 'string', maxLength: 200, description: 'e.g. "ollama:qwen2.5:7b" (default: the configured model)' },

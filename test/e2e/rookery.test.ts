@@ -105,7 +105,7 @@ describe('the Rookery tab', () => {
     await shot(page, 'rookery-04-run');
   });
 
-  test('without a model the tab says so, and the direct editor builds and creates a horde alone', async (t) => {
+  test('without a model the tab says so, and the direct editor builds and creates a horde alone, a review step included', async (t) => {
     const { page, home } = await rookeryScene(t, undefined);
     await testId(page, 'rookery-no-model').waitFor();
     assert.match(await textOf(testId(page, 'rookery-no-model')), /No model is configured/);
@@ -134,12 +134,21 @@ describe('the Rookery tab', () => {
     await testId(check, 'draft-step-verify').fill('true');
     await testId(check, 'draft-step-save').click();
     await testId(check, 'draft-step-problems').waitFor({ state: 'detached' });
-    await waitFor(async () => (await page.locator('[data-testid="horde-graph"] .graph__node').count()) === 2, 'the graph to show 2 steps');
+    // A review step: it writes nothing (no output is filled in, none asked for), and the draft stays valid.
+    await testId(page, 'draft-new-step-name').fill('approve');
+    await testId(page, 'draft-new-step-kind').selectOption('review');
+    await testId(page, 'draft-new-step-add').click();
+    const approve = testId(page, 'draft-step-approve');
+    await testId(approve, 'draft-step-no-output').waitFor();
+    assert.equal(await testId(approve, 'draft-step-output').count(), 0);
+    assert.equal(await testId(approve, 'draft-step-problems').count(), 0);
+    await waitFor(async () => (await page.locator('[data-testid="horde-graph"] .graph__node').count()) === 3, 'the graph to show 3 steps');
     await testId(page, 'draft-stage').filter({ hasText: 'proposed' }).waitFor();
     await shot(page, 'rookery-05-by-hand');
 
     await testId(page, 'draft-create').click();
     await testId(page, 'draft-born-link').waitFor();
     assert.ok(fs.existsSync(path.join(home, 'hordes', 'by-hand', 'agents', 'check.md')));
+    assert.doesNotMatch(fs.readFileSync(path.join(home, 'hordes', 'by-hand', 'agents', 'approve.md'), 'utf8'), /^output/m);
   });
 });

@@ -214,3 +214,21 @@ void test('check: a draft that writes only its loop back validates — the line 
     { from: 'check', to: 'deliver', when: 'pass' },
   ]);
 });
+
+void test('check: a review step gets no output (a review writes nothing), checks ok, and loads showing the file of the step before it', async (t) => {
+  // As the app's "add a step" sends it (output ''), and as a builder might (an output the loader would refuse).
+  for (const output of ['', 'review.md']) {
+    const draft = { ...exampleDraft(), steps: [...exampleDraft().steps.slice(0, 2), { name: 'approve', kind: 'review', output }, exampleDraft().steps[2]] };
+    const c = await checkDraft(draft);
+    assert.deepEqual(c.problems.filter((p) => p.severity === 'error'), [], output);
+    assert.ok(c.ok);
+    assert.equal(c.draft.steps.find((s) => s.name === 'approve')?.output, '');
+    const dir = path.join(tempDir(t), c.draft.id);
+    await writeDraft(c.draft, { outputRoot: path.dirname(dir) });
+    assert.doesNotMatch(fs.readFileSync(path.join(dir, 'agents', 'approve.md'), 'utf8'), /^output/m);
+    assert.match(fs.readFileSync(path.join(dir, 'README.md'), 'utf8'), /\(`approve`, review\) writes nothing of its own/);
+    const loaded = await loadHorde(dir);
+    assert.ok(loaded.ok, JSON.stringify(loaded.ok ? [] : loaded.problems));
+    assert.equal(loaded.horde.steps.approve?.output, loaded.horde.steps.process?.output, 'it shows what the step before it wrote');
+  }
+});

@@ -49,10 +49,19 @@ export function DraftStepForm({ step, kinds, problems, busy, onSave, onRemove }:
           <label for={id('title')}>Title</label>
           <input id={id('title')} type="text" value={form.display_name} onInput={(e) => set('display_name', (e.target as HTMLInputElement).value)} />
         </div>
-        <div class="field">
-          <label for={id('output')}>Output file</label>
-          <input id={id('output')} type="text" value={form.output} onInput={(e) => set('output', (e.target as HTMLInputElement).value)} data-testid="draft-step-output" />
-        </div>
+        {form.kind === 'review'
+          ? (
+            <div class="field">
+              <strong>Output file</strong>
+              <p class="field__hint" data-testid="draft-step-no-output">None: a review shows the operator the previous step's file and passes it on.</p>
+            </div>
+          )
+          : (
+            <div class="field">
+              <label for={id('output')}>Output file</label>
+              <input id={id('output')} type="text" value={form.output} onInput={(e) => set('output', (e.target as HTMLInputElement).value)} data-testid="draft-step-output" />
+            </div>
+          )}
       </div>
       <div class="field">
         <label for={id('description')}>Description</label>
