@@ -52,12 +52,14 @@ function distIsCurrent(): boolean {
 
 /**
  * The arguments after `node` that run the program whose source is `source`
- * (repository-relative, e.g. `bin/kowalski.ts`): its built file when dist/ is current,
- * else the source through tsx. Only for sources tsconfig.build.json compiles.
+ * (repository-relative, e.g. `bin/kowalski.ts`, or absolute): its built file when
+ * tsconfig.build.json compiles it and dist/ is current, else the source through tsx.
  */
 export function nodeArgsFor(source: string): string[] {
-  if (distIsCurrent()) return [path.join(REPO, 'dist', source.replace(/\.ts$/, '.js'))];
-  return ['--import', TSX, path.join(REPO, source)];
+  const relative = path.isAbsolute(source) ? path.relative(REPO, source) : source;
+  const built = builtFolders(REPO).includes(relative.split(path.sep)[0]!);
+  if (built && distIsCurrent()) return [path.join(REPO, 'dist', relative.replace(/\.ts$/, '.js'))];
+  return ['--import', TSX, path.join(REPO, relative)];
 }
 
 /** The arguments after `node` that run the kowalski CLI. */

@@ -11,6 +11,7 @@ import { postgresRunStore } from '../../engine/store/pg/run-store.js';
 import { PgSession } from '../../engine/store/pg/session.js';
 import { openSyncPg } from '../../engine/store/pg/sync-pg.js';
 import Database from 'better-sqlite3';
+import { nodeArgsFor } from '../dist.js';
 import { childStoreEnv, postgresUrlOf } from '../pg-store.js';
 
 const HARNESS = new URL('./harness.ts', import.meta.url).pathname;
@@ -44,7 +45,7 @@ export interface HarnessOptions {
 export async function harness(dataDir: string, args: string[], options: HarnessOptions = {}): Promise<HarnessRun> {
   const store = await childStoreEnv(dataDir);
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', options.script ?? HARNESS, dataDir, ...args], {
+    const child = spawn(process.execPath, [...nodeArgsFor(options.script ?? HARNESS), dataDir, ...args], {
       env: { ...process.env, ...store, ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
