@@ -14,9 +14,10 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { DraftProblem, HordeDraft } from '../../engine/rookery/index.js';
 import { call, callError } from '../support/mcp-tools.js';
-import { CLI, REPO, cli, cliSandbox, outputOf, startCli, stdoutJson } from '../../testkit/cli.js';
+import { REPO, cli, cliSandbox, outputOf, startCli, stdoutJson } from '../../testkit/cli.js';
 import type { RunJson } from '../../testkit/cli.js';
 import { cleanups } from '../../testkit/cleanup.js';
+import { cliArgs } from '../../testkit/dist.js';
 
 const TOKEN = 'kw-rookery-test-token';
 const TOOLS = ['rookery_example_draft', 'rookery_validate_draft', 'rookery_parse_draft', 'rookery_give_birth', 'rookery_list_step_kinds', 'rookery_list_hordes'];
@@ -41,7 +42,7 @@ interface Birth { ok: boolean; horde_id: string; horde_root: string; validate_ok
 async function stdioClient(t: TestContext, home: string, outputRoot: string): Promise<Client> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ['--import', 'tsx', CLI, 'mcp', 'serve', 'rookery', '--output-root', outputRoot],
+    args: [...cliArgs(), 'mcp', 'serve', 'rookery', '--output-root', outputRoot],
     cwd: REPO,
     env: { ...process.env, KOWALSKI_HOME: home } as Record<string, string>,
     stderr: 'pipe',
