@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import { answers, mail, mailSetup } from '../support/email-adapter.js';
 import { harness } from '../../testkit/crash/support.js';
 
-const CHILD = new URL('./email-child.ts', import.meta.url).pathname;
+const CHILD = new URL('../../testkit/crash/email-child.ts', import.meta.url).pathname;
 
 test('killed between the answer and the reply, the restarted engine sends the reply once', async (t) => {
   const setup = await mailSetup(t, answers('Tuesday at 10.'));
