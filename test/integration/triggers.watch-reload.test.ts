@@ -13,12 +13,19 @@ import path from 'node:path';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
 import type { Engine, RunRow } from '../../engine/index.js';
+import type { TriggerView } from '../../contract/triggers.js';
 import { buildMessages } from '../../steps/model-prompt.js';
 import type { StepTask } from '../../steps/index.js';
 import { testEngine, writeHorde } from '../support/engine.js';
 import { tempDir } from '../../testkit/tmp.js';
 import { readCommittedAt } from '../support/store-reader.js';
 import { waitFor } from '../../testkit/wait.js';
+
+/** The triggers of the hordes under the data folder's hordes/ (the built-in hordes ship theirs, switched off). */
+async function userTriggers(engine: Engine): Promise<TriggerView[]> {
+  const builtin = new Set((await engine.catalog()).entries.filter((e) => e.origin === 'builtin').map((e) => e.id));
+  return (await engine.triggers.list()).filter((v) => !builtin.has(v.hordeId));
+}
 
 async function started(t: TestContext, home: string): Promise<Engine> {
   const engine = await testEngine(t, {}, home, { reloadDebounceMs: 50 });
@@ -102,13 +109,13 @@ test('hot reload: a horde added, broken and removed under hordes/ while the serv
   const home = tempDir(t, 'kw-reload-');
   fs.mkdirSync(path.join(home, 'hordes'), { recursive: true });
   const engine = await started(t, home);
-  assert.equal((await engine.triggers.list()).length, 0);
+  assert.equal((await userTriggers(engine)).length, 0);
 
   const dir = path.join(home, 'hordes', 'fresh');
   let changed = catalogChanged(engine);
   writeHorde(dir, 'id = "fresh"\npipeline = ["work"]\n[[triggers]]\nname = "daily"\nkind = "cron"\nschedule = "0 6 * * *"\ntimezone = "UTC"', { work: 'kind = "noop"' });
   await changed;
-  const added = await engine.triggers.list();
+  const added = await userTriggers(engine);
   assert.deepEqual(added.map((v) => [v.hordeId, v.name, v.enabled]), [['fresh', 'daily', true]]);
   assert.equal(typeof added[0]?.nextFireAt, 'number');
 
@@ -118,13 +125,13 @@ test('hot reload: a horde added, broken and removed under hordes/ while the serv
   await changed;
   const entry = (await engine.catalog()).entries.find((e) => e.id === 'fresh');
   assert.equal(entry?.result.ok, false);
-  assert.deepEqual((await engine.triggers.list()).map((v) => v.name), ['daily'], 'the last good version keeps its trigger');
+  assert.deepEqual((await userTriggers(engine)).map((v) => v.name), ['daily'], 'the last good version keeps its trigger');
 
   // Removed: gone.
   changed = catalogChanged(engine);
   fs.rmSync(dir, { recursive: true });
   await changed;
-  assert.equal((await engine.triggers.list()).length, 0);
+  assert.equal((await userTriggers(engine)).length, 0);
 
   // A run keeps the prompt text it started with, whatever happens to the folder after.
   const promptDir = path.join(home, 'hordes', 'prompted');
