@@ -57,6 +57,8 @@ export type TurnItem<Code extends string = string> =
       /** Cut at 2 000 characters (the trace keeps it whole). */
       result?: string;
       error?: CodedError<Code>;
+      /** The run the call started (`run_horde`). */
+      runId?: string;
       at: number;
     }
   | {

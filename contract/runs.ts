@@ -107,6 +107,14 @@ export interface RunView {
   delivery: Delivery | null;
   /** The chat session of each `agent` step that has run (its delegation tree, its traces); absent where the chat is not open (an offline read). */
   agentTurns?: AgentTurnLink[];
+  /** The agent that started the run with `run_horde`, and its conversation; null when no agent did. */
+  askedBy: AskedBy | null;
+}
+
+/** An agent that started a run (`run_horde`), and the conversation it did it in. */
+export interface AskedBy {
+  agent: string;
+  sessionId: string;
 }
 
 /** An `agent` step's turn: the session it ran in. */

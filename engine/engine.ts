@@ -84,6 +84,7 @@ import { createVault } from './vault/index.js';
 import type { Vault } from './vault/index.js';
 import { RookeryService } from './rookery/rookery-service.js';
 import { ROOKERY_TOOL_NAMES, createRookeryTools } from './rookery/rookery-tools.js';
+import { RUN_HORDE_TOOL, createRunHordeTool } from './run-horde-tool.js';
 import { DATA_TOOL_NAMES } from '../agents/index.js';
 import type { ProbeResult } from '../agents/index.js';
 import { ADAPTER_DEFINITIONS, createAdapters } from './adapters/index.js';
@@ -351,7 +352,18 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     const userTools: UserTools = new UserTools({ builtinToolNames: (): string[] => models.builtinToolNames(), onChange: () => models.reload() });
     const models = new ModelHub({
       db, config: () => config, dataDir: paths.dataDir, clock, timers, observers,
-      engineTools: () => [...vault.tools(), createRecallTool(recall), createRememberTool(vault, () => clock.now()), ...createRookeryTools(rookery), ...adapters.tools(), ...plugins.tools(), ...userTools.tools()],
+      engineTools: () => [...vault.tools(), createRecallTool(recall), createRememberTool(vault, () => clock.now()), ...createRookeryTools(rookery), ...adapters.tools(), ...plugins.tools(), ...userTools.tools(),
+        createRunHordeTool({
+          catalog: () => readCatalog(),
+          startRun: (horde, input, opts) => startRun(horde, input, opts),
+          runIdByProvenance: (provenance) => queries.runIdByProvenance(provenance),
+          provenanceOf: (runId) => queries.getRun(runId)?.provenance,
+          waitForRun: (runId): Promise<RunState> => engine.waitForRun(runId),
+          runView: (runId): RunView => engine.getRun(runId),
+          isStepSession: (sessionId): boolean => chat.stepOfSession(sessionId) !== undefined,
+          appUrl: (): string | null => announced,
+          clock, timers,
+        })],
       ...(options.testOnlyFetchAllow === undefined ? {} : { testOnlyFetchAllow: options.testOnlyFetchAllow }),
       agentTurn: (at, agent, text, signal): Promise<AgentTurnAnswer> => chat.stepTurn(at, agent, text, signal),
     });
@@ -432,8 +444,9 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     const chat = new ChatService({
       db, clock, observers, traces: models.traces,
       // "Every tool" leaves out the Rookery's: they edit a horde draft, which only an agent
-      // that names them (the builder) is for; the assistant delegates to the builder.
-      profiles: teamProfiles(team, () => config, () => [...models.builtinToolNames().filter((t) => !ROOKERY_TOOL_NAMES.includes(t)), DELEGATE_TOOL]),
+      // that names them (the builder) is for; the assistant delegates to the builder. And
+      // run_horde: starting workflows is given to an agent by name, never by "*".
+      profiles: teamProfiles(team, () => config, () => [...models.builtinToolNames().filter((t) => !ROOKERY_TOOL_NAMES.includes(t) && t !== RUN_HORDE_TOOL), DELEGATE_TOOL]),
       tools: () => models.chatTools(),
       config: () => config,
       providers: () => models.providerSettings(),

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { KowalskiError } from '../core/index.js';
 import type { HordeDef } from '../core/index.js';
+import { askedByOf } from './agent-provenance.js';
 import { readBudgetView } from './budget.js';
 import type { DataPaths } from './data-dir.js';
 import type { EventLog } from './store/event-log.js';
@@ -99,5 +100,5 @@ export function readRunView(queries: RunQueries, log: EventLog, traces: TraceSto
     };
   });
   const budget = readBudgetView(log.read(runId), traces, run, now);
-  return { run, steps, attempts, approvals, pending, workdir, budget, delivery: findDelivery(horde, workdir, steps) };
+  return { run, steps, attempts, approvals, pending, workdir, budget, delivery: findDelivery(horde, workdir, steps), askedBy: askedByOf(run.provenance) };
 }

@@ -22,6 +22,7 @@ import { systemTimers } from './triggers/timers.js';
 import { RECALL_TOOL, REMEMBER_TOOL } from './chat/memory-tools.js';
 import { VAULT_TOOL_NAMES } from './vault/vault-tools.js';
 import { ROOKERY_TOOL_NAMES } from './rookery/rookery-tools.js';
+import { RUN_HORDE_TOOL } from './run-horde-tool.js';
 import { ADAPTER_TOOL_NAMES } from './adapters/index.js';
 
 
@@ -81,8 +82,8 @@ export async function readTeam(dataDir: string, builtinDir?: string): Promise<Te
   const pluginTools = await grantedPluginToolNames({ pluginsDir: paths.plugins, database: paths.database, kowalskiVersion: packageVersion(), now: () => systemClock.now() });
   const tools = createEngineTools(config, { dataDir });
   try {
-    // The tools the engine makes itself (the vault's, memory's, the Rookery's) are built-ins too.
-    const names = [...tools.registry.builtinNames(), ...VAULT_TOOL_NAMES, RECALL_TOOL, REMEMBER_TOOL, ...ROOKERY_TOOL_NAMES, ...pluginTools];
+    // The tools the engine makes itself (the vault's, memory's, the Rookery's, run_horde) are built-ins too.
+    const names = [...tools.registry.builtinNames(), ...VAULT_TOOL_NAMES, RECALL_TOOL, REMEMBER_TOOL, ...ROOKERY_TOOL_NAMES, RUN_HORDE_TOOL, ...pluginTools];
     return createTeam({
       dataDir, config: () => config, builtinToolNames: () => names,
       clock: systemClock, timers: systemTimers(systemClock), observers: new Observers(),

@@ -51,7 +51,10 @@ export function transcriptOf(stored: readonly StoredChatEvent[]): TurnView[] {
       case 'tool.finished': {
         const item = tools.get(`${e.node}:${e.seq}.${e.index}`);
         if (item === undefined) break;
-        if (e.error === undefined) Object.assign(item, { status: 'done', result: e.result.length > RESULT_PREVIEW ? `${e.result.slice(0, RESULT_PREVIEW)}…` : e.result });
+        if (e.error === undefined) {
+          Object.assign(item, { status: 'done', result: e.result.length > RESULT_PREVIEW ? `${e.result.slice(0, RESULT_PREVIEW)}…` : e.result });
+          if (typeof e.meta?.runId === 'string') Object.assign(item, { runId: e.meta.runId });
+        }
         else Object.assign(item, { status: 'failed', error: e.error });
         break;
       }

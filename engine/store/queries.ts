@@ -54,6 +54,11 @@ export class RunQueries {
     return r === undefined ? undefined : toRun(r);
   }
 
+  /** The run started with this provenance, if any (the first). */
+  runIdByProvenance(provenance: string): string | undefined {
+    return this.runs.idByProvenance(provenance);
+  }
+
   attempts(runId: string): AttemptRow[] {
     return this.attemptRows.ofRun(runId).map(toAttempt);
   }

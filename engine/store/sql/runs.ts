@@ -51,6 +51,7 @@ export interface RunListFilter {
 
 export function runReads(db: Database) {
   const byId = db.prepare<[id: string], RunRecord>('SELECT * FROM runs WHERE id = ?');
+  const byProvenance = db.prepare<[provenance: string], string>('SELECT id FROM runs WHERE provenance = ? ORDER BY created_at LIMIT 1').pluck();
   const unfinished = db.prepare<[], string>("SELECT id FROM runs WHERE state IN ('queued', 'running') ORDER BY created_at").pluck();
   const countByState = db.prepare<[], { state: RunState; n: number }>('SELECT state, count(*) AS n FROM runs GROUP BY state');
   const triggerRuns = db.prepare<[], Pick<RunRecord, 'id' | 'horde_id' | 'provenance'>>(
@@ -67,6 +68,8 @@ export function runReads(db: Database) {
   };
   return {
     byId: (id: string): RunRecord | undefined => byId.get(id),
+    /** The first run of a provenance (an agent's `run_horde` call has its own: engine/agent-provenance.ts). Unindexed: a scan of the runs. */
+    idByProvenance: (provenance: string): string | undefined => byProvenance.get(provenance),
     /** Runs that were queued or running when the engine last stopped, oldest first. */
     unfinishedIds: (): string[] => unfinished.all(),
     countByState: () => countByState.all(),

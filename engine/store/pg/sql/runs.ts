@@ -48,6 +48,7 @@ export function pgRunReads(s: PgSession): RunReads {
   };
   return {
     byId: (id) => s.get<RunRecord>('SELECT * FROM runs WHERE id = $1', [id]),
+    idByProvenance: (provenance) => s.get<{ id: string }>('SELECT id FROM runs WHERE provenance = $1 ORDER BY created_at LIMIT 1', [provenance])?.id,
     unfinishedIds: () => s.all<{ id: string }>("SELECT id FROM runs WHERE state IN ('queued', 'running') ORDER BY created_at").map((r) => r.id),
     countByState: () => s.all<{ state: RunState; n: number }>('SELECT state, count(*)::integer AS n FROM runs GROUP BY state'),
     unfinishedTriggerRuns: () => s.all<Pick<RunRecord, 'id' | 'horde_id' | 'provenance'>>(
