@@ -231,6 +231,28 @@ describe('the Chat screen', () => {
     await page.waitForURL(new RegExp(`#/runs/${started.json.runId}$`));
   });
 
+  test('run_horde: the transcript links the run the agent started; the Run page names the agent and links the conversation back', async (t) => {
+    const run = { name: 'run_horde', arguments: { horde: 'tally', wait_seconds: 30 } };
+    const page = await chatScene(t, perAgent({ boss: [{ toolCalls: [run] }, { text: 'The tally ran.' }] }),
+      { boss: profile('boss', 'tools = ["run_horde"]') }, (home) => {
+        writeHorde(path.join(home, 'hordes', 'tally'), 'id = "tally"\npipeline = ["count"]\nconfirm_commands = false', { count: 'kind = "verify"\nverify_command = "true"' });
+      });
+    await startChat(page, 'boss', 'Run the tally');
+    const one = turn(page, 1);
+    assert.equal(await mdText(testId(one, 'chat-answer')), 'The tally ran.');
+    const tool = testId(one, 'chat-tool', '[data-tool="run_horde"]');
+    assert.match(await textOf(tool.locator('summary')), /succeeded/);
+    const session = page.url();
+    await shot(page, 'chat-07-run-horde');
+    await testId(tool, 'chat-tool-run').click();
+    await page.waitForURL(/#\/runs\/[^/]+$/);
+    await testId(page, 'run-state', '[data-state="succeeded"]').waitFor();
+    assert.match(await textOf(testId(page, 'provenance-agent')), /agent: boss/);
+    await shot(page, 'chat-08-run-asked-by');
+    await testId(page, 'run-asked-by').click();
+    await page.waitForURL(session);
+  });
+
   test('a turn that fails shows its error once, with its code; the box opens again with the focus back in it', async (t) => {
     const page = await chatScene(t, perAgent({ solo: [{ status: 400, error: 'prompt is too long: 210000 tokens' }] }), { solo: profile('solo', 'tools = []') });
     await startChat(page, 'solo', 'Too long');

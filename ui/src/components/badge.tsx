@@ -39,9 +39,21 @@ export function OriginTag({ origin }: { origin: HordeSummary['origin'] }) {
 }
 
 const TRIGGER_PREFIX = 'trigger:';
+const AGENT_PREFIX = 'agent:';
 
-/** What started a run: `api`, `cli`, or a trigger (`trigger:<name>`), which gets a tag of its own. */
+/**
+ * What started a run: `api`, `cli`, a trigger (`trigger:<name>`) or a chat agent
+ * (`agent:<agent>@<call>`, run_horde), each of the last two with a tag of its own.
+ */
 export function ProvenanceTag({ provenance }: { provenance: string }) {
+  if (provenance.startsWith(AGENT_PREFIX)) {
+    const agent = provenance.slice(AGENT_PREFIX.length).split('@')[0] ?? '';
+    return (
+      <span class="tag tag--agent" data-testid="provenance-agent" title={`Started by the agent “${agent}” in a conversation`}>
+        <span aria-hidden="true">↪ </span>agent: {agent}
+      </span>
+    );
+  }
   if (!provenance.startsWith(TRIGGER_PREFIX)) return <code class="small">{provenance}</code>;
   const name = provenance.slice(TRIGGER_PREFIX.length);
   return (

@@ -6,6 +6,7 @@
  */
 import type { Streams } from '../chat-stream';
 import { plural } from '../format';
+import { runHref } from '../router';
 import type { TurnItem } from '../types';
 import { MarkdownView } from './markdown-view';
 
@@ -55,6 +56,7 @@ function ToolItem({ item }: { item: Extract<TurnItem, { kind: 'tool' }> }) {
       <summary>
         <span class="chat-item__kind">tool</span> <code class="chat-item__name">{item.name}</code> <Status status={item.status} />
         {item.agent !== '' && <span class="muted small"> · {item.agent}</span>}
+        {item.runId !== undefined && <> · <a class="small" href={runHref(item.runId)} data-testid="chat-tool-run">open the run</a></>}
         {brief !== '' && <span class="chat-item__brief muted small"> — {short(brief)}</span>}
       </summary>
       <p class="trace-label">Arguments</p>

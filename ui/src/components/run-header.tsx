@@ -1,8 +1,8 @@
 /** A run's facts: state, horde, provenance, times; its input. */
 import { formatDuration, formatTime } from '../format';
 import { useNow } from '../hooks/use-now';
-import { hordeHref } from '../router';
-import type { RunRow } from '../types';
+import { chatHref, hordeHref } from '../router';
+import type { AskedBy, RunRow } from '../types';
 import { FINISHED_STATES } from '../types';
 import { ProvenanceTag, RunStateBadge } from './badge';
 import { KeyValues } from './key-values';
@@ -23,12 +23,18 @@ export function RunTitle({ run, live, reconnecting }: { run: RunRow; live: boole
 }
 
 /** One line of facts under the title. */
-export function RunFacts({ run }: { run: RunRow }) {
+export function RunFacts({ run, askedBy }: { run: RunRow; askedBy: AskedBy | null }) {
   const now = useNow(!FINISHED_STATES.includes(run.state));
   return (
     <dl class="facts-strip">
       <div><dt>Horde</dt><dd><a href={hordeHref(run.hordeId)}>{run.hordeId}</a></dd></div>
-      <div><dt>Provenance</dt><dd><ProvenanceTag provenance={run.provenance} /></dd></div>
+      <div>
+        <dt>Provenance</dt>
+        <dd>
+          <ProvenanceTag provenance={run.provenance} />
+          {askedBy !== null && <> <a class="small" href={chatHref(askedBy.sessionId)} data-testid="run-asked-by">open the conversation</a></>}
+        </dd>
+      </div>
       <div><dt>Created</dt><dd>{formatTime(run.createdAt)}</dd></div>
       <div><dt>Finished</dt><dd>{run.finishedAt === null ? <span class="muted">not yet</span> : formatTime(run.finishedAt)}</dd></div>
       <div><dt>Duration</dt><dd>{formatDuration((run.finishedAt ?? now) - run.createdAt)}</dd></div>

@@ -98,7 +98,7 @@ function RunBody({ view, live, reconnecting, progress, onChanged, refreshError, 
       <RunDelivery view={view} />
       <BudgetPanel key={`${run.id}:${view.budget.parked?.at ?? 0}`} runId={run.id} budget={view.budget}
         parked={view.budget.parked !== null && run.state === 'awaiting_input'} onDone={onChanged} />
-      <RunFacts run={run} />
+      <RunFacts run={run} askedBy={view.askedBy} />
       <RunInput run={run} workdir={view.workdir} />
       <h2>Steps</h2>
       <StepTimeline view={view} progress={progress} failure={failure} />
