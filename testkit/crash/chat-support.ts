@@ -22,7 +22,7 @@ import { harness } from './support.js';
 import type { HarnessOptions, HarnessRun } from './support.js';
 import type { ModelLedger } from './chat-ledger.js';
 
-const CHAT_CHILD = new URL('./chat-child.ts', import.meta.url).pathname;
+export const CHAT_CHILD = new URL('./chat-child.ts', import.meta.url).pathname;
 const LEDGER_SERVER = new URL('./ledger.mjs', import.meta.url).pathname;
 
 export interface ChatHome {
