@@ -74,7 +74,7 @@ export function createRememberTool(vault: MemoryVault, now: () => number): Tool 
     async call(args, ctx) {
       const fact = checkedFact(args.fact);
       const caller = ctx.caller;
-      if (caller === undefined) throw new KowalskiError('KW_ERR_TOOL_FAILED', 'remember is for chat agents: a horde step keeps notes with write_file');
+      if (caller === undefined) throw new KowalskiError('KW_ERR_TOOL_FAILED', 'remember is for chat agents and agent steps (kind = "agent"): a model step keeps notes with write_file');
       const write = await rememberFact(vault, fact, { sessionId: caller.sessionId, agent: caller.agent, traceId: caller.traceId, callKey: caller.key, by: 'agent' }, now());
       return { content: `Remembered in ${write.path} (write ${write.writeId}).`, meta: { path: write.path, writeId: write.writeId } };
     },
