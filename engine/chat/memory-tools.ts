@@ -11,8 +11,9 @@ import { KowalskiError } from '../../core/index.js';
 import type { Tool } from '../../agents/index.js';
 import { MAX_RECALL_LIMIT } from './recall.js';
 import type { RecallIndex } from './recall.js';
-import { MAX_FACT_CHARS, checkedFact, rememberFact } from './remember.js';
+import { MAX_FACT_CHARS, checkedFact, factOfWrite, rememberFact } from './remember.js';
 import type { MemoryVault } from './remember.js';
+import type { NoteWrite } from '../vault/types.js';
 import { cursorText, parseCursor, readRecentTurns } from './recent-turns.js';
 
 export const RECALL_TOOL = 'recall';
@@ -25,6 +26,9 @@ export const DEFAULT_RECENT_HOURS = 24;
 export const MAX_RECENT_HOURS = 720;
 /** What one recent_turns answer gives at most: turns, and characters of them. */
 const RECENT_LIMITS = { maxTurns: 40, maxChars: 40_000 };
+/** The most facts kept already that one recent_turns answer lists, and the most writes of one session looked at. */
+const MAX_KEPT_LISTED = 50;
+const MAX_WRITES_PER_SESSION = 200;
 
 const utc = (at: number): string => `${new Date(at).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
@@ -81,14 +85,33 @@ export function createRememberTool(vault: MemoryVault, now: () => number): Tool 
   };
 }
 
-/** `now` is the engine's clock (the window's end). */
-export function createRecentTurnsTool(recall: RecallIndex, now: () => number): Tool {
+export interface RecentTurnsToolDeps {
+  recall: RecallIndex;
+  /** The vault's audited writes made in a session, newest first (`vault.writes({sessionId, limit})`). */
+  writesOf(sessionId: string, limit: number): NoteWrite[];
+  /** The engine's clock: the window's end. */
+  now(): number;
+}
+
+/** The facts `remember` kept in these sessions (not reverted), oldest first, at most MAX_KEPT_LISTED; `more` counts the rest. */
+function keptIn(deps: RecentTurnsToolDeps, sessions: string[]): { lines: string[]; more: number } {
+  const kept = sessions.flatMap((id) => deps.writesOf(id, MAX_WRITES_PER_SESSION).flatMap((w) => {
+    const fact = factOfWrite(w);
+    return fact === undefined ? [] : [{ at: w.at, line: `- ${fact} (${w.path}, session ${id})` }];
+  })).sort((x, y) => x.at - y.at);
+  return { lines: kept.slice(0, MAX_KEPT_LISTED).map((k) => k.line), more: Math.max(0, kept.length - MAX_KEPT_LISTED) };
+}
+
+/** `recent_turns`: reads only; the facts already kept in the sessions it gives are listed after their turns. */
+export function createRecentTurnsTool(deps: RecentTurnsToolDeps): Tool {
+  const { recall, now } = deps;
   return {
     idempotent: true,
     spec: {
       name: RECENT_TURNS_TOOL,
       description: 'Read the chat turns finished recently (the user\'s message and the answer), oldest first: only conversations with the user, never the turns of horde steps. '
-        + 'An answer holds at most ' + String(RECENT_LIMITS.maxTurns) + ' turns; it says how many more there are and the "after" value that reads on.',
+        + 'An answer holds at most ' + String(RECENT_LIMITS.maxTurns) + ' turns; it says how many more there are and the "after" value that reads on, '
+        + 'and lists the facts already kept (with remember) in those conversations.',
       inputSchema: {
         type: 'object',
         properties: {
@@ -111,6 +134,12 @@ export function createRecentTurnsTool(recall: RecallIndex, now: () => number): T
         return Promise.resolve({ content: `No chat turn${whose} finished since ${utc(from)}${after === undefined ? '' : ' after the ones read'}.`, meta });
       }
       const lines = [`${read.turns.length} chat turn${read.turns.length === 1 ? '' : 's'}${whose} finished since ${utc(from)}${after === undefined ? '' : ' after the ones read'}, oldest first (the turns of horde steps are left out):`, '', read.blocks.join('\n\n'), ''];
+      const kept = keptIn(deps, [...new Set(read.turns.map((t) => t.session_id))]);
+      if (kept.lines.length > 0) {
+        lines.push('Facts already kept with remember in these sessions (do not keep them again):', ...kept.lines);
+        if (kept.more > 0) lines.push(`… and ${kept.more} more`);
+        lines.push('');
+      }
       lines.push(read.leftOut === 0 || read.last === undefined
         ? 'That is all of them.'
         : `${read.leftOut} more turn${read.leftOut === 1 ? '' : 's'} not shown: call recent_turns again with since_hours ${hours}${agent === undefined ? '' : `, agent "${agent}"`} and after "${cursorText(read.last)}".`);

@@ -12,6 +12,7 @@ import { RecallIndex } from '../../engine/chat/recall.js';
 import { createRecentTurnsTool } from '../../engine/chat/memory-tools.js';
 import { MAX_TURN_SIDE_CHARS, readRecentTurns } from '../../engine/chat/recent-turns.js';
 import { openDatabase } from '../../engine/store/database.js';
+import type { NoteWrite } from '../../engine/vault/types.js';
 import { tempDir } from '../../testkit/tmp.js';
 import { cleanups } from '../../testkit/cleanup.js';
 
@@ -35,7 +36,7 @@ function index(t: TestContext): RecallIndex {
 
 test('recent_turns gives the chat turns of the window oldest first, 40 an answer, and the cursor that reads on; never an agent step\'s turns', async (t) => {
   const recall = index(t);
-  const tool = createRecentTurnsTool(recall, () => NOW);
+  const tool = createRecentTurnsTool({ recall, writesOf: () => [], now: () => NOW });
   assert.equal(tool.idempotent, true);
   const first = await tool.call({}, ctx);
   assert.match(first.content, /^40 chat turns finished since 2026-12-04 08:00 UTC, oldest first \(the turns of horde steps are left out\):\n\nSession cb, turn 1 \(assistant\):\nUser: Message 1\.\nAssistant: Answer 1\.\n\nSession ca, turn 2/);
@@ -76,4 +77,33 @@ test('the read is bounded in characters as well as turns, a long message cut wit
   assert.equal(page.turns.length, 2, 'past 200 characters the next turn waits for the next page');
   assert.equal(page.leftOut, 44);
   assert.deepEqual(page.last, { at: NOW - 3 * HOUR + 2000, sessionId: 'ca', turn: 2 });
+});
+
+test('recent_turns lists the facts remember kept in the sessions it gives: not a reverted or failed write, nor a note outside memory/', async (t) => {
+  const recall = index(t);
+  const write = (over: Partial<NoteWrite>): NoteWrite => ({
+    writeId: 1, at: NOW - HOUR, op: 'create', path: 'memory/2026-12-05-the-user-keeps-bees.md', bytesBefore: 0, bytesAfter: 1, content: '# The user keeps bees.\n\nThe user keeps bees.\n',
+    sha256Before: null, sha256After: 'x', sessionId: 'ca', agent: 'assistant', traceId: 1, by: 'agent', state: 'done', error: null, reverts: null, revertedBy: null, ...over,
+  });
+  const asked: string[] = [];
+  const writesOf = (id: string): NoteWrite[] => {
+    asked.push(id);
+    return id !== 'ca' ? [] : [
+      write({ writeId: 5, at: NOW - 10, op: 'append', content: '\nThe user keeps three hives.\n' }),
+      write({ writeId: 4, path: 'projects/bees.md', content: '# Bees\n\nHives.\n' }),
+      write({ writeId: 3, content: '# Old\n\nThe user keeps wasps.\n', revertedBy: 6 }),
+      write({ writeId: 2, content: '# Lost\n\nThe user keeps ants.\n', state: 'failed' }),
+      write({ writeId: 1 }),
+    ];
+  };
+  const tool = createRecentTurnsTool({ recall, writesOf, now: () => NOW });
+  const out = await tool.call({ after: `${NOW - 3 * HOUR + 40_000}:ca:40` }, ctx);
+  assert.deepEqual(asked.sort(), ['ca', 'cb']);
+  assert.ok(out.content.endsWith([
+    'Facts already kept with remember in these sessions (do not keep them again):',
+    '- The user keeps bees. (memory/2026-12-05-the-user-keeps-bees.md, session ca)',
+    '- The user keeps three hives. (memory/2026-12-05-the-user-keeps-bees.md, session ca)',
+    '',
+    'That is all of them.',
+  ].join('\n')), out.content);
 });
