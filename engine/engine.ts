@@ -70,7 +70,7 @@ import { TriggerStore } from './store/triggers.js';
 import { createTeam } from './team-host.js';
 import { ChatService, DELEGATE_TOOL } from './chat/index.js';
 import { teamProfiles } from './chat/team-profiles.js';
-import { createRecallTool, createRememberTool } from './chat/memory-tools.js';
+import { createRecallTool, createRecentTurnsTool, createRememberTool } from './chat/memory-tools.js';
 import { RecallIndex } from './chat/recall.js';
 import type { Team } from './team/index.js';
 import { createTriggerHost } from './trigger-host.js';
@@ -352,7 +352,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     const userTools: UserTools = new UserTools({ builtinToolNames: (): string[] => models.builtinToolNames(), onChange: () => models.reload() });
     const models = new ModelHub({
       db, config: () => config, dataDir: paths.dataDir, clock, timers, observers,
-      engineTools: () => [...vault.tools(), createRecallTool(recall), createRememberTool(vault, () => clock.now()), ...createRookeryTools(rookery), ...adapters.tools(), ...plugins.tools(), ...userTools.tools(),
+      engineTools: () => [...vault.tools(), createRecallTool(recall), createRememberTool(vault, () => clock.now()), createRecentTurnsTool({ recall, writesOf: (sessionId, limit) => vault.writes({ sessionId, limit }), now: () => clock.now() }), ...createRookeryTools(rookery), ...adapters.tools(), ...plugins.tools(), ...userTools.tools(),
         createRunHordeTool({
           catalog: () => readCatalog(),
           startRun: (horde, input, opts) => startRun(horde, input, opts),

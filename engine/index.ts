@@ -43,7 +43,7 @@ export { writeFileAtomic } from '../steps/index.js';
 export type { Setup, SetupPatch, SetupWrite, SetupWritten, ToolCalling } from './setup.js';
 export type { EngineTriggers } from './trigger-host.js';
 export { readTeam, builtinTeamDir } from './team-host.js';
-export { DELEGATE_TOOL, isSessionId, MAX_MESSAGE_CHARS, MEMORY_FOLDER, MEMORY_TRACE_STEP, RECALL_TOOL, REMEMBER_TOOL, memoryPath } from './chat/index.js';
+export { DELEGATE_TOOL, isSessionId, MAX_MESSAGE_CHARS, MEMORY_FOLDER, MEMORY_TRACE_STEP, RECALL_TOOL, RECENT_TURNS_TOOL, REMEMBER_TOOL, memoryPath } from './chat/index.js';
 export type { ConsolidateOptions, ConsolidateResult, MemoryVault } from './chat/index.js';
 export type { ChatService, ChatSessionSummary, SendOptions, Sent, StoredChatEvent, TurnItem, TurnView, TurnOutcome, TurnToolCall } from './chat/index.js';
 export { Team, AgentInvalidError, agentNotFound, formatTeamProblems, AGENT_NAME, MAX_AGENT_NAME } from './team/index.js';

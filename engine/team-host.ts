@@ -19,7 +19,7 @@ import { grantedPluginToolNames } from './plugins/granted.js';
 import { createEngineTools } from './tools.js';
 import type { Timers } from './triggers/timers.js';
 import { systemTimers } from './triggers/timers.js';
-import { RECALL_TOOL, REMEMBER_TOOL } from './chat/memory-tools.js';
+import { RECALL_TOOL, RECENT_TURNS_TOOL, REMEMBER_TOOL } from './chat/memory-tools.js';
 import { VAULT_TOOL_NAMES } from './vault/vault-tools.js';
 import { ROOKERY_TOOL_NAMES } from './rookery/rookery-tools.js';
 import { RUN_HORDE_TOOL } from './run-horde-tool.js';
@@ -83,7 +83,7 @@ export async function readTeam(dataDir: string, builtinDir?: string): Promise<Te
   const tools = createEngineTools(config, { dataDir });
   try {
     // The tools the engine makes itself (the vault's, memory's, the Rookery's, run_horde) are built-ins too.
-    const names = [...tools.registry.builtinNames(), ...VAULT_TOOL_NAMES, RECALL_TOOL, REMEMBER_TOOL, ...ROOKERY_TOOL_NAMES, RUN_HORDE_TOOL, ...pluginTools];
+    const names = [...tools.registry.builtinNames(), ...VAULT_TOOL_NAMES, RECALL_TOOL, REMEMBER_TOOL, RECENT_TURNS_TOOL, ...ROOKERY_TOOL_NAMES, RUN_HORDE_TOOL, ...pluginTools];
     return createTeam({
       dataDir, config: () => config, builtinToolNames: () => names,
       clock: systemClock, timers: systemTimers(systemClock), observers: new Observers(),

@@ -17,7 +17,7 @@ export interface EngineTools {
 export interface EngineToolsOptions {
   dataDir: string;
   testOnlyFetchAllow?: readonly string[];
-  /** Built-in tools the engine made (the vault's: list_notes, read_note, search_notes, create_note, append_note; memory's: recall, remember). */
+  /** Built-in tools the engine made (the vault's: list_notes, read_note, search_notes, create_note, append_note; memory's: recall, remember, recent_turns). */
   engineTools?: readonly Tool[];
 }
 

@@ -2,13 +2,15 @@
  * `kowalski memory consolidate`: the turns finished recently (episodic memory) turned into
  * durable facts (semantic memory). One model call (the default model, traced) reads the
  * turns and answers a JSON list of facts; each is kept as `remember` keeps one, its origin
- * `consolidate` with that call's trace. The turns given are bounded; the newest are left
- * out past the bound and the answer says so.
+ * `consolidate` with that call's trace. The turns are those of chat sessions, not of horde
+ * steps (recent-turns.ts); they are bounded: the newest are left out past the bound and the
+ * answer says so.
  */
 import { KowalskiError } from '../../core/index.js';
 import type { NoteWrite } from '../vault/types.js';
 import type { TraceStore } from '../store/traces.js';
 import type { RecallIndex } from './recall.js';
+import { readRecentTurns } from './recent-turns.js';
 import { MAX_FACT_CHARS, checkedFact, rememberFact } from './remember.js';
 import type { MemoryVault } from './remember.js';
 import { tracedCall } from './traced-call.js';
@@ -24,7 +26,7 @@ export interface ConsolidateOptions {
 export interface ConsolidateResult {
   /** Turns read. */
   turns: number;
-  /** Turns left out past the bound (at least this many; read them with a later `since`). */
+  /** Turns left out past the bound (read them with a later `since`). */
   leftOut: number;
   /** The trace of the model call (null when there was nothing to read). */
   traceId: number | null;
@@ -32,7 +34,7 @@ export interface ConsolidateResult {
 }
 
 export interface ConsolidateDeps {
-  recall: RecallIndex;
+  recall: Pick<RecallIndex, 'since' | 'countSince'>;
   vault: MemoryVault;
   traces: TraceStore;
   /** The default model; throws KW_ERR_NO_MODEL when none is set. */
@@ -71,15 +73,9 @@ export function factsOf(answer: string): string[] {
 }
 
 export async function consolidate(deps: ConsolidateDeps, options: ConsolidateOptions): Promise<ConsolidateResult> {
-  const all = deps.recall.since(options.since, options.agent ?? null, MAX_CONSOLIDATE_TURNS + 1);
-  const blocks: string[] = [];
-  let chars = 0;
-  for (const t of all.slice(0, MAX_CONSOLIDATE_TURNS)) {
-    const block = `Session ${t.session_id}, turn ${t.turn} (${t.agent}):\nUser: ${t.user}\nAssistant: ${t.assistant}`;
-    if (chars + block.length > MAX_CONSOLIDATE_CHARS && blocks.length > 0) break;
-    blocks.push(block);
-    chars += block.length;
-  }
+  const read = readRecentTurns(deps.recall, { at: options.since, ...(options.agent === undefined ? {} : { agent: options.agent }) },
+    { maxTurns: MAX_CONSOLIDATE_TURNS, maxChars: MAX_CONSOLIDATE_CHARS });
+  const blocks = read.blocks;
   if (blocks.length === 0) return { turns: 0, leftOut: 0, traceId: null, facts: [] };
   const vault = deps.vault;
   const m = await deps.model();
@@ -92,5 +88,5 @@ export async function consolidate(deps: ConsolidateDeps, options: ConsolidateOpt
     const write: NoteWrite = await rememberFact(vault, fact, { sessionId: null, agent: 'consolidate', traceId, callKey: `consolidate:${traceId}:${i}`, by: 'consolidate' }, deps.now());
     facts.push({ fact, path: write.path, writeId: write.writeId });
   }
-  return { turns: blocks.length, leftOut: all.length - blocks.length, traceId, facts };
+  return { turns: blocks.length, leftOut: read.leftOut, traceId, facts };
 }

@@ -5,7 +5,7 @@ export type { StoredChatEvent } from './chat-events.js';
 export type { TurnItem, TurnView } from './transcript.js';
 export type { TurnOutcome, TurnToolCall } from './turn-run.js';
 export { DELEGATE_TOOL, DEFAULT_MAX_DEPTH } from './delegation.js';
-export { RECALL_TOOL, REMEMBER_TOOL } from './memory-tools.js';
+export { RECALL_TOOL, RECENT_TURNS_TOOL, REMEMBER_TOOL } from './memory-tools.js';
 export { MEMORY_FOLDER, memoryPath } from './remember.js';
 export type { MemoryVault } from './remember.js';
 export { MEMORY_TRACE_STEP } from './turn-memory.js';

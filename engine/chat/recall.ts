@@ -7,7 +7,7 @@
 import type Database from 'better-sqlite3';
 import { KowalskiError } from '../../core/index.js';
 import { recallQueries } from '../store/sql/recall.js';
-import type { EpisodeRow, RecallQueries } from '../store/sql/recall.js';
+import type { EpisodeRow, EpisodeWindow, RecallQueries } from '../store/sql/recall.js';
 import { ftsQuery } from '../vault/search/keyword-index.js';
 
 /** One earlier turn found. */
@@ -58,8 +58,13 @@ export class RecallIndex {
     }));
   }
 
-  /** Turns finished since `at` (of one agent, or all), oldest first, at most `limit`. */
-  since(at: number, agent: string | null, limit: number): EpisodeRow[] {
-    return this.q.since(at, agent, limit);
+  /** Turns of chat sessions (an `agent` step's are left out) finished in the window, oldest first, at most `limit`. */
+  since(window: EpisodeWindow, limit: number): EpisodeRow[] {
+    return this.q.since(window, limit);
+  }
+
+  /** How many turns `since` would give with no limit. */
+  countSince(window: EpisodeWindow): number {
+    return this.q.countSince(window);
   }
 }

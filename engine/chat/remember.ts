@@ -62,3 +62,12 @@ export async function rememberFact(vault: MemoryVault, fact: string, origin: Wri
   if (await vault.exists(path)) return vault.append(path, `\n${fact}\n`, origin);
   return vault.create(path, `# ${titleOf(fact)}\n\n${fact}\n`, origin);
 }
+
+/** The fact a write of `rememberFact` kept (the inverse of its note text), or undefined for any other write: not under `memory/`, not done, reverted. */
+export function factOfWrite(w: NoteWrite): string | undefined {
+  if (!w.path.startsWith(MEMORY_FOLDER) || w.state !== 'done' || w.revertedBy !== null) return undefined;
+  if (w.op === 'append') return w.content.trim() || undefined;
+  if (w.op !== 'create') return undefined;
+  const body = /^# [^\n]*\n\n([\s\S]*)$/.exec(w.content)?.[1]?.trim();
+  return body === undefined || body === '' ? undefined : body;
+}

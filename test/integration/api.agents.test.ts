@@ -17,8 +17,8 @@ test('the list holds the built-in profiles; a broken user file is listed among t
   api.engine.team.refresh();
   const r = await api.call('GET', '/api/agents');
   assert.equal(r.status, 200);
-  assert.deepEqual(r.json.agents.map((a: any) => [a.name, a.origin]), [['assistant', 'builtin'], ['builder', 'builtin'], ['researcher', 'builtin'], ['scribe', 'builtin']]);
-  const researcher = r.json.agents[2];
+  assert.deepEqual(r.json.agents.map((a: any) => [a.name, a.origin]), [['archivist', 'builtin'], ['assistant', 'builtin'], ['builder', 'builtin'], ['researcher', 'builtin'], ['scribe', 'builtin']]);
+  const researcher = r.json.agents[3];
   assert.deepEqual(researcher.tools, ['web_search', 'web_fetch']);
   assert.equal(typeof researcher.prompt, 'string');
   assert.deepEqual(r.json.problems, [{
@@ -40,7 +40,7 @@ test('one profile comes with its file text; unknown names are 404 naming the kno
   const missing = await api.call('GET', '/api/agents/ghost');
   assert.equal(missing.status, 404);
   assert.equal(missing.json.error.code, 'KW_ERR_AGENT_NOT_FOUND');
-  assert.match(missing.json.error.message, /known agents: assistant, builder, researcher, scribe/);
+  assert.match(missing.json.error.message, /known agents: archivist, assistant, builder, researcher, scribe/);
   const bad = await api.call('GET', '/api/agents/..%2Fconfig');
   assert.equal(bad.status, 400);
   assert.match(bad.json.error.message, /^params\/name /);

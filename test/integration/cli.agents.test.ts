@@ -29,13 +29,14 @@ describe('kowalski agents', { concurrency: true }, () => {
     const json = stdoutJson<AgentsJson>(r);
     assert.deepEqual(json.problems, []);
     assert.deepEqual(json.agents.map((a) => [a.name, a.origin, a.description]), [
+      ['archivist', 'builtin', 'Reads the chat turns finished recently and keeps the durable facts about the user as memory notes, each once; the memory-consolidation horde runs it.'],
       ['assistant', 'builtin', 'Your assistant: answers directly when it can, uses tools, and hands subtasks to the other agents of the team.'],
       ['builder', 'builtin', 'Builds a horde with you in the Rookery: asks what the work is in plain words, then writes the steps, their prompts and the graph, and creates the horde.'],
       ['poet', 'user', 'Writes poems.'],
       ['researcher', 'user', 'My researcher.'],
       ['scribe', 'builtin', 'Writes, files and tidies notes in the vault; every write is recorded and can be reverted.'],
     ]);
-    assert.deepEqual(json.agents[2], { name: 'poet', description: 'Writes poems.', model: 'ollama:qwen2.5:7b', tools: [], maxIterations: 3, prompt: 'You are poet.', origin: 'user', file: poet });
+    assert.deepEqual(json.agents[3], { name: 'poet', description: 'Writes poems.', model: 'ollama:qwen2.5:7b', tools: [], maxIterations: 3, prompt: 'You are poet.', origin: 'user', file: poet });
   });
 
   it('prints a table, then each problem as file:line: key: message [CODE], and exits 1', async (t) => {

@@ -130,7 +130,7 @@ describe('kowalski hordes', { concurrency: true }, () => {
     assert.equal(json.code, 0, outputOf(json));
     const entries = stdoutJson<{ id: string; origin: string; valid: boolean; pipeline?: string[]; problems?: Problem[] }[]>(json);
     const byId = new Map(entries.map((e) => [e.id, e]));
-    assert.deepEqual([...byId.keys()].sort(), ['broken', 'knowledge-compiler', 'mine', 'project-check', 'retry-command', 'spreadsheet-analyst', 'spreadsheet-profile', 'url-summarizer', 'watchlist-digest']);
+    assert.deepEqual([...byId.keys()].sort(), ['broken', 'knowledge-compiler', 'memory-consolidation', 'mine', 'project-check', 'retry-command', 'spreadsheet-analyst', 'spreadsheet-profile', 'url-summarizer', 'watchlist-digest']);
     assert.equal(byId.get('project-check')?.origin, 'builtin');
     assert.equal(byId.get('mine')?.origin, 'user');
     assert.deepEqual(byId.get('mine')?.pipeline, ['one', 'two']);

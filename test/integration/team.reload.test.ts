@@ -63,5 +63,5 @@ test('a profile added, edited, broken and removed under <data>/team/ while the e
   fs.rmSync(file);
   await changed;
   assert.equal(engine.team.get('critic'), undefined);
-  assert.deepEqual(engine.team.catalog().profiles.map((p) => p.name), ['assistant', 'builder', 'researcher', 'scribe'], 'the built-ins remain');
+  assert.deepEqual(engine.team.catalog().profiles.map((p) => p.name), ['archivist', 'assistant', 'builder', 'researcher', 'scribe'], 'the built-ins remain');
 });

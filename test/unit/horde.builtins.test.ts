@@ -36,7 +36,7 @@ function run(horde: HordeDef | undefined, step: string, input: Record<string, st
   return { status: r.status, stdout: r.stdout };
 }
 
-/** The step kinds each built-in uses: url-summarizer, spreadsheet-analyst, watchlist-digest and knowledge-compiler need a model. */
+/** The step kinds each built-in uses: url-summarizer, spreadsheet-analyst, watchlist-digest, knowledge-compiler and memory-consolidation need a model. */
 const KINDS: Record<string, string[]> = {
   'project-check': ['ingest', 'verify'],
   'retry-command': ['ingest', 'verify'],
@@ -45,6 +45,7 @@ const KINDS: Record<string, string[]> = {
   'spreadsheet-profile': ['ingest', 'table_profile', 'xlsx_report'],
   'watchlist-digest': ['ingest', 'sql_batch', 'xlsx_report', 'deliver'],
   'knowledge-compiler': ['ingest', 'compile'],
+  'memory-consolidation': ['agent'],
 };
 
 void test('the built-in hordes load cleanly, each step of a kind listed for it', async () => {
@@ -108,6 +109,20 @@ void test('knowledge-compiler: ingest → compile, which reads the files through
   const prompt = fs.readFileSync(path.join(horde.dir, compile.promptFile!), 'utf8');
   assert.match(prompt, /Write exactly this shape/);
   assert.match(prompt, /^## Sources$/m);
+});
+
+void test('memory-consolidation: one agent step of the built-in archivist, its window an input, its nightly trigger switched off', async () => {
+  const horde = (await builtins()).get('memory-consolidation');
+  assert.ok(horde);
+  assert.deepEqual(horde.pipeline, ['consolidate']);
+  const step = horde.steps.consolidate!;
+  assert.deepEqual([step.kind, step.agent, step.output, step.tools], ['agent', 'archivist', 'consolidate.md', []]);
+  assert.deepEqual(step.normalize?.sections, ['Kept', 'Already kept', 'Read']);
+  assert.equal(horde.deliveryRootRel, 'consolidate.md');
+  assert.deepEqual(horde.inputs.map((i) => [i.id, i.type, i.required, i.default]), [['since_hours', 'choice', false, '24']]);
+  assert.deepEqual(horde.triggers.map((t) => [t.name, t.kind, t.schedule, t.enabled, t.input]), [['nightly', 'cron', '30 3 * * *', false, { since_hours: '24' }]]);
+  const prompt = fs.readFileSync(path.join(horde.dir, step.promptFile!), 'utf8');
+  assert.match(prompt, /recent_turns/);
 });
 
 void test('url-summarizer: fetch → notes → summary, prompts written out with the exact output shape', async () => {

@@ -130,11 +130,12 @@ test('a user override that is broken from the start leaves the built-in in effec
   assert.ok(team.catalog().problems.some((p) => p.file === path.join(userDir, 'poet.md') && p.code === 'KW_ERR_FRONT_MATTER'));
 });
 
-test('the shipped profiles assistant, builder, researcher and scribe are valid with the engine\'s own tools', async (t) => {
+test('the shipped profiles archivist, assistant, builder, researcher and scribe are valid with the engine\'s own tools', async (t) => {
   const team = await readTeam(tempDir(t, 'kw-team-home-'));
   const { profiles, problems } = team.catalog();
   assert.deepEqual(problems, []);
   assert.deepEqual(profiles.map((p) => [p.name, p.origin, p.tools]), [
+    ['archivist', 'builtin', ['recent_turns', 'recall', 'remember']],
     ['assistant', 'builtin', undefined],
     ['builder', 'builtin', ['rookery_example_draft', 'rookery_get_draft', 'rookery_set_horde', 'rookery_set_step', 'rookery_remove_step', 'rookery_set_edges', 'rookery_validate_draft', 'rookery_give_birth']],
     ['researcher', 'builtin', ['web_search', 'web_fetch']],

@@ -25,6 +25,24 @@ export interface RecallHitRow {
   rank: number;
 }
 
+/** Finished turns to read: since an instant, of one agent or all, after the last turn read. */
+export interface EpisodeWindow {
+  /** ms since epoch: turns finished at or after it. */
+  at: number;
+  /** Only this agent's turns (absent: every agent's). */
+  agent?: string;
+  /** The last turn already read: only the turns after it (by at, session, turn). */
+  after?: { at: number; sessionId: string; turn: number };
+}
+
+interface SinceParams {
+  at: number;
+  agent: string | null;
+  afterAt: number | null;
+  afterSession: string | null;
+  afterTurn: number | null;
+}
+
 export function recallQueries(db: Database) {
   const insert = db.prepare<[EpisodeRow]>('INSERT INTO chat_fts (session_id, turn, agent, at, user, assistant) VALUES (@session_id, @turn, @agent, @at, @user, @assistant)');
   const remove = db.prepare<[sessionId: string, turn: number]>('DELETE FROM chat_fts WHERE session_id = ? AND turn = ?');
@@ -35,16 +53,27 @@ export function recallQueries(db: Database) {
     FROM chat_fts f LEFT JOIN chat_sessions s ON s.id = f.session_id
     WHERE chat_fts MATCH ? AND f.session_id <> ?
     ORDER BY rank LIMIT ?`);
-  const since = db.prepare<[{ at: number; agent: string | null; limit: number }], EpisodeRow>(`
-    SELECT session_id, turn, agent, at, user, assistant FROM chat_fts
-    WHERE at >= @at AND (@agent IS NULL OR agent = @agent) ORDER BY at LIMIT @limit`);
+  // The turns of chat sessions only: an `agent` step's session (step_sessions) is a horde's, not the user's.
+  // `after`: the last turn already read (at, session, turn), for the next page; at, session and turn order the turns.
+  const window = `FROM chat_fts
+    WHERE at >= @at AND (@agent IS NULL OR agent = @agent)
+      AND session_id NOT IN (SELECT session_id FROM step_sessions)
+      AND (@afterAt IS NULL OR (at, session_id, turn) > (@afterAt, @afterSession, @afterTurn))`;
+  const since = db.prepare<[SinceParams & { limit: number }], EpisodeRow>(`
+    SELECT session_id, turn, agent, at, user, assistant ${window} ORDER BY at, session_id, turn LIMIT @limit`);
+  const countSince = db.prepare<[SinceParams], { n: number }>(`SELECT count(*) AS n ${window}`);
+  const params = (w: EpisodeWindow): SinceParams => ({
+    at: w.at, agent: w.agent ?? null, afterAt: w.after?.at ?? null, afterSession: w.after?.sessionId ?? null, afterTurn: w.after?.turn ?? null,
+  });
   return {
     insert: (row: EpisodeRow): void => void insert.run(row),
     /** A turn indexed before (it stopped on its budget, then went on): its old row goes. */
     remove: (sessionId: string, turn: number): void => void remove.run(sessionId, turn),
     search: (match: string, excludeSession: string, limit: number): RecallHitRow[] => search.all(match, excludeSession, limit),
-    /** Turns finished at or after `at` (of one agent, or all), oldest first. */
-    since: (at: number, agent: string | null, limit: number): EpisodeRow[] => since.all({ at, agent, limit }),
+    /** Turns of chat sessions (not of agent steps) in the window, oldest first, at most `limit`. */
+    since: (w: EpisodeWindow, limit: number): EpisodeRow[] => since.all({ ...params(w), limit }),
+    /** How many turns the window holds. */
+    countSince: (w: EpisodeWindow): number => countSince.get(params(w))!.n,
   };
 }
 
