@@ -176,7 +176,7 @@ test('a step listing a tool that nothing provides fails naming it, before any mo
   assert.equal(state, 'failed');
   const think = s.engine.getRun(runId).steps.find((x) => x.name === 'think');
   assert.equal(think?.error?.code, 'KW_ERR_TOOL_UNKNOWN');
-  assert.match(think?.error?.message ?? '', /no tool provides "crm\.lookup" \(built-in tools: web_fetch, web_search, list_dir, read_file, write_file, list_notes, read_note, search_notes, create_note, append_note, recall, remember, rookery_example_draft, rookery_get_draft, rookery_set_horde, rookery_set_step, rookery_remove_step, rookery_set_edges, rookery_validate_draft, rookery_give_birth, run_horde; no MCP servers are configured\)/);
+  assert.match(think?.error?.message ?? '', /no tool provides "crm\.lookup" \(built-in tools: web_fetch, web_search, list_dir, read_file, write_file, list_notes, read_note, search_notes, create_note, append_note, recall, remember, recent_turns, rookery_example_draft, rookery_get_draft, rookery_set_horde, rookery_set_step, rookery_remove_step, rookery_set_edges, rookery_validate_draft, rookery_give_birth, run_horde; no MCP servers are configured\)/);
   assert.equal(s.server.requests.length, 0);
 });
 
