@@ -77,6 +77,7 @@ export function webSearchConfigFrom(raw: Record<string, unknown>, file: string, 
   if (!table(section)) {
     throw new KowalskiError('KW_ERR_CONFIG_INVALID', `${file}: tools.web_search: must be a table ([tools.web_search])`, { where: { file, key: 'tools.web_search' } });
   }
+  if (Object.keys(section).length === 0) return null; // an empty table (Setup's "none" leaves its header and comments): no search engine
   switch (section.provider) {
     case 'searxng':
       if (section.url === undefined) throw bad(file, 'url', 'searxng needs the address of its instance, e.g. url = "http://127.0.0.1:8888"');

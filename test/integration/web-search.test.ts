@@ -171,6 +171,7 @@ test('[tools.web_search] from real TOML: every bad value is KW_ERR_CONFIG_INVALI
     { provider: 'brave', url: 'https://api.search.brave.com/res/v1/web/search', apiKey: 'k1' });
   assert.deepEqual(webSearchConfigFrom(parse('[tools.web_search]\nprovider = "brave"\n'), FILE, { BRAVE_API_KEY: 'k2' }),
     { provider: 'brave', url: 'https://api.search.brave.com/res/v1/web/search', apiKey: 'k2' });
+  assert.equal(webSearchConfigFrom(parse('[tools.web_search] # none for now\n'), FILE, {}), null, 'an empty table is no setting');
   // api_key_env names the variable; it wins over BRAVE_API_KEY, which wins over api_key.
   const named = '[tools.web_search]\nprovider = "brave"\napi_key_env = "MY_BRAVE"\napi_key = "k1"\n';
   assert.equal((webSearchConfigFrom(parse(named), FILE, { MY_BRAVE: 'k3', BRAVE_API_KEY: 'k2' }) as { apiKey: string }).apiKey, 'k3');
