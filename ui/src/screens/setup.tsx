@@ -18,7 +18,7 @@ export function SetupScreen() {
     <section aria-labelledby="setup-title">
       <div class="page-head">
         <h1 id="setup-title">Setup</h1>
-        <p class="muted">Which model the hordes use, and where kowalski finds tools.</p>
+        <p class="muted">Which model the hordes use, where kowalski finds tools, and which search engine web_search asks.</p>
       </div>
       {setup.data === undefined && setup.loading && <Loading label="Loading the settings…" />}
       {setup.data === undefined && setup.error !== undefined && (
