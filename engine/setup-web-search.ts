@@ -4,8 +4,8 @@
  * make it, each refusal KW_ERR_BAD_REQUEST naming `webSearch.<field>`.
  */
 import { ENV_NAME } from '../agents/index.js';
-import { bad, httpUrl, keyHint, str, sub } from './setup-checks.js';
-import type { Table } from './setup-checks.js';
+import { bad, httpUrl, keyHint, str, sub } from './setup-fields.js';
+import type { Table } from './setup-fields.js';
 import type { SetupPatch, WebSearchSetup } from '../contract/setup.js';
 
 /** One key of `[tools.web_search]` to set, or (null) remove. */
