@@ -1,4 +1,4 @@
-/** Setup (`GET/PUT /api/setup`): the model provider, the tools folder and semantic search over the vault, as config.toml holds them. */
+/** Setup (`GET/PUT /api/setup`): the model provider, the tools folder, semantic search over the vault and web search, as config.toml holds them. */
 
 export type ToolCalling = 'auto' | 'native' | 'text';
 
@@ -7,6 +7,24 @@ export interface KeyedSetup {
   apiKeySet: boolean;
   apiKeyHint: string | null;
   baseUrl: string | null;
+}
+
+export type WebSearchProvider = 'searxng' | 'brave';
+
+/** `[tools.web_search]`: the search engine web_search asks. A key is never shown: only the variable's name, or a hint of a key written in the file. */
+export interface WebSearchSetup {
+  /** null: no `[tools.web_search]`, web_search is not offered. */
+  provider: WebSearchProvider | null;
+  /** SearXNG's base address, or Brave's endpoint when it is not the default. */
+  url: string | null;
+  /** `api_key_env`: the environment variable holding Brave's key (its name only). */
+  apiKeyEnv: string | null;
+  /** Whether that variable is set in the server's environment. */
+  apiKeyEnvSet: boolean;
+  /** Whether `BRAVE_API_KEY` is set in the server's environment (used when no `api_key_env` is named). */
+  braveApiKeySet: boolean;
+  /** A hint of a literal `api_key` in the file ("abcd…wxyz"); null when there is none. */
+  apiKeyHint: string | null;
 }
 
 export interface Setup {
@@ -22,6 +40,7 @@ export interface Setup {
   tools: { root: string | null };
   /** `[vault.semantic]`: off by default; the model defaults to `ollama:nomic-embed-text`. */
   vault: { semantic: { enabled: boolean; model: string } };
+  webSearch: WebSearchSetup;
 }
 
 /** Every key optional; `null` removes the setting. */
@@ -36,6 +55,12 @@ export interface SetupPatch {
   tools?: { root?: string | null };
   /** A null model goes back to the default. */
   vault?: { semantic?: { enabled?: boolean; model?: string | null } };
+  /**
+   * `[tools.web_search]`: a null provider removes the table. `url` and `apiKeyEnv` (Brave's
+   * key as an environment variable's name, never the key) are kept when left out; SearXNG
+   * needs a url and takes no key.
+   */
+  webSearch?: { provider: WebSearchProvider | null; url?: string | null; apiKeyEnv?: string | null };
 }
 
 /** How config.toml was written: its lines edited (comments kept), or written afresh from its values. */

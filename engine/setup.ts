@@ -1,6 +1,6 @@
 /**
- * Setup: the model provider, the tools folder and semantic search over the vault, read
- * from and written to config.toml.
+ * Setup: the model provider, the tools folder, semantic search over the vault and web
+ * search (engine/setup-web-search.ts), read from and written to config.toml.
  * The file is rewritten owner-only (0600) through a temp file and a rename, so a crash
  * leaves the old or the new file, never half of one; keys are never read back in full.
  * Only the lines of the keys that change are edited (engine/toml-edit.ts), so comments,
@@ -12,10 +12,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { stringify } from 'smol-toml';
-import { KowalskiError } from '../core/index.js';
 import { writeFileAtomic } from '../steps/index.js';
 import { DEFAULT_CONFIG, parseConfig } from './config.js';
+import { bad, httpUrl, keyHint, str, sub } from './setup-fields.js';
+import type { Table } from './setup-fields.js';
 import { editToml } from './toml-edit.js';
+import { webSearchEdits, webSearchOf } from './setup-web-search.js';
 import type { TomlEdit } from './toml-edit.js';
 import type { KeyedSetup, Setup, SetupPatch, SetupWritten } from '../contract/setup.js';
 export type { KeyedSetup, Setup, SetupPatch, SetupWritten, ToolCalling } from '../contract/setup.js';
@@ -34,7 +36,6 @@ export interface SetupWrite {
   modelTouched: boolean;
 }
 
-type Table = Record<string, unknown>;
 
 function readText(file: string): string {
   try {
@@ -49,20 +50,9 @@ function readRaw(file: string): Table {
   return parseConfig(readText(file), file).raw;
 }
 
-function sub(t: Table, key: string): Table {
-  const v = t[key];
-  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Table) : {};
-}
-
-const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
-
-/** "sk-a…wxyz": enough to recognise a key, never enough to use it. */
-function keyHint(key: string): string {
-  return key.length <= 12 ? '…' + key.slice(-2) : `${key.slice(0, 4)}…${key.slice(-4)}`;
-}
-
-export function readSetup(file: string): Setup {
-  return setupOf(readRaw(file), file);
+/** `env` (default the server's): whether the variables web search names are set. */
+export function readSetup(file: string, env: NodeJS.ProcessEnv = process.env): Setup {
+  return setupOf(readRaw(file), file, env);
 }
 
 function keyedOf(t: Table): KeyedSetup {
@@ -70,7 +60,7 @@ function keyedOf(t: Table): KeyedSetup {
   return { apiKeySet: key !== null, apiKeyHint: key === null ? null : keyHint(key), baseUrl: str(t.base_url) };
 }
 
-function setupOf(raw: Table, file: string): Setup {
+function setupOf(raw: Table, file: string, env: NodeJS.ProcessEnv): Setup {
   const model = sub(raw, 'model');
   const providers = sub(raw, 'providers');
   const tc = model.tool_calling;
@@ -85,27 +75,13 @@ function setupOf(raw: Table, file: string): Setup {
     },
     tools: { root: str(sub(raw, 'tools').root) },
     vault: { semantic: semanticOf(sub(sub(raw, 'vault'), 'semantic')) },
+    webSearch: webSearchOf(raw, env),
   };
 }
 
 function semanticOf(t: Table): Setup['vault']['semantic'] {
   const fallback = DEFAULT_CONFIG.vault.semantic;
   return { enabled: typeof t.enabled === 'boolean' ? t.enabled : fallback.enabled, model: str(t.model) ?? fallback.model };
-}
-
-function bad(key: string, message: string): KowalskiError {
-  return new KowalskiError('KW_ERR_BAD_REQUEST', `${key}: ${message}`, { where: { key } });
-}
-
-function httpUrl(key: string, v: string): string {
-  let u: URL;
-  try {
-    u = new URL(v);
-  } catch {
-    throw bad(key, `${JSON.stringify(v)} is not a URL`);
-  }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw bad(key, 'must be an http:// or https:// URL');
-  return v.replace(/\/+$/, '');
 }
 
 /** Set or (with null) delete `t[section…][key]`, creating tables on the way and pruning empty ones. */
@@ -172,7 +148,7 @@ function putKeyed(c: Changes, name: KeyedProvider, p: { apiKey?: string | null; 
 }
 
 /** Check a patch and write it; returns the new Setup and how the file was written. Throws KW_ERR_BAD_REQUEST naming the field. */
-export function writeSetup(file: string, patch: SetupPatch): SetupWrite {
+export function writeSetup(file: string, patch: SetupPatch, env: NodeJS.ProcessEnv = process.env): SetupWrite {
   const old = readText(file);
   const c = new Changes(parseConfig(old, file).raw);
   const model = patch.model ?? {};
@@ -207,9 +183,12 @@ export function writeSetup(file: string, patch: SetupPatch): SetupWrite {
     }
     c.set(['vault', 'semantic', 'model'], semantic.model);
   }
+  if (patch.webSearch !== undefined) {
+    for (const edit of webSearchEdits(c.raw, patch.webSearch, env)) c.set(['tools', 'web_search', edit.key], edit.value);
+  }
   const { text, written } = newText(old, c, file);
   parseConfig(text, file); // never write a file the engine would refuse at its next start
   writeFileAtomic(file, text, { mode: 0o600, fsync: true });
   const modelTouched = patch.model?.default !== undefined || Object.values(patch.providers ?? {}).some((p) => Object.keys(p ?? {}).length > 0);
-  return { setup: setupOf(c.raw, file), written, modelTouched };
+  return { setup: setupOf(c.raw, file, env), written, modelTouched };
 }

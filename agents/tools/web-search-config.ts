@@ -41,9 +41,31 @@ function httpUrl(file: string, v: unknown): string {
   return (v as string).replace(/\/+$/, '');
 }
 
+/** What `api_key_env` may hold: an environment variable's name. */
+export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * Brave's key: from the variable `api_key_env` names when it is there (it is the file's
+ * explicit choice), else `BRAVE_API_KEY`, else the literal `api_key`.
+ */
+function braveKey(file: string, section: Table, env: NodeJS.ProcessEnv): unknown {
+  const name = section.api_key_env;
+  if (name !== undefined) {
+    if (typeof name !== 'string' || !ENV_NAME.test(name)) {
+      throw bad(file, 'api_key_env', `must name an environment variable (letters, digits and _, not starting with a digit), not ${JSON.stringify(name)}`);
+    }
+    const value = env[name];
+    if (value === undefined || value === '') throw bad(file, 'api_key_env', `the environment variable ${name} is not set (or is empty) in kowalski's environment: set it to Brave's key and start kowalski again`);
+    return value;
+  }
+  const key = env.BRAVE_API_KEY || section.api_key;
+  if (key === undefined || key === '') throw bad(file, 'api_key', 'brave needs an API key: api_key_env = "NAME" (the variable holding it), api_key = "…", or set BRAVE_API_KEY');
+  return key;
+}
+
 /**
  * Read `[tools.web_search]` from the parsed config.toml (`raw`); null when it is absent.
- * `BRAVE_API_KEY` in `env` wins over `api_key`, as each ecosystem's variable does.
+ * Brave's key: the variable `api_key_env` names wins, then `BRAVE_API_KEY` in `env`, then `api_key`.
  * A bad value is KW_ERR_CONFIG_INVALID naming `tools.web_search.<key>` and `file`.
  */
 export function webSearchConfigFrom(raw: Record<string, unknown>, file: string, env: NodeJS.ProcessEnv = process.env): WebSearchConfig | null {
@@ -55,13 +77,13 @@ export function webSearchConfigFrom(raw: Record<string, unknown>, file: string, 
   if (!table(section)) {
     throw new KowalskiError('KW_ERR_CONFIG_INVALID', `${file}: tools.web_search: must be a table ([tools.web_search])`, { where: { file, key: 'tools.web_search' } });
   }
+  if (Object.keys(section).length === 0) return null; // an empty table (Setup's "none" leaves its header and comments): no search engine
   switch (section.provider) {
     case 'searxng':
       if (section.url === undefined) throw bad(file, 'url', 'searxng needs the address of its instance, e.g. url = "http://127.0.0.1:8888"');
       return { provider: 'searxng', url: httpUrl(file, section.url) };
     case 'brave': {
-      const key = env.BRAVE_API_KEY || section.api_key;
-      if (key === undefined || key === '') throw bad(file, 'api_key', 'brave needs an API key: api_key = "…" (or set BRAVE_API_KEY)');
+      const key = braveKey(file, section, env);
       if (typeof key !== 'string' || /\s/.test(key)) throw bad(file, 'api_key', 'must be a string without spaces or line breaks');
       return { provider: 'brave', url: section.url === undefined ? BRAVE_DEFAULT_URL : httpUrl(file, section.url), apiKey: key };
     }

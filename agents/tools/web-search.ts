@@ -32,7 +32,7 @@ url = "http://127.0.0.1:8888"     # your SearXNG instance, with format json enab
 or
 [tools.web_search]
 provider = "brave"
-api_key = "…"                      # or set BRAVE_API_KEY`;
+api_key_env = "BRAVE_KEY"          # the variable holding the key (or set BRAVE_API_KEY)`;
 
 const ENGINE_NAMES = { searxng: 'SearXNG', brave: 'Brave Search' } as const;
 
@@ -77,7 +77,7 @@ function hits(config: WebSearchConfig, body: unknown): Hit[] | null {
 /** What a failing status most likely means, for the operator reading the trace. */
 function hint(config: WebSearchConfig, status: number): string {
   if (config.provider === 'searxng' && status === 403) return ' (is "json" in search.formats of its settings.yml?)';
-  if (config.provider === 'brave' && (status === 401 || status === 403 || status === 422)) return ' (the API key was refused; check api_key or BRAVE_API_KEY)';
+  if (config.provider === 'brave' && (status === 401 || status === 403 || status === 422)) return ' (the API key was refused; check api_key_env, BRAVE_API_KEY or api_key)';
   if (status === 429) return ' (rate limited; try again later)';
   return '';
 }

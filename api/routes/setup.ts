@@ -1,8 +1,8 @@
 /**
- * `/api/setup`: the model provider, the tools folder and semantic search (keys are never
- * sent back in full). A PUT answers with the new setup, how config.toml was written
- * (`written`: comments kept or not) and, when it changed the model or a provider, the
- * default model's check (`check`: ok, unreachable, model_missing or not_configured).
+ * `/api/setup`: the model provider, the tools folder, semantic search and web search (keys
+ * are never sent back in full; web search's key only as a variable's name). A PUT answers
+ * with the new setup, how config.toml was written (`written`: comments kept or not) and,
+ * when it changed the model or a provider, the default model's check (`check`: ok, unreachable, model_missing or not_configured).
  */
 import type { FastifyInstance } from 'fastify';
 import type { Engine, SetupPatch } from '../../engine/index.js';
@@ -33,6 +33,10 @@ const patchSchema = {
       properties: {
         semantic: { type: 'object', additionalProperties: false, properties: { enabled: { type: 'boolean' }, model: nullableString(200) } },
       },
+    },
+    webSearch: {
+      type: 'object', additionalProperties: false, required: ['provider'],
+      properties: { provider: { type: ['string', 'null'], enum: ['searxng', 'brave', null] }, url: nullableString(500), apiKeyEnv: nullableString(200) },
     },
   },
 } as const;

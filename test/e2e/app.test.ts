@@ -375,6 +375,43 @@ describe('the operator app in a browser', () => {
     assert.ok(toml.startsWith('# written by hand\n[model]\ntool_calling = "auto" # keep me\ndefault = "ollama:mistral:7b"\n'), toml);
   });
 
+  test('Setup\'s web search: SearXNG, then Brave with its key named as an environment variable; a bad or unset name is shown on its field; config.toml keeps its comments', async (t) => {
+    const keyVar = 'KW_E2E_BRAVE_KEY';
+    const key = 'brave-e2e-SECRET-0123456789';
+    process.env[keyVar] = key; // the served child inherits it
+    cleanups(t)(() => delete process.env[keyVar]);
+    const { page, url, home } = await scene(t, [], async (dir) => {
+      fs.writeFileSync(path.join(dir, 'config.toml'), '# written by hand\n[model]\ntool_calling = "auto" # keep me\n', { mode: 0o600 });
+    });
+    const configFile = path.join(home, 'config.toml');
+    await page.goto(`${url}#/setup`);
+    await testId(page, 'setup-form').waitFor();
+    assert.equal(await testId(page, 'web-search-none').isChecked(), true);
+
+    await testId(page, 'web-search-searxng').check();
+    await testId(page, 'setup-save').click();
+    assert.match(await textOf(page.locator('#setup-webSearchUrl-error')), /SearXNG needs the address/);
+    await testId(page, 'web-search-url').fill('http://127.0.0.1:8888/');
+    await testId(page, 'setup-save').click();
+    assert.equal(await textOf(testId(page, 'setup-saved')), `Saved to ${configFile}.`);
+    assert.equal(fs.readFileSync(configFile, 'utf8'), '# written by hand\n[model]\ntool_calling = "auto" # keep me\n\n[tools.web_search]\nprovider = "searxng"\nurl = "http://127.0.0.1:8888"\n');
+
+    await testId(page, 'web-search-brave').check();
+    await testId(page, 'web-search-url').fill('');
+    await testId(page, 'web-search-key-env').fill('KW_E2E_NEVER_SET');
+    await testId(page, 'setup-save').click();
+    assert.match(await textOf(page.locator('#setup-webSearchKeyEnv-error')), /webSearch\.apiKeyEnv: the environment variable KW_E2E_NEVER_SET is not set/);
+    await testId(page, 'web-search-key-env').fill(keyVar);
+    await testId(page, 'setup-save').click();
+    assert.equal(await textOf(testId(page, 'setup-saved')), `Saved to ${configFile}.`);
+    assert.match(await textOf(page.locator('#setup-webSearchKeyEnv-hint')), new RegExp(`${keyVar} is set where kowalski runs`));
+    await testId(page, 'web-search').scrollIntoViewIfNeeded();
+    await shot(page, '16-setup-web-search');
+    const toml = fs.readFileSync(configFile, 'utf8');
+    assert.equal(toml, `# written by hand\n[model]\ntool_calling = "auto" # keep me\n\n[tools.web_search]\nprovider = "brave"\napi_key_env = "${keyVar}"\n`);
+    assert.equal((await page.content()).includes(key), false, 'the key is never on the page');
+  });
+
   test('signing in: the bare address says how to get in; the link serve printed signs in, once; a used link says so; a pasted token works too', async (t) => {
     const defer = cleanups(t);
     const home = path.join(fs.realpathSync(tempDir(t, 'kw-e2e-')), 'home');

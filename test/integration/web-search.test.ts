@@ -171,6 +171,11 @@ test('[tools.web_search] from real TOML: every bad value is KW_ERR_CONFIG_INVALI
     { provider: 'brave', url: 'https://api.search.brave.com/res/v1/web/search', apiKey: 'k1' });
   assert.deepEqual(webSearchConfigFrom(parse('[tools.web_search]\nprovider = "brave"\n'), FILE, { BRAVE_API_KEY: 'k2' }),
     { provider: 'brave', url: 'https://api.search.brave.com/res/v1/web/search', apiKey: 'k2' });
+  assert.equal(webSearchConfigFrom(parse('[tools.web_search] # none for now\n'), FILE, {}), null, 'an empty table is no setting');
+  // api_key_env names the variable; it wins over BRAVE_API_KEY, which wins over api_key.
+  const named = '[tools.web_search]\nprovider = "brave"\napi_key_env = "MY_BRAVE"\napi_key = "k1"\n';
+  assert.equal((webSearchConfigFrom(parse(named), FILE, { MY_BRAVE: 'k3', BRAVE_API_KEY: 'k2' }) as { apiKey: string }).apiKey, 'k3');
+  assert.equal((webSearchConfigFrom(parse('[tools.web_search]\nprovider = "brave"\napi_key = "k1"\n'), FILE, { BRAVE_API_KEY: 'k2' }) as { apiKey: string }).apiKey, 'k2');
 
   const cases: [string, string, string][] = [
     ['[tools.web_search]\nprovider = "bing"\n', 'tools.web_search.provider', '"searxng" or "brave"'],
@@ -181,6 +186,9 @@ test('[tools.web_search] from real TOML: every bad value is KW_ERR_CONFIG_INVALI
     ['[tools.web_search]\nprovider = "brave"\n', 'tools.web_search.api_key', 'BRAVE_API_KEY'],
     ['[tools.web_search]\nprovider = "brave"\napi_key = "two words"\n', 'tools.web_search.api_key', 'without spaces'],
     ['[tools.web_search]\nprovider = "brave"\napi_key = "k"\nurl = "localhost"\n', 'tools.web_search.url', 'http:// or https://'],
+    ['[tools.web_search]\nprovider = "brave"\napi_key_env = "1BAD-NAME"\n', 'tools.web_search.api_key_env', 'must name an environment variable'],
+    ['[tools.web_search]\nprovider = "brave"\napi_key_env = 7\n', 'tools.web_search.api_key_env', 'must name an environment variable'],
+    ['[tools.web_search]\nprovider = "brave"\napi_key_env = "KW_UNSET_BRAVE"\napi_key = "k1"\n', 'tools.web_search.api_key_env', 'KW_UNSET_BRAVE is not set'],
     ['[tools]\nweb_search = "searxng"\n', 'tools.web_search', 'must be a table'],
     ['tools = 3\n', 'tools', 'must be a table'],
   ];

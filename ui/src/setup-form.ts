@@ -1,5 +1,5 @@
 /** The Setup screen's form values, and the PUT that carries only what the operator changed. */
-import type { Setup, SetupPatch, ToolCalling } from './types';
+import type { Setup, SetupPatch, ToolCalling, WebSearchProvider } from './types';
 
 export type Provider = 'ollama' | 'anthropic' | 'gemini' | 'openai';
 export type KeyedProvider = Exclude<Provider, 'ollama'>;
@@ -24,6 +24,12 @@ export interface SetupForm {
   semanticEnabled: boolean;
   /** `provider:model` of the embedding model. */
   semanticModel: string;
+  /** `[tools.web_search]`: '' is none. */
+  webSearchProvider: WebSearchProvider | '';
+  /** SearXNG's address, or Brave's endpoint (empty: Brave's own). */
+  webSearchUrl: string;
+  /** The environment variable holding Brave's key: a name, never the key. */
+  webSearchKeyEnv: string;
 }
 
 export type SetupField = keyof SetupForm;
@@ -48,6 +54,9 @@ export function formFromSetup(s: Setup): SetupForm {
     toolsRoot: s.tools.root ?? '',
     semanticEnabled: s.vault.semantic.enabled,
     semanticModel: s.vault.semantic.model,
+    webSearchProvider: s.webSearch.provider ?? '',
+    webSearchUrl: s.webSearch.url ?? '',
+    webSearchKeyEnv: s.webSearch.apiKeyEnv ?? '',
   };
 }
 
@@ -84,6 +93,12 @@ export function patchFrom(initial: SetupForm, f: SetupForm): SetupPatch {
   if (f.semanticEnabled !== initial.semanticEnabled) semantic.enabled = f.semanticEnabled;
   if (f.semanticModel.trim() !== initial.semanticModel.trim()) semantic.model = orNull(f.semanticModel);
   if (Object.keys(semantic).length > 0) patch.vault = { semantic };
+  const web = (f: SetupForm): string => [f.webSearchProvider, f.webSearchUrl.trim(), f.webSearchKeyEnv.trim()].join('\n');
+  if (web(f) !== web(initial)) {
+    patch.webSearch = f.webSearchProvider === '' ? { provider: null }
+      : f.webSearchProvider === 'searxng' ? { provider: 'searxng', url: orNull(f.webSearchUrl), apiKeyEnv: null }
+      : { provider: 'brave', url: orNull(f.webSearchUrl), apiKeyEnv: orNull(f.webSearchKeyEnv) };
+  }
   return patch;
 }
 
@@ -102,12 +117,20 @@ export function checkSetup(f: SetupForm): Partial<Record<SetupField, string>> {
   if (/\s/.test(f.model.trim())) out.model = 'A model name has no spaces.';
   const embedding = f.semanticModel.trim();
   if (embedding !== '' && !/^(ollama|openai|gemini):\S+$/.test(embedding)) out.semanticModel = 'Write provider:model with provider ollama, openai or gemini, e.g. ollama:nomic-embed-text.';
+  const webUrl = f.webSearchUrl.trim();
+  if (f.webSearchProvider === 'searxng' && webUrl === '') out.webSearchUrl = 'SearXNG needs the address of its instance, e.g. http://127.0.0.1:8888.';
+  else if (f.webSearchProvider !== '' && webUrl !== '' && !url.test(webUrl)) out.webSearchUrl = 'Must be an http:// or https:// URL.';
+  const keyEnv = f.webSearchKeyEnv.trim();
+  if (f.webSearchProvider === 'brave' && keyEnv !== '' && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(keyEnv)) out.webSearchKeyEnv = 'The name of an environment variable (letters, digits and _), e.g. BRAVE_KEY: never the key itself.';
   return out;
 }
 
 /** Which field a server 400 names (`body/providers/ollama/host must …`), if any. */
 export function fieldOfServerError(message: string): SetupField | undefined {
   const table: [RegExp, SetupField][] = [
+    [/webSearch[/.]url/, 'webSearchUrl'],
+    [/webSearch[/.]apiKeyEnv/, 'webSearchKeyEnv'],
+    [/webSearch[/.]provider/, 'webSearchProvider'],
     [/ollama\/host|ollama\.host/, 'ollamaHost'],
     [/gemini[/.]apiKey/, 'geminiApiKey'],
     [/gemini[/.]baseUrl/, 'geminiBaseUrl'],

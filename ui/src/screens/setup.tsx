@@ -1,4 +1,4 @@
-/** `#/setup`: the model provider and default model, tool calling, the tools folder, semantic search over the vault. */
+/** `#/setup`: the model provider and default model, tool calling, the tools folder, semantic search over the vault, web search. */
 import { useState } from 'preact/hooks';
 import type { ComponentChildren } from 'preact';
 import { asApiError } from '../api';
@@ -9,7 +9,7 @@ import { checkSetup, fieldOfServerError, formFromSetup, isEmptyPatch, patchFrom 
 import type { KeyedProvider, Provider, SetupField, SetupForm } from '../setup-form';
 import { useServices } from '../services';
 import { TOOL_CALLING } from '../types';
-import type { KeyedSetup, Setup, SetupSaved } from '../types';
+import type { KeyedSetup, Setup, SetupSaved, WebSearchSetup } from '../types';
 
 export function SetupScreen() {
   const { api } = useServices();
@@ -18,7 +18,7 @@ export function SetupScreen() {
     <section aria-labelledby="setup-title">
       <div class="page-head">
         <h1 id="setup-title">Setup</h1>
-        <p class="muted">Which model the hordes use, and where kowalski finds tools.</p>
+        <p class="muted">Which model the hordes use, where kowalski finds tools, and which search engine web_search asks.</p>
       </div>
       {setup.data === undefined && setup.loading && <Loading label="Loading the settings…" />}
       {setup.data === undefined && setup.error !== undefined && (
@@ -151,6 +151,8 @@ function SetupEditor({ initial }: { initial: Setup }) {
         </Field>
       </fieldset>
 
+      <WebSearchFields saved={saved.webSearch} form={form} problems={problems} set={set} />
+
       {error !== null && <ErrorBox error={error} title="The settings were not saved" />}
       {done !== null && <p class="success" role="status" data-testid="setup-saved">{done}</p>}
       {answer !== null && <SaveAnswer answer={answer} />}
@@ -214,6 +216,49 @@ function KeyFields({ provider, label, saved, form, problems, busy, set, remove }
           onInput={(e) => set(f.url, e.currentTarget.value)} />}
       </Field>
     </>
+  );
+}
+
+const WEB_SEARCH = [['', 'None'], ['searxng', 'SearXNG (your own instance)'], ['brave', 'Brave Search API']] as const;
+
+/** `[tools.web_search]`: the engine web_search asks; Brave's key only as the name of the variable holding it. */
+function WebSearchFields({ saved, form, problems, set }: {
+  saved: WebSearchSetup; form: SetupForm; problems: Problems; set: <K extends SetupField>(k: K, v: SetupForm[K]) => void;
+}) {
+  const provider = form.webSearchProvider;
+  const keyEnv = form.webSearchKeyEnv.trim();
+  const keyState = keyEnv !== '' && keyEnv === saved.apiKeyEnv
+    ? (saved.apiKeyEnvSet ? <><code>{keyEnv}</code> is set where kowalski runs.</> : <><code>{keyEnv}</code> is <strong>not set</strong> where kowalski runs.</>)
+    : saved.apiKeyHint !== null ? <>A key is written in config.toml (<code data-testid="web-search-key-hint">{saved.apiKeyHint}</code>); naming a variable here takes precedence.</>
+    : saved.braveApiKeySet ? <>Empty: <code>BRAVE_API_KEY</code>, which is set, is used.</>
+    : 'Set the variable where kowalski starts (it must be set before you save), then name it here.';
+  return (
+    <fieldset class="fieldset" data-testid="web-search">
+      <legend>Web search</legend>
+      <div class="radios">
+        {WEB_SEARCH.map(([value, label]) => (
+          <label key={value} class="radio">
+            <input type="radio" name="webSearchProvider" value={value} checked={provider === value} data-testid={`web-search-${value === '' ? 'none' : value}`}
+              onChange={() => set('webSearchProvider', value)} />
+            {label}
+          </label>
+        ))}
+      </div>
+      {provider !== '' && (
+        <Field id="webSearchUrl" label={provider === 'searxng' ? 'SearXNG address' : 'Brave endpoint (optional)'} problem={problems.webSearchUrl}
+          hint={provider === 'searxng' ? <>Its JSON output must be on (<code>search.formats</code> in its settings.yml).</> : "Empty: Brave's own."}>
+          {(aria) => <input {...aria} type="url" value={form.webSearchUrl} autocomplete="off" data-testid="web-search-url"
+            placeholder={provider === 'searxng' ? 'http://127.0.0.1:8888' : 'https://api.search.brave.com/res/v1/web/search'}
+            onInput={(e) => set('webSearchUrl', e.currentTarget.value)} />}
+        </Field>
+      )}
+      {provider === 'brave' && (
+        <Field id="webSearchKeyEnv" label="Environment variable holding the key" problem={problems.webSearchKeyEnv} hint={keyState}>
+          {(aria) => <input {...aria} type="text" value={form.webSearchKeyEnv} autocomplete="off" spellcheck={false} placeholder="BRAVE_KEY"
+            data-testid="web-search-key-env" onInput={(e) => set('webSearchKeyEnv', e.currentTarget.value)} />}
+        </Field>
+      )}
+    </fieldset>
   );
 }
 
