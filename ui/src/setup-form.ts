@@ -1,5 +1,5 @@
 /** The Setup screen's form values, and the PUT that carries only what the operator changed. */
-import type { Setup, SetupPatch, ToolCalling, WebSearchProvider } from './types';
+import type { Setup, SetupPatch, ToolCalling, WebSearchProvider } from './types.js';
 
 export type Provider = 'ollama' | 'anthropic' | 'gemini' | 'openai';
 export type KeyedProvider = Exclude<Provider, 'ollama'>;
