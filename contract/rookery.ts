@@ -38,6 +38,9 @@ export interface DraftStep {
   verify_command?: string;
   verify_cwd?: string;
   apply_mode?: 'dry-run' | 'execute';
+  /** A `vault_note` step's note path in the vault (`{{date}}`, `{{run_id}}`), and whether it makes the note or adds to it. */
+  note?: string;
+  note_mode?: 'create' | 'append';
   timeout_secs?: number;
   isolation?: 'in_process' | 'process';
 }

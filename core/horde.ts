@@ -13,7 +13,9 @@ export const TOOL_STEP_KINDS = ['ingest', 'table_profile', 'sql_batch', 'xlsx_re
 export const GATE_STEP_KINDS = ['review'] as const;
 /** One turn of a team profile (`agent = "researcher"`), with its tools and delegation, run by the engine's chat. */
 export const AGENT_STEP_KINDS = ['agent'] as const;
-export const STEP_KINDS = [...TOOL_STEP_KINDS, ...MODEL_STEP_KINDS, ...AGENT_STEP_KINDS, ...GATE_STEP_KINDS] as const;
+/** Kinds that write outside the run, through an audited path (`vault_note`: a note of the vault). */
+export const VAULT_STEP_KINDS = ['vault_note'] as const;
+export const STEP_KINDS = [...TOOL_STEP_KINDS, ...MODEL_STEP_KINDS, ...AGENT_STEP_KINDS, ...GATE_STEP_KINDS, ...VAULT_STEP_KINDS] as const;
 export type StepKind = (typeof STEP_KINDS)[number];
 
 export const INPUT_TYPES: readonly InputType[] = ['text', 'textarea', 'url', 'choice', 'path', 'file', 'folder'];
@@ -21,6 +23,15 @@ export const INPUT_TYPES: readonly InputType[] = ['text', 'textarea', 'url', 'ch
 export type Isolation = 'in_process' | 'process';
 export const ISOLATIONS: readonly Isolation[] = ['in_process', 'process'];
 export type ApplyMode = 'dry-run' | 'execute';
+/** How a `vault_note` step writes its note: a new note (refused when there is one), or added to the end of it (made when there is none). */
+export type NoteMode = 'create' | 'append';
+export const NOTE_MODES: readonly NoteMode[] = ['create', 'append'];
+
+/** A `vault_note` step's note: its vault path, with `{{date}}` (the run's day, UTC) and `{{run_id}}` left to fill at run time. */
+export interface NoteSpec {
+  path: string;
+  mode: NoteMode;
+}
 export const APPLY_MODES: readonly ApplyMode[] = ['dry-run', 'execute'];
 
 export interface NormalizeSpec {
@@ -56,6 +67,8 @@ export interface StepDef {
   verifyCwd?: string;
   /** Only for `apply`; default `dry-run`. */
   applyMode?: ApplyMode;
+  /** Only for `vault_note`: the note it writes (what it reads, in `context`, is what it writes). */
+  note?: NoteSpec;
   normalize?: NormalizeSpec;
   inputs: InputField[];
   /** The Markdown body: documentation for people, never executed. */

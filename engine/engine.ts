@@ -11,7 +11,7 @@ import type { HordeDef } from '../core/index.js';
 import type { RunEvent, RunState, StepPolicy } from '../actors/index.js';
 import { FINAL_RUN_STATES } from '../actors/index.js';
 import { builtinStepKinds, createStepRunner, poolSize, resolveInside } from '../steps/index.js';
-import type { AgentTurnAnswer, StepKindInfo } from '../steps/index.js';
+import type { AgentTurnAnswer, StepKindInfo, VaultWriteAnswer } from '../steps/index.js';
 import type { Clock } from './clock.js';
 import { monotonicMicros, systemClock } from './clock.js';
 import { budgetMeter, runLimits } from './budget.js';
@@ -85,6 +85,7 @@ import type { Vault } from './vault/index.js';
 import { RookeryService } from './rookery/rookery-service.js';
 import { ROOKERY_TOOL_NAMES, createRookeryTools } from './rookery/rookery-tools.js';
 import { RUN_HORDE_TOOL, createRunHordeTool } from './run-horde-tool.js';
+import { writeStepNote } from './step-note.js';
 import { DATA_TOOL_NAMES } from '../agents/index.js';
 import type { ProbeResult } from '../agents/index.js';
 import { ADAPTER_DEFINITIONS, createAdapters } from './adapters/index.js';
@@ -366,6 +367,12 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         })],
       ...(options.testOnlyFetchAllow === undefined ? {} : { testOnlyFetchAllow: options.testOnlyFetchAllow }),
       agentTurn: (at, agent, text, signal): Promise<AgentTurnAnswer> => chat.stepTurn(at, agent, text, signal),
+      vaultWrite: (at, path, content, mode): Promise<VaultWriteAnswer> => writeStepNote({
+        create: (p, c, o) => vault.create(p, c, o),
+        append: (p, c, o) => vault.append(p, c, o),
+        exists: (p) => vault.exists(p),
+        runCreatedAt: (runId) => queries.getRun(runId)?.createdAt ?? clock.now(),
+      }, at, path, content, mode),
     });
     const supervisor = new Supervisor({
       committer, log, leases, runner, kinds, observers, clock, crash, models,

@@ -7,10 +7,10 @@
  */
 import type Database from 'better-sqlite3';
 import { KowalskiError } from '../core/index.js';
-import type { StepDef } from '../core/index.js';
+import type { NoteMode, StepDef } from '../core/index.js';
 import { FS_TOOL_NAMES, createFsToolSet, createToolRegistry, providerSettingsFrom } from '../agents/index.js';
 import type { ModelCallTrace, ProviderSettings, Tool, ToolCallingMode, ToolOutput, ToolRegistry, ToolSpec } from '../agents/index.js';
-import type { AgentTurnAnswer, ModelTask, StepHandlers, StepRequest, StepTask } from '../steps/index.js';
+import type { AgentTurnAnswer, ModelTask, StepHandlers, StepRequest, StepTask, VaultWriteAnswer } from '../steps/index.js';
 import type { Clock } from './clock.js';
 import { DataServers, dataRootOf, isDataToolName } from './data-servers.js';
 import type { EngineConfig } from './config.js';
@@ -40,6 +40,8 @@ export interface ModelHubDeps {
   testOnlyFetchAllow?: readonly string[];
   /** An `agent` step's turn, run by the chat service (made after the hub). */
   agentTurn?(at: { runId: string; step: string; hordeId: string }, agent: string, text: string, signal: AbortSignal): Promise<AgentTurnAnswer>;
+  /** A `vault_note` step's write, through the vault's audited writes (engine/step-note.ts). */
+  vaultWrite?(at: { runId: string; step: string }, path: string, content: string, mode: NoteMode): Promise<VaultWriteAnswer>;
 }
 
 export type ModelStepHandlers = Pick<StepHandlers, 'onRequest' | 'onTrace' | 'onLearned'>;
@@ -144,6 +146,9 @@ export class ModelHub {
       case 'agent-turn':
         if (this.deps.agentTurn === undefined) return Promise.reject(new KowalskiError('KW_ERR_INTERNAL', 'this engine runs no agent turns'));
         return this.deps.agentTurn({ runId: run.runId, step: run.step, hordeId: run.hordeId }, request.agent, request.text, signal);
+      case 'vault-write':
+        if (this.deps.vaultWrite === undefined) return Promise.reject(new KowalskiError('KW_ERR_INTERNAL', 'this engine has no vault'));
+        return this.deps.vaultWrite({ runId: run.runId, step: run.step }, request.path, request.content, request.mode);
       default: {
         const never: never = request;
         return Promise.reject(new Error(`unknown step request ${(never as { op: string }).op}`));

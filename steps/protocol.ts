@@ -3,7 +3,7 @@
  * Piscina worker thread and for an isolated child process. Everything here is plain
  * data (structured-clone and JSON safe); errors travel as PlainError.
  */
-import type { HordeDef, PlainError, StepDef } from '../core/index.js';
+import type { HordeDef, NoteMode, PlainError, StepDef } from '../core/index.js';
 import type { ModelCallTrace, ProviderSettings, ReplayTable, ToolCallingMode, ToolCallingSetting, ToolOutput, ToolSpec } from '../agents/index.js';
 import type { ProjectFolder } from './project.js';
 import type { SpawnerAddress } from './spawner-wire.js';
@@ -128,7 +128,18 @@ export type StepRequest =
   | { op: 'describe-tools'; names: string[] }
   | { op: 'call-tool'; name: string; args: Record<string, unknown> }
   /** An `agent` step: one turn of a team profile, run by the engine's chat (durable, with the profile's tools and delegation). */
-  | { op: 'agent-turn'; agent: string; text: string };
+  | { op: 'agent-turn'; agent: string; text: string }
+  /** A `vault_note` step: write its note through the vault's audited writes, keyed by the run and step (an attempt again finds the write). */
+  | { op: 'vault-write'; path: string; content: string; mode: NoteMode };
+
+/** What a `vault_note` step's write did. */
+export interface VaultWriteAnswer {
+  path: string;
+  writeId: number;
+  op: 'create' | 'append';
+  bytesBefore: number;
+  bytesAfter: number;
+}
 
 /** The answer of an `agent` step's turn. */
 export interface AgentTurnAnswer {
@@ -144,6 +155,7 @@ export interface StepRequestResults {
   'describe-tools': ToolSpec[];
   'call-tool': ToolOutput;
   'agent-turn': AgentTurnAnswer;
+  'vault-write': VaultWriteAnswer;
 }
 
 /** Step → engine. */

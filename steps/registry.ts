@@ -49,6 +49,8 @@ export function builtinStepKinds(): Map<string, StepKindInfo> {
   add('xlsx_report', 'xlsx-report');
   // Its turn is the chat's: durable call by call, so an interrupted attempt goes on with it.
   add('agent', 'agent');
+  // Keyed by the run and the step: an attempt again finds the write the first one made.
+  add('vault_note', 'vault-note');
   kinds.set('review', { kind: 'review', module: stepsModuleFile('kinds/review'), usesModel: false, idempotent: true, runsCommand: false, review: true });
   for (const kind of MODEL_STEP_KINDS) add(kind, 'model', { usesModel: true });
   return kinds;

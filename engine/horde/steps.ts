@@ -6,8 +6,10 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { APPLY_MODES, ISOLATIONS, MODEL_STEP_KINDS, badAgentName } from '../../core/index.js';
-import type { ApplyMode, NormalizeSpec, StepDef } from '../../core/index.js';
+import { APPLY_MODES, ISOLATIONS, MODEL_STEP_KINDS, NOTE_MODES, badAgentName } from '../../core/index.js';
+import type { ApplyMode, NormalizeSpec, NoteSpec, StepDef } from '../../core/index.js';
+import { fillNotePath, unknownNotePlaceholders } from '../../core/note-path.js';
+import { noteSegments } from '../vault/vault-paths.js';
 import { toolNameClash, toolNameClashMessage } from '../../agents/tool-names.js';
 import { someOf } from './fields.js';
 import type { Fields } from './fields.js';
@@ -74,6 +76,7 @@ export async function readStep(name: string, f: Fields, body: string, ctx: StepC
   }
   const normalize = readNormalize(f);
   const inputs = readInputs(f);
+  const note = readNote(f, kind, context);
 
   if (problems.errorCount > before || kind === undefined) return undefined;
   const step: StepDef = {
@@ -87,6 +90,7 @@ export async function readStep(name: string, f: Fields, body: string, ctx: StepC
   if (verifyCommand !== undefined) step.verifyCommand = verifyCommand;
   if (verifyCwd !== undefined) step.verifyCwd = verifyCwd;
   if (applyMode !== undefined) step.applyMode = applyMode;
+  if (note !== undefined) step.note = note;
   if (normalize !== undefined) step.normalize = normalize;
   return step;
 }
@@ -176,6 +180,37 @@ function readAgent(f: Fields, kind: string | undefined, tools: string[], model: 
   if (tools.length > 0) f.bad(f.alias('tool_ids', 'tools') ?? 'tools', `an agent step uses the tools of its profile (team/${agent ?? '<agent>'}.md), not its own: remove ${f.alias('tool_ids', 'tools') ?? 'tools'}`);
   if (model !== undefined) f.bad('model', `an agent step uses the model of its profile (team/${agent ?? '<agent>'}.md): remove model`);
   return agent;
+}
+
+/** `note` and `note_mode`: a `vault_note` step's note (required there, refused elsewhere); it writes what it reads, so `reads` is required too. */
+function readNote(f: Fields, kind: string | undefined, context: readonly string[]): NoteSpec | undefined {
+  if (kind !== 'vault_note') {
+    for (const key of ['note', 'note_mode']) {
+      if (f.has(key)) {
+        f.raw(key);
+        f.bad(key, `${key} is only for vault_note steps; this step is ${kind ?? 'of no kind'}`);
+      }
+    }
+    return undefined;
+  }
+  const raw = f.string('note', { required: true, nonEmpty: true });
+  const mode = f.oneOf('note_mode', NOTE_MODES) ?? 'create';
+  if (context.length === 0 && !f.has('context_paths') && !f.has('reads')) {
+    f.bad('reads', 'a vault_note step writes what it reads: set reads (e.g. reads = ["@step:digest@"])');
+  }
+  if (raw === undefined) return undefined;
+  const unknown = unknownNotePlaceholders(raw);
+  if (unknown.length > 0) {
+    f.bad('note', `note uses ${unknown.join(', ')}; a note path takes {{date}} (the run's day) and {{run_id}}`);
+    return undefined;
+  }
+  try {
+    noteSegments(fillNotePath(raw, { date: '2026-01-01', runId: 'r0' }));
+  } catch (err) {
+    f.bad('note', `note: ${(err as Error).message}`);
+    return undefined;
+  }
+  return { path: raw, mode };
 }
 
 function readTools(f: Fields, known: ReadonlySet<string>): string[] {

@@ -3,7 +3,7 @@
  * 1.x ones (`tool_ids`, `model_id`, `prompt`, `output_path`, `writes`, `reads`), values
  * coerced as a person would read them, unknown keys (`avatar`, `agent_body`, …) dropped.
  */
-import { APPLY_MODES, ISOLATIONS } from '../../core/index.js';
+import { APPLY_MODES, ISOLATIONS, NOTE_MODES } from '../../core/index.js';
 import type { DraftInput, DraftStep } from './types.js';
 import { asFlag, asRecord, asText, asWhole, asWord, asWords } from './names.js';
 
@@ -37,6 +37,8 @@ export function readDraftStep(raw: Record<string, unknown>, name: string, guess:
   const verifyCommand = asWord(raw.verify_command);
   const verifyCwd = asWord(raw.verify_cwd);
   const applyMode = oneOf(asWord(raw.apply_mode)?.toLowerCase().replace(/[_ ]/g, '-').replace(/^dryrun$/, 'dry-run'), APPLY_MODES);
+  const note = asWord(raw.note);
+  const noteMode = oneOf(asWord(raw.note_mode)?.toLowerCase(), NOTE_MODES);
   const timeout = asWhole(raw.timeout_secs, 1);
   const isolation = oneOf(asWord(raw.isolation)?.toLowerCase().replace(/[- ]/g, '_'), ISOLATIONS);
   if (model !== undefined) step.model = model;
@@ -44,6 +46,8 @@ export function readDraftStep(raw: Record<string, unknown>, name: string, guess:
   if (verifyCommand !== undefined) step.verify_command = verifyCommand;
   if (verifyCwd !== undefined) step.verify_cwd = verifyCwd;
   if (applyMode !== undefined) step.apply_mode = applyMode;
+  if (note !== undefined) step.note = note;
+  if (noteMode !== undefined) step.note_mode = noteMode;
   if (timeout !== undefined) step.timeout_secs = timeout;
   if (isolation !== undefined) step.isolation = isolation;
   return step;

@@ -59,6 +59,8 @@ function stepTable(step: DraftStep): Record<string, unknown> {
     verify_command: step.verify_command,
     verify_cwd: step.verify_cwd,
     apply_mode: step.apply_mode,
+    note: step.note,
+    note_mode: step.note_mode,
     timeout_secs: step.timeout_secs,
     isolation: step.isolation,
   };

@@ -3,8 +3,9 @@
  * run again), create_note and append_note (writes, audited). A write is keyed by the
  * tool call's durable key, so the same call made again after a crash finds its write
  * instead of writing twice: that is why the write tools are idempotent too. A write
- * needs a chat agent as its caller (session, agent, the model call's trace); a horde's
- * model step is refused with KW_ERR_VAULT_NO_CALLER.
+ * needs a chat agent as its caller (session, agent, the model call's trace): a chat turn or
+ * a horde's agent step; a horde's model step is refused with KW_ERR_VAULT_NO_CALLER (a
+ * vault_note step writes without a model).
  */
 import { KowalskiError } from '../../core/index.js';
 import type { Tool, ToolCaller } from '../../agents/index.js';
@@ -33,7 +34,7 @@ const pathField = { type: 'string', minLength: 1, maxLength: MAX_VAULT_PATH, des
 
 function originOf(caller: ToolCaller | undefined, tool: string): WriteOrigin {
   if (caller === undefined || caller.traceId === null) {
-    throw new KowalskiError('KW_ERR_VAULT_NO_CALLER', `${tool}: vault writes are made by chat agents, each recorded with its session and the model call that asked for it; a horde step cannot write notes (it may read them)`);
+    throw new KowalskiError('KW_ERR_VAULT_NO_CALLER', `${tool}: vault writes are made by chat agents, each recorded with its session and the model call that asked for it; a horde's model step cannot write notes (it may read them): write with a vault_note step after it, or give the writing to an agent step whose profile lists ${tool}`);
   }
   return { sessionId: caller.sessionId, agent: caller.agent, traceId: caller.traceId, callKey: caller.key, by: 'agent' };
 }

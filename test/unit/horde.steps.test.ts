@@ -203,3 +203,25 @@ void test('placeholders: {{input.<declared id>}}, {{workdir}}, {{run_dir}} only,
     assert.match(p.message, message);
   }
 });
+
+void test('a vault_note step: note is required and checked as a vault path with {{date}} and {{run_id}} filled; it must read something; note keys are refused elsewhere', async (t) => {
+  const ok = withCheck('kind = "vault_note"\nreads = ["@step:intake@"]\nnote = "digests/{{date}}-{{run_id}}.md"\nnote_mode = "append"');
+  cleanups(t)(ok.cleanup);
+  assert.deepEqual(expectOk(await load(ok)).horde.steps.check?.note, { path: 'digests/{{date}}-{{run_id}}.md', mode: 'append' });
+
+  const cases: Array<[string, string, RegExp]> = [
+    ['kind = "vault_note"\nreads = ["@artifact@"]', 'note', /note/],
+    ['kind = "vault_note"\nreads = ["@artifact@"]\nnote = "../out.md"', 'note', /"\.\." is refused/],
+    ['kind = "vault_note"\nreads = ["@artifact@"]\nnote = "digests/{{day}}.md"', 'note', /note uses \{\{day\}\}; a note path takes \{\{date\}\}/],
+    ['kind = "vault_note"\nreads = ["@artifact@"]\nnote = "digests/today.txt"', 'note', /must end in "\.md"/],
+    ['kind = "vault_note"\nreads = ["@artifact@"]\nnote = "a.md"\nnote_mode = "replace"', 'note_mode', /create|append/],
+    ['kind = "vault_note"\nnote = "a.md"', 'reads', /writes what it reads: set reads/],
+    ['kind = "verify"\nverify_command = "true"\nnote = "a.md"', 'note', /note is only for vault_note steps; this step is verify/],
+  ];
+  for (const [toml, key, message] of cases) {
+    const h = withCheck(toml);
+    cleanups(t)(h.cleanup);
+    const p = expectProblem(await load(h), { code: key === 'note' && /note = /.test(toml) === false ? 'KW_ERR_KEY_MISSING' : 'KW_ERR_KEY_VALUE', file: 'agents/check.md', key, severity: 'error' });
+    assert.match(p.message, message, toml);
+  }
+});

@@ -93,7 +93,7 @@ void test('a line that looks like the start of a table header inside a string co
   // `[` followed by blanks and no `]`: a backtracking header pattern took seconds for a few thousand blanks.
   const { dir, cleanup } = writeHorde({
     'horde.md': '---\nid = "blank"\npipeline = ["a"]\n---\n',
-    'agents/a.md': `---\nname = "a"\nkind = "verify"\nverify_command = "true"\nnote = """\n[${' '.repeat(500_000)}x\n"""\ncontext_paths = ["@step:q@"]\n---\n`,
+    'agents/a.md': `---\nname = "a"\nkind = "verify"\nverify_command = "true"\nremark = """\n[${' '.repeat(500_000)}x\n"""\ncontext_paths = ["@step:q@"]\n---\n`,
   });
   cleanups(t)(cleanup);
   const started = performance.now();
