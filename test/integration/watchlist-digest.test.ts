@@ -99,6 +99,20 @@ test('watchlist-digest: the positions, the moves past the thresholds and the tot
   const prompt = s.server.requests[0]!.body.messages[1].content as string;
   for (const n of ['7932.2', '-57.8', '-0.72', '2.68', '1447.2']) assert.ok(prompt.includes(n), `the digest step was given ${n}`);
   assert.equal(fs.readFileSync(path.join(workdir, 'digest.md'), 'utf8').trim(), DIGEST.trim());
+
+  // The digest, word for word, in the day's note of the vault: an audited write by the run.
+  const day = new Date(s.engine.getRun(runId).run.createdAt).toISOString().slice(0, 10);
+  const note = `digests/watchlist-${day}.md`;
+  const digest = fs.readFileSync(path.join(workdir, 'digest.md'), 'utf8');
+  assert.equal(s.engine.vault.read(note).content, digest);
+  assert.deepEqual(s.engine.vault.writes({ path: note }).map((w) => [w.op, w.by, w.state, w.sessionId]), [['create', `run:${runId}`, 'done', null]]);
+  assert.match(s.engine.getRun(runId).steps.find((x) => x.name === 'file')?.summary ?? '', new RegExp(`created vault note ${note} \\(write #\\d+\\)`));
+
+  // The day's second run adds its digest to the same note.
+  const second = await run(s, input);
+  assert.equal(second.state, 'succeeded');
+  assert.equal(s.engine.vault.read(note).content, `${digest}\n${digest}`);
+  assert.deepEqual(s.engine.vault.writes({ path: note }).map((w) => [w.op, w.by]), [['append', `run:${second.runId}`], ['create', `run:${runId}`]]);
 });
 
 test('watchlist-digest: a watchlist input that gives two tables fails compute naming them, and the model is never called', async (t) => {
