@@ -78,7 +78,7 @@ describe('engine rerun', () => {
 
   test('--horde: an edited folder runs its edited later step; a step that changed kind before --from is refused', async (t) => {
     const { engine, dir, old } = await firstRun(t);
-    const edited = writeHorde(path.join(dir, 'edited'), 'id = "four"\npipeline = ["a", "b", "c", "d"]\nconfirm_commands = false', { ...STEPS, d: 'kind = "scribe"\nnote = "edited"' });
+    const edited = writeHorde(path.join(dir, 'edited'), 'id = "four"\npipeline = ["a", "b", "c", "d"]\nconfirm_commands = false', { ...STEPS, d: 'kind = "scribe"\nremark = "edited"' });
     const { horde } = await engine.resolveHorde(edited);
     const id = await engine.rerun(old, { from: 'd', horde });
     assert.equal(await engine.waitForRun(id), 'succeeded');
