@@ -3,7 +3,7 @@
  * name and whether it is set, never a key) and a patch turned into the key edits that
  * make it, each refusal KW_ERR_BAD_REQUEST naming `webSearch.<field>`.
  */
-import { ENV_NAME } from '../agents/index.js';
+import { ENV_NAME } from '../core/index.js';
 import { bad, httpUrl, keyHint, str, sub } from './setup-fields.js';
 import type { Table } from './setup-fields.js';
 import type { SetupPatch, WebSearchSetup } from '../contract/setup.js';

@@ -1,5 +1,5 @@
 /** `[tools.web_search]` in config.toml: which search engine web_search asks. */
-import { KowalskiError } from '../../core/index.js';
+import { ENV_NAME, KowalskiError } from '../../core/index.js';
 
 export const BRAVE_DEFAULT_URL = 'https://api.search.brave.com/res/v1/web/search';
 
@@ -40,9 +40,6 @@ function httpUrl(file: string, v: unknown): string {
   }
   return (v as string).replace(/\/+$/, '');
 }
-
-/** What `api_key_env` may hold: an environment variable's name. */
-export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /**
  * Brave's key: from the variable `api_key_env` names when it is there (it is the file's

@@ -4,7 +4,7 @@
  * whole numbers, and secrets that may come from the environment (`<key>_env = "NAME"`).
  * Every problem is KW_ERR_ADAPTER_CONFIG naming `[adapters.<name>] <key>`.
  */
-import { KowalskiError } from '../../core/index.js';
+import { ENV_NAME, KowalskiError } from '../../core/index.js';
 import { SECRET_KEY_NAME } from '../secrets/secret-list.js';
 import { ADAPTER_TYPES } from './types.js';
 import type { AdapterType } from './types.js';
@@ -94,7 +94,7 @@ export function secretSetting(raw: Record<string, unknown>, env: NodeJS.ProcessE
   const fromEnv = raw[`${key}_env`];
   if (fromEnv !== undefined) {
     if (raw[key] !== undefined) throw adapterConfigError(name, key, `is given both in the file and as ${key}_env; keep one`);
-    if (typeof fromEnv !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(fromEnv)) throw adapterConfigError(name, `${key}_env`, `must name an environment variable, not ${JSON.stringify(fromEnv)}`);
+    if (typeof fromEnv !== 'string' || !ENV_NAME.test(fromEnv)) throw adapterConfigError(name, `${key}_env`, `must name an environment variable, not ${JSON.stringify(fromEnv)}`);
     const value = env[fromEnv];
     if (value === undefined || value === '') throw adapterConfigError(name, `${key}_env`, `names $${fromEnv}, which is not set`);
     return value;

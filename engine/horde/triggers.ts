@@ -2,6 +2,7 @@
  * `[[triggers]]` of horde.md: parsed and checked here; firing them is the engine's job.
  * Every problem is KW_ERR_TRIGGER_INVALID with its key, e.g. `triggers[1].schedule`.
  */
+import { ENV_NAME } from '../../core/index.js';
 import type { CatchUp, Overlap, TriggerDef, TriggerKind } from '../../core/index.js';
 import { globProblem } from '../triggers/glob.js';
 import { Fields, isTable, describe, someOf } from './fields.js';
@@ -10,7 +11,6 @@ export const TRIGGER_NAME = /^[a-z0-9][a-z0-9_-]*$/;
 const KINDS: readonly TriggerKind[] = ['cron', 'watch', 'webhook'];
 const CATCH_UP: readonly CatchUp[] = ['skip', 'once', 'all'];
 const OVERLAP: readonly Overlap[] = ['skip', 'queue_one', 'parallel'];
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** Keys that belong to one kind only. */
 const KIND_KEYS: Record<TriggerKind, readonly string[]> = {
   cron: ['schedule', 'timezone', 'catch_up'],

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { Ajv } from 'ajv';
 import semver from 'semver';
 import { parse, TomlError } from 'smol-toml';
-import { KowalskiError } from '../../core/index.js';
+import { ENV_NAME, KowalskiError } from '../../core/index.js';
 import { expandHome } from '../../agents/index.js';
 import { inputSchemaProblem } from './input-schema.js';
 import { lineOf } from './manifest-lines.js';
@@ -22,7 +22,6 @@ export const MANIFEST_MAX_BYTES = 64 * 1024;
 const PLUGIN_NAME = /^[a-z][a-z0-9-]*$/;
 const TOOL_NAME = /^[a-z][a-z0-9_]*$/;
 const EXPORT_NAME = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const HOST = /^(?=.{1,253}$)(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*(:\d{1,5})?$/;
 const ENTRY_EXT = /\.(m|c)?js$/;
 /** Longest tool name providers take (Anthropic, OpenAI: 64). */
