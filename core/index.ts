@@ -9,4 +9,5 @@ export { BUDGET_KEYS, BUDGET_LABELS, budgetValueProblem, budgetOver, mergeBudget
 export type { BudgetKey, BudgetLimits, BudgetSpent } from './budget.js';
 export { formatBytes } from './bytes.js';
 export { ENV_NAME } from './env-name.js';
+export { httpUrlOr } from './http-url.js';
 export { AGENT_NAME, MAX_AGENT_NAME, badAgentName } from './agent-name.js';

@@ -1,5 +1,5 @@
 /** What Setup's sections share: reading a parsed config.toml's tables and strings, a key's hint, and the checks that name the field. */
-import { KowalskiError } from '../core/index.js';
+import { KowalskiError, httpUrlOr } from '../core/index.js';
 
 export type Table = Record<string, unknown>;
 
@@ -22,12 +22,5 @@ export function bad(key: string, message: string): KowalskiError {
 
 /** An http(s) URL without its trailing slashes; anything else is KW_ERR_BAD_REQUEST naming `key`. */
 export function httpUrl(key: string, v: string): string {
-  let u: URL;
-  try {
-    u = new URL(v);
-  } catch {
-    throw bad(key, `${JSON.stringify(v)} is not a URL`);
-  }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw bad(key, 'must be an http:// or https:// URL');
-  return v.replace(/\/+$/, '');
+  return httpUrlOr(v, (why) => bad(key, why));
 }

@@ -4,7 +4,7 @@
  * GEMINI_API_KEY, GOOGLE_GEMINI_BASE_URL), so a machine set up for `ollama`, Anthropic's
  * or Google's tools works with no config at all.
  */
-import { KowalskiError } from '../../core/index.js';
+import { KowalskiError, httpUrlOr } from '../../core/index.js';
 import type { ProviderSettings } from '../types.js';
 
 export const DEFAULT_OLLAMA_HOST = 'http://127.0.0.1:11434';
@@ -48,14 +48,7 @@ function env(vars: NodeJS.ProcessEnv, name: string): string | undefined {
 }
 
 function httpUrl(value: string, path: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw bad(path, `${JSON.stringify(value)} is not a URL`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw bad(path, 'must be an http:// or https:// URL');
-  return value.replace(/\/+$/, '');
+  return httpUrlOr(value, (why) => bad(path, why));
 }
 
 /** A base URL from the environment variable `name`, else from the file's `path`; checked either way. */
