@@ -3,7 +3,7 @@
  * `{{run_id}}` are the placeholders it takes, filled when the step runs. The loader checks
  * the path with them filled in, and refuses any other `{{…}}`.
  */
-export const NOTE_PLACEHOLDERS = ['date', 'run_id'] as const;
+const NOTE_PLACEHOLDERS = ['date', 'run_id'] as const;
 
 /** The path with its placeholders filled. */
 export function fillNotePath(template: string, values: { date: string; runId: string }): string {

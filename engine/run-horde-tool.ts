@@ -23,7 +23,7 @@ import { runOutcomeText } from './run-outcome.js';
 
 export const RUN_HORDE_TOOL = 'run_horde';
 /** Longest wait a call may ask for, s: under the tool registry's 120 s limit on a call. */
-export const MAX_WAIT_SECS = 100;
+const MAX_WAIT_SECS = 100;
 const DEFAULT_WAIT_SECS = 60;
 
 export interface RunHordeDeps {

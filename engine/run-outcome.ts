@@ -9,12 +9,12 @@ import { formatBytes } from '../core/index.js';
 import type { Delivery, RunView } from '../contract/runs.js';
 
 /** Longest delivery text given back, in characters: the run's page has the whole file. */
-export const MAX_DELIVERY_CHARS = 8000;
+const MAX_DELIVERY_CHARS = 8000;
 /** Deliveries read as text, by extension; any other is named, not read. */
 const TEXT_EXTENSIONS = new Set(['.md', '.markdown', '.txt', '.csv', '.tsv', '.json', '.html', '.htm', '.xml', '.yaml', '.yml', '.toml', '.log']);
 
 /** Where the operator sees a run: the app's address when a server announced one, else the Runs screen. */
-export function runWhere(runId: string, appUrl: string | null): string {
+function runWhere(runId: string, appUrl: string | null): string {
   return appUrl === null ? `the Runs screen (run ${runId})` : `${appUrl.replace(/\/+$/, '')}/#/runs/${runId}`;
 }
 

@@ -17,12 +17,9 @@ export interface StepNoteDeps {
   runCreatedAt(runId: string): number;
 }
 
-/** Who wrote it, in the audit's `by`. */
-export const runWriter = (runId: string): string => `run:${runId}`;
-
 export async function writeStepNote(deps: StepNoteDeps, at: { runId: string; step: string }, template: string, content: string, mode: NoteMode): Promise<VaultWriteAnswer> {
   const path = fillNotePath(template, { date: new Date(deps.runCreatedAt(at.runId)).toISOString().slice(0, 10), runId: at.runId });
-  const origin: WriteOrigin = { sessionId: null, agent: null, traceId: null, callKey: `run:${at.runId}:${at.step}`, by: runWriter(at.runId) };
+  const origin: WriteOrigin = { sessionId: null, agent: null, traceId: null, callKey: `run:${at.runId}:${at.step}`, by: `run:${at.runId}` };
   // An earlier attempt's write comes back from either call (keyed by the call key, whatever its op).
   // Added to a note, it starts after a blank line: one digest per paragraph block, not run together.
   const w = mode === 'append' && await deps.exists(path) ? await deps.append(path, `\n${content}`, origin) : await deps.create(path, content, origin);
