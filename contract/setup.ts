@@ -9,20 +9,22 @@ export interface KeyedSetup {
   baseUrl: string | null;
 }
 
-export type WebSearchProvider = 'searxng' | 'brave';
+export type WebSearchProvider = 'searxng' | 'brave' | 'staan';
 
 /** `[tools.web_search]`: the search engine web_search asks. A key is never shown: only the variable's name, or a hint of a key written in the file. */
 export interface WebSearchSetup {
   /** null: no `[tools.web_search]`, web_search is not offered. */
   provider: WebSearchProvider | null;
-  /** SearXNG's base address, or Brave's endpoint when it is not the default. */
+  /** SearXNG's base address, or Brave's or Staan's endpoint when it is not the default. */
   url: string | null;
-  /** `api_key_env`: the environment variable holding Brave's key (its name only). */
+  /** `api_key_env`: the environment variable holding Brave's or Staan's key (its name only). */
   apiKeyEnv: string | null;
   /** Whether that variable is set in the server's environment. */
   apiKeyEnvSet: boolean;
-  /** Whether `BRAVE_API_KEY` is set in the server's environment (used when no `api_key_env` is named). */
-  braveApiKeySet: boolean;
+  /** Whether `BRAVE_API_KEY` and `STAAN_API_KEY` are set in the server's environment (the provider's is used when no `api_key_env` is named). */
+  envKeySet: { brave: boolean; staan: boolean };
+  /** Staan's `market` (e.g. `en-us`); null when the file sets none (Staan then uses `en-us`). */
+  market: string | null;
   /** A hint of a literal `api_key` in the file ("abcd…wxyz"); null when there is none. */
   apiKeyHint: string | null;
 }
@@ -56,11 +58,11 @@ export interface SetupPatch {
   /** A null model goes back to the default. */
   vault?: { semantic?: { enabled?: boolean; model?: string | null } };
   /**
-   * `[tools.web_search]`: a null provider removes the table. `url` and `apiKeyEnv` (Brave's
-   * key as an environment variable's name, never the key) are kept when left out; SearXNG
-   * needs a url and takes no key.
+   * `[tools.web_search]`: a null provider removes the table. `url`, `apiKeyEnv` (Brave's or
+   * Staan's key as an environment variable's name, never the key) and `market` (Staan's only)
+   * are kept when left out; SearXNG needs a url and takes no key.
    */
-  webSearch?: { provider: WebSearchProvider | null; url?: string | null; apiKeyEnv?: string | null };
+  webSearch?: { provider: WebSearchProvider | null; url?: string | null; apiKeyEnv?: string | null; market?: string | null };
 }
 
 /** How config.toml was written: its lines edited (comments kept), or written afresh from its values. */

@@ -69,7 +69,7 @@ export interface EngineConfig {
   budget: BudgetLimits;
   /** `[[mcp.servers]]`, checked. */
   mcpServers: McpServerConfig[];
-  /** `[tools.web_search]` (with BRAVE_API_KEY from the environment), checked; null = none. */
+  /** `[tools.web_search]` (with BRAVE_API_KEY or STAAN_API_KEY from the environment), checked; null = none. */
   webSearch: WebSearchConfig | null;
   /** `[adapters.<name>]`: inbound channels (docs/adapters.md), their common keys checked; each type's own settings are read when it starts. */
   adapters: AdapterConfig[];

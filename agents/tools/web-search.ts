@@ -32,9 +32,14 @@ url = "http://127.0.0.1:8888"     # your SearXNG instance, with format json enab
 or
 [tools.web_search]
 provider = "brave"
-api_key_env = "BRAVE_KEY"          # the variable holding the key (or set BRAVE_API_KEY)`;
+api_key_env = "BRAVE_KEY"          # the variable holding the key (or set BRAVE_API_KEY)
+or
+[tools.web_search]
+provider = "staan"
+api_key_env = "STAAN_KEY"          # the variable holding the key (or set STAAN_API_KEY)
+market = "en-us"                   # the index's language and country`;
 
-const ENGINE_NAMES = { searxng: 'SearXNG', brave: 'Brave Search' } as const;
+const ENGINE_NAMES = { searxng: 'SearXNG', brave: 'Brave Search', staan: 'Staan' } as const;
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ', '#39': "'", '#x27': "'" };
 
@@ -57,12 +62,24 @@ function request(config: WebSearchConfig, query: string, count: number): { url: 
         url: `${config.url}?${new URLSearchParams({ q: query, count: String(count) })}`,
         headers: { accept: 'application/json', 'x-subscription-token': config.apiKey },
       };
+    case 'staan':
+      // Staan's page is always ten results (another `count` is refused with HTTP 400): the list is cut here.
+      return {
+        url: `${config.url}?${new URLSearchParams({ q: query, market: config.market })}`,
+        headers: { accept: 'application/json', authorization: `Bearer ${config.apiKey}` },
+      };
   }
 }
 
+const SNIPPET_FIELD = {
+  searxng: (r: Record<string, unknown>) => r.content,
+  brave: (r: Record<string, unknown>) => r.description,
+  staan: (r: Record<string, unknown>) => r.snippet,
+} as const;
+
 function hits(config: WebSearchConfig, body: unknown): Hit[] | null {
   const o = body as { results?: unknown; web?: { results?: unknown } } | null;
-  // Brave leaves out `web` altogether when nothing matched.
+  // Brave and Staan answer `{web: {results}}`; Brave leaves out `web` altogether when nothing matched.
   const list = config.provider === 'searxng' ? o?.results : o?.web === undefined ? [] : o.web.results;
   if (!Array.isArray(list)) return null;
   return list
@@ -70,14 +87,17 @@ function hits(config: WebSearchConfig, body: unknown): Hit[] | null {
     .map((r) => ({
       title: plain(r.title) || String(r.url),
       url: String(r.url),
-      snippet: plain(config.provider === 'searxng' ? r.content : r.description, MAX_SNIPPET_CHARS),
+      snippet: plain(SNIPPET_FIELD[config.provider](r), MAX_SNIPPET_CHARS),
     }));
 }
 
 /** What a failing status most likely means, for the operator reading the trace. */
 function hint(config: WebSearchConfig, status: number): string {
   if (config.provider === 'searxng' && status === 403) return ' (is "json" in search.formats of its settings.yml?)';
-  if (config.provider === 'brave' && (status === 401 || status === 403 || status === 422)) return ' (the API key was refused; check api_key_env, BRAVE_API_KEY or api_key)';
+  if (config.provider !== 'searxng' && (status === 401 || status === 403 || status === 422)) {
+    return ` (the API key was refused; check api_key_env, ${config.provider === 'brave' ? 'BRAVE_API_KEY' : 'STAAN_API_KEY'} or api_key)`;
+  }
+  if (config.provider === 'staan' && status === 400) return ` (is market "${config.market}" one Staan serves?)`;
   if (status === 429) return ' (rate limited; try again later)';
   return '';
 }

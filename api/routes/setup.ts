@@ -36,7 +36,10 @@ const patchSchema = {
     },
     webSearch: {
       type: 'object', additionalProperties: false, required: ['provider'],
-      properties: { provider: { type: ['string', 'null'], enum: ['searxng', 'brave', null] }, url: nullableString(500), apiKeyEnv: nullableString(200) },
+      properties: {
+        provider: { type: ['string', 'null'], enum: ['searxng', 'brave', 'staan', null] }, url: nullableString(500), apiKeyEnv: nullableString(200),
+        market: nullableString(10),
+      },
     },
   },
 } as const;

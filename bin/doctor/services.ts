@@ -20,7 +20,7 @@ export async function checkMcp(config: EngineConfig): Promise<Check[]> {
 export async function checkWebSearch(config: EngineConfig): Promise<Check> {
   const ws = config.webSearch;
   if (ws === null) return ok('web search', 'off ([tools.web_search] not configured; web_search is not offered)');
-  if (ws.provider === 'brave') return ok('web search', 'brave, with a key (not called: a search costs quota)');
+  if (ws.provider !== 'searxng') return ok('web search', `${ws.provider}, with a key (not called: a search costs quota)`);
   try {
     const res = await fetch(`${ws.url}/`, { signal: AbortSignal.timeout(5000) });
     return res.status < 500 ? ok('web search', `searxng at ${ws.url} answers`) : fail('web search', `searxng at ${ws.url} answers HTTP ${res.status}`, 'check the instance, or [tools.web_search] url');

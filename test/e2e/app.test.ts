@@ -375,7 +375,7 @@ describe('the operator app in a browser', () => {
     assert.ok(toml.startsWith('# written by hand\n[model]\ntool_calling = "auto" # keep me\ndefault = "ollama:mistral:7b"\n'), toml);
   });
 
-  test('Setup\'s web search: SearXNG, then Brave with its key named as an environment variable; a bad or unset name is shown on its field; config.toml keeps its comments', async (t) => {
+  test('Setup\'s web search: SearXNG, then Brave with its key named as an environment variable, then Staan with a market; a bad or unset name is shown on its field; config.toml keeps its comments', async (t) => {
     const keyVar = 'KW_E2E_BRAVE_KEY';
     const key = 'brave-e2e-SECRET-0123456789';
     process.env[keyVar] = key; // the served child inherits it
@@ -410,6 +410,19 @@ describe('the operator app in a browser', () => {
     const toml = fs.readFileSync(configFile, 'utf8');
     assert.equal(toml, `# written by hand\n[model]\ntool_calling = "auto" # keep me\n\n[tools.web_search]\nprovider = "brave"\napi_key_env = "${keyVar}"\n`);
     assert.equal((await page.content()).includes(key), false, 'the key is never on the page');
+
+    // Staan: the same variable, and its market (a bad one is shown on its field before anything is sent).
+    await testId(page, 'web-search-staan').check();
+    await testId(page, 'web-search-market').fill('French');
+    await testId(page, 'setup-save').click();
+    assert.match(await textOf(page.locator('#setup-webSearchMarket-error')), /e\.g\. en-us or fr-fr/);
+    await testId(page, 'web-search-market').fill('fr-fr');
+    await testId(page, 'setup-save').click();
+    assert.equal(await textOf(testId(page, 'setup-saved')), `Saved to ${configFile}.`);
+    await testId(page, 'web-search').scrollIntoViewIfNeeded();
+    await shot(page, '16b-setup-web-search-staan');
+    assert.equal(fs.readFileSync(configFile, 'utf8'),
+      `# written by hand\n[model]\ntool_calling = "auto" # keep me\n\n[tools.web_search]\nprovider = "staan"\napi_key_env = "${keyVar}"\nmarket = "fr-fr"\n`);
   });
 
   test('signing in: the bare address says how to get in; the link serve printed signs in, once; a used link says so; a pasted token works too', async (t) => {

@@ -239,7 +239,7 @@ describe('setup', () => {
       providers: { ollama: { host: null }, anthropic: { apiKeySet: false, apiKeyHint: null, baseUrl: null }, gemini: { apiKeySet: false, apiKeyHint: null, baseUrl: null }, openai: { apiKeySet: false, apiKeyHint: null, baseUrl: null } },
       tools: { root: null },
       vault: { semantic: { enabled: false, model: 'ollama:nomic-embed-text' } },
-      webSearch: { provider: null, url: null, apiKeyEnv: null, apiKeyEnvSet: false, braveApiKeySet: Boolean(process.env.BRAVE_API_KEY), apiKeyHint: null },
+      webSearch: { provider: null, url: null, apiKeyEnv: null, apiKeyEnvSet: false, envKeySet: { brave: Boolean(process.env.BRAVE_API_KEY), staan: Boolean(process.env.STAAN_API_KEY) }, market: null, apiKeyHint: null },
     });
     const key = 'sk-ant-api03-ABCDEFGHIJKLMNOPQRSTUVWXYZ-wxyz';
     const put = await api.call('PUT', '/api/setup', { model: { default: 'anthropic:claude-haiku', toolCalling: 'native' }, providers: { anthropic: { apiKey: key } }, tools: { root: '~/kowalski-files' } });

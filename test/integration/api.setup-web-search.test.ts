@@ -1,6 +1,6 @@
 /**
- * Web search in Setup, through the real HTTP API on 127.0.0.1: SearXNG, then Brave with
- * its key named as an environment variable, are written to config.toml with its comments
+ * Web search in Setup, through the real HTTP API on 127.0.0.1: SearXNG, then Brave, then
+ * Staan with its market, each key named as an environment variable, are written to config.toml with its comments
  * kept; bad values are refused naming the field; and a chat agent's web_search then asks
  * the fake search server the save named, at once (the engine's config is reloaded).
  */
@@ -21,6 +21,8 @@ import { waitFor } from '../../testkit/wait.js';
 
 const KEY_VAR = 'KW_TEST_SETUP_BRAVE_KEY';
 const KEY = 'brave-key-from-the-environment-0123';
+/** Whether the machine's own BRAVE_API_KEY / STAAN_API_KEY are set: Setup reports them. */
+const ENV_KEYS = { brave: Boolean(process.env.BRAVE_API_KEY), staan: Boolean(process.env.STAAN_API_KEY) };
 
 const COMMENTS = `# web search: chosen in Setup
 [chat]
@@ -31,17 +33,19 @@ interface Seen {
   path: string;
   query: URLSearchParams;
   token: string | undefined;
+  bearer: string | undefined;
 }
 
-/** One server playing SearXNG (`/searx/search`) and Brave (`/brave`), recording every request. */
+/** One server playing SearXNG (`/searx/search`), Brave (`/brave`) and Staan (`/staan`), recording every request. */
 async function fakeSearch(t: TestContext): Promise<{ base: string; seen: Seen[] }> {
   const seen: Seen[] = [];
   const server = http.createServer((req, res) => {
     const url = new URL(req.url!, 'http://x');
-    seen.push({ path: url.pathname, query: url.searchParams, token: req.headers['x-subscription-token'] as string | undefined });
+    seen.push({ path: url.pathname, query: url.searchParams, token: req.headers['x-subscription-token'] as string | undefined, bearer: req.headers.authorization });
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify(url.pathname === '/brave'
       ? { web: { results: [{ title: 'Found by Brave', url: 'https://brave.example/kw', description: 'from the fake Brave' }] } }
+      : url.pathname === '/staan' ? { web: { results: [{ title: 'Found by Staan', url: 'https://staan.example/kw', snippet: 'from the fake Staan' }] } }
       : { results: [{ title: 'Found by SearXNG', url: 'https://searx.example/kw', content: 'from the fake SearXNG' }] }));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -69,7 +73,7 @@ async function search(base: string, model: FakeModelServer, id: string, text: st
   return String(messages.filter((m) => m.role === 'tool').at(-1)?.content ?? '');
 }
 
-test('Setup saves SearXNG then Brave (its key named as a variable) with config.toml comments kept; web_search uses each at once', async (t) => {
+test('Setup saves SearXNG, then Brave, then Staan (each key named as a variable) with config.toml comments kept; web_search uses each at once', async (t) => {
   process.env[KEY_VAR] = KEY;
   cleanups(t)(() => delete process.env[KEY_VAR]);
   const srv = await fakeSearch(t);
@@ -83,7 +87,7 @@ test('Setup saves SearXNG then Brave (its key named as a variable) with config.t
   const before = fs.readFileSync(file, 'utf8');
 
   const none = await call(base, 'GET', '/api/setup');
-  assert.deepEqual(none.json.webSearch, { provider: null, url: null, apiKeyEnv: null, apiKeyEnvSet: false, braveApiKeySet: Boolean(process.env.BRAVE_API_KEY), apiKeyHint: null });
+  assert.deepEqual(none.json.webSearch, { provider: null, url: null, apiKeyEnv: null, apiKeyEnvSet: false, envKeySet: ENV_KEYS, market: null, apiKeyHint: null });
 
   const searx = await call(base, 'PUT', '/api/setup', { webSearch: { provider: 'searxng', url: `${srv.base}/searx/` } });
   assert.equal(searx.status, 200, JSON.stringify(searx.json));
@@ -103,7 +107,7 @@ test('Setup saves SearXNG then Brave (its key named as a variable) with config.t
   const brave = await call(base, 'PUT', '/api/setup', { webSearch: { provider: 'brave', url: `${srv.base}/brave`, apiKeyEnv: KEY_VAR } });
   assert.equal(brave.status, 200, JSON.stringify(brave.json));
   assert.equal(brave.json.written.comments, 'kept');
-  assert.deepEqual(brave.json.webSearch, { provider: 'brave', url: `${srv.base}/brave`, apiKeyEnv: KEY_VAR, apiKeyEnvSet: true, braveApiKeySet: Boolean(process.env.BRAVE_API_KEY), apiKeyHint: null });
+  assert.deepEqual(brave.json.webSearch, { provider: 'brave', url: `${srv.base}/brave`, apiKeyEnv: KEY_VAR, apiKeyEnvSet: true, envKeySet: ENV_KEYS, market: null, apiKeyHint: null });
   const text = fs.readFileSync(file, 'utf8');
   assert.equal(text, `${before}\n[tools.web_search]\nprovider = "brave"\nurl = "${srv.base}/brave"\napi_key_env = "${KEY_VAR}"\n`);
   assert.equal(text.includes(KEY), false, 'the key itself is never written');
@@ -113,6 +117,17 @@ test('Setup saves SearXNG then Brave (its key named as a variable) with config.t
   assert.match(fromBrave, /Found by Brave/);
   assert.equal(srv.seen.at(-1)!.path, '/brave');
   assert.equal(srv.seen.at(-1)!.token, KEY, 'the key came from the variable the file names');
+
+  // Staan: the same variable, a market; Brave's keys that Staan reads stay, the others follow the patch.
+  const staan = await call(base, 'PUT', '/api/setup', { webSearch: { provider: 'staan', url: `${srv.base}/staan`, apiKeyEnv: KEY_VAR, market: 'fr-fr' } });
+  assert.equal(staan.status, 200, JSON.stringify(staan.json));
+  assert.deepEqual(staan.json.webSearch, { provider: 'staan', url: `${srv.base}/staan`, apiKeyEnv: KEY_VAR, apiKeyEnvSet: true, envKeySet: ENV_KEYS, market: 'fr-fr', apiKeyHint: null });
+  assert.equal(fs.readFileSync(file, 'utf8'), `${before}\n[tools.web_search]\nprovider = "staan"\nurl = "${srv.base}/staan"\napi_key_env = "${KEY_VAR}"\nmarket = "fr-fr"\n`);
+  const fromStaan = await search(base, s.server, id, 'and once more');
+  assert.match(fromStaan, /Found by Staan/);
+  assert.equal(srv.seen.at(-1)!.path, '/staan');
+  assert.equal(srv.seen.at(-1)!.bearer, `Bearer ${KEY}`);
+  assert.equal(srv.seen.at(-1)!.query.get('market'), 'fr-fr');
 
   // No provider: the table's keys go, the comments stay.
   const off = await call(base, 'PUT', '/api/setup', { webSearch: { provider: null } });
@@ -138,7 +153,11 @@ test('bad web search values are refused naming the field, and config.toml is lef
     [{ provider: 'searxng', url: 'http://127.0.0.1:8888', apiKeyEnv: 'X' }, 'webSearch.apiKeyEnv', /SearXNG takes no key/],
     [{ provider: 'brave', apiKeyEnv: 'brave key=abc' }, 'webSearch.apiKeyEnv', /environment variable's name/],
     [{ provider: 'brave', apiKeyEnv: unset }, 'webSearch.apiKeyEnv', new RegExp(`${unset} is not set`)],
+    [{ provider: 'brave', apiKeyEnv: 'PATH', market: 'en-us' }, 'webSearch.market', /only Staan takes a market/],
+    [{ provider: 'staan', apiKeyEnv: 'PATH', market: 'French' }, 'webSearch.market', /e\.g\. "en-us"/],
+    [{ provider: 'staan', apiKeyEnv: unset }, 'webSearch.apiKeyEnv', new RegExp(`${unset} is not set.*Staan's key`)],
   ];
+  if (!process.env.STAAN_API_KEY) cases.push([{ provider: 'staan' }, 'webSearch.apiKeyEnv', /Staan needs a key.*STAAN_API_KEY/]);
   if (!process.env.BRAVE_API_KEY) cases.push([{ provider: 'brave' }, 'webSearch.apiKeyEnv', /Brave needs a key/]);
   for (const [webSearch, key, words] of cases) {
     const res = await call(base, 'PUT', '/api/setup', { webSearch });

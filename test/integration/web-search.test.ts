@@ -1,4 +1,4 @@
-/** web_search against fake SearXNG and Brave servers on 127.0.0.1, and [tools.web_search] as read from config.toml. */
+/** web_search against fake SearXNG, Brave and Staan servers on 127.0.0.1, and [tools.web_search] as read from config.toml. */
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -106,12 +106,34 @@ test('Brave: the key goes in X-Subscription-Token, count in the query; BRAVE_API
   assert.equal(none.content, 'No results for "nothing at all" (Brave Search).');
 });
 
+test('Staan: the key goes as a Bearer token, the market in the query, no count (its page is always ten); STAAN_API_KEY wins over api_key', async (t) => {
+  const ten = Array.from({ length: 10 }, (_, i) => ({ url: `https://staan.example/${i + 1}`, title: `Hit <b>${i + 1}</b>`, snippet: `About &quot;${i + 1}&quot;` }));
+  let answer: unknown = { web: { results: ten } };
+  const srv = await fake(t, (res) => json(answer)(res));
+  const tool = createWebSearchTool(config({ provider: 'staan', api_key: 'file-key', market: 'fr-fr', url: `${srv.base}/v2/search/web` }));
+  const out = await tool.call({ query: 'météo Paris', count: 2 }, ctx);
+  assert.equal(srv.seen[0]!.path, '/v2/search/web');
+  assert.equal(srv.seen[0]!.headers.authorization, 'Bearer file-key');
+  assert.equal(srv.seen[0]!.query.get('q'), 'météo Paris');
+  assert.equal(srv.seen[0]!.query.get('market'), 'fr-fr');
+  assert.equal(srv.seen[0]!.query.has('count'), false, 'Staan refuses any count but its own');
+  assert.equal(out.content, 'Results for "météo Paris" (Staan):\n\n1. Hit 1\n   https://staan.example/1\n   About "1"\n2. Hit 2\n   https://staan.example/2\n   About "2"');
+  assert.deepEqual(out.meta, { engine: 'staan', results: 2, urls: ['https://staan.example/1', 'https://staan.example/2'] });
+
+  const fromEnv = createWebSearchTool(config({ provider: 'staan', api_key: 'file-key', url: srv.base }, { STAAN_API_KEY: 'env-key' }));
+  answer = { web: { results: [] } };
+  const none = await fromEnv.call({ query: 'nothing at all' }, ctx);
+  assert.equal(srv.seen[1]!.headers.authorization, 'Bearer env-key');
+  assert.equal(srv.seen[1]!.query.get('market'), 'en-us', 'the market defaults to en-us');
+  assert.equal(none.content, 'No results for "nothing at all" (Staan).');
+});
+
 test('with no engine configured the tool still exists, and calling it says what to put in config.toml', async () => {
   assert.equal(webSearchConfigFrom({}, FILE), null);
   assert.equal(webSearchConfigFrom({ tools: { root: '~/files' } }, FILE), null);
   const tool = createWebSearchTool(null);
   assert.equal(tool.spec.name, 'web_search');
-  const err = await fails(tool.call({ query: 'anything' }, ctx), 'KW_ERR_SEARCH_UNCONFIGURED', '[tools.web_search]', 'provider = "searxng"', 'url = "http://', 'provider = "brave"', 'BRAVE_API_KEY');
+  const err = await fails(tool.call({ query: 'anything' }, ctx), 'KW_ERR_SEARCH_UNCONFIGURED', '[tools.web_search]', 'provider = "searxng"', 'url = "http://', 'provider = "brave"', 'BRAVE_API_KEY', 'provider = "staan"', 'STAAN_API_KEY');
   assert.equal(err.retryable, false);
 });
 
@@ -124,8 +146,11 @@ test('an HTTP error names the engine, its address and the status, with a hint; t
     'KW_ERR_SEARCH_FAILED', 'SearXNG', srv.base, 'HTTP 500');
   assert.equal(err.retryable, true);
   const brave = await fails(createWebSearchTool(config({ provider: 'brave', api_key: 'sk-very-secret', url: `${srv.base}/brave` })).call({ query: 'q' }, ctx),
-    'KW_ERR_SEARCH_FAILED', 'Brave Search', 'HTTP 401', 'API key was refused');
+    'KW_ERR_SEARCH_FAILED', 'Brave Search', 'HTTP 401', 'API key was refused', 'BRAVE_API_KEY');
   assert.ok(!brave.message.includes('sk-very-secret'));
+  const staan = await fails(createWebSearchTool(config({ provider: 'staan', api_key: 'sk-very-secret', url: `${srv.base}/staan` })).call({ query: 'q' }, ctx),
+    'KW_ERR_SEARCH_FAILED', 'Staan', 'HTTP 401', 'API key was refused', 'STAAN_API_KEY');
+  assert.ok(!staan.message.includes('sk-very-secret'));
 });
 
 test('an answer that is not JSON, or JSON without a result list, is KW_ERR_SEARCH_FAILED', async (t) => {
@@ -171,6 +196,10 @@ test('[tools.web_search] from real TOML: every bad value is KW_ERR_CONFIG_INVALI
     { provider: 'brave', url: 'https://api.search.brave.com/res/v1/web/search', apiKey: 'k1' });
   assert.deepEqual(webSearchConfigFrom(parse('[tools.web_search]\nprovider = "brave"\n'), FILE, { BRAVE_API_KEY: 'k2' }),
     { provider: 'brave', url: 'https://api.search.brave.com/res/v1/web/search', apiKey: 'k2' });
+  assert.deepEqual(webSearchConfigFrom(parse('[tools.web_search]\nprovider = "staan"\napi_key = "k1"\n'), FILE, {}),
+    { provider: 'staan', url: 'https://api.staan.ai/v2/search/web', apiKey: 'k1', market: 'en-us' });
+  assert.deepEqual(webSearchConfigFrom(parse('[tools.web_search]\nprovider = "staan"\napi_key_env = "MY_STAAN"\nmarket = "de-de"\n'), FILE, { MY_STAAN: 'k4', STAAN_API_KEY: 'k5' }),
+    { provider: 'staan', url: 'https://api.staan.ai/v2/search/web', apiKey: 'k4', market: 'de-de' });
   assert.equal(webSearchConfigFrom(parse('[tools.web_search] # none for now\n'), FILE, {}), null, 'an empty table is no setting');
   // api_key_env names the variable; it wins over BRAVE_API_KEY, which wins over api_key.
   const named = '[tools.web_search]\nprovider = "brave"\napi_key_env = "MY_BRAVE"\napi_key = "k1"\n';
@@ -178,7 +207,11 @@ test('[tools.web_search] from real TOML: every bad value is KW_ERR_CONFIG_INVALI
   assert.equal((webSearchConfigFrom(parse('[tools.web_search]\nprovider = "brave"\napi_key = "k1"\n'), FILE, { BRAVE_API_KEY: 'k2' }) as { apiKey: string }).apiKey, 'k2');
 
   const cases: [string, string, string][] = [
-    ['[tools.web_search]\nprovider = "bing"\n', 'tools.web_search.provider', '"searxng" or "brave"'],
+    ['[tools.web_search]\nprovider = "bing"\n', 'tools.web_search.provider', '"searxng", "brave" or "staan"'],
+    ['[tools.web_search]\nprovider = "staan"\n', 'tools.web_search.api_key', 'STAAN_API_KEY'],
+    ['[tools.web_search]\nprovider = "staan"\napi_key = "k"\nmarket = "French"\n', 'tools.web_search.market', 'e.g. "en-us"'],
+    ['[tools.web_search]\nprovider = "staan"\napi_key_env = "KW_UNSET_STAAN"\n', 'tools.web_search.api_key_env', "set it to Staan's key"],
+    ['[tools.web_search]\nprovider = "brave"\napi_key = "k"\nmarket = "en-us"\n', 'tools.web_search.market', 'only for provider = "staan"'],
     ['[tools.web_search]\nurl = "http://127.0.0.1:8888"\n', 'tools.web_search.provider', 'not null'],
     ['[tools.web_search]\nprovider = "searxng"\n', 'tools.web_search.url', 'url = "http://127.0.0.1:8888"'],
     ['[tools.web_search]\nprovider = "searxng"\nurl = "ftp://host"\n', 'tools.web_search.url', 'http:// or https://'],

@@ -26,10 +26,12 @@ export interface SetupForm {
   semanticModel: string;
   /** `[tools.web_search]`: '' is none. */
   webSearchProvider: WebSearchProvider | '';
-  /** SearXNG's address, or Brave's endpoint (empty: Brave's own). */
+  /** SearXNG's address, or Brave's or Staan's endpoint (empty: the provider's own). */
   webSearchUrl: string;
-  /** The environment variable holding Brave's key: a name, never the key. */
+  /** The environment variable holding Brave's or Staan's key: a name, never the key. */
   webSearchKeyEnv: string;
+  /** Staan's market, e.g. `en-us` (empty: en-us). */
+  webSearchMarket: string;
 }
 
 export type SetupField = keyof SetupForm;
@@ -57,6 +59,7 @@ export function formFromSetup(s: Setup): SetupForm {
     webSearchProvider: s.webSearch.provider ?? '',
     webSearchUrl: s.webSearch.url ?? '',
     webSearchKeyEnv: s.webSearch.apiKeyEnv ?? '',
+    webSearchMarket: s.webSearch.market ?? '',
   };
 }
 
@@ -93,11 +96,12 @@ export function patchFrom(initial: SetupForm, f: SetupForm): SetupPatch {
   if (f.semanticEnabled !== initial.semanticEnabled) semantic.enabled = f.semanticEnabled;
   if (f.semanticModel.trim() !== initial.semanticModel.trim()) semantic.model = orNull(f.semanticModel);
   if (Object.keys(semantic).length > 0) patch.vault = { semantic };
-  const web = (f: SetupForm): string => [f.webSearchProvider, f.webSearchUrl.trim(), f.webSearchKeyEnv.trim()].join('\n');
+  const web = (f: SetupForm): string => [f.webSearchProvider, f.webSearchUrl.trim(), f.webSearchKeyEnv.trim(), f.webSearchMarket.trim()].join('\n');
   if (web(f) !== web(initial)) {
     patch.webSearch = f.webSearchProvider === '' ? { provider: null }
-      : f.webSearchProvider === 'searxng' ? { provider: 'searxng', url: orNull(f.webSearchUrl), apiKeyEnv: null }
-      : { provider: 'brave', url: orNull(f.webSearchUrl), apiKeyEnv: orNull(f.webSearchKeyEnv) };
+      : f.webSearchProvider === 'searxng' ? { provider: 'searxng', url: orNull(f.webSearchUrl), apiKeyEnv: null, market: null }
+      : f.webSearchProvider === 'brave' ? { provider: 'brave', url: orNull(f.webSearchUrl), apiKeyEnv: orNull(f.webSearchKeyEnv), market: null }
+      : { provider: 'staan', url: orNull(f.webSearchUrl), apiKeyEnv: orNull(f.webSearchKeyEnv), market: orNull(f.webSearchMarket) };
   }
   return patch;
 }
@@ -121,7 +125,11 @@ export function checkSetup(f: SetupForm): Partial<Record<SetupField, string>> {
   if (f.webSearchProvider === 'searxng' && webUrl === '') out.webSearchUrl = 'SearXNG needs the address of its instance, e.g. http://127.0.0.1:8888.';
   else if (f.webSearchProvider !== '' && webUrl !== '' && !url.test(webUrl)) out.webSearchUrl = 'Must be an http:// or https:// URL.';
   const keyEnv = f.webSearchKeyEnv.trim();
-  if (f.webSearchProvider === 'brave' && keyEnv !== '' && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(keyEnv)) out.webSearchKeyEnv = 'The name of an environment variable (letters, digits and _), e.g. BRAVE_KEY: never the key itself.';
+  if ((f.webSearchProvider === 'brave' || f.webSearchProvider === 'staan') && keyEnv !== '' && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(keyEnv)) {
+    out.webSearchKeyEnv = `The name of an environment variable (letters, digits and _), e.g. ${f.webSearchProvider === 'brave' ? 'BRAVE_KEY' : 'STAAN_KEY'}: never the key itself.`;
+  }
+  const market = f.webSearchMarket.trim();
+  if (f.webSearchProvider === 'staan' && market !== '' && !/^[a-z]{2}-[a-z]{2}$/.test(market)) out.webSearchMarket = 'A language and a country in lower case, e.g. en-us or fr-fr.';
   return out;
 }
 
@@ -131,6 +139,7 @@ export function fieldOfServerError(message: string): SetupField | undefined {
     [/webSearch[/.]url/, 'webSearchUrl'],
     [/webSearch[/.]apiKeyEnv/, 'webSearchKeyEnv'],
     [/webSearch[/.]provider/, 'webSearchProvider'],
+    [/webSearch[/.]market/, 'webSearchMarket'],
     [/ollama\/host|ollama\.host/, 'ollamaHost'],
     [/gemini[/.]apiKey/, 'geminiApiKey'],
     [/gemini[/.]baseUrl/, 'geminiBaseUrl'],

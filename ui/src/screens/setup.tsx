@@ -219,9 +219,14 @@ function KeyFields({ provider, label, saved, form, problems, busy, set, remove }
   );
 }
 
-const WEB_SEARCH = [['', 'None'], ['searxng', 'SearXNG (your own instance)'], ['brave', 'Brave Search API']] as const;
+const WEB_SEARCH = [['', 'None'], ['searxng', 'SearXNG (your own instance)'], ['brave', 'Brave Search API'], ['staan', 'Staan (European index)']] as const;
+const KEY_VARIABLE = { brave: 'BRAVE_API_KEY', staan: 'STAAN_API_KEY' } as const;
+const ENDPOINT = {
+  brave: { label: 'Brave endpoint (optional)', url: 'https://api.search.brave.com/res/v1/web/search', own: "Empty: Brave's own." },
+  staan: { label: 'Staan endpoint (optional)', url: 'https://api.staan.ai/v2/search/web', own: "Empty: Staan's own." },
+} as const;
 
-/** `[tools.web_search]`: the engine web_search asks; Brave's key only as the name of the variable holding it. */
+/** `[tools.web_search]`: the engine web_search asks; a key only as the name of the variable holding it. */
 function WebSearchFields({ saved, form, problems, set }: {
   saved: WebSearchSetup; form: SetupForm; problems: Problems; set: <K extends SetupField>(k: K, v: SetupForm[K]) => void;
 }) {
@@ -230,7 +235,7 @@ function WebSearchFields({ saved, form, problems, set }: {
   const keyState = keyEnv !== '' && keyEnv === saved.apiKeyEnv
     ? (saved.apiKeyEnvSet ? <><code>{keyEnv}</code> is set where kowalski runs.</> : <><code>{keyEnv}</code> is <strong>not set</strong> where kowalski runs.</>)
     : saved.apiKeyHint !== null ? <>A key is written in config.toml (<code data-testid="web-search-key-hint">{saved.apiKeyHint}</code>); naming a variable here takes precedence.</>
-    : saved.braveApiKeySet ? <>Empty: <code>BRAVE_API_KEY</code>, which is set, is used.</>
+    : provider !== '' && provider !== 'searxng' && saved.envKeySet[provider] ? <>Empty: <code>{KEY_VARIABLE[provider]}</code>, which is set, is used.</>
     : 'Set the variable where kowalski starts (it must be set before you save), then name it here.';
   return (
     <fieldset class="fieldset" data-testid="web-search">
@@ -245,17 +250,23 @@ function WebSearchFields({ saved, form, problems, set }: {
         ))}
       </div>
       {provider !== '' && (
-        <Field id="webSearchUrl" label={provider === 'searxng' ? 'SearXNG address' : 'Brave endpoint (optional)'} problem={problems.webSearchUrl}
-          hint={provider === 'searxng' ? <>Its JSON output must be on (<code>search.formats</code> in its settings.yml).</> : "Empty: Brave's own."}>
+        <Field id="webSearchUrl" label={provider === 'searxng' ? 'SearXNG address' : ENDPOINT[provider].label} problem={problems.webSearchUrl}
+          hint={provider === 'searxng' ? <>Its JSON output must be on (<code>search.formats</code> in its settings.yml).</> : ENDPOINT[provider].own}>
           {(aria) => <input {...aria} type="url" value={form.webSearchUrl} autocomplete="off" data-testid="web-search-url"
-            placeholder={provider === 'searxng' ? 'http://127.0.0.1:8888' : 'https://api.search.brave.com/res/v1/web/search'}
+            placeholder={provider === 'searxng' ? 'http://127.0.0.1:8888' : ENDPOINT[provider].url}
             onInput={(e) => set('webSearchUrl', e.currentTarget.value)} />}
         </Field>
       )}
-      {provider === 'brave' && (
+      {(provider === 'brave' || provider === 'staan') && (
         <Field id="webSearchKeyEnv" label="Environment variable holding the key" problem={problems.webSearchKeyEnv} hint={keyState}>
-          {(aria) => <input {...aria} type="text" value={form.webSearchKeyEnv} autocomplete="off" spellcheck={false} placeholder="BRAVE_KEY"
+          {(aria) => <input {...aria} type="text" value={form.webSearchKeyEnv} autocomplete="off" spellcheck={false} placeholder={provider === 'brave' ? 'BRAVE_KEY' : 'STAAN_KEY'}
             data-testid="web-search-key-env" onInput={(e) => set('webSearchKeyEnv', e.currentTarget.value)} />}
+        </Field>
+      )}
+      {provider === 'staan' && (
+        <Field id="webSearchMarket" label="Market" problem={problems.webSearchMarket} hint="The index's language and country. Empty: en-us.">
+          {(aria) => <input {...aria} type="text" value={form.webSearchMarket} autocomplete="off" spellcheck={false} placeholder="en-us"
+            data-testid="web-search-market" onInput={(e) => set('webSearchMarket', e.currentTarget.value)} />}
         </Field>
       )}
     </fieldset>
