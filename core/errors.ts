@@ -246,6 +246,11 @@ export const ERROR_CODES = {
   // the calendar adapter (its tools)
   KW_ERR_CALENDAR_SOURCE: { group: 'retryable', summary: 'a calendar source (an ICS file or URL, the CalDAV server) cannot be read, or is not iCalendar' },
   KW_ERR_CALENDAR_WRITE_OFF: { group: 'terminal', summary: 'calendar_create_event was refused: the operator has not allowed writing (write = true in [adapters.<name>], with a CalDAV calendar to write to)' },
+  // install.sh (installing a release tarball; the shell script prints these codes)
+  KW_ERR_INSTALL_CHECKSUM: { group: 'terminal', summary: "install.sh: the tarball's SHA-256 is not the one given; nothing was installed" },
+  KW_ERR_INSTALL_SOURCE: { group: 'terminal', summary: 'install.sh: the tarball or the sum cannot be read or downloaded, or the sum is not a SHA-256' },
+  KW_ERR_INSTALL_REQUIRES: { group: 'terminal', summary: 'install.sh: Node.js 20.19 or newer, or npm, is missing' },
+  KW_ERR_INSTALL_NPM: { group: 'operator', summary: 'install.sh: npm install -g failed, or what it installed does not run' },
 } as const satisfies Record<string, { group: ErrorGroup; summary: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -26,6 +26,10 @@ export interface CliOptions {
   limitMs?: number;
   /** Variables set (or, when undefined, removed) in the child's environment on top of the test's. */
   env?: NodeJS.ProcessEnv;
+  /** The program and its first arguments, run instead of the built CLI (`node ...cliArgs()`): an installed `kowalski`, `sh install.sh`. */
+  command?: string[];
+  /** The child's working folder. Default: the repository root. */
+  cwd?: string;
 }
 
 export interface RunningCli {
@@ -50,7 +54,8 @@ function cliEnv(home: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv 
 
 /** Start `kowalski <args>` with `KOWALSKI_HOME=home`; stdin closed, stdout and stderr piped (so not a terminal). */
 export function startCli(home: string, args: string[], options: CliOptions = {}): RunningCli {
-  const child = spawn(process.execPath, [...cliArgs(), ...args], { cwd: REPO, env: cliEnv(home, options.env), stdio: 'pipe' });
+  const [file, ...first] = options.command ?? [process.execPath, ...cliArgs()];
+  const child = spawn(file!, [...first, ...args], { cwd: options.cwd ?? REPO, env: cliEnv(home, options.env), stdio: 'pipe' });
   child.stdin.end();
   let stdout = '';
   let stderr = '';
