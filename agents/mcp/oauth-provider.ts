@@ -58,6 +58,8 @@ export class McpOAuthProvider implements OAuthClientProvider {
   private signIn: McpSignIn | undefined;
   private version: string | undefined;
   private refreshing: Promise<void> | undefined;
+  /** The refresh token tokens() last handed out: a refusal of an older one is another process's rotation, not a revocation. */
+  private served: string | undefined;
 
   constructor(options: McpOAuthProviderOptions) {
     this.dataDir = options.dataDir;
@@ -112,7 +114,9 @@ export class McpOAuthProvider implements OAuthClientProvider {
       });
       await this.refreshing;
     }
-    return asSdkTokens(this.current().tokens);
+    const tokens = this.current().tokens;
+    this.served = tokens?.refresh_token;
+    return asSdkTokens(tokens);
   }
 
   saveTokens(tokens: OAuthTokens): void {
@@ -146,6 +150,9 @@ export class McpOAuthProvider implements OAuthClientProvider {
   }
 
   invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): void {
+    // Another process (a server, `kowalski mcp check`) refreshed meanwhile and the server
+    // rotated the refresh token: the file holds the new one, which the SDK's retry then uses.
+    if (scope === 'tokens' && this.rotatedElsewhere(this.served)) return;
     this.update((s) => {
       const next = { ...s };
       if (scope === 'all' || scope === 'client') delete next.client;
@@ -195,6 +202,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
       });
     } catch (err) {
       if (err instanceof InvalidGrantError) {
+        if (this.rotatedElsewhere(tokens.refresh_token)) return;
         this.invalidateCredentials('tokens');
         throw this.signInNeeded();
       }
@@ -203,6 +211,13 @@ export class McpOAuthProvider implements OAuthClientProvider {
         `MCP server "${this.server.name}": its access token has expired and the authorization server at ${discovery.authorizationServerUrl} ${what}; try again, or run \`kowalski mcp login ${this.server.name}\``, { cause: err });
     }
     this.saveTokens({ ...fresh, ...(tokens.issuer === undefined ? {} : { issuer: tokens.issuer }) });
+  }
+
+  /** Does the file (read again if it changed) hold another refresh token than `used`? */
+  private rotatedElsewhere(used: string | undefined): boolean {
+    if (this.login !== undefined) return false;
+    const now = this.current().tokens?.refresh_token;
+    return now !== undefined && now !== used;
   }
 
   /** Why a connection cannot go on without a person signing in. */
