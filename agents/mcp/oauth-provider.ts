@@ -152,7 +152,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
   invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): void {
     // Another process (a server, `kowalski mcp check`) refreshed meanwhile and the server
     // rotated the refresh token: the file holds the new one, which the SDK's retry then uses.
-    if (scope === 'tokens' && this.rotatedElsewhere(this.served)) return;
+    if (scope === 'tokens' && this.served !== undefined && this.rotatedElsewhere(this.served)) return;
     this.update((s) => {
       const next = { ...s };
       if (scope === 'all' || scope === 'client') delete next.client;
@@ -203,9 +203,12 @@ export class McpOAuthProvider implements OAuthClientProvider {
     } catch (err) {
       if (err instanceof InvalidGrantError) {
         if (this.rotatedElsewhere(tokens.refresh_token)) return;
+        this.served = tokens.refresh_token;
         this.invalidateCredentials('tokens');
         throw this.signInNeeded();
       }
+      // Refreshed early and the token still lasts: use it; the next request tries again.
+      if (tokens.expires_at !== undefined && this.now() < tokens.expires_at) return;
       const what = err instanceof OAuthError ? `refused it (${err.message})` : `could not be reached (${messageOf(err)})`;
       throw new KowalskiError('KW_ERR_MCP_UNAVAILABLE',
         `MCP server "${this.server.name}": its access token has expired and the authorization server at ${discovery.authorizationServerUrl} ${what}; try again, or run \`kowalski mcp login ${this.server.name}\``, { cause: err });
