@@ -172,3 +172,22 @@ test('mcp login: an unknown or stdio server is bad usage naming config.toml; a d
   assert.ok(damaged.error?.message.includes(file), damaged.error?.message);
   assert.match(damaged.error?.message ?? '', /is not JSON.*kowalski mcp login srv/);
 });
+
+test('mcp login: a callback whose state does not match ends the login (KW_ERR_MCP_LOGIN, exit 1) and stores nothing', async (t) => {
+  const { home, mcp } = await setUp(t);
+  const child = startCli(home, ['mcp', 'login', SERVER, '--no-open', '--json'], { limitMs: 30_000 });
+  const address = new URL((await child.stderrLine(/^\s+http:\/\/127\.0\.0\.1:\d+\/authorize\?/)).trim());
+  const forged = new URL(address.searchParams.get('redirect_uri')!);
+  forged.searchParams.set('code', 'stolen');
+  forged.searchParams.set('state', 'forged');
+  const answer = await fetch(forged, { signal: AbortSignal.timeout(20_000) });
+  assert.equal(answer.status, 400);
+  assert.match(await answer.text(), /Sign-in failed/);
+  const result = await child.exited;
+  assert.equal(result.code, 1, outputOf(result));
+  const error = stdoutJson<{ error: { code: string; message: string } }>(result).error;
+  assert.equal(error.code, 'KW_ERR_MCP_LOGIN');
+  assert.match(error.message, /signing in to MCP server "srv" at .* failed at the callback: its state does not match/);
+  assert.equal(fs.existsSync(path.join(home, 'secrets')), false, 'nothing stored');
+  assert.equal(mcp.counts.codeExchanges, 0);
+});
