@@ -33,7 +33,7 @@ async function setUp(t: TestContext, tokenSecs = 3): Promise<{ home: string; con
   cleanups(t)(() => mcp.close());
   fs.mkdirSync(home, { recursive: true, mode: 0o700 });
   const config = path.join(home, 'config.toml');
-  fs.writeFileSync(config, `[[mcp.servers]]\nname = "${SERVER}"\nurl = "${mcp.url}"\nconnect_timeout_secs = 20\n\n[[mcp.servers]]\nname = "local"\ncommand = "node"\n`);
+  fs.writeFileSync(config, `[[mcp.servers]]\nname = "${SERVER}"\nurl = "${mcp.url}"\nconnect_timeout_secs = 20\n\n[[mcp.servers]]\nname = "local"\ncommand = "kw-no-such-mcp-server"\n`);
   return { home, config, mcp };
 }
 
