@@ -30,6 +30,7 @@ import { traceRoutes } from './routes/traces.js';
 import { triggerRoutes } from './routes/triggers.js';
 import { vaultRoutes } from './routes/vault.js';
 import { hookRoutes } from './routes/hooks.js';
+import { MCP_CALLBACK_PATH, mcpSignInRoutes } from './routes/mcp-sign-in.js';
 import { adapterWebhookRoutes } from './routes/adapter-webhook.js';
 import { adapterRoutes } from './routes/adapters.js';
 import { discordRoutes } from './routes/adapter-discord.js';
@@ -130,8 +131,8 @@ export async function buildApi(engine: Engine, options: ApiOptions): Promise<Api
     hostNames: allowedHostNames(host, options.allowedHosts),
     port,
     token: options.token,
-    // A sign-in code is the exchange's check.
-    publicPaths: new Set([...UI_PATHS, EXCHANGE_PATH]),
+    // A sign-in code is the exchange's check; an MCP sign-in's one-time state is its callback's.
+    publicPaths: new Set([...UI_PATHS, EXCHANGE_PATH, MCP_CALLBACK_PATH]),
     // Slack, Discord and webhook senders cannot send our token: their signatures are these
     // routes' check (a webhook trigger without a secret still needs the token: routes/hooks.ts).
     signedPath: (p) => p.startsWith('/adapters/') || p.startsWith('/hooks/'),
@@ -169,6 +170,7 @@ export async function buildApi(engine: Engine, options: ApiOptions): Promise<Api
   runRoutes(app, engine);
   reviewRoutes(app, engine);
   setupRoutes(app, engine);
+  mcpSignInRoutes(app, engine);
   traceRoutes(app, engine);
   chatRoutes(app, engine);
   await app.register(bundleRoutes, { engine });

@@ -24,6 +24,7 @@ const agentCommands = () => import('./commands/agents.js');
 const serveCommands = () => import('./commands/serve.js');
 const mcpCommands = () => import('./commands/mcp.js');
 const mcpServeCommands = () => import('./commands/mcp-serve.js');
+const mcpLoginCommands = () => import('./commands/mcp-login.js');
 const bundleCommands = () => import('./commands/bundle.js');
 const triggerCommands = () => import('./commands/triggers.js');
 const adapterCommands = () => import('./commands/adapters.js');
@@ -136,6 +137,10 @@ vault.command('reindex').description('read every note again and, with semantic s
 const mcp = program.command('mcp').description('MCP servers ([[mcp.servers]] in config.toml)');
 mcp.command('check').description('start or reach every configured MCP server and list its tools; exit 1 if any does not answer')
   .option('--json', 'print one JSON object').action(act(lazy(mcpCommands, 'mcpCheckCommand')));
+mcp.command('login').description('sign in to an MCP server reached over HTTP (OAuth with PKCE, dynamic client registration): prints the address to open, waits for the browser to come back; the sign-in is kept 0600 in <data>/secrets/, never in config.toml')
+  .argument('<server>', 'the name of an [[mcp.servers]] entry that has a url')
+  .option('--no-open', 'only print the address; do not open a browser').option('--json', 'print one JSON object when signed in')
+  .action(act(lazy(mcpLoginCommands, 'mcpLoginCommand')));
 mcp.command('serve').description("run one of kowalski's own MCP servers — data: a folder's spreadsheets as SQL tables; rookery: tools that check and write horde drafts (stdio, or Streamable HTTP with --http)")
   .addArgument(new Argument('<server>', 'the server').choices(['data', 'rookery']))
   .option('--root <folder>', 'data: the folder whose spreadsheets are served (default: the current folder)')

@@ -86,3 +86,20 @@ export interface SetupSaved extends Setup {
   written: SetupWritten;
   check: ProbeResult | null;
 }
+
+/** `GET /api/setup/mcp`: each MCP server reached over HTTP and whether kowalski holds a sign-in for it (never the tokens). */
+export interface McpSignInStatus {
+  name: string;
+  url: string;
+  /** A sign-in with tokens is stored (`<data>/secrets/mcp-oauth/<name>.json`). */
+  signedIn: boolean;
+  /** When the authorization server refused the stored sign-in (ISO time); null otherwise. */
+  refusedAt: string | null;
+  /** The stored sign-in cannot be read (KW_ERR_MCP_OAUTH_FILE's message); null otherwise. */
+  problem: string | null;
+}
+
+/** `POST /api/setup/mcp/:server/sign-in`: where to send the browser; it comes back to `/api/mcp/oauth/callback`. */
+export interface McpSignInStart {
+  authorizationUrl: string;
+}

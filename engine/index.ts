@@ -64,7 +64,7 @@ export { BUILDER_AGENT, MAX_DRAFTS_LISTED } from './rookery/rookery-service.js';
 export type { RookeryService } from './rookery/rookery-service.js';
 export type { DraftSummary, DraftView } from './rookery/rookery-service.js';
 export { createBackup, restoreBackup, MANIFEST_ENTRY } from './backup/index.js';
-export { SECRET_FILES, scrubSecrets } from './secrets/secret-list.js';
+export { SECRET_FILES, SECRET_FOLDERS, scrubSecrets } from './secrets/secret-list.js';
 export type { BackupFile, BackupManifest, BackupOptions, BackupResult, RestoreResult } from './backup/index.js';
 export { parseManifest, pluginToolName, MANIFEST_FILE } from './plugins/manifest.js';
 export { permissionsHash, permissionsInWords } from './plugins/permissions.js';

@@ -22,7 +22,7 @@ export interface EngineToolsOptions {
 }
 
 export function createEngineTools(config: EngineConfig, options: EngineToolsOptions): EngineTools {
-  const mcp = new McpManager(config.mcpServers);
+  const mcp = new McpManager(config.mcpServers, { dataDir: options.dataDir });
   const registry = createToolRegistry({
     builtins: [
       createWebFetchTool(options.testOnlyFetchAllow === undefined ? {} : { testOnlyAllow: options.testOnlyFetchAllow }),

@@ -11,8 +11,9 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontex
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { KowalskiError } from '../../core/index.js';
 import type { JsonSchemaObject } from '../types.js';
-import type { McpServerConfig } from './config.js';
+import type { McpHttpServer, McpServerConfig } from './config.js';
 import type { McpToolResult } from './content.js';
+import { McpOAuthProvider, hasSignIn } from './oauth-provider.js';
 
 /** A tool as the server lists it. */
 export interface McpToolInfo {
@@ -22,8 +23,13 @@ export interface McpToolInfo {
 }
 
 export interface McpConnectionOptions {
-  /** The clock of the restart budget, ms (default `Date.now`). */
+  /** The clock of the restart budget and of token expiry, ms (default `Date.now`). */
   now?: () => number;
+  /**
+   * The data folder, where `kowalski mcp login` keeps an HTTP server's sign-in
+   * (`secrets/mcp-oauth/<server>.json`). Absent: no sign-in is used, only a configured `token`.
+   */
+  dataDir?: string;
 }
 
 /** More failures than this within RESTART_WINDOW_MS and the server is left down until the window moves on. */
@@ -60,6 +66,11 @@ function failureMessage(err: unknown): string {
   return cause === undefined || err.message.includes(cause) ? err.message : `${err.message} (${cause})`;
 }
 
+/** A stored sign-in is refused or missing: a person has to run `kowalski mcp login`; a damaged sign-in file. */
+function isSignInProblem(err: unknown): err is KowalskiError {
+  return err instanceof KowalskiError && (err.code === 'KW_ERR_MCP_SIGN_IN' || err.code === 'KW_ERR_MCP_OAUTH_FILE');
+}
+
 function isTimeout(err: unknown): boolean {
   return err instanceof McpError && err.code === ErrorCode.RequestTimeout;
 }
@@ -84,6 +95,9 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T> {
 export class McpConnection {
   readonly server: McpServerConfig;
   private readonly now: () => number;
+  private readonly dataDir: string | undefined;
+  /** The sign-in of an HTTP server, kept across reconnections (one refresh at a time). */
+  private oauth: McpOAuthProvider | undefined;
   private live: Live | undefined;
   private connecting: Promise<Live> | undefined;
   private tools: McpToolInfo[] = [];
@@ -96,6 +110,7 @@ export class McpConnection {
   constructor(server: McpServerConfig, options: McpConnectionOptions = {}) {
     this.server = server;
     this.now = options.now ?? Date.now;
+    this.dataDir = options.dataDir;
   }
 
   private get label(): string {
@@ -186,6 +201,10 @@ export class McpConnection {
     try {
       tools = await within(this.handshake(live, limit), limit);
     } catch (err) {
+      if (isSignInProblem(err)) {
+        this.drop(live);
+        throw err;
+      }
       const error = isTimeout(err)
         ? new KowalskiError('KW_ERR_MCP_TIMEOUT', `${this.label} did not answer within ${secs(limit)} (connect_timeout_secs)${this.stderrOf(live)}`, { cause: err })
         : new KowalskiError('KW_ERR_MCP_UNAVAILABLE', `${this.label} ${this.startProblem(live, err)}${this.stderrOf(live)}`, { cause: err });
@@ -216,7 +235,7 @@ export class McpConnection {
     const transport = s.transport === 'stdio'
       // `env` here is added to the SDK's short list of safe variables (HOME, PATH…): a server never sees our keys.
       ? new StdioClientTransport({ command: s.command, args: s.args, env: s.env, stderr: 'pipe', ...(s.cwd === undefined ? {} : { cwd: s.cwd }) })
-      : new StreamableHTTPClientTransport(new URL(s.url), s.token === undefined ? {} : { requestInit: { headers: { Authorization: `Bearer ${s.token}` } } });
+      : new StreamableHTTPClientTransport(new URL(s.url), this.httpAuth(s));
     const client = new Client(CLIENT_INFO, { capabilities: {} });
     const live: Live = { client, transport, state: 'starting', stderr: '' };
     if (transport instanceof StdioClientTransport) {
@@ -233,6 +252,15 @@ export class McpConnection {
       this.recordFailure(`the connection closed${s.transport === 'stdio' ? ' (the process exited)' : ''}${this.stderrOf(live)}`);
     };
     return live;
+  }
+
+  /** A stored sign-in (`kowalski mcp login`) when there is one, else the configured bearer token, else nothing. */
+  private httpAuth(s: McpHttpServer): ConstructorParameters<typeof StreamableHTTPClientTransport>[1] {
+    if (this.oauth === undefined && this.dataDir !== undefined && hasSignIn(this.dataDir, s)) {
+      this.oauth = new McpOAuthProvider({ dataDir: this.dataDir, server: s, now: this.now });
+    }
+    if (this.oauth !== undefined) return { authProvider: this.oauth };
+    return s.token === undefined ? {} : { requestInit: { headers: { Authorization: `Bearer ${s.token}` } } };
   }
 
   private async fetchTools(live: Live, timeout: number): Promise<McpToolInfo[]> {
@@ -259,6 +287,10 @@ export class McpConnection {
       return new KowalskiError('KW_ERR_MCP_TIMEOUT',
         `${this.label} did not answer ${what} within ${secs(limit)}; the connection is restarted on the next use`, { cause: err });
     }
+    if (isSignInProblem(err)) {
+      this.drop(live);
+      return err;
+    }
     if (live.state === 'dead') {
       return new KowalskiError('KW_ERR_MCP_UNAVAILABLE', `${this.label} died during ${what}${this.stderrOf(live)}`, { cause: err });
     }
@@ -281,7 +313,10 @@ export class McpConnection {
   private startProblem(live: Live, err: unknown): string {
     const s = this.server;
     if (s.transport === 'http') {
-      if (err instanceof StreamableHTTPError && (err.code === 401 || err.code === 403)) return `at ${s.url} refused us (is the token right?): ${failureMessage(err)}`;
+      if (err instanceof StreamableHTTPError && (err.code === 401 || err.code === 403)) {
+        const hint = s.token === undefined ? `if it asks for a sign-in, run \`kowalski mcp login ${s.name}\`` : 'is the token right?';
+        return `at ${s.url} refused us (${hint}): ${failureMessage(err)}`;
+      }
       return `at ${s.url} cannot be reached: ${failureMessage(err)}`;
     }
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return `cannot be started: the command "${s.command}" was not found${s.cwd === undefined ? '' : ` (or the folder ${s.cwd} does not exist)`}`;

@@ -36,7 +36,7 @@ export function restoreCommand(file: string, opts: { to: string; json?: boolean 
     return EXIT.ok;
   }
   const lines = [`restored ${file} to ${result.to}: ${m.runs} runs, ${m.files.length} files, every checksum and the database's integrity_check ok`];
-  if (m.redacted.length > 0) lines.push(`  the backup left out secrets (${m.redacted.join(', ')}): set them again (Setup, or config.toml)`);
+  if (m.redacted.length > 0) lines.push(`  the backup left out secrets (${m.redacted.join(', ')}): set them again (Setup, or config.toml)${m.redacted.includes('secrets/') ? '; sign in to MCP servers again with `kowalski mcp login <server>`' : ''}`);
   const modules = m.skipped.filter((s) => s.path.startsWith('plugins/'));
   if (modules.length > 0) lines.push(`  the backup left out the plugins' packages (${modules.map((s) => s.path).join(', ')}): install them again (npm install in ${result.to}/plugins, or the plugin's folder)`);
   lines.push(`  use it: KOWALSKI_HOME=${result.to} kowalski serve`);

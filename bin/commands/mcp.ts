@@ -50,7 +50,7 @@ export async function mcpCheckCommand(opts: { json?: boolean }): Promise<number>
     else process.stdout.write(`No MCP servers are configured in ${file}.\n${HOW_TO_ADD}`);
     return EXIT.ok;
   }
-  const manager = new McpManager(servers);
+  const manager = new McpManager(servers, { dataDir: dataDir() });
   let checks: McpCheck[];
   try {
     checks = await manager.check();

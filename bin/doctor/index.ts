@@ -23,7 +23,7 @@ export async function runChecks(dir: string, opts: { host: string; port: number 
   } catch (err) {
     checks.push(fail('config', reason(err), `correct ${file} (the message names the key), or fix it in the app's Setup screen`));
   }
-  if (config !== undefined) checks.push(await checkModel(config), ...await checkMcp(config), await checkWebSearch(config));
+  if (config !== undefined) checks.push(await checkModel(config), ...await checkMcp(config, dir), await checkWebSearch(config));
   checks.push(await checkPluginSandbox(), await checkPort(opts.host, opts.port));
   return checks;
 }

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { SECRET_FILES, dataPaths } from '../../engine/index.js';
+import { SECRET_FILES, SECRET_FOLDERS, dataPaths } from '../../engine/index.js';
 import { fail, ok, reason, warn } from './check.js';
 import type { Check } from './check.js';
 
@@ -43,6 +43,11 @@ export function checkDataDir(dir: string): Check[] {
     const file = path.join(dir, name);
     const mode = fs.existsSync(file) ? fs.statSync(file).mode : undefined;
     if (mode !== undefined && (mode & 0o077) !== 0) out.push(warn('file modes', `${file} may hold keys and is readable by others (mode ${octal(mode)})`, `chmod 600 ${file}`));
+  }
+  for (const name of SECRET_FOLDERS) {
+    const folder = path.join(dir, name);
+    const mode = fs.existsSync(folder) ? fs.statSync(folder).mode : undefined;
+    if (mode !== undefined && (mode & 0o077) !== 0) out.push(warn('file modes', `${folder} holds sign-ins (MCP servers' tokens) and is open to others (mode ${octal(mode)})`, `chmod -R go-rwx ${folder}`));
   }
   return out;
 }

@@ -4,14 +4,15 @@ import type { EngineConfig } from '../../engine/index.js';
 import { fail, ok, reason } from './check.js';
 import type { Check } from './check.js';
 
-export async function checkMcp(config: EngineConfig): Promise<Check[]> {
+/** `dataDir`: where `kowalski mcp login` keeps the sign-ins of servers reached over HTTP. */
+export async function checkMcp(config: EngineConfig, dataDir: string): Promise<Check[]> {
   if (config.mcpServers.length === 0) return [ok('mcp', 'no MCP servers configured')];
-  const manager = new McpManager(config.mcpServers);
+  const manager = new McpManager(config.mcpServers, { dataDir });
   try {
     const checks = await manager.check();
     return checks.map((c) => c.ok
       ? ok(`mcp ${c.name}`, `${c.target}: ${c.tools.length} tools`)
-      : fail(`mcp ${c.name}`, `${c.target}: ${c.error?.message ?? 'no answer'}`, `fix or remove its [[mcp.servers]] entry in config.toml (\`kowalski mcp check\` shows more)`));
+      : fail(`mcp ${c.name}`, `${c.target}: ${c.error?.message ?? 'no answer'}`, c.error?.code === 'KW_ERR_MCP_SIGN_IN' ? `run \`kowalski mcp login ${c.name}\`` : `fix or remove its [[mcp.servers]] entry in config.toml (\`kowalski mcp check\` shows more)`));
   } finally {
     await manager.close();
   }

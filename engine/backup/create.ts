@@ -16,12 +16,12 @@ import type { Clock } from '../clock.js';
 import { dataPaths } from '../data-dir.js';
 import { BACKUP_FORMAT, BACKUP_VERSION, MANIFEST_ENTRY } from './manifest.js';
 import type { BackupFile, BackupManifest } from './manifest.js';
-import { SECRET_FILES } from '../secrets/secret-list.js';
+import { SECRET_FILES, SECRET_FOLDERS } from '../secrets/secret-list.js';
 import { redactConfig } from './secrets.js';
 import { ZipOut } from './zip-out.js';
 
 export interface BackupOptions {
-  /** Include the API token and config.toml's secret keys (default false: see secrets.ts). */
+  /** Include the API token, config.toml's secret keys and the `secrets/` folder (MCP sign-ins) (default false: see secrets.ts). */
   withSecrets?: boolean;
   clock?: Clock;
 }
@@ -131,6 +131,10 @@ export async function createBackup(dataDir: string, file: string, options: Backu
     for (const name of SECRET_FILES) {
       if (withSecrets) add(zip.addFile(name, path.join(paths.dataDir, name)));
       else if (fs.existsSync(path.join(paths.dataDir, name))) redacted.push(name);
+    }
+    for (const folder of SECRET_FOLDERS) {
+      if (withSecrets) walk(path.join(paths.dataDir, folder), folder, found);
+      else if (fs.existsSync(path.join(paths.dataDir, folder))) redacted.push(`${folder}/`);
     }
     for (const folder of FOLDERS) walk(path.join(paths.dataDir, folder), folder, found);
     for (const [name, abs] of found.files) add(zip.addFile(name, abs));

@@ -9,6 +9,13 @@
 /** Files of the data folder's top level that are secrets as a whole. */
 export const SECRET_FILES: readonly string[] = ['api-token'];
 
+/**
+ * Folders of the data folder's top level that hold only secrets: `secrets/` (0700), where
+ * `kowalski mcp login` keeps each MCP server's sign-in (`secrets/mcp-oauth/<server>.json`,
+ * 0600: its OAuth client and tokens).
+ */
+export const SECRET_FOLDERS: readonly string[] = ['secrets'];
+
 /** A key whose name says it holds a secret (`signing_secret`, `bot_token`, `caldav.password`…); `<key>_env` names a variable and is not one. */
 export const SECRET_KEY_NAME = /(secret|token|password|passwd|api_key|private_key)$/i;
 

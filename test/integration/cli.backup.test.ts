@@ -66,6 +66,9 @@ async function smallHome(t: TestContext): Promise<string> {
   await engine.close();
   fs.writeFileSync(path.join(home, 'config.toml'), CONFIG);
   fs.writeFileSync(path.join(home, 'api-token'), 'TOKEN-SECRET-4-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n', { mode: 0o600 });
+  // An MCP server's sign-in, as `kowalski mcp login` keeps it.
+  fs.mkdirSync(path.join(home, 'secrets', 'mcp-oauth'), { recursive: true, mode: 0o700 });
+  fs.writeFileSync(path.join(home, 'secrets', 'mcp-oauth', 'remote.json'), '{"tokens":{"access_token":"OAUTH-SECRET-7","refresh_token":"OAUTH-SECRET-8"}}\n', { mode: 0o600 });
   fs.mkdirSync(path.join(home, 'vault', 'notes'), { recursive: true });
   fs.writeFileSync(path.join(home, 'vault', 'notes', 'a.md'), '# a note\n');
   fs.mkdirSync(path.join(home, 'plugins', 'local', 'p1', 'node_modules', 'dep'), { recursive: true });
@@ -134,7 +137,7 @@ test('a backup taken while 20 runs execute restores to a folder an engine starts
   await Promise.all(acknowledged.map(async (id) => assert.equal(await copy.waitForRun(id), 'succeeded')));
 });
 
-test('secrets (adapters\' too): left out of config.toml and the API token unless --with-secrets; plugins/ is kept without its node_modules', async (t) => {
+test('secrets (adapters\' too, MCP sign-ins in secrets/): left out of config.toml, the API token and secrets/ unless --with-secrets; plugins/ is kept without its node_modules', async (t) => {
   const home = await smallHome(t);
   const root = tempDir(t, 'kw-bk-');
   const plain = path.join(root, 'plain.zip');
@@ -142,7 +145,7 @@ test('secrets (adapters\' too): left out of config.toml and the API token unless
   assert.equal(r1.code, 0, outputOf(r1));
   const made = stdoutJson<BackupJson>(r1);
   assert.deepEqual(made.redacted, [
-    'providers.anthropic.api_key', 'tools.web_search.api_key', 'webhook_secrets', 'adapters.hook.secret', 'adapters.mail.imap.password', 'mcp.servers[0].token', 'api-token',
+    'providers.anthropic.api_key', 'tools.web_search.api_key', 'webhook_secrets', 'adapters.hook.secret', 'adapters.mail.imap.password', 'mcp.servers[0].token', 'api-token', 'secrets/',
   ]);
   assert.deepEqual(made.skipped.map((s) => s.path), ['plugins/local/p1/node_modules', 'plugins/node_modules']);
   const to1 = path.join(root, 'plain');
@@ -154,6 +157,8 @@ test('secrets (adapters\' too): left out of config.toml and the API token unless
   assert.match(config, /ollama:qwen2\.5:7b/);
   assert.match(config, /http:\/\/127\.0\.0\.1:9\/mcp/);
   assert.equal(fs.existsSync(path.join(to1, 'api-token')), false);
+  assert.equal(fs.existsSync(path.join(to1, 'secrets')), false);
+  assert.match(restored.stdout, /sign in to MCP servers again with `kowalski mcp login <server>`/);
   assert.match(config, /password_env = "KW_TEST_SMTP_PASSWORD"/);
   assert.match(config, /host = "imap\.example\.org"/);
   assert.equal(fs.readFileSync(path.join(to1, 'vault', 'notes', 'a.md'), 'utf8'), '# a note\n');
@@ -171,6 +176,10 @@ test('secrets (adapters\' too): left out of config.toml and the API token unless
   assert.equal((await cli(home, ['restore', full, '--to', to2])).code, 0);
   assert.equal(fs.readFileSync(path.join(to2, 'config.toml'), 'utf8'), CONFIG);
   assert.match(fs.readFileSync(path.join(to2, 'api-token'), 'utf8'), /TOKEN-SECRET-4/);
+  const signIn = path.join(to2, 'secrets', 'mcp-oauth', 'remote.json');
+  assert.match(fs.readFileSync(signIn, 'utf8'), /OAUTH-SECRET-8/);
+  assert.equal(fs.statSync(signIn).mode & 0o777, 0o600);
+  assert.equal(fs.statSync(path.join(to2, 'secrets')).mode & 0o777, 0o700);
 });
 
 test('a damaged archive (one byte flipped) is refused with KW_ERR_BACKUP_INVALID and nothing is placed at --to', async (t) => {

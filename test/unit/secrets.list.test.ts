@@ -14,7 +14,8 @@ import { TOKEN_FILE } from '../../api/token.js';
 import { redactConfig } from '../../engine/backup/secrets.js';
 import { ADAPTER_DEFINITIONS } from '../../engine/adapters/definitions.js';
 import { secretSettingValues, shownSettings } from '../../engine/adapters/settings.js';
-import { CONFIG_SECRETS, SECRET_FILES, SECRET_KEY_NAME, configSecrets, scrubSecrets } from '../../engine/secrets/secret-list.js';
+import { CONFIG_SECRETS, SECRET_FILES, SECRET_FOLDERS, SECRET_KEY_NAME, configSecrets, scrubSecrets } from '../../engine/secrets/secret-list.js';
+import { SECRETS_FOLDER, signInFile } from '../../agents/mcp/oauth-store.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -71,8 +72,11 @@ void test("every adapter's declared secret is on the list (found in config.toml,
   }
 });
 
+/** Words of the OAuth protocol (RFC 6749 fields and grant types), not config.toml keys: MCP sign-ins keep their tokens in secrets/ (SECRET_FOLDERS). */
+const OAUTH_WORDS: ReadonlySet<string> = new Set(['access_token', 'refresh_token', 'id_token']);
+
 void test('a string in the source that names a secret config key is covered by the list', () => {
-  const leaves = new Set(CONFIG_SECRETS.map((s) => s.path.split('.').at(-1)!.replace('[]', '')));
+  const leaves = new Set([...CONFIG_SECRETS.map((s) => s.path.split('.').at(-1)!.replace('[]', '')), ...OAUTH_WORDS]);
   const misses: string[] = [];
   const scan = (dir: string): void => {
     for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
@@ -103,6 +107,12 @@ void test("an adapter's secrets read from the environment (<key>_env) are scrubb
 
 void test('the API token file is on the list of secret files', () => {
   assert.ok(SECRET_FILES.includes(TOKEN_FILE));
+});
+
+void test("MCP sign-ins (kowalski mcp login) are kept in a folder on the list of secret folders", () => {
+  assert.ok(SECRET_FOLDERS.includes(SECRETS_FOLDER));
+  const rel = path.relative('/data', signInFile('/data', 'remote'));
+  assert.equal(rel.split(path.sep)[0], SECRETS_FOLDER);
 });
 
 void test("backup's redaction removes every listed secret, keeps names of variables and a PostgreSQL URL without its password", () => {

@@ -7,6 +7,7 @@ import type { TokenPrompter, TokenStore } from './auth';
 import { messageOf } from './message-of';
 import type {
   AdapterStatus,
+  McpSignInStart, McpSignInStatus,
   NodesView,
   AgentList, AgentProfile, AgentSource, ApiErrorBody, BirthResult, BundleInstall, BundleReview, ChatSessionSummary, ChatSessionView, DraftSummary, DraftView, Health, HordeDetail, HordeOrigin, HordeReadiness,
   HordeDraft, HordeSummary, PluginAuditEntry, PluginStatus, Problem, StepKindSummary,
@@ -115,6 +116,10 @@ export function createApi(opts: ApiOptions) {
     trace: (id: number) => json<TraceDetail>('GET', `/api/traces/${id}`),
     setup: () => json<Setup>('GET', '/api/setup'),
     putSetup: (patch: SetupPatch) => json<SetupSaved>('PUT', '/api/setup', patch),
+    /** Each MCP server reached over HTTP and whether kowalski holds a sign-in for it. */
+    mcpSignIns: async () => (await json<{ servers: McpSignInStatus[] }>('GET', '/api/setup/mcp')).servers,
+    /** Starts a sign-in: the authorization page to open; the browser comes back to the server. */
+    startMcpSignIn: (server: string) => json<McpSignInStart>('POST', `/api/setup/mcp/${enc(server)}/sign-in`, {}),
     /** Every trigger of every valid horde, with the operator's switch. */
     triggers: async () => (await json<{ triggers: TriggerView[] }>('GET', '/api/triggers')).triggers,
     /** The trigger as the server keeps it after the change. */

@@ -1,8 +1,9 @@
-/** `#/setup`: the model provider and default model, tool calling, the tools folder, semantic search over the vault, web search. */
+/** `#/setup`: the model provider and default model, tool calling, the tools folder, semantic search over the vault, web search; signing in to MCP servers. */
 import { useState } from 'preact/hooks';
 import type { ComponentChildren } from 'preact';
 import { asApiError } from '../api';
 import type { ApiError } from '../api';
+import { McpSignIns } from '../components/mcp-sign-ins';
 import { ErrorBox, Loading } from '../components/status';
 import { useResource } from '../hooks/use-resource';
 import { checkSetup, fieldOfServerError, formFromSetup, isEmptyPatch, patchFrom } from '../setup-form';
@@ -25,6 +26,7 @@ export function SetupScreen() {
         <ErrorBox error={setup.error} title="Could not load the settings" onRetry={setup.reload} />
       )}
       {setup.data !== undefined && <SetupEditor initial={setup.data} />}
+      <McpSignIns />
     </section>
   );
 }
