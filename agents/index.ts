@@ -46,6 +46,7 @@ export {
 export { costOf, anthropicPrice, geminiPrice } from './providers/pricing.js';
 export type { Price } from './providers/pricing.js';
 export { probeModel, DEFAULT_PROBE_TIMEOUT_MS } from './providers/probe.js';
+export { listModels } from './providers/list-models.js';
 export type { ProbeResult, ProbeStatus } from './providers/probe.js';
 export { DATA_TOOL_NAMES } from './data-types.js';
 export type {

@@ -103,3 +103,17 @@ export interface McpSignInStatus {
 export interface McpSignInStart {
   authorizationUrl: string;
 }
+
+/** The providers whose server Setup asks for its models (`GET /api/setup/models?provider=`). */
+export type ModelListProvider = 'ollama' | 'openai';
+
+/** The models the saved settings' server has, to offer in Setup's model field (the operator may still type another). */
+export interface ModelList {
+  provider: ModelListProvider;
+  /** The server asked; null when none is set. */
+  server: string | null;
+  /** Sorted names as the server spells them (`qwen2.5:7b`, `gpt-4o-mini`). */
+  models: string[];
+  /** Why none are offered (the server does not answer, has none, is not set), naming the server and the config.toml key; null when there are models. */
+  problem: string | null;
+}

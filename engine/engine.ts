@@ -86,8 +86,9 @@ import { RookeryService } from './rookery/rookery-service.js';
 import { ROOKERY_TOOL_NAMES, createRookeryTools } from './rookery/rookery-tools.js';
 import { RUN_HORDE_TOOL, createRunHordeTool } from './run-horde-tool.js';
 import { writeStepNote } from './step-note.js';
-import { DATA_TOOL_NAMES } from '../agents/index.js';
+import { DATA_TOOL_NAMES, DEFAULT_PROBE_TIMEOUT_MS, listModels } from '../agents/index.js';
 import type { ProbeResult } from '../agents/index.js';
+import type { ModelList, ModelListProvider } from '../contract/setup.js';
 import { ADAPTER_DEFINITIONS, createAdapters } from './adapters/index.js';
 import type { AdapterDefinition, Adapters } from './adapters/index.js';
 import { PluginService } from './plugins/plugin-service.js';
@@ -191,6 +192,8 @@ export interface Engine {
   readiness(horde: HordeDef): Promise<HordeReadiness>;
   /** Whether config.toml's default model answers (engine/setup-check.ts), for Setup after a save; never throws. */
   checkDefaultModel(): Promise<ProbeResult>;
+  /** The models the saved settings' Ollama or OpenAI-compatible server lists, for Setup's model field; never throws. */
+  listModels(provider: ModelListProvider): Promise<ModelList>;
   /** Start a run; resolves with its id once `run.created` is committed. */
   startRun(horde: HordeDef, input: Record<string, string>, options?: StartOptions): Promise<string>;
   /**
@@ -573,6 +576,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         usesModel: (kind) => kinds.get(kind)?.usesModel === true, defaultModel: config.model.default, settings: models.providerSettings(), configFile: paths.config,
       }),
       checkDefaultModel: () => checkDefaultModel(config.model.default, models.providerSettings(), paths.config),
+      listModels: (provider) => listModels(provider, models.providerSettings(), DEFAULT_PROBE_TIMEOUT_MS),
       getRun: (runId) => ({ ...readRunView(queries, log, models.traces, runId, paths, clock.now()), agentTurns: chat.stepSessionsOf(runId) }),
       getRunRow: (runId) => requireRunRow(queries, runId, paths),
       listRuns: (filter) => queries.listRuns(filter),

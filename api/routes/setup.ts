@@ -1,11 +1,12 @@
 /**
- * `/api/setup`: the model provider, the tools folder, semantic search and web search (keys
+ * `/api/setup`: the model provider (and `/api/setup/models`: the models its saved server lists), the tools folder, semantic search and web search (keys
  * are never sent back in full; web search's key only as a variable's name). A PUT answers
  * with the new setup, how config.toml was written (`written`: comments kept or not) and,
  * when it changed the model or a provider, the default model's check (`check`: ok, unreachable, model_missing or not_configured).
  */
 import type { FastifyInstance } from 'fastify';
 import type { Engine, SetupPatch } from '../../engine/index.js';
+import type { ModelListProvider } from '../../contract/setup.js';
 import { readSetup, writeSetup } from '../../engine/index.js';
 
 const nullableString = (maxLength: number) => ({ type: ['string', 'null'], minLength: 1, maxLength }) as const;
@@ -46,6 +47,10 @@ const patchSchema = {
 
 export function setupRoutes(app: FastifyInstance, engine: Engine): void {
   app.get('/api/setup', async () => readSetup(engine.paths.config));
+  // The saved settings' server only: the page asks again after a save changes the host or base URL.
+  app.get<{ Querystring: { provider: ModelListProvider } }>('/api/setup/models', {
+    schema: { querystring: { type: 'object', additionalProperties: false, required: ['provider'], properties: { provider: { type: 'string', enum: ['ollama', 'openai'] } } } },
+  }, async (req) => engine.listModels(req.query.provider));
   app.put<{ Body: SetupPatch }>('/api/setup', { schema: { body: patchSchema } }, async (req) => {
     const { setup, written, modelTouched } = writeSetup(engine.paths.config, req.body);
     engine.reloadConfig();

@@ -345,7 +345,7 @@ describe('the operator app in a browser', () => {
     assert.equal((await page.content()).includes(geminiKey), false);
   });
 
-  test('Setup checks the model it saves: an Ollama that has it, then one that lacks it; config.toml keeps its comments', async (t) => {
+  test('Setup checks the model it saves: an Ollama that has it, then one that lacks it, then one chosen from the models it lists; config.toml keeps its comments', async (t) => {
     let ollamaUrl = '';
     const { page, url, home } = await scene(t, [], async (dir, defer) => {
       const ollama = await startFakeOllama([]);
@@ -373,6 +373,17 @@ describe('the operator app in a browser', () => {
     await shot(page, '12-setup-check');
     const toml = fs.readFileSync(path.join(home, 'config.toml'), 'utf8');
     assert.ok(toml.startsWith('# written by hand\n[model]\ntool_calling = "auto" # keep me\ndefault = "ollama:mistral:7b"\n'), toml);
+
+    // The saved host's models are offered: choosing one fills the field, and it answers.
+    const choices = testId(page, 'setup-model-choices');
+    await choices.waitFor();
+    assert.deepEqual(await choices.locator('option').allTextContents(), ['Choose one of its 2 models…', 'llama3.2:3b', 'qwen2.5:7b']);
+    await choices.selectOption('llama3.2:3b');
+    assert.equal(await page.locator('#setup-model').inputValue(), 'llama3.2:3b');
+    await shot(page, '12b-setup-models');
+    await testId(page, 'setup-save').click();
+    await page.locator('[data-testid="setup-check"][data-status="ok"]').waitFor();
+    assert.ok(fs.readFileSync(path.join(home, 'config.toml'), 'utf8').includes('default = "ollama:llama3.2:3b"'));
   });
 
   test('Setup\'s web search: SearXNG, then Brave with its key named as an environment variable, then Staan with a market; a bad or unset name is shown on its field; config.toml keeps its comments', async (t) => {

@@ -11,7 +11,7 @@ import type {
   NodesView,
   AgentList, AgentProfile, AgentSource, ApiErrorBody, BirthResult, BundleInstall, BundleReview, ChatSessionSummary, ChatSessionView, DraftSummary, DraftView, Health, HordeDetail, HordeOrigin, HordeReadiness,
   HordeDraft, HordeSummary, PluginAuditEntry, PluginStatus, Problem, StepKindSummary,
-  BudgetLimits, BudgetView, NoteInfo, NoteView, NoteWrite, ReviewEditResult, ReviewView, RunPage, RunState, RunView, SearchAnswer, Setup, SetupPatch, SetupSaved, TeamProblem, TraceDetail, TracePage, TraceSummary, TriggerView,
+  BudgetLimits, BudgetView, ModelList, ModelListProvider, NoteInfo, NoteView, NoteWrite, ReviewEditResult, ReviewView, RunPage, RunState, RunView, SearchAnswer, Setup, SetupPatch, SetupSaved, TeamProblem, TraceDetail, TracePage, TraceSummary, TriggerView,
 } from './types';
 
 export class ApiError extends Error {
@@ -116,6 +116,8 @@ export function createApi(opts: ApiOptions) {
     trace: (id: number) => json<TraceDetail>('GET', `/api/traces/${id}`),
     setup: () => json<Setup>('GET', '/api/setup'),
     putSetup: (patch: SetupPatch) => json<SetupSaved>('PUT', '/api/setup', patch),
+    /** The models the saved settings' Ollama or OpenAI-compatible server lists. */
+    setupModels: (provider: ModelListProvider) => json<ModelList>('GET', `/api/setup/models?provider=${provider}`),
     /** Each MCP server reached over HTTP and whether kowalski holds a sign-in for it. */
     mcpSignIns: async () => (await json<{ servers: McpSignInStatus[] }>('GET', '/api/setup/mcp')).servers,
     /** Starts a sign-in: the authorization page to open; the browser comes back to the server. */

@@ -110,9 +110,12 @@ function SetupEditor({ initial }: { initial: Setup }) {
 
       <Field id="model" label="Default model" problem={problems.model}
         hint={<>Saved as <code>{form.provider}:{form.model.trim() === '' ? '<model>' : form.model.trim()}</code> (<code>model.default</code>). Leave empty for none.</>}>
-        {(aria) => <input {...aria} type="text" value={form.model} autocomplete="off" spellcheck={false}
+        {(aria) => <input {...aria} type="text" value={form.model} autocomplete="off" spellcheck={false} data-testid="setup-model"
           placeholder={MODEL_EXAMPLES[form.provider]} onInput={(e) => set('model', e.currentTarget.value)} />}
       </Field>
+      {(form.provider === 'ollama' || form.provider === 'openai') && (
+        <ServerModels provider={form.provider} saved={saved} chosen={form.model.trim()} choose={(m) => set('model', m)} />
+      )}
 
       {form.provider === 'ollama' && (
         <Field id="ollamaHost" label="Ollama host" problem={problems.ollamaHost} hint="Empty: the default, http://127.0.0.1:11434.">
@@ -218,6 +221,34 @@ function KeyFields({ provider, label, saved, form, problems, busy, set, remove }
           onInput={(e) => set(f.url, e.currentTarget.value)} />}
       </Field>
     </>
+  );
+}
+
+/**
+ * The models the saved settings' server lists, to choose from (the field above still takes any
+ * name). Asked again when the provider changes and after each save (a new host or base URL).
+ */
+function ServerModels({ provider, saved, chosen, choose }: {
+  provider: 'ollama' | 'openai'; saved: Setup; chosen: string; choose: (model: string) => void;
+}) {
+  const { api } = useServices();
+  const list = useResource(() => api.setupModels(provider), [api, provider, saved]);
+  if (list.data === undefined) {
+    return list.error !== undefined
+      ? <p class="field__hint" data-testid="setup-models-problem">Could not ask for the server's models: {list.error.message}</p>
+      : <p class="field__hint" data-testid="setup-models-loading">Asking the server for its models…</p>;
+  }
+  const { models, problem, server } = list.data;
+  if (models.length === 0) return <p class="field__hint" role="status" data-testid="setup-models-problem">{problem}</p>;
+  return (
+    <div class="field">
+      <label for="setup-model-choices">Models {server === null ? 'on the server' : <>at <code>{server}</code></>}</label>
+      <select id="setup-model-choices" data-testid="setup-model-choices" value={models.includes(chosen) ? chosen : ''}
+        onChange={(e) => { if (e.currentTarget.value !== '') choose(e.currentTarget.value); }}>
+        <option value="">{models.length === 1 ? 'Choose its one model…' : `Choose one of its ${models.length} models…`}</option>
+        {models.map((m) => <option key={m} value={m}>{m}</option>)}
+      </select>
+    </div>
   );
 }
 
