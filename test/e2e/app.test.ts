@@ -96,6 +96,11 @@ describe('the operator app in a browser', () => {
     const card = testId(page, 'horde-card-retry-command');
     assert.match(await textOf(card), /Retry a command.*built-in/s);
     await testId(page, 'horde-card-project-check').waitFor();
+    // A fresh data folder names no model: the first screen says so and links to Setup.
+    const noModel = testId(page, 'no-model');
+    await noModel.waitFor();
+    assert.match(await textOf(noModel), /^No model is set up yet\. .*Choose a model in Setup/);
+    assert.equal(await testId(page, 'no-model-setup').getAttribute('href'), '#/setup');
     await shot(page, '01-hordes');
 
     await card.getByRole('link', { name: 'Retry a command' }).click();
@@ -384,6 +389,12 @@ describe('the operator app in a browser', () => {
     await testId(page, 'setup-save').click();
     await page.locator('[data-testid="setup-check"][data-status="ok"]').waitFor();
     assert.ok(fs.readFileSync(path.join(home, 'config.toml'), 'utf8').includes('default = "ollama:llama3.2:3b"'));
+    // With a model set up, the first screen has no notice (once it has read the settings).
+    const settings = page.waitForResponse((r) => r.url().endsWith('/api/setup') && r.request().method() === 'GET');
+    await page.goto(`${url}#/hordes`);
+    await settings;
+    await testId(page, 'horde-card-retry-command').waitFor();
+    assert.equal(await testId(page, 'no-model').count(), 0);
   });
 
   test('Setup\'s web search: SearXNG, then Brave with its key named as an environment variable, then Staan with a market; a bad or unset name is shown on its field; config.toml keeps its comments', async (t) => {

@@ -1,8 +1,9 @@
 /**
  * `#/hordes`: every horde — built-in, the operator's own, imported — with the problems of
- * invalid ones, and each trigger's switch and next firing.
+ * invalid ones, and each trigger's switch and next firing; above them, a notice while no model is set up.
  */
 import { OriginTag, Tag } from '../components/badge';
+import { NoModelNotice } from '../components/no-model-notice';
 import { ProblemList } from '../components/problems';
 import { Empty, ErrorBox, Loading } from '../components/status';
 import { TriggerList, triggerKey, useTriggers } from '../components/triggers-table';
@@ -27,6 +28,7 @@ export function HordesScreen() {
         </div>
         <div class="actions"><a class="btn" href="#/import">Import a bundle…</a></div>
       </div>
+      <NoModelNotice />
       {hordes.data === undefined && hordes.loading && <Loading label="Loading hordes…" />}
       {hordes.data === undefined && hordes.error !== undefined && (
         <ErrorBox error={hordes.error} title="Could not load the hordes" onRetry={hordes.reload} />
