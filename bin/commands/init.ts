@@ -17,6 +17,9 @@ export function initCommand(opts: { json?: boolean }): number {
   const dir = dataDir();
   const file = dataPaths(dir).config;
   const madeDir = !fs.existsSync(dir);
+  if (!madeDir && !fs.statSync(dir).isDirectory()) {
+    throw new KowalskiError('KW_ERR_USAGE', `the data folder ${dir} is a file, not a folder: move it aside, or point KOWALSKI_HOME at a folder`, { where: { file: dir } });
+  }
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   try {
     // `wx`: refused if the file appeared meanwhile (or is a link), never written over

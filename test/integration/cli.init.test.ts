@@ -56,3 +56,12 @@ test('init in an existing data folder keeps the folder as it is and prints JSON 
   assert.equal(mode(home), 0o750);
   assert.equal(mode(file), 0o600);
 });
+
+test('a data folder that is a file: exit 2 naming it, nothing written', async (t) => {
+  const { root, home } = cliSandbox(t);
+  fs.writeFileSync(home, 'not a folder');
+  const r = await cli(home, ['init']);
+  assert.equal(r.code, 2, outputOf(r));
+  assert.match(r.stderr, new RegExp(`the data folder ${home.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is a file, not a folder.*\\[KW_ERR_USAGE\\]\\n$`));
+  assert.deepEqual(fs.readdirSync(root), ['home']);
+});

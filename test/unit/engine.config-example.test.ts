@@ -12,6 +12,7 @@ import { parse } from 'smol-toml';
 import { webSearchConfigFrom } from '../../agents/index.js';
 import { CONFIG_SECTIONS, DEFAULT_CONFIG, configFrom, keyStatus, parseConfig, renderConfigExample } from '../../engine/index.js';
 import type { ConfigValue } from '../../engine/index.js';
+import { SECRET_KEY_NAME } from '../../engine/secrets/secret-list.js';
 
 const FILE = fileURLToPath(new URL('../../config.example.toml', import.meta.url));
 const example = renderConfigExample();
@@ -95,5 +96,11 @@ test('every key DEFAULT_CONFIG gives a value is in the catalog with that value',
   for (const [name, value] of leaves) {
     const section = CONFIG_SECTIONS.find((s) => s.name === name.slice(0, -1).join('.'));
     assert.equal(section?.keys.find((k) => k.key === name.at(-1))?.default, value, `${name.join('.')} = ${JSON.stringify(value)} in DEFAULT_CONFIG and the catalog`);
+  }
+});
+
+test("a key is marked secret exactly when its name says it holds one (the data folder's list of secrets)", () => {
+  for (const section of CONFIG_SECTIONS) {
+    for (const key of section.keys) assert.equal(key.secret === true, SECRET_KEY_NAME.test(key.key), `${section.name}.${key.key}`);
   }
 });
