@@ -81,12 +81,10 @@ function unknownPaths(raw: Record<string, unknown>): { written: string; segments
   return out;
 }
 
-const SEGMENT = /\s*(?:"((?:[^"\\]|\\.)*)"|'([^']*)'|([A-Za-z0-9_-]+))\s*/y;
-
 /** A dotted TOML key (`a."b.c".d`) into its names; undefined when it is not one. */
 function dottedKey(text: string): string[] | undefined {
+  const SEGMENT = /\s*(?:"((?:[^"\\]|\\.)*)"|'([^']*)'|([A-Za-z0-9_-]+))\s*/y;
   const out: string[] = [];
-  SEGMENT.lastIndex = 0;
   for (;;) {
     const m = SEGMENT.exec(text);
     if (m === null) return undefined;
