@@ -5,7 +5,7 @@
  * key that is not here (unknown-keys.ts) — so the reader, the example and the warnings agree.
  */
 import { BUDGET_KEYS, BUDGET_LABELS } from '../../core/index.js';
-import { DEFAULT_MAX_RETRIES, DEFAULT_OLLAMA_HOST, DEFAULT_TIMEOUT_MS, MCP_DEFAULT_CONNECT_TIMEOUT_SECS, MCP_DEFAULT_TIMEOUT_SECS } from '../../agents/index.js';
+import { DEFAULT_MAX_RETRIES, DEFAULT_OLLAMA_HOST, DEFAULT_TIMEOUT_MS, MCP_DEFAULT_CONNECT_TIMEOUT_SECS, MCP_DEFAULT_TIMEOUT_SECS, STAAN_DEFAULT_MARKET } from '../../agents/index.js';
 import { ADAPTER_TYPES } from '../adapters/types.js';
 
 export type ConfigValue = string | number | boolean | readonly string[] | Readonly<Record<string, string>>;
@@ -25,6 +25,8 @@ export interface ConfigKey {
   secret?: true;
   /** Its own keys are the user's (variable names, …): not checked against this list. */
   freeForm?: true;
+  /** Read only when another key of the section has one of these values (Staan's `market`: provider = "staan"); the reader refuses it otherwise. */
+  onlyWith?: { key: string; values: readonly string[] };
 }
 
 export interface ConfigSection {
@@ -118,10 +120,11 @@ export const CONFIG_SECTIONS: readonly ConfigSection[] = [
   {
     name: 'tools.web_search', kind: 'table', comment: 'The search engine web_search asks; empty: no web search.',
     keys: [
-      { key: 'provider', type: 'string', example: 'searxng', choices: ['searxng', 'brave'], comment: 'searxng (your own instance) or brave (needs a key)' },
-      { key: 'url', type: 'string', example: 'http://127.0.0.1:8888', comment: "searxng: the instance's address (required); brave: another endpoint (default Brave's own)" },
-      { key: 'api_key_env', type: 'string', example: 'BRAVE_API_KEY', comment: "brave: the environment variable holding the key (default: $BRAVE_API_KEY)" },
-      { key: 'api_key', type: 'string', secret: true, comment: 'brave: the key itself; prefer api_key_env, else this file must stay owner-only (0600)' },
+      { key: 'provider', type: 'string', example: 'searxng', choices: ['searxng', 'brave', 'staan'], comment: 'searxng (your own instance), brave or staan (each needs a key)' },
+      { key: 'url', type: 'string', example: 'http://127.0.0.1:8888', comment: "searxng: the instance's address (required); brave, staan: another endpoint (default the provider's own)" },
+      { key: 'api_key_env', type: 'string', example: 'BRAVE_API_KEY', comment: 'brave, staan: the environment variable holding the key (default: $BRAVE_API_KEY, $STAAN_API_KEY)' },
+      { key: 'api_key', type: 'string', secret: true, comment: 'brave, staan: the key itself; prefer api_key_env, else this file must stay owner-only (0600)' },
+      { key: 'market', type: 'string', default: STAAN_DEFAULT_MARKET, onlyWith: { key: 'provider', values: ['staan'] }, comment: 'staan only (refused with another provider): the index\'s language and country, lower case, e.g. "fr-fr"' },
     ],
   },
   {
