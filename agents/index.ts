@@ -24,7 +24,7 @@ export { resolveToolPath, expandHome } from './tools/file-root.js';
 export type { FileToolOptions, FileAccess, ToolPath } from './tools/file-root.js';
 export { createWebSearchTool } from './tools/web-search.js';
 export type { WebSearchOptions } from './tools/web-search.js';
-export { STAAN_MARKET, webSearchConfigFrom } from './tools/web-search-config.js';
+export { STAAN_DEFAULT_MARKET, STAAN_MARKET, webSearchConfigFrom } from './tools/web-search-config.js';
 export type { WebSearchConfig } from './tools/web-search-config.js';
 export { mcpServersFrom, MCP_DEFAULT_TIMEOUT_SECS, MCP_DEFAULT_CONNECT_TIMEOUT_SECS } from './mcp/config.js';
 export type { McpServerConfig, McpStdioServer, McpHttpServer } from './mcp/config.js';

@@ -36,6 +36,7 @@ const memoryCommands = () => import('./commands/memory.js');
 const vaultSearchCommands = () => import('./commands/vault-search.js');
 const backupCommands = () => import('./commands/backup.js');
 const doctorCommands = () => import('./commands/doctor.js');
+const initCommands = () => import('./commands/init.js');
 const openCommands = () => import('./commands/open.js');
 const storeCommands = () => import('./commands/store.js');
 
@@ -173,6 +174,8 @@ store.command('copy').description('copy every run (parked ones included), approv
   .requiredOption('--to <store>', '"sqlite" or postgres://user@host:5432/database (must be empty)')
   .option('--force', 'copy even while live nodes use a Postgres end').option('--data-dir <dir>', 'the data directory (default: $KOWALSKI_HOME, else ~/.local/share/kowalski)').option('--json', 'print one JSON object')
   .action(act(lazy(storeCommands, 'storeCopyCommand')));
+program.command('init').description("write a new config.toml (owner-only) in the data folder with every key and what it does; refuses if there is one")
+  .option('--json', 'print one JSON object').action(act(lazy(initCommands, 'initCommand')));
 program.command('doctor').description('check Node, the data folder and its modes, the database, free disk, the model, MCP servers, web search and the port: ok / warn / fail with the fix; exit 1 if any fails')
   .option('--host <host>', 'the address serve would bind', '127.0.0.1').option('--port <port>', 'the port serve would use', '8765').option('--json', 'print one JSON object')
   .action(act(lazy(doctorCommands, 'doctorCommand')));

@@ -11,6 +11,7 @@ export const ERROR_CODES = {
   // usage and configuration
   KW_ERR_USAGE: { group: 'terminal', summary: 'a command was called with bad arguments' },
   KW_ERR_CONFIG_INVALID: { group: 'terminal', summary: 'config.toml cannot be parsed or holds a bad value' },
+  KW_ERR_CONFIG_EXISTS: { group: 'terminal', summary: 'kowalski init: the data folder already has a config.toml (left unchanged)' },
   KW_ERR_INPUT_INVALID: { group: 'terminal', summary: 'a run input is missing, unknown or of the wrong type' },
   // horde loading and validation
   KW_ERR_HORDE_NOT_FOUND: { group: 'terminal', summary: 'no horde with that id or folder' },

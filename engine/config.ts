@@ -12,6 +12,7 @@ import type { McpServerConfig, ToolCallingSetting, WebSearchConfig } from '../ag
 import type { Synchronous } from './store/database.js';
 import { adaptersFrom } from './adapters/settings.js';
 import type { AdapterConfig } from './adapters/settings.js';
+import { booleanDefault, choiceDefault, numberDefault, stringDefault } from './config/keys.js';
 
 export interface EngineConfig {
   store: {
@@ -77,13 +78,20 @@ export interface EngineConfig {
   raw: Record<string, unknown>;
 }
 
+/** The values of absent keys: each from the catalog of keys (config/keys.ts), which config.example.toml is rendered from too. */
 export const DEFAULT_CONFIG: EngineConfig = {
-  store: { synchronous: 'full', leaseSecs: 10 },
-  runs: { maxParallelSteps: 4, stepTimeoutSecs: 600 },
-  model: { toolCalling: 'auto', toolCallingByModel: {}, maxToolIterations: 10, maxToolErrors: 3 },
-  chat: { maxIterations: 20, maxDepth: 3, windowTokens: 6000 },
+  store: { synchronous: choiceDefault('store', 'synchronous', ['full', 'normal']), leaseSecs: numberDefault('store', 'lease_secs') },
+  runs: { maxParallelSteps: numberDefault('runs', 'max_parallel_steps'), stepTimeoutSecs: numberDefault('runs', 'step_timeout_secs') },
+  model: {
+    toolCalling: choiceDefault('model', 'tool_calling', ['auto', 'native', 'text']), toolCallingByModel: {},
+    maxToolIterations: numberDefault('model', 'max_tool_iterations'), maxToolErrors: numberDefault('model', 'max_tool_errors'),
+  },
+  chat: { maxIterations: numberDefault('chat', 'max_iterations'), maxDepth: numberDefault('chat', 'max_depth'), windowTokens: numberDefault('chat', 'window_tokens') },
   tools: { root: null },
-  vault: { maxNoteBytes: 1024 * 1024, semantic: { enabled: false, model: 'ollama:nomic-embed-text' } },
+  vault: {
+    maxNoteBytes: numberDefault('vault', 'max_note_bytes'),
+    semantic: { enabled: booleanDefault('vault.semantic', 'enabled'), model: stringDefault('vault.semantic', 'model') },
+  },
   budget: {},
   mcpServers: [],
   webSearch: null,
@@ -182,6 +190,11 @@ export function parseConfig(text: string, file: string): EngineConfig {
     if (err instanceof TomlError) throw bad(file, '(syntax)', err.message.split('\n')[0] ?? 'bad TOML', err.line);
     throw err;
   }
+  return configFrom(raw, file);
+}
+
+/** The configuration a parsed config.toml (`raw`) gives, every key the engine reads at start checked. */
+export function configFrom(raw: Record<string, unknown>, file: string): EngineConfig {
   const store = table(raw, file, 'store');
   const runs = table(raw, file, 'runs');
   const model = table(raw, file, 'model');
@@ -189,7 +202,7 @@ export function parseConfig(text: string, file: string): EngineConfig {
   const chat = table(raw, file, 'chat');
   const vault = table(raw, file, 'vault');
   if (tools.root !== undefined && typeof tools.root !== 'string') throw bad(file, 'tools.root', `must be a folder path, not ${JSON.stringify(tools.root)}`);
-  const sync = store.synchronous ?? 'full';
+  const sync = store.synchronous ?? DEFAULT_CONFIG.store.synchronous;
   if (sync !== 'full' && sync !== 'normal') throw bad(file, 'store.synchronous', `must be "full" or "normal", not ${JSON.stringify(sync)}`);
   const storeUrl = postgresUrl(store.url, file);
   if (store.files !== undefined && (typeof store.files !== 'string' || !path.isAbsolute(store.files))) {
@@ -211,7 +224,7 @@ export function parseConfig(text: string, file: string): EngineConfig {
       stepTimeoutSecs: positiveInt(runs, file, 'runs', 'step_timeout_secs', DEFAULT_CONFIG.runs.stepTimeoutSecs),
     },
     model: {
-      toolCalling: toolCallingSetting(model.tool_calling ?? 'auto', file, 'model.tool_calling'),
+      toolCalling: toolCallingSetting(model.tool_calling ?? DEFAULT_CONFIG.model.toolCalling, file, 'model.tool_calling'),
       toolCallingByModel: toolCallingByModel(model, file),
       maxToolIterations: positiveInt(model, file, 'model', 'max_tool_iterations', DEFAULT_CONFIG.model.maxToolIterations),
       maxToolErrors: positiveInt(model, file, 'model', 'max_tool_errors', DEFAULT_CONFIG.model.maxToolErrors),

@@ -8,7 +8,7 @@ import type { RunState, RunView } from '../../engine/index.js';
 export const EXIT = { ok: 0, failed: 1, usage: 2, parked: 3 } as const;
 
 const USAGE_CODES: ReadonlySet<ErrorCode> = new Set([
-  'KW_ERR_USAGE', 'KW_ERR_CONFIG_INVALID', 'KW_ERR_INPUT_INVALID', 'KW_ERR_HORDE_NOT_FOUND', 'KW_ERR_HORDE_INVALID',
+  'KW_ERR_USAGE', 'KW_ERR_CONFIG_INVALID', 'KW_ERR_CONFIG_EXISTS', 'KW_ERR_INPUT_INVALID', 'KW_ERR_HORDE_NOT_FOUND', 'KW_ERR_HORDE_INVALID',
   'KW_ERR_RUN_NOT_FOUND', 'KW_ERR_RUN_FINISHED', 'KW_ERR_NO_PENDING_APPROVAL', 'KW_ERR_DATA_DIR_LOCKED', 'KW_ERR_STEP_KIND_UNKNOWN',
   'KW_ERR_BAD_REQUEST', // the server refused an argument (through its schema)
   'KW_ERR_BUDGET_INVALID', 'KW_ERR_BUDGET_TOO_LOW', // budget: a limit that is not one, or not above what is spent

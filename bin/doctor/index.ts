@@ -1,8 +1,8 @@
 /** `kowalski doctor`'s checks, in the order they are printed (docs/doctor.md). */
 import fs from 'node:fs';
-import { dataPaths, loadConfig } from '../../engine/index.js';
+import { dataPaths, loadConfig, unknownConfigKeys } from '../../engine/index.js';
 import type { EngineConfig } from '../../engine/index.js';
-import { fail, ok, reason } from './check.js';
+import { fail, ok, reason, warn } from './check.js';
 import type { Check } from './check.js';
 import { checkDataDir, checkDatabase, checkDisk, checkNode, checkPort } from './local.js';
 import { checkModel } from './model.js';
@@ -13,6 +13,15 @@ export type { Check, CheckStatus } from './check.js';
 export { checkDisk, checkNode } from './local.js';
 export { checkPluginSandbox } from './sandbox.js';
 
+/** A warning for each key of config.toml kowalski does not read (a misspelt key silently means its default). */
+function checkConfigKeys(file: string): Check[] {
+  return unknownConfigKeys(fs.readFileSync(file, 'utf8'), file).map((u) => warn(
+    'config keys',
+    `${u.file}${u.line === undefined ? '' : `:${u.line}`}: ${u.key} is not a key kowalski reads, so it is ignored${u.suggestion === undefined ? '' : `; did you mean ${u.suggestion}?`}`,
+    u.suggestion === undefined ? `remove it, or correct it (config.example.toml lists every key: \`kowalski init\` in an empty folder writes it)` : `rename it to ${u.suggestion} (or remove it)`,
+  ));
+}
+
 export async function runChecks(dir: string, opts: { host: string; port: number }): Promise<Check[]> {
   const checks: Check[] = [checkNode(), ...checkDataDir(dir), checkDatabase(dir), checkDisk(dir)];
   const file = dataPaths(dir).config;
@@ -20,6 +29,7 @@ export async function runChecks(dir: string, opts: { host: string; port: number 
   try {
     config = loadConfig(file);
     checks.push(ok('config', fs.existsSync(file) ? `${file} is valid` : `no ${file}: the defaults`));
+    if (fs.existsSync(file)) checks.push(...checkConfigKeys(file));
   } catch (err) {
     checks.push(fail('config', reason(err), `correct ${file} (the message names the key), or fix it in the app's Setup screen`));
   }

@@ -3,7 +3,7 @@
  * through the check functions (the values injected), the rest through the real CLI: a data
  * folder its owner cannot use, a damaged database, an unreachable model, an MCP server that
  * does not start, a web search that does not answer, a taken port, a bad config.toml, and a
- * model the provider does not have. A healthy folder exits 0.
+ * model the provider does not have. A healthy folder exits 0; a misspelt key there is a warning.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -157,4 +157,16 @@ test('doctor: a bad config.toml fails naming the key; a healthy folder exits 0',
   const sandbox = byName(checks).get('plugin sandbox');
   if (findBwrap() === undefined) assert.equal(sandbox?.status, 'warn');
   else assert.match(`${sandbox?.status} ${sandbox?.detail}`, /^ok bubblewrap \(\/.*bwrap\): each plugin runs in its own network and PID namespaces/);
+  assert.equal(byName(checks).get('config keys'), undefined, 'every key is known: no warning');
+
+  // A misspelt key: a warning naming the file, the line, the key and the nearest one; still exit 0.
+  const file = path.join(home, 'config.toml');
+  fs.appendFileSync(file, '[runs]\nmax_paralel_steps = 2\n');
+  const misspelt = await cli(home, ['doctor', '--port', port]);
+  assert.equal(misspelt.code, 0, outputOf(misspelt));
+  const line = misspelt.stdout.split('\n').findIndex((l) => l.startsWith('warn  config keys'));
+  assert.ok(line >= 0, misspelt.stdout);
+  assert.match(misspelt.stdout.split('\n')[line] ?? '', /config keys +\S+:6: runs\.max_paralel_steps is not a key kowalski reads, so it is ignored; did you mean runs\.max_parallel_steps\?$/);
+  assert.ok(misspelt.stdout.split('\n')[line]?.includes(`${file}:6:`), misspelt.stdout);
+  assert.equal(misspelt.stdout.split('\n')[line + 1], '      fix: rename it to runs.max_parallel_steps (or remove it)');
 });
