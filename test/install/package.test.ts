@@ -64,7 +64,7 @@ test('the tarball holds what runs (bin, dist/ without bench, testkit and maps, t
   t.diagnostic(`${path.basename(packed.tarball)}: ${files.length} files, ${packed.size} bytes packed, ${packed.unpackedSize} unpacked`);
   const unwanted = files.filter((f) => /(^|\/)(test|tests|bench|testkit|fixtures|golden)\//.test(f) || f.endsWith('.map') || f.endsWith('.ts') && !f.endsWith('.d.ts'));
   assert.deepEqual(unwanted, [], 'nothing of the tests, benchmarks or sources');
-  for (const f of ['package.json', 'README.md', 'install.sh', 'bin/kowalski', 'dist/bin/kowalski.js', 'dist/lib/index.js', 'dist/lib/index.d.ts', 'engine/plugins/runner/plugin-host.mjs', 'ui/dist/index.html', 'ui/dist/app.js']) {
+  for (const f of ['package.json', 'README.md', 'install.sh', 'config.example.toml', 'bin/kowalski', 'dist/bin/kowalski.js', 'dist/lib/index.js', 'dist/lib/index.d.ts', 'engine/plugins/runner/plugin-host.mjs', 'ui/dist/index.html', 'ui/dist/app.js']) {
     assert.ok(files.includes(f), `${f} is in the tarball`);
   }
   // Every built module of the program, every built-in horde's and agent profile's file.
