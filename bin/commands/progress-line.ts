@@ -3,7 +3,8 @@
  * reindex`) draws on stderr while it works: `backup: 120/400 files (30 %)`. Only on a
  * terminal and not with --json: piped or redirected output (logs, scripts, CI) gets none,
  * and stdout keeps only the result. Redrawn in place (`\r` and clear line), at most every
- * 100 ms, and ended with a newline so what follows starts on its own line.
+ * 100 ms; at the end the last count is drawn and the line ended with a newline, so what
+ * follows starts on its own line.
  */
 import type { Progress, ProgressReport } from '../../contract/index.js';
 import { NO_PROGRESS, throttleProgress } from '../../core/index.js';
@@ -48,17 +49,27 @@ export function progressLine(label: string, options: ProgressLineOptions = {}): 
   const stream = options.stream ?? process.stderr;
   if (options.json === true || stream.isTTY !== true) return { report: NO_PROGRESS, end: () => undefined };
   let drawn = false;
+  let latest: ProgressReport | undefined;
+  let shown: ProgressReport | undefined;
   const draw = (p: ProgressReport): void => {
     const text = progressText(label, p);
     const width = stream.columns;
     stream.write(`${CLEAR}${width !== undefined && width > 1 && text.length >= width ? text.slice(0, width - 1) : text}`);
     drawn = true;
+    shown = p;
   };
+  const throttled = throttleProgress(draw, options.now ?? Date.now, options.intervalMs);
   return {
-    report: throttleProgress(draw, options.now ?? Date.now, options.intervalMs),
+    report(p) {
+      latest = p;
+      throttled(p);
+    },
     end() {
+      // The last count, when the throttle held it back (a total unknown has no forced last report).
+      if (latest !== undefined && latest !== shown) draw(latest);
       if (drawn) stream.write('\n');
       drawn = false;
+      latest = undefined;
     },
   };
 }

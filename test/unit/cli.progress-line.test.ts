@@ -49,3 +49,11 @@ test('an unknown total shows the count alone; the item follows; a narrow termina
   progressLine('backup', { stream, now: () => 0 }).report({ phase: 'files', done: 1, total: 4 });
   assert.equal(writes[0], '\r\x1b[2Kbackup: 1/4'); // 11 characters: one column is left for the cursor
 });
+
+test('end draws the last count the throttle held back (a total unknown has no forced last report)', () => {
+  const { writes, stream } = fakeStream(true);
+  const line = progressLine('reindex', { stream, now: () => 0 });
+  for (let done = 1; done <= 5; done++) line.report({ phase: 'notes', done, total: null });
+  line.end();
+  assert.deepEqual(writes, ['\r\x1b[2Kreindex: 1 notes', '\r\x1b[2Kreindex: 5 notes', '\n']);
+});
