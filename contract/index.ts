@@ -14,6 +14,7 @@ export type * from './health.js';
 export type * from './horde.js';
 export type * from './nodes.js';
 export type * from './plugins.js';
+export type * from './progress.js';
 export type * from './rookery.js';
 export type * from './runs.js';
 export type * from './setup.js';

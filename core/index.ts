@@ -8,6 +8,7 @@ export type {
 export { BUDGET_KEYS, BUDGET_LABELS, budgetValueProblem, budgetOver, mergeBudget, hasLimits, describeOver } from './budget.js';
 export type { BudgetKey, BudgetLimits, BudgetSpent } from './budget.js';
 export { formatBytes } from './bytes.js';
+export { NO_PROGRESS, throttleProgress } from './progress.js';
 export { ENV_NAME } from './env-name.js';
 export { httpUrlOr } from './http-url.js';
 export { AGENT_NAME, MAX_AGENT_NAME, badAgentName } from './agent-name.js';

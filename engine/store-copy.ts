@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import { KowalskiError } from '../core/index.js';
 import { systemClock } from './clock.js';
 import type { Clock } from './clock.js';
+import type { Progress } from '../contract/progress.js';
 import { dataPaths } from './data-dir.js';
 import type { Migration } from './schema/index.js';
 import { pgCopyEnd, sqliteCopyEnd } from './store/copy-ends.js';
@@ -46,6 +47,8 @@ export interface StoreCopyOptions {
   /** Rows per page and per insert (default 1,000). */
   chunk?: number;
   clock?: Clock;
+  /** Told of the rows copied so far (phase `rows`, total unknown, item the table); default none. */
+  onProgress?: Progress;
 }
 
 export interface StoreCopyResult extends CopyReport {
@@ -72,7 +75,10 @@ export function copyStore(options: StoreCopyOptions): StoreCopyResult {
     opened.push(source);
     const target = openEnd(to, 'target', options, clock);
     opened.push(target);
-    const report = copyRunStore(source.end, target.end, options.chunk === undefined ? {} : { chunk: options.chunk });
+    const report = copyRunStore(source.end, target.end, {
+      ...(options.chunk === undefined ? {} : { chunk: options.chunk }),
+      ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
+    });
     const names = (applied: readonly Migration[]) => applied.map((m) => `${String(m.version).padStart(3, '0')}_${m.name}`);
     return { ...report, migrated: { from: names(source.applied), to: names(target.applied) } };
   } finally {

@@ -7,6 +7,7 @@
 import { createBackup, restoreBackup } from '../../engine/index.js';
 import type { BackupManifest } from '../../engine/index.js';
 import { EXIT, dataDir } from './common.js';
+import { progressLine } from './progress-line.js';
 
 const mib = (bytes: number): string => `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
 
@@ -15,7 +16,13 @@ function summary(m: BackupManifest): Record<string, unknown> {
 }
 
 export async function backupCommand(file: string, opts: { withSecrets?: boolean; json?: boolean }): Promise<number> {
-  const result = await createBackup(dataDir(), file, { withSecrets: opts.withSecrets === true });
+  const line = progressLine('backup', { json: opts.json === true });
+  let result;
+  try {
+    result = await createBackup(dataDir(), file, { withSecrets: opts.withSecrets === true, onProgress: line.report });
+  } finally {
+    line.end();
+  }
   const m = result.manifest;
   if (opts.json === true) {
     process.stdout.write(`${JSON.stringify({ file: result.file, bytes: result.bytes, ...summary(m) })}\n`);
@@ -29,7 +36,13 @@ export async function backupCommand(file: string, opts: { withSecrets?: boolean;
 }
 
 export function restoreCommand(file: string, opts: { to: string; json?: boolean }): number {
-  const result = restoreBackup(file, opts.to);
+  const line = progressLine('restore', { json: opts.json === true });
+  let result;
+  try {
+    result = restoreBackup(file, opts.to, line.report);
+  } finally {
+    line.end();
+  }
   const m = result.manifest;
   if (opts.json === true) {
     process.stdout.write(`${JSON.stringify({ to: result.to, ...summary(m) })}\n`);

@@ -8,6 +8,7 @@ import { KowalskiError } from '../../core/index.js';
 import { DEFAULT_CONFIG, configuredPostgresUrl, copyStore, dataPaths, loadConfig, migrateStores, parseStoreSide } from '../../engine/index.js';
 import type { MigratedStore } from '../../engine/index.js';
 import { EXIT, dataDir } from './common.js';
+import { progressLine } from './progress-line.js';
 
 const folder = (opts: { dataDir?: string }) => (opts.dataDir === undefined ? dataDir() : path.resolve(opts.dataDir));
 const label = (v: { version: number; name: string }) => `${String(v.version).padStart(3, '0')}_${v.name}`;
@@ -34,10 +35,16 @@ export function migrateCommand(opts: { url?: string; dataDir?: string; json?: bo
 export function storeCopyCommand(opts: { from: string; to: string; force?: boolean; dataDir?: string; json?: boolean }): number {
   const home = folder(opts);
   const config = loadConfig(dataPaths(home).config);
-  const report = copyStore({
-    from: parseStoreSide(opts.from, '--from'), to: parseStoreSide(opts.to, '--to'), dataDir: home,
-    leaseMs: config.store.leaseSecs * 1000, force: opts.force === true,
-  });
+  const line = progressLine('store copy', { json: opts.json === true });
+  let report;
+  try {
+    report = copyStore({
+      from: parseStoreSide(opts.from, '--from'), to: parseStoreSide(opts.to, '--to'), dataDir: home,
+      leaseMs: config.store.leaseSecs * 1000, force: opts.force === true, onProgress: line.report,
+    });
+  } finally {
+    line.end();
+  }
   if (opts.json === true) {
     process.stdout.write(`${JSON.stringify(report)}\n`);
     return EXIT.ok;

@@ -7,13 +7,16 @@
 import { KowalskiError } from '../../core/index.js';
 import { MAX_SEARCH_LIMIT } from '../../engine/index.js';
 import type { SearchAnswer, SearchHit, SearchOptions } from '../../engine/index.js';
+import type { Progress } from '../../contract/index.js';
 import { openEngine } from './backend.js';
 import { EXIT, dataDir } from './common.js';
+import { progressLine } from './progress-line.js';
 import { findServer } from './remote.js';
 
 interface VaultSearchAccess {
   search(query: string, options: SearchOptions): Promise<SearchAnswer>;
-  reindex(): Promise<{ notes: number; chunks: number }>;
+  /** `onProgress` is heard only on an embedded engine (a server's reindex answers once, when done). */
+  reindex(onProgress: Progress): Promise<{ notes: number; chunks: number }>;
 }
 
 async function withVaultSearch<T>(fn: (access: VaultSearchAccess) => Promise<T>): Promise<T> {
@@ -34,7 +37,7 @@ async function withVaultSearch<T>(fn: (access: VaultSearchAccess) => Promise<T>)
   }
   const engine = await openEngine(dir, lookup);
   try {
-    return await fn({ search: (query, options) => engine.vaultSearch.search(query, options), reindex: () => engine.vaultSearch.reindex() });
+    return await fn({ search: (query, options) => engine.vaultSearch.search(query, options), reindex: (onProgress) => engine.vaultSearch.reindex(onProgress) });
   } finally {
     await engine.close();
   }
@@ -67,7 +70,13 @@ export async function vaultSearchCommand(query: string, opts: { semantic?: boole
 }
 
 export async function vaultReindexCommand(opts: { json?: boolean }): Promise<number> {
-  const done = await withVaultSearch((access) => access.reindex());
+  const line = progressLine('reindex', { json: opts.json === true });
+  let done;
+  try {
+    done = await withVaultSearch((access) => access.reindex(line.report));
+  } finally {
+    line.end();
+  }
   if (opts.json === true) process.stdout.write(`${JSON.stringify(done)}\n`);
   else process.stdout.write(`reindexed ${done.notes} note(s)${done.chunks > 0 ? `, ${done.chunks} chunk(s) embedded` : ''}\n`);
   return EXIT.ok;

@@ -10,9 +10,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { KowalskiError, messageOf } from '../../core/index.js';
+import { KowalskiError, NO_PROGRESS, messageOf } from '../../core/index.js';
 import { systemClock } from '../clock.js';
 import type { Clock } from '../clock.js';
+import type { Progress } from '../../contract/progress.js';
 import { dataPaths } from '../data-dir.js';
 import { BACKUP_FORMAT, BACKUP_VERSION, MANIFEST_ENTRY } from './manifest.js';
 import type { BackupFile, BackupManifest } from './manifest.js';
@@ -24,6 +25,8 @@ export interface BackupOptions {
   /** Include the API token, config.toml's secret keys and the `secrets/` folder (MCP sign-ins) (default false: see secrets.ts). */
   withSecrets?: boolean;
   clock?: Clock;
+  /** Told of each file of the data folder's folders copied (phase `files`, total known once they are listed); default none. */
+  onProgress?: Progress;
 }
 
 export interface BackupResult {
@@ -137,7 +140,11 @@ export async function createBackup(dataDir: string, file: string, options: Backu
       else if (fs.existsSync(path.join(paths.dataDir, folder))) redacted.push(`${folder}/`);
     }
     for (const folder of FOLDERS) walk(path.join(paths.dataDir, folder), folder, found);
-    for (const [name, abs] of found.files) add(zip.addFile(name, abs));
+    const onProgress = options.onProgress ?? NO_PROGRESS;
+    for (const [i, [name, abs]] of found.files.entries()) {
+      add(zip.addFile(name, abs));
+      onProgress({ phase: 'files', done: i + 1, total: found.files.length, item: name });
+    }
 
     const manifest: BackupManifest = { format: BACKUP_FORMAT, version: BACKUP_VERSION, createdAt, source: paths.dataDir, withSecrets, runs, files, dirs: found.dirs, redacted, skipped };
     zip.addBytes(MANIFEST_ENTRY, Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`));

@@ -9,7 +9,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { KowalskiError, messageOf } from '../../core/index.js';
+import { KowalskiError, NO_PROGRESS, messageOf } from '../../core/index.js';
+import type { Progress } from '../../contract/progress.js';
 import { MIGRATIONS } from '../schema/index.js';
 import { entryTarget, layoutProblem, unsafeEntryName } from './entry-path.js';
 import { MANIFEST_ENTRY, invalidBackup, parseManifest } from './manifest.js';
@@ -156,13 +157,13 @@ function schemaCheck(file: string, db: string): void {
   }
 }
 
-function unpack(zip: ZipIn, manifest: BackupManifest, byName: ReadonlyMap<string, ArchiveEntry>, staging: string): void {
+function unpack(zip: ZipIn, manifest: BackupManifest, byName: ReadonlyMap<string, ArchiveEntry>, staging: string, onProgress: Progress): void {
   for (const dir of manifest.dirs) {
     const target = entryTarget(staging, dir);
     if (target === undefined) throw invalidBackup(zip.file, `${MANIFEST_ENTRY} lists the folder ${JSON.stringify(dir)}, which would land outside the target (${unsafeEntryName(dir) ?? 'unsafe'})`);
     fs.mkdirSync(target, { recursive: true, mode: 0o700 });
   }
-  for (const f of manifest.files) {
+  for (const [i, f] of manifest.files.entries()) {
     const target = entryTarget(staging, f.path);
     if (target === undefined) throw invalidBackup(zip.file, `entry ${JSON.stringify(f.path)} would land outside the target`);
     fs.mkdirSync(path.dirname(target), { recursive: true, mode: 0o700 });
@@ -175,10 +176,12 @@ function unpack(zip: ZipIn, manifest: BackupManifest, byName: ReadonlyMap<string
       fs.closeSync(fd);
     }
     if (sha !== f.sha256) throw invalidBackup(zip.file, `${f.path}'s SHA-256 is ${sha}, the manifest says ${f.sha256} (damaged or altered)`);
+    onProgress({ phase: 'files', done: i + 1, total: manifest.files.length, item: f.path });
   }
 }
 
-export function restoreBackup(file: string, to: string): RestoreResult {
+/** `onProgress` is told of each file unpacked and checked (phase `files`); default none. */
+export function restoreBackup(file: string, to: string, onProgress: Progress = NO_PROGRESS): RestoreResult {
   const archive = path.resolve(file);
   if (!fs.existsSync(archive)) throw new KowalskiError('KW_ERR_USAGE', `${archive} does not exist`, { where: { file: archive } });
   const target = resolveTarget(path.resolve(to));
@@ -198,7 +201,7 @@ export function restoreBackup(file: string, to: string): RestoreResult {
       throw targetError(target, `its folder cannot be made (${(err as NodeJS.ErrnoException).code ?? 'error'}: ${messageOf(err)})`, err);
     }
     try {
-      unpack(zip, manifest, byName, staging);
+      unpack(zip, manifest, byName, staging, onProgress);
     } catch (err) {
       throw placingError(archive, target, err);
     }

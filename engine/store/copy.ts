@@ -6,7 +6,8 @@
  * a failed check rolls everything back. Opening, locking and migrating the two ends is
  * the caller's (engine/store-copy.ts).
  */
-import { KowalskiError } from '../../core/index.js';
+import { KowalskiError, NO_PROGRESS } from '../../core/index.js';
+import type { Progress } from '../../contract/progress.js';
 import type { CopyEnd } from './copy-ends.js';
 import { COPY_TABLES } from './copy-tables.js';
 import { pages, verifyFolds } from './copy-verify.js';
@@ -21,8 +22,11 @@ export interface CopyReport {
 }
 
 /** Rows per page read and per insert statement (default 1,000). */
-export function copyRunStore(source: CopyEnd, target: CopyEnd, options: { chunk?: number } = {}): CopyReport {
+/** `onProgress` is told of each page copied (phase `rows`, item the table; the total is not counted beforehand); default none. */
+export function copyRunStore(source: CopyEnd, target: CopyEnd, options: { chunk?: number; onProgress?: Progress } = {}): CopyReport {
   const chunk = options.chunk ?? 1000;
+  const onProgress = options.onProgress ?? NO_PROGRESS;
+  let copied = 0;
   return source.transaction('read', () => target.transaction('write', () => {
     const held = COPY_TABLES.map((t) => ({ table: t.name, rows: target.count(t) })).filter((c) => c.rows > 0);
     if (held.length > 0) {
@@ -36,6 +40,8 @@ export function copyRunStore(source: CopyEnd, target: CopyEnd, options: { chunk?
       for (const page of pages(source, t, t.key, chunk)) {
         target.insert(t, page);
         rows += page.length;
+        copied += page.length;
+        onProgress({ phase: 'rows', done: copied, total: null, item: t.name });
       }
       return { table: t.name, rows };
     });

@@ -5,7 +5,8 @@
  * never holding up keyword indexing), answers nearest-chunk queries, and refuses to mix
  * models: a store pinned to another model than config.toml names waits for `reindex()`.
  */
-import { KowalskiError, toPlainError, messageOf } from '../../../core/index.js';
+import { KowalskiError, NO_PROGRESS, toPlainError, messageOf } from '../../../core/index.js';
+import type { Progress } from '../../../contract/progress.js';
 import { parseModelRef } from '../../../agents/index.js';
 import type { ProviderSettings } from '../../../agents/index.js';
 import { chunksOf } from './chunks.js';
@@ -132,7 +133,7 @@ export class SemanticIndex {
   }
 
   /** Embed pending notes until none is left; a failure leaves the batch pending and rejects. */
-  async #drain(signal: AbortSignal): Promise<void> {
+  async #drain(signal: AbortSignal, onBatch: (left: number) => void = () => undefined): Promise<void> {
     while (this.#pending.size > 0 && !signal.aborted) {
       const batch: Array<{ path: string; sha256: string; chunks: EmbeddedChunk[] }> = [];
       const texts: string[] = [];
@@ -160,6 +161,7 @@ export class SemanticIndex {
       for (const note of batch) this.#store.putNote(this.#config.model, note.path, note.sha256, note.chunks);
       for (const path of done) this.#pending.delete(path);
       this.#lastError = null;
+      onBatch(this.#pending.size);
     }
   }
 
@@ -169,14 +171,16 @@ export class SemanticIndex {
   }
 
   /** Drop every vector, pin the store to the configured model and embed every note; rejects with the embedding error. */
-  async reindex(): Promise<{ notes: number; chunks: number }> {
+  /** `onProgress` is told of the notes embedded so far (phase `embedded`, after each batch); default none. */
+  async reindex(onProgress: Progress = NO_PROGRESS): Promise<{ notes: number; chunks: number }> {
     await this.#stopPump();
     this.#store.reset(this.#config.model);
     this.#pending.clear();
     for (const path of this.#deps.keyword.stamps().keys()) this.#pending.add(path);
     const abort = new AbortController();
     this.#abort = abort;
-    const run = this.#drain(abort.signal);
+    const total = this.#pending.size;
+    const run = this.#drain(abort.signal, (left) => onProgress({ phase: 'embedded', done: total - left, total }));
     this.#pump = run.catch(() => undefined).finally(() => {
       this.#pump = undefined;
       this.#abort = undefined;

@@ -8,7 +8,8 @@
  */
 import fs from 'node:fs';
 import type { Database as Db } from 'better-sqlite3';
-import { KowalskiError, toPlainError, messageOf } from '../../../core/index.js';
+import { KowalskiError, NO_PROGRESS, toPlainError, messageOf } from '../../../core/index.js';
+import type { Progress } from '../../../contract/progress.js';
 import type { ProviderSettings } from '../../../agents/index.js';
 import type { Clock } from '../../clock.js';
 import type { Timers } from '../../triggers/timers.js';
@@ -68,7 +69,8 @@ export interface VaultSearch extends VaultIndex {
   /** Rescan, then watch the folder and embed changed notes in the background (the server calls this). */
   start(): Promise<RescanResult>;
   /** Read every note again; with semantic search on, drop every vector and embed every note with the configured model. */
-  reindex(): Promise<{ notes: number; chunks: number }>;
+  /** Read every note again, then (semantic search on) embed them all; `onProgress` hears phase `notes` (read, total unknown) then `embedded`. */
+  reindex(onProgress?: Progress): Promise<{ notes: number; chunks: number }>;
   /** `[vault.semantic]` changed (a config reload). */
   configure(semantic: SemanticConfig | null): Promise<void>;
   status(): VaultSearchStatus;
@@ -210,13 +212,16 @@ export function createVaultSearch(options: VaultSearchOptions): VaultSearch {
       });
       return { query, mode: 'hybrid', hits };
     },
-    async reindex() {
+    async reindex(onProgress = NO_PROGRESS) {
       const paths: string[] = [];
       keyword.batch(() => keyword.clear());
-      const result = rescanVault(keyword, root, clock.now(), (p) => paths.push(p));
+      const result = rescanVault(keyword, root, clock.now(), (p) => {
+        paths.push(p);
+        onProgress({ phase: 'notes', done: paths.length, total: null, item: p });
+      });
       options.onIndexed?.(paths);
       if (semantic === undefined) return { notes: result.notes, chunks: 0 };
-      const { chunks } = await semantic.reindex();
+      const { chunks } = await semantic.reindex(onProgress);
       return { notes: result.notes, chunks };
     },
     async configure(config) {
