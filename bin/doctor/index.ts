@@ -8,6 +8,7 @@ import { checkDataDir, checkDatabase, checkDisk, checkNode, checkPort } from './
 import { checkModel } from './model.js';
 import { checkPluginSandbox } from './sandbox.js';
 import { checkMcp, checkWebSearch } from './services.js';
+import { checkAdapters } from './adapters.js';
 
 export type { Check, CheckStatus } from './check.js';
 export { checkDisk, checkNode } from './local.js';
@@ -22,6 +23,15 @@ function checkConfigKeys(file: string): Check[] {
   ));
 }
 
+/** The keys the app's Setup screen edits: only a bad one of these can be fixed there. */
+const SETUP_KEYS = /^(model|providers|tools\.root|tools\.web_search|vault\.semantic)(\.|$)/;
+
+function configFix(err: unknown, file: string): string {
+  const key = (err as { where?: { key?: unknown } }).where?.key;
+  const inSetup = typeof key === 'string' && SETUP_KEYS.test(key);
+  return `correct ${file} (the message names the key)${inSetup ? ", or fix it in the app's Setup screen" : ''}`;
+}
+
 export async function runChecks(dir: string, opts: { host: string; port: number }): Promise<Check[]> {
   const checks: Check[] = [checkNode(), ...checkDataDir(dir), checkDatabase(dir), checkDisk(dir)];
   const file = dataPaths(dir).config;
@@ -31,9 +41,10 @@ export async function runChecks(dir: string, opts: { host: string; port: number 
     checks.push(ok('config', fs.existsSync(file) ? `${file} is valid` : `no ${file}: the defaults`));
     if (fs.existsSync(file)) checks.push(...checkConfigKeys(file));
   } catch (err) {
-    checks.push(fail('config', reason(err), `correct ${file} (the message names the key), or fix it in the app's Setup screen`));
+    checks.push(fail('config', reason(err), configFix(err, file)));
   }
   if (config !== undefined) checks.push(await checkModel(config), ...await checkMcp(config, dir), await checkWebSearch(config));
-  checks.push(await checkPluginSandbox(), await checkPort(opts.host, opts.port));
+  if (config !== undefined) checks.push(...await checkAdapters(config, dir));
+  checks.push(await checkPluginSandbox(), await checkPort(opts.host, opts.port, dir));
   return checks;
 }

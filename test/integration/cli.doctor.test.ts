@@ -17,7 +17,9 @@ import type { Check } from '../../bin/doctor/index.js';
 import { checkModel } from '../../bin/doctor/model.js';
 import { DEFAULT_CONFIG } from '../../engine/index.js';
 import { findBwrap } from '../../engine/plugins/runner/index.js';
-import { cli, outputOf, stdoutJson } from '../../testkit/cli.js';
+import { cli, outputOf, startCli, stdoutJson } from '../../testkit/cli.js';
+import { waitFor } from '../../testkit/wait.js';
+import { AUTH, writeTestToken } from '../support/token.js';
 import { cleanups } from '../../testkit/cleanup.js';
 import { testEngine } from '../support/engine.js';
 import { tempDir } from '../../testkit/tmp.js';
@@ -169,4 +171,61 @@ test('doctor: a bad config.toml fails naming the key; a healthy folder exits 0',
   assert.match(misspelt.stdout.split('\n')[line] ?? '', /config keys +\S+:6: runs\.max_paralel_steps is not a key kowalski reads, so it is ignored; did you mean runs\.max_parallel_steps\?$/);
   assert.ok(misspelt.stdout.split('\n')[line]?.includes(`${file}:6:`), misspelt.stdout);
   assert.equal(misspelt.stdout.split('\n')[line + 1], '      fix: rename it to runs.max_parallel_steps (or remove it)');
+});
+
+test('doctor beside a running server: an adapter in error is named with its last error and the fix; the port is this folder\'s server, or another folder\'s', async (t) => {
+  const home = path.join(tempDir(t, 'kw-doc-'), 'home');
+  fs.mkdirSync(home, { mode: 0o700 });
+  fs.writeFileSync(path.join(home, 'config.toml'), '[adapters.cal]\ntype = "calendar"\nenabled = true\nics = ["/nonexistent/kowalski/team.ics"]\n', { mode: 0o600 });
+  writeTestToken(home);
+  const server = startCli(home, ['serve', '--no-open', '--port', '0'], { limitMs: 120_000 });
+  server.exited.catch(() => undefined);
+  cleanups(t)(async () => {
+    server.child.kill('SIGTERM');
+    await server.exited.catch(() => undefined);
+  });
+  const url = /at (http:\/\/127\.0\.0\.1:(\d+)\/)/.exec(await server.stderrLine(/^kowalski serving .* at http/))!;
+  const port = url[2]!;
+  await waitFor(async () => {
+    const res = await fetch(`${url[1]}api/adapters`, { headers: AUTH });
+    return ((await res.json()) as { adapters: { state: string }[] }).adapters[0]?.state === 'error';
+  }, 'the calendar adapter to fail its start');
+
+  const own = await cli(home, ['doctor', '--json', '--port', port]);
+  assert.equal(own.code, 1, outputOf(own));
+  const c = byName(stdoutJson<{ checks: Check[] }>(own).checks);
+  const cal = c.get('adapter cal');
+  assert.equal(cal?.status, 'fail', JSON.stringify([...c.values()]));
+  assert.match(cal.detail, /^the calendar adapter is in error: .*\/nonexistent\/kowalski\/team\.ics: cannot be read/);
+  assert.equal(cal.fix, 'correct [adapters.cal] in config.toml (docs/adapters.md), then start it again: kowalski adapters enable cal');
+  assert.equal(c.get('port')?.status, 'ok');
+  assert.match(c.get('port')!.detail, new RegExp(`^127\\.0\\.0\\.1:${port} is held by this data folder's kowalski server \\(process \\d+\\)$`));
+
+  // Another data folder, asked about the same port: a server is there, but not its own.
+  const other = path.join(tempDir(t, 'kw-doc-'), 'other');
+  const engine = await testEngine(t, {}, other);
+  await engine.close();
+  const theirs = await cli(other, ['doctor', '--json', '--port', port]);
+  const p = byName(stdoutJson<{ checks: Check[] }>(theirs).checks).get('port');
+  assert.equal(p?.status, 'fail', outputOf(theirs));
+  assert.equal(p.detail, `127.0.0.1:${port} is held by the kowalski server of another data folder, not ${other}`);
+  assert.match(p.fix ?? '', new RegExp(`kowalski serve --port ${Number(port) + 1}`));
+  assert.equal(byName(stdoutJson<{ checks: Check[] }>(theirs).checks).get('adapters')?.detail, 'none configured');
+});
+
+test('doctor: a bad adapter section is fixed in config.toml, not in Setup (which has no adapter fields); a bad model key may be fixed in either', async (t) => {
+  const home = path.join(tempDir(t, 'kw-doc-'), 'home');
+  const engine = await testEngine(t, {}, home);
+  await engine.close();
+  const port = String(await closedPort());
+  const file = path.join(home, 'config.toml');
+  fs.writeFileSync(file, '[adapters.mail]\ntype = "carrier-pigeon"\n');
+  const adapter = byName(stdoutJson<{ checks: Check[] }>(await cli(home, ['doctor', '--json', '--port', port])).checks).get('config');
+  assert.equal(adapter?.status, 'fail');
+  assert.match(adapter.detail, /adapters\.mail/);
+  assert.equal(adapter.fix, `correct ${file} (the message names the key)`);
+  fs.writeFileSync(file, '[model]\ntool_calling = "sometimes"\n');
+  const model = byName(stdoutJson<{ checks: Check[] }>(await cli(home, ['doctor', '--json', '--port', port])).checks).get('config');
+  assert.equal(model?.status, 'fail');
+  assert.equal(model.fix, `correct ${file} (the message names the key), or fix it in the app's Setup screen`);
 });
