@@ -187,7 +187,12 @@ export function parseConfig(text: string, file: string): EngineConfig {
   try {
     raw = parse(text) as Record<string, unknown>;
   } catch (err) {
-    if (err instanceof TomlError) throw bad(file, '(syntax)', err.message.split('\n')[0] ?? 'bad TOML', err.line);
+    if (err instanceof TomlError) {
+      const first = err.message.split('\n')[0] ?? 'bad TOML';
+      // The usual cause with a file `kowalski init` wrote: a [section] added again at the end, when the file has its header already.
+      const twice = /redefine/.test(first) ? ': is a [section] written twice? Put its keys under the first one' : '';
+      throw new KowalskiError('KW_ERR_CONFIG_INVALID', `${file}:${err.line}: (syntax): ${first}${twice}`, { where: { file, key: '(syntax)', line: err.line } });
+    }
     throw err;
   }
   return configFrom(raw, file);

@@ -71,6 +71,9 @@ test('a bad value is an error naming the file and the key; a syntax error names 
       return true;
     }, key);
   }
+  // A syntax error names the line in its words too; a [section] written twice says so.
+  assert.throws(() => parseConfig('[runs]\nmax_parallel_steps = 2\n[runs]\nstep_timeout_secs = 60\n', '/k/config.toml'),
+    { code: 'KW_ERR_CONFIG_INVALID', message: /^\/k\/config\.toml:3: \(syntax\): .*redefine.*: is a \[section\] written twice\? Put its keys under the first one$/ });
 });
 
 test('a bad [[mcp.servers]] entry stops the config from loading, naming the key', () => {
