@@ -76,7 +76,9 @@ function follow(value: unknown, segments: readonly string[], name: string, out: 
 export function configSecrets(raw: Record<string, unknown>): FoundSecret[] {
   const out: FoundSecret[] = [];
   for (const s of CONFIG_SECRETS) follow(raw, s.path.split('.'), '', out);
-  return out.filter((f) => f.name !== 'store.url' || urlPassword(f.table[f.key]) !== undefined);
+  // An empty table holds no secret (config.example.toml, which `kowalski init` writes, has an empty [webhook_secrets]).
+  const empty = (v: unknown): boolean => isTable(v) && Object.keys(v).length === 0;
+  return out.filter((f) => (f.name !== 'store.url' || urlPassword(f.table[f.key]) !== undefined) && !empty(f.table[f.key]));
 }
 
 /** The password of a URL string, or undefined. */

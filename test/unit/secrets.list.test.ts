@@ -139,3 +139,10 @@ env = { API_KEY = "S-4" }
   assert.equal(raw.adapters.s.bot_token_env, 'SLACK_BOT_TOKEN');
   assert.deepEqual(redactConfig('[store]\nurl = "postgres://db.example.org/k"\n').redacted, []);
 });
+
+void test('an empty secret table holds no secret: a backup of the file kowalski init wrote lists nothing as left out of it', () => {
+  assert.deepEqual(configSecrets({ webhook_secrets: {} }).map((f) => f.name), []);
+  assert.deepEqual(configSecrets({ webhook_secrets: { digest: 's3cret' } }).map((f) => f.name), ['webhook_secrets']);
+  const example = fs.readFileSync(path.join(ROOT, 'config.example.toml'), 'utf8');
+  assert.deepEqual(redactConfig(example).redacted, []);
+});
