@@ -12,7 +12,7 @@ export function NoModelNotice() {
   const setup = useResource(() => api.setup(), [api]);
   if (setup.data === undefined || setup.data.model.default !== null) return null;
   return (
-    <div class="model-warning" role="status" data-testid="no-model">
+    <div class="model-warning model-warning--page" role="status" data-testid="no-model">
       <p>
         <strong>No model is set up yet.</strong> Hordes with model steps, the chat and the Rookery's builder need one.{' '}
         <a href="#/setup" data-testid="no-model-setup">Choose a model in Setup</a>: a local Ollama, an OpenAI-compatible server, or an Anthropic or Gemini key.
