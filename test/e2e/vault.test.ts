@@ -161,7 +161,8 @@ describe('the Vault screen', () => {
     fs.mkdirSync(path.join(home, 'vault', 'notes'), { recursive: true, mode: 0o700 });
     const NOTES = 100;
     for (let i = 0; i < NOTES; i++) fs.writeFileSync(path.join(home, 'vault', 'notes', `n${String(i).padStart(3, '0')}.md`), `# Note ${i}\n\nThe ${i}th thing to remember.\n`);
-    // Once `holding`, the second batch of several notes waits for `release`: the first is embedded, the bar moves, and stays there.
+    // Once `holding`, the reindex's second batch (64 notes a batch, sent as requests of 32 texts) waits for
+    // `release`: the first batch is embedded, the bar moves, and stays there.
     let holding = false;
     let batches = 0;
     let release!: () => void;
@@ -170,7 +171,7 @@ describe('the Vault screen', () => {
     const model = await startFakeOllama((body: any) => {
       if (!holding || !Array.isArray(body.input) || body.input.length < 2) return {};
       batches++;
-      return batches === 2 ? { heldUntil: released } : {};
+      return batches === 3 ? { heldUntil: released } : {};
     });
     defer(() => model.close());
     fs.writeFileSync(path.join(home, 'config.toml'), `[providers.ollama]\nhost = "${model.url}"\n[vault.semantic]\nenabled = true\n`);
@@ -187,11 +188,11 @@ describe('the Vault screen', () => {
     holding = true;
     await testId(page, 'vault-reindex').click();
     const bar = testId(page, 'work-progress-vault-reindex');
-    await bar.filter({ hasText: /Embedding notes: [1-9]\d* of 100/ }).waitFor();
+    await bar.filter({ hasText: 'Embedding notes: 64 of 100' }).waitFor();
     assert.equal(await bar.getAttribute('role'), 'status');
     const progress = bar.locator('progress');
     assert.equal(await progress.getAttribute('max'), '100');
-    assert.ok(Number(await progress.getAttribute('value')) > 0);
+    assert.equal(await progress.getAttribute('value'), '64');
     assert.equal(await testId(page, 'vault-reindex').isDisabled(), true, 'one reindex at a time from here');
     await shot(page, 'vault-05-reindex-bar');
 
