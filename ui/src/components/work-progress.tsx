@@ -6,24 +6,9 @@
  * flight) shows it at once, before the first frame arrives.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { formatCount } from '../format';
 import { useServices } from '../services';
 import type { WorkFrame, WorkOp } from '../types';
-
-/** The phases the server names (engine: vault reindex, plugin discovery), in words. */
-const PHASE_LABEL: Record<string, string> = {
-  start: 'Starting',
-  notes: 'Reading notes',
-  embedded: 'Embedding notes',
-  packages: 'Checking plugin packages',
-  folders: 'Checking plugin folders',
-};
-
-/** "Embedding notes: 120 of 400", "Reading notes: 37", or the phase's own name when it has no words here. */
-export function workText(frame: Pick<WorkFrame, 'phase' | 'done' | 'total'>): string {
-  const label = PHASE_LABEL[frame.phase] ?? frame.phase;
-  return frame.total === null ? `${label}: ${formatCount(frame.done)}` : `${label}: ${formatCount(frame.done)} of ${formatCount(frame.total)}`;
-}
+import { workText } from '../work-text';
 
 export function WorkProgress({ op, running = false }: { op: WorkOp; running?: boolean }) {
   const { socket } = useServices();
