@@ -7,7 +7,8 @@
  * reconnecting client gets no gap and no duplicate. Approve and deny arrive here too.
  * A client may also `watch` topics (the agents, the adapters, the plugins): it is sent
  * `changed` when one changes, at most one per topic each CHANGED_GAP_MS, the last change
- * of a burst never lost, so a screen reads its data again instead of polling it.
+ * of a burst never lost, so a screen reads its data again instead of polling it. Every
+ * client hears `work` frames: how far a vault reindex or a plugin rescan got (live only).
  */
 import type { WebSocket } from 'ws';
 import { KowalskiError, toPlainError } from '../core/index.js';
@@ -151,6 +152,11 @@ export function createWsHub(engine: Engine, version: string, options: WsHubOptio
   };
   const offProgress = engine.on('step:progress', (p) => toFollowers(p.runId, { type: 'progress', ...p }));
   const offTrace = engine.on('trace:recorded', (p) => toFollowers(p.runId, { type: 'trace', ...p }));
+  /** Long work an operator asked for (already throttled by the engine): to every client, live only. */
+  const offWork = engine.on('work:progress', (p) => {
+    const text = JSON.stringify({ type: 'work', ...p } satisfies ServerFrame);
+    for (const c of clients) sendText(c, text);
+  });
 
   /** Per topic, while a frame was sent less than CHANGED_GAP_MS ago: whether another change came since. */
   const held = new Map<ChangedTopic, { again: boolean; timer: NodeJS.Timeout }>();
@@ -349,6 +355,7 @@ export function createWsHub(engine: Engine, version: string, options: WsHubOptio
       offEvent();
       offProgress();
       offTrace();
+      offWork();
       offChat();
       offToken();
       for (const off of offChanged) off();

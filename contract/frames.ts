@@ -9,6 +9,24 @@ import type { RunState, WireEvent } from './runs.js';
 export interface StepProgress { runId: string; step: string; attempt: number; message: string }
 /** A model call of a step was recorded (live only): fetch it from `/api/traces`. */
 export interface TraceRecorded { runId: string; step: string; attempt: number; traceId: number }
+/** Long work the server does on an operator's request, which the app shows as a bar. */
+export type WorkOp = 'vault-reindex' | 'plugins-rescan';
+/**
+ * How far that work got (live only, never replayed): a report of its `Progress` (throttled),
+ * then one with `finished: true` (also when it failed: then with `error`, the failure's code).
+ */
+export interface WorkProgress {
+  op: WorkOp;
+  /** As the operation names it: `notes`, `embedded`, `plugins`. */
+  phase: string;
+  done: number;
+  /** `null` while unknown; a finished frame that succeeded has it, equal to `done`. */
+  total: number | null;
+  item?: string;
+  finished: boolean;
+  /** The code of the failure that ended it (only with `finished: true`). */
+  error?: string;
+}
 /** A piece of a model's answer as it streams (live only, never replayed). */
 export interface ChatToken { sessionId: string; turn: number; node: string; agent: string; text: string }
 
@@ -20,6 +38,7 @@ export type TraceFrame = { type: 'trace' } & TraceRecorded;
 export interface ChatEventFrame<C = WireEvent> { type: 'chat-event'; sessionId: string; seq: number; at: number; event: C; state: ChatState | null }
 export interface ChatSyncedFrame { type: 'chat-synced'; sessionId: string; seq: number; state: ChatState }
 export type ChatTokenFrame = { type: 'chat-token' } & ChatToken;
+export type WorkFrame = { type: 'work' } & WorkProgress;
 /** What a `changed` frame says changed: the team's profiles, the adapters' statuses, the plugins. */
 export type ChangedTopic = 'agents' | 'adapters' | 'plugins';
 /** Something a screen shows changed on the server (live only, to clients that `watch` it): read it again. */
@@ -30,7 +49,7 @@ export interface ErrorFrame { type: 'error'; id?: string | number; error: { code
 
 export type ChatFrame<C = WireEvent> = ChatEventFrame<C> | ChatSyncedFrame | ChatTokenFrame;
 /** What the server sends. */
-export type ServerFrame<E = WireEvent, C = WireEvent> = HelloFrame | EventFrame<E> | SyncedFrame | ProgressFrame | TraceFrame | ChatFrame<C> | ChangedFrame | ResultFrame | ErrorFrame;
+export type ServerFrame<E = WireEvent, C = WireEvent> = HelloFrame | EventFrame<E> | SyncedFrame | ProgressFrame | TraceFrame | ChatFrame<C> | ChangedFrame | WorkFrame | ResultFrame | ErrorFrame;
 /** What a run subscriber hears. */
 export type StreamFrame<E = WireEvent> = EventFrame<E> | SyncedFrame | ProgressFrame | TraceFrame;
 

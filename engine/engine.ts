@@ -89,6 +89,9 @@ import { writeStepNote } from './step-note.js';
 import { DATA_TOOL_NAMES, DEFAULT_PROBE_TIMEOUT_MS, listModels } from '../agents/index.js';
 import type { ProbeResult } from '../agents/index.js';
 import type { ModelList, ModelListProvider } from '../contract/setup.js';
+import type { WorkOp } from '../contract/frames.js';
+import type { Progress } from '../contract/progress.js';
+import { reportWork } from './work.js';
 import { ADAPTER_DEFINITIONS, createAdapters } from './adapters/index.js';
 import type { AdapterDefinition, Adapters } from './adapters/index.js';
 import { PluginService } from './plugins/plugin-service.js';
@@ -241,6 +244,11 @@ export interface Engine {
   /** Resolves with the run's state once it has finished or is parked with nothing running. */
   waitForRun(runId: string): Promise<RunState>;
   on<K extends keyof EngineEventMap>(name: K, fn: (payload: EngineEventMap[K]) => void): () => void;
+  /**
+   * Run long work an operator asked for with a `Progress` whose reports observers hear as
+   * `work:progress` of `op` (throttled, engine/work.ts), then one with `finished: true` however it ends.
+   */
+  work<T>(op: WorkOp, run: (onProgress: Progress) => Promise<T>): Promise<T>;
   /** Tell other processes (the CLI) that a server for this engine listens at `url`. */
   announce(url: string): void;
   readonly stats: { commits: number; batches: number; events: number };
@@ -591,6 +599,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       // A run this node is executing, unsettled in memory, cannot be settled on disk: no read needed.
       waitForRun: (runId) => waiters.wait(runId, () => supervisor.unsettledHere(runId) ?? queries.getRun(runId)?.state),
       on: (name, fn) => observers.on(name, fn),
+      work: (op, run) => reportWork(op, { emit: (p) => observers.emit('work:progress', p), now: () => clock.now(), timers }, run),
       nodes: () => nodesView(postgres, { pid: process.pid, startedAt, now: clock.now(), runningSteps: supervisor.runningSteps, liveRuns: supervisor.liveCount, listening: cluster?.listening ?? false, url: announced }),
       announce: (url) => {
         announced = url;

@@ -5,7 +5,7 @@ import type { StoredEvent } from './events.js';
 import type { ChatState } from '../actors/index.js';
 import type { StoredChatEvent } from './chat/chat-events.js';
 import { messageOf } from '../core/index.js';
-import type { ChatToken, StepProgress, TraceRecorded } from '../contract/frames.js';
+import type { ChatToken, StepProgress, TraceRecorded, WorkProgress } from '../contract/frames.js';
 
 export interface EngineEventMap {
   /** A committed event, with the run's state right after it. */
@@ -29,6 +29,8 @@ export interface EngineEventMap {
   'adapters:changed': Record<string, never>;
   /** A plugin was granted or revoked, the plugins were rescanned, or a plugin's process failed: the app re-reads `GET /api/plugins`. */
   'plugins:changed': Record<string, never>;
+  /** Long work an operator asked for (`engine.work`: a vault reindex, a plugin rescan) got further, or finished. */
+  'work:progress': WorkProgress;
   /** Something went wrong outside any run (a listener threw, a checkpoint failed). */
   'engine:warning': { message: string };
 }
@@ -47,6 +49,7 @@ export class Observers {
     'vault:indexed': new Set(),
     'adapters:changed': new Set(),
     'plugins:changed': new Set(),
+    'work:progress': new Set(),
     'engine:warning': new Set(),
     'engine:stopped': new Set(),
   };

@@ -208,7 +208,7 @@ async function ollamaChat(turn: FakeTurn, body: any, { res, gone }: Answer): Pro
 
 /**
  * `POST /api/chat` (NDJSON stream, or one JSON with `stream: false`), `POST /api/embed`
- * (`options.embed` of each input, default `fakeVector`; a turn's status or `usage.input`),
+ * (`options.embed` of each input, default `fakeVector`; a turn's status, `heldUntil` or `usage.input`),
  * `GET /api/tags`, `GET /api/version`. The model `missing-model` is not pulled (404); with
  * `noTools`, a request offering tools gets Ollama's 400 "… does not support tools". Neither uses a turn.
  */
@@ -240,6 +240,7 @@ export function startFakeOllama(script: FakeScript, options: { noTools?: boolean
     if (turn.hang === true) return;
     if (turn.status !== undefined) return sendJson(res, turn.status, { error: turn.error ?? `fake error ${turn.status}` }, retryHeaders(turn));
     if (path === '/api/embed') {
+      if (!(await pause(turn, answer.gone))) return;
       const input = (Array.isArray(body.input) ? body.input : [body.input]) as string[];
       return sendJson(res, 200, { model: body.model, embeddings: input.map(embed), total_duration: 1000, load_duration: 10, prompt_eval_count: usageOf(turn, 0).input });
     }

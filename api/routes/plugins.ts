@@ -32,7 +32,8 @@ export function pluginRoutes(app: FastifyInstance, engine: Engine): void {
   app.get('/api/plugins', async () => ({ plugins: engine.plugins.list(), confinement: await engine.plugins.confinement() }));
   app.get<{ Params: { name: string } }>('/api/plugins/:name', { schema: { params: nameParams } },
     (req) => ({ plugin: engine.plugins.get(req.params.name), audit: engine.plugins.audit(req.params.name) }));
-  app.post('/api/plugins/rescan', async () => ({ plugins: await engine.plugins.rescan() }));
+  // Every websocket client hears how far it got (`work` frames of op `plugins-rescan`).
+  app.post('/api/plugins/rescan', async () => ({ plugins: await engine.work('plugins-rescan', (onProgress) => engine.plugins.rescan(onProgress)) }));
   app.post<{ Params: { name: string }; Body: GrantBody | null }>('/api/plugins/:name/grant', { schema: { params: nameParams, body: grantBody } }, (req) => {
     const { by: who = 'operator (api)', ...shown } = req.body ?? {};
     return engine.plugins.grant(req.params.name, who, shown);

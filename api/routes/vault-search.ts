@@ -44,9 +44,10 @@ export function vaultSearchRoutes(app: FastifyInstance, engine: Engine): void {
 
   // Every note read again and, with semantic search on, embedded again: answers when done. The
   // embedding model's failure is the answer's error, as 502 (the server behind this one failed).
+  // Every websocket client hears how far it got (`work` frames of op `vault-reindex`).
   app.post('/api/vault/reindex', { schema: { body: { type: 'object', additionalProperties: false, properties: {} } } }, async (_req, reply) => {
     try {
-      return await engine.vaultSearch.reindex();
+      return await engine.work('vault-reindex', (onProgress) => engine.vaultSearch.reindex(onProgress));
     } catch (err) {
       if (!(err instanceof KowalskiError) || !err.code.startsWith('KW_ERR_MODEL_')) throw err;
       return reply.code(502).send(errorBody(err.code, err.message));

@@ -8,7 +8,8 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { KowalskiError, toPlainError, messageOf } from '../../core/index.js';
+import { KowalskiError, NO_PROGRESS, toPlainError, messageOf } from '../../core/index.js';
+import type { Progress } from '../../contract/progress.js';
 import { MANIFEST_FILE, MANIFEST_MAX_BYTES, parseManifest } from './manifest.js';
 import { readPluginFile } from './plugin-file.js';
 import type { PluginFailure, PluginManifest, PluginPhase, PluginSource } from './types.js';
@@ -36,6 +37,8 @@ export interface DiscoverOptions {
   localDir: string;
   kowalskiVersion: string;
   now(): number;
+  /** Told of each plugin checked: phase `packages` (of `<data>/plugins/package.json`'s dependencies), then `folders` (default none). */
+  onProgress?: Progress;
 }
 
 /** The folder plugins' folder for this environment. */
@@ -65,6 +68,13 @@ export async function discoverPlugins(o: DiscoverOptions): Promise<DiscoveredPlu
 }
 
 type Fail = (p: DiscoveredPlugin, phase: PluginPhase, err: unknown) => void;
+
+/** Reports `0 of n` of `phase` now, then one more done at each call (with the plugin just checked). */
+function counter(phase: string, all: readonly string[], onProgress: Progress = NO_PROGRESS): (item: string) => void {
+  let done = 0;
+  onProgress({ phase, done, total: all.length });
+  return (item) => onProgress({ phase, done: ++done, total: all.length, item });
+}
 
 const manifestError = (message: string): KowalskiError => new KowalskiError('KW_ERR_PLUGIN_MANIFEST', message);
 
@@ -96,6 +106,7 @@ async function packagePlugins(o: DiscoverOptions, fail: Fail): Promise<Discovere
     return [p];
   }
   const out: DiscoveredPlugin[] = [];
+  const checked = counter('packages', deps.slice(0, MAX_PLUGINS), o.onProgress);
   for (const dep of deps.slice(0, MAX_PLUGINS)) {
     const p: DiscoveredPlugin = { name: dep, source: 'package', root: path.join(o.pluginsDir, 'node_modules', dep), manifest: null, warnings: [], failures: [] };
     out.push(p);
@@ -110,6 +121,7 @@ async function packagePlugins(o: DiscoverOptions, fail: Fail): Promise<Discovere
     } catch (err) {
       fail(p, 'discover', missing(err) ? manifestError(`${dep} is listed in ${file} but not installed in ${path.join(o.pluginsDir, 'node_modules')} (run npm install there)`) : err);
     }
+    checked(dep);
   }
   return out;
 }
@@ -126,7 +138,9 @@ async function folderPlugins(o: DiscoverOptions, fail: Fail): Promise<Discovered
     return [p];
   }
   const out: DiscoveredPlugin[] = [];
-  for (const name of names.filter((n) => !n.startsWith('.')).slice(0, MAX_PLUGINS)) {
+  const folders = names.filter((n) => !n.startsWith('.')).slice(0, MAX_PLUGINS);
+  const checked = counter('folders', folders, o.onProgress);
+  for (const name of folders) {
     const p: DiscoveredPlugin = { name, source: 'folder', root: path.join(o.localDir, name), manifest: null, warnings: [], failures: [] };
     out.push(p);
     try {
@@ -135,6 +149,7 @@ async function folderPlugins(o: DiscoverOptions, fail: Fail): Promise<Discovered
     } catch (err) {
       fail(p, 'discover', err);
     }
+    checked(name);
   }
   return out;
 }

@@ -10,7 +10,8 @@
 import path from 'node:path';
 import type Database from 'better-sqlite3';
 import type { Tool } from '../../agents/index.js';
-import { KowalskiError, toPlainError } from '../../core/index.js';
+import { KowalskiError, NO_PROGRESS, toPlainError } from '../../core/index.js';
+import type { Progress } from '../../contract/progress.js';
 import type { Clock } from '../clock.js';
 import type { Timers } from '../triggers/timers.js';
 import { discoverPlugins } from './discover.js';
@@ -134,9 +135,12 @@ export class PluginService {
     return this.sandbox;
   }
 
-  /** Look for plugins again; a plugin whose folder, version or permissions changed has its process stopped. */
-  async rescan(): Promise<PluginStatus[]> {
-    const found = await discoverPlugins({ pluginsDir: this.deps.pluginsDir, localDir: this.deps.localDir, kowalskiVersion: this.deps.kowalskiVersion, now: () => this.deps.clock.now() });
+  /**
+   * Look for plugins again; a plugin whose folder, version or permissions changed has its process stopped.
+   * `onProgress` hears each plugin checked: phase `packages`, then `folders` (discover.ts).
+   */
+  async rescan(onProgress: Progress = NO_PROGRESS): Promise<PluginStatus[]> {
+    const found = await discoverPlugins({ pluginsDir: this.deps.pluginsDir, localDir: this.deps.localDir, kowalskiVersion: this.deps.kowalskiVersion, now: () => this.deps.clock.now(), onProgress });
     // Their statuses say how they are confined: found once, and only where there is a plugin.
     if (found.length > 0) await this.findSandbox();
     const next = new Map<string, Entry>();

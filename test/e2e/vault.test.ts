@@ -154,4 +154,53 @@ describe('the Vault screen', () => {
     assert.equal(api.status, 404);
     assert.doesNotMatch(api.json.error.message, /list_notes/);
   });
+  test('Reindex shows a bar while the notes are embedded (the fake embedding server holds its second batch until the bar was seen), then what it did', async (t) => {
+    const defer = cleanups(t);
+    const root = fs.realpathSync(tempDir(t, 'kw-e2e-reindex-'));
+    const home = path.join(root, 'home');
+    fs.mkdirSync(path.join(home, 'vault', 'notes'), { recursive: true, mode: 0o700 });
+    const NOTES = 100;
+    for (let i = 0; i < NOTES; i++) fs.writeFileSync(path.join(home, 'vault', 'notes', `n${String(i).padStart(3, '0')}.md`), `# Note ${i}\n\nThe ${i}th thing to remember.\n`);
+    // Once `holding`, the reindex's second batch (64 notes a batch, sent as requests of 32 texts) waits for
+    // `release`: the first batch is embedded, the bar moves, and stays there.
+    let holding = false;
+    let batches = 0;
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => { release = resolve; });
+    defer(() => release());
+    const model = await startFakeOllama((body: any) => {
+      if (!holding || !Array.isArray(body.input) || body.input.length < 2) return {};
+      batches++;
+      return batches === 3 ? { heldUntil: released } : {};
+    });
+    defer(() => model.close());
+    fs.writeFileSync(path.join(home, 'config.toml'), `[providers.ollama]\nhost = "${model.url}"\n[vault.semantic]\nenabled = true\n`);
+    const [server, { page, pageErrors }] = await Promise.all([serve(home, defer), openPage(browser(), defer)]);
+    defer(() => assert.deepEqual(pageErrors, [], 'uncaught exceptions in the page'));
+    // The server embeds the notes once it starts: that done, only the reindex embeds.
+    await waitFor(async () => {
+      const status = (await apiJson(server.url, 'GET', '/api/vault/status')).json.semantic;
+      return status.chunks === NOTES && status.pending === 0;
+    }, 'the notes to be embedded at start');
+
+    await page.goto(`${server.url}#/vault`);
+    await testId(page, 'vault-refresh').waitFor();
+    holding = true;
+    await testId(page, 'vault-reindex').click();
+    const bar = testId(page, 'work-progress-vault-reindex');
+    await bar.filter({ hasText: 'Embedding notes: 64 of 100' }).waitFor();
+    assert.equal(await bar.getAttribute('role'), 'status');
+    const progress = bar.locator('progress');
+    assert.equal(await progress.getAttribute('max'), '100');
+    assert.equal(await progress.getAttribute('value'), '64');
+    assert.equal(await testId(page, 'vault-reindex').isDisabled(), true, 'one reindex at a time from here');
+    await shot(page, 'vault-05-reindex-bar');
+
+    release();
+    const result = testId(page, 'vault-reindex-result');
+    await result.waitFor();
+    assert.equal(await textOf(result), `Read ${NOTES} notes, embedded ${NOTES} chunks.`);
+    await bar.waitFor({ state: 'detached' });
+    await shot(page, 'vault-06-reindexed');
+  });
 });

@@ -166,6 +166,8 @@ export function createApi(opts: ApiOptions) {
     /** The calls of the agents one model call delegated to. */
     vaultNotes: async () => (await json<{ notes: NoteInfo[] }>('GET', '/api/vault/notes')).notes,
     vaultNote: (path: string) => json<NoteView>('GET', `/api/vault/note?path=${enc(path)}`),
+    /** Every note read again and (semantic search on) embedded again; answers when done (its progress comes as `work` frames of `vault-reindex`). */
+    reindexVault: () => json<{ notes: number; chunks: number }>('POST', '/api/vault/reindex', {}),
     vaultSearch: (q: string, semantic: boolean) => json<SearchAnswer>('GET', `/api/vault/search?q=${enc(q)}&semantic=${semantic}&limit=20`),
     writes: async (path?: string) => (await json<{ writes: NoteWrite[] }>('GET', `/api/writes?limit=100${path === undefined ? '' : `&path=${enc(path)}`}`)).writes,
     write: (id: number) => json<{ write: NoteWrite; diff: string }>('GET', `/api/writes/${id}`),

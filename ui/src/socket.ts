@@ -8,14 +8,16 @@
  * seen when the connection comes back (tokens streamed while it was down are not re-sent).
  * And screens may watch a topic (the agents, the adapters, the plugins): told when the
  * server says it changed, and when the connection comes back (it may have changed meanwhile).
+ * Every connection hears `work` frames (long work's progress): screens listen with `onWork`.
  */
 import { ApiError } from './api';
 import type { TokenStore } from './auth';
-import type { ChangedTopic, ChatFrame, ClientFrame, ServerFrame, StreamFrame } from './types';
+import type { ChangedTopic, ChatFrame, ClientFrame, ServerFrame, StreamFrame, WorkFrame } from './types';
 
 export type SocketStatus = 'connecting' | 'open' | 'reconnecting';
 export type StreamListener = (frame: StreamFrame) => void;
 export type ChatListener = (frame: ChatFrame) => void;
+export type WorkListener = (frame: WorkFrame) => void;
 
 /** Thrown by approve/deny when no connection is open: the caller uses HTTP instead. */
 export const SOCKET_DOWN = 'KW_ERR_SOCKET_DOWN';
@@ -52,6 +54,8 @@ export class KowalskiSocket {
   private cursor: number | undefined;
   /** The chat session followed; `after` moves with each of its events, so a reconnect follows on from there. */
   private chat: ChatFollow | null = null;
+  /** Who hears the `work` frames. */
+  private readonly workers = new Set<WorkListener>();
   /** Who watches each topic. */
   private readonly watchers = new Map<ChangedTopic, Set<() => void>>();
   /** The topics watched on the wire of the current connection (sorted, joined). */
@@ -117,6 +121,12 @@ export class KowalskiSocket {
       const ws = this.ws;
       if (ws !== null && ws.readyState === WebSocket.OPEN) this.send(ws, { type: 'chat-unfollow' });
     };
+  }
+
+  /** Call `listener` with each `work` frame (how far a vault reindex or a plugin rescan got; every client hears them, live only). */
+  onWork(listener: WorkListener): () => void {
+    this.workers.add(listener);
+    return () => void this.workers.delete(listener);
   }
 
   /** Call `listener` when the server says `topic` changed, and after a reconnect (it may have changed while the connection was down). */
@@ -260,6 +270,9 @@ export class KowalskiSocket {
       }
       case 'changed':
         this.changed(frame.topic);
+        return;
+      case 'work':
+        for (const listener of [...this.workers]) listener(frame);
         return;
       case 'result':
       case 'error': {

@@ -171,7 +171,7 @@ export class SemanticIndex {
   }
 
   /** Drop every vector, pin the store to the configured model and embed every note; rejects with the embedding error. */
-  /** `onProgress` is told of the notes embedded so far (phase `embedded`, after each batch); default none. */
+  /** `onProgress` is told of the notes embedded so far (phase `embedded`: 0 at the start, then after each batch); default none. */
   async reindex(onProgress: Progress = NO_PROGRESS): Promise<{ notes: number; chunks: number }> {
     await this.#stopPump();
     this.#store.reset(this.#config.model);
@@ -180,6 +180,7 @@ export class SemanticIndex {
     const abort = new AbortController();
     this.#abort = abort;
     const total = this.#pending.size;
+    onProgress({ phase: 'embedded', done: 0, total });
     const run = this.#drain(abort.signal, (left) => onProgress({ phase: 'embedded', done: total - left, total }));
     this.#pump = run.catch(() => undefined).finally(() => {
       this.#pump = undefined;

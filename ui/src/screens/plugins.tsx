@@ -5,7 +5,7 @@
  * lists the permissions), Revoke, each plugin's audit, and Rescan; and how they are confined
  * on the server's machine (a warning when bubblewrap is missing: Node's permission model only).
  * Read again when the server says they changed (the websocket's `changed` frames): a grant,
- * a rescan, a process started or failed as agents call it.
+ * a rescan, a process started or failed as agents call it. A rescan shows a bar (`work` frames).
  */
 import { useState } from 'preact/hooks';
 import { asApiError } from '../api';
@@ -13,6 +13,7 @@ import type { ApiError } from '../api';
 import type { PluginStatus } from '../types';
 import { PluginCard } from '../components/plugin-card';
 import { Empty, ErrorBox, Loading } from '../components/status';
+import { WorkProgress } from '../components/work-progress';
 import { plural } from '../format';
 import { useChanged } from '../hooks/use-changed';
 import { useResource } from '../hooks/use-resource';
@@ -67,6 +68,7 @@ export function PluginsScreen() {
           </button>
         </div>
       </div>
+      <WorkProgress op="plugins-rescan" running={scanning} />
       {scanNote !== null && <p class="success" role="status" data-testid="plugins-rescan-note">{scanNote}</p>}
       {scanError !== null && <ErrorBox error={scanError} title="Could not rescan" />}
       {list.data === undefined && list.loading && <Loading label="Loading the plugins…" />}

@@ -2,7 +2,8 @@
  * `#/vault`: the notes agents and people share — the note tree, search (keyword, and
  * semantic when switched on), a note rendered (Markdown without raw HTML) with its
  * writes, and the vault's recent writes: each with its diff, the model call that asked
- * for it, and Revert.
+ * for it, and Revert. Reindex reads every note again (and embeds them, semantic search on),
+ * with a bar while it runs (`work` frames) and what it did once done.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { MarkdownView } from '../components/markdown-view';
@@ -10,7 +11,10 @@ import { NoteTree } from '../components/note-tree';
 import { ErrorBox, Loading } from '../components/status';
 import { VaultSearch } from '../components/vault-search';
 import { WriteList } from '../components/write-list';
-import { formatCount, formatTime } from '../format';
+import { WorkProgress } from '../components/work-progress';
+import { asApiError } from '../api';
+import type { ApiError } from '../api';
+import { formatCount, formatTime, plural } from '../format';
 import { useResource } from '../hooks/use-resource';
 import { href } from '../router';
 import { useServices } from '../services';
@@ -22,6 +26,20 @@ export function VaultScreen({ note }: { note: string | undefined }) {
   // Bumped by every change made here (a revert), so the open note is read again too.
   const [version, setVersion] = useState(0);
   const refreshAll = () => { notes.refresh(); writes.refresh(); setVersion((v) => v + 1); };
+  const [reindexing, setReindexing] = useState(false);
+  const [reindexed, setReindexed] = useState<string | null>(null);
+  const [reindexError, setReindexError] = useState<ApiError | null>(null);
+  const reindex = (): void => {
+    setReindexing(true);
+    setReindexed(null);
+    setReindexError(null);
+    api.reindexVault()
+      .then((r) => setReindexed(`Read ${plural(r.notes, 'note')}, embedded ${plural(r.chunks, 'chunk')}.`), (err: unknown) => setReindexError(asApiError(err)))
+      .finally(() => {
+        setReindexing(false);
+        refreshAll();
+      });
+  };
   return (
     <section aria-labelledby="vault-title">
       <div class="page-head page-head--row">
@@ -29,8 +47,17 @@ export function VaultScreen({ note }: { note: string | undefined }) {
           <h1 id="vault-title">Vault</h1>
           <p class="muted">Plain Markdown notes your agents read and write. Every write an agent makes is recorded here and can be reverted.</p>
         </div>
-        <button type="button" class="btn btn--small" onClick={refreshAll} data-testid="vault-refresh">Refresh</button>
+        <div class="actions">
+          <button type="button" class="btn btn--small" onClick={reindex} disabled={reindexing} aria-busy={reindexing} data-testid="vault-reindex"
+            title="Read every note again and, with semantic search on, embed them all again">
+            {reindexing ? 'Reindexing…' : 'Reindex'}
+          </button>
+          <button type="button" class="btn btn--small" onClick={refreshAll} data-testid="vault-refresh">Refresh</button>
+        </div>
       </div>
+      <WorkProgress op="vault-reindex" running={reindexing} />
+      {reindexed !== null && <p class="success" role="status" data-testid="vault-reindex-result">{reindexed}</p>}
+      {reindexError !== null && <ErrorBox error={reindexError} title="Could not reindex" />}
       <div class="vault">
         <aside class="vault__side" aria-label="Notes">
           <VaultSearch />
