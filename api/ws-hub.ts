@@ -152,9 +152,16 @@ export function createWsHub(engine: Engine, version: string, options: WsHubOptio
   };
   const offProgress = engine.on('step:progress', (p) => toFollowers(p.runId, { type: 'progress', ...p }));
   const offTrace = engine.on('trace:recorded', (p) => toFollowers(p.runId, { type: 'trace', ...p }));
-  /** Long work an operator asked for (already throttled by the engine): to every client, live only. */
+  /**
+   * Long work an operator asked for (already throttled by the engine): to every client, live
+   * only. The last frame of each work under way is kept for a client that connects mid-way
+   * (a page opened or reloaded): the next frame may be long in coming (a slow batch).
+   */
+  const working = new Map<string, string>();
   const offWork = engine.on('work:progress', (p) => {
     const text = JSON.stringify({ type: 'work', ...p } satisfies ServerFrame);
+    if (p.finished) working.delete(p.op);
+    else working.set(p.op, text);
     for (const c of clients) sendText(c, text);
   });
 
@@ -344,6 +351,7 @@ export function createWsHub(engine: Engine, version: string, options: WsHubOptio
       socket.on('close', () => clients.delete(c));
       socket.on('error', () => clients.delete(c));
       send(c, { type: 'hello', version, gseq: engine.lastGseq() });
+      for (const text of working.values()) sendText(c, text);
     },
     get clients() {
       return clients.size;

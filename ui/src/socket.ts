@@ -56,6 +56,8 @@ export class KowalskiSocket {
   private chat: ChatFollow | null = null;
   /** Who hears the `work` frames. */
   private readonly workers = new Set<WorkListener>();
+  /** The last frame of each work under way on this connection: a screen that starts listening mid-way is told how far it got. */
+  private readonly working = new Map<string, WorkFrame>();
   /** Who watches each topic. */
   private readonly watchers = new Map<ChangedTopic, Set<() => void>>();
   /** The topics watched on the wire of the current connection (sorted, joined). */
@@ -126,6 +128,7 @@ export class KowalskiSocket {
   /** Call `listener` with each `work` frame (how far a vault reindex or a plugin rescan got; every client hears them, live only). */
   onWork(listener: WorkListener): () => void {
     this.workers.add(listener);
+    for (const frame of [...this.working.values()]) listener(frame);
     return () => void this.workers.delete(listener);
   }
 
@@ -215,6 +218,7 @@ export class KowalskiSocket {
     ws.onclose = () => {
       if (this.ws !== ws) return;
       this.ws = null;
+      this.working.clear(); // the server sends the work still under way again on the next connection
       this.detach(ws);
       this.scheduleRetry();
     };
@@ -272,6 +276,8 @@ export class KowalskiSocket {
         this.changed(frame.topic);
         return;
       case 'work':
+        if (frame.finished) this.working.delete(frame.op);
+        else this.working.set(frame.op, frame);
         for (const listener of [...this.workers]) listener(frame);
         return;
       case 'result':
