@@ -7,7 +7,7 @@
  */
 import type { Progress, ProgressReport } from '../contract/progress.js';
 import type { WorkOp, WorkProgress } from '../contract/frames.js';
-import { throttleProgress, toPlainError } from '../core/index.js';
+import { toPlainError } from '../core/index.js';
 import type { Timers } from './triggers/timers.js';
 
 /** Least time between two reports of one phase told to observers, ms (first, phase changes and the last always pass). */
@@ -30,21 +30,30 @@ export interface WorkReporting {
 export async function reportWork<T>(op: WorkOp, r: WorkReporting, work: (onProgress: Progress) => Promise<T>): Promise<T> {
   const gap = r.gapMs ?? WORK_PROGRESS_GAP_MS;
   let last: ProgressReport = { phase: 'start', done: 0, total: null };
-  /** The latest report the throttle held back, sent when its timer fires unless a newer one went first. */
+  /** When the last report went out, and its phase. */
+  let sent: { at: number; phase: string } | undefined;
+  /** The latest report held back, sent once the gap since the last one sent has passed unless a newer one goes first. */
   let held: ProgressReport | undefined;
   let cancel: (() => void) | undefined;
-  const tell = throttleProgress((p) => {
+  const send = (p: ProgressReport): void => {
+    cancel?.();
+    cancel = undefined;
     held = undefined;
+    sent = { at: r.now(), phase: p.phase };
     r.emit({ op, ...p, finished: false });
-  }, () => r.now(), gap);
+  };
   const onProgress: Progress = (p) => {
     last = p;
+    const phaseDone = p.total !== null && p.done >= p.total;
+    if (sent === undefined || sent.phase !== p.phase || phaseDone || r.now() - sent.at >= gap) {
+      send(p);
+      return;
+    }
     held = p;
-    tell(p);
-    if (held === undefined || cancel !== undefined) return;
-    cancel = r.timers.at(r.now() + gap, () => {
+    // Timed from the report that went out, so the held one passes when its timer fires.
+    cancel ??= r.timers.at(sent.at + gap, () => {
       cancel = undefined;
-      if (held !== undefined) tell(held);
+      if (held !== undefined) send(held);
     });
   };
   try {

@@ -38,6 +38,29 @@ test('the first report and each phase\'s first pass; one held back is sent once 
   assert.ok(h.seen.slice(0, -1).every((p) => !p.finished));
 });
 
+test('a report held back just before a new phase, and one held in the new phase, are never lost: the held one goes out a gap after the last one sent', async () => {
+  const h = harness();
+  let go!: () => void;
+  const held = new Promise<void>((resolve) => { go = resolve; });
+  const work = reportWork('vault-reindex', h.reporting, async (onProgress) => {
+    onProgress({ phase: 'notes', done: 1, total: null });
+    onProgress({ phase: 'notes', done: 2, total: null }); // held at 1000
+    h.time.advanceTo(1050);
+    onProgress({ phase: 'embedded', done: 0, total: 100 }); // a new phase passes at 1050
+    h.time.advanceTo(1060);
+    onProgress({ phase: 'embedded', done: 64, total: 100 }); // held: the next batch is slow
+    await held;
+  });
+  assert.deepEqual(h.seen.map((p) => `${p.phase} ${p.done}`), ['notes 1', 'embedded 0']);
+  h.time.advanceTo(1100); // the notes phase's held report would have been due here
+  assert.deepEqual(h.seen.map((p) => `${p.phase} ${p.done}`), ['notes 1', 'embedded 0'], 'a gap has not passed since embedded 0');
+  h.time.advanceTo(1150);
+  assert.deepEqual(h.seen.map((p) => `${p.phase} ${p.done}`), ['notes 1', 'embedded 0', 'embedded 64'], 'the bar shows the batch that was embedded while the next one waits');
+  assert.deepEqual(h.time.pending(), []);
+  go();
+  await work;
+});
+
 test('a phase of unknown total finishes with total = done; a failure finishes with its code and rejects as the work did', async () => {
   const ok = harness();
   await reportWork('vault-reindex', ok.reporting, async (onProgress) => {

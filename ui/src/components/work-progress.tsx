@@ -5,7 +5,7 @@
  * Shown while that work runs, whoever started it; `running` (this screen's request is in
  * flight) shows it at once, before the first frame arrives.
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useState } from 'preact/hooks';
 import { useServices } from '../services';
 import type { WorkFrame, WorkOp } from '../types';
 import { workText } from '../work-text';
@@ -14,8 +14,10 @@ export function WorkProgress({ op, running = false }: { op: WorkOp; running?: bo
   const { socket } = useServices();
   const [frame, setFrame] = useState<WorkFrame | null>(null);
   useEffect(() => socket.onWork((f) => { if (f.op === op) setFrame(f); }), [socket, op]);
-  // A new request of this screen: what an earlier run said no longer counts.
-  useEffect(() => { if (running) setFrame(null); }, [running]);
+  // A new request of this screen: what an earlier run said no longer counts. A layout effect runs
+  // in the render that follows the click, before the socket can hand over a frame of this run; a
+  // plain effect waits for a paint, and a frame that came first would be wiped and never resent.
+  useLayoutEffect(() => { if (running) setFrame(null); }, [running]);
   const active = frame === null ? running : !frame.finished;
   if (!active) return null;
   const known = frame !== null && frame.total !== null && frame.total > 0;
