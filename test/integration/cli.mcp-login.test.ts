@@ -14,14 +14,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
-import { McpManager } from '../../agents/index.js';
-import type { Tool } from '../../agents/index.js';
+import type { McpManager, Tool } from '../../agents/index.js';
 import type { KowalskiError } from '../../core/index.js';
 import { cleanups } from '../../testkit/cleanup.js';
 import { cli, cliSandbox, outputOf, startCli, stdoutJson } from '../../testkit/cli.js';
 import { startOAuthMcp } from '../../testkit/oauth-mcp.js';
 import type { OAuthMcp } from '../../testkit/oauth-mcp.js';
 import { waitFor } from '../../testkit/wait.js';
+import { managerFor, toolNamed } from '../support/mcp.js';
 
 const SERVER = 'srv';
 
@@ -57,16 +57,8 @@ async function check(home: string): Promise<CheckJson['servers'][number]> {
 }
 
 /** A manager of this process reaching `url` as server "srv", with the sign-ins of the data folder `home`. */
-function managerFor(t: TestContext, home: string, url: string): McpManager {
-  const manager = new McpManager([{ name: SERVER, transport: 'http', url, timeoutMs: 20_000, connectTimeoutMs: 20_000 }], { dataDir: home });
-  cleanups(t)(() => manager.close());
-  return manager;
-}
-
-async function toolNamed(manager: McpManager, name: string): Promise<Tool> {
-  const [tool] = await manager.tools([name]);
-  assert.ok(tool !== undefined, `the manager offers ${name}`);
-  return tool;
+function managerOf(t: TestContext, home: string, url: string): McpManager {
+  return managerFor(t, [{ name: SERVER, transport: 'http', url, timeoutMs: 20_000, connectTimeoutMs: 20_000 }], { dataDir: home });
 }
 
 async function call(tool: Tool): Promise<string> {
@@ -82,7 +74,7 @@ test('mcp login signs in with PKCE and dynamic registration; the sign-in is 0600
   const configBefore = fs.readFileSync(config, 'utf8');
 
   // Before signing in: the 401 says how to sign in.
-  const unsigned = managerFor(t, home, mcp.url);
+  const unsigned = managerOf(t, home, mcp.url);
   await assert.rejects(unsigned.tools([`${SERVER}.whoami`]), (err: KowalskiError) => {
     assert.equal(err.code, 'KW_ERR_MCP_UNAVAILABLE');
     assert.match(err.message, /refused us \(if it asks for a sign-in, run `kowalski mcp login srv`\): HTTP 401/);
@@ -115,7 +107,7 @@ test('mcp login signs in with PKCE and dynamic registration; the sign-in is 0600
   assert.deepEqual(first.tools.map((x) => x.name), ['whoami']);
 
   // In this process, where a call takes less than the token lasts (3 s): a call works…
-  const manager = managerFor(t, home, mcp.url);
+  const manager = managerOf(t, home, mcp.url);
   const whoami = await toolNamed(manager, `${SERVER}.whoami`);
   assert.match(await call(whoami), /^signed in as [0-9a-f-]{36}$/);
 

@@ -16,10 +16,9 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { KowalskiError } from '../../core/index.js';
 import type { ErrorCode } from '../../core/index.js';
-import { McpManager } from '../../agents/index.js';
 import { freePort } from '../../testkit/free-port.js';
-import { EVERYTHING, startEverythingHttp } from '../support/mcp.js';
-import type { McpHttpServer, McpManagerOptions, McpServerConfig, McpStdioServer, Tool } from '../../agents/index.js';
+import { EVERYTHING, managerFor, startEverythingHttp, toolNamed } from '../support/mcp.js';
+import type { McpHttpServer, McpStdioServer, Tool } from '../../agents/index.js';
 import { cleanups } from '../../testkit/cleanup.js';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
@@ -41,18 +40,6 @@ function flaky(name = 'flaky', more: Partial<McpStdioServer> = {}): McpStdioServ
 
 function httpServer(name: string, url: string, token?: string): McpHttpServer {
   return { name, transport: 'http', url, timeoutMs: GUARD_MS, connectTimeoutMs: GUARD_MS, ...(token === undefined ? {} : { token }) };
-}
-
-function managerFor(t: TestContext, servers: McpServerConfig[], options?: McpManagerOptions): McpManager {
-  const manager = new McpManager(servers, options);
-  cleanups(t)(() => manager.close());
-  return manager;
-}
-
-async function toolNamed(manager: McpManager, name: string): Promise<Tool> {
-  const [tool] = await manager.tools([name]);
-  assert.ok(tool !== undefined, `the manager offers ${name}`);
-  return tool;
 }
 
 function ctx(signal = new AbortController().signal) {

@@ -3,7 +3,10 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
+import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
+import { McpManager } from '../../agents/index.js';
+import type { McpManagerOptions, McpServerConfig, Tool } from '../../agents/index.js';
 import { cleanups } from '../../testkit/cleanup.js';
 import { freePort } from '../../testkit/free-port.js';
 
@@ -39,3 +42,16 @@ export async function startEverythingHttp(t: TestContext): Promise<string> {
   return `http://127.0.0.1:${port}/mcp`;
 }
 
+/** A manager of this process for `servers`, closed when the test ends. */
+export function managerFor(t: TestContext, servers: McpServerConfig[], options?: McpManagerOptions): McpManager {
+  const manager = new McpManager(servers, options);
+  cleanups(t)(() => manager.close());
+  return manager;
+}
+
+/** The manager's tool `name` (server.tool), which it must offer. */
+export async function toolNamed(manager: McpManager, name: string): Promise<Tool> {
+  const [tool] = await manager.tools([name]);
+  assert.ok(tool !== undefined, `the manager offers ${name}`);
+  return tool;
+}
