@@ -8,6 +8,8 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import type { Progress } from '../contract/progress.js';
+import { NO_PROGRESS } from '../core/index.js';
 import { countProblems, formatProblems, loadHorde, manifestAmong } from '../engine/horde/index.js';
 import type { BundleLimits } from './limits.js';
 import { limitsWith } from './limits.js';
@@ -64,26 +66,30 @@ function checkEntries(entries: readonly ZipEntry[]): void {
   if (clash !== undefined) throw rejectEntry(clash.name, clash.rule);
 }
 
-async function writeFiles(dir: string, files: ReadonlyMap<string, Uint8Array>): Promise<void> {
+async function writeFiles(dir: string, files: ReadonlyMap<string, Uint8Array>, onProgress: Progress): Promise<void> {
+  let done = 0;
+  onProgress({ phase: 'files', done, total: files.size });
   for (const [rel, data] of files) {
     const abs = path.join(dir, ...rel.split('/'));
     // The names were checked; this is the last line of defence all the same.
     if (path.relative(dir, abs).startsWith('..') || path.isAbsolute(path.relative(dir, abs))) throw rejectEntry(rel, 'the name leaves the horde folder');
     await fs.mkdir(path.dirname(abs), { recursive: true });
     await fs.writeFile(abs, data, { flag: 'wx', mode: 0o644 });
+    onProgress({ phase: 'files', done: ++done, total: files.size });
   }
 }
 
 /**
  * Everything a review checks but whether the id is taken: the bundle's files staged in a
  * scratch folder, the report without `existing`. Throws KW_ERR_BUNDLE_INVALID (then nothing
- * is left on disk).
+ * is left on disk). `onProgress` hears phases `entries` (inflated), `files` (staged) and
+ * `horde` (0 of 1 while the horde inside is validated, 1 of 1 once it is).
  */
-export async function checkBundle(bytes: Uint8Array, options: CheckOptions): Promise<CheckedBundle> {
+export async function checkBundle(bytes: Uint8Array, options: CheckOptions, onProgress: Progress = NO_PROGRESS): Promise<CheckedBundle> {
   const limits = limitsWith(options.limits);
   const knownKinds = options.knownKinds;
 
-  const items = readZip(bytes, limits, checkEntries);
+  const items = readZip(bytes, limits, checkEntries, onProgress);
   const files = new Map<string, Uint8Array>();
   let manifestBytes: Uint8Array | undefined;
   for (const { entry, data } of items) {
@@ -98,7 +104,8 @@ export async function checkBundle(bytes: Uint8Array, options: CheckOptions): Pro
 
   const dir = await makeScratch(options.dataDir, 'bundle');
   try {
-    await writeFiles(dir, files);
+    await writeFiles(dir, files, onProgress);
+    onProgress({ phase: 'horde', done: 0, total: 1 });
     const loaded = await loadHorde(dir, { knownKinds });
     if (!loaded.ok) {
       const errors = loaded.problems.filter((p) => p.severity === 'error');
@@ -121,6 +128,7 @@ export async function checkBundle(bytes: Uint8Array, options: CheckOptions): Pro
       ...wants,
       warnings: loaded.warnings.map((w) => ({ code: w.code, file: w.file, ...(w.key === undefined ? {} : { key: w.key }), message: w.message })),
     };
+    onProgress({ phase: 'horde', done: 1, total: 1 });
     return { report, sha256: sha256Hex(bytes), dir };
   } catch (err) {
     await removeScratch(dir);

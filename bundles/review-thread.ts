@@ -4,6 +4,7 @@
  * holds up the server's event loop. Only the question "is its id taken?" is asked here, of
  * the caller's catalog. The result is the same as `reviewBundle` in-process.
  */
+import type { Progress } from '../contract/progress.js';
 import type { PlainError, Problem } from '../core/index.js';
 import { builtinKindNames } from '../engine/index.js';
 import { jobThread } from '../engine/threads/index.js';
@@ -25,8 +26,8 @@ export interface ReviewJob {
 export type ReviewAnswer = { ok: true; checked: CheckedBundle } | { ok: false; error: PlainError; problems: Problem[] };
 
 export interface BundleReviewer {
-  /** `reviewBundle`, done in the thread. `bytes` are copied first; the caller keeps them. */
-  review(bytes: Uint8Array, options: ReviewOptions): Promise<StagedBundle>;
+  /** `reviewBundle`, done in the thread (its progress told to `onProgress` here). `bytes` are copied first; the caller keeps them. */
+  review(bytes: Uint8Array, options: ReviewOptions, onProgress?: Progress): Promise<StagedBundle>;
   close(): Promise<void>;
 }
 
@@ -34,7 +35,7 @@ export interface BundleReviewer {
 export function reviewThread(): BundleReviewer {
   const thread = jobThread<ReviewJob, ReviewAnswer>(import.meta.url, 'review.worker');
   return {
-    async review(bytes, options) {
+    async review(bytes, options, onProgress) {
       const copy = new Uint8Array(bytes); // its own buffer, handed over whole (a Buffer may be a view of a shared pool)
       const job: ReviewJob = {
         bytes: copy,
@@ -42,7 +43,7 @@ export function reviewThread(): BundleReviewer {
         knownKinds: [...(options.knownKinds ?? builtinKindNames())],
         ...(options.limits === undefined ? {} : { limits: options.limits }),
       };
-      const answer = await thread.run(job, [copy.buffer]);
+      const answer = await thread.run(job, [copy.buffer], onProgress);
       if (!answer.ok) {
         throw new BundleInvalidError(answer.error.message, { ...(answer.error.where === undefined ? {} : { where: answer.error.where }), problems: answer.problems });
       }

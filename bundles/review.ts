@@ -3,6 +3,8 @@
  * and staged, then told whether its id is already taken in the catalog. A refusal leaves
  * nothing behind. Nothing in a bundle runs at review (or at install).
  */
+import type { Progress } from '../contract/progress.js';
+import { NO_PROGRESS } from '../core/index.js';
 import { builtinKindNames, catalogOf } from '../engine/index.js';
 import type { Catalog } from '../engine/index.js';
 import { checkBundle } from './check.js';
@@ -51,11 +53,12 @@ function existingOf(catalog: Catalog, id: string): BundleReport['existing'] {
  * Check a bundle and stage its files. Throws KW_ERR_BUNDLE_INVALID naming the entry and the
  * rule (for invalid horde content: the problems with their file, key and line — the loader's
  * bounded list — also in `BundleInvalidError.problems`); then nothing is left on disk. The
- * caller owns the returned scratch folder: install it or `discardBundle` it.
+ * caller owns the returned scratch folder: install it or `discardBundle` it. `onProgress`:
+ * as `checkBundle`'s.
  */
-export async function reviewBundle(bytes: Uint8Array, options: ReviewOptions): Promise<StagedBundle> {
+export async function reviewBundle(bytes: Uint8Array, options: ReviewOptions, onProgress: Progress = NO_PROGRESS): Promise<StagedBundle> {
   const knownKinds = options.knownKinds ?? builtinKindNames();
-  const checked = await checkBundle(bytes, { dataDir: options.dataDir, knownKinds, ...(options.limits === undefined ? {} : { limits: options.limits }) });
+  const checked = await checkBundle(bytes, { dataDir: options.dataDir, knownKinds, ...(options.limits === undefined ? {} : { limits: options.limits }) }, onProgress);
   return withExisting(checked, options);
 }
 

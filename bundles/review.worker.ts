@@ -5,9 +5,9 @@ import { BundleInvalidError } from './reject.js';
 import { checkBundle } from './check.js';
 import type { ReviewAnswer, ReviewJob } from './review-thread.js';
 
-serveJobs<ReviewJob, ReviewAnswer>(async (job) => {
+serveJobs<ReviewJob, ReviewAnswer>(async (job, onProgress) => {
   try {
-    const checked = await checkBundle(job.bytes, { dataDir: job.dataDir, knownKinds: new Set(job.knownKinds), ...(job.limits === undefined ? {} : { limits: job.limits }) });
+    const checked = await checkBundle(job.bytes, { dataDir: job.dataDir, knownKinds: new Set(job.knownKinds), ...(job.limits === undefined ? {} : { limits: job.limits }) }, onProgress);
     return { ok: true, checked };
   } catch (err) {
     // A refusal keeps its problems across the thread boundary; anything else is a failure of the job.

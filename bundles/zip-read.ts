@@ -8,7 +8,8 @@
  */
 import { crc32 } from 'node:zlib';
 import { Inflate } from 'fflate';
-import { formatBytes, messageOf } from '../core/index.js';
+import type { Progress } from '../contract/progress.js';
+import { NO_PROGRESS, formatBytes, messageOf } from '../core/index.js';
 import type { BundleLimits } from './limits.js';
 import { rejectBundle, rejectEntry } from './reject.js';
 import type { BundleInvalidError } from './reject.js';
@@ -74,9 +75,10 @@ function inflateOne(bytes: Uint8Array, entry: ZipEntry, budget: Budget, limits: 
 
 /**
  * Every entry of `bytes` with its inflated data. `check` runs on the directory (names,
- * entry types) before a single byte is inflated. Throws KW_ERR_BUNDLE_INVALID.
+ * entry types) before a single byte is inflated. `onProgress` hears phase `entries`: each
+ * entry inflated, of all of them. Throws KW_ERR_BUNDLE_INVALID.
  */
-export function readZip(bytes: Uint8Array, limits: BundleLimits, check: (entries: readonly ZipEntry[]) => void = () => {}): ZipItem[] {
+export function readZip(bytes: Uint8Array, limits: BundleLimits, check: (entries: readonly ZipEntry[]) => void = () => {}, onProgress: Progress = NO_PROGRESS): ZipItem[] {
   if (bytes.length > limits.maxBundleBytes) throw rejectBundle(`it is ${formatBytes(bytes.length)}; a bundle may be at most ${formatBytes(limits.maxBundleBytes)}`);
   const entries = readDirectory(bytes, limits.maxEntries);
   check(entries);
@@ -90,5 +92,11 @@ export function readZip(bytes: Uint8Array, limits: BundleLimits, check: (entries
     if (declared > limits.maxTotalBytes) throw rejectEntry(entry.name, `the entries declare more than ${formatBytes(limits.maxTotalBytes)} in all`);
   }
   const budget: Budget = { total: 0 };
-  return entries.map((entry) => ({ entry, data: entry.type === 'directory' ? new Uint8Array(0) : inflateOne(bytes, entry, budget, limits) }));
+  const total = entries.length;
+  onProgress({ phase: 'entries', done: 0, total });
+  return entries.map((entry, i) => {
+    const item = { entry, data: entry.type === 'directory' ? new Uint8Array(0) : inflateOne(bytes, entry, budget, limits) };
+    onProgress({ phase: 'entries', done: i + 1, total });
+    return item;
+  });
 }

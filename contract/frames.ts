@@ -10,7 +10,7 @@ export interface StepProgress { runId: string; step: string; attempt: number; me
 /** A model call of a step was recorded (live only): fetch it from `/api/traces`. */
 export interface TraceRecorded { runId: string; step: string; attempt: number; traceId: number }
 /** Long work the server does on an operator's request, which the app shows as a bar. */
-export type WorkOp = 'vault-reindex' | 'plugins-rescan';
+export type WorkOp = 'vault-reindex' | 'plugins-rescan' | 'bundle-import';
 /**
  * How far that work got (live only, never replayed): a report of its `Progress` (throttled),
  * then one with `finished: true` (also when it failed: then with `error`, the failure's code).

@@ -39,7 +39,9 @@ export async function bundleRoutes(app: FastifyInstance, options: { engine: Engi
 
   app.post('/api/bundles', { bodyLimit: DEFAULT_BUNDLE_LIMITS.maxBundleBytes }, async (req, reply) => {
     if (!Buffer.isBuffer(req.body)) throw new KowalskiError('KW_ERR_UNSUPPORTED_MEDIA', 'send the bundle itself as the body, with Content-Type: application/zip');
-    const staged = await reviewer.review(req.body, { dataDir: engine.paths.dataDir, knownKinds: knownKinds(), catalog: () => engine.catalog() });
+    const bytes = req.body;
+    // Every websocket client hears how far the check got (`work` frames of op `bundle-import`).
+    const staged = await engine.work('bundle-import', (onProgress) => reviewer.review(bytes, { dataDir: engine.paths.dataDir, knownKinds: knownKinds(), catalog: () => engine.catalog() }, onProgress));
     const { reviewId, expiresAt } = await staging.add(staged);
     return reply.code(201).send({ reviewId, expiresAt, ...staged.report });
   });

@@ -11,6 +11,7 @@ import { DEFAULT_BUNDLE_LIMITS, discardBundle, exportBundle, installBundle, prin
 import type { BundleReport, Installed } from '../../bundles/index.js';
 import { builtinKindNames, findHorde, writeFileAtomic } from '../../engine/index.js';
 import { EXIT, dataDir } from './common.js';
+import { progressLine } from './progress-line.js';
 
 export async function bundleExportCommand(ref: string, opts: { output?: string; force?: boolean; json?: boolean }): Promise<number> {
   const { horde } = await findHorde(ref, { dataDir: dataDir() });
@@ -60,7 +61,13 @@ export async function bundleImportCommand(file: string, opts: { id?: string; rep
     throw new KowalskiError('KW_ERR_USAGE', `${abs} does not exist or cannot be read`);
   })).size;
   if (size > DEFAULT_BUNDLE_LIMITS.maxBundleBytes) throw new KowalskiError('KW_ERR_BUNDLE_INVALID', `bundle refused: ${abs} is ${size} bytes; a bundle may be at most ${DEFAULT_BUNDLE_LIMITS.maxBundleBytes}; nothing was written`);
-  const staged = await reviewBundle(await fs.readFile(abs), { dataDir: dataDir(), knownKinds: builtinKindNames() });
+  const line = progressLine('import', { json: opts.json === true });
+  let staged;
+  try {
+    staged = await reviewBundle(await fs.readFile(abs), { dataDir: dataDir(), knownKinds: builtinKindNames() }, line.report);
+  } finally {
+    line.end();
+  }
   try {
     if (opts.json !== true) printReport(abs, staged.report);
     let installed: Installed | null = null;

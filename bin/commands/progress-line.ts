@@ -1,6 +1,6 @@
 /**
  * The one updating line a long offline command (backup, restore, `store copy`, `vault
- * reindex`) draws on stderr while it works: `backup: 120/400 files (30 %)`. Only on a
+ * reindex`, `bundle import`) draws on stderr while it works: `backup: 120/400 files (30 %)`. Only on a
  * terminal and not with --json: piped or redirected output (logs, scripts, CI) gets none,
  * and stdout keeps only the result. Redrawn in place (`\r` and clear line), at most every
  * 100 ms; at the end the last count is drawn and the line ended with a newline, so what

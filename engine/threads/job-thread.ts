@@ -9,7 +9,8 @@
  * new one.
  */
 import { Worker } from 'node:worker_threads';
-import { KowalskiError, fromPlainError } from '../../core/index.js';
+import type { Progress, ProgressReport } from '../../contract/progress.js';
+import { KowalskiError, NO_PROGRESS, fromPlainError } from '../../core/index.js';
 import type { PlainError } from '../../core/index.js';
 import { workerEntry } from '../modules.js';
 
@@ -19,9 +20,18 @@ const IDLE_MS = 10_000;
 /** What the thread answers to job `id`. */
 export type JobAnswer<Res> = { id: number; ok: true; value: Res } | { id: number; ok: false; error: PlainError };
 
+/** How far job `id` got, told before its answer (the job's `Progress` reports). */
+export interface JobProgress {
+  id: number;
+  progress: ProgressReport;
+}
+
 export interface JobThread<Req, Res> {
-  /** `transfer`: buffers of the job handed over to the thread, not copied (unusable here afterwards). */
-  run(job: Req, transfer?: ArrayBuffer[]): Promise<Res>;
+  /**
+   * `transfer`: buffers of the job handed over to the thread, not copied (unusable here
+   * afterwards). `onProgress` hears the reports the job makes in the thread.
+   */
+  run(job: Req, transfer?: ArrayBuffer[], onProgress?: Progress): Promise<Res>;
   /** End the thread (pending jobs fail with KW_ERR_INTERNAL); a later `run` starts a new one. */
   close(): Promise<void>;
   /** The running thread's id, undefined while none runs. */
@@ -36,7 +46,7 @@ export function jobThread<Req, Res>(metaUrl: string, base: string, idleMs = IDLE
   let worker: Worker | undefined;
   let nextId = 1;
   let idleTimer: NodeJS.Timeout | undefined;
-  const pending = new Map<number, { resolve(value: Res): void; reject(err: Error): void }>();
+  const pending = new Map<number, { resolve(value: Res): void; reject(err: Error): void; onProgress: Progress }>();
   const endWhenIdle = (w: Worker): void => {
     clearTimeout(idleTimer);
     // Memory housekeeping, not engine time: nothing a simulated clock would drive (so not the injected Timers).
@@ -58,9 +68,13 @@ export function jobThread<Req, Res>(metaUrl: string, base: string, idleMs = IDLE
   };
   const start = (): Worker => {
     const w = new Worker(workerEntry(metaUrl, base));
-    w.on('message', (answer: JobAnswer<Res>) => {
+    w.on('message', (answer: JobAnswer<Res> | JobProgress) => {
       const p = pending.get(answer.id);
       if (p === undefined) return;
+      if ('progress' in answer) {
+        p.onProgress(answer.progress);
+        return;
+      }
       pending.delete(answer.id);
       if (pending.size === 0) {
         w.unref();
@@ -81,13 +95,13 @@ export function jobThread<Req, Res>(metaUrl: string, base: string, idleMs = IDLE
   };
 
   return {
-    run(job, transfer = []) {
+    run(job, transfer = [], onProgress = NO_PROGRESS) {
       clearTimeout(idleTimer);
       worker ??= start();
       const w = worker;
       const id = nextId++;
       return new Promise<Res>((resolve, reject) => {
-        pending.set(id, { resolve, reject });
+        pending.set(id, { resolve, reject, onProgress });
         w.ref();
         w.postMessage({ id, job }, transfer);
       });

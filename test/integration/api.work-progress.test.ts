@@ -4,7 +4,8 @@
  * /api/plugins/rescan` on plugin folders and packages send every client their phases in
  * order, `done` never going back, and one last frame with `finished: true` and
  * `done === total`; a reindex whose embedding server fails still sends its finished frame,
- * with the failure's code.
+ * with the failure's code. `POST /api/bundles` does the same for the check of an upload,
+ * reported from its worker thread.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -20,6 +21,8 @@ import { cleanups } from '../../testkit/cleanup.js';
 import { TestSocket, listen, testApi } from '../support/api.js';
 import { installExample, installExamplePackage } from '../support/plugin-home.js';
 import { AUTH, TEST_TOKEN } from '../support/token.js';
+import { SAMPLE, sampleEntries } from '../support/bundles.js';
+import { rawZip } from '../support/zip-writer.js';
 
 const NOTES = 150;
 
@@ -106,4 +109,39 @@ test('POST /api/plugins/rescan sends work frames: packages checked, then folders
   const folders = frames.filter((f) => f.phase === 'folders');
   assert.deepEqual(folders[0], { type: 'work', op: 'plugins-rescan', phase: 'folders', done: 0, total: 3, finished: false });
   assert.deepEqual(frames[frames.length - 1], { type: 'work', op: 'plugins-rescan', phase: 'folders', done: 3, total: 3, finished: true });
+});
+
+test('POST /api/bundles sends work frames while the upload is checked in its thread: entries inflated, files staged, the horde checked; a refused bundle finishes with its code', async (t) => {
+  const api = await testApi(t, { port: 0 });
+  const { base, wsUrl } = await listen(api);
+  const ws = await TestSocket.open(t, wsUrl);
+  await ws.next((f) => f.type === 'hello');
+  const PROMPTS = 40;
+  const files: Record<string, string> = { ...SAMPLE };
+  for (let i = 0; i < PROMPTS; i++) files[`prompts/p${String(i).padStart(2, '0')}.md`] = `Prompt ${i}.\n`;
+  const upload = async (bytes: Buffer) => {
+    const res = await fetch(`${base}/api/bundles`, { method: 'POST', headers: { ...AUTH, 'content-type': 'application/zip' }, body: bytes });
+    return { status: res.status, json: await res.json() as any };
+  };
+
+  const answer = await upload(rawZip(sampleEntries(files)));
+  assert.equal(answer.status, 201, JSON.stringify(answer.json));
+  const frames = await workFrames(ws, 'bundle-import', ['entries', 'files', 'horde']);
+  const FILES = Object.keys(files).length;
+  const of = (phase: string) => frames.filter((f) => f.phase === phase && !f.finished).map((f) => [f.done, f.total]);
+  assert.deepEqual(of('entries').at(0), [0, FILES + 1], 'every entry, the manifest with them');
+  assert.deepEqual(of('entries').at(-1), [FILES + 1, FILES + 1]);
+  assert.deepEqual(of('files').at(0), [0, FILES]);
+  assert.deepEqual(of('files').at(-1), [FILES, FILES]);
+  assert.deepEqual(of('horde'), [[0, 1], [1, 1]]);
+  assert.deepEqual(frames.at(-1), { type: 'work', op: 'bundle-import', phase: 'horde', done: 1, total: 1, finished: true });
+
+  // The horde inside is invalid: refused at the last phase, whose frame says so.
+  ws.frames.length = 0;
+  const broken = { ...files, 'horde.md': SAMPLE['horde.md']!.replace('pipeline = ["ask", "check"]', 'pipeline = ["ask", "nobody"]') };
+  const refused = await upload(rawZip(sampleEntries(broken)));
+  assert.equal(refused.status, 422);
+  assert.equal(refused.json.error.code, 'KW_ERR_BUNDLE_INVALID');
+  const failed = await workFrames(ws, 'bundle-import', ['entries', 'files', 'horde']);
+  assert.deepEqual(failed.at(-1), { type: 'work', op: 'bundle-import', phase: 'horde', done: 0, total: 1, finished: true, error: 'KW_ERR_BUNDLE_INVALID' });
 });

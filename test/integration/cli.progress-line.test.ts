@@ -1,8 +1,8 @@
 /**
  * The progress line of a long offline command on a real terminal (util-linux `script`):
  * `kowalski backup` and `restore` draw `backup: N/M files (P %)` on stderr while they copy,
- * ending at 100 %, and `vault reindex` counts the notes it reads; the same commands piped
- * print no progress and no `\r` at all.
+ * ending at 100 %, `vault reindex` counts the notes it reads and `bundle import` the entries
+ * and files it checks; the same commands piped print no progress and no `\r` at all.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -14,6 +14,8 @@ import { cleanups } from '../../testkit/cleanup.js';
 import { tempDir } from '../../testkit/tmp.js';
 import { testEngine } from '../support/engine.js';
 import { startPty } from '../support/pty.js';
+import { SAMPLE, sampleEntries } from '../support/bundles.js';
+import { rawZip } from '../support/zip-writer.js';
 
 const NOTES = 300;
 
@@ -74,4 +76,28 @@ test('vault reindex on its own engine counts the notes read on a terminal, and n
   assert.equal(piped.code, 0, outputOf(piped));
   assert.match(piped.stdout, /^reindexed \d+ note/);
   assert.ok(!piped.stderr.includes('\r') && !piped.stderr.includes('reindex:'), piped.stderr);
+});
+
+test('bundle import counts the entries and files it checks on a terminal, ends on the horde checked, and draws nothing piped', { timeout: 120_000 }, async (t) => {
+  const root = tempDir(t, 'kw-progress-bundle-');
+  const home = path.join(root, 'home');
+  fs.mkdirSync(home, { mode: 0o700 });
+  const files: Record<string, string> = { ...SAMPLE };
+  for (let i = 0; i < 200; i++) files[`prompts/p${String(i).padStart(3, '0')}.md`] = `Prompt ${i}.\n`;
+  const bundle = path.join(root, 'sample.kwf.zip');
+  fs.writeFileSync(bundle, rawZip(sampleEntries(files)));
+
+  const pty = startPty(home, ['bundle', 'import', bundle, '--dry-run'], { limitMs: 100_000 });
+  cleanups(t)(() => {
+    if (pty.child.exitCode === null) pty.child.kill('SIGKILL');
+  });
+  const onTty = await pty.exited;
+  assert.equal(onTty.code, 0, onTty.output);
+  assert.match(onTty.output, new RegExp(`import: \\d+/${Object.keys(files).length + 1} entries \\(\\d+ %\\)`), 'the entries, the manifest with them');
+  assert.match(onTty.output, /import: 1\/1 horde \(100 %\)[^\n]*\n/, 'ends on the horde checked, then a newline');
+  assert.match(onTty.output, /^dry run: nothing was installed/m);
+
+  const piped = await cli(home, ['bundle', 'import', bundle, '--dry-run']);
+  assert.equal(piped.code, 0, outputOf(piped));
+  assert.ok(!piped.stderr.includes('\r') && !piped.stderr.includes('import:'), piped.stderr);
 });

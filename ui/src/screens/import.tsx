@@ -1,6 +1,6 @@
 /**
  * `#/import`: install a horde from a `.kwf.zip` bundle. The file is sent to be checked and
- * staged (`POST /api/bundles`); the review shows what the horde is, the commands it will ask
+ * staged (`POST /api/bundles`; a bar shows how far the check got); the review shows what the horde is, the commands it will ask
  * to run, the tools and MCP servers it wants, its triggers (all arriving off) and the
  * server's warnings. Nothing is installed until Install; Cancel drops the staged bundle.
  * When its id is taken, the operator picks a new id or explicitly replaces the horde (never
@@ -8,7 +8,8 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, asApiError } from '../api';
-import { ErrorBox, Loading } from '../components/status';
+import { ErrorBox } from '../components/status';
+import { WorkProgress } from '../components/work-progress';
 import { formatTime, plural } from '../format';
 import { navigate } from '../router';
 import { useServices } from '../services';
@@ -77,7 +78,8 @@ export function ImportScreen() {
         <FilePicker busy={stage.kind === 'uploading'} onFile={(f) => { void upload(f); }} />
       )}
       {stage.kind === 'choose' && stage.note !== null && <p class="success" role="status" data-testid="import-note">{stage.note}</p>}
-      {stage.kind === 'uploading' && <Loading label={`Checking ${stage.file}…`} />}
+      {stage.kind === 'uploading' && <p class="muted" data-testid="import-checking">Checking {stage.file}…</p>}
+      <WorkProgress op="bundle-import" running={stage.kind === 'uploading'} />
       {stage.kind === 'refused' && (
         <div data-testid="bundle-refused">
           <ErrorBox error={stage.error} title={`${stage.file} was refused; nothing was installed`} />
