@@ -96,6 +96,11 @@ export class StepPool {
       maxThreads: this.options.threads,
       concurrentTasksPerWorker: this.options.stepsPerThread,
       idleTimeout: Infinity,
+      // Node 20's require() of an ES module (on by default since 20.19) can abort the whole
+      // process ("v8::Module::IsGraphAsync must be used on an instantiated module") when it meets
+      // a module an import() is still loading; Piscina loads the worker file with require() first.
+      // Off in the workers, that require() fails at once and Piscina import()s the file instead.
+      execArgv: [...process.execArgv, '--no-experimental-require-module'],
     });
     return this.piscina;
   }
