@@ -4,7 +4,7 @@
  * /api/plugins/rescan` on plugin folders and packages send every client their phases in
  * order, `done` never going back, and one last frame with `finished: true` and
  * `done === total`; a reindex whose embedding server fails still sends its finished frame,
- * with the failure's code. `POST /api/bundles` does the same for the check of an upload,
+ * with the failure's code; a client that connects mid-way is told how far it got. `POST /api/bundles` does the same for the check of an upload,
  * reported from its worker thread.
  */
 import assert from 'node:assert/strict';
@@ -91,6 +91,36 @@ test('a reindex that fails still sends its finished frame, with the failure\'s c
   assert.equal(last.error, answer.json.error.code);
   assert.equal(last.total, NOTES);
   assert.ok(last.done < NOTES, `stopped short: ${last.done}`);
+});
+
+test('a client that connects while a reindex waits on its embedding server is told how far it got, then hears the rest', { timeout: 60_000 }, async (t) => {
+  // The reindex's second batch (64 notes a batch, requests of 32 texts) waits for `release` (nothing else
+  // embeds: the background embedding starts only with a server's `vaultSearch.start()`).
+  let requests = 0;
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => { release = resolve; });
+  cleanups(t)(() => release());
+  const { base, ws } = await reindexSetup(t, (body: any) => {
+    if (!Array.isArray(body.input) || body.input.length < 2) return {};
+    requests++;
+    return requests === 3 ? { heldUntil: released } : {};
+  });
+  const answer = post(base, '/api/vault/reindex');
+  const mid = await ws.next((f) => f.type === 'work' && f.op === 'vault-reindex' && f.phase === 'embedded' && f.done === 64);
+  assert.deepEqual(mid, { type: 'work', op: 'vault-reindex', phase: 'embedded', done: 64, total: NOTES, finished: false });
+
+  const late = await TestSocket.open(t, ws.ws.url);
+  await late.next((f) => f.type === 'hello');
+  assert.deepEqual(await late.next((f) => f.type === 'work'), mid, 'the work under way, as far as it got');
+  release();
+  assert.deepEqual((await answer).json, { notes: NOTES, chunks: NOTES });
+  assert.deepEqual(await late.next((f) => f.type === 'work' && f.finished === true), { type: 'work', op: 'vault-reindex', phase: 'embedded', done: NOTES, total: NOTES, finished: true });
+  // Once it ended, a new client hears nothing of it.
+  const after = await TestSocket.open(t, ws.ws.url);
+  await after.next((f) => f.type === 'hello');
+  const health = await fetch(`${base}/api/health`, { headers: AUTH }); // a round trip after the hello, for a frame to have come
+  assert.equal(health.status, 200);
+  assert.deepEqual(after.frames.filter((f) => f.type === 'work'), []);
 });
 
 test('POST /api/plugins/rescan sends work frames: packages checked, then folders, then a finished frame', async (t) => {
