@@ -6,10 +6,11 @@
  */
 import { McpManager } from '../agents/index.js';
 import type { McpServerConfig } from '../agents/index.js';
-import { KowalskiError } from '../core/index.js';
+import { KowalskiError, toPlainError } from '../core/index.js';
 import { parseConfig } from './config.js';
 import { bad, httpUrl } from './setup-fields.js';
 import { Changes, readText, saveChanges } from './setup-file.js';
+import type { CodedError } from '../contract/errors.js';
 import type { McpServerAdd, McpServerSetup, McpServerTest, McpServersSaved } from '../contract/setup.js';
 
 const NAME = /^[a-z0-9][a-z0-9_-]*$/;
@@ -80,6 +81,24 @@ export function removeMcpServer(file: string, name: string): McpServersSaved {
 }
 
 /**
+ * The test's error: the client's, except that an http server without a token answering 401
+ * (which the client reports as KW_ERR_MCP_UNAVAILABLE, retryable for a run) is the sign-in
+ * it asks for, KW_ERR_MCP_SIGN_IN, here where a person reads it.
+ */
+function testErrorOf(server: McpServerConfig, err: unknown): CodedError {
+  const plain = toPlainError(err, 'KW_ERR_MCP_UNAVAILABLE');
+  const cause: unknown = err instanceof KowalskiError ? err.cause : undefined;
+  const status = typeof cause === 'object' && cause !== null ? (cause as { code?: unknown }).code : undefined;
+  if (server.transport === 'http' && server.token === undefined && plain.code === 'KW_ERR_MCP_UNAVAILABLE' && status === 401) {
+    return {
+      code: 'KW_ERR_MCP_SIGN_IN',
+      message: `MCP server "${server.name}" at ${server.url} answered HTTP 401: it asks for a sign-in that kowalski does not have. Use its Sign in button in Setup (MCP servers that sign in), or run \`kowalski mcp login ${server.name}\``,
+    };
+  }
+  return { code: plain.code, message: plain.message };
+}
+
+/**
  * Starts (stdio) or reaches (http) the server as config.toml has it now, with the sign-in
  * kept in `dataDir`, and lists its tools; waits its connect_timeout_secs, at most
  * MCP_TEST_LIMIT_MS. A server that does not answer is `ok: false` with the coded error.
@@ -88,10 +107,13 @@ export async function testMcpServer(file: string, name: string, dataDir: string)
   const servers = parseConfig(readText(file), file).mcpServers;
   const server = servers[indexOf(file, servers, name)]!;
   const manager = new McpManager([{ ...server, connectTimeoutMs: Math.min(server.connectTimeoutMs, MCP_TEST_LIMIT_MS) }], { dataDir });
+  const started = performance.now();
+  const ms = () => Math.round(performance.now() - started);
   try {
-    const [check] = await manager.check();
-    if (check === undefined) throw new KowalskiError('KW_ERR_INTERNAL', `the test of MCP server "${name}" answered nothing`);
-    return { name, ok: check.ok, tools: check.tools, error: check.error ?? null, ms: check.ms };
+    const tools = (await manager.tools()).map((t) => ({ name: t.spec.name.slice(name.length + 1), description: t.spec.description }));
+    return { name, ok: true, tools, error: null, ms: ms() };
+  } catch (err) {
+    return { name, ok: false, tools: [], error: testErrorOf(server, err), ms: ms() };
   } finally {
     await manager.close();
   }

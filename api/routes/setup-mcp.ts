@@ -8,7 +8,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { McpServerAdd } from '../../contract/setup.js';
 import type { Engine } from '../../engine/index.js';
-import { addMcpServer, readMcpServers, removeMcpServer, testMcpServer } from '../../engine/index.js';
+import { addMcpServer, readMcpServers, removeMcpServer, scrubSecrets, testMcpServer } from '../../engine/index.js';
 
 const NAME_PARAM = { type: 'object', additionalProperties: false, required: ['name'], properties: { name: { type: 'string', minLength: 1, maxLength: 64 } } } as const;
 
@@ -34,8 +34,11 @@ export function setupMcpRoutes(app: FastifyInstance, engine: Engine): void {
     return saved;
   });
 
-  app.post<{ Params: { name: string } }>('/api/setup/mcp/servers/:name/test', { schema: { params: NAME_PARAM } }, async (req) =>
-    testMcpServer(engine.paths.config, req.params.name, engine.paths.dataDir));
+  app.post<{ Params: { name: string } }>('/api/setup/mcp/servers/:name/test', { schema: { params: NAME_PARAM } }, async (req) => {
+    const result = await testMcpServer(engine.paths.config, req.params.name, engine.paths.dataDir);
+    // A server's stderr is in the message: it may echo what its env holds.
+    return result.error === null ? result : { ...result, error: { ...result.error, message: scrubSecrets(result.error.message, engine.secretValues()) } };
+  });
 
   app.delete<{ Params: { name: string } }>('/api/setup/mcp/servers/:name', { schema: { params: NAME_PARAM } }, async (req) => {
     const saved = removeMcpServer(engine.paths.config, req.params.name);

@@ -4,7 +4,8 @@
  * tested (its tools come back, `echo` among them) and removed; the comments and the other
  * sections stay. A name in use, bad input and an unknown server are refused with their
  * codes, naming the key. An http server (the same server over Streamable HTTP) is added and
- * tested too; one that refuses connections answers KW_ERR_MCP_UNAVAILABLE in its test.
+ * tested too; one that refuses connections, a command that cannot start and a server that
+ * asks for a sign-in answer their codes in the test's answer, an env value never among them.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -16,6 +17,7 @@ import type { McpServerSetup, McpServerTest, McpServersSaved } from '../../contr
 import { createEngine } from '../../engine/index.js';
 import { cleanups } from '../../testkit/cleanup.js';
 import { freePort } from '../../testkit/free-port.js';
+import { startOAuthMcp } from '../../testkit/oauth-mcp.js';
 import { tempDir } from '../../testkit/tmp.js';
 import { listen } from '../support/api.js';
 import { EVERYTHING, startEverythingHttp } from '../support/mcp.js';
@@ -146,4 +148,34 @@ test('Setup adds an http MCP server and tests it; a server that refuses connecti
   assert.equal(refused.error?.code, 'KW_ERR_MCP_UNAVAILABLE');
   assert.match(refused.error?.message ?? '', /gone/);
   t.diagnostic(refused.error?.message ?? '');
+});
+
+test("Setup's test of a server that cannot start, or asks for a sign-in, answers the coded error in words; an env value in its stderr is never sent", async (t) => {
+  const oauth = await startOAuthMcp({ tokenSecs: 60 });
+  cleanups(t)(() => oauth.close());
+  const missing = path.join(tempDir(t, 'kw-nothing-'), 'no-such-program');
+  // A server that prints its key and exits: the key is config.toml's env, so a secret.
+  const config = `[[mcp.servers]]\nname = "leaky"\ncommand = ${JSON.stringify(process.execPath)}\nargs = ["-e", "console.error('key is ' + process.env.LEAKY_KEY); process.exit(3)"]\nenv = { LEAKY_KEY = "sk-very-secret-value-123" }\n`;
+  const { call } = await start(t, config);
+  assert.deepEqual((await call('GET', '/api/setup/mcp/servers')).json.servers[0].envNames, ['LEAKY_KEY']);
+  assert.ok(!JSON.stringify((await call('GET', '/api/setup/mcp/servers')).json).includes('sk-very-secret'), 'never an env value');
+
+  const leaky = (await call('POST', '/api/setup/mcp/servers/leaky/test', {})).json as McpServerTest;
+  assert.equal(leaky.ok, false);
+  assert.equal(leaky.error?.code, 'KW_ERR_MCP_UNAVAILABLE');
+  assert.match(leaky.error?.message ?? '', /key is/);
+  assert.doesNotMatch(leaky.error?.message ?? '', /sk-very-secret/);
+
+  assert.equal((await call('POST', '/api/setup/mcp/servers', { name: 'missing', transport: 'stdio', command: missing })).status, 200);
+  const notStarted = (await call('POST', '/api/setup/mcp/servers/missing/test', {})).json as McpServerTest;
+  assert.equal(notStarted.ok, false);
+  assert.equal(notStarted.error?.code, 'KW_ERR_MCP_UNAVAILABLE');
+  assert.ok(notStarted.error?.message.includes('missing'), notStarted.error?.message);
+  t.diagnostic(notStarted.error?.message ?? '');
+
+  assert.equal((await call('POST', '/api/setup/mcp/servers', { name: 'locked', transport: 'http', url: oauth.url })).status, 200);
+  const locked = (await call('POST', '/api/setup/mcp/servers/locked/test', {})).json as McpServerTest;
+  assert.equal(locked.ok, false);
+  assert.equal(locked.error?.code, 'KW_ERR_MCP_SIGN_IN', locked.error?.message);
+  assert.equal(locked.error?.message, `MCP server "locked" at ${oauth.url} answered HTTP 401: it asks for a sign-in that kowalski does not have. Use its Sign in button in Setup (MCP servers that sign in), or run \`kowalski mcp login locked\``);
 });
