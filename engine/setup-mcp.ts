@@ -7,6 +7,7 @@
 import { McpManager } from '../agents/index.js';
 import type { McpServerConfig } from '../agents/index.js';
 import { KowalskiError, toPlainError } from '../core/index.js';
+import { monotonicMicros } from './clock.js';
 import { parseConfig } from './config.js';
 import { bad, httpUrl } from './setup-fields.js';
 import { Changes, readText, saveChanges } from './setup-file.js';
@@ -107,8 +108,8 @@ export async function testMcpServer(file: string, name: string, dataDir: string)
   const servers = parseConfig(readText(file), file).mcpServers;
   const server = servers[indexOf(file, servers, name)]!;
   const manager = new McpManager([{ ...server, connectTimeoutMs: Math.min(server.connectTimeoutMs, MCP_TEST_LIMIT_MS) }], { dataDir });
-  const started = performance.now();
-  const ms = () => Math.round(performance.now() - started);
+  const started = monotonicMicros();
+  const ms = () => Math.round((monotonicMicros() - started) / 1000);
   try {
     const tools = (await manager.tools()).map((t) => ({ name: t.spec.name.slice(name.length + 1), description: t.spec.description }));
     return { name, ok: true, tools, error: null, ms: ms() };
