@@ -2,8 +2,8 @@
  * Setup's MCP servers in a real browser, against a real `kowalski serve`: a stdio server
  * (the reference "everything" server, run with node) is added with the form, tested (its
  * tools listed, `echo` among them) and removed after the question; config.toml keeps its
- * comment throughout. The form's own checks and the server's coded refusal of a name in
- * use show as words beside the fields.
+ * comment throughout. The form's own checks, the server's coded refusal of a name in use
+ * and a program that cannot start show in words, with their codes.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -15,7 +15,7 @@ import { tempDir } from '../../testkit/tmp.js';
 
 const browser = browserForFile();
 
-test("Setup's MCP servers: add a stdio server, test it (its tools listed), refuse its name again, remove it; config.toml keeps its comment", async (t) => {
+test("Setup's MCP servers: add a stdio server, test it (its tools listed), refuse its name again, say in words why a missing program cannot start, remove it; config.toml keeps its comment", async (t) => {
   const defer = cleanups(t);
   const home = fs.realpathSync(tempDir(t, 'kw-e2e-setup-mcp-'));
   const file = path.join(home, 'config.toml');
@@ -60,9 +60,23 @@ test("Setup's MCP servers: add a stdio server, test it (its tools listed), refus
   assert.match(await textOf(refused), /The server was not added\s*KW_ERR_MCP_SERVER_EXISTS .*config\.toml: mcp\.servers\[0\]\.name: a server named "everything" is there already/);
   await shot(testId(page, 'mcp-servers'), 'setup-mcp-2-name-in-use');
 
+  // A program that is not there: the test says so in words, with the code and the command.
+  await testId(page, 'mcp-add-name').fill('missing');
+  await testId(page, 'mcp-add-command').fill(path.join(home, 'no-such-program'));
+  await testId(page, 'mcp-add-submit').click();
+  await testId(page, 'mcp-server-missing').waitFor();
+  await testId(page, 'mcp-server-missing-test').click();
+  const failed = testId(page, 'mcp-server-missing-result', '[data-state="error"]');
+  await failed.waitFor();
+  assert.match(await textOf(failed), /^The server could not be started or reached\.\s*KW_ERR_MCP_UNAVAILABLE MCP server "missing" cannot be started: the command ".*no-such-program" was not found/);
+  await shot(testId(page, 'mcp-server-missing'), 'setup-mcp-3-cannot-start');
+  await testId(page, 'mcp-server-missing-remove').click();
+  await testId(page, 'mcp-server-missing-remove-confirm').click();
+  await testId(page, 'mcp-server-missing').waitFor({ state: 'detached' });
+
   await testId(page, 'mcp-server-everything-remove').click();
   assert.match(await textOf(row), /Remove "everything"\?/);
-  await shot(row, 'setup-mcp-3-remove-asks');
+  await shot(row, 'setup-mcp-4-remove-asks');
   await testId(page, 'mcp-server-everything-remove-confirm').click();
   await testId(page, 'mcp-servers-none').waitFor();
   assert.match(await textOf(testId(page, 'mcp-servers-saved')), /"everything" was removed from config\.toml\./);
