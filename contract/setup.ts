@@ -1,4 +1,5 @@
 /** Setup (`GET/PUT /api/setup`): the model provider, the tools folder, semantic search over the vault and web search, as config.toml holds them. */
+import type { CodedError } from './errors.js';
 
 export type ToolCalling = 'auto' | 'native' | 'text';
 
@@ -116,4 +117,48 @@ export interface ModelList {
   models: string[];
   /** Why none are offered (the server does not answer, has none, is not set), naming the server and the config.toml key; null when there are models. */
   problem: string | null;
+}
+
+/** `GET /api/setup/mcp/servers`: one server of `[[mcp.servers]]` as config.toml holds it (never a token or an env value). */
+export interface McpServerSetup {
+  /** Its tools are offered as `name.tool`. */
+  name: string;
+  transport: 'stdio' | 'http';
+  /** stdio: the program (`~/` expanded); null for http. */
+  command: string | null;
+  /** stdio: its arguments; [] for http. */
+  args: string[];
+  /** http: the address; null for stdio. */
+  url: string | null;
+  /** http: a `token` is set in config.toml (its value is never sent). */
+  tokenSet: boolean;
+  /** stdio: the names of the variables `env` sets (never their values). */
+  envNames: string[];
+}
+
+/** `POST /api/setup/mcp/servers`: a server to add; a command (stdio) or a url (http). */
+export interface McpServerAdd {
+  name: string;
+  transport: 'stdio' | 'http';
+  command?: string;
+  args?: string[];
+  url?: string;
+}
+
+/** The answer of an add or a remove: the servers now, and how config.toml was written. */
+export interface McpServersSaved {
+  servers: McpServerSetup[];
+  written: SetupWritten;
+}
+
+/** `POST /api/setup/mcp/servers/:name/test`: whether the server started (or was reached) and listed its tools, within a bounded time. */
+export interface McpServerTest {
+  name: string;
+  ok: boolean;
+  /** Its tools, as it names and describes them ([] when not ok). */
+  tools: { name: string; description: string }[];
+  /** Why it did not answer (KW_ERR_MCP_UNAVAILABLE, KW_ERR_MCP_TIMEOUT, KW_ERR_MCP_SIGN_IN…); null when ok. */
+  error: CodedError | null;
+  /** Time taken, ms. */
+  ms: number;
 }

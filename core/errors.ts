@@ -208,6 +208,8 @@ export const ERROR_CODES = {
   KW_ERR_MCP_SIGN_IN: { group: 'operator', summary: 'an MCP server asks for a sign-in that kowalski does not have, or its authorization server refused the stored one (a refresh token revoked or expired): run `kowalski mcp login <server>`' },
   KW_ERR_MCP_LOGIN: { group: 'terminal', summary: '`kowalski mcp login` could not finish: the server offers no OAuth sign-in (or no dynamic client registration), the authorization server refused or answered an error, the callback carried the wrong state, or nobody signed in within 5 minutes' },
   KW_ERR_MCP_OAUTH_FILE: { group: 'operator', summary: 'a stored MCP sign-in (secrets/mcp-oauth/<server>.json in the data folder) cannot be read or is not what kowalski wrote: remove it and run `kowalski mcp login <server>` again' },
+  KW_ERR_MCP_SERVER_EXISTS: { group: 'terminal', summary: 'Setup: config.toml has an [[mcp.servers]] entry of that name already' },
+  KW_ERR_MCP_SERVER_NOT_FOUND: { group: 'terminal', summary: 'Setup: config.toml has no [[mcp.servers]] entry of that name' },
   KW_ERR_TRACE_NOT_FOUND: { group: 'terminal', summary: 'no trace with that id' },
   // the vault's search
   KW_ERR_VAULT_REINDEX_NEEDED: { group: 'operator', summary: "the vault's vectors were made with another embedding model (or dimension) than config.toml names: run `kowalski vault reindex`; until then semantic search gives keyword results with a note" },

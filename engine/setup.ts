@@ -1,24 +1,15 @@
 /**
  * Setup: the model provider, the tools folder, semantic search over the vault and web
  * search (engine/setup-web-search.ts), read from and written to config.toml.
- * The file is rewritten owner-only (0600) through a temp file and a rename, so a crash
- * leaves the old or the new file, never half of one; keys are never read back in full.
- * Only the lines of the keys that change are edited (engine/toml-edit.ts), so comments,
- * blank lines and order stay; the edited text is parsed and compared with the intended
- * values before it is written, and when the edit cannot be made safely the whole file is
- * written afresh from its values (without its comments), which the answer says.
+ * Keys are never read back in full. Only the lines of the keys that change are edited,
+ * keeping comments (engine/setup-file.ts: how config.toml is written).
  */
-import fs from 'node:fs';
 import path from 'node:path';
-import { isDeepStrictEqual } from 'node:util';
-import { stringify } from 'smol-toml';
-import { writeFileAtomic } from '../steps/index.js';
 import { DEFAULT_CONFIG, parseConfig } from './config.js';
 import { bad, httpUrl, keyHint, str, sub } from './setup-fields.js';
 import type { Table } from './setup-fields.js';
-import { editToml } from './toml-edit.js';
+import { Changes, readText, saveChanges } from './setup-file.js';
 import { webSearchEdits, webSearchOf } from './setup-web-search.js';
-import type { TomlEdit } from './toml-edit.js';
 import type { KeyedSetup, Setup, SetupPatch, SetupWritten } from '../contract/setup.js';
 export type { KeyedSetup, Setup, SetupPatch, SetupWritten, ToolCalling } from '../contract/setup.js';
 
@@ -36,15 +27,6 @@ export interface SetupWrite {
   modelTouched: boolean;
 }
 
-
-function readText(file: string): string {
-  try {
-    return fs.readFileSync(file, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return '';
-    throw err;
-  }
-}
 
 function readRaw(file: string): Table {
   return parseConfig(readText(file), file).raw;
@@ -82,61 +64,6 @@ function setupOf(raw: Table, file: string, env: NodeJS.ProcessEnv): Setup {
 function semanticOf(t: Table): Setup['vault']['semantic'] {
   const fallback = DEFAULT_CONFIG.vault.semantic;
   return { enabled: typeof t.enabled === 'boolean' ? t.enabled : fallback.enabled, model: str(t.model) ?? fallback.model };
-}
-
-/** Set or (with null) delete `t[section…][key]`, creating tables on the way and pruning empty ones. */
-function put(t: Table, keys: string[], value: unknown): void {
-  const [head, ...rest] = keys as [string, ...string[]];
-  if (rest.length === 0) {
-    if (value === null) delete t[head];
-    else t[head] = value;
-    return;
-  }
-  const child = sub(t, head);
-  put(child, rest, value);
-  if (Object.keys(child).length === 0) delete t[head];
-  else t[head] = child;
-}
-
-/** `t` without its empty tables: an empty `[table]` left with only its comments means no setting. */
-function pruned(t: Table): Table {
-  const out: Table = {};
-  for (const [k, v] of Object.entries(t)) {
-    if (typeof v !== 'object' || v === null || Array.isArray(v) || v instanceof Date) out[k] = v;
-    else {
-      const child = pruned(v as Table);
-      if (Object.keys(child).length > 0) out[k] = child;
-    }
-  }
-  return out;
-}
-
-/** The raw table and the line edits that make the same change to the file's text. */
-class Changes {
-  readonly edits: TomlEdit[] = [];
-  constructor(readonly raw: Table) {}
-  set(keys: string[], value: string | boolean | null): void {
-    put(this.raw, keys, value);
-    this.edits.push({ table: keys.slice(0, -1), key: keys[keys.length - 1]!, value });
-  }
-}
-
-/** The new text of config.toml: the old one with its lines edited when that gives exactly `raw`, else written afresh. */
-function newText(old: string, changes: Changes, file: string): { text: string; written: SetupWritten } {
-  const edited = changes.edits.length === 0 ? old : editToml(old, changes.edits);
-  if (edited !== null) {
-    try {
-      if (isDeepStrictEqual(pruned(parseConfig(edited, file).raw), pruned(changes.raw))) {
-        return { text: edited, written: { comments: 'kept', message: `Saved to ${file}; only the changed keys were rewritten, its comments are kept.` } };
-      }
-    } catch {
-      // fall through to a fresh write
-    }
-  }
-  return {
-    text: stringify(changes.raw).trimEnd() + '\n',
-    written: { comments: 'dropped', message: `Saved to ${file}, written afresh from its values: its layout could not be edited line by line, so its comments were not kept.` },
-  };
 }
 
 function putKeyed(c: Changes, name: KeyedProvider, p: { apiKey?: string | null; baseUrl?: string | null }): void {
@@ -186,9 +113,7 @@ export function writeSetup(file: string, patch: SetupPatch, env: NodeJS.ProcessE
   if (patch.webSearch !== undefined) {
     for (const edit of webSearchEdits(c.raw, patch.webSearch, env)) c.set(['tools', 'web_search', edit.key], edit.value);
   }
-  const { text, written } = newText(old, c, file);
-  parseConfig(text, file); // never write a file the engine would refuse at its next start
-  writeFileAtomic(file, text, { mode: 0o600, fsync: true });
+  const written = saveChanges(file, old, c);
   const modelTouched = patch.model?.default !== undefined || Object.values(patch.providers ?? {}).some((p) => Object.keys(p ?? {}).length > 0);
   return { setup: setupOf(c.raw, file, env), written, modelTouched };
 }

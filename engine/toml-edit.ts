@@ -1,8 +1,9 @@
 /**
  * A small line-based editor for the keys Setup writes to config.toml: `key = value` lines
- * under `[table]` headers. Every other line (comments, blank lines, order, other keys)
+ * under `[table]` headers, and whole entries of an array of tables (`[[mcp.servers]]`)
+ * added or removed. Every other line (comments, blank lines, order, other keys)
  * stays as it was; a changed value keeps the comment trailing it. It knows only simple
- * values (strings, booleans, numbers) on one line: anything else (a multi-line string
+ * values (strings, booleans, numbers, arrays of strings) on one line: anything else (a multi-line string
  * on a key it edits, a table written as dotted keys or inline) makes it return null, and
  * the caller checks what it returns by parsing it anyway.
  */
@@ -14,25 +15,92 @@ export interface TomlEdit {
   value: string | boolean | null;
 }
 
-const HEADER = /^\s*\[\s*([A-Za-z0-9_.\s-]+?)\s*\]\s*(#.*)?$/;
-const ARRAY_HEADER = /^\s*\[\[/;
+/** A change to an array of tables: a new last entry with these keys, or the `index`-th entry (from 0) removed with its keys. */
+export type TomlArrayEdit =
+  | { kind: 'append'; table: string[]; entry: Record<string, string | string[]> }
+  | { kind: 'remove'; table: string[]; index: number };
 
-function tomlValue(v: string | boolean): string {
+const HEADER = /^\s*\[\s*([A-Za-z0-9_.\s-]+?)\s*\]\s*(#.*)?$/;
+const ARRAY_HEADER = /^\s*\[\[\s*([A-Za-z0-9_.\s-]+?)\s*\]\]\s*(#.*)?$/;
+/** Any line that opens an array table, even one this editor cannot name. */
+const ANY_ARRAY_HEADER = /^\s*\[\[/;
+
+function tomlValue(v: string | boolean | string[]): string {
   // A JSON string is a valid TOML basic string (the same escapes, \uXXXX for the rest).
+  if (Array.isArray(v)) return `[${v.map((x) => JSON.stringify(x)).join(', ')}]`;
   return typeof v === 'boolean' ? String(v) : JSON.stringify(v);
 }
 
-/** The section headers: line index → dotted table name (`null` for an array table, never edited). */
-function headers(lines: string[]): Map<number, string | null> {
-  const found = new Map<number, string | null>();
+interface Header {
+  /** The dotted table name; '' for an array table this editor cannot name. */
+  name: string;
+  array: boolean;
+}
+
+const dotted = (raw: string): string => raw.split('.').map((p) => p.trim()).join('.');
+
+/** The section headers: line index → its table. */
+function headers(lines: string[]): Map<number, Header> {
+  const found = new Map<number, Header>();
   lines.forEach((line, i) => {
-    if (ARRAY_HEADER.test(line)) found.set(i, null);
+    const a = ARRAY_HEADER.exec(line);
+    if (a !== null) found.set(i, { name: dotted(a[1]!), array: true });
+    else if (ANY_ARRAY_HEADER.test(line)) found.set(i, { name: '', array: true });
     else {
       const m = HEADER.exec(line);
-      if (m !== null) found.set(i, m[1]!.split('.').map((p) => p.trim()).join('.'));
+      if (m !== null) found.set(i, { name: dotted(m[1]!), array: false });
     }
   });
   return found;
+}
+
+/** The last line of `[from, to)` that holds a key (neither blank nor a comment), or `from`. */
+function lastKeyLine(lines: string[], from: number, to: number): number {
+  let last = from;
+  for (let i = from + 1; i < to; i++) {
+    const trimmed = lines[i]!.trim();
+    if (trimmed !== '' && !trimmed.startsWith('#')) last = i;
+  }
+  return last;
+}
+
+/** Where the entry of the array table starting at `start` ends: the next header that is not one of its own sub-tables. */
+function entryEnd(lines: string[], heads: Map<number, Header>, start: number, name: string): number {
+  for (const [i, h] of [...heads].sort(([a], [b]) => a - b)) {
+    if (i > start && (h.array || !h.name.startsWith(`${name}.`))) return i;
+  }
+  return lines.length;
+}
+
+/** Applies one array edit to `lines` in place; false when it cannot be done safely. */
+function applyArrayEdit(lines: string[], edit: TomlArrayEdit): boolean {
+  const name = edit.table.join('.');
+  const heads = headers(lines);
+  if ([...heads.values()].some((h) => h.array && h.name === '')) return false;
+  const starts = [...heads].filter(([, h]) => h.array && h.name === name).map(([i]) => i).sort((a, b) => a - b);
+  if (edit.kind === 'append') {
+    const entry = [`[[${name}]]`, ...Object.entries(edit.entry).map(([k, v]) => `${k} = ${tomlValue(v)}`)];
+    const last = starts[starts.length - 1];
+    if (last !== undefined) {
+      // after the last entry's last key, so the entries stay together
+      lines.splice(lastKeyLine(lines, last, entryEnd(lines, heads, last, name)) + 1, 0, '', ...entry);
+      return true;
+    }
+    while (lines.length > 0 && lines[lines.length - 1]!.trim() === '') lines.pop();
+    if (lines.length > 0) lines.push('');
+    lines.push(...entry);
+    return true;
+  }
+  const start = starts[edit.index];
+  if (start === undefined) return false;
+  // Its header and keys go; the comments after its last key stay (they are usually about what follows).
+  const stop = lastKeyLine(lines, start, entryEnd(lines, heads, start, name)) + 1;
+  lines.splice(start, stop - start);
+  // The blank line that set it apart goes with it (the one an append puts before it).
+  if (start > 0 && lines[start - 1]!.trim() === '') lines.splice(start - 1, 1);
+  else if (start === 0 && lines.length > 0 && lines[0]!.trim() === '') lines.splice(0, 1);
+  while (lines.length > 0 && lines[lines.length - 1]!.trim() === '') lines.pop();
+  return true;
 }
 
 /** Where the value of a `key = value` line ends, or null when it is not one simple line's value. */
@@ -63,7 +131,7 @@ function keyLine(key: string): RegExp {
 function applyEdit(lines: string[], edit: TomlEdit): boolean {
   const name = edit.table.join('.');
   const heads = headers(lines);
-  const starts = [...heads].filter(([, t]) => t === name).map(([i]) => i);
+  const starts = [...heads].filter(([, h]) => !h.array && h.name === name).map(([i]) => i);
   if (starts.length > 1) return false;
   const start = starts[0];
   if (start === undefined) {
@@ -98,12 +166,13 @@ function applyEdit(lines: string[], edit: TomlEdit): boolean {
   return true;
 }
 
-/** `text` with the edits made, or null when one of them cannot be made on its lines. */
-export function editToml(text: string, edits: TomlEdit[]): string | null {
+/** `text` with the edits made (the key edits first), or null when one of them cannot be made on its lines. */
+export function editToml(text: string, edits: TomlEdit[], arrayEdits: readonly TomlArrayEdit[] = []): string | null {
   const eol = text.includes('\r\n') ? '\r\n' : '\n';
   const lines = text.split(/\r?\n/);
   const endsWithEol = lines.length > 1 && lines[lines.length - 1] === '';
   if (endsWithEol) lines.pop();
   for (const edit of edits) if (!applyEdit(lines, edit)) return null;
+  for (const edit of arrayEdits) if (!applyArrayEdit(lines, edit)) return null;
   return lines.join(eol) + (lines.length > 0 ? eol : '');
 }

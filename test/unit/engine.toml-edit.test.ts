@@ -41,3 +41,21 @@ test('what it cannot edit on one line it refuses: a multi-line string, a table n
   assert.equal(editToml('[tools]\nroot = """\n/a"""\n', [{ table: ['tools'], key: 'root', value: '/b' }]), null);
   assert.equal(editToml('[tools]\n[tools]\n', [{ table: ['tools'], key: 'root', value: '/b' }]), null);
 });
+
+test('an array-of-tables entry is appended after the last one and removed with its keys; comments stay', () => {
+  const text = '# top\n[[mcp.servers]]\nname = "a"\ncommand = "x" # mine\n# about b\n[tools]\nroot = "/r"\n';
+  const added = editToml(text, [], [{ kind: 'append', table: ['mcp', 'servers'], entry: { name: 'b', command: 'node', args: ['s.js', 'a "q"'] } }]);
+  assert.equal(added, '# top\n[[mcp.servers]]\nname = "a"\ncommand = "x" # mine\n\n[[mcp.servers]]\nname = "b"\ncommand = "node"\nargs = ["s.js", "a \\"q\\""]\n# about b\n[tools]\nroot = "/r"\n');
+  assert.equal(editToml(added!, [], [{ kind: 'remove', table: ['mcp', 'servers'], index: 1 }]), text);
+  assert.equal(editToml(text, [], [{ kind: 'remove', table: ['mcp', 'servers'], index: 0 }]), '# top\n# about b\n[tools]\nroot = "/r"\n');
+  // none yet: at the end of the file
+  assert.equal(editToml('[tools]\nroot = "/r"\n', [], [{ kind: 'append', table: ['mcp', 'servers'], entry: { name: 'c', url: 'http://h/mcp' } }]),
+    '[tools]\nroot = "/r"\n\n[[mcp.servers]]\nname = "c"\nurl = "http://h/mcp"\n');
+  // an entry's own sub-table goes with it
+  assert.equal(editToml('[[mcp.servers]]\nname = "a"\n[mcp.servers.env]\nK = "v"\n\n[tools]\n', [], [{ kind: 'remove', table: ['mcp', 'servers'], index: 0 }]), '[tools]\n');
+});
+
+test('an array edit it cannot make safely is null', () => {
+  assert.equal(editToml('[[mcp.servers]]\nname = "a"\n', [], [{ kind: 'remove', table: ['mcp', 'servers'], index: 1 }]), null);
+  assert.equal(editToml('[[ "odd key" ]]\nname = "a"\n', [], [{ kind: 'append', table: ['mcp', 'servers'], entry: { name: 'b', command: 'n' } }]), null);
+});

@@ -7,7 +7,7 @@ import type { TokenPrompter, TokenStore } from './auth';
 import { messageOf } from './message-of';
 import type {
   AdapterStatus,
-  McpSignInStart, McpSignInStatus,
+  McpServerAdd, McpServerSetup, McpServerTest, McpServersSaved, McpSignInStart, McpSignInStatus,
   NodesView,
   AgentList, AgentProfile, AgentSource, ApiErrorBody, BirthResult, BundleInstall, BundleReview, ChatSessionSummary, ChatSessionView, DraftSummary, DraftView, Health, HordeDetail, HordeOrigin, HordeReadiness,
   HordeDraft, HordeSummary, PluginAuditEntry, PluginStatus, Problem, StepKindSummary,
@@ -122,6 +122,13 @@ export function createApi(opts: ApiOptions) {
     mcpSignIns: async () => (await json<{ servers: McpSignInStatus[] }>('GET', '/api/setup/mcp')).servers,
     /** Starts a sign-in: the authorization page to open; the browser comes back to the server. */
     startMcpSignIn: (server: string) => json<McpSignInStart>('POST', `/api/setup/mcp/${enc(server)}/sign-in`, {}),
+    /** Every server of `[[mcp.servers]]` (never a token or an env value). */
+    mcpServers: async () => (await json<{ servers: McpServerSetup[] }>('GET', '/api/setup/mcp/servers')).servers,
+    /** Adds a server to config.toml (its comments kept): the servers now and how the file was written. */
+    addMcpServer: (server: McpServerAdd) => json<McpServersSaved>('POST', '/api/setup/mcp/servers', server),
+    /** Starts or reaches the server and lists its tools (at most 30 s); a server that does not answer is `ok: false`. */
+    testMcpServer: (name: string) => json<McpServerTest>('POST', `/api/setup/mcp/servers/${enc(name)}/test`, {}),
+    removeMcpServer: (name: string) => json<McpServersSaved>('DELETE', `/api/setup/mcp/servers/${enc(name)}`),
     /** Every trigger of every valid horde, with the operator's switch. */
     triggers: async () => (await json<{ triggers: TriggerView[] }>('GET', '/api/triggers')).triggers,
     /** The trigger as the server keeps it after the change. */

@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import type { ComponentChildren } from 'preact';
 import { asApiError } from '../api';
 import type { ApiError } from '../api';
+import { McpServers } from '../components/mcp-servers';
 import { McpSignIns } from '../components/mcp-sign-ins';
 import { ErrorBox, Loading } from '../components/status';
 import { useResource } from '../hooks/use-resource';
@@ -15,18 +16,21 @@ import type { KeyedSetup, Setup, SetupSaved, WebSearchSetup } from '../types';
 export function SetupScreen() {
   const { api } = useServices();
   const setup = useResource(() => api.setup(), [api]);
+  // The sign-in list reads the servers too: it loads again when one is added or removed.
+  const [mcpVersion, setMcpVersion] = useState(0);
   return (
     <section aria-labelledby="setup-title">
       <div class="page-head">
         <h1 id="setup-title">Setup</h1>
-        <p class="muted">Which model the hordes use, where kowalski finds tools, and which search engine web_search asks.</p>
+        <p class="muted">Which model the hordes use, where kowalski finds tools, which search engine web_search asks, and which MCP servers agents may use.</p>
       </div>
       {setup.data === undefined && setup.loading && <Loading label="Loading the settings…" />}
       {setup.data === undefined && setup.error !== undefined && (
         <ErrorBox error={setup.error} title="Could not load the settings" onRetry={setup.reload} />
       )}
       {setup.data !== undefined && <SetupEditor initial={setup.data} />}
-      <McpSignIns />
+      <McpServers onChange={() => setMcpVersion((v) => v + 1)} />
+      <McpSignIns key={mcpVersion} />
     </section>
   );
 }

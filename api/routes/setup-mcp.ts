@@ -1,0 +1,48 @@
+/**
+ * Setup's MCP servers (`[[mcp.servers]]` in config.toml): `GET /api/setup/mcp/servers`
+ * lists them (never a token or an env value), `POST` adds one (stdio: command and args;
+ * http: url), `POST /api/setup/mcp/servers/:name/test` starts or reaches it and answers its
+ * tools (or why it did not answer), `DELETE /api/setup/mcp/servers/:name` removes it. An
+ * add or a remove keeps config.toml's comments and reloads the config.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { McpServerAdd } from '../../contract/setup.js';
+import type { Engine } from '../../engine/index.js';
+import { addMcpServer, readMcpServers, removeMcpServer, scrubSecrets, testMcpServer } from '../../engine/index.js';
+
+const NAME_PARAM = { type: 'object', additionalProperties: false, required: ['name'], properties: { name: { type: 'string', minLength: 1, maxLength: 64 } } } as const;
+
+const addSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'transport'],
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 64 },
+    transport: { type: 'string', enum: ['stdio', 'http'] },
+    command: { type: 'string', minLength: 1, maxLength: 1000 },
+    args: { type: 'array', maxItems: 100, items: { type: 'string', maxLength: 2000 } },
+    url: { type: 'string', minLength: 1, maxLength: 2000 },
+  },
+} as const;
+
+export function setupMcpRoutes(app: FastifyInstance, engine: Engine): void {
+  app.get('/api/setup/mcp/servers', async () => ({ servers: readMcpServers(engine.paths.config) }));
+
+  app.post<{ Body: McpServerAdd }>('/api/setup/mcp/servers', { schema: { body: addSchema } }, async (req) => {
+    const saved = addMcpServer(engine.paths.config, req.body);
+    engine.reloadConfig();
+    return saved;
+  });
+
+  app.post<{ Params: { name: string } }>('/api/setup/mcp/servers/:name/test', { schema: { params: NAME_PARAM } }, async (req) => {
+    const result = await testMcpServer(engine.paths.config, req.params.name, engine.paths.dataDir);
+    // A server's stderr is in the message: it may echo what its env holds.
+    return result.error === null ? result : { ...result, error: { ...result.error, message: scrubSecrets(result.error.message, engine.secretValues()) } };
+  });
+
+  app.delete<{ Params: { name: string } }>('/api/setup/mcp/servers/:name', { schema: { params: NAME_PARAM } }, async (req) => {
+    const saved = removeMcpServer(engine.paths.config, req.params.name);
+    engine.reloadConfig();
+    return saved;
+  });
+}
