@@ -85,7 +85,7 @@ export function McpServerAddForm({ onStart, onAdded }: { onStart: () => void; on
           <label for="mcp-add-args">Arguments</label>
           <textarea id="mcp-add-args" rows={3} value={form.args} spellcheck={false} placeholder={'-y\n@modelcontextprotocol/server-filesystem\n~/Documents'} aria-describedby="mcp-add-args-hint"
             onInput={(e) => set('args', e.currentTarget.value)} data-testid="mcp-add-args" />
-          <p class="field__hint" id="mcp-add-args-hint">One a line (an argument may hold spaces).</p>
+          <p class="field__hint" id="mcp-add-args-hint">One argument per line (an argument may hold spaces).</p>
         </div>
       </>}
       {form.transport === 'http' && field('url', 'Address', 'The server\'s Streamable HTTP address. A server that asks for a sign-in gets a Sign in button once added.', (aria) =>
