@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { KowalskiError } from '../../core/index.js';
 import { BundleStaging, DEFAULT_BUNDLE_LIMITS, INSTALL_ID, REVIEW_ID_PATTERN, exportBundle, reviewThread } from '../../bundles/index.js';
 import { requireHorde } from '../../engine/index.js';
-import type { Engine } from '../../engine/index.js';
+import type { Catalog, Engine } from '../../engine/index.js';
 import { hordeIdParams } from '../schemas.js';
 
 const reviewParams = { type: 'object', required: ['reviewId'], properties: { reviewId: { type: 'string', pattern: REVIEW_ID_PATTERN } } } as const;
@@ -19,6 +19,9 @@ export async function bundleRoutes(app: FastifyInstance, options: { engine: Engi
   // Uploads are checked in a worker thread: a wide bundle never holds up the other routes.
   const reviewer = reviewThread();
   const knownKinds = (): ReadonlySet<string> => new Set(engine.kinds.keys());
+  // Made here, not in a request's handler: a staged review keeps it for 10 minutes, and a closure
+  // made in the handler would keep the handler's scope with it — the upload's 20 MiB body included.
+  const catalog = (): Promise<Catalog> => engine.catalog();
   app.addHook('onClose', async () => {
     await reviewer.close();
     await staging.close();
@@ -41,7 +44,7 @@ export async function bundleRoutes(app: FastifyInstance, options: { engine: Engi
     if (!Buffer.isBuffer(req.body)) throw new KowalskiError('KW_ERR_UNSUPPORTED_MEDIA', 'send the bundle itself as the body, with Content-Type: application/zip');
     const bytes = req.body;
     // Every websocket client hears how far the check got (`work` frames of op `bundle-import`).
-    const staged = await engine.work('bundle-import', (onProgress) => reviewer.review(bytes, { dataDir: engine.paths.dataDir, knownKinds: knownKinds(), catalog: () => engine.catalog() }, onProgress));
+    const staged = await engine.work('bundle-import', (onProgress) => reviewer.review(bytes, { dataDir: engine.paths.dataDir, knownKinds: knownKinds(), catalog }, onProgress));
     const { reviewId, expiresAt } = await staging.add(staged);
     return reply.code(201).send({ reviewId, expiresAt, ...staged.report });
   });
