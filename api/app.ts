@@ -43,6 +43,8 @@ import { rookeryRoutes } from './routes/rookery.js';
 import { pluginRoutes } from './routes/plugins.js';
 import { nodeRoutes } from './routes/nodes.js';
 import { installUpgradeChecks } from './upgrades.js';
+import { installMemoryRelief } from './memory-relief.js';
+import type { MemoryReliefOptions } from './memory-relief.js';
 import { installUploadLimit } from './upload-limit.js';
 import type { UploadLimit } from './upload-limit.js';
 import { WS_MAX_FRAME, createWsHub } from './ws-hub.js';
@@ -72,6 +74,8 @@ export interface ApiOptions {
   wsMaxClients?: number;
   /** Uploads (POST /api/bundles) taken at once (default 2); one more is refused with 503 KW_ERR_SERVER_BUSY. */
   maxUploads?: number;
+  /** A full collection once large bodies stopped coming (memory-relief.ts; default: with the process's `gc`, when exposed). */
+  memoryRelief?: MemoryReliefOptions;
   /** A request must arrive whole (headers and body) within this many ms, or it is answered 408 KW_ERR_REQUEST_TIMEOUT and closed (default 120,000). */
   requestTimeoutMs?: number;
   /** Where unexpected errors go (default: stderr, with the stack). */
@@ -138,6 +142,7 @@ export async function buildApi(engine: Engine, options: ApiOptions): Promise<Api
     // routes' check (a webhook trigger without a secret still needs the token: routes/hooks.ts).
     signedPath: (p) => p.startsWith('/adapters/') || p.startsWith('/hooks/'),
   });
+  installMemoryRelief(app, options.memoryRelief);
   const uploads = installUploadLimit(app, { jsonLimit: BODY_LIMIT, ...(options.maxUploads === undefined ? {} : { max: options.maxUploads }) });
   app.addHook('onSend', async (req, reply) => {
     reply.header('x-content-type-options', 'nosniff').header('referrer-policy', 'no-referrer').header('x-frame-options', 'DENY');

@@ -156,10 +156,10 @@ async function waitForReturn(child: ChildProcess, idle: number, peak: number, an
 /** `plainMalloc`: without the launcher's MALLOC_MMAP_THRESHOLD_ (glibc's dynamic threshold). */
 export async function memoryOnce(plainMalloc = false): Promise<MemorySample> {
   const work = tempDir('memory-client');
-  // As `kowalski serve` runs (bin/kowalski sets the threshold unless the user did); `--malloc=glibc` measures without it.
+  // As `kowalski serve` runs (bin/kowalski sets the threshold unless the user did, and --expose-gc for api/memory-relief.ts); `--malloc=glibc` measures without the threshold.
   const env: NodeJS.ProcessEnv = { ...process.env, MALLOC_MMAP_THRESHOLD_: process.env.MALLOC_MMAP_THRESHOLD_ ?? '131072' };
   if (plainMalloc) delete env.MALLOC_MMAP_THRESHOLD_;
-  const child = fork(benchModule('memory-server'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env });
+  const child = fork(benchModule('memory-server'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env, execArgv: [...process.execArgv, '--expose-gc'] });
   try {
     const [{ port }] = (await once(child, 'message')) as [{ port: number }];
     const base = `http://127.0.0.1:${port}`;

@@ -442,7 +442,7 @@ async function main(plan: Plan): Promise<void> {
         median: median(samples.map((s) => s.phases[phase].endMb)), unit: 'MB', floor: idle,
         ratio: median(samples.map((s) => s.phases[phase].endMb / s.idleMb)),
         target: { op: '<', value: RETURN_RATIO * idle },
-        note: `peak ${num(median(samples.map((s) => s.phases[phase].peakMb)))} MB; back to ≤ ${RETURN_RATIO}× idle in ${within.length === back.length ? `${num(median(within) / 1000)} s` : `${within.length} of ${back.length} samples within ${RETURN_WITHIN_MS / 1000} s`} (no GC forced; RSS read every 0.5 s); answers ${samples[0]!.phases[phase].answers}`,
+        note: `peak ${num(median(samples.map((s) => s.phases[phase].peakMb)))} MB; back to ≤ ${RETURN_RATIO}× idle in ${within.length === back.length ? `${num(median(within) / 1000)} s` : `${within.length} of ${back.length} samples within ${RETURN_WITHIN_MS / 1000} s`} (the bench forces no GC; the server's own relief after large bodies runs, with --expose-gc as bin/kowalski starts it; RSS read every 0.5 s); answers ${samples[0]!.phases[phase].answers}`,
       });
     }
   }

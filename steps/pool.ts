@@ -100,7 +100,8 @@ export class StepPool {
       // process ("v8::Module::IsGraphAsync must be used on an instantiated module") when it meets
       // a module an import() is still loading; Piscina loads the worker file with require() first.
       // Off in the workers, that require() fails at once and Piscina import()s the file instead.
-      execArgv: [...process.execArgv, '--no-experimental-require-module'],
+      // A Worker refuses V8's own flags in its execArgv (bin/kowalski gives --expose-gc): they apply to the process anyway.
+      execArgv: [...process.execArgv.filter((arg) => !/^--expose[-_]gc$/.test(arg)), '--no-experimental-require-module'],
     });
     return this.piscina;
   }
