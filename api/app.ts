@@ -142,7 +142,7 @@ export async function buildApi(engine: Engine, options: ApiOptions): Promise<Api
     // routes' check (a webhook trigger without a secret still needs the token: routes/hooks.ts).
     signedPath: (p) => p.startsWith('/adapters/') || p.startsWith('/hooks/'),
   });
-  installMemoryRelief(app, options.memoryRelief);
+  const relief = installMemoryRelief(app, options.memoryRelief);
   const uploads = installUploadLimit(app, { jsonLimit: BODY_LIMIT, ...(options.maxUploads === undefined ? {} : { max: options.maxUploads }) });
   app.addHook('onSend', async (req, reply) => {
     reply.header('x-content-type-options', 'nosniff').header('referrer-policy', 'no-referrer').header('x-frame-options', 'DENY');
@@ -163,6 +163,7 @@ export async function buildApi(engine: Engine, options: ApiOptions): Promise<Api
   });
   const hub = createWsHub(engine, version, {
     scrub,
+    onDropped: () => relief.soon(),
     ...(options.wsMaxBuffered === undefined ? {} : { maxBuffered: options.wsMaxBuffered }),
     ...(options.wsMaxClients === undefined ? {} : { maxClients: options.wsMaxClients }),
   });

@@ -4,8 +4,9 @@
  * V8 frees it only at its next full collection — which a quiet server may not reach for a
  * long time, so its memory stays near the peak (`npm run bench -- memory`). When the
  * process has `gc` (bin/kowalski starts Node with --expose-gc), one full collection is run
- * once no request with a body of `minBytes` or more has been under way for `quietMs`.
- * Without `gc`, nothing is done.
+ * once no request with a body of `minBytes` or more has been under way for `quietMs`, and
+ * likewise after `soon()` (the websocket hub calls it when a client that stopped reading is
+ * gone, with what waited in its socket). Without `gc`, nothing is done.
  */
 import type { FastifyInstance } from 'fastify';
 
@@ -24,6 +25,8 @@ export interface MemoryReliefOptions {
 export interface MemoryRelief {
   /** Full collections run so far. */
   readonly collections: number;
+  /** Large buffers were just let go: a collection once it has been quiet for `quietMs`. */
+  soon(): void;
 }
 
 export function installMemoryRelief(app: FastifyInstance, options: MemoryReliefOptions = {}): MemoryRelief {
@@ -62,5 +65,6 @@ export function installMemoryRelief(app: FastifyInstance, options: MemoryReliefO
     get collections() {
       return collections;
     },
+    soon: collectLater,
   };
 }

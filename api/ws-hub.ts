@@ -70,6 +70,8 @@ export interface WsHubOptions {
   maxClients?: number;
   /** ms a dropped client has to read its close frame (default WS_DROP_GRACE_MS, 2 s). */
   dropGraceMs?: number;
+  /** A dropped client's socket is gone, with what waited in it (up to `maxBuffered` and a frame). */
+  onDropped?: () => void;
   /** An error frame's message with every secret replaced (as the HTTP error answers). */
   scrub?: (text: string) => string;
 }
@@ -120,7 +122,10 @@ export function createWsHub(engine: Engine, version: string, options: WsHubOptio
     client.socket.close(4008, 'too slow: the server stopped sending to this client');
     const timer = setTimeout(() => client.socket.terminate(), dropGraceMs);
     timer.unref();
-    client.socket.once('close', () => clearTimeout(timer));
+    client.socket.once('close', () => {
+      clearTimeout(timer);
+      options.onDropped?.();
+    });
   };
 
   /** Send one serialized frame, unless the client is too slow: then it is dropped. */

@@ -121,8 +121,9 @@ test('bound beyond loopback, the websocket needs the token, as a header or as a 
   assert.equal(res.status, 401);
 });
 
-test('a client that stops reading is disconnected once its buffer passes the cap; the others keep receiving', async (t) => {
-  const api = await testApi(t, { wsMaxBuffered: 256 * 1024, port: 0 });
+test('a client that stops reading is disconnected once its buffer passes the cap; the others keep receiving; then a full collection frees what waited for it', async (t) => {
+  let collections = 0;
+  const api = await testApi(t, { wsMaxBuffered: 256 * 1024, port: 0, memoryRelief: { gc: () => void (collections += 1), quietMs: 50 } });
   // A horde whose snapshot (sent in every run.created) is large, so the stream outgrows the kernel's buffers quickly.
   writeHorde(path.join(api.home, 'hordes', 'wide'), `id = "wide"\npipeline = ["a"]\ndescription = "${'w'.repeat(200_000)}"`, { a: 'kind = "noop"' });
   const { base, wsUrl } = await listen(api);
@@ -145,6 +146,7 @@ test('a client that stops reading is disconnected once its buffer passes the cap
   assert.equal(closed?.code, code);
   const last = runs[runs.length - 1];
   await fast.next((f) => f.type === 'event' && f.runId === last && f.seq === 1);
+  await waitFor(() => collections === 1, 'the collection once the dropped client is gone');
 });
 
 test('a client that watches a topic is sent `changed` when it changes, a burst as one frame now and one at its end; others hear nothing', async (t) => {
