@@ -1,4 +1,5 @@
 /** Setup (`GET/PUT /api/setup`): the model provider, the tools folder, semantic search over the vault and web search, as config.toml holds them. */
+import type { AdapterType } from './adapters.js';
 import type { CodedError } from './errors.js';
 
 export type ToolCalling = 'auto' | 'native' | 'text';
@@ -169,7 +170,7 @@ export type AdapterSetupState = 'running' | 'error' | 'disabled' | 'off' | 'pend
 /** One `[adapters.<name>]` section as Setup shows it: never a secret's value. */
 export interface AdapterSetup {
   name: string;
-  type: string;
+  type: AdapterType;
   agent: string | null;
   enabled: boolean;
   /** Non-secret keys (a nested table's as `imap.host`) with their values as written. */
@@ -184,7 +185,7 @@ export interface AdapterSetup {
 /** `POST /api/setup/adapters`: settings' values as written; a secret only as an environment variable's name. */
 export interface AdapterAdd {
   name: string;
-  type: string;
+  type: AdapterType;
   agent?: string;
   enabled?: boolean;
   /** Non-secret keys, a nested table's as `imap.host`. */
