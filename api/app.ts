@@ -32,6 +32,7 @@ import { vaultRoutes } from './routes/vault.js';
 import { hookRoutes } from './routes/hooks.js';
 import { MCP_CALLBACK_PATH, mcpSignInRoutes } from './routes/mcp-sign-in.js';
 import { setupMcpRoutes } from './routes/setup-mcp.js';
+import { setupAdapterRoutes } from './routes/setup-adapters.js';
 import { adapterWebhookRoutes } from './routes/adapter-webhook.js';
 import { adapterRoutes } from './routes/adapters.js';
 import { discordRoutes } from './routes/adapter-discord.js';
@@ -179,6 +180,7 @@ export async function buildApi(engine: Engine, options: ApiOptions): Promise<Api
   setupRoutes(app, engine);
   mcpSignInRoutes(app, engine);
   setupMcpRoutes(app, engine);
+  setupAdapterRoutes(app, engine);
   traceRoutes(app, engine);
   chatRoutes(app, engine);
   await app.register(bundleRoutes, { engine });

@@ -1,4 +1,5 @@
 /** Setup (`GET/PUT /api/setup`): the model provider, the tools folder, semantic search over the vault and web search, as config.toml holds them. */
+import type { AdapterType } from './adapters.js';
 import type { CodedError } from './errors.js';
 
 export type ToolCalling = 'auto' | 'native' | 'text';
@@ -161,4 +162,41 @@ export interface McpServerTest {
   error: CodedError | null;
   /** Time taken, ms. */
   ms: number;
+}
+
+/** Setup's view of an adapter's live status: `pending` when it was added (or changed) since the server started, which takes effect at its next start. */
+export type AdapterSetupState = 'running' | 'error' | 'disabled' | 'off' | 'pending';
+
+/** One `[adapters.<name>]` section as Setup shows it: never a secret's value. */
+export interface AdapterSetup {
+  name: string;
+  type: AdapterType;
+  agent: string | null;
+  enabled: boolean;
+  /** Non-secret keys (a nested table's as `imap.host`) with their values as written. */
+  settings: { key: string; value: string | number | boolean }[];
+  /** Secret keys: the environment variable's name (`<key>_env`) and whether it is set in the server's environment, or `inFile` when the value is written in config.toml. */
+  secrets: { key: string; env: string | null; envSet: boolean; inFile: boolean }[];
+  state: AdapterSetupState;
+  /** The running server's last error of it (secrets scrubbed), when `state` is `error`. */
+  lastError: string | null;
+}
+
+/** `POST /api/setup/adapters`: settings' values as written; a secret only as an environment variable's name. */
+export interface AdapterAdd {
+  name: string;
+  type: AdapterType;
+  agent?: string;
+  enabled?: boolean;
+  /** Non-secret keys, a nested table's as `imap.host`. */
+  settings?: Record<string, string | number | boolean>;
+  /** Secret key → the environment variable's NAME, written as `<key>_env = "NAME"`. */
+  secretEnv?: Record<string, string>;
+}
+
+export interface AdaptersSaved {
+  adapters: AdapterSetup[];
+  written: SetupWritten;
+  /** True: the running server starts (or stops) adapters as config.toml had them at its start; the change takes effect at its next start. */
+  restartNeeded: boolean;
 }

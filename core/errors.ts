@@ -223,6 +223,7 @@ export const ERROR_CODES = {
   KW_ERR_RERUN_MISMATCH: { group: 'terminal', summary: "a step before a re-run's --from does not match the earlier run (not in its horde, another kind, or it failed there): re-run from that step instead" },
   // adapters (inbound channels)
   KW_ERR_ADAPTER_CONFIG: { group: 'terminal', summary: 'an [adapters.<name>] section of config.toml is malformed (the message names the section and the key)' },
+  KW_ERR_ADAPTER_EXISTS: { group: 'terminal', summary: 'Setup: config.toml has an [adapters.<name>] section of that name already' },
   KW_ERR_ADAPTER_NOT_FOUND: { group: 'terminal', summary: 'no adapter of that name (or of that type) is configured under [adapters.<name>]' },
   KW_ERR_ADAPTER_DISABLED: { group: 'terminal', summary: 'the adapter is switched off or not running: turn it on in the app or with kowalski adapters enable' },
   KW_ERR_ADAPTER_START: { group: 'retryable', summary: 'an adapter failed to start, or did not start in time; it is shown as error and the rest of the server goes on' },

@@ -65,7 +65,7 @@ export class Changes {
   readonly edits: TomlEdit[] = [];
   readonly arrayEdits: TomlArrayEdit[] = [];
   constructor(readonly raw: Table) {}
-  set(keys: string[], value: string | boolean | null): void {
+  set(keys: string[], value: string | number | boolean | null): void {
     put(this.raw, keys, value);
     this.edits.push({ table: keys.slice(0, -1), key: keys[keys.length - 1]!, value });
   }
@@ -80,6 +80,11 @@ export class Changes {
     const list = this.arrayAt(keys).filter((_, i) => i !== index);
     put(this.raw, keys, list.length === 0 ? null : list);
     this.arrayEdits.push({ kind: 'remove', table: keys, index });
+  }
+  /** Drops the table at `keys` with its keys and sub-tables. */
+  drop(keys: string[]): void {
+    put(this.raw, keys, null);
+    this.arrayEdits.push({ kind: 'drop', table: keys });
   }
   private arrayAt(keys: string[]): unknown[] {
     let t: unknown = this.raw;

@@ -12,23 +12,28 @@
 export interface TomlEdit {
   table: string[];
   key: string;
-  value: string | boolean | null;
+  value: string | number | boolean | null;
 }
 
-/** A change to an array of tables: a new last entry with these keys, or the `index`-th entry (from 0) removed with its keys. */
+/**
+ * A change to a whole block: a new last entry of an array of tables with these keys, the
+ * `index`-th entry (from 0) removed with its keys, or a `[table]` dropped with its keys and
+ * its sub-tables (`[adapters.mail]` with `[adapters.mail.imap]`), when they are written together.
+ */
 export type TomlArrayEdit =
   | { kind: 'append'; table: string[]; entry: Record<string, string | string[]> }
-  | { kind: 'remove'; table: string[]; index: number };
+  | { kind: 'remove'; table: string[]; index: number }
+  | { kind: 'drop'; table: string[] };
 
 const HEADER = /^\s*\[\s*([A-Za-z0-9_.\s-]+?)\s*\]\s*(#.*)?$/;
 const ARRAY_HEADER = /^\s*\[\[\s*([A-Za-z0-9_.\s-]+?)\s*\]\]\s*(#.*)?$/;
 /** Any line that opens an array table, even one this editor cannot name. */
 const ANY_ARRAY_HEADER = /^\s*\[\[/;
 
-function tomlValue(v: string | boolean | string[]): string {
+function tomlValue(v: string | number | boolean | string[]): string {
   // A JSON string is a valid TOML basic string (the same escapes, \uXXXX for the rest).
   if (Array.isArray(v)) return `[${v.map((x) => JSON.stringify(x)).join(', ')}]`;
-  return typeof v === 'boolean' ? String(v) : JSON.stringify(v);
+  return typeof v === 'string' ? JSON.stringify(v) : String(v);
 }
 
 interface Header {
@@ -72,11 +77,30 @@ function entryEnd(lines: string[], heads: Map<number, Header>, start: number, na
   return lines.length;
 }
 
+/** Removes `[name]` and the sub-tables written right after it; false when one of them is elsewhere (or it is there twice). */
+function dropTable(lines: string[], heads: Map<number, Header>, name: string): boolean {
+  const sorted = [...heads].sort(([a], [b]) => a - b);
+  const mine = (h: Header): boolean => h.name === name || h.name.startsWith(`${name}.`);
+  const starts = sorted.filter(([, h]) => !h.array && h.name === name).map(([i]) => i);
+  if (starts.length !== 1) return false;
+  const start = starts[0]!;
+  const next = sorted.find(([i, h]) => i > start && !mine(h));
+  const end = next === undefined ? lines.length : next[0];
+  if (sorted.some(([i, h]) => (i < start || i >= end) && mine(h))) return false;
+  const stop = lastKeyLine(lines, start, end) + 1;
+  lines.splice(start, stop - start);
+  if (start > 0 && lines[start - 1]!.trim() === '') lines.splice(start - 1, 1);
+  else if (start === 0 && lines.length > 0 && lines[0]!.trim() === '') lines.splice(0, 1);
+  while (lines.length > 0 && lines[lines.length - 1]!.trim() === '') lines.pop();
+  return true;
+}
+
 /** Applies one array edit to `lines` in place; false when it cannot be done safely. */
 function applyArrayEdit(lines: string[], edit: TomlArrayEdit): boolean {
   const name = edit.table.join('.');
   const heads = headers(lines);
   if ([...heads.values()].some((h) => h.array && h.name === '')) return false;
+  if (edit.kind === 'drop') return dropTable(lines, heads, name);
   const starts = [...heads].filter(([, h]) => h.array && h.name === name).map(([i]) => i).sort((a, b) => a - b);
   if (edit.kind === 'append') {
     const entry = [`[[${name}]]`, ...Object.entries(edit.entry).map(([k, v]) => `${k} = ${tomlValue(v)}`)];

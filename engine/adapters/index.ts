@@ -4,7 +4,7 @@ export type { Adapters, AdaptersDeps } from './adapters-service.js';
 export type { RunningAdapter } from './registry.js';
 export { ADAPTER_DEFINITIONS, ADAPTER_TOOL_NAMES } from './definitions.js';
 export { DEDUPE_KEEP_MS } from './inbound.js';
-export { adapterConfigError, intSetting, secretSetting, stringSetting, urlSetting } from './settings.js';
+export { adapterConfigError, adaptersFrom, intSetting, secretSetting, stringSetting, urlSetting } from './settings.js';
 export type { AdapterConfig } from './settings.js';
 export { ADAPTER_TYPES } from './types.js';
 export type { Accepted, AdapterDefinition, AdapterHost, AdapterInstance, AdapterState, AdapterStatus, AdapterType, InboundMessage, InboundRecord, InboundState } from './types.js';

@@ -59,3 +59,45 @@ test('an array edit it cannot make safely is null', () => {
   assert.equal(editToml('[[mcp.servers]]\nname = "a"\n', [], [{ kind: 'remove', table: ['mcp', 'servers'], index: 1 }]), null);
   assert.equal(editToml('[[ "odd key" ]]\nname = "a"\n', [], [{ kind: 'append', table: ['mcp', 'servers'], entry: { name: 'b', command: 'n' } }]), null);
 });
+
+test('a table is dropped with its keys and the sub-tables written with it; comments before it and after its last key stay', () => {
+  const text = `# top
+[model]
+default = "x"
+
+# the mail adapter
+[adapters.mail]
+type = "email"
+address = "a@example.com"
+
+[adapters.mail.imap]
+host = "imap.example.com"
+password_env = "IMAP_PW"
+# a note about what follows
+
+[adapters.hooks]
+type = "webhook"
+`;
+  const out = editToml(text, [], [{ kind: 'drop', table: ['adapters', 'mail'] }]);
+  assert.equal(out, `# top
+[model]
+default = "x"
+
+# the mail adapter
+# a note about what follows
+
+[adapters.hooks]
+type = "webhook"
+`);
+  assert.deepEqual(JSON.parse(JSON.stringify(parse(out!))), { model: { default: 'x' }, adapters: { hooks: { type: 'webhook' } } });
+  // The last table goes with the blank line before it: an added table comes back out byte for byte.
+  const added = editToml(FILE, [{ table: ['adapters', 'orders'], key: 'type', value: 'webhook' }, { table: ['adapters', 'orders'], key: 'reply_timeout_secs', value: 30 }])!;
+  assert.ok(added.endsWith('# the end\n\n[adapters.orders]\ntype = "webhook"\nreply_timeout_secs = 30\n'), added);
+  assert.equal(editToml(added, [], [{ kind: 'drop', table: ['adapters', 'orders'] }]), FILE);
+});
+
+test('a table it cannot drop safely is null: a sub-table written elsewhere, or the table written twice', () => {
+  const apart = '[adapters.mail]\ntype = "email"\n[model]\ndefault = "x"\n[adapters.mail.imap]\nhost = "h"\n';
+  assert.equal(editToml(apart, [], [{ kind: 'drop', table: ['adapters', 'mail'] }]), null);
+  assert.equal(editToml('[a]\nx = 1\n[a]\ny = 2\n', [], [{ kind: 'drop', table: ['a'] }]), null);
+});

@@ -6,7 +6,7 @@
 import type { TokenPrompter, TokenStore } from './auth';
 import { messageOf } from './message-of';
 import type {
-  AdapterStatus,
+  AdapterAdd, AdapterSetup, AdaptersSaved, AdapterStatus,
   McpServerAdd, McpServerSetup, McpServerTest, McpServersSaved, McpSignInStart, McpSignInStatus,
   NodesView,
   AgentList, AgentProfile, AgentSource, ApiErrorBody, BirthResult, BundleInstall, BundleReview, ChatSessionSummary, ChatSessionView, DraftSummary, DraftView, Health, HordeDetail, HordeOrigin, HordeReadiness,
@@ -129,6 +129,11 @@ export function createApi(opts: ApiOptions) {
     /** Starts or reaches the server and lists its tools (at most 30 s); a server that does not answer is `ok: false`. */
     testMcpServer: (name: string) => json<McpServerTest>('POST', `/api/setup/mcp/servers/${enc(name)}/test`, {}),
     removeMcpServer: (name: string) => json<McpServersSaved>('DELETE', `/api/setup/mcp/servers/${enc(name)}`),
+    /** Every `[adapters.<name>]` of config.toml with its state (a secret only as its variable's name). */
+    setupAdapters: async () => (await json<{ adapters: AdapterSetup[] }>('GET', '/api/setup/adapters')).adapters,
+    /** Adds an adapter to config.toml (its comments kept); it runs from the server's next start. */
+    addAdapter: (adapter: AdapterAdd) => json<AdaptersSaved>('POST', '/api/setup/adapters', adapter),
+    removeSetupAdapter: (name: string) => json<AdaptersSaved>('DELETE', `/api/setup/adapters/${enc(name)}`),
     /** Every trigger of every valid horde, with the operator's switch. */
     triggers: async () => (await json<{ triggers: TriggerView[] }>('GET', '/api/triggers')).triggers,
     /** The trigger as the server keeps it after the change. */

@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import type { ComponentChildren } from 'preact';
 import { asApiError } from '../api';
 import type { ApiError } from '../api';
+import { AdaptersSetup } from '../components/adapters-setup';
 import { McpServers } from '../components/mcp-servers';
 import { McpSignIns } from '../components/mcp-sign-ins';
 import { ErrorBox, Loading } from '../components/status';
@@ -22,7 +23,7 @@ export function SetupScreen() {
     <section aria-labelledby="setup-title">
       <div class="page-head">
         <h1 id="setup-title">Setup</h1>
-        <p class="muted">Which model the hordes use, where kowalski finds tools, which search engine web_search asks, and which MCP servers agents may use.</p>
+        <p class="muted">Which model the hordes use, where kowalski finds tools, which search engine web_search asks, which MCP servers agents may use, and the adapters that bring them messages.</p>
       </div>
       {setup.data === undefined && setup.loading && <Loading label="Loading the settings…" />}
       {setup.data === undefined && setup.error !== undefined && (
@@ -31,6 +32,7 @@ export function SetupScreen() {
       {setup.data !== undefined && <SetupEditor initial={setup.data} />}
       <McpServers onChange={() => setMcpVersion((v) => v + 1)} />
       <McpSignIns key={mcpVersion} />
+      <AdaptersSetup />
     </section>
   );
 }

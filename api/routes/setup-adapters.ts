@@ -1,0 +1,49 @@
+/**
+ * Setup's adapters (`[adapters.<name>]` in config.toml): `GET /api/setup/adapters` lists
+ * them with the running server's status (a secret only as its environment variable's name),
+ * `POST` adds one (a secret only as a variable's name: `<key>_env = "NAME"`), `DELETE
+ * /api/setup/adapters/:name` removes it. An add or a remove keeps config.toml's comments,
+ * reloads the config and takes effect at the server's next start (`restartNeeded`).
+ * Switching one on or off is `/api/adapters/:name/enable|disable` (api/routes/adapters.ts).
+ */
+import type { FastifyInstance } from 'fastify';
+import type { AdapterAdd } from '../../contract/setup.js';
+import type { Engine } from '../../engine/index.js';
+import { ADAPTER_TYPES, addAdapter, readAdapters, removeAdapter } from '../../engine/index.js';
+
+const NAME_PARAM = { type: 'object', additionalProperties: false, required: ['name'], properties: { name: { type: 'string', minLength: 1, maxLength: 64 } } } as const;
+
+const addSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'type'],
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 64, pattern: '^[a-z][a-z0-9_-]{0,63}$' },
+    type: { type: 'string', enum: [...ADAPTER_TYPES] },
+    agent: { type: 'string', minLength: 1, maxLength: 64 },
+    enabled: { type: 'boolean' },
+    settings: {
+      type: 'object',
+      maxProperties: 50,
+      additionalProperties: { anyOf: [{ type: 'string', maxLength: 2000 }, { type: 'integer' }, { type: 'boolean' }] },
+    },
+    secretEnv: { type: 'object', maxProperties: 20, additionalProperties: { type: 'string', minLength: 1, maxLength: 200 } },
+  },
+} as const;
+
+export function setupAdapterRoutes(app: FastifyInstance, engine: Engine): void {
+  const file = (): string => engine.paths.config;
+  app.get('/api/setup/adapters', async () => ({ adapters: readAdapters(file(), engine.adapters.list(), process.env) }));
+
+  app.post<{ Body: AdapterAdd }>('/api/setup/adapters', { schema: { body: addSchema } }, async (req) => {
+    const saved = addAdapter(file(), req.body, process.env, engine.adapters.list());
+    engine.reloadConfig();
+    return saved;
+  });
+
+  app.delete<{ Params: { name: string } }>('/api/setup/adapters/:name', { schema: { params: NAME_PARAM } }, async (req) => {
+    const saved = removeAdapter(file(), req.params.name, process.env, engine.adapters.list());
+    engine.reloadConfig();
+    return saved;
+  });
+}

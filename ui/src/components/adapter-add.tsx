@@ -1,0 +1,127 @@
+/**
+ * Setup's form that adds an adapter to config.toml: a name, its type, the agent its
+ * messages go to, and the keys its type needs. A secret is asked only as the name of the
+ * environment variable that holds it (written `<key>_env = "NAME"`), never its value. The
+ * server checks again with the type's own settings and names the key it refuses.
+ */
+import { useState } from 'preact/hooks';
+import { asApiError } from '../api';
+import type { ApiError } from '../api';
+import { useServices } from '../services';
+import type { AdapterAdd, AdaptersSaved, AdapterType } from '../types';
+import { ErrorBox } from './status';
+
+interface Key { key: string; label: string; secret?: boolean; optional?: boolean; placeholder: string }
+
+/** The keys each type needs (its settings() in engine/adapters/), and a useful optional one. */
+const KEYS: Record<AdapterType, readonly Key[]> = {
+  webhook: [
+    { key: 'secret', label: 'Signing secret', secret: true, placeholder: 'KOWALSKI_WEBHOOK_SECRET' },
+    { key: 'callback_url', label: 'Callback address (optional: where answers are posted)', optional: true, placeholder: 'https://example.com/answers' },
+  ],
+  slack: [
+    { key: 'signing_secret', label: 'Signing secret', secret: true, placeholder: 'SLACK_SIGNING_SECRET' },
+    { key: 'bot_token', label: 'Bot token', secret: true, placeholder: 'SLACK_BOT_TOKEN' },
+  ],
+  discord: [
+    { key: 'public_key', label: 'Public key (hex)', placeholder: 'the application\'s public key' },
+    { key: 'application_id', label: 'Application id', placeholder: '123456789012345678' },
+  ],
+  email: [
+    { key: 'address', label: 'Address', placeholder: 'assistant@example.com' },
+    { key: 'imap.host', label: 'IMAP server', placeholder: 'imap.example.com' },
+    { key: 'imap.user', label: 'IMAP user', placeholder: 'assistant@example.com' },
+    { key: 'imap.password', label: 'IMAP password', secret: true, placeholder: 'KOWALSKI_IMAP_PASSWORD' },
+    { key: 'smtp.host', label: 'SMTP server', placeholder: 'smtp.example.com' },
+  ],
+  calendar: [
+    { key: 'caldav.url', label: 'CalDAV address', placeholder: 'https://dav.example.com/calendars/me/' },
+    { key: 'caldav.username', label: 'CalDAV user', placeholder: 'me' },
+    { key: 'caldav.password', label: 'CalDAV password', secret: true, placeholder: 'KOWALSKI_CALDAV_PASSWORD' },
+  ],
+};
+const TYPES = Object.keys(KEYS) as AdapterType[];
+const NAME = /^[a-z][a-z0-9_-]{0,63}$/;
+const ENV = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const fieldId = (key: string) => `adapter-add-${key.replace('.', '-')}`;
+
+/** `onStart`: a submit began; `onAdded`: config.toml has the adapter. */
+export function AdapterAddForm({ onStart, onAdded }: { onStart: () => void; onAdded: (answer: AdaptersSaved, name: string) => void }) {
+  const { api } = useServices();
+  const [name, setName] = useState('');
+  const [type, setType] = useState<AdapterType>('webhook');
+  const [agent, setAgent] = useState('assistant');
+  const [values, setValues] = useState<Record<string, string>>({});
+  const [problems, setProblems] = useState<Record<string, string>>({});
+  const [error, setError] = useState<ApiError | null>(null);
+  const [busy, setBusy] = useState(false);
+  const keys = KEYS[type];
+
+  const check = (): Record<string, string> => {
+    const out: Record<string, string> = {};
+    if (!NAME.test(name.trim())) out.name = 'A lower-case letter, then letters, digits, - or _.';
+    for (const k of keys) {
+      const v = (values[k.key] ?? '').trim();
+      if (v === '' && k.optional !== true) out[k.key] = k.secret === true ? 'The name of the environment variable that holds it.' : 'Required.';
+      else if (v !== '' && k.secret === true && !ENV.test(v)) out[k.key] = 'An environment variable\'s name: letters, digits and _ (not the secret itself).';
+    }
+    return out;
+  };
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    onStart();
+    setError(null);
+    const found = check();
+    setProblems(found);
+    if (Object.keys(found).length > 0) return;
+    const body: AdapterAdd = { name: name.trim(), type, settings: {}, secretEnv: {} };
+    if (type !== 'calendar' && agent.trim() !== '') body.agent = agent.trim();
+    for (const k of keys) {
+      const v = (values[k.key] ?? '').trim();
+      if (v === '') continue;
+      if (k.secret === true) body.secretEnv![k.key] = v;
+      else body.settings![k.key] = v;
+    }
+    setBusy(true);
+    try {
+      onAdded(await api.addAdapter(body), body.name);
+      setName('');
+      setValues({});
+    } catch (err) {
+      setError(asApiError(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const input = (id: string, label: string, value: string, onInput: (v: string) => void, placeholder: string, hint?: string) => (
+    <div class="field" key={id}>
+      <label for={fieldId(id)}>{label}</label>
+      <input id={fieldId(id)} type="text" value={value} autocomplete="off" spellcheck={false} placeholder={placeholder}
+        aria-invalid={problems[id] !== undefined} onInput={(e) => onInput(e.currentTarget.value)} data-testid={fieldId(id)} />
+      {hint !== undefined && <p class="field__hint">{hint}</p>}
+      {problems[id] !== undefined && <p class="field__error" role="alert">{problems[id]}</p>}
+    </div>
+  );
+
+  return (
+    <form class="form mcp-servers__add" noValidate onSubmit={(e) => { void submit(e); }} data-testid="adapter-add">
+      <h3>Add an adapter</h3>
+      {input('name', 'Name', name, setName, 'e.g. orders', 'Unique in config.toml: [adapters.<name>].')}
+      <div class="field">
+        <label for="adapter-add-type">Type</label>
+        <select id="adapter-add-type" value={type} onChange={(e) => { setType(e.currentTarget.value as AdapterType); setProblems({}); }} data-testid="adapter-add-type">
+          {TYPES.map((t) => <option key={t} value={t}>{t}</option>)}
+        </select>
+      </div>
+      {type !== 'calendar' && input('agent', 'Agent', agent, setAgent, 'assistant', 'The agent its messages go to.')}
+      {keys.map((k) => input(k.key, k.secret === true ? `${k.label}: environment variable name` : k.label, values[k.key] ?? '', (v) => setValues((old) => ({ ...old, [k.key]: v })), k.placeholder,
+        k.secret === true ? `Written as ${k.key.split('.').pop()}_env = "NAME"; set the variable where the server runs. The secret itself is never written here.` : undefined))}
+      {error !== null && <ErrorBox error={error} title="The adapter was not added" />}
+      <div class="actions">
+        <button type="submit" class="btn btn--primary" disabled={busy} data-testid="adapter-add-submit">{busy ? 'Adding…' : 'Add adapter'}</button>
+      </div>
+    </form>
+  );
+}
