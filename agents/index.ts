@@ -26,7 +26,7 @@ export { createWebSearchTool } from './tools/web-search.js';
 export type { WebSearchOptions } from './tools/web-search.js';
 export { STAAN_DEFAULT_MARKET, STAAN_MARKET, webSearchConfigFrom } from './tools/web-search-config.js';
 export type { WebSearchConfig } from './tools/web-search-config.js';
-export { mcpServersFrom, MCP_DEFAULT_TIMEOUT_SECS, MCP_DEFAULT_CONNECT_TIMEOUT_SECS } from './mcp/config.js';
+export { mcpServersFrom, MCP_DEFAULT_TIMEOUT_SECS, MCP_DEFAULT_CONNECT_TIMEOUT_SECS, MCP_MAX_SECS } from './mcp/config.js';
 export type { McpServerConfig, McpStdioServer, McpHttpServer } from './mcp/config.js';
 export { McpManager } from './mcp/manager.js';
 export type { McpManagerOptions, McpCheck } from './mcp/manager.js';

@@ -135,6 +135,12 @@ export interface McpServerSetup {
   tokenSet: boolean;
   /** stdio: the names of the variables `env` sets (never their values). */
   envNames: string[];
+  /** stdio: its working folder, absolute; null: kowalski's (and for http). */
+  cwd: string | null;
+  /** `timeout_secs`: longest one tool call may take. */
+  timeoutSecs: number;
+  /** `connect_timeout_secs`: longest starting it and listing its tools may take. */
+  connectTimeoutSecs: number;
 }
 
 /** `POST /api/setup/mcp/servers`: a server to add; a command (stdio) or a url (http). */
@@ -143,10 +149,30 @@ export interface McpServerAdd {
   transport: 'stdio' | 'http';
   command?: string;
   args?: string[];
+  /** stdio: its working folder (`~/` expanded; relative: from config.toml's folder). */
+  cwd?: string;
+  /** stdio: variables added to the small environment the child gets; written to config.toml (0600), never shown back. */
+  env?: Record<string, string>;
   url?: string;
+  /** http: sent as `Authorization: Bearer …`; written to config.toml (0600), never shown back. */
+  token?: string;
+  /** Absent: the defaults (60 s a call, 20 s to connect). */
+  timeoutSecs?: number;
+  connectTimeoutSecs?: number;
 }
 
-/** The answer of an add or a remove: the servers now, and how config.toml was written. */
+/**
+ * `PUT /api/setup/mcp/servers/:name`: the server's whole new entry, in its place, except for
+ * what is never shown back: `token` absent keeps the one set (null removes it); `env` absent
+ * keeps every variable, and given, holds exactly the variables to keep, a null value keeping
+ * that variable's current value.
+ */
+export interface McpServerEdit extends Omit<McpServerAdd, 'name' | 'env' | 'token'> {
+  env?: Record<string, string | null>;
+  token?: string | null;
+}
+
+/** The answer of an add, an edit or a remove: the servers now, and how config.toml was written. */
 export interface McpServersSaved {
   servers: McpServerSetup[];
   written: SetupWritten;

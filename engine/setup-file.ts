@@ -14,7 +14,7 @@ import { parseConfig } from './config.js';
 import { sub } from './setup-fields.js';
 import type { Table } from './setup-fields.js';
 import { editToml } from './toml-edit.js';
-import type { TomlArrayEdit, TomlEdit } from './toml-edit.js';
+import type { TomlArrayEdit, TomlEdit, TomlEntryValue } from './toml-edit.js';
 import type { SetupWritten } from '../contract/setup.js';
 
 /** The file's text; '' when there is none yet. */
@@ -70,10 +70,15 @@ export class Changes {
     this.edits.push({ table: keys.slice(0, -1), key: keys[keys.length - 1]!, value });
   }
   /** Adds an entry at the end of the array of tables at `keys` (`[[mcp.servers]]`). */
-  append(keys: string[], entry: Record<string, string | string[]>): void {
+  append(keys: string[], entry: Record<string, TomlEntryValue>): void {
     const list = this.arrayAt(keys);
     put(this.raw, keys, [...list, entry]);
     this.arrayEdits.push({ kind: 'append', table: keys, entry });
+  }
+  /** Puts `entry` in place of the `index`-th entry of the array of tables at `keys`. */
+  replace(keys: string[], index: number, entry: Record<string, TomlEntryValue>): void {
+    put(this.raw, keys, this.arrayAt(keys).map((e, i) => (i === index ? entry : e)));
+    this.arrayEdits.push({ kind: 'replace', table: keys, index, entry });
   }
   /** Removes the `index`-th entry of the array of tables at `keys`; the array (and its empty tables) go with the last one. */
   remove(keys: string[], index: number): void {

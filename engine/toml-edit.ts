@@ -1,7 +1,7 @@
 /**
  * A small line-based editor for the keys Setup writes to config.toml: `key = value` lines
  * under `[table]` headers, and whole entries of an array of tables (`[[mcp.servers]]`)
- * added or removed. Every other line (comments, blank lines, order, other keys)
+ * added, replaced or removed. Every other line (comments, blank lines, order, other keys)
  * stays as it was; a changed value keeps the comment trailing it. It knows only simple
  * values (strings, booleans, numbers, arrays of strings) on one line: anything else (a multi-line string
  * on a key it edits, a table written as dotted keys or inline) makes it return null, and
@@ -15,13 +15,18 @@ export interface TomlEdit {
   value: string | number | boolean | null;
 }
 
+/** A value an entry of an array of tables may hold: a string table is written inline (`env = { A = "x" }`). */
+export type TomlEntryValue = string | number | string[] | Record<string, string>;
+
 /**
  * A change to a whole block: a new last entry of an array of tables with these keys, the
- * `index`-th entry (from 0) removed with its keys, or a `[table]` dropped with its keys and
- * its sub-tables (`[adapters.mail]` with `[adapters.mail.imap]`), when they are written together.
+ * `index`-th entry (from 0) removed with its keys or replaced by one with these keys (in its
+ * place), or a `[table]` dropped with its keys and its sub-tables (`[adapters.mail]` with
+ * `[adapters.mail.imap]`), when they are written together.
  */
 export type TomlArrayEdit =
-  | { kind: 'append'; table: string[]; entry: Record<string, string | string[]> }
+  | { kind: 'append'; table: string[]; entry: Record<string, TomlEntryValue> }
+  | { kind: 'replace'; table: string[]; index: number; entry: Record<string, TomlEntryValue> }
   | { kind: 'remove'; table: string[]; index: number }
   | { kind: 'drop'; table: string[] };
 
@@ -30,10 +35,20 @@ const ARRAY_HEADER = /^\s*\[\[\s*([A-Za-z0-9_.\s-]+?)\s*\]\]\s*(#.*)?$/;
 /** Any line that opens an array table, even one this editor cannot name. */
 const ANY_ARRAY_HEADER = /^\s*\[\[/;
 
-function tomlValue(v: string | number | boolean | string[]): string {
+const BARE_KEY = /^[A-Za-z0-9_-]+$/;
+
+function tomlValue(v: string | number | boolean | string[] | Record<string, string>): string {
   // A JSON string is a valid TOML basic string (the same escapes, \uXXXX for the rest).
   if (Array.isArray(v)) return `[${v.map((x) => JSON.stringify(x)).join(', ')}]`;
+  if (typeof v === 'object') {
+    const pairs = Object.entries(v).map(([k, x]) => `${BARE_KEY.test(k) ? k : JSON.stringify(k)} = ${JSON.stringify(x)}`);
+    return pairs.length === 0 ? '{}' : `{ ${pairs.join(', ')} }`;
+  }
   return typeof v === 'string' ? JSON.stringify(v) : String(v);
+}
+
+function entryLines(name: string, entry: Record<string, TomlEntryValue>): string[] {
+  return [`[[${name}]]`, ...Object.entries(entry).map(([k, v]) => `${k} = ${tomlValue(v)}`)];
 }
 
 interface Header {
@@ -103,7 +118,7 @@ function applyArrayEdit(lines: string[], edit: TomlArrayEdit): boolean {
   if (edit.kind === 'drop') return dropTable(lines, heads, name);
   const starts = [...heads].filter(([, h]) => h.array && h.name === name).map(([i]) => i).sort((a, b) => a - b);
   if (edit.kind === 'append') {
-    const entry = [`[[${name}]]`, ...Object.entries(edit.entry).map(([k, v]) => `${k} = ${tomlValue(v)}`)];
+    const entry = entryLines(name, edit.entry);
     const last = starts[starts.length - 1];
     if (last !== undefined) {
       // after the last entry's last key, so the entries stay together
@@ -117,8 +132,12 @@ function applyArrayEdit(lines: string[], edit: TomlArrayEdit): boolean {
   }
   const start = starts[edit.index];
   if (start === undefined) return false;
-  // Its header and keys go; the comments after its last key stay (they are usually about what follows).
+  // Its header and keys go (for a replace, its new ones come there); the comments after its last key stay (they are usually about what follows).
   const stop = lastKeyLine(lines, start, entryEnd(lines, heads, start, name)) + 1;
+  if (edit.kind === 'replace') {
+    lines.splice(start, stop - start, ...entryLines(name, edit.entry));
+    return true;
+  }
   lines.splice(start, stop - start);
   // The blank line that set it apart goes with it (the one an append puts before it).
   if (start > 0 && lines[start - 1]!.trim() === '') lines.splice(start - 1, 1);

@@ -43,7 +43,7 @@ export const MCP_DEFAULT_TIMEOUT_SECS = 60;
 export const MCP_DEFAULT_CONNECT_TIMEOUT_SECS = 20;
 const NAME = /^[a-z0-9][a-z0-9_-]*$/;
 // setTimeout fires at once past 2^31 ms, so a limit has to stay well below it.
-const MAX_SECS = 86_400;
+export const MCP_MAX_SECS = 86_400;
 const STDIO_KEYS = new Set(['command', 'args', 'env', 'cwd']);
 const HTTP_KEYS = new Set(['url', 'token']);
 const KNOWN_KEYS = new Set(['name', 'timeout_secs', 'connect_timeout_secs', ...STDIO_KEYS, ...HTTP_KEYS]);
@@ -87,8 +87,8 @@ export function mcpServersFrom(raw: Record<string, unknown>, file: string, home:
     const seconds = (key: string, fallback: number): number => {
       const v = entry[key];
       if (v === undefined) return fallback * 1000;
-      if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0 || v > MAX_SECS) {
-        throw fail(key, `must be a number of seconds > 0 and ≤ ${MAX_SECS}, not ${JSON.stringify(v)}`);
+      if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0 || v > MCP_MAX_SECS) {
+        throw fail(key, `must be a number of seconds > 0 and ≤ ${MCP_MAX_SECS}, not ${JSON.stringify(v)}`);
       }
       return v * 1000;
     };

@@ -1,16 +1,28 @@
 /**
  * Setup's MCP servers (`[[mcp.servers]]` in config.toml): `GET /api/setup/mcp/servers`
- * lists them (never a token or an env value), `POST` adds one (stdio: command and args;
- * http: url), `POST /api/setup/mcp/servers/:name/test` starts or reaches it and answers its
+ * lists them (never a token or an env value), `POST` adds one (stdio: command, args, cwd,
+ * env; http: url, token; either: timeouts), `PUT /api/setup/mcp/servers/:name` puts a new
+ * entry in its place (keeping a token and env values it is not given), `POST /api/setup/mcp/servers/:name/test` starts or reaches it and answers its
  * tools (or why it did not answer), `DELETE /api/setup/mcp/servers/:name` removes it. An
- * add or a remove keeps config.toml's comments and reloads the config.
+ * add, an edit or a remove keeps config.toml's comments and reloads the config.
  */
 import type { FastifyInstance } from 'fastify';
-import type { McpServerAdd } from '../../contract/setup.js';
+import type { McpServerAdd, McpServerEdit } from '../../contract/setup.js';
 import type { Engine } from '../../engine/index.js';
-import { addMcpServer, readMcpServers, removeMcpServer, scrubSecrets, testMcpServer } from '../../engine/index.js';
+import { addMcpServer, editMcpServer, readMcpServers, removeMcpServer, scrubSecrets, testMcpServer } from '../../engine/index.js';
 
 const NAME_PARAM = { type: 'object', additionalProperties: false, required: ['name'], properties: { name: { type: 'string', minLength: 1, maxLength: 64 } } } as const;
+
+const SECONDS = { type: 'number', exclusiveMinimum: 0 } as const;
+const serverProperties = {
+  transport: { type: 'string', enum: ['stdio', 'http'] },
+  command: { type: 'string', minLength: 1, maxLength: 1000 },
+  args: { type: 'array', maxItems: 100, items: { type: 'string', maxLength: 2000 } },
+  cwd: { type: 'string', maxLength: 1000 },
+  url: { type: 'string', minLength: 1, maxLength: 2000 },
+  timeoutSecs: SECONDS,
+  connectTimeoutSecs: SECONDS,
+} as const;
 
 const addSchema = {
   type: 'object',
@@ -18,10 +30,20 @@ const addSchema = {
   required: ['name', 'transport'],
   properties: {
     name: { type: 'string', minLength: 1, maxLength: 64 },
-    transport: { type: 'string', enum: ['stdio', 'http'] },
-    command: { type: 'string', minLength: 1, maxLength: 1000 },
-    args: { type: 'array', maxItems: 100, items: { type: 'string', maxLength: 2000 } },
-    url: { type: 'string', minLength: 1, maxLength: 2000 },
+    ...serverProperties,
+    env: { type: 'object', maxProperties: 100, additionalProperties: { type: 'string', maxLength: 10_000 } },
+    token: { type: 'string', maxLength: 10_000 },
+  },
+} as const;
+
+const editSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['transport'],
+  properties: {
+    ...serverProperties,
+    env: { type: 'object', maxProperties: 100, additionalProperties: { type: ['string', 'null'], maxLength: 10_000 } },
+    token: { type: ['string', 'null'], maxLength: 10_000 },
   },
 } as const;
 
@@ -30,6 +52,12 @@ export function setupMcpRoutes(app: FastifyInstance, engine: Engine): void {
 
   app.post<{ Body: McpServerAdd }>('/api/setup/mcp/servers', { schema: { body: addSchema } }, async (req) => {
     const saved = addMcpServer(engine.paths.config, req.body);
+    engine.reloadConfig();
+    return saved;
+  });
+
+  app.put<{ Params: { name: string }; Body: McpServerEdit }>('/api/setup/mcp/servers/:name', { schema: { params: NAME_PARAM, body: editSchema } }, async (req) => {
+    const saved = editMcpServer(engine.paths.config, req.params.name, req.body);
     engine.reloadConfig();
     return saved;
   });

@@ -62,7 +62,7 @@ test('Setup adds a stdio MCP server to config.toml keeping its comments, tests i
 
   const listed = await call('GET', '/api/setup/mcp/servers');
   assert.equal(listed.status, 200);
-  assert.deepEqual(listed.json.servers, [{ name: 'first', transport: 'stdio', command: 'node', args: ['--version'], url: null, tokenSet: false, envNames: [] }] satisfies McpServerSetup[]);
+  assert.deepEqual(listed.json.servers, [{ name: 'first', transport: 'stdio', command: 'node', args: ['--version'], url: null, tokenSet: false, envNames: [], cwd: null, timeoutSecs: 60, connectTimeoutSecs: 20 }] satisfies McpServerSetup[]);
 
   const added = await call('POST', '/api/setup/mcp/servers', { name: 'everything', transport: 'stdio', command: process.execPath, args: [EVERYTHING] });
   assert.equal(added.status, 200, JSON.stringify(added.json));
@@ -98,7 +98,12 @@ test('Setup adds a stdio MCP server to config.toml keeping its comments, tests i
     [{ name: 'x', transport: 'http', url: 'ftp://example.com' }, 'KW_ERR_BAD_REQUEST', /^url: /],
     [{ name: 'x', transport: 'http', url: 'http://127.0.0.1/mcp', command: 'node' }, 'KW_ERR_BAD_REQUEST', /^command: applies to a stdio server only/],
     [{ name: 'x', transport: 'carrier-pigeon', command: 'node' }, 'KW_ERR_BAD_REQUEST', /^body\/transport /],
-    [{ name: 'x', transport: 'stdio', command: 'node', token: 'secret' }, 'KW_ERR_BAD_REQUEST', /^body\/token is not a known field/],
+    [{ name: 'x', transport: 'stdio', command: 'node', token: 'secret' }, 'KW_ERR_BAD_REQUEST', /^token: applies to an http server only/],
+    [{ name: 'x', transport: 'http', url: 'http://127.0.0.1/mcp', env: { A: 'b' } }, 'KW_ERR_BAD_REQUEST', /^env: applies to a stdio server only/],
+    [{ name: 'x', transport: 'stdio', command: 'node', env: { 'NOT-A-NAME': 'b' } }, 'KW_ERR_BAD_REQUEST', /^env\.NOT-A-NAME: a variable's name is letters/],
+    [{ name: 'x', transport: 'stdio', command: 'node', timeoutSecs: 100_000 }, 'KW_ERR_BAD_REQUEST', /^timeoutSecs: must be a number of seconds > 0 and ≤ 86400/],
+    [{ name: 'x', transport: 'stdio', command: 'node', connectTimeoutSecs: 0 }, 'KW_ERR_BAD_REQUEST', /^body\/connectTimeoutSecs must be > 0/],
+    [{ name: 'x', transport: 'stdio', command: 'node', shell: true }, 'KW_ERR_BAD_REQUEST', /^body\/shell is not a known field/],
   ] as const) {
     const refused = await call('POST', '/api/setup/mcp/servers', body);
     assert.equal(refused.status, 400, JSON.stringify(body));
@@ -132,7 +137,7 @@ test('Setup adds an http MCP server and tests it; a server that refuses connecti
   const { file, call } = await start(t, '# empty but for this\n');
   const added = await call('POST', '/api/setup/mcp/servers', { name: 'remote', transport: 'http', url });
   assert.equal(added.status, 200, JSON.stringify(added.json));
-  assert.deepEqual(added.json.servers, [{ name: 'remote', transport: 'http', command: null, args: [], url, tokenSet: false, envNames: [] }]);
+  assert.deepEqual(added.json.servers, [{ name: 'remote', transport: 'http', command: null, args: [], url, tokenSet: false, envNames: [], cwd: null, timeoutSecs: 60, connectTimeoutSecs: 20 }]);
   assert.equal(fs.readFileSync(file, 'utf8'), `# empty but for this\n\n[[mcp.servers]]\nname = "remote"\nurl = "${url}"\n`);
   const tested = (await call('POST', '/api/setup/mcp/servers/remote/test', {})).json as McpServerTest;
   assert.equal(tested.ok, true, JSON.stringify(tested.error));
@@ -178,4 +183,54 @@ test("Setup's test of a server that cannot start, or asks for a sign-in, answers
   assert.equal(locked.ok, false);
   assert.equal(locked.error?.code, 'KW_ERR_MCP_SIGN_IN', locked.error?.message);
   assert.equal(locked.error?.message, `MCP server "locked" at ${oauth.url} answered HTTP 401: it asks for a sign-in that kowalski does not have. Use its Sign in button in Setup (MCP servers that sign in), or run \`kowalski mcp login locked\``);
+});
+
+test('Setup adds a server with its folder, variables and limits, then edits it in place: a token and env values are kept unless replaced and never shown back; a switch of transport drops what no longer applies', async (t) => {
+  const { file, engine, call } = await start(t, CONFIG);
+  const folder = tempDir(t, 'kw-mcp-cwd-');
+  const added = await call('POST', '/api/setup/mcp/servers', {
+    name: 'tools', transport: 'stdio', command: 'npx', args: ['-y', 'some-server'], cwd: folder, env: { API_KEY: 'sk-kept-secret-1', LOG_LEVEL: 'warn' }, timeoutSecs: 120, connectTimeoutSecs: 45,
+  });
+  assert.equal(added.status, 200, JSON.stringify(added.json));
+  const listed = (added.json as McpServersSaved).servers.find((s) => s.name === 'tools');
+  assert.deepEqual(listed, { name: 'tools', transport: 'stdio', command: 'npx', args: ['-y', 'some-server'], url: null, tokenSet: false, envNames: ['API_KEY', 'LOG_LEVEL'], cwd: folder, timeoutSecs: 120, connectTimeoutSecs: 45 });
+  assert.ok(!JSON.stringify(added.json).includes('sk-kept-secret-1'), 'an env value is never sent back');
+  const engineView = engine.config.mcpServers.find((s) => s.name === 'tools');
+  assert.ok(engineView?.transport === 'stdio');
+  assert.deepEqual([engineView.env, engineView.cwd, engineView.timeoutMs, engineView.connectTimeoutMs], [{ API_KEY: 'sk-kept-secret-1', LOG_LEVEL: 'warn' }, folder, 120_000, 45_000], 'the reloaded config holds them');
+
+  // An edit that sends the variables to keep (null: keep the value) and one new, a new argument, default limits.
+  const edited = await call('PUT', '/api/setup/mcp/servers/tools', { transport: 'stdio', command: 'npx', args: ['-y', 'some-server', '--fast'], env: { API_KEY: null, EXTRA: 'x y' } });
+  assert.equal(edited.status, 200, JSON.stringify(edited.json));
+  assert.equal(edited.json.written.comments, 'kept');
+  const text = fs.readFileSync(file, 'utf8');
+  assert.ok(text.includes('args = ["--version"]\n\n[[mcp.servers]]\nname = "tools"\ncommand = "npx"\nargs = ["-y", "some-server", "--fast"]\nenv = { API_KEY = "sk-kept-secret-1", EXTRA = "x y" }\n# kept: a note about what follows'), text);
+  assert.ok(text.startsWith('# my kowalski settings, by hand\n'));
+  const after = engine.config.mcpServers.find((s) => s.name === 'tools');
+  assert.ok(after?.transport === 'stdio');
+  assert.deepEqual([after.env, after.cwd, after.timeoutMs], [{ API_KEY: 'sk-kept-secret-1', EXTRA: 'x y' }, undefined, 60_000]);
+  assert.deepEqual(engine.config.mcpServers.map((s) => s.name), ['first', 'tools'], 'in its place');
+
+  // A variable to keep that it does not have: refused naming it, nothing written.
+  const before = fs.readFileSync(file, 'utf8');
+  const missing = await call('PUT', '/api/setup/mcp/servers/tools', { transport: 'stdio', command: 'npx', env: { NOPE: null } });
+  assert.equal(missing.status, 400);
+  assert.equal(missing.json.error.code, 'KW_ERR_BAD_REQUEST');
+  assert.match(missing.json.error.message, /^env\.NOPE: has no value to keep: "tools" does not set NOPE yet/);
+  assert.equal(fs.readFileSync(file, 'utf8'), before);
+  assert.equal((await call('PUT', '/api/setup/mcp/servers/nobody', { transport: 'stdio', command: 'x' })).json.error.code, 'KW_ERR_MCP_SERVER_NOT_FOUND');
+
+  // To http with a token: its variables go; an edit without the token keeps it; null removes it.
+  assert.equal((await call('PUT', '/api/setup/mcp/servers/tools', { transport: 'http', url: 'http://127.0.0.1:9/mcp', token: 'tok-secret-2' })).status, 200);
+  assert.doesNotMatch(fs.readFileSync(file, 'utf8'), /API_KEY|some-server/);
+  const http = await call('PUT', '/api/setup/mcp/servers/tools', { transport: 'http', url: 'http://127.0.0.1:10/mcp', timeoutSecs: 5 });
+  assert.equal(http.status, 200, JSON.stringify(http.json));
+  const shown = (http.json as McpServersSaved).servers.find((s) => s.name === 'tools');
+  assert.deepEqual([shown?.url, shown?.tokenSet, shown?.timeoutSecs], ['http://127.0.0.1:10/mcp', true, 5]);
+  assert.ok(!JSON.stringify(http.json).includes('tok-secret-2'), 'a token is never sent back');
+  const withToken = engine.config.mcpServers.find((s) => s.name === 'tools');
+  assert.equal(withToken?.transport === 'http' ? withToken.token : null, 'tok-secret-2', 'kept');
+  assert.equal((await call('PUT', '/api/setup/mcp/servers/tools', { transport: 'http', url: 'http://127.0.0.1:10/mcp', token: null })).json.servers[1].tokenSet, false);
+  assert.doesNotMatch(fs.readFileSync(file, 'utf8'), /tok-secret-2/);
+  assert.equal(fs.statSync(file).mode & 0o777, 0o600);
 });

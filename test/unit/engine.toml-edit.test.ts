@@ -55,6 +55,17 @@ test('an array-of-tables entry is appended after the last one and removed with i
   assert.equal(editToml('[[mcp.servers]]\nname = "a"\n[mcp.servers.env]\nK = "v"\n\n[tools]\n', [], [{ kind: 'remove', table: ['mcp', 'servers'], index: 0 }]), '[tools]\n');
 });
 
+test('an array-of-tables entry is replaced in its place, its sub-tables with it; numbers and string tables are written inline; the comments after it stay', () => {
+  const text = '# top\n[[mcp.servers]]\nname = "a"\ncommand = "x" # mine\n[mcp.servers.env]\nK = "v"\n# about b\n\n[[mcp.servers]]\nname = "b"\nurl = "http://h/mcp"\n';
+  const entry = { name: 'a', command: 'node', env: { API_KEY: 'k "1"', 'odd.name': 'v' }, timeout_secs: 2.5 };
+  const replaced = editToml(text, [], [{ kind: 'replace', table: ['mcp', 'servers'], index: 0, entry }]);
+  assert.equal(replaced, '# top\n[[mcp.servers]]\nname = "a"\ncommand = "node"\nenv = { API_KEY = "k \\"1\\"", "odd.name" = "v" }\ntimeout_secs = 2.5\n# about b\n\n[[mcp.servers]]\nname = "b"\nurl = "http://h/mcp"\n');
+  assert.deepEqual(JSON.parse(JSON.stringify((parse(replaced!) as { mcp: { servers: unknown[] } }).mcp.servers)), [entry, { name: 'b', url: 'http://h/mcp' }]);
+  assert.equal(editToml(text, [], [{ kind: 'replace', table: ['mcp', 'servers'], index: 1, entry: { name: 'b', url: 'http://h2/mcp', env: {} } }]),
+    text.replace('url = "http://h/mcp"', 'url = "http://h2/mcp"\nenv = {}'));
+  assert.equal(editToml(text, [], [{ kind: 'replace', table: ['mcp', 'servers'], index: 2, entry: { name: 'c' } }]), null, 'no third entry');
+});
+
 test('an array edit it cannot make safely is null', () => {
   assert.equal(editToml('[[mcp.servers]]\nname = "a"\n', [], [{ kind: 'remove', table: ['mcp', 'servers'], index: 1 }]), null);
   assert.equal(editToml('[[ "odd key" ]]\nname = "a"\n', [], [{ kind: 'append', table: ['mcp', 'servers'], entry: { name: 'b', command: 'n' } }]), null);

@@ -7,7 +7,7 @@ import type { TokenPrompter, TokenStore } from './auth';
 import { messageOf } from './message-of';
 import type {
   AdapterAdd, AdapterSetup, AdaptersSaved, AdapterStatus,
-  McpServerAdd, McpServerSetup, McpServerTest, McpServersSaved, McpSignInStart, McpSignInStatus,
+  McpServerAdd, McpServerEdit, McpServerSetup, McpServerTest, McpServersSaved, McpSignInStart, McpSignInStatus,
   NodesView,
   AgentList, AgentProfile, AgentSource, ApiErrorBody, BirthResult, BundleInstall, BundleReview, ChatSessionSummary, ChatSessionView, DraftSummary, DraftView, Health, HordeDetail, HordeOrigin, HordeReadiness,
   HordeDraft, HordeSummary, PluginAuditEntry, PluginStatus, Problem, StepKindSummary,
@@ -126,6 +126,8 @@ export function createApi(opts: ApiOptions) {
     mcpServers: async () => (await json<{ servers: McpServerSetup[] }>('GET', '/api/setup/mcp/servers')).servers,
     /** Adds a server to config.toml (its comments kept): the servers now and how the file was written. */
     addMcpServer: (server: McpServerAdd) => json<McpServersSaved>('POST', '/api/setup/mcp/servers', server),
+    /** The server's new entry in its place; a token and env values not given are kept. */
+    editMcpServer: (name: string, edit: McpServerEdit) => json<McpServersSaved>('PUT', `/api/setup/mcp/servers/${enc(name)}`, edit),
     /** Starts or reaches the server and lists its tools (at most 30 s); a server that does not answer is `ok: false`. */
     testMcpServer: (name: string) => json<McpServerTest>('POST', `/api/setup/mcp/servers/${enc(name)}/test`, {}),
     removeMcpServer: (name: string) => json<McpServersSaved>('DELETE', `/api/setup/mcp/servers/${enc(name)}`),

@@ -1,7 +1,7 @@
 /**
  * Setup's MCP servers: each `[[mcp.servers]]` entry of config.toml with Test (starts or
- * reaches it and shows the tools it lists, or why it did not answer, in words) and Remove
- * (asked first), and a form that adds one (mcp-server-add.tsx). config.toml keeps its
+ * reaches it and shows the tools it lists, or why it did not answer, in words), Edit (the
+ * form in its place) and Remove (asked first), and a form that adds one (mcp-server-form.tsx). config.toml keeps its
  * comments; `onChange` tells the screen the list changed (the sign-in list reads it too).
  */
 import { useState } from 'preact/hooks';
@@ -10,7 +10,7 @@ import type { ApiError } from '../api';
 import { useResource } from '../hooks/use-resource';
 import { useServices } from '../services';
 import type { McpServerSetup, McpServerTest, McpServersSaved } from '../types';
-import { McpServerAddForm } from './mcp-server-add';
+import { McpServerForm } from './mcp-server-form';
 import { ErrorBox, Loading } from './status';
 
 type TestState = { state: 'running' } | { state: 'done'; result: McpServerTest } | { state: 'failed'; error: ApiError };
@@ -27,11 +27,22 @@ function targetOf(s: McpServerSetup): string {
   return s.transport === 'http' ? (s.url ?? '') : [s.command ?? '', ...s.args].join(' ');
 }
 
+/** What else is set, in words (never a value). */
+function detailsOf(s: McpServerSetup): string {
+  return [
+    s.tokenSet ? 'A token is set.' : '',
+    s.envNames.length > 0 ? `Sets ${s.envNames.join(', ')}.` : '',
+    s.cwd !== null ? `Runs in ${s.cwd}.` : '',
+    s.timeoutSecs !== 60 || s.connectTimeoutSecs !== 20 ? `Limits: ${s.timeoutSecs} s a call, ${s.connectTimeoutSecs} s to start.` : '',
+  ].filter((x) => x !== '').join(' ');
+}
+
 export function McpServers({ onChange }: { onChange: () => void }) {
   const { api } = useServices();
   const servers = useResource(() => api.mcpServers(), [api]);
   const [tests, setTests] = useState<Record<string, TestState>>({});
   const [confirming, setConfirming] = useState<string | null>(null);
+  const [editing, setEditing] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<{ error: ApiError; title: string } | null>(null);
   const [note, setNote] = useState<string | null>(null);
@@ -83,9 +94,7 @@ export function McpServers({ onChange }: { onChange: () => void }) {
                 <div>
                   <strong>{s.name}</strong> <span class="muted small">{s.transport === 'http' ? 'HTTP' : 'program'}</span>
                   <p class="small"><code class="mcp-servers__target">{targetOf(s)}</code></p>
-                  {(s.tokenSet || s.envNames.length > 0) && (
-                    <p class="muted small">{s.tokenSet && 'A token is set. '}{s.envNames.length > 0 && `Sets ${s.envNames.join(', ')}.`}</p>
-                  )}
+                  {detailsOf(s) !== '' && <p class="muted small" data-testid={`mcp-server-${s.name}-details`}>{detailsOf(s)}</p>}
                 </div>
                 <div class="mcp-servers__actions">
                   {confirming === s.name ? (
@@ -99,19 +108,24 @@ export function McpServers({ onChange }: { onChange: () => void }) {
                       <button type="button" class="btn btn--small" disabled={tests[s.name]?.state === 'running'} onClick={() => { void test(s.name); }} data-testid={`mcp-server-${s.name}-test`}>
                         {tests[s.name]?.state === 'running' ? 'Testing…' : 'Test'}
                       </button>
+                      <button type="button" class="btn btn--small" disabled={editing === s.name} onClick={() => { setNote(null); setEditing(s.name); }} data-testid={`mcp-server-${s.name}-edit`}>Edit</button>
                       <button type="button" class="btn btn--small btn--danger-outline" disabled={busy} onClick={() => setConfirming(s.name)} data-testid={`mcp-server-${s.name}-remove`}>Remove</button>
                     </>
                   )}
                 </div>
               </div>
-              <TestResult name={s.name} test={tests[s.name]} />
+              {editing === s.name && (
+                <McpServerForm editing={s} onStart={() => setNote(null)} onCancel={() => setEditing(null)}
+                  onSaved={(answer, name) => { setEditing(null); setError(null); setTests(({ [name]: _stale, ...rest }) => rest); saved(answer, `"${name}" was changed in config.toml: test it again to see its tools.`); }} />
+              )}
+              {editing !== s.name && <TestResult name={s.name} test={tests[s.name]} />}
             </li>
           ))}
         </ul>
       )}
       {error !== null && <ErrorBox error={error.error} title={error.title} />}
       {note !== null && <p class="success" role="status" data-testid="mcp-servers-saved">{note}</p>}
-      <McpServerAddForm onStart={() => setNote(null)} onAdded={(answer, name) => { setError(null); saved(answer, `"${name}" was added to config.toml: test it to see its tools.`); }} />
+      <McpServerForm onStart={() => setNote(null)} onSaved={(answer, name) => { setError(null); saved(answer, `"${name}" was added to config.toml: test it to see its tools.`); }} />
     </section>
   );
 }
