@@ -220,6 +220,17 @@ export interface AdapterAdd {
   secretEnv?: Record<string, string>;
 }
 
+/**
+ * `PATCH /api/setup/adapters/:name`: keys to change, the others staying as they are; `null`
+ * removes a key (a secret: its `<key>_env` and a value written in the file). Its type stays.
+ */
+export interface AdapterChange {
+  agent?: string | null;
+  enabled?: boolean | null;
+  settings?: Record<string, string | number | boolean | null>;
+  secretEnv?: Record<string, string | null>;
+}
+
 export interface AdaptersSaved {
   adapters: AdapterSetup[];
   written: SetupWritten;

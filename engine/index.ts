@@ -42,7 +42,7 @@ export { builtinKindNames, catalogOf, findHorde } from './hordes.js';
 export type { HordeSources } from './hordes.js';
 export { RUN_ID_PATTERN, isRunId } from './run-id.js';
 export { readSetup, writeSetup } from './setup.js';
-export { addAdapter, readAdapters, removeAdapter } from './setup-adapters.js';
+export { addAdapter, changeAdapter, readAdapters, removeAdapter } from './setup-adapters.js';
 export { addMcpServer, editMcpServer, readMcpServers, removeMcpServer, testMcpServer } from './setup-mcp.js';
 export { assertReady } from './readiness.js';
 export type { HordeReadiness, ModelReadiness } from './readiness.js';

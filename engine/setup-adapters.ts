@@ -1,9 +1,9 @@
 /**
  * Setup's adapters: the `[adapters.<name>]` sections of config.toml listed (a secret only
- * as its environment variable's name, never its value), added (checked by the type's own
- * `settings()` before anything is written) and removed; engine/setup-file.ts keeps the
+ * as its environment variable's name, never its value), added and changed key by key (each
+ * checked by the type's own `settings()` before anything is written) and removed; engine/setup-file.ts keeps the
  * file's comments. The running server starts adapters as the file was at its start, so
- * an add or a remove takes effect at its next start (`restartNeeded`).
+ * an add, a change or a remove takes effect at its next start (`restartNeeded`).
  */
 import { ENV_NAME, KowalskiError } from '../core/index.js';
 import { ADAPTER_DEFINITIONS, adaptersFrom } from './adapters/index.js';
@@ -12,7 +12,7 @@ import { parseConfig } from './config.js';
 import { SECRET_KEY_NAME } from './secrets/secret-list.js';
 import { bad } from './setup-fields.js';
 import { Changes, readText, saveChanges } from './setup-file.js';
-import type { AdapterAdd, AdapterSetup, AdapterSetupState, AdaptersSaved } from '../contract/setup.js';
+import type { AdapterAdd, AdapterChange, AdapterSetup, AdapterSetupState, AdaptersSaved } from '../contract/setup.js';
 
 /** A setting's key: a word, or a nested table's `table.key`. */
 const KEY = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)?$/;
@@ -58,26 +58,50 @@ export function readAdapters(file: string, statuses: readonly AdapterStatus[], e
   return parseConfig(readText(file), file).adapters.map((c) => setupOf(c, statuses.find((s) => s.name === c.name), env));
 }
 
+type Edit = { path: string[]; value: string | number | boolean | null };
+
+/** A setting's key, checked: not a common key, not a secret. */
+function settingPath(secretKeys: readonly string[], key: string, value: string | number | boolean | null): string[] {
+  if (!KEY.test(key) || COMMON.includes(key)) throw bad(`settings.${key}`, `is not a setting's key (lower-case words, a nested table's as table.key; type, agent and enabled have their own fields)`);
+  if (key.endsWith('_env') || isSecret(secretKeys, key)) throw bad(`settings.${key}`, 'is a secret: give the name of the environment variable that holds it in secretEnv, never its value');
+  if (typeof value === 'string' && /[\r\n]/.test(value)) throw bad(`settings.${key}`, 'must be one line');
+  return key.split('.');
+}
+
+/** A secret's `<key>_env` path and the key's own (a value written in the file), checked; `envName` null: both go. */
+function secretEdits(type: string, secretKeys: readonly string[], key: string, envName: string | null): Edit[] {
+  if (!isSecret(secretKeys, key)) throw bad(`secretEnv.${key}`, `is not a secret of a ${type} adapter${secretKeys.length === 0 ? ' (it has none)' : ` (its secrets: ${secretKeys.join(', ')})`}`);
+  if (envName !== null && !ENV_NAME.test(envName)) throw bad(`secretEnv.${key}`, `must be an environment variable's name (letters, digits and _), not ${JSON.stringify(envName)}`);
+  const path = key.split('.');
+  const envPath = [...path.slice(0, -1), `${path[path.length - 1]!}_env`];
+  return [{ path: envPath, value: envName }, { path, value: null }];
+}
+
 /** The section's keys as `[table, key]` paths, checked: KW_ERR_BAD_REQUEST names the field. */
-function sectionOf(add: AdapterAdd): { path: string[]; value: string | number | boolean }[] {
+function sectionOf(add: AdapterAdd): Edit[] {
   const secretKeys = secretKeysOf(add.type);
-  const out: { path: string[]; value: string | number | boolean }[] = [{ path: ['type'], value: add.type }];
+  const out: Edit[] = [{ path: ['type'], value: add.type }];
   if (add.agent !== undefined) out.push({ path: ['agent'], value: add.agent });
   if (add.enabled !== undefined) out.push({ path: ['enabled'], value: add.enabled });
-  for (const [key, value] of Object.entries(add.settings ?? {})) {
-    if (!KEY.test(key) || COMMON.includes(key)) throw bad(`settings.${key}`, `is not a setting's key (lower-case words, a nested table's as table.key; type, agent and enabled have their own fields)`);
-    if (key.endsWith('_env') || isSecret(secretKeys, key)) throw bad(`settings.${key}`, 'is a secret: give the name of the environment variable that holds it in secretEnv, never its value');
-    if (typeof value === 'string' && /[\r\n]/.test(value)) throw bad(`settings.${key}`, 'must be one line');
-    out.push({ path: key.split('.'), value });
-  }
-  for (const [key, envName] of Object.entries(add.secretEnv ?? {})) {
-    if (!isSecret(secretKeys, key)) throw bad(`secretEnv.${key}`, `is not a secret of a ${add.type} adapter${secretKeys.length === 0 ? ' (it has none)' : ` (its secrets: ${secretKeys.join(', ')})`}`);
-    if (!ENV_NAME.test(envName)) throw bad(`secretEnv.${key}`, `must be an environment variable's name (letters, digits and _), not ${JSON.stringify(envName)}`);
-    const path = key.split('.');
-    path[path.length - 1] += '_env';
-    out.push({ path, value: envName });
-  }
+  for (const [key, value] of Object.entries(add.settings ?? {})) out.push({ path: settingPath(secretKeys, key, value), value });
+  for (const [key, envName] of Object.entries(add.secretEnv ?? {})) out.push(secretEdits(add.type, secretKeys, key, envName)[0]!);
   return out;
+}
+
+/**
+ * The section after `edits`, checked by its type's `settings()` (a secret's variable counts
+ * as set: whether it is, the list says): KW_ERR_ADAPTER_CONFIG naming `[adapters.<name>] <key>`.
+ */
+function checked(changes: Changes, file: string, name: string, env: NodeJS.ProcessEnv, secretEnvNames: readonly string[]): void {
+  const section = (changes.raw.adapters as Record<string, unknown>)[name] as Record<string, unknown>;
+  const [config] = adaptersFrom({ adapters: { [name]: section } }, file);
+  const definition = ADAPTER_DEFINITIONS.find((d) => d.type === config!.type)!;
+  const assumed = { ...env, ...Object.fromEntries(secretEnvNames.map((n) => [n, env[n] || '(set)'])) };
+  definition.settings(config!.settings, assumed, name);
+}
+
+function notFound(file: string, name: string, adapters: readonly AdapterConfig[]): KowalskiError {
+  return new KowalskiError('KW_ERR_ADAPTER_NOT_FOUND', `${file}: no [adapters.${name}] section (there are: ${adapters.map((a) => a.name).join(', ') || 'none'})`, { where: { file, key: `adapters.${name}` } });
 }
 
 /**
@@ -95,11 +119,31 @@ export function addAdapter(file: string, add: AdapterAdd, env: NodeJS.ProcessEnv
   }
   const changes = new Changes(config.raw);
   for (const { path, value } of keys) changes.set(['adapters', add.name, ...path], value);
-  const section = (changes.raw.adapters as Record<string, unknown>)[add.name] as Record<string, unknown>;
-  const [checked] = adaptersFrom({ adapters: { [add.name]: section } }, file);
-  const definition = ADAPTER_DEFINITIONS.find((d) => d.type === checked!.type)!;
-  const assumed = { ...env, ...Object.fromEntries(Object.values(add.secretEnv ?? {}).map((n) => [n, env[n] || '(set)'])) };
-  definition.settings(checked!.settings, assumed, add.name);
+  checked(changes, file, add.name, env, Object.values(add.secretEnv ?? {}));
+  const written = saveChanges(file, old, changes);
+  return { adapters: readAdapters(file, statuses, env), written, restartNeeded: true };
+}
+
+/**
+ * Changes `[adapters.<name>]` key by key (AdapterChange: a key given is set, null removes
+ * it, a key not given stays as it is, comments included); its type stays. Checked as an add
+ * is, and nothing is written when it is refused.
+ */
+export function changeAdapter(file: string, name: string, change: AdapterChange, env: NodeJS.ProcessEnv, statuses: readonly AdapterStatus[]): AdaptersSaved {
+  const old = readText(file);
+  const config = parseConfig(old, file);
+  const now = config.adapters.find((a) => a.name === name);
+  if (now === undefined) throw notFound(file, name, config.adapters);
+  const secretKeys = secretKeysOf(now.type);
+  const edits: Edit[] = [];
+  if (change.agent !== undefined) edits.push({ path: ['agent'], value: change.agent });
+  if (change.enabled !== undefined) edits.push({ path: ['enabled'], value: change.enabled });
+  for (const [key, value] of Object.entries(change.settings ?? {})) edits.push({ path: settingPath(secretKeys, key, value), value });
+  for (const [key, envName] of Object.entries(change.secretEnv ?? {})) edits.push(...secretEdits(now.type, secretKeys, key, envName));
+  const changes = new Changes(config.raw);
+  for (const { path, value } of edits) changes.set(['adapters', name, ...path], value);
+  const secretNames = setupOf(now, undefined, env).secrets.map((x) => x.env).filter((n): n is string => n !== null);
+  checked(changes, file, name, env, [...secretNames, ...Object.values(change.secretEnv ?? {}).filter((n): n is string => n !== null)]);
   const written = saveChanges(file, old, changes);
   return { adapters: readAdapters(file, statuses, env), written, restartNeeded: true };
 }
@@ -108,9 +152,7 @@ export function addAdapter(file: string, add: AdapterAdd, env: NodeJS.ProcessEnv
 export function removeAdapter(file: string, name: string, env: NodeJS.ProcessEnv, statuses: readonly AdapterStatus[]): AdaptersSaved {
   const old = readText(file);
   const config = parseConfig(old, file);
-  if (!config.adapters.some((a) => a.name === name)) {
-    throw new KowalskiError('KW_ERR_ADAPTER_NOT_FOUND', `${file}: no [adapters.${name}] section (there are: ${config.adapters.map((a) => a.name).join(', ') || 'none'})`, { where: { file, key: `adapters.${name}` } });
-  }
+  if (!config.adapters.some((a) => a.name === name)) throw notFound(file, name, config.adapters);
   const changes = new Changes(config.raw);
   changes.drop(['adapters', name]);
   const written = saveChanges(file, old, changes);

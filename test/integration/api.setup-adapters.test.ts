@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
+import type { TestContext } from 'node:test';
 import { buildApi } from '../../api/index.js';
 import type { AdapterSetup, AdaptersSaved } from '../../contract/index.js';
 import { createEngine } from '../../engine/index.js';
@@ -32,7 +33,7 @@ secret = "a-literal-secret-in-the-file"
 const ENV_NAME = 'KW_TEST_SETUP_HOOK_SECRET';
 const SECRET = 'the-value-never-shown-4711';
 
-test('Setup adds a webhook adapter with its secret named by an environment variable, lists it without secrets, refuses clashes and bad input, and removes it', async (t) => {
+async function start(t: TestContext) {
   process.env[ENV_NAME] = SECRET;
   t.after(() => { delete process.env[ENV_NAME]; });
   const home = tempDir(t, 'kw-setup-adapters-');
@@ -49,6 +50,11 @@ test('Setup adds a webhook adapter with its secret named by an environment varia
     const text = await res.text();
     return { status: res.status, text, json: JSON.parse(text) as any };
   };
+  return { file, engine, call };
+}
+
+test('Setup adds a webhook adapter with its secret named by an environment variable, lists it without secrets, refuses clashes and bad input, and removes it', async (t) => {
+  const { file, engine, call } = await start(t);
 
   assert.equal((await call('GET', '/api/setup/adapters', undefined, false)).status, 401, 'token-protected');
   const listed = await call('GET', '/api/setup/adapters');
@@ -118,4 +124,46 @@ test('Setup adds a webhook adapter with its secret named by an environment varia
   assert.deepEqual((removed.json as AdaptersSaved).adapters.map((a) => a.name), ['shop']);
   assert.equal(fs.readFileSync(file, 'utf8'), CONFIG, 'the file is back byte for byte');
   assert.deepEqual(engine.config.adapters.map((a) => a.name), ['shop']);
+});
+
+test('Setup changes an adapter key by key in its place: a literal secret becomes a variable\'s name, a setting is set and removed, the agent and switch change; a change its type refuses writes nothing', async (t) => {
+  const { file, engine, call } = await start(t);
+  const changed = await call('PATCH', '/api/setup/adapters/shop', { agent: 'clerk', enabled: true, settings: { callback_url: 'http://127.0.0.1:9/answers' }, secretEnv: { secret: ENV_NAME } });
+  assert.equal(changed.status, 200, changed.text);
+  const saved = changed.json as AdaptersSaved;
+  assert.equal(saved.written.comments, 'kept');
+  assert.equal(saved.restartNeeded, true);
+  assert.deepEqual(saved.adapters, [{
+    name: 'shop', type: 'webhook', agent: 'clerk', enabled: true, settings: [{ key: 'callback_url', value: 'http://127.0.0.1:9/answers' }],
+    // The running server's state: the change takes effect at its next start.
+    secrets: [{ key: 'secret', env: ENV_NAME, envSet: true, inFile: false }], state: 'disabled', lastError: null,
+  }] satisfies AdapterSetup[]);
+  const text = fs.readFileSync(file, 'utf8');
+  assert.equal(text, CONFIG.replace('secret = "a-literal-secret-in-the-file"\n', 'agent = "clerk"\nenabled = true\ncallback_url = "http://127.0.0.1:9/answers"\nsecret_env = "KW_TEST_SETUP_HOOK_SECRET"\n'), 'in its place, the comments kept, the literal secret gone');
+  assert.ok(!changed.text.includes(SECRET));
+  assert.equal(engine.config.adapters[0]?.agent, 'clerk', 'the config was reloaded');
+
+  // null removes a key; keys not given stay.
+  const unset = await call('PATCH', '/api/setup/adapters/shop', { settings: { callback_url: null }, agent: null });
+  assert.equal(unset.status, 200, unset.text);
+  assert.equal(fs.readFileSync(file, 'utf8'), CONFIG.replace('secret = "a-literal-secret-in-the-file"\n', 'enabled = true\nsecret_env = "KW_TEST_SETUP_HOOK_SECRET"\n'));
+
+  const before = fs.readFileSync(file, 'utf8');
+  for (const [bad, status, code, message] of [
+    [{ secretEnv: { secret: null } }, 422, 'KW_ERR_ADAPTER_CONFIG', /^config\.toml: \[adapters\.shop\] secret: is required/],
+    [{ settings: { reply_timeout_secs: 9999 } }, 422, 'KW_ERR_ADAPTER_CONFIG', /^config\.toml: \[adapters\.shop\] reply_timeout_secs: must be a whole number from 1 to 600/],
+    [{ settings: { secret: 'literal' } }, 400, 'KW_ERR_BAD_REQUEST', /^settings\.secret: is a secret/],
+    [{ settings: { type: 'slack' } }, 400, 'KW_ERR_BAD_REQUEST', /^settings\.type: is not a setting's key/],
+    [{ secretEnv: { callback_url: 'X' } }, 400, 'KW_ERR_BAD_REQUEST', /^secretEnv\.callback_url: is not a secret of a webhook adapter \(its secrets: secret\)/],
+    [{}, 400, 'KW_ERR_BAD_REQUEST', /^body must NOT have fewer than 1 properties/],
+  ] as const) {
+    const refused = await call('PATCH', '/api/setup/adapters/shop', bad);
+    assert.equal(refused.status, status, `${JSON.stringify(bad)}: ${refused.text}`);
+    assert.equal(refused.json.error.code, code);
+    assert.match(refused.json.error.message, message);
+  }
+  assert.equal(fs.readFileSync(file, 'utf8'), before, 'nothing was written');
+  const unknown = await call('PATCH', '/api/setup/adapters/nope', { enabled: false });
+  assert.equal(unknown.status, 404);
+  assert.equal(unknown.json.error.code, 'KW_ERR_ADAPTER_NOT_FOUND');
 });
