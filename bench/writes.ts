@@ -43,11 +43,26 @@ interface Frame {
   commitSize: number;
 }
 
-/** The frames a WAL file holds from `from` (a byte offset at a frame boundary) to its end. */
-function framesFrom(walFile: string, from: number, pageSize: number): Frame[] {
+/** Where the next frame goes (after the last frame of the WAL's salt: a WAL started over keeps its file's length) and that salt. */
+function walMark(walFile: string, pageSize: number): { end: number; salt: string } {
   const buf = fs.readFileSync(walFile);
+  const salt = buf.subarray(16, 24).toString('hex');
+  let end = WAL_HEADER;
+  while (end + FRAME_HEADER + pageSize <= buf.length && buf.subarray(end + 8, end + 16).toString('hex') === salt) end += FRAME_HEADER + pageSize;
+  return { end, salt };
+}
+
+/**
+ * The frames written since `mark`: from there on when the WAL was not started over since,
+ * else from its start (SQLite starts the WAL over at the first commit after a checkpoint
+ * that copied all of it; the new frames carry a new salt, older ones past them are stale).
+ */
+function framesSince(walFile: string, mark: { end: number; salt: string }, pageSize: number): Frame[] {
+  const buf = fs.readFileSync(walFile);
+  const salt = buf.subarray(16, 24).toString('hex');
   const out: Frame[] = [];
-  for (let at = Math.max(from, WAL_HEADER); at + FRAME_HEADER + pageSize <= buf.length; at += FRAME_HEADER + pageSize) {
+  for (let at = salt === mark.salt ? Math.max(mark.end, WAL_HEADER) : WAL_HEADER; at + FRAME_HEADER + pageSize <= buf.length; at += FRAME_HEADER + pageSize) {
+    if (buf.subarray(at + 8, at + 16).toString('hex') !== salt) break;
     out.push({ page: buf.readUInt32BE(at), commitSize: buf.readUInt32BE(at + 4) });
   }
   return out;
@@ -149,18 +164,22 @@ export async function writesOnce(runs: number, warmup = 20): Promise<WritesSampl
     try {
       const { horde } = await engine.resolveHorde(hordeDir);
       for (let i = 0; i < warmup; i++) await engine.waitForRun(await engine.startRun(horde, {}, { provenance: 'bench' }));
-      for (let i = 0; i < runs; i++) {
-        const from = fs.statSync(wal).size;
+      for (let i = 0, tries = 0; i < runs; ) {
+        const mark = walMark(wal, 4096);
         rec.statements = [];
         const id = await engine.startRun(horde, {}, { provenance: 'bench' });
         if ((await engine.waitForRun(id)) !== 'succeeded') throw new Error(`run ${id} did not succeed`);
         const statements = rec.statements;
         rec.statements = undefined;
-        const owners = pageOwners(file);
-        const commits = commitsOf(framesFrom(wal, from, 4096), 4096, owners);
-        if (commits.length !== statements.length) throw new Error(`${commits.length} commits in the WAL, ${statements.length} transactions seen (did the WAL start over?)`);
+        const commits = commitsOf(framesSince(wal, mark, 4096), 4096, pageOwners(file));
+        if (commits.length !== statements.length) {
+          // The WAL started over in the middle of the run (a checkpoint between two of its commits): measure another.
+          if (++tries > 20) throw new Error(`${commits.length} commits in the WAL, ${statements.length} transactions seen`);
+          continue;
+        }
         last = commits.map((c, k) => ({ ...c, statements: statements[k]! }));
         all.push(...last);
+        i++;
       }
     } finally {
       await engine.close();
@@ -186,12 +205,12 @@ function floorWrites(runs: number, rec: Recorder): WritesSample {
     const insert = db.prepare('INSERT INTO events (run_id, seq, at, body) VALUES (?, ?, ?, ?)');
     const commit = db.transaction((runId: string, seq: number) => insert.run(runId, seq, Date.now(), body));
     for (let i = 0; i < 20 * W1_STEPS; i++) commit(`warmup${Math.floor(i / W1_STEPS)}`, i % W1_STEPS);
-    const from = fs.statSync(`${file}-wal`).size;
+    const mark = walMark(`${file}-wal`, 4096);
     rec.statements = [];
     for (let i = 0; i < runs * W1_STEPS; i++) commit(`r${Math.floor(i / W1_STEPS)}`, i % W1_STEPS);
     const statements = rec.statements;
     rec.statements = undefined;
-    const commits = commitsOf(framesFrom(`${file}-wal`, from, 4096), 4096, pageOwners(file)).map((c, k) => ({ ...c, statements: statements[k] ?? [] }));
+    const commits = commitsOf(framesSince(`${file}-wal`, mark, 4096), 4096, pageOwners(file)).map((c, k) => ({ ...c, statements: statements[k] ?? [] }));
     db.close();
     return summarise(commits, runs * W1_STEPS);
   } finally {
