@@ -29,6 +29,18 @@ export interface Batch {
   onFailed?(err: unknown): void;
 }
 
+/** A run's row as one commit leaves it: the state before the commit's first batch of it, and after its last. */
+interface RunRowChange {
+  before: RunState;
+  lastSeq: number;
+  state: RunState;
+  context: RunContext;
+  /** The commit creates the run: its row is inserted as the commit leaves it. */
+  created: Created | undefined;
+}
+
+type Created = Extract<RunEvent, { type: 'run.created' }>;
+
 export interface CommitterDeps {
   /** The store whose transaction each group commit is. */
   store: Pick<RunStore, 'transaction'>;
@@ -59,6 +71,8 @@ export class Committer {
     this.write = deps.store.transaction((batches: Batch[], at: number) => {
       const out: StoredEvent[][] = [];
       deps.leases.fence(batches);
+      // Each run's row is written once per commit, however many of its batches the commit holds.
+      const rows = new Map<string, RunRowChange>();
       for (const b of batches) {
         const stored: StoredEvent[] = [];
         let seq = b.firstSeq;
@@ -68,10 +82,18 @@ export class Committer {
           stored.push({ gseq, runId: b.runId, seq, at, event });
           seq++;
         }
-        if (b.events.length > 0) deps.projections.settle(b.runId, seq - 1, at, b.before, b.state, b.context);
+        if (b.events.length > 0) {
+          const first = b.events[0]!;
+          const row = rows.get(b.runId);
+          rows.set(b.runId, {
+            before: row?.before ?? b.before, lastSeq: seq - 1, state: b.state, context: b.context,
+            created: row?.created ?? (first.type === 'run.created' ? first : undefined),
+          });
+        }
         b.alsoWrite?.();
         out.push(stored);
       }
+      for (const [runId, r] of rows) deps.projections.settle(runId, r.lastSeq, at, r.before, r.state, r.context, r.created);
       return out;
     });
   }

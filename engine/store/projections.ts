@@ -24,8 +24,7 @@ export class Projections {
   /** Apply one event's row changes (inside the caller's transaction). */
   apply(runId: string, seq: number, at: number, event: RunEvent): void {
     switch (event.type) {
-      case 'run.created':
-        this.runs.insert({ id: runId, hordeId: event.hordeId, hordeHash: event.horde.hash, provenance: event.provenance, input: JSON.stringify(event.input), at, seq });
+      case 'run.created': // the run's row is written once per commit, by `settle`
         return;
       case 'step.started':
         this.attempts.start(runId, event.step, event.attempt, at);
@@ -64,21 +63,32 @@ export class Projections {
     }
   }
 
-  /** The run row after a batch of its events: its state as the machine now says (`before`: the state the row held). */
-  settle(runId: string, lastSeq: number, at: number, before: RunState, state: RunState, ctx: RunContext): void {
-    if (state === before) {
-      this.runs.progress(runId, at, lastSeq);
-      return;
-    }
+  /**
+   * The run's row, once per commit, after its events: its state as the machine now says
+   * (`before`: the state the row held). The commit that holds `run.created` inserts the row
+   * as the commit leaves it; a later one updates it, only `updated_at` and `last_seq` when
+   * the state stayed (the error columns change only with it).
+   */
+  settle(runId: string, lastSeq: number, at: number, before: RunState, state: RunState, ctx: RunContext, created?: Created): void {
     const final = FINAL_RUN_STATES.has(state);
-    this.runs.settle({
+    const ended = {
       id: runId, state, at, lastSeq, finishedAt: final ? at : null,
       errorCode: ctx.error?.code ?? (ctx.cancelled ? 'KW_ERR_RUN_CANCELLED' : null),
       error: ctx.error?.message ?? ctx.cancelled?.reason ?? null,
-    });
+    };
+    if (created !== undefined) {
+      this.runs.insert({ ...ended, hordeId: created.hordeId, hordeHash: created.horde.hash, provenance: created.provenance, input: JSON.stringify(created.input) });
+    } else if (state === before) {
+      this.runs.progress(runId, at, lastSeq);
+      return;
+    } else {
+      this.runs.settle(ended);
+    }
     if (final) {
       this.attempts.cancelRunning(runId, at);
       this.approvals.voidPending(runId, at);
     }
   }
 }
+
+type Created = Extract<RunEvent, { type: 'run.created' }>;

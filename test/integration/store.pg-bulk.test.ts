@@ -33,7 +33,7 @@ function script(store: RunStore): void {
   let gseq = 0;
   const append = (runId: string, seq: number, data: string): void => void (gseq = store.events.append(runId, seq, 'step.started', 1, 1000 + seq, data));
   store.transaction(() => {
-    store.runWrites.insert({ id: 'r1', hordeId: 'h', hordeHash: 'hash', provenance: AWKWARD[0]!, input: AWKWARD[1]!, at: 1000, seq: 1 });
+    store.runWrites.insert({ id: 'r1', hordeId: 'h', hordeHash: 'hash', provenance: AWKWARD[0]!, input: AWKWARD[1]!, at: 1000, state: 'queued', lastSeq: 1, finishedAt: null, errorCode: null, error: null });
     AWKWARD.forEach((text, i) => append('r1', i + 1, JSON.stringify({ text })));
     store.attemptWrites.start('r1', 'a', 1, 1001);
     store.attemptWrites.spawned('r1', 'a', 1, 4242, 'tok,en"1');
@@ -43,7 +43,7 @@ function script(store: RunStore): void {
     store.runWrites.progress('r1', 1002, 3);
     store.runWrites.settle({ id: 'r1', state: 'running', at: 1002, lastSeq: 5, finishedAt: null, errorCode: null, error: null });
     store.runWrites.progress('r1', 1002, 8);
-    store.runWrites.insert({ id: 'r2', hordeId: 'h', hordeHash: 'hash', provenance: 'api', input: '{}', at: 1003, seq: 1 });
+    store.runWrites.insert({ id: 'r2', hordeId: 'h', hordeHash: 'hash', provenance: 'api', input: '{}', at: 1003, state: 'running', lastSeq: 1, finishedAt: null, errorCode: null, error: null });
     append('r2', 1, AWKWARD[6]!);
   })();
   store.transaction(() => {

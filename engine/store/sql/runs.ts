@@ -3,15 +3,13 @@ import type { Database } from 'better-sqlite3';
 import type { RunState } from '../../../actors/index.js';
 import { listByShape, whereOf } from '../where.js';
 
-export interface NewRun {
-  id: string;
+/** A run's row as the commit that creates it leaves it (`at`: its creation, and the row's update). */
+export interface NewRun extends RunSettled {
   hordeId: string;
   hordeHash: string;
   provenance: string;
   /** JSON of the form's answers. */
   input: string;
-  at: number;
-  seq: number;
 }
 
 export interface RunSettled {
@@ -81,19 +79,19 @@ export function runReads(db: Database) {
 }
 
 export function runWrites(db: Database) {
-  const insert = db.prepare<[id: string, hordeId: string, hordeHash: string, provenance: string, input: string, createdAt: number, updatedAt: number, seq: number]>(
-    `INSERT INTO runs (id, horde_id, horde_hash, state, provenance, input, created_at, updated_at, last_seq)
-     VALUES (?, ?, ?, 'queued', ?, ?, ?, ?, ?)`);
+  const insert = db.prepare<[id: string, hordeId: string, hordeHash: string, state: RunState, provenance: string, input: string, createdAt: number, updatedAt: number, lastSeq: number, finishedAt: number | null, errorCode: string | null, error: string | null]>(
+    `INSERT INTO runs (id, horde_id, horde_hash, state, provenance, input, created_at, updated_at, last_seq, finished_at, error_code, error)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const update = db.prepare<[state: RunState, at: number, lastSeq: number, finishedAt: number | null, errorCode: string | null, error: string | null, id: string]>(
     'UPDATE runs SET state = ?, updated_at = ?, last_seq = ?, finished_at = ?, error_code = ?, error = ? WHERE id = ?');
   // Sets no indexed column: rewriting an unchanged state would still rewrite its runs_by_state entry, one more page per commit.
   const progress = db.prepare<[at: number, lastSeq: number, id: string]>('UPDATE runs SET updated_at = ?, last_seq = ? WHERE id = ?');
   return {
-    /** `run.created`: the run's row, queued. */
-    insert: (r: NewRun): void => void insert.run(r.id, r.hordeId, r.hordeHash, r.provenance, r.input, r.at, r.at, r.seq),
-    /** After each batch of a run's events: its state as the machine now says. */
+    /** The commit that holds `run.created`: the run's row as that commit leaves it. */
+    insert: (r: NewRun): void => void insert.run(r.id, r.hordeId, r.hordeHash, r.state, r.provenance, r.input, r.at, r.at, r.lastSeq, r.finishedAt, r.errorCode, r.error),
+    /** After a commit's events of a run that changed its state: its state as the machine now says. */
     settle: (r: RunSettled): void => void update.run(r.state, r.at, r.lastSeq, r.finishedAt, r.errorCode, r.error, r.id),
-    /** After a batch that left the run's state as it was (the error columns change only with it): how far its log goes. */
+    /** After a commit that left the run's state as it was (the error columns change only with it): how far its log goes. */
     progress: (id: string, at: number, lastSeq: number): void => void progress.run(at, lastSeq, id),
   };
 }

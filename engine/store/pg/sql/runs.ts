@@ -6,14 +6,16 @@ import type { Bulk, PgSession } from '../session.js';
 
 const byId = (row: readonly unknown[]): string => row[0] as string;
 
+/** A run's row as the commit that creates it leaves it. */
 const INSERT: Bulk = {
   rank: 10,
-  sql: `INSERT INTO runs (id, horde_id, horde_hash, state, provenance, input, created_at, updated_at, last_seq)
-        SELECT t.id, t.horde_id, t.horde_hash, 'queued', t.provenance, t.input, t.at, t.at, t.seq
-        FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::integer[]) AS t(id, horde_id, horde_hash, provenance, input, at, seq)`,
+  sql: `INSERT INTO runs (id, horde_id, horde_hash, state, provenance, input, created_at, updated_at, last_seq, finished_at, error_code, error)
+        SELECT t.id, t.horde_id, t.horde_hash, t.state, t.provenance, t.input, t.at, t.at, t.last_seq, t.finished_at, t.error_code, t.error
+        FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::integer[], $9::bigint[], $10::text[], $11::text[])
+          AS t(id, horde_id, horde_hash, state, provenance, input, at, last_seq, finished_at, error_code, error)`,
 };
 
-/** A run's new state after a batch (the last of a commit's batches of one run wins: it holds the latest). */
+/** A run's new state after a commit's events of it (the committer writes each run's row once per commit). */
 const SETTLE: Bulk = {
   rank: 11,
   key: byId,
@@ -22,7 +24,7 @@ const SETTLE: Bulk = {
         WHERE runs.id = t.id`,
 };
 
-/** A batch that left the state as it was; it may come before or after a settle of the same run in one commit, so it never moves anything back. */
+/** A commit that left the run's state as it was (never moves anything back). */
 const PROGRESS: Bulk = {
   rank: 12,
   key: byId,
@@ -59,7 +61,7 @@ export function pgRunReads(s: PgSession): RunReads {
 
 export function pgRunWrites(s: PgSession): RunWrites {
   return {
-    insert: (r) => s.writeRow(INSERT, [r.id, r.hordeId, r.hordeHash, r.provenance, r.input, r.at, r.seq]),
+    insert: (r) => s.writeRow(INSERT, [r.id, r.hordeId, r.hordeHash, r.state, r.provenance, r.input, r.at, r.lastSeq, r.finishedAt, r.errorCode, r.error]),
     settle: (r) => s.writeRow(SETTLE, [r.id, r.state, r.at, r.lastSeq, r.finishedAt, r.errorCode, r.error]),
     progress: (id, at, lastSeq) => s.writeRow(PROGRESS, [id, at, lastSeq]),
   };
