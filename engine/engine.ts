@@ -350,6 +350,8 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       agentExists: (name) => team.get(name) !== undefined,
       onToolsChanged: () => models.reload(),
       onChange: () => observers.emit('adapters:changed', {}),
+      // A `type = "plugin"` adapter runs in its plugin's process, under its grants.
+      pluginAdapter: (plugin, adapter) => plugins.adapter(plugin, adapter),
       ...(options.adapterReplyBackoffMs === undefined ? {} : { replyBackoffMs: options.adapterReplyBackoffMs }),
       ...(options.adapterStartTimeoutMs === undefined ? {} : { startTimeoutMs: options.adapterStartTimeoutMs }),
     });
