@@ -47,6 +47,9 @@ interface RelayOptions {
   grant?: boolean;
   /** Change the copied adapter module before the plugin is found. */
   editAdapter?: (source: string) => string;
+  /** The section's `adapter` key (default "relay"). */
+  adapter?: string;
+  pluginCallTimeoutMs?: number;
 }
 
 async function relaySetup(t: TestContext, options: RelayOptions = {}): Promise<RelaySetup> {
@@ -67,8 +70,11 @@ async function relaySetup(t: TestContext, options: RelayOptions = {}): Promise<R
     const file = path.join(path.dirname(manifest), 'adapter.js');
     fs.writeFileSync(file, options.editAdapter(fs.readFileSync(file, 'utf8')));
   }
-  const config = `[adapters.relay]\ntype = "plugin"\nplugin = "hello"\nadapter = "relay"\nenabled = true\nagent = "assistant"\nsecret = "${SECRET}"\nreply_url = "${relay.origin}/answers"\n`;
-  const s = await adapterSetup(t, echoScript, config, { testOnlyFetchAllow: [relay.allow] }, home);
+  const config = `[adapters.relay]\ntype = "plugin"\nplugin = "hello"\nadapter = "${options.adapter ?? 'relay'}"\nenabled = true\nagent = "assistant"\nsecret = "${SECRET}"\nreply_url = "${relay.origin}/answers"\n`;
+  const s = await adapterSetup(t, echoScript, config, {
+    testOnlyFetchAllow: [relay.allow],
+    ...(options.pluginCallTimeoutMs === undefined ? {} : { pluginCallTimeoutMs: options.pluginCallTimeoutMs }),
+  }, home);
   if (options.grant !== false) s.engine.plugins.grant('hello', 'ann (test)');
   await s.engine.adapters.start();
   const port = await freePort();
@@ -170,6 +176,41 @@ test('a plugin not granted leaves its adapter error with the reason, and its rou
   const ok = await s.send({ id: 'g-2', text: 'now?' });
   assert.equal(ok.status, 200);
   await waitFor(() => s.answers.length === 1, 'the answer delivered');
+
+  // A revoke takes effect at the next request: refused, nothing recorded, and the status says why.
+  s.engine.plugins.revoke('hello', 'ann (test)');
+  const revoked = await s.send({ id: 'g-3', text: 'and now?' });
+  assert.equal(revoked.status, 409);
+  assert.equal(revoked.json.error.code, 'KW_ERR_PLUGIN_NOT_GRANTED');
+  assert.equal(s.engine.adapters.record((ok.json.records as number[])[0]! + 1), undefined);
+  assert.match((await s.status()).lastError, /plugin hello is not granted/);
+});
+
+test('an adapter the plugin does not declare leaves the section error with KW_ERR_PLUGIN_ADAPTER naming what it declares', async (t) => {
+  const s = await relaySetup(t, { adapter: 'matrix' });
+  const status = await s.status();
+  assert.equal(status.state, 'error');
+  assert.match(status.lastError, /plugin hello declares no adapter "matrix" in its kowalski-plugin\.toml \(it declares relay\)/);
+});
+
+test('a plugin whose receive does not answer in time: 504 KW_ERR_PLUGIN_TIMEOUT, its process killed, counted on the adapter; the next message is answered', async (t) => {
+  const s = await relaySetup(t, {
+    net: true,
+    pluginCallTimeoutMs: 8000,
+    editAdapter: (source) => source.replace('async receive({ headers, body, options }) {', 'async receive({ headers, body, options }) {\n    if (body.includes(\'"hang me"\')) await new Promise(() => {});'),
+  });
+  // Its process started and answered once, so the time limit is the call's alone.
+  assert.equal((await s.send({ id: 'h-0', text: 'warm up' })).status, 200);
+  const hung = await s.send({ id: 'h-1', text: 'hang me' });
+  assert.equal(hung.status, 504);
+  assert.equal(hung.json.error.code, 'KW_ERR_PLUGIN_TIMEOUT');
+  assert.match(hung.json.error.message, /plugin hello: adapter relay's receive did not answer within 8000 ms/);
+  const status = await s.status();
+  assert.equal(status.state, 'running');
+  assert.match(status.lastError, /did not answer within 8000 ms/);
+  const next = await s.send({ id: 'h-2', text: 'awake?' });
+  assert.equal(next.status, 200);
+  await waitFor(() => s.answers.some((a) => a.inReplyTo === 'h-2'), 'the next answer delivered');
 });
 
 test('a plugin whose process crashes during receive: 502 KW_ERR_PLUGIN_CRASHED, counted on the adapter, nothing recorded, and the server goes on with the next message', async (t) => {

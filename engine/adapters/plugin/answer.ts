@@ -26,7 +26,7 @@ export interface PluginReceiveAnswer {
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export function readReceiveAnswer(plugin: string, adapter: string, value: unknown): PluginReceiveAnswer {
-  const bad = (field: string, what: string): KowalskiError => new KowalskiError('KW_ERR_PLUGIN_ADAPTER', `plugin ${plugin}: adapter ${adapter}'s receive answered ${field} ${what}`);
+  const bad = (field: string, what: string): KowalskiError => new KowalskiError('KW_ERR_PLUGIN_ADAPTER', `plugin ${plugin}: adapter ${adapter}'s receive answered ${field === '' ? '' : `${field} `}${what}`);
   if (!isObject(value)) throw bad('', 'with something that is not an object {status?, body?, messages}');
   const { status, body, messages = [] } = value;
   for (const key of Object.keys(value)) if (!['status', 'body', 'messages'].includes(key)) throw bad(key, 'which is not a known field (status, body, messages)');
