@@ -15,6 +15,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
 import { buildApi } from '../../api/index.js';
+import { createEngine } from '../../engine/index.js';
 import type { Engine } from '../../engine/index.js';
 import { cleanups } from '../../testkit/cleanup.js';
 import type { FakeModelServer } from '../../testkit/fake-models.js';
@@ -30,6 +31,11 @@ const SECRET = 'relay-secret-for-tests';
 
 interface RelaySetup {
   engine: Engine;
+  home: string;
+  /** The status the fake relay answers the plugin's posts with (default 204): an answer is kept only when it is 2xx. */
+  relayStatus: { code: number };
+  /** The fake relay's test-only fetch allowance, `127.0.0.1:<port>`. */
+  relayAllow: string;
   model: FakeModelServer;
   /** The answers the plugin posted to the fake relay. */
   answers: any[];
@@ -50,16 +56,19 @@ interface RelayOptions {
   /** The section's `adapter` key (default "relay"). */
   adapter?: string;
   pluginCallTimeoutMs?: number;
+  /** Pauses between reply attempts, ms (default: the test helper's [20, 40]). */
+  replyBackoffMs?: number[];
 }
 
 async function relaySetup(t: TestContext, options: RelayOptions = {}): Promise<RelaySetup> {
   const answers: any[] = [];
+  const relayStatus = { code: 204 };
   const relay = await serveHttp(t, (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      answers.push(JSON.parse(Buffer.concat(chunks).toString('utf8')));
-      res.writeHead(204).end();
+      if (relayStatus.code < 300) answers.push(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+      res.writeHead(relayStatus.code).end();
     });
   });
   const home = tempDir(t, 'kw-plugin-adapter-');
@@ -74,6 +83,7 @@ async function relaySetup(t: TestContext, options: RelayOptions = {}): Promise<R
   const s = await adapterSetup(t, echoScript, config, {
     testOnlyFetchAllow: [relay.allow],
     ...(options.pluginCallTimeoutMs === undefined ? {} : { pluginCallTimeoutMs: options.pluginCallTimeoutMs }),
+    ...(options.replyBackoffMs === undefined ? {} : { adapterReplyBackoffMs: options.replyBackoffMs }),
   }, home);
   if (options.grant !== false) s.engine.plugins.grant('hello', 'ann (test)');
   await s.engine.adapters.start();
@@ -83,7 +93,7 @@ async function relaySetup(t: TestContext, options: RelayOptions = {}): Promise<R
   cleanups(t)(() => api.app.close());
   const origin = `http://127.0.0.1:${port}`;
   return {
-    engine: s.engine, model: s.server, answers, origin,
+    engine: s.engine, home, relayStatus, relayAllow: relay.allow, model: s.server, answers, origin,
     async send(message, signature) {
       const body = JSON.stringify(message);
       const ts = String(Math.floor(Date.now() / 1000));
@@ -235,4 +245,26 @@ test('a plugin whose process crashes during receive: 502 KW_ERR_PLUGIN_CRASHED, 
   await waitFor(() => s.answers.length === 1, 'the next answer delivered');
   assert.deepEqual(s.answers[0], { inReplyTo: 'c-2', conversation: 'c-2', text: 'echo: still there?' });
   assert.equal(s.engine.plugins.get('hello').process?.restarts, 1);
+});
+
+test('an answer the plugin could not send yet is sent through it after a restart of the engine, without asking the agent again', async (t) => {
+  // The next attempt would wait a minute: the engine is closed before it.
+  const s = await relaySetup(t, { net: true, replyBackoffMs: [60_000] });
+  s.relayStatus.code = 503;
+  const sent = await s.send({ id: 'r-1', text: 'are you durable?' });
+  const [id] = sent.json.records as number[];
+  await waitFor(() => (s.engine.adapters.record(id!)?.replyAttempts ?? 0) >= 1, 'the first send refused by the relay');
+  assert.equal(s.engine.adapters.record(id!)?.state, 'answered');
+  assert.match(s.engine.adapters.record(id!)?.lastError ?? '', /the relay answered 503/);
+  const modelCalls = s.model.requests.length;
+  await s.engine.close();
+
+  s.relayStatus.code = 204;
+  const again = await createEngine({ dataDir: s.home, testOnlyFetchAllow: [s.relayAllow] });
+  cleanups(t)(() => again.close());
+  await again.adapters.start();
+  await waitFor(() => s.answers.length === 1, 'the recorded answer sent after the restart');
+  assert.deepEqual(s.answers[0], { inReplyTo: 'r-1', conversation: 'r-1', text: 'echo: are you durable?' });
+  await waitFor(() => again.adapters.record(id!)?.state === 'replied', 'the record replied');
+  assert.equal(s.model.requests.length, modelCalls, 'the agent was not asked again');
 });
