@@ -7,7 +7,8 @@
  * `{ok, records, duplicates}`). Like the other adapter routes it needs no bearer token —
  * the plugin's signature check is the route's — and nothing here gives the plugin a way
  * into the API. A plugin that crashed, timed out or is no longer granted: its code (502,
- * 504, 409), counted on the adapter's status; the server goes on.
+ * 504, 409) with no more words than that — the details, which may hold the plugin's
+ * stderr, go to the adapter's status only — counted there; the server goes on.
  */
 import type { FastifyInstance } from 'fastify';
 import { KowalskiError } from '../../core/index.js';
@@ -30,7 +31,14 @@ export async function adapterPluginRoutes(app: FastifyInstance, engine: Engine):
       const { instance } = engine.adapters.target('plugin', req.params.name);
       const handler = instance as Partial<PluginAdapterInstance>;
       if (typeof handler.handle !== 'function') throw new KowalskiError('KW_ERR_INTERNAL', `the plugin adapter ${req.params.name} does not answer HTTP requests`);
-      const answer = await handler.handle({ headers: req.headers, rawBody: Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0) });
+      let answer;
+      try {
+        answer = await handler.handle({ headers: req.headers, rawBody: Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0) });
+      } catch (err) {
+        // The sender is not the operator (no token here): it learns the code, never the plugin's words (its stderr, its paths).
+        if (!(err instanceof KowalskiError)) throw err;
+        throw new KowalskiError(err.code, `the plugin adapter ${req.params.name} could not take this request (${err.code}); the operator sees why in kowalski adapters, or the app's Adapters screen`);
+      }
       return reply.code(answer.status).send(answer.body);
     });
   });
