@@ -35,6 +35,7 @@ import { setupMcpRoutes } from './routes/setup-mcp.js';
 import { setupAdapterRoutes } from './routes/setup-adapters.js';
 import { adapterWebhookRoutes } from './routes/adapter-webhook.js';
 import { adapterRoutes } from './routes/adapters.js';
+import { adapterPluginRoutes } from './routes/adapter-plugin.js';
 import { discordRoutes } from './routes/adapter-discord.js';
 import { slackRoutes } from './routes/adapter-slack.js';
 import { UI_PATHS, uiRoutes } from './routes/ui.js';
@@ -197,6 +198,7 @@ export async function buildApi(engine: Engine, options: ApiOptions): Promise<Api
   await adapterWebhookRoutes(app, engine);
   await slackRoutes(app, engine);
   await discordRoutes(app, engine);
+  await adapterPluginRoutes(app, engine);
   uiRoutes(app, options.uiDir ?? path.join(packageRoot(import.meta.url), 'ui', 'dist'));
   return { app, loginCodes, hub, uploads };
 }

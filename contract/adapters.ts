@@ -1,7 +1,7 @@
 /** Adapters, the inbound channels (`GET /api/adapters`, docs/adapters.md). */
 
 /** The adapters kowalski has. A configured `[adapters.<name>]` section picks one with `type` (default: its name). */
-export type AdapterType = 'webhook' | 'slack' | 'discord' | 'email' | 'calendar';
+export type AdapterType = 'webhook' | 'slack' | 'discord' | 'email' | 'calendar' | 'plugin';
 
 /** `running`: started and taking messages; `stopped`: switched off or not configured; `error`: its start (or its last poll) failed. */
 export type AdapterState = 'running' | 'stopped' | 'error';

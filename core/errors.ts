@@ -170,6 +170,7 @@ export const ERROR_CODES = {
   KW_ERR_PLUGIN_CRASHED: { group: 'retryable', summary: "a plugin's process exited during a call; it is started again at the next call" },
   KW_ERR_PLUGIN_TIMEOUT: { group: 'retryable', summary: "a plugin's tool did not answer within its time limit; its process was killed and is started again at the next call" },
   KW_ERR_PLUGIN_RESULT_LIMIT: { group: 'terminal', summary: "a plugin's tool answered with more than the size limit, or not with text or JSON" },
+  KW_ERR_PLUGIN_ADAPTER: { group: 'terminal', summary: "a plugin adapter: its plugin declares no such adapter, or its receive answered with something that is not { status?, body?, messages } of valid inbound messages" },
   KW_ERR_PLUGIN_STOPPED: { group: 'terminal', summary: "a plugin's process was stopped (revoked, rescanned, kowalski shutting down) while a call waited for it" },
   KW_ERR_PLUGIN_FAILED: { group: 'operator', summary: "a plugin's process crashed, hung or failed to start more often than its restart limit allows; its tools fail until it is granted again or rescanned" },
   KW_ERR_SEARCH_UNCONFIGURED: { group: 'terminal', summary: 'web_search was called but no search engine is configured in [tools.web_search]' },

@@ -130,6 +130,8 @@ export interface EngineOptions {
    * trial run works). `null`: none, plugins are confined by Node's permission model only (tests of that path).
    */
   bwrap?: string | null;
+  /** A plugin's call (a tool's, an adapter's receive or send) and its start, ms (default 30 000): tests of a plugin that hangs. */
+  pluginCallTimeoutMs?: number;
   /** The engine's timers (default: real timers on `clock`): triggers' schedules and debounces, the hot reload, idle data tool servers. Tests drive them with a simulated clock. */
   timers?: Timers;
   /** Quiet time after a change under `<data>/hordes/` (or `<data>/team/`) before it is re-read, ms (default 300). */
@@ -350,6 +352,8 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       agentExists: (name) => team.get(name) !== undefined,
       onToolsChanged: () => models.reload(),
       onChange: () => observers.emit('adapters:changed', {}),
+      // A `type = "plugin"` adapter runs in its plugin's process, under its grants.
+      pluginAdapter: (plugin, adapter) => plugins.adapter(plugin, adapter),
       ...(options.adapterReplyBackoffMs === undefined ? {} : { replyBackoffMs: options.adapterReplyBackoffMs }),
       ...(options.adapterStartTimeoutMs === undefined ? {} : { startTimeoutMs: options.adapterStartTimeoutMs }),
     });
@@ -359,6 +363,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       onChange: () => observers.emit('plugins:changed', {}),
       ...(options.testOnlyFetchAllow === undefined ? {} : { testOnlyFetchAllow: options.testOnlyFetchAllow }),
       ...(options.bwrap === undefined ? {} : { sandbox: { bwrap: options.bwrap } }),
+      ...(options.pluginCallTimeoutMs === undefined ? {} : { callTimeoutMs: options.pluginCallTimeoutMs }),
     });
     // The registry is made below: nothing here runs before a tool is registered. The team reads its profiles again when the tools change.
     const userTools: UserTools = new UserTools({ builtinToolNames: (): string[] => models.builtinToolNames(), onChange: () => models.reload() });

@@ -81,5 +81,5 @@ export type { Sandbox, SandboxOptions } from './plugins/runner/index.js';
 export type { PluginAuditEntry } from './plugins/grants.js';
 export { ADAPTER_TYPES, DELIVERY_HEADER, SIGNATURE_HEADER, SIGNATURE_VERSION, TIMESTAMP_HEADER, TOLERANCE_SECS, signedHeaders, webhookDigest } from './adapters/index.js';
 export { isHttpAdapter } from './adapters/index.js';
-export type { HttpAdapterInstance, InboundAnswer, InboundHeaders, InboundRequest } from './adapters/index.js';
+export type { HttpAdapterInstance, InboundAnswer, InboundHeaders, InboundRequest, PluginAdapterInstance } from './adapters/index.js';
 export type { Accepted, AdapterDefinition, AdapterHost, AdapterInstance, AdapterState, AdapterStatus, AdapterType, Adapters, InboundMessage, InboundRecord, InboundState, RunningAdapter, WebhookSettings } from './adapters/index.js';

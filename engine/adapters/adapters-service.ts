@@ -9,7 +9,7 @@ import { Inbound } from './inbound.js';
 import type { InboundDeps } from './inbound.js';
 import { AdapterRegistry } from './registry.js';
 import type { RegistryDeps, RunningAdapter } from './registry.js';
-import type { Accepted, AdapterHost, AdapterStatus, AdapterType, InboundMessage, InboundRecord } from './types.js';
+import type { Accepted, AdapterHost, AdapterStatus, AdapterType, InboundMessage, InboundRecord, PluginAdapterCalls } from './types.js';
 
 export interface Adapters {
   /** Every configured adapter's status (secrets masked). */
@@ -38,6 +38,8 @@ export interface AdaptersDeps
     Pick<InboundDeps, 'db' | 'chat' | 'crash' | 'replyBackoffMs'> {
   /** The running adapters' tools changed (the tool registry is rebuilt). */
   onToolsChanged(): void;
+  /** A plugin's adapter, for `type = "plugin"` adapters (the engine's plugins). */
+  pluginAdapter?(plugin: string, adapter: string): PluginAdapterCalls;
 }
 
 export function createAdapters(deps: AdaptersDeps): Adapters {
@@ -52,8 +54,9 @@ export function createAdapters(deps: AdaptersDeps): Adapters {
       return { cancel };
     },
     currentSettings: () => registry.currentSettings(name),
+    ...(deps.pluginAdapter === undefined ? {} : { pluginAdapter: deps.pluginAdapter }),
   });
-  const { db, chat, crash, replyBackoffMs, onToolsChanged, ...registryDeps } = deps;
+  const { db, chat, crash, replyBackoffMs, onToolsChanged, pluginAdapter: _pluginAdapter, ...registryDeps } = deps;
   const registry: AdapterRegistry = new AdapterRegistry({
     ...registryDeps, queries, hostFor,
     onStarted(name, instance) {

@@ -9,6 +9,7 @@ import { CALENDAR_TOOL_NAMES } from './calendar/tool-names.js';
 import { webhookAdapter } from './webhook/webhook-adapter.js';
 import { slackAdapter } from './slack/slack-adapter.js';
 import { discordAdapter } from './discord/discord-adapter.js';
+import { pluginAdapter } from './plugin/plugin-adapter.js';
 
 export const ADAPTER_DEFINITIONS: readonly AdapterDefinition<unknown>[] = [
   webhookAdapter,
@@ -16,6 +17,7 @@ export const ADAPTER_DEFINITIONS: readonly AdapterDefinition<unknown>[] = [
   discordAdapter,
   emailAdapter,
   calendarAdapter,
+  pluginAdapter,
 ];
 
 /** The tools adapters give agents while they run: an agent's profile may name them although the adapter is off (its turn then fails with KW_ERR_TOOL_UNKNOWN). */

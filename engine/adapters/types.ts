@@ -11,7 +11,7 @@ import type { AdapterType } from '../../contract/adapters.js';
 export type { AdapterState, AdapterStatus, AdapterType } from '../../contract/adapters.js';
 
 /** The adapters kowalski has. A configured `[adapters.<name>]` section picks one with `type` (default: its name). */
-export const ADAPTER_TYPES = ['webhook', 'slack', 'discord', 'email', 'calendar'] as const satisfies readonly AdapterType[];
+export const ADAPTER_TYPES = ['webhook', 'slack', 'discord', 'email', 'calendar', 'plugin'] as const satisfies readonly AdapterType[];
 /** Compiles only while ADAPTER_TYPES lists every AdapterType. */
 type _EveryAdapterType<T extends never = Exclude<AdapterType, (typeof ADAPTER_TYPES)[number]>> = T;
 
@@ -86,6 +86,18 @@ export interface AdapterHost<S = unknown> {
    * they became bad or the section is gone, KW_ERR_CONFIG_INVALID when the file is.
    */
   currentSettings(): S;
+  /**
+   * Adapter `adapter` of plugin `plugin` (a `type = "plugin"` adapter): its calls run in the plugin's
+   * process under its grants. Throws KW_ERR_PLUGIN_NOT_FOUND, KW_ERR_PLUGIN_NOT_GRANTED, or
+   * KW_ERR_PLUGIN_ADAPTER when the plugin declares no such adapter; absent where there are no plugins.
+   */
+  pluginAdapter?(plugin: string, adapter: string): PluginAdapterCalls;
+}
+
+/** A plugin's adapter, as the engine's plugins give it (engine/plugins' PluginAdapterLink). */
+export interface PluginAdapterCalls {
+  /** `receive` (an inbound request) or `send` (an answer back): resolves with what the plugin's method returned. */
+  call(method: 'receive' | 'send', args: Record<string, unknown>, signal: AbortSignal): Promise<unknown>;
 }
 
 /** The engine side of one adapter type. */

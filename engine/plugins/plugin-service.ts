@@ -22,8 +22,14 @@ import type { PluginAuditEntry } from './grants.js';
 import { pluginToolName } from './manifest.js';
 import { permissionsHash, permissionsInWords } from './permissions.js';
 import { detectSandbox, startPluginProcess } from './runner/index.js';
-import type { PluginProcess, Sandbox, SandboxOptions } from './runner/index.js';
+import type { AdapterMethod, PluginProcess, Sandbox, SandboxOptions } from './runner/index.js';
 import type { PluginConfinement, PluginFailure, PluginManifest, PluginStatus } from './types.js';
+
+/** A plugin's adapter as a `type = "plugin"` adapter reaches it: each call runs in the plugin's process, under its grants. */
+export interface PluginAdapterLink {
+  /** `receive` (an inbound request) or `send` (an answer back); resolves with the value the plugin's method returned. */
+  call(method: AdapterMethod, args: Record<string, unknown>, signal: AbortSignal): Promise<unknown>;
+}
 
 /** Failures kept per plugin (the newest). */
 const MAX_FAILURES = 20;
@@ -169,16 +175,39 @@ export class PluginService {
     await Promise.all([...this.entries.values()].map((e) => this.stopProcess(e)));
   }
 
-  /** A call of a granted plugin's tool: refused unless the grant in force still matches; its process started on first use. */
-  private async call(plugin: string, tool: string, args: Record<string, unknown>, signal: AbortSignal) {
-    const entry = this.entries.get(plugin);
+  /**
+   * Adapter `adapter` of plugin `plugin`, for a `type = "plugin"` adapter: KW_ERR_PLUGIN_NOT_FOUND,
+   * KW_ERR_PLUGIN_NOT_GRANTED, KW_ERR_PLUGIN_ADAPTER when its manifest declares no such adapter. Each
+   * call checks the grant again (a revoke takes effect at once) and runs in the plugin's process.
+   */
+  adapter(plugin: string, adapter: string): PluginAdapterLink {
+    const entry = this.entry(plugin);
+    const manifest = this.grantedManifest(plugin, entry);
+    if (!manifest.adapters.some((a) => a.name === adapter)) {
+      const declared = manifest.adapters.map((a) => a.name);
+      throw new KowalskiError('KW_ERR_PLUGIN_ADAPTER', `plugin ${plugin} declares no adapter "${adapter}" in its kowalski-plugin.toml (${declared.length === 0 ? 'it declares none' : `it declares ${declared.join(', ')}`})`);
+    }
+    return {
+      call: async (method, args, signal) => (await this.call(plugin, adapter, args, signal, method)).structured,
+    };
+  }
+
+  /** The plugin's manifest while its grant in force matches it; KW_ERR_PLUGIN_NOT_GRANTED otherwise. */
+  private grantedManifest(plugin: string, entry: Entry | undefined): PluginManifest {
     const manifest = entry?.found.manifest ?? null;
-    if (entry === undefined || manifest === null || !PluginGrants.matches(this.grants.rows().get(plugin), manifest)) {
+    if (entry === undefined || manifest === null || this.invalid(entry) || !PluginGrants.matches(this.grants.rows().get(plugin), manifest)) {
       throw new KowalskiError('KW_ERR_PLUGIN_NOT_GRANTED', `plugin ${plugin} is not granted (or its grant no longer matches its version and permissions): grant it in the app's Plugins screen or with kowalski plugins grant ${plugin}`);
     }
-    const starting = entry.proc === undefined;
-    entry.proc ??= this.startProcess(entry, manifest);
-    const result = entry.proc.call(tool, args, signal);
+    return manifest;
+  }
+
+  /** A call of a granted plugin's tool (or, with `adapter`, of its adapter's method): refused unless the grant in force still matches; its process started on first use. */
+  private async call(plugin: string, tool: string, args: Record<string, unknown>, signal: AbortSignal, adapter?: AdapterMethod) {
+    const entry = this.entries.get(plugin);
+    const manifest = this.grantedManifest(plugin, entry);
+    const starting = entry!.proc === undefined;
+    const proc = (entry!.proc ??= this.startProcess(entry!, manifest));
+    const result = proc.call(tool, args, signal, adapter);
     // Its process runs now (a failure reports itself): the Plugins screen shows it.
     if (starting) result.then(() => this.changed(false), () => undefined);
     return result;
@@ -189,6 +218,7 @@ export class PluginService {
       name: manifest.name,
       root: entry.found.root,
       tools: manifest.tools.map((t) => ({ name: t.name, entry: t.entry, export: t.export })),
+      adapters: manifest.adapters.map((a) => ({ name: a.name, entry: a.entry, export: a.export })),
       permissions: manifest.permissions,
       dataDir: path.join(this.deps.pluginsDir, 'data', manifest.name),
       sandbox: this.findSandbox(),
@@ -251,7 +281,7 @@ export class PluginService {
       permissionsText: invalid ? [] : permissionsInWords(m.permissions),
       permissionsHash: invalid ? null : permissionsHash(m.permissions),
       tools: (m?.tools ?? []).map((t) => ({ name: pluginToolName(found.name, t.name), description: t.description })),
-      adapters: (m?.adapters ?? []).map((a) => ({ name: a.name, description: `${a.description} (plugin adapters are not loaded yet)` })),
+      adapters: (m?.adapters ?? []).map((a) => ({ name: a.name, description: a.description })),
       warnings,
       failures: [...found.failures, ...entry.failures],
       grantedBy: granted ? row!.granted_by : null,
@@ -274,5 +304,5 @@ function confinementOf(sandbox: Sandbox): PluginConfinement {
 function sameCode(a: DiscoveredPlugin, b: DiscoveredPlugin): boolean {
   if (a.root !== b.root || a.manifest === null || b.manifest === null) return false;
   return a.manifest.version === b.manifest.version && permissionsHash(a.manifest.permissions) === permissionsHash(b.manifest.permissions)
-    && JSON.stringify(a.manifest.tools) === JSON.stringify(b.manifest.tools);
+    && JSON.stringify(a.manifest.tools) === JSON.stringify(b.manifest.tools) && JSON.stringify(a.manifest.adapters) === JSON.stringify(b.manifest.adapters);
 }

@@ -20,7 +20,7 @@ export interface PluginToolDef {
   export: string;
 }
 
-/** One `[[adapters]]` entry: recorded and listed; plugin adapters are not loaded yet. */
+/** One `[[adapters]]` entry: its module's `export` is an object `{ receive, send }`, run in the plugin's process for a `type = "plugin"` adapter (docs/adapters.md). */
 export interface PluginAdapterDef {
   name: string;
   description: string;

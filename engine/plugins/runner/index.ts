@@ -4,3 +4,4 @@ export type { PluginProcess, PluginProcessOptions } from './plugin-process.js';
 export { hostAllowed } from './plugin-fetch.js';
 export { detectSandbox, findBwrap } from './sandbox.js';
 export type { Sandbox, SandboxOptions } from './sandbox.js';
+export type { AdapterMethod } from './protocol.js';

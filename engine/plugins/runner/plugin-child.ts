@@ -24,6 +24,8 @@ export interface ChildSpec extends Omit<LaunchSpec, 'sandbox'> {
   /** How it is confined; awaited before the first start (finding out takes a trial run of bwrap). */
   sandbox: Sandbox | Promise<Sandbox>;
   tools: { name: string; entry: string; export: string }[];
+  /** Its `[[adapters]]`: `entry` relative to `root`, `export` an object with `receive` and `send`. */
+  adapters?: { name: string; entry: string; export: string }[];
   maxResultBytes: number;
   /** Time from launch to `ready`, ms. */
   startTimeoutMs: number;
@@ -149,6 +151,7 @@ export class PluginChild {
       env: spec.permissions.env,
       maxResultBytes: spec.maxResultBytes,
       tools: spec.tools.map((t) => ({ name: t.name, url: pathToFileURL(path.resolve(spec.root, t.entry)).href, export: t.export })),
+      adapters: (spec.adapters ?? []).map((a) => ({ name: a.name, url: pathToFileURL(path.resolve(spec.root, a.entry)).href, export: a.export })),
     });
     try {
       await started;

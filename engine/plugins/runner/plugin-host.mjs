@@ -1,7 +1,8 @@
 /**
  * The main module of a plugin's process: plain JavaScript (the child runs under Node's
  * permission model with no tsx and reads nothing of kowalski but this file). It loads the
- * plugin's tool modules, runs each call it is sent and sends the result back; it gives
+ * plugin's tool and adapter modules, runs each call it is sent (a tool's, or an adapter's
+ * `receive` or `send`) and sends the result back; it gives
  * each tool a `kowalski` context whose `fetch` goes through the engine. Its messages are
  * described in protocol.ts. Nothing here is a guard: the plugin's code runs in this same
  * process and could bypass any of it; what confines the plugin is Node's permission
@@ -13,6 +14,8 @@ let dataDir = '';
 let maxResultBytes = 1024 * 1024;
 /** tool name → the function its module exports */
 const tools = new Map();
+/** adapter name → the object its module exports: `{ receive(request, kowalski), send(reply, kowalski) }` */
+const adapters = new Map();
 /** call id → its AbortController */
 const calls = new Map();
 /** fetch id → { resolve, reject } */
@@ -88,6 +91,22 @@ async function init(message) {
     }
     tools.set(tool.name, fn);
   }
+  for (const adapter of message.adapters ?? []) {
+    let mod;
+    try {
+      mod = await import(adapter.url);
+    } catch (err) {
+      const e = wire(err);
+      send({ type: 'start-failed', error: { ...e, message: `adapter ${adapter.name}: ${adapter.url} cannot be loaded: ${e.message}` } });
+      return;
+    }
+    const impl = mod[adapter.export];
+    if (impl === null || typeof impl !== 'object' || typeof impl.receive !== 'function' || typeof impl.send !== 'function') {
+      send({ type: 'start-failed', error: { code: 'export', message: `adapter ${adapter.name}: ${adapter.url} exports no object ${adapter.export} with receive and send functions` } });
+      return;
+    }
+    adapters.set(adapter.name, impl);
+  }
   send({ type: 'ready' });
 }
 
@@ -96,9 +115,18 @@ async function call(message) {
   const controller = new AbortController();
   calls.set(message.id, controller);
   try {
-    if (fn === undefined) throw Object.assign(new Error(`plugin ${plugin} has no tool ${message.tool}`), { code: 'tool' });
     const context = { plugin, dataDir, signal: controller.signal, fetch: kowalskiFetch };
-    const output = toOutput(await fn(message.args, context));
+    let output;
+    if (message.adapter === 'receive' || message.adapter === 'send') {
+      // An adapter's method: its value is the answer as it is (the engine checks it), carried as `structured`.
+      const impl = adapters.get(message.tool);
+      if (impl === undefined) throw Object.assign(new Error(`plugin ${plugin} has no adapter ${message.tool}`), { code: 'tool' });
+      const value = await impl[message.adapter](message.args, context);
+      output = { content: '', structured: value ?? null };
+    } else {
+      if (fn === undefined) throw Object.assign(new Error(`plugin ${plugin} has no tool ${message.tool}`), { code: 'tool' });
+      output = toOutput(await fn(message.args, context));
+    }
     const size = Buffer.byteLength(JSON.stringify(output));
     if (size > maxResultBytes) {
       send({ type: 'result', id: message.id, ok: false, error: { code: 'KW_ERR_PLUGIN_RESULT_LIMIT', message: `the answer is ${size} bytes, more than the limit of ${maxResultBytes}` } });

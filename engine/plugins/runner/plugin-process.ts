@@ -13,7 +13,7 @@ import type { Timers } from '../../triggers/timers.js';
 import type { PluginPermissions } from '../types.js';
 import { PluginChild } from './plugin-child.js';
 import { hostAllowed, pluginFetch } from './plugin-fetch.js';
-import type { HostMessage, WireError } from './protocol.js';
+import type { AdapterMethod, HostMessage, WireError } from './protocol.js';
 import { pluginError } from './refusal.js';
 import { RestartBudget } from './restart-budget.js';
 import type { Sandbox } from './sandbox.js';
@@ -24,6 +24,8 @@ export interface PluginProcessOptions {
   root: string;
   /** Each tool: `entry` is its module, relative to `root`; `export` the function it exports. */
   tools: { name: string; entry: string; export: string }[];
+  /** Its `[[adapters]]`: `entry` relative to `root`; `export` an object with `receive` and `send`. */
+  adapters?: { name: string; entry: string; export: string }[];
   permissions: PluginPermissions;
   /** The plugin's own data folder (made if missing): readable and writable without a grant. */
   dataDir: string;
@@ -51,7 +53,8 @@ export interface PluginProcessOptions {
 }
 
 export interface PluginProcess {
-  call(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolOutput>;
+  /** A tool's call; with `adapter`, a call of adapter `tool`'s `receive` or `send` (its value is the answer's `structured`). */
+  call(tool: string, args: Record<string, unknown>, signal: AbortSignal, adapter?: AdapterMethod): Promise<ToolOutput>;
   stats(): { restarts: number; failures: number; running: boolean };
   /** Kill the process; waiting calls fail with KW_ERR_PLUGIN_STOPPED and later ones too. */
   stop(): Promise<void>;
@@ -63,7 +66,10 @@ const MAX_FETCHES_AT_ONCE = 8;
 export const PLUGIN_DEFAULTS = { callTimeoutMs: 30_000, maxResultBytes: 1024 * 1024, maxRestarts: 3, restartWindowMs: 10 * 60_000 } as const;
 
 interface Pending {
+  /** The callee as messages name it: `greet`, or `adapter relay's receive`. */
   tool: string;
+  /** The same with its kind: `tool greet`, `adapter relay's receive`. */
+  what: string;
   resolve(output: ToolOutput): void;
   reject(err: Error): void;
 }
@@ -141,7 +147,9 @@ class Runner implements PluginProcess {
     return child;
   }
 
-  async call(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolOutput> {
+  async call(name: string, args: Record<string, unknown>, signal: AbortSignal, adapter?: AdapterMethod): Promise<ToolOutput> {
+    const tool = adapter === undefined ? name : `adapter ${name}'s ${adapter}`;
+    const what = adapter === undefined ? `tool ${name}` : tool;
     signal.throwIfAborted();
     const child = this.ensureChild();
     await child.ready;
@@ -161,18 +169,18 @@ class Runner implements PluginProcess {
       };
       const cancelTimer = this.o.timers.at(this.clock.now() + this.timeoutMs, () => {
         done();
-        const err = new KowalskiError('KW_ERR_PLUGIN_TIMEOUT', `plugin ${this.o.name}: tool ${tool} did not answer within ${this.timeoutMs} ms; its process was killed and starts again at the next call`);
+        const err = new KowalskiError('KW_ERR_PLUGIN_TIMEOUT', `plugin ${this.o.name}: ${what} did not answer within ${this.timeoutMs} ms; its process was killed and starts again at the next call`);
         this.fail('call', err);
         reject(err);
         this.killChild(child, { reason: 'timeout', tool });
       });
       signal.addEventListener('abort', onAbort, { once: true });
       this.calls.set(id, {
-        tool,
+        tool, what,
         resolve: (output) => { done(); resolve(output); },
         reject: (err) => { done(); reject(err); },
       });
-      child.send({ type: 'call', id, tool, args });
+      child.send({ type: 'call', id, tool: name, args, ...(adapter === undefined ? {} : { adapter }) });
     });
   }
 
@@ -197,7 +205,7 @@ class Runner implements PluginProcess {
     const size = Buffer.byteLength(JSON.stringify(output) ?? '');
     if (o === null || typeof o !== 'object' || typeof o.content !== 'string' || size > this.maxResultBytes) {
       const why = size > this.maxResultBytes ? `answered ${size} bytes, more than the limit of ${this.maxResultBytes}` : 'answered with something that is not a tool output';
-      const err = new KowalskiError('KW_ERR_PLUGIN_RESULT_LIMIT', `plugin ${this.o.name}: tool ${pending.tool} ${why}`);
+      const err = new KowalskiError('KW_ERR_PLUGIN_RESULT_LIMIT', `plugin ${this.o.name}: ${pending.what} ${why}`);
       this.fail('call', err);
       pending.reject(err);
       return;
@@ -209,7 +217,7 @@ class Runner implements PluginProcess {
   }
 
   private settleError(pending: Pending, error: WireError): void {
-    const err = pluginError(this.o.name, pending.tool, error);
+    const err = pluginError(this.o.name, pending.what, error);
     // A tool's own error is its answer; Node's refusal or an answer too large is a failure of the plugin
     // (a refused fetch was counted when the engine refused it, although the plugin may have swallowed it).
     if (error.code === 'ERR_ACCESS_DENIED' || err.code === 'KW_ERR_PLUGIN_RESULT_LIMIT') this.fail('call', err);

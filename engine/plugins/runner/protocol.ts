@@ -37,11 +37,17 @@ export interface HostInit {
   maxResultBytes: number;
   /** Each tool's module as a file: URL, and the export to call. */
   tools: { name: string; url: string; export: string }[];
+  /** Each adapter's module (`[[adapters]]`), and the export: an object with `receive` and `send` functions. */
+  adapters: { name: string; url: string; export: string }[];
 }
+
+/** What a call asks of a plugin adapter: verify and read an inbound request, or send an answer back. */
+export type AdapterMethod = 'receive' | 'send';
 
 export type EngineMessage =
   | HostInit
-  | { type: 'call'; id: number; tool: string; args: Record<string, unknown> }
+  /** A tool's call; with `adapter`, a call of adapter `tool`'s method (its answer comes back as `{content: '', structured}`). */
+  | { type: 'call'; id: number; tool: string; args: Record<string, unknown>; adapter?: AdapterMethod }
   | { type: 'cancel'; id: number }
   | { type: 'fetched'; id: number; ok: true; response: FetchAnswer }
   | { type: 'fetched'; id: number; ok: false; error: WireError };

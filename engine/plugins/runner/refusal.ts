@@ -24,14 +24,14 @@ export function permissionError(plugin: string, tried: string, grant: string): K
   return new KowalskiError('KW_ERR_PLUGIN_PERMISSION', `plugin ${plugin} may not ${tried} (${grant} not granted)`);
 }
 
-/** The error a call (or the start) ends with, from what the plugin's side sent. */
-export function pluginError(plugin: string, tool: string | undefined, error: WireError): KowalskiError {
+/** The error a call (or the start) ends with, from what the plugin's side sent; `what` names the callee (`tool greet`, `adapter relay's receive`). */
+export function pluginError(plugin: string, what: string | undefined, error: WireError): KowalskiError {
   if (error.code === 'ERR_ACCESS_DENIED') {
     const scope = SCOPES[error.permission ?? ''] ?? { verb: `use ${error.permission ?? 'a refused API'} on`, grant: 'it' };
     const resource = error.resource === undefined || error.resource === '' ? '' : ` ${error.resource}`;
     return permissionError(plugin, `${scope.verb}${resource}`, scope.grant);
   }
-  const where = tool === undefined ? `plugin ${plugin}` : `plugin ${plugin}: tool ${tool}`;
+  const where = what === undefined ? `plugin ${plugin}` : `plugin ${plugin}: ${what}`;
   if (PASSED_THROUGH.has(error.code as ErrorCode)) return new KowalskiError(error.code as ErrorCode, error.code === 'KW_ERR_PLUGIN_PERMISSION' ? error.message : `${where}: ${error.message}`);
   return new KowalskiError('KW_ERR_TOOL_FAILED', `${where}: ${error.message}`);
 }

@@ -39,6 +39,10 @@ const KEYS: Record<AdapterType, readonly Key[]> = {
     { key: 'caldav.username', label: 'CalDAV user', placeholder: 'me' },
     { key: 'caldav.password', label: 'CalDAV password', secret: true, placeholder: 'KOWALSKI_CALDAV_PASSWORD' },
   ],
+  plugin: [
+    { key: 'plugin', label: 'Plugin (granted, as the Plugins screen lists it)', placeholder: 'hello' },
+    { key: 'adapter', label: 'Its adapter (optional: default the name above)', optional: true, placeholder: 'relay' },
+  ],
 };
 const TYPES = Object.keys(KEYS) as AdapterType[];
 const NAME = /^[a-z][a-z0-9_-]{0,63}$/;
