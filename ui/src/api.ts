@@ -6,7 +6,7 @@
 import type { TokenPrompter, TokenStore } from './auth';
 import { messageOf } from './message-of';
 import type {
-  AdapterAdd, AdapterSetup, AdaptersSaved, AdapterStatus,
+  AdapterAdd, AdapterChange, AdapterSetup, AdaptersSaved, AdapterStatus,
   McpServerAdd, McpServerEdit, McpServerSetup, McpServerTest, McpServersSaved, McpSignInStart, McpSignInStatus,
   NodesView,
   AgentList, AgentProfile, AgentSource, ApiErrorBody, BirthResult, BundleInstall, BundleReview, ChatSessionSummary, ChatSessionView, DraftSummary, DraftView, Health, HordeDetail, HordeOrigin, HordeReadiness,
@@ -135,6 +135,8 @@ export function createApi(opts: ApiOptions) {
     setupAdapters: async () => (await json<{ adapters: AdapterSetup[] }>('GET', '/api/setup/adapters')).adapters,
     /** Adds an adapter to config.toml (its comments kept); it runs from the server's next start. */
     addAdapter: (adapter: AdapterAdd) => json<AdaptersSaved>('POST', '/api/setup/adapters', adapter),
+    /** Keys of `[adapters.<name>]` changed in place (null removes one); the others stay. */
+    changeSetupAdapter: (name: string, change: AdapterChange) => json<AdaptersSaved>('PATCH', `/api/setup/adapters/${enc(name)}`, change),
     removeSetupAdapter: (name: string) => json<AdaptersSaved>('DELETE', `/api/setup/adapters/${enc(name)}`),
     /** Every trigger of every valid horde, with the operator's switch. */
     triggers: async () => (await json<{ triggers: TriggerView[] }>('GET', '/api/triggers')).triggers,

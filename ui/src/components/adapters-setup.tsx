@@ -1,7 +1,8 @@
 /**
  * Setup's adapters: each `[adapters.<name>]` section of config.toml with its state, its
- * settings and the environment variables its secrets come from (never a value), Remove
- * (asked first), and a form that adds one (adapter-add.tsx). An add or a remove takes effect
+ * settings and the environment variables its secrets come from (never a value), Change (a
+ * form in its place, adapter-edit.tsx), Remove (asked first), and a form that adds one
+ * (adapter-add.tsx). An add, a change or a remove takes effect
  * at the server's next start; switching one on or off is on the Adapters screen.
  */
 import { useState } from 'preact/hooks';
@@ -11,6 +12,7 @@ import { useResource } from '../hooks/use-resource';
 import { useServices } from '../services';
 import type { AdapterSetup, AdaptersSaved } from '../types';
 import { AdapterAddForm } from './adapter-add';
+import { AdapterEditForm } from './adapter-edit';
 import { ErrorBox, Loading } from './status';
 
 const STATES: Record<AdapterSetup['state'], string> = {
@@ -33,6 +35,7 @@ export function AdaptersSetup() {
   const { api } = useServices();
   const adapters = useResource(() => api.setupAdapters(), [api]);
   const [confirming, setConfirming] = useState<string | null>(null);
+  const [editing, setEditing] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<{ error: ApiError; title: string } | null>(null);
   const [note, setNote] = useState<string | null>(null);
@@ -84,10 +87,17 @@ export function AdaptersSetup() {
                       <button type="button" class="btn btn--small" disabled={busy} onClick={() => setConfirming(null)} data-testid={`adapter-setup-${a.name}-remove-cancel`}>Keep</button>
                     </>
                   ) : (
-                    <button type="button" class="btn btn--small btn--danger-outline" disabled={busy} onClick={() => setConfirming(a.name)} data-testid={`adapter-setup-${a.name}-remove`}>Remove</button>
+                    <>
+                      <button type="button" class="btn btn--small" disabled={editing === a.name} onClick={() => { setNote(null); setEditing(a.name); }} data-testid={`adapter-setup-${a.name}-edit`}>Change</button>
+                      <button type="button" class="btn btn--small btn--danger-outline" disabled={busy} onClick={() => setConfirming(a.name)} data-testid={`adapter-setup-${a.name}-remove`}>Remove</button>
+                    </>
                   )}
                 </div>
               </div>
+              {editing === a.name && (
+                <AdapterEditForm adapter={a} onStart={() => setNote(null)} onCancel={() => setEditing(null)}
+                  onSaved={(answer) => { setEditing(null); setError(null); saved(answer, `"${a.name}" was changed in config.toml.`); }} />
+              )}
             </li>
           ))}
         </ul>
