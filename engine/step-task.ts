@@ -3,6 +3,7 @@ import crypto from 'node:crypto';
 import path from 'node:path';
 import { KowalskiError } from '../core/index.js';
 import type { StepDef } from '../core/index.js';
+import { fillSendField } from '../core/send-fields.js';
 import type { ApprovalCommand } from '../actors/index.js';
 import { DEFAULT_LIMITS, hashCommand, resolveCommand, stagedEditPath } from '../steps/index.js';
 import type { CommandSpec, ModelTask, ReviewTask, StepKindInfo, StepTask } from '../steps/index.js';
@@ -39,6 +40,11 @@ export function commandFor(run: LiveRun, step: string, kind: StepKindInfo | unde
       ...(previousOutput === undefined ? {} : { previousOutput }),
       ...(run.project === undefined ? {} : { project: run.project }),
     });
+  } else if (def.send !== undefined) {
+    // What the operator approves for a send: through which adapter, to whom (filled as the step will fill them), what it reads.
+    const values = { input: run.input, date: new Date(run.createdAt).toISOString().slice(0, 10), runId: run.runId };
+    const argv = ['kowalski-send', `adapter=${fillSendField(def.send.adapter, values)}`, `to=${fillSendField(def.send.to, values)}`, ...def.context.map((c) => `reads=${c}`)];
+    spec = { argv, cwd: run.workdir, env: [] };
   } else {
     spec = { argv: ['kowalski-step', def.kind, step], cwd: run.workdir, env: [] };
   }

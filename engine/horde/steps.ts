@@ -7,8 +7,9 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { APPLY_MODES, ISOLATIONS, MODEL_STEP_KINDS, NOTE_MODES, badAgentName } from '../../core/index.js';
-import type { ApplyMode, NormalizeSpec, NoteSpec, StepDef } from '../../core/index.js';
+import type { ApplyMode, NormalizeSpec, NoteSpec, SendSpec, StepDef } from '../../core/index.js';
 import { fillNotePath, unknownNotePlaceholders } from '../../core/note-path.js';
+import { scanSendField } from '../../core/send-fields.js';
 import { noteSegments } from '../vault/vault-paths.js';
 import { toolNameClash, toolNameClashMessage } from '../../agents/tool-names.js';
 import { someOf } from './fields.js';
@@ -77,6 +78,7 @@ export async function readStep(name: string, f: Fields, body: string, ctx: StepC
   const normalize = readNormalize(f);
   const inputs = readInputs(f);
   const note = readNote(f, kind, context);
+  const send = readSend(f, kind, context);
 
   if (problems.errorCount > before || kind === undefined) return undefined;
   const step: StepDef = {
@@ -91,6 +93,7 @@ export async function readStep(name: string, f: Fields, body: string, ctx: StepC
   if (verifyCwd !== undefined) step.verifyCwd = verifyCwd;
   if (applyMode !== undefined) step.applyMode = applyMode;
   if (note !== undefined) step.note = note;
+  if (send !== undefined) step.send = send;
   if (normalize !== undefined) step.normalize = normalize;
   return step;
 }
@@ -111,6 +114,14 @@ export function checkPlaceholders(f: Fields, step: StepDef, declared: ReadonlySe
       if (p.type === 'input' && !declared.has(p.id)) {
         f.bad(key, `${key} uses ${p.text} but the horde has no input "${p.id}" (${known})`);
       }
+    }
+  }
+  if (step.send === undefined) return;
+  for (const key of SEND_KEYS) {
+    const value = step.send[key];
+    if (value === undefined) continue;
+    for (const id of scanSendField(value).inputs) {
+      if (!declared.has(id)) f.bad(key, `${key} uses {{input.${id}}} but the horde has no input "${id}" (${known})`);
     }
   }
 }
@@ -211,6 +222,31 @@ function readNote(f: Fields, kind: string | undefined, context: readonly string[
     return undefined;
   }
   return { path: raw, mode };
+}
+
+const SEND_KEYS = ['adapter', 'to', 'subject'] as const;
+
+/** `adapter`, `to` and `subject`: a `send` step's delivery (the first two required there; all refused elsewhere); it sends what it reads, so `reads` is required too. */
+function readSend(f: Fields, kind: string | undefined, context: readonly string[]): SendSpec | undefined {
+  // Elsewhere these words are unknown keys, kept and ignored (a 1.x file may use them for its own ends).
+  if (kind !== 'send') return undefined;
+  const adapter = f.string('adapter', { required: true, nonEmpty: true });
+  const to = f.string('to', { required: true, nonEmpty: true });
+  const subject = f.string('subject');
+  if (context.length === 0 && !f.has('context_paths') && !f.has('reads')) {
+    f.bad('reads', 'a send step sends what it reads: set reads (e.g. reads = ["@step:digest@"])');
+  }
+  let ok = adapter !== undefined && to !== undefined;
+  for (const [key, value] of [['adapter', adapter], ['to', to], ['subject', subject]] as const) {
+    if (value === undefined) continue;
+    const invalid = scanSendField(value).invalid;
+    if (invalid.length > 0) {
+      f.bad(key, `${key} uses ${invalid.join(', ')}; a send step's ${key} takes {{input.<id>}}, {{date}} (the run's day) and {{run_id}}, written without spaces`);
+      ok = false;
+    }
+  }
+  if (!ok) return undefined;
+  return { adapter: adapter!, to: to!, ...(subject === undefined ? {} : { subject }) };
 }
 
 function readTools(f: Fields, known: ReadonlySet<string>): string[] {

@@ -1,0 +1,37 @@
+/**
+ * A `send` step's `adapter`, `to` and `subject`: they take `{{input.<id>}}` (the run's
+ * answer, trimmed; an input not answered is empty), `{{date}}` (the run's day, UTC,
+ * `2026-12-05`) and `{{run_id}}`, written without spaces. The loader refuses any other
+ * `{{…}}`; the engine fills them when it asks for the operator's approval and when it sends.
+ */
+const BRACES = /\{\{(.*?)\}\}/g;
+const INPUT = /^input\.([A-Za-z0-9_][A-Za-z0-9_-]*)$/;
+
+export interface SendFieldScan {
+  /** The input ids it names. */
+  inputs: string[];
+  /** Every `{{…}}` that is none of its placeholders, as written. */
+  invalid: string[];
+}
+
+export function scanSendField(text: string): SendFieldScan {
+  const inputs: string[] = [];
+  const invalid: string[] = [];
+  for (const m of text.matchAll(BRACES)) {
+    const inner = m[1] ?? '';
+    const input = INPUT.exec(inner);
+    if (input?.[1] !== undefined) inputs.push(input[1]);
+    else if (inner !== 'date' && inner !== 'run_id') invalid.push(m[0]);
+  }
+  return { inputs, invalid };
+}
+
+/** The field with its placeholders filled, trimmed. */
+export function fillSendField(text: string, values: { input: Readonly<Record<string, string>>; date: string; runId: string }): string {
+  return text.replace(BRACES, (whole, inner: string) => {
+    if (inner === 'date') return values.date;
+    if (inner === 'run_id') return values.runId;
+    const input = INPUT.exec(inner);
+    return input?.[1] === undefined ? whole : (values.input[input[1]] ?? '').trim();
+  }).trim();
+}
