@@ -41,6 +41,10 @@ export interface DraftStep {
   /** A `vault_note` step's note path in the vault (`{{date}}`, `{{run_id}}`), and whether it makes the note or adds to it. */
   note?: string;
   note_mode?: 'create' | 'append';
+  /** A `send` step's adapter (`[adapters.<name>]`), recipient and mail subject (`{{input.<id>}}`, `{{date}}`, `{{run_id}}`). */
+  adapter?: string;
+  to?: string;
+  subject?: string;
   timeout_secs?: number;
   isolation?: 'in_process' | 'process';
 }

@@ -61,6 +61,9 @@ function stepTable(step: DraftStep): Record<string, unknown> {
     apply_mode: step.apply_mode,
     note: step.note,
     note_mode: step.note_mode,
+    adapter: step.adapter,
+    to: step.to,
+    subject: step.subject,
     timeout_secs: step.timeout_secs,
     isolation: step.isolation,
   };
