@@ -434,10 +434,10 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         const step = snapshot.steps[name]!;
         const kind = kinds.get(step.kind);
         if (kind === undefined) throw unknownKind(step);
-        // An imported horde's send waits for the operator too: a bundle gains no channel out of kowalski silently.
+        // An imported horde's send or MCP call waits for the operator too: a bundle gains no way out of kowalski silently.
         policy[name] = kind.review === true
           ? { approval: true, idempotent: kind.idempotent, review: true }
-          : { approval: (kind.runsCommand && snapshot.confirmCommands) || (kind.sends === true && snapshot.origin === 'imported'), idempotent: kind.idempotent };
+          : { approval: (kind.runsCommand && snapshot.confirmCommands) || (kind.outward === true && snapshot.origin === 'imported'), idempotent: kind.idempotent };
       }
       const runId = newRunId(clock.now());
       const plain: Extract<RunEvent, { type: 'run.created' }> = { type: 'run.created', hordeId: horde.id, horde: snapshot, policy, input: answers, provenance: opts.provenance ?? 'api' };

@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import { KowalskiError, messageOf } from '../core/index.js';
 import type { ErrorCode, SendSpec } from '../core/index.js';
-import { fillSendField } from '../core/send-fields.js';
+import { fillStepField } from '../core/step-fields.js';
 import type { SendAnswer } from '../steps/index.js';
 import type { OutboundMessage, OutboundReceipt } from './adapters/index.js';
 import type { CrashHook } from './crash.js';
@@ -34,13 +34,13 @@ const NOT_SENT: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
 export async function sendStepMessage(deps: StepSendDeps, at: { runId: string; step: string }, spec: SendSpec, text: string): Promise<SendAnswer> {
   const run = deps.runOf(at.runId);
   const values = { input: run?.input ?? {}, date: new Date(run?.createdAt ?? deps.now()).toISOString().slice(0, 10), runId: at.runId };
-  const adapter = fillSendField(spec.adapter, values);
+  const adapter = fillStepField(spec.adapter, values);
   const bytes = Buffer.byteLength(text);
   if (adapter === '') return { status: 'skipped', adapter: '', to: '', earlier: false, bytes };
-  const to = fillSendField(spec.to, values);
+  const to = fillStepField(spec.to, values);
   const where = `the send step \`${at.step}\` of run ${at.runId}`;
   if (to === '') throw new KowalskiError('KW_ERR_INPUT_INVALID', `${where} has no recipient: its to ("${spec.to}") is empty once filled in; give the input it names`);
-  const subject = spec.subject === undefined ? undefined : fillSendField(spec.subject, values);
+  const subject = spec.subject === undefined ? undefined : fillStepField(spec.subject, values);
 
   const earlier = deps.queries.ofStep(at.runId, at.step);
   if (earlier !== undefined && earlier.state !== 'refused') return fromEarlier(earlier, where);

@@ -37,6 +37,8 @@ export interface StepTask {
   foldersMade?: boolean;
   /** The run's form answers. */
   input: Record<string, string>;
+  /** When the run was created, ms (the `{{date}}` of an `mcp_call` step's fields). */
+  createdAt?: number;
   /** The run's project folder (steps/project.ts), when it has one: verify and apply run there, 1.x `fs_tool` is confined to it. */
   project?: ProjectFolder;
   /** Workdir-relative output of the step that led here (for `@artifact@`), if any. */

@@ -1,20 +1,22 @@
 /**
- * A `send` step's `adapter`, `to` and `subject`: they take `{{input.<id>}}` (the run's
- * answer, trimmed; an input not answered is empty), `{{date}}` (the run's day, UTC,
- * `2026-12-05`) and `{{run_id}}`, written without spaces. The loader refuses any other
- * `{{…}}`; the engine fills them when it asks for the operator's approval and when it sends.
+ * The placeholders of the fields of the no-model steps that reach out — a `send` step's
+ * `adapter`, `to` and `subject`, an `mcp_call` step's `tool` and the strings of its
+ * `arguments`: `{{input.<id>}}` (the run's answer, trimmed; an input not answered is
+ * empty), `{{date}}` (the run's day, UTC, `2026-12-05`) and `{{run_id}}`, written without
+ * spaces. The loader refuses any other `{{…}}`; they are filled when the operator is asked
+ * for an approval and when the step runs.
  */
 const BRACES = /\{\{(.*?)\}\}/g;
 const INPUT = /^input\.([A-Za-z0-9_][A-Za-z0-9_-]*)$/;
 
-export interface SendFieldScan {
+export interface StepFieldScan {
   /** The input ids it names. */
   inputs: string[];
   /** Every `{{…}}` that is none of its placeholders, as written. */
   invalid: string[];
 }
 
-export function scanSendField(text: string): SendFieldScan {
+export function scanStepField(text: string): StepFieldScan {
   const inputs: string[] = [];
   const invalid: string[] = [];
   for (const m of text.matchAll(BRACES)) {
@@ -27,7 +29,7 @@ export function scanSendField(text: string): SendFieldScan {
 }
 
 /** The field with its placeholders filled, trimmed. */
-export function fillSendField(text: string, values: { input: Readonly<Record<string, string>>; date: string; runId: string }): string {
+export function fillStepField(text: string, values: { input: Readonly<Record<string, string>>; date: string; runId: string }): string {
   return text.replace(BRACES, (whole, inner: string) => {
     if (inner === 'date') return values.date;
     if (inner === 'run_id') return values.runId;
