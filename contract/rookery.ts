@@ -45,6 +45,9 @@ export interface DraftStep {
   adapter?: string;
   to?: string;
   subject?: string;
+  /** An `mcp_call` step's tool (`server.tool`) and its arguments (a table, or the JSON text of an object). */
+  tool?: string;
+  arguments?: Record<string, unknown> | string;
   timeout_secs?: number;
   isolation?: 'in_process' | 'process';
 }

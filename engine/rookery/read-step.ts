@@ -42,6 +42,8 @@ export function readDraftStep(raw: Record<string, unknown>, name: string, guess:
   const adapter = asWord(raw.adapter);
   const to = asWord(raw.to);
   const subject = asWord(raw.subject);
+  const tool = asWord(raw.tool);
+  const args = typeof raw.arguments === 'string' ? raw.arguments : asRecord(raw.arguments);
   const timeout = asWhole(raw.timeout_secs, 1);
   const isolation = oneOf(asWord(raw.isolation)?.toLowerCase().replace(/[- ]/g, '_'), ISOLATIONS);
   if (model !== undefined) step.model = model;
@@ -54,6 +56,8 @@ export function readDraftStep(raw: Record<string, unknown>, name: string, guess:
   if (adapter !== undefined) step.adapter = adapter;
   if (to !== undefined) step.to = to;
   if (subject !== undefined) step.subject = subject;
+  if (tool !== undefined) step.tool = tool;
+  if (args !== undefined) step.arguments = args;
   if (timeout !== undefined) step.timeout_secs = timeout;
   if (isolation !== undefined) step.isolation = isolation;
   return step;

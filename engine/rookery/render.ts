@@ -64,6 +64,8 @@ function stepTable(step: DraftStep): Record<string, unknown> {
     adapter: step.adapter,
     to: step.to,
     subject: step.subject,
+    tool: step.tool,
+    arguments: step.arguments,
     timeout_secs: step.timeout_secs,
     isolation: step.isolation,
   };
