@@ -37,3 +37,12 @@ export function fillStepField(text: string, values: { input: Readonly<Record<str
     return input?.[1] === undefined ? whole : (values.input[input[1]] ?? '').trim();
   }).trim();
 }
+
+/**
+ * Whether a `send` or `mcp_call` step will reach out with these answers: false when its
+ * `adapter` or `tool` fills to nothing (the step then sends or calls nothing).
+ */
+export function reachesOut(step: { send?: { adapter: string }; call?: { tool: string } }, input: Readonly<Record<string, string>>): boolean {
+  const field = step.send?.adapter ?? step.call?.tool;
+  return field === undefined || fillStepField(field, { input, date: '2026-01-01', runId: 'r' }) !== '';
+}

@@ -87,6 +87,7 @@ import { ROOKERY_TOOL_NAMES, createRookeryTools } from './rookery/rookery-tools.
 import { RUN_HORDE_TOOL, createRunHordeTool } from './run-horde-tool.js';
 import { writeStepNote } from './step-note.js';
 import { sendStepMessage } from './step-send.js';
+import { reachesOut } from '../core/step-fields.js';
 import { stepSendQueries } from './store/sql/step-sends.js';
 import { DATA_TOOL_NAMES, DEFAULT_PROBE_TIMEOUT_MS, listModels } from '../agents/index.js';
 import type { ProbeResult } from '../agents/index.js';
@@ -434,10 +435,10 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         const step = snapshot.steps[name]!;
         const kind = kinds.get(step.kind);
         if (kind === undefined) throw unknownKind(step);
-        // An imported horde's send or MCP call waits for the operator too: a bundle gains no way out of kowalski silently.
+        // An imported horde's send or MCP call waits for the operator too (unless its adapter or tool is left empty: it then does nothing): a bundle gains no way out of kowalski silently.
         policy[name] = kind.review === true
           ? { approval: true, idempotent: kind.idempotent, review: true }
-          : { approval: (kind.runsCommand && snapshot.confirmCommands) || (kind.outward === true && snapshot.origin === 'imported'), idempotent: kind.idempotent };
+          : { approval: (kind.runsCommand && snapshot.confirmCommands) || (kind.outward === true && snapshot.origin === 'imported' && reachesOut(step, answers)), idempotent: kind.idempotent };
       }
       const runId = newRunId(clock.now());
       const plain: Extract<RunEvent, { type: 'run.created' }> = { type: 'run.created', hordeId: horde.id, horde: snapshot, policy, input: answers, provenance: opts.provenance ?? 'api' };

@@ -178,7 +178,7 @@ test('an imported horde\'s send waits for the operator\'s approval, which shows 
   const { runId, state } = await run(s, { send_via: 'team-slack', send_to: '#trading' }, 'watchlist-digest-imported');
   assert.equal(state, 'awaiting_input');
   const view = s.engine.getRun(runId);
-  assert.deepEqual(view.pending.map((a) => a.step), ['send']);
+  assert.deepEqual(view.pending.map((a) => a.step), ['send'], 'the prices step, its tool left empty, calls nothing and asks nothing');
   assert.match(JSON.stringify(view.pending[0]), /kowalski-send.*adapter=team-slack.*to=#trading.*reads=@step:digest@/);
   assert.equal(s.slack.calls.length, 0, 'nothing is sent before the approval');
   await s.engine.approve(runId);
