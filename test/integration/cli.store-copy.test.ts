@@ -136,7 +136,7 @@ describe('kowalski store copy', () => {
     const report = stdoutJson<{ tables: Array<{ table: string; rows: number }>; runsVerified: number; migrated: { from: string[]; to: string[] } }>(returned);
     assert.equal(report.runsVerified, 7);
     assert.deepEqual(report.migrated.from, []);
-    assert.equal(report.migrated.to.length, 13, 'the new data folder was migrated first');
+    assert.equal(report.migrated.to.length, 14, 'the new data folder was migrated first');
 
     // Row for row: the original, but for what the approval on Postgres added to the parked run.
     const copied = dumpCopiedTables(path.join(home2, 'kowalski.sqlite'));
