@@ -41,6 +41,13 @@ export interface DraftStep {
   /** A `vault_note` step's note path in the vault (`{{date}}`, `{{run_id}}`), and whether it makes the note or adds to it. */
   note?: string;
   note_mode?: 'create' | 'append';
+  /** A `send` step's adapter (`[adapters.<name>]`), recipient and mail subject (`{{input.<id>}}`, `{{date}}`, `{{run_id}}`). */
+  adapter?: string;
+  to?: string;
+  subject?: string;
+  /** An `mcp_call` step's tool (`server.tool`) and its arguments (a table, or the JSON text of an object). */
+  tool?: string;
+  arguments?: Record<string, unknown> | string;
   timeout_secs?: number;
   isolation?: 'in_process' | 'process';
 }

@@ -229,6 +229,9 @@ export const ERROR_CODES = {
   KW_ERR_ADAPTER_DISABLED: { group: 'terminal', summary: 'the adapter is switched off or not running: turn it on in the app or with kowalski adapters enable' },
   KW_ERR_ADAPTER_START: { group: 'retryable', summary: 'an adapter failed to start, or did not start in time; it is shown as error and the rest of the server goes on' },
   KW_ERR_ADAPTER_REPLY: { group: 'retryable', summary: "an adapter could not send the agent's answer back to its channel after every attempt" },
+  KW_ERR_ADAPTER_NO_OUTBOUND: { group: 'terminal', summary: "a send step named an adapter whose type sends nothing of its own (only slack and email do): webhook, discord and calendar answer or serve, they do not post" },
+  KW_ERR_SEND_REFUSED: { group: 'terminal', summary: "a send step's adapter refused the message (Slack answered ok: false, an HTTP error, or the mail server rejected it): nothing was delivered; the message names the adapter, the recipient and the refusal" },
+  KW_ERR_SEND_OUTCOME_UNKNOWN: { group: 'terminal', summary: "a send step's delivery began but its outcome is not known (kowalski was killed while sending, or the service did not answer): it is not sent again; check the recipient, and start a new run to send again" },
   KW_ERR_ADAPTER_TURN: { group: 'terminal', summary: "the chat turn of an inbound message ended without an answer (an error, or its budget used up), so nothing was sent back" },
   // checks before a run starts
   KW_ERR_MODEL_NOT_READY: { group: 'operator', summary: "a horde's model steps have no model configured, or its provider does not answer or lacks the model (kowalski run checks before starting; --skip-model-check)" },

@@ -15,7 +15,11 @@ export const GATE_STEP_KINDS = ['review'] as const;
 export const AGENT_STEP_KINDS = ['agent'] as const;
 /** Kinds that write outside the run, through an audited path (`vault_note`: a note of the vault). */
 export const VAULT_STEP_KINDS = ['vault_note'] as const;
-export const STEP_KINDS = [...TOOL_STEP_KINDS, ...MODEL_STEP_KINDS, ...AGENT_STEP_KINDS, ...GATE_STEP_KINDS, ...VAULT_STEP_KINDS] as const;
+/** Kinds that deliver outside kowalski, through a configured adapter (`send`: a message to a Slack channel, a mail). */
+export const SEND_STEP_KINDS = ['send'] as const;
+/** Kinds that call one tool of a configured MCP server without a model (`mcp_call`: its result becomes a file the data steps read). */
+export const CALL_STEP_KINDS = ['mcp_call'] as const;
+export const STEP_KINDS = [...TOOL_STEP_KINDS, ...MODEL_STEP_KINDS, ...AGENT_STEP_KINDS, ...GATE_STEP_KINDS, ...VAULT_STEP_KINDS, ...SEND_STEP_KINDS, ...CALL_STEP_KINDS] as const;
 export type StepKind = (typeof STEP_KINDS)[number];
 
 export const INPUT_TYPES: readonly InputType[] = ['text', 'textarea', 'url', 'choice', 'path', 'file', 'folder'];
@@ -33,6 +37,28 @@ export interface NoteSpec {
   mode: NoteMode;
 }
 export const APPLY_MODES: readonly ApplyMode[] = ['dry-run', 'execute'];
+
+/**
+ * A `send` step's delivery: the configured adapter (`[adapters.<name>]`), whom it goes to (a
+ * Slack channel, a mail address) and, for mail, the subject. Each may hold `{{input.<id>}}`,
+ * `{{date}}` (the run's day, UTC) and `{{run_id}}`, filled when the step runs; an adapter
+ * that fills to nothing means "do not send" (the step passes, saying so).
+ */
+/**
+ * An `mcp_call` step's call: the tool (`server.tool`) and its arguments, a table or JSON text
+ * of an object; the tool name and every string in them may hold `{{input.<id>}}`, `{{date}}`
+ * and `{{run_id}}`. A tool that fills to nothing means "do not call" (the step passes, saying so).
+ */
+export interface CallSpec {
+  tool: string;
+  arguments: Record<string, unknown> | string;
+}
+
+export interface SendSpec {
+  adapter: string;
+  to: string;
+  subject?: string;
+}
 
 export interface NormalizeSpec {
   docTitle?: string;
@@ -69,6 +95,10 @@ export interface StepDef {
   applyMode?: ApplyMode;
   /** Only for `vault_note`: the note it writes (what it reads, in `context`, is what it writes). */
   note?: NoteSpec;
+  /** Only for `send`: where what it reads goes (what it reads, in `context`, is what it sends). */
+  send?: SendSpec;
+  /** Only for `mcp_call`: the tool it calls; its result is written to `output`. */
+  call?: CallSpec;
   normalize?: NormalizeSpec;
   inputs: InputField[];
   /** The Markdown body: documentation for people, never executed. */

@@ -17,6 +17,8 @@ export type CrashPoint =
   | 'chat-before-tool-result' // a tool has answered, its result not yet committed
   | 'vault-after-intent' // a vault write's row is committed pending, the note not yet written
   | 'vault-after-file' // the note is renamed into place, the write's result not yet committed
+  | 'send-after-intent' // a send step's delivery is committed `sending`, nothing handed to the adapter yet
+  | 'send-after-delivery' // the adapter delivered the message, the delivery's result not yet committed
   | 'adapter-after-accept' // an inbound message's record is committed (the channel may be answered), its turn not yet begun
   | 'adapter-before-reply'; // an inbound message's answer is recorded, the reply not yet sent
 

@@ -11,7 +11,7 @@ import type { HordeDef } from '../core/index.js';
 import type { RunEvent, RunState, StepPolicy } from '../actors/index.js';
 import { FINAL_RUN_STATES } from '../actors/index.js';
 import { builtinStepKinds, createStepRunner, poolSize, resolveInside } from '../steps/index.js';
-import type { AgentTurnAnswer, StepKindInfo, VaultWriteAnswer } from '../steps/index.js';
+import type { AgentTurnAnswer, SendAnswer, StepKindInfo, VaultWriteAnswer } from '../steps/index.js';
 import type { Clock } from './clock.js';
 import { monotonicMicros, systemClock } from './clock.js';
 import { budgetMeter, runLimits } from './budget.js';
@@ -86,6 +86,9 @@ import { RookeryService } from './rookery/rookery-service.js';
 import { ROOKERY_TOOL_NAMES, createRookeryTools } from './rookery/rookery-tools.js';
 import { RUN_HORDE_TOOL, createRunHordeTool } from './run-horde-tool.js';
 import { writeStepNote } from './step-note.js';
+import { sendStepMessage } from './step-send.js';
+import { reachesOut } from '../core/step-fields.js';
+import { stepSendQueries } from './store/sql/step-sends.js';
 import { DATA_TOOL_NAMES, DEFAULT_PROBE_TIMEOUT_MS, listModels } from '../agents/index.js';
 import type { ProbeResult } from '../agents/index.js';
 import type { ModelList, ModelListProvider } from '../contract/setup.js';
@@ -310,6 +313,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     const log = new EventLog(runStore);
     const queries = new RunQueries(runStore);
     const crash = crashHookFrom(options.crashSpec ?? process.env.KOWALSKI_CRASH_AT);
+    const stepSends = stepSendQueries(db);
     const vault = createVault({ root: paths.vault, db, clock, crash, maxNoteBytes: config.vault.maxNoteBytes });
     // Before anything can write a note (a chat turn going on included): a write a crash cut in two is completed or reported.
     const vaultRecovery = await vault.recover();
@@ -389,6 +393,9 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         exists: (p) => vault.exists(p),
         runCreatedAt: (runId) => queries.getRun(runId)?.createdAt ?? clock.now(),
       }, at, path, content, mode),
+      adapterSend: (at, send, text): Promise<SendAnswer> => sendStepMessage({
+        queries: stepSends, send: (name, message) => adapters.send(name, message), runOf: (runId) => queries.getRun(runId), now: () => clock.now(), crash,
+      }, at, send, text),
     });
     const supervisor = new Supervisor({
       committer, log, leases, runner, kinds, observers, clock, crash, models,
@@ -433,9 +440,10 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         const step = snapshot.steps[name]!;
         const kind = kinds.get(step.kind);
         if (kind === undefined) throw unknownKind(step);
+        // An imported horde's send or MCP call waits for the operator too (unless its adapter or tool is left empty: it then does nothing): a bundle gains no way out of kowalski silently.
         policy[name] = kind.review === true
           ? { approval: true, idempotent: kind.idempotent, review: true }
-          : { approval: kind.runsCommand && snapshot.confirmCommands, idempotent: kind.idempotent };
+          : { approval: (kind.runsCommand && snapshot.confirmCommands) || (kind.outward === true && snapshot.origin === 'imported' && reachesOut(step, answers)), idempotent: kind.idempotent };
       }
       const runId = newRunId(clock.now());
       const plain: Extract<RunEvent, { type: 'run.created' }> = { type: 'run.created', hordeId: horde.id, horde: snapshot, policy, input: answers, provenance: opts.provenance ?? 'api' };

@@ -7,10 +7,10 @@
  */
 import type Database from 'better-sqlite3';
 import { KowalskiError } from '../core/index.js';
-import type { NoteMode, StepDef } from '../core/index.js';
+import type { NoteMode, SendSpec, StepDef } from '../core/index.js';
 import { FS_TOOL_NAMES, createFsToolSet, createToolRegistry, providerSettingsFrom } from '../agents/index.js';
 import type { ModelCallTrace, ProviderSettings, Tool, ToolCallingMode, ToolOutput, ToolRegistry, ToolSpec } from '../agents/index.js';
-import type { AgentTurnAnswer, ModelTask, StepHandlers, StepRequest, StepTask, VaultWriteAnswer } from '../steps/index.js';
+import type { AgentTurnAnswer, ModelTask, StepHandlers, SendAnswer, StepRequest, StepTask, VaultWriteAnswer } from '../steps/index.js';
 import type { Clock } from './clock.js';
 import { DataServers, dataRootOf, isDataToolName } from './data-servers.js';
 import type { EngineConfig } from './config.js';
@@ -42,6 +42,8 @@ export interface ModelHubDeps {
   agentTurn?(at: { runId: string; step: string; hordeId: string }, agent: string, text: string, signal: AbortSignal): Promise<AgentTurnAnswer>;
   /** A `vault_note` step's write, through the vault's audited writes (engine/step-note.ts). */
   vaultWrite?(at: { runId: string; step: string }, path: string, content: string, mode: NoteMode): Promise<VaultWriteAnswer>;
+  /** A `send` step's delivery, through a configured adapter, once per run and step (engine/step-send.ts). */
+  adapterSend?(at: { runId: string; step: string }, send: SendSpec, text: string): Promise<SendAnswer>;
 }
 
 export type ModelStepHandlers = Pick<StepHandlers, 'onRequest' | 'onTrace' | 'onLearned'>;
@@ -149,6 +151,9 @@ export class ModelHub {
       case 'vault-write':
         if (this.deps.vaultWrite === undefined) return Promise.reject(new KowalskiError('KW_ERR_INTERNAL', 'this engine has no vault'));
         return this.deps.vaultWrite({ runId: run.runId, step: run.step }, request.path, request.content, request.mode);
+      case 'adapter-send':
+        if (this.deps.adapterSend === undefined) return Promise.reject(new KowalskiError('KW_ERR_INTERNAL', 'this engine has no adapters'));
+        return this.deps.adapterSend({ runId: run.runId, step: run.step }, request.send, request.text);
       default: {
         const never: never = request;
         return Promise.reject(new Error(`unknown step request ${(never as { op: string }).op}`));

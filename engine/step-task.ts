@@ -3,6 +3,7 @@ import crypto from 'node:crypto';
 import path from 'node:path';
 import { KowalskiError } from '../core/index.js';
 import type { StepDef } from '../core/index.js';
+import { fillStepField } from '../core/step-fields.js';
 import type { ApprovalCommand } from '../actors/index.js';
 import { DEFAULT_LIMITS, hashCommand, resolveCommand, stagedEditPath } from '../steps/index.js';
 import type { CommandSpec, ModelTask, ReviewTask, StepKindInfo, StepTask } from '../steps/index.js';
@@ -39,6 +40,13 @@ export function commandFor(run: LiveRun, step: string, kind: StepKindInfo | unde
       ...(previousOutput === undefined ? {} : { previousOutput }),
       ...(run.project === undefined ? {} : { project: run.project }),
     });
+  } else if (def.send !== undefined || def.call !== undefined) {
+    // What the operator approves: through which adapter to whom and what it reads, or which tool with which arguments (filled as the step will fill them).
+    const values = { input: run.input, date: new Date(run.createdAt).toISOString().slice(0, 10), runId: run.runId };
+    const argv = def.send !== undefined
+      ? ['kowalski-send', `adapter=${fillStepField(def.send.adapter, values)}`, `to=${fillStepField(def.send.to, values)}`, ...def.context.map((c) => `reads=${c}`)]
+      : ['kowalski-mcp-call', `tool=${fillStepField(def.call!.tool, values)}`, `arguments=${typeof def.call!.arguments === 'string' ? fillStepField(def.call!.arguments, values) : JSON.stringify(def.call!.arguments)}`, `output=${def.output}`];
+    spec = { argv, cwd: run.workdir, env: [] };
   } else {
     spec = { argv: ['kowalski-step', def.kind, step], cwd: run.workdir, env: [] };
   }
@@ -64,6 +72,7 @@ export function buildStepTask(run: LiveRun, step: string, attempt: number, kind:
     workdir: run.workdir,
     attemptDir: path.join(run.runDir, 'attempts', step, String(attempt)),
     input: run.input,
+    createdAt: run.createdAt,
     stepOutputs: run.stepOutputs,
     token: crypto.randomUUID(),
     limits: DEFAULT_LIMITS,

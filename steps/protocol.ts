@@ -3,7 +3,7 @@
  * Piscina worker thread and for an isolated child process. Everything here is plain
  * data (structured-clone and JSON safe); errors travel as PlainError.
  */
-import type { HordeDef, NoteMode, PlainError, StepDef } from '../core/index.js';
+import type { HordeDef, NoteMode, PlainError, SendSpec, StepDef } from '../core/index.js';
 import type { ModelCallTrace, ProviderSettings, ReplayTable, ToolCallingMode, ToolCallingSetting, ToolOutput, ToolSpec } from '../agents/index.js';
 import type { ProjectFolder } from './project.js';
 import type { SpawnerAddress } from './spawner-wire.js';
@@ -37,6 +37,8 @@ export interface StepTask {
   foldersMade?: boolean;
   /** The run's form answers. */
   input: Record<string, string>;
+  /** When the run was created, ms (the `{{date}}` of an `mcp_call` step's fields). */
+  createdAt?: number;
   /** The run's project folder (steps/project.ts), when it has one: verify and apply run there, 1.x `fs_tool` is confined to it. */
   project?: ProjectFolder;
   /** Workdir-relative output of the step that led here (for `@artifact@`), if any. */
@@ -130,7 +132,22 @@ export type StepRequest =
   /** An `agent` step: one turn of a team profile, run by the engine's chat (durable, with the profile's tools and delegation). */
   | { op: 'agent-turn'; agent: string; text: string }
   /** A `vault_note` step: write its note through the vault's audited writes, keyed by the run and step (an attempt again finds the write). */
-  | { op: 'vault-write'; path: string; content: string; mode: NoteMode };
+  | { op: 'vault-write'; path: string; content: string; mode: NoteMode }
+  /** A `send` step: deliver the text through a configured adapter, keyed by the run and step (an attempt again finds the delivery). */
+  | { op: 'adapter-send'; send: SendSpec; text: string };
+
+/** What a `send` step's delivery did. */
+export interface SendAnswer {
+  /** `skipped`: its adapter filled to nothing (an input left empty), so nothing was sent. */
+  status: 'sent' | 'skipped';
+  adapter: string;
+  to: string;
+  /** The service's id of the message (Slack's ts, the mail's Message-ID). */
+  messageId?: string;
+  /** The message was sent by an earlier attempt (before a crash): not sent again. */
+  earlier: boolean;
+  bytes: number;
+}
 
 /** What a `vault_note` step's write did. */
 export interface VaultWriteAnswer {
@@ -156,6 +173,7 @@ export interface StepRequestResults {
   'call-tool': ToolOutput;
   'agent-turn': AgentTurnAnswer;
   'vault-write': VaultWriteAnswer;
+  'adapter-send': SendAnswer;
 }
 
 /** Step → engine. */

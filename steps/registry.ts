@@ -18,6 +18,8 @@ export interface StepKindInfo {
   runsCommand: boolean;
   /** A human gate (`review`): parks on the previous step's artifact; its approval binds to that file's hash, even when `confirm_commands = false`. */
   review?: true;
+  /** Reaches outside the run on its own (`send` through an adapter, `mcp_call` a server's tool): in an imported horde it waits for the operator's approval, whatever horde.md says. */
+  outward?: true;
 }
 
 /**
@@ -51,6 +53,10 @@ export function builtinStepKinds(): Map<string, StepKindInfo> {
   add('agent', 'agent');
   // Keyed by the run and the step: an attempt again finds the write the first one made.
   add('vault_note', 'vault-note');
+  // Keyed by the run and the step: an attempt again finds the delivery, and never sends twice.
+  kinds.set('send', { kind: 'send', module: stepsModuleFile('kinds/send'), usesModel: false, idempotent: true, runsCommand: false, outward: true });
+  // One tool call, its result a file: an attempt again calls it again (a price lookup reads; a tool that changes things is the user's to choose).
+  kinds.set('mcp_call', { kind: 'mcp_call', module: stepsModuleFile('kinds/mcp-call'), usesModel: false, idempotent: true, runsCommand: false, outward: true });
   kinds.set('review', { kind: 'review', module: stepsModuleFile('kinds/review'), usesModel: false, idempotent: true, runsCommand: false, review: true });
   for (const kind of MODEL_STEP_KINDS) add(kind, 'model', { usesModel: true });
   return kinds;

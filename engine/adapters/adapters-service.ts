@@ -9,7 +9,7 @@ import { Inbound } from './inbound.js';
 import type { InboundDeps } from './inbound.js';
 import { AdapterRegistry } from './registry.js';
 import type { RegistryDeps, RunningAdapter } from './registry.js';
-import type { Accepted, AdapterHost, AdapterStatus, AdapterType, InboundMessage, InboundRecord, PluginAdapterCalls } from './types.js';
+import type { Accepted, AdapterHost, AdapterStatus, AdapterType, InboundMessage, InboundRecord, OutboundMessage, OutboundReceipt, PluginAdapterCalls } from './types.js';
 
 export interface Adapters {
   /** Every configured adapter's status (secrets masked). */
@@ -22,6 +22,8 @@ export interface Adapters {
   disable(name: string, by: string): Promise<AdapterStatus>;
   /** The running adapter `name` of `type`, for its route: KW_ERR_ADAPTER_NOT_FOUND, KW_ERR_ADAPTER_DISABLED. */
   target<S = unknown>(type: AdapterType, name: string): RunningAdapter<S>;
+  /** Deliver a horde's `send` step's message through adapter `name` (registry.ts `send`: switched on, of a type that sends). */
+  send(name: string, message: OutboundMessage): Promise<OutboundReceipt>;
   /** Record an inbound message for adapter `name` (what its host's `accept` does). */
   accept(name: string, message: InboundMessage): Accepted;
   record(id: number): InboundRecord | undefined;
@@ -81,6 +83,7 @@ export function createAdapters(deps: AdaptersDeps): Adapters {
     enable: (name, by) => registry.setEnabled(name, true, by),
     disable: (name, by) => registry.setEnabled(name, false, by),
     target: <S>(type: AdapterType, name: string) => registry.target(type, name) as RunningAdapter<S>,
+    send: (name, message) => registry.send(name, message),
     accept: (name, message) => inbound.accept(name, message),
     record: (id) => inbound.record(id),
     tools: () => registry.allRunning().flatMap((r) => [...(r.instance.tools?.() ?? [])]),

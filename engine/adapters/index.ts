@@ -7,7 +7,7 @@ export { DEDUPE_KEEP_MS } from './inbound.js';
 export { adapterConfigError, adaptersFrom, intSetting, secretSetting, stringSetting, urlSetting } from './settings.js';
 export type { AdapterConfig } from './settings.js';
 export { ADAPTER_TYPES } from './types.js';
-export type { Accepted, AdapterDefinition, AdapterHost, AdapterInstance, AdapterState, AdapterStatus, AdapterType, InboundMessage, InboundRecord, InboundState, PluginAdapterCalls } from './types.js';
+export type { Accepted, AdapterDefinition, AdapterHost, AdapterInstance, AdapterState, AdapterStatus, AdapterType, InboundMessage, InboundRecord, InboundState, OutboundMessage, OutboundReceipt, PluginAdapterCalls } from './types.js';
 export { DELIVERY_HEADER, SIGNATURE_HEADER, SIGNATURE_VERSION, TIMESTAMP_HEADER, TOLERANCE_SECS, signedHeaders, webhookDigest } from './webhook/signature.js';
 export type { WebhookSettings } from './webhook/webhook-adapter.js';
 export { isHttpAdapter } from './http-inbound.js';

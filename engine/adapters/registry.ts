@@ -12,7 +12,7 @@ import type { Timers } from '../triggers/timers.js';
 import { scrubSecrets } from '../secrets/secret-list.js';
 import { adapterConfigError, secretSettingValues, settingAt, shownSettings } from './settings.js';
 import type { AdapterConfig } from './settings.js';
-import type { AdapterDefinition, AdapterHost, AdapterInstance, AdapterStatus, AdapterType } from './types.js';
+import type { AdapterDefinition, AdapterHost, AdapterInstance, AdapterStatus, AdapterType, OutboundMessage, OutboundReceipt } from './types.js';
 
 export interface RegistryDeps {
   queries: AdapterQueries;
@@ -123,6 +123,32 @@ export class AdapterRegistry {
       throw new KowalskiError('KW_ERR_ADAPTER_DISABLED', `the adapter "${name}" is ${e.status.enabled ? `not running (${e.status.state}${e.status.lastError === null ? '' : `: ${e.status.lastError}`})` : 'switched off'}: turn it on in the app or with kowalski adapters enable ${name}`);
     }
     return running;
+  }
+
+  /**
+   * Deliver a horde's `send` step's message through adapter `name`, with the settings
+   * config.toml holds now; it need not be running (the CLI's embedded engine starts none), but
+   * it must be switched on. KW_ERR_ADAPTER_NOT_FOUND, KW_ERR_ADAPTER_NO_OUTBOUND (its type
+   * sends nothing), KW_ERR_ADAPTER_DISABLED, KW_ERR_ADAPTER_CONFIG; then what its `send` throws.
+   */
+  async send(name: string, message: OutboundMessage): Promise<OutboundReceipt> {
+    const e = this.entry(name);
+    const send = e.definition?.send;
+    if (send === undefined) {
+      const senders = [...this.entries.values()].filter((x) => x.definition?.send !== undefined).map((x) => x.config.name);
+      throw new KowalskiError('KW_ERR_ADAPTER_NO_OUTBOUND', `the adapter "${name}" is of type ${e.config.type}, which sends nothing of its own (slack and email adapters do)${senders.length === 0 ? '' : `; configured: ${senders.join(', ')}`}`);
+    }
+    if (!e.status.enabled) throw new KowalskiError('KW_ERR_ADAPTER_DISABLED', `the adapter "${name}" is switched off: turn it on in the app or with kowalski adapters enable ${name}`);
+    const settings = this.currentSettings(name);
+    try {
+      const receipt = await send(settings, message, this.deps.hostFor(name));
+      this.activity(name);
+      return receipt;
+    } catch (err) {
+      this.failed(name, err);
+      const redacted = this.redact(e, messageOf(err));
+      throw err instanceof KowalskiError ? new KowalskiError(err.code, redacted, { cause: err }) : new Error(redacted, { cause: err });
+    }
   }
 
   /** Start every switched-on adapter; resolves when each has started or failed (bounded). */

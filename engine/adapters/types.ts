@@ -100,6 +100,23 @@ export interface PluginAdapterCalls {
   call(method: 'receive' | 'send', args: Record<string, unknown>, signal: AbortSignal): Promise<unknown>;
 }
 
+/** A message a horde's `send` step delivers through an adapter (not an answer: nobody wrote to us first). */
+export interface OutboundMessage {
+  /** Whom it goes to, as the service names them: a Slack channel (`C0123…`, `#trading`), a mail address. */
+  to: string;
+  text: string;
+  /** Mail only: the subject (default: the first line of the text, cut). */
+  subject?: string;
+  /** The same for every attempt of one delivery (`run:<run id>:<step>`): a service that takes an id of its own (a mail's Message-ID) is given one made from it. */
+  key: string;
+}
+
+/** What the service said of a delivered message. */
+export interface OutboundReceipt {
+  /** Its id there: Slack's `ts`, the mail's Message-ID. */
+  messageId?: string;
+}
+
 /** The engine side of one adapter type. */
 export interface AdapterDefinition<S = Record<string, unknown>> {
   type: AdapterType;
@@ -112,6 +129,15 @@ export interface AdapterDefinition<S = Record<string, unknown>> {
   secretKeys: readonly string[];
   /** Start it (lazily import what it needs here). A throw makes it `error`, never `running`. */
   start(settings: S, host: AdapterHost<S>): Promise<AdapterInstance>;
+  /**
+   * Deliver one message of a horde's `send` step, with the settings config.toml holds now.
+   * It needs no started adapter (a `kowalski run` without the server starts none): Slack
+   * posts with the bot token, email sends over its SMTP server, each once per call. Throws
+   * KW_ERR_SEND_REFUSED when the service refused it (nothing was delivered); any other throw
+   * means the outcome is not known. Absent: the type sends nothing of its own
+   * (KW_ERR_ADAPTER_NO_OUTBOUND).
+   */
+  send?(settings: S, message: OutboundMessage, host: Pick<AdapterHost<S>, 'setTimeout'>): Promise<OutboundReceipt>;
 }
 
 export interface AdapterInstance {

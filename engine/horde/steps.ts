@@ -7,11 +7,12 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { APPLY_MODES, ISOLATIONS, MODEL_STEP_KINDS, NOTE_MODES, badAgentName } from '../../core/index.js';
-import type { ApplyMode, NormalizeSpec, NoteSpec, StepDef } from '../../core/index.js';
+import type { ApplyMode, CallSpec, NormalizeSpec, NoteSpec, SendSpec, StepDef } from '../../core/index.js';
 import { fillNotePath, unknownNotePlaceholders } from '../../core/note-path.js';
+import { scanStepField } from '../../core/step-fields.js';
 import { noteSegments } from '../vault/vault-paths.js';
 import { toolNameClash, toolNameClashMessage } from '../../agents/tool-names.js';
-import { someOf } from './fields.js';
+import { isTable, someOf } from './fields.js';
 import type { Fields } from './fields.js';
 import { readInputs } from './inputs.js';
 import { checkPathAt, isInside } from './paths.js';
@@ -77,6 +78,8 @@ export async function readStep(name: string, f: Fields, body: string, ctx: StepC
   const normalize = readNormalize(f);
   const inputs = readInputs(f);
   const note = readNote(f, kind, context);
+  const send = readSend(f, kind, context);
+  const call = readCall(f, kind, outKey === undefined ? undefined : output);
 
   if (problems.errorCount > before || kind === undefined) return undefined;
   const step: StepDef = {
@@ -91,6 +94,8 @@ export async function readStep(name: string, f: Fields, body: string, ctx: StepC
   if (verifyCwd !== undefined) step.verifyCwd = verifyCwd;
   if (applyMode !== undefined) step.applyMode = applyMode;
   if (note !== undefined) step.note = note;
+  if (send !== undefined) step.send = send;
+  if (call !== undefined) step.call = call;
   if (normalize !== undefined) step.normalize = normalize;
   return step;
 }
@@ -111,6 +116,17 @@ export function checkPlaceholders(f: Fields, step: StepDef, declared: ReadonlySe
       if (p.type === 'input' && !declared.has(p.id)) {
         f.bad(key, `${key} uses ${p.text} but the horde has no input "${p.id}" (${known})`);
       }
+    }
+  }
+  const fields: Array<[string, string | undefined]> = [
+    ...SEND_KEYS.map((key) => [key, step.send?.[key]] as [string, string | undefined]),
+    ['tool', step.call?.tool],
+    ['arguments', step.call === undefined ? undefined : JSON.stringify(step.call.arguments)],
+  ];
+  for (const [key, value] of fields) {
+    if (value === undefined) continue;
+    for (const id of scanStepField(value).inputs) {
+      if (!declared.has(id)) f.bad(key, `${key} uses {{input.${id}}} but the horde has no input "${id}" (${known})`);
     }
   }
 }
@@ -211,6 +227,75 @@ function readNote(f: Fields, kind: string | undefined, context: readonly string[
     return undefined;
   }
   return { path: raw, mode };
+}
+
+const SEND_KEYS = ['adapter', 'to', 'subject'] as const;
+
+/** `adapter`, `to` and `subject`: a `send` step's delivery (the first two required there; all refused elsewhere); it sends what it reads, so `reads` is required too. */
+function readSend(f: Fields, kind: string | undefined, context: readonly string[]): SendSpec | undefined {
+  // Elsewhere these words are unknown keys, kept and ignored (a 1.x file may use them for its own ends).
+  if (kind !== 'send') return undefined;
+  const adapter = f.string('adapter', { required: true, nonEmpty: true });
+  const to = f.string('to', { required: true, nonEmpty: true });
+  const subject = f.string('subject');
+  if (context.length === 0 && !f.has('context_paths') && !f.has('reads')) {
+    f.bad('reads', 'a send step sends what it reads: set reads (e.g. reads = ["@step:digest@"])');
+  }
+  let ok = adapter !== undefined && to !== undefined;
+  for (const [key, value] of [['adapter', adapter], ['to', to], ['subject', subject]] as const) {
+    if (value === undefined) continue;
+    const invalid = scanStepField(value).invalid;
+    if (invalid.length > 0) {
+      f.bad(key, `${key} uses ${invalid.join(', ')}; a send step's ${key} takes {{input.<id>}}, {{date}} (the run's day) and {{run_id}}, written without spaces`);
+      ok = false;
+    }
+  }
+  if (!ok) return undefined;
+  return { adapter: adapter!, to: to!, ...(subject === undefined ? {} : { subject }) };
+}
+
+/** The files an `mcp_call` step may write: what the data tool reads as a table. */
+const CALL_OUTPUTS = ['.json', '.ndjson', '.csv', '.tsv'];
+const TOOL_NAME = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_.-]+$/;
+
+/**
+ * `tool` and `arguments`: an `mcp_call` step's call (`tool` required there; both elsewhere
+ * unknown keys, kept). Its `output` must be set, and be a file the data tool reads.
+ */
+function readCall(f: Fields, kind: string | undefined, output: string | undefined): CallSpec | undefined {
+  if (kind !== 'mcp_call') return undefined;
+  const tool = f.string('tool', { required: true, nonEmpty: true });
+  let ok = tool !== undefined;
+  if (tool !== undefined) {
+    const scan = scanStepField(tool);
+    if (scan.invalid.length > 0) {
+      f.bad('tool', `tool uses ${scan.invalid.join(', ')}; an mcp_call step's tool takes {{input.<id>}}, {{date}} and {{run_id}}, written without spaces`);
+      ok = false;
+    } else if (scan.inputs.length === 0 && !tool.includes('{{') && !TOOL_NAME.test(tool)) {
+      f.bad('tool', `tool "${tool}" is not an MCP tool's name: write it as <server>.<tool>, the server as named in config.toml's [[mcp.servers]] (e.g. "quotes.closes")`);
+      ok = false;
+    }
+  }
+  let args: Record<string, unknown> | string = {};
+  if (f.has('arguments')) {
+    const raw = f.raw('arguments');
+    if (typeof raw === 'string' || isTable(raw)) {
+      args = raw;
+      const invalid = [...JSON.stringify(raw).matchAll(/\{\{(.*?)\}\}/g)].map((m) => m[0]).filter((p) => scanStepField(p).invalid.length > 0);
+      if (invalid.length > 0) {
+        f.bad('arguments', `arguments use ${invalid.join(', ')}; their strings take {{input.<id>}}, {{date}} and {{run_id}}, written without spaces`);
+        ok = false;
+      }
+    } else {
+      f.bad('arguments', 'arguments must be a table (arguments = { symbols = "AAPL,MSFT" }) or the JSON text of an object ("{{input.prices_args}}")');
+      ok = false;
+    }
+  }
+  if (output === undefined || !CALL_OUTPUTS.some((ext) => output.toLowerCase().endsWith(ext))) {
+    f.bad(f.has('writes') ? 'writes' : 'output', `an mcp_call step writes the tool's result for the data tool: set output to a file ending in ${CALL_OUTPUTS.join(', ')} (e.g. output = "inputs/prices/prices.json")`);
+    ok = false;
+  }
+  return ok ? { tool: tool!, arguments: args } : undefined;
 }
 
 function readTools(f: Fields, known: ReadonlySet<string>): string[] {

@@ -34,6 +34,8 @@ const SUMMARIES: Readonly<Record<string, string>> = {
   final: 'a model step (the 1.x name of deliver)',
   agent: 'one turn of a team profile (agent = "researcher"): its model, tools and delegation; writes its answer as one Markdown file',
   vault_note: 'writes what it reads into the vault as a note (note = "digests/{{date}}.md"), audited and revertible; no model',
+  send: 'sends what it reads through a Slack or email adapter of config.toml (adapter = "team-slack", to = "#trading"), once per run; no model',
+  mcp_call: 'calls one tool of a configured MCP server (tool = "quotes.closes", arguments) and writes its result as a .json or .csv file the data steps read; no model',
   review: "parks for the operator to read, edit and approve the previous step's artifact",
 };
 

@@ -39,6 +39,11 @@ export function readDraftStep(raw: Record<string, unknown>, name: string, guess:
   const applyMode = oneOf(asWord(raw.apply_mode)?.toLowerCase().replace(/[_ ]/g, '-').replace(/^dryrun$/, 'dry-run'), APPLY_MODES);
   const note = asWord(raw.note);
   const noteMode = oneOf(asWord(raw.note_mode)?.toLowerCase(), NOTE_MODES);
+  const adapter = asWord(raw.adapter);
+  const to = asWord(raw.to);
+  const subject = asWord(raw.subject);
+  const tool = asWord(raw.tool);
+  const args = typeof raw.arguments === 'string' ? raw.arguments : asRecord(raw.arguments);
   const timeout = asWhole(raw.timeout_secs, 1);
   const isolation = oneOf(asWord(raw.isolation)?.toLowerCase().replace(/[- ]/g, '_'), ISOLATIONS);
   if (model !== undefined) step.model = model;
@@ -48,6 +53,11 @@ export function readDraftStep(raw: Record<string, unknown>, name: string, guess:
   if (applyMode !== undefined) step.apply_mode = applyMode;
   if (note !== undefined) step.note = note;
   if (noteMode !== undefined) step.note_mode = noteMode;
+  if (adapter !== undefined) step.adapter = adapter;
+  if (to !== undefined) step.to = to;
+  if (subject !== undefined) step.subject = subject;
+  if (tool !== undefined) step.tool = tool;
+  if (args !== undefined) step.arguments = args;
   if (timeout !== undefined) step.timeout_secs = timeout;
   if (isolation !== undefined) step.isolation = isolation;
   return step;

@@ -61,6 +61,11 @@ function stepTable(step: DraftStep): Record<string, unknown> {
     apply_mode: step.apply_mode,
     note: step.note,
     note_mode: step.note_mode,
+    adapter: step.adapter,
+    to: step.to,
+    subject: step.subject,
+    tool: step.tool,
+    arguments: step.arguments,
     timeout_secs: step.timeout_secs,
     isolation: step.isolation,
   };

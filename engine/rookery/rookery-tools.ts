@@ -57,7 +57,7 @@ const answer = (done: string, view: DraftView): ToolOutput => ({
 });
 
 /** The step fields a call may set (the rest keep their values). */
-const STEP_FIELDS = ['kind', 'display_name', 'description', 'prompt_body', 'output', 'context_paths', 'tools', 'model', 'inputs', 'verify_command', 'verify_cwd', 'apply_mode', 'note', 'note_mode', 'timeout_secs', 'isolation'] as const;
+const STEP_FIELDS = ['kind', 'display_name', 'description', 'prompt_body', 'output', 'context_paths', 'tools', 'model', 'inputs', 'verify_command', 'verify_cwd', 'apply_mode', 'note', 'note_mode', 'adapter', 'to', 'subject', 'tool', 'arguments', 'timeout_secs', 'isolation'] as const;
 
 export function createRookeryTools(rookery: RookeryToolTarget): Tool[] {
   const onDraft = (caller: ToolCaller | undefined, tool: string, change: (d: HordeDraft) => HordeDraft): Promise<DraftView> =>
@@ -120,6 +120,11 @@ export function createRookeryTools(rookery: RookeryToolTarget): Tool[] {
     apply_mode: { type: 'string', enum: ['dry-run', 'execute'] },
     note: { type: 'string', maxLength: 512, description: 'vault_note steps: the note to write, relative to the vault, e.g. "digests/{{date}}.md" ({{date}}: the run\'s day; {{run_id}})' },
     note_mode: { type: 'string', enum: ['create', 'append'], description: 'vault_note steps: make a new note (default) or add to its end' },
+    adapter: { type: 'string', maxLength: 200, description: 'send steps: the name of a slack or email adapter of config.toml, or "{{input.<id>}}" to let the run form name it (empty: not sent)' },
+    to: { type: 'string', maxLength: 500, description: 'send steps: the Slack channel or the mail address, e.g. "#trading" or "{{input.send_to}}"' },
+    subject: { type: 'string', maxLength: 500, description: 'send steps through email: the subject ({{date}}: the run\'s day)' },
+    tool: { type: 'string', maxLength: 200, description: 'mcp_call steps: the MCP tool to call, server.tool (the server as named in config.toml), or "{{input.<id>}}"' },
+    arguments: { type: 'object', description: 'mcp_call steps: the tool\'s arguments; string values may hold {{input.<id>}}, {{date}}, {{run_id}}' },
     timeout_secs: { type: 'integer', minimum: 1, maximum: 86_400 },
     isolation: { type: 'string', enum: ['in_process', 'process'] },
     after: { ...name, description: 'A new step goes after this one (default: at the end)' },

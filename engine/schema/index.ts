@@ -19,6 +19,7 @@ import * as m010 from './010_review_approvals.js';
 import * as m011 from './011_adapters.js';
 import * as m012 from './012_plugins.js';
 import * as m013 from './013_step_sessions.js';
+import * as m014 from './014_step_sends.js';
 
 export interface Migration {
   version: number;
@@ -56,4 +57,4 @@ export function migrationsOf(modules: readonly MigrationModule[]): Migration[] {
   return list.map(({ version, name, sql }) => ({ version, name, sql }));
 }
 
-export const MIGRATIONS: readonly Migration[] = migrationsOf([m001, m002, m003, m004, m005, m006, m007, m008, m009, m010, m011, m012, m013]);
+export const MIGRATIONS: readonly Migration[] = migrationsOf([m001, m002, m003, m004, m005, m006, m007, m008, m009, m010, m011, m012, m013, m014]);

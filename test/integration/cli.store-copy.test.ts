@@ -136,7 +136,7 @@ describe('kowalski store copy', () => {
     const report = stdoutJson<{ tables: Array<{ table: string; rows: number }>; runsVerified: number; migrated: { from: string[]; to: string[] } }>(returned);
     assert.equal(report.runsVerified, 7);
     assert.deepEqual(report.migrated.from, []);
-    assert.equal(report.migrated.to.length, 13, 'the new data folder was migrated first');
+    assert.equal(report.migrated.to.length, 14, 'the new data folder was migrated first');
 
     // Row for row: the original, but for what the approval on Postgres added to the parked run.
     const copied = dumpCopiedTables(path.join(home2, 'kowalski.sqlite'));
@@ -184,13 +184,13 @@ describe('kowalski migrate', () => {
     assert.equal(first.code, 0, outputOf(first));
     const file = path.join(home, 'kowalski.sqlite');
     assert.equal(first.stdout, [
-      `SQLite ${file}: applied 001_init, 002_traces, 003_triggers, 004_state_checks, 005_chat, 006_vault_writes, 007_vault_index, 008_chat_recall, 009_rookery_drafts, 010_review_approvals, 011_adapters, 012_plugins, 013_step_sessions (schema 13)`,
+      `SQLite ${file}: applied 001_init, 002_traces, 003_triggers, 004_state_checks, 005_chat, 006_vault_writes, 007_vault_index, 008_chat_recall, 009_rookery_drafts, 010_review_approvals, 011_adapters, 012_plugins, 013_step_sessions, 014_step_sends (schema 14)`,
       `PostgreSQL ${new URL(url).host}${new URL(url).pathname}: applied 001_init, 002_nodes_leases, 003_node_requests, 004_node_folders (schema 4)`,
     ].join('\n') + '\n');
     const second = await cli(home, ['migrate', '--json'], { env });
     assert.equal(second.code, 0, outputOf(second));
     assert.deepEqual(stdoutJson(second), { stores: [
-      { kind: 'sqlite', where: file, applied: [], version: 13 },
+      { kind: 'sqlite', where: file, applied: [], version: 14 },
       { kind: 'postgres', where: `${new URL(url).host}${new URL(url).pathname}`, applied: [], version: 4 },
     ] });
 

@@ -43,7 +43,7 @@ const KINDS: Record<string, string[]> = {
   'url-summarizer': ['ingest', 'process', 'deliver'],
   'spreadsheet-analyst': ['ingest', 'table_profile', 'process', 'sql_batch', 'xlsx_report', 'deliver'],
   'spreadsheet-profile': ['ingest', 'table_profile', 'xlsx_report'],
-  'watchlist-digest': ['ingest', 'sql_batch', 'xlsx_report', 'deliver', 'vault_note'],
+  'watchlist-digest': ['ingest', 'mcp_call', 'sql_batch', 'xlsx_report', 'deliver', 'vault_note', 'send'],
   'knowledge-compiler': ['ingest', 'compile'],
   'memory-consolidation': ['agent'],
 };
@@ -59,13 +59,19 @@ void test('the built-in hordes load cleanly, each step of a kind listed for it',
   }
 });
 
-void test('watchlist-digest: ingest → compute (the horde\'s own queries) → report → digest → file (into the vault), its weekday trigger switched off', async () => {
+void test('watchlist-digest: ingest → prices (off unless prices_tool is given) → compute (the horde\'s own queries) → report → digest → file (into the vault) → send (off unless send_via is given), its weekday trigger switched off', async () => {
   const horde = (await builtins()).get('watchlist-digest');
   assert.ok(horde);
-  assert.deepEqual(horde.pipeline, ['ingest', 'compute', 'report', 'digest', 'file']);
-  assert.deepEqual(horde.inputs.map((i) => [i.id, i.type, i.required]), [['watchlist', 'path', true], ['prices', 'path', true]]);
-  assert.deepEqual(horde.edges.map((e) => `${e.from}->${e.to}:${e.when}`), ['ingest->compute:pass', 'compute->report:pass', 'report->digest:pass', 'digest->file:pass']);
+  assert.deepEqual(horde.pipeline, ['ingest', 'prices', 'compute', 'report', 'digest', 'file', 'send']);
+  assert.deepEqual(horde.inputs.map((i) => [i.id, i.type, i.required]), [
+    ['watchlist', 'path', true], ['prices', 'path', false], ['prices_tool', 'text', false], ['prices_args', 'text', false], ['send_via', 'text', false], ['send_to', 'text', false],
+  ]);
+  assert.deepEqual(horde.steps.prices?.call, { tool: '{{input.prices_tool}}', arguments: '{{input.prices_args}}' });
+  assert.equal(horde.steps.prices?.output, 'inputs/prices/prices.json');
+  assert.deepEqual(horde.edges.map((e) => `${e.from}->${e.to}:${e.when}`), ['ingest->prices:pass', 'prices->compute:pass', 'compute->report:pass', 'report->digest:pass', 'digest->file:pass', 'file->send:pass']);
   assert.deepEqual(horde.steps.file?.note, { path: 'digests/watchlist-{{date}}.md', mode: 'append' });
+  assert.deepEqual(horde.steps.send?.send, { adapter: '{{input.send_via}}', to: '{{input.send_to}}', subject: 'Watchlist digest {{date}}' });
+  assert.deepEqual(horde.steps.send?.context, ['@step:digest@']);
   assert.deepEqual(horde.steps.file?.context, ['@step:digest@']);
   assert.deepEqual(horde.triggers.map((t) => [t.name, t.kind, t.schedule, t.enabled]), [['weekday-mornings', 'cron', '30 7 * * 1-5', false]]);
   assert.deepEqual(Object.keys(horde.triggers[0]!.input).sort(), ['prices', 'watchlist']);

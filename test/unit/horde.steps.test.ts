@@ -225,3 +225,54 @@ void test('a vault_note step: note is required and checked as a vault path with 
     assert.match(p.message, message, toml);
   }
 });
+
+void test('a send step: adapter and to are required, their placeholders are {{input.<declared id>}}, {{date}} and {{run_id}}; it must read something; elsewhere the words are kept, not read', async (t) => {
+  const ok = withCheck('kind = "send"\nreads = ["@step:intake@"]\nadapter = "{{input.project}}"\nto = "#trading"\nsubject = "Digest {{date}} ({{run_id}})"');
+  cleanups(t)(ok.cleanup);
+  assert.deepEqual(expectOk(await load(ok)).horde.steps.check?.send, { adapter: '{{input.project}}', to: '#trading', subject: 'Digest {{date}} ({{run_id}})' });
+  const plain = withCheck('kind = "send"\nreads = ["@artifact@"]\nadapter = "team-slack"\nto = "C0123"');
+  cleanups(t)(plain.cleanup);
+  assert.deepEqual(expectOk(await load(plain)).horde.steps.check?.send, { adapter: 'team-slack', to: 'C0123' });
+  const other = withCheck('kind = "verify"\nverify_command = "true"\nto = "someone"');
+  cleanups(t)(other.cleanup);
+  assert.equal(expectOk(await load(other)).horde.steps.check?.send, undefined);
+
+  const cases: Array<[string, string, string, RegExp]> = [
+    ['kind = "send"\nreads = ["@artifact@"]\nto = "C0123"', 'adapter', 'KW_ERR_KEY_MISSING', /adapter/],
+    ['kind = "send"\nreads = ["@artifact@"]\nadapter = "slack"', 'to', 'KW_ERR_KEY_MISSING', /to/],
+    ['kind = "send"\nadapter = "slack"\nto = "C0123"', 'reads', 'KW_ERR_KEY_VALUE', /sends what it reads: set reads/],
+    ['kind = "send"\nreads = ["@artifact@"]\nadapter = "slack"\nto = "{{workdir}}"', 'to', 'KW_ERR_KEY_VALUE', /to uses \{\{workdir\}\}; a send step's to takes \{\{input\.<id>\}\}, \{\{date\}\}/],
+    ['kind = "send"\nreads = ["@artifact@"]\nadapter = "{{input.channel}}"\nto = "C0123"', 'adapter', 'KW_ERR_KEY_VALUE', /adapter uses \{\{input\.channel\}\} but the horde has no input "channel" \(declared inputs: project\)/],
+  ];
+  for (const [toml, key, code, message] of cases) {
+    const h = withCheck(toml);
+    cleanups(t)(h.cleanup);
+    const p = expectProblem(await load(h), { code, file: 'agents/check.md', key, severity: 'error' });
+    assert.match(p.message, message, toml);
+  }
+});
+
+void test('an mcp_call step: tool is required (server.tool, or placeholders), arguments a table or JSON text with the send placeholders, output a file the data tool reads', async (t) => {
+  const ok = withCheck('kind = "mcp_call"\ntool = "quotes.closes"\narguments = { symbols = "{{input.project}}", day = "{{date}}", n = 3 }\noutput = "inputs/prices/prices.json"');
+  cleanups(t)(ok.cleanup);
+  assert.deepEqual(expectOk(await load(ok)).horde.steps.check?.call, { tool: 'quotes.closes', arguments: { symbols: '{{input.project}}', day: '{{date}}', n: 3 } });
+  const text = withCheck('kind = "mcp_call"\ntool = "{{input.project}}"\narguments = "{{input.project}}"\nwrites = "prices.csv"');
+  cleanups(t)(text.cleanup);
+  assert.deepEqual(expectOk(await load(text)).horde.steps.check?.call, { tool: '{{input.project}}', arguments: '{{input.project}}' });
+
+  const cases: Array<[string, string, string, RegExp]> = [
+    ['kind = "mcp_call"\noutput = "p.json"', 'tool', 'KW_ERR_KEY_MISSING', /tool/],
+    ['kind = "mcp_call"\ntool = "closes"\noutput = "p.json"', 'tool', 'KW_ERR_KEY_VALUE', /not an MCP tool's name: write it as <server>\.<tool>/],
+    ['kind = "mcp_call"\ntool = "quotes.closes"', 'output', 'KW_ERR_KEY_VALUE', /set output to a file ending in \.json, \.ndjson, \.csv, \.tsv/],
+    ['kind = "mcp_call"\ntool = "quotes.closes"\noutput = "prices.md"', 'output', 'KW_ERR_KEY_VALUE', /set output to a file ending in/],
+    ['kind = "mcp_call"\ntool = "quotes.closes"\noutput = "p.json"\narguments = 3', 'arguments', 'KW_ERR_KEY_VALUE', /arguments must be a table/],
+    ['kind = "mcp_call"\ntool = "quotes.closes"\noutput = "p.json"\narguments = { a = "{{workdir}}" }', 'arguments', 'KW_ERR_KEY_VALUE', /arguments use \{\{workdir\}\}/],
+    ['kind = "mcp_call"\ntool = "{{input.nope}}"\noutput = "p.json"', 'tool', 'KW_ERR_KEY_VALUE', /tool uses \{\{input\.nope\}\} but the horde has no input "nope"/],
+  ];
+  for (const [toml, key, code, message] of cases) {
+    const h = withCheck(toml);
+    cleanups(t)(h.cleanup);
+    const p = expectProblem(await load(h), { code, file: 'agents/check.md', key, severity: 'error' });
+    assert.match(p.message, message, toml);
+  }
+});

@@ -13,6 +13,7 @@ import { readReplyTo, replyMail } from './reply-mail.js';
 import { EMAIL_SECRET_KEYS, emailSettings } from './settings.js';
 import type { EmailSettings } from './settings.js';
 import { openSender } from './smtp.js';
+import { sendMail } from './send-mail.js';
 
 async function start(settings: EmailSettings, host: AdapterHost): Promise<AdapterInstance> {
   const [imap, mailparser, nodemailer] = await Promise.all([import('imapflow'), import('mailparser'), import('nodemailer')]);
@@ -49,4 +50,5 @@ export const emailAdapter: AdapterDefinition<EmailSettings> = {
   settings: emailSettings,
   secretKeys: EMAIL_SECRET_KEYS,
   start,
+  send: (settings, message) => sendMail(settings, message),
 };

@@ -34,6 +34,9 @@ function onlyKnown(raw: Record<string, unknown>, name: string, known: readonly s
 
 const ADDRESS = /^[^\s@<>",;]+@[^\s@<>",;]+\.[^\s@<>",;]+$|^[^\s@<>",;]+@localhost$/;
 
+/** One plain mail address (`ann@example.org`): no name, no list. */
+export const isMailAddress = (s: string): boolean => ADDRESS.test(s);
+
 /** A sub-table (`imap`, `smtp`) with its keys named `imap.host`…, so the shared helpers name them whole in their messages. */
 function subTable(raw: Record<string, unknown>, name: string, key: string): Record<string, unknown> {
   const t = raw[key];

@@ -5,6 +5,7 @@
  * and accepts a message (committed before the request is answered, so Slack gets its 200
  * at once and a restart still answers); the agent's answer goes back in the message's
  * thread through `chat.postMessage` when the turn ends (`reply`, tried again by the host).
+ * A horde's `send` step posts a new message to a channel with the same token (`send`).
  */
 import { KowalskiError } from '../../../core/index.js';
 import type { HttpAdapterInstance, InboundAnswer, InboundRequest } from '../http-inbound.js';
@@ -38,6 +39,10 @@ export const slackAdapter: AdapterDefinition<SlackSettings> = {
       apiUrl: urlSetting(raw, name, 'api_url', SLACK_API_URL)!.replace(/\/+$/, ''),
       ...(botUserId === undefined ? {} : { botUserId }),
     };
+  },
+  async send(settings, message, host) {
+    const ts = await slackWebApi(settings.apiUrl, settings.botToken, host).post(message.to, message.text);
+    return ts === '' ? {} : { messageId: ts };
   },
   async start(settings, host): Promise<SlackInstance> {
     const api = slackWebApi(settings.apiUrl, settings.botToken, host);

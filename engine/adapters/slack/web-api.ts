@@ -6,6 +6,7 @@
  * refuses: that is an error too, and the host tries the reply again (bounded).
  */
 import { KowalskiError } from '../../../core/index.js';
+import type { ErrorCode } from '../../../core/index.js';
 import { callJson } from '../json-api.js';
 import type { AdapterHost } from '../types.js';
 
@@ -17,20 +18,26 @@ export interface SlackWebApi {
   /** Our bot's user id (`auth.test`). */
   botUserId(): Promise<string>;
   postMessage(channel: string, threadTs: string, text: string): Promise<void>;
+  /**
+   * A new message in `channel` (a `send` step), its `ts` back. Slack's refusal (`ok: false`,
+   * an HTTP 4xx or 429) is KW_ERR_SEND_REFUSED: nothing was posted; no answer, or a 5xx, is
+   * KW_ERR_SLACK_API: whether it was posted is not known.
+   */
+  post(channel: string, text: string): Promise<string>;
 }
 
 export function slackWebApi(apiUrl: string, botToken: string, timers: Pick<AdapterHost, 'setTimeout'>): SlackWebApi {
-  const call = async (method: string, body: Record<string, unknown>): Promise<Record<string, unknown>> => {
+  const call = async (method: string, body: Record<string, unknown>, refused: ErrorCode = 'KW_ERR_SLACK_API'): Promise<Record<string, unknown>> => {
     const what = `Slack ${method}`;
     const answer = await callJson({
       method: 'POST', url: `${apiUrl}/${method}`, headers: { authorization: `Bearer ${botToken}` }, body, what, code: 'KW_ERR_SLACK_API',
     }, timers);
     const json = answer.json as Record<string, unknown> | undefined;
-    if (answer.status === 429) throw new KowalskiError('KW_ERR_SLACK_API', `${what} is rate limited${answer.retryAfterSecs === undefined ? '' : ` (retry after ${answer.retryAfterSecs} s)`}`);
-    if (answer.status < 200 || answer.status > 299) throw new KowalskiError('KW_ERR_SLACK_API', `${what} answered HTTP ${answer.status}`);
+    if (answer.status === 429) throw new KowalskiError(refused, `${what} is rate limited${answer.retryAfterSecs === undefined ? '' : ` (retry after ${answer.retryAfterSecs} s)`}`);
+    if (answer.status < 200 || answer.status > 299) throw new KowalskiError(answer.status < 500 ? refused : 'KW_ERR_SLACK_API', `${what} answered HTTP ${answer.status}`);
     if (typeof json !== 'object' || json === null || json.ok !== true) {
       const error = typeof json?.error === 'string' ? json.error.slice(0, 100) : 'no error named';
-      throw new KowalskiError('KW_ERR_SLACK_API', `${what} refused: ${error}${HINTS[error] ?? ''}`);
+      throw new KowalskiError(refused, `${what} refused: ${error}${HINTS[error] ?? ''}`);
     }
     return json;
   };
@@ -42,6 +49,10 @@ export function slackWebApi(apiUrl: string, botToken: string, timers: Pick<Adapt
     },
     async postMessage(channel, threadTs, text) {
       await call('chat.postMessage', { channel, thread_ts: threadTs, text: slackText(text), unfurl_links: false });
+    },
+    async post(channel, text) {
+      const json = await call('chat.postMessage', { channel, text: slackText(text), unfurl_links: false }, 'KW_ERR_SEND_REFUSED');
+      return typeof json.ts === 'string' ? json.ts : '';
     },
   };
 }
