@@ -1,6 +1,6 @@
 /**
  * What a horde asks for, as a bundle shows it before anyone trusts it: its steps (kind,
- * tools, command, model), every command it will ask to run, the tools and MCP servers it
+ * tools, command, model, and what a `send` or `mcp_call` step reaches), every command it will ask to run, the tools and MCP servers it
  * wants, and its triggers (which arrive switched off).
  */
 import type { HordeDef } from '../core/index.js';
@@ -9,7 +9,7 @@ import type { HordeDef } from '../core/index.js';
 export interface HordeWants {
   /** Every tool name its steps list, sorted. */
   tools: string[];
-  /** The server part of every `server.tool` name, sorted: MCP servers are never installed by a bundle. */
+  /** The server part of every `server.tool` name its steps list or an `mcp_call` step calls (as written, not a placeholder), sorted: MCP servers are never installed by a bundle. */
   mcpServers: string[];
   /** Every `verify_command`, in pipeline order, each once. */
   commands: string[];
@@ -22,8 +22,19 @@ export interface ReviewedHorde {
   pipeline: string[];
   /** false: its verify and apply steps run without asking (confirm_commands = false in horde.md). */
   confirmCommands: boolean;
-  steps: { name: string; kind: string; tools: string[]; command?: string; model?: string }[];
+  steps: { name: string; kind: string; tools: string[]; command?: string; model?: string; reaches?: string }[];
   triggers: { name: string; kind: 'cron' | 'watch' | 'webhook'; schedule?: string; path?: string }[];
+}
+
+/**
+ * What a step reaches outside the run, in words, as written (a `{{input.…}}` is filled when
+ * it runs): a `send` step's adapter and recipient, an `mcp_call` step's tool. Each waits for
+ * the operator's approval when the horde was imported.
+ */
+function reachesOf(step: HordeDef['steps'][string]): string | undefined {
+  if (step.send !== undefined) return `sends through adapter ${step.send.adapter || '(none)'} to ${step.send.to || '(none)'}`;
+  if (step.call !== undefined) return `calls MCP tool ${step.call.tool || '(none)'}`;
+  return undefined;
 }
 
 const sorted = (values: Iterable<string>): string[] => [...new Set(values)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
@@ -31,9 +42,10 @@ const sorted = (values: Iterable<string>): string[] => [...new Set(values)].sort
 export function wantsOf(horde: HordeDef): HordeWants {
   const steps = horde.pipeline.map((name) => horde.steps[name]).filter((s) => s !== undefined);
   const tools = sorted(steps.flatMap((s) => s.tools));
+  const calls = steps.flatMap((s) => (s.call === undefined || s.call.tool.includes('{{') ? [] : [s.call.tool]));
   return {
     tools,
-    mcpServers: sorted(tools.filter((t) => t.includes('.')).map((t) => t.slice(0, t.indexOf('.')))),
+    mcpServers: sorted([...tools, ...calls].filter((t) => t.includes('.')).map((t) => t.slice(0, t.indexOf('.')))),
     commands: [...new Set(steps.flatMap((s) => (s.verifyCommand === undefined ? [] : [s.verifyCommand])))],
   };
 }
@@ -51,6 +63,7 @@ export function reviewedHorde(horde: HordeDef): ReviewedHorde {
       tools: [...s.tools],
       ...(s.verifyCommand === undefined ? {} : { command: s.verifyCommand }),
       ...(s.model === undefined ? {} : { model: s.model }),
+      ...(reachesOf(s) === undefined ? {} : { reaches: reachesOf(s)! }),
     })),
     triggers: horde.triggers.map((t) => ({
       name: t.name,

@@ -38,7 +38,7 @@ function printReport(file: string, report: BundleReport): void {
   out.push('steps:');
   for (const s of h.steps) {
     const details = [s.kind, ...(s.model === undefined ? [] : [`model ${s.model}`]), ...(s.tools.length === 0 ? [] : [`tools ${s.tools.join(', ')}`])];
-    out.push(`  ${p(s.name)} (${p(details.join('; '))})${s.command === undefined ? '' : `\n      runs: ${p(s.command)}`}`);
+    out.push(`  ${p(s.name)} (${p(details.join('; '))})${s.command === undefined ? '' : `\n      runs: ${p(s.command)}`}${s.reaches === undefined ? '' : `\n      ${p(s.reaches)} (asks for your approval each run)`}`);
   }
   out.push(report.commands.length === 0 ? 'commands it will ask to run: none' : `commands it will ask to run${h.confirmCommands ? ' (each asks for your approval first)' : ''}:`);
   for (const c of report.commands) out.push(`  ${p(c)}`);

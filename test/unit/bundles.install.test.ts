@@ -100,6 +100,22 @@ describe('the review', () => {
     assert.equal(fs.existsSync(s.proof), false, 'nothing in a bundle runs at review');
   });
 
+  test("shows what a send step and an mcp_call step reach: the adapter and recipient, the tool, as written", async (t) => {
+    const s = await setup(t);
+    const horde = path.join(s.source, 'horde.md');
+    fs.writeFileSync(horde, fs.readFileSync(horde, 'utf8').replace('pipeline = ["ask", "check"]', 'pipeline = ["ask", "quote", "post"]'));
+    fs.writeFileSync(path.join(s.source, 'agents', 'quote.md'), '---\nname = "quote"\nkind = "mcp_call"\ntool = "bank.quote"\narguments = { symbol = "ACME" }\noutput = "inputs/prices/prices.json"\n---\n');
+    fs.writeFileSync(path.join(s.source, 'agents', 'post.md'), '---\nname = "post"\nkind = "send"\nreads = ["@step:ask@"]\nadapter = "team-slack"\nto = "#desk"\n---\n');
+    const staged = await s.review(await exportBundle(s.source, 'sample'));
+    assert.deepEqual(staged.report.horde.steps.map((x) => [x.name, x.kind, x.reaches]), [
+      ['ask', 'process', undefined],
+      ['quote', 'mcp_call', 'calls MCP tool bank.quote'],
+      ['post', 'send', 'sends through adapter team-slack to #desk'],
+    ]);
+    assert.deepEqual(staged.report.mcpServers, ['bank', 'files'], "the server of the tool it calls is among the MCP servers it wants");
+    assert.deepEqual(staged.report.manifest.mcpServers, ['bank', 'files']);
+  });
+
   test('says when the horde runs its commands without asking (confirm_commands = false)', async (t) => {
     const s = await setup(t);
     const horde = path.join(s.source, 'horde.md');

@@ -39,7 +39,8 @@ export interface BundleManifest {
   commands: string[];
 }
 
-export interface BundleStep { name: string; kind: string; tools: string[]; command?: string; model?: string }
+/** `reaches`: what a `send` or `mcp_call` step reaches (its adapter and recipient, its tool), as written. */
+export interface BundleStep { name: string; kind: string; tools: string[]; command?: string; model?: string; reaches?: string }
 
 export interface BundleTrigger { name: string; kind: TriggerKind; schedule?: string; path?: string }
 

@@ -154,14 +154,14 @@ function Review({ file, review, onCancel, onInstalled, onExpired }: ReviewProps)
       <h3 class="review__h">Steps</h3>
       <div class="table-wrap">
         <table class="table" data-testid="bundle-steps">
-          <thead><tr><th scope="col">Step</th><th scope="col">Kind</th><th scope="col">Tools</th><th scope="col">Command</th><th scope="col">Model</th></tr></thead>
+          <thead><tr><th scope="col">Step</th><th scope="col">Kind</th><th scope="col">Tools</th><th scope="col">Command, or what it reaches</th><th scope="col">Model</th></tr></thead>
           <tbody>
             {h.steps.map((s) => (
               <tr key={s.name}>
                 <th scope="row"><code>{s.name}</code></th>
                 <td>{s.kind}</td>
                 <td>{s.tools.length === 0 ? <span class="muted">none</span> : s.tools.map((t) => <code key={t} class="chip">{t}</code>)}</td>
-                <td>{s.command === undefined ? <span class="muted">—</span> : <code class="cmd">{s.command}</code>}</td>
+                <td>{s.command !== undefined ? <code class="cmd">{s.command}</code> : s.reaches !== undefined ? <span data-testid={`bundle-step-${s.name}-reaches`}>{s.reaches} <span class="muted small">(asks you each run)</span></span> : <span class="muted">—</span>}</td>
                 <td>{s.model ?? <span class="muted">default</span>}</td>
               </tr>
             ))}
