@@ -14,20 +14,14 @@ import type { FastifyInstance } from 'fastify';
 import { KowalskiError } from '../../core/index.js';
 import type { Engine, PluginAdapterInstance } from '../../engine/index.js';
 import { ADAPTER_BODY_LIMIT } from '../adapter-request.js';
-
-const params = {
-  type: 'object',
-  required: ['name'],
-  additionalProperties: false,
-  properties: { name: { type: 'string', minLength: 1, maxLength: 64 } },
-} as const;
+import { NAME_PARAMS } from '../name-params.js';
 
 export async function adapterPluginRoutes(app: FastifyInstance, engine: Engine): Promise<void> {
   await app.register(async (scope) => {
     // Only here: a signature covers the bytes exactly as they arrived.
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: ADAPTER_BODY_LIMIT }, (_req, body, done) => done(null, body));
-    scope.post<{ Params: { name: string }; Body: Buffer | undefined }>('/adapters/plugin/:name', { schema: { params }, bodyLimit: ADAPTER_BODY_LIMIT }, async (req, reply) => {
+    scope.post<{ Params: { name: string }; Body: Buffer | undefined }>('/adapters/plugin/:name', { schema: { params: NAME_PARAMS }, bodyLimit: ADAPTER_BODY_LIMIT }, async (req, reply) => {
       const { instance } = engine.adapters.target('plugin', req.params.name);
       const handler = instance as Partial<PluginAdapterInstance>;
       if (typeof handler.handle !== 'function') throw new KowalskiError('KW_ERR_INTERNAL', `the plugin adapter ${req.params.name} does not answer HTTP requests`);

@@ -13,13 +13,7 @@ import { MAX_MESSAGE_CHARS } from '../../engine/index.js';
 import type { Engine, InboundRecord, WebhookSettings } from '../../engine/index.js';
 import { verifyAdapterWebhook } from '../webhook-signature.js';
 import { HOOK_BODY_LIMIT } from './hooks.js';
-
-const params = {
-  type: 'object',
-  required: ['name'],
-  additionalProperties: false,
-  properties: { name: { type: 'string', minLength: 1, maxLength: 64 } },
-} as const;
+import { NAME_PARAMS } from '../name-params.js';
 
 interface WebhookMessage {
   text: string;
@@ -62,7 +56,7 @@ export async function adapterWebhookRoutes(app: FastifyInstance, engine: Engine)
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: HOOK_BODY_LIMIT }, (_req, body, done) => done(null, body));
-    scope.post<{ Params: { name: string }; Body: Buffer | undefined }>('/adapters/webhook/:name', { schema: { params }, bodyLimit: HOOK_BODY_LIMIT }, async (req, reply) => {
+    scope.post<{ Params: { name: string }; Body: Buffer | undefined }>('/adapters/webhook/:name', { schema: { params: NAME_PARAMS }, bodyLimit: HOOK_BODY_LIMIT }, async (req, reply) => {
       const { name } = req.params;
       const adapter = engine.adapters.target<WebhookSettings>('webhook', name);
       const rawBody = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);

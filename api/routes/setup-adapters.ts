@@ -11,8 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AdapterAdd, AdapterChange } from '../../contract/setup.js';
 import type { Engine } from '../../engine/index.js';
 import { ADAPTER_TYPES, addAdapter, changeAdapter, readAdapters, removeAdapter } from '../../engine/index.js';
-
-const NAME_PARAM = { type: 'object', additionalProperties: false, required: ['name'], properties: { name: { type: 'string', minLength: 1, maxLength: 64 } } } as const;
+import { NAME_PARAMS } from '../name-params.js';
 
 const SETTING = { anyOf: [{ type: 'string', maxLength: 2000 }, { type: 'integer' }, { type: 'boolean' }] } as const;
 
@@ -56,13 +55,13 @@ export function setupAdapterRoutes(app: FastifyInstance, engine: Engine): void {
     return saved;
   });
 
-  app.patch<{ Params: { name: string }; Body: AdapterChange }>('/api/setup/adapters/:name', { schema: { params: NAME_PARAM, body: changeSchema } }, async (req) => {
+  app.patch<{ Params: { name: string }; Body: AdapterChange }>('/api/setup/adapters/:name', { schema: { params: NAME_PARAMS, body: changeSchema } }, async (req) => {
     const saved = changeAdapter(file(), req.params.name, req.body, process.env, engine.adapters.list());
     engine.reloadConfig();
     return saved;
   });
 
-  app.delete<{ Params: { name: string } }>('/api/setup/adapters/:name', { schema: { params: NAME_PARAM } }, async (req) => {
+  app.delete<{ Params: { name: string } }>('/api/setup/adapters/:name', { schema: { params: NAME_PARAMS } }, async (req) => {
     const saved = removeAdapter(file(), req.params.name, process.env, engine.adapters.list());
     engine.reloadConfig();
     return saved;

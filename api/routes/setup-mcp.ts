@@ -10,8 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import type { McpServerAdd, McpServerEdit } from '../../contract/setup.js';
 import type { Engine } from '../../engine/index.js';
 import { addMcpServer, editMcpServer, readMcpServers, removeMcpServer, scrubSecrets, testMcpServer } from '../../engine/index.js';
-
-const NAME_PARAM = { type: 'object', additionalProperties: false, required: ['name'], properties: { name: { type: 'string', minLength: 1, maxLength: 64 } } } as const;
+import { NAME_PARAMS } from '../name-params.js';
 
 const SECONDS = { type: 'number', exclusiveMinimum: 0 } as const;
 const serverProperties = {
@@ -56,19 +55,19 @@ export function setupMcpRoutes(app: FastifyInstance, engine: Engine): void {
     return saved;
   });
 
-  app.put<{ Params: { name: string }; Body: McpServerEdit }>('/api/setup/mcp/servers/:name', { schema: { params: NAME_PARAM, body: editSchema } }, async (req) => {
+  app.put<{ Params: { name: string }; Body: McpServerEdit }>('/api/setup/mcp/servers/:name', { schema: { params: NAME_PARAMS, body: editSchema } }, async (req) => {
     const saved = editMcpServer(engine.paths.config, req.params.name, req.body);
     engine.reloadConfig();
     return saved;
   });
 
-  app.post<{ Params: { name: string } }>('/api/setup/mcp/servers/:name/test', { schema: { params: NAME_PARAM } }, async (req) => {
+  app.post<{ Params: { name: string } }>('/api/setup/mcp/servers/:name/test', { schema: { params: NAME_PARAMS } }, async (req) => {
     const result = await testMcpServer(engine.paths.config, req.params.name, engine.paths.dataDir);
     // A server's stderr is in the message: it may echo what its env holds.
     return result.error === null ? result : { ...result, error: { ...result.error, message: scrubSecrets(result.error.message, engine.secretValues()) } };
   });
 
-  app.delete<{ Params: { name: string } }>('/api/setup/mcp/servers/:name', { schema: { params: NAME_PARAM } }, async (req) => {
+  app.delete<{ Params: { name: string } }>('/api/setup/mcp/servers/:name', { schema: { params: NAME_PARAMS } }, async (req) => {
     const saved = removeMcpServer(engine.paths.config, req.params.name);
     engine.reloadConfig();
     return saved;
