@@ -64,6 +64,8 @@ test("Setup's adapters: add a webhook adapter with its secret named by a variabl
   await testId(page, 'adapter-edit-orders-submit').click();
   await testId(page, 'adapter-edit-orders').waitFor({ state: 'detached' });
   assert.match(await textOf(testId(page, 'adapters-setup-saved')), /"orders" was changed in config\.toml\. It takes effect at the next start of the server\./);
+  // The note comes with the answer; the list shows the change once it has been read again.
+  await row.filter({ hasText: /webhook → clerk/ }).waitFor();
   assert.match(await textOf(row), /orders\s*webhook → clerk/);
   assert.match(await textOf(testId(page, 'adapter-setup-orders-secrets')), /secret: from \$KW_SHOP_SECRET/);
   assert.equal(fs.readFileSync(file, 'utf8'), `${CONFIG}\n[adapters.orders]\ntype = "webhook"\nagent = "clerk"\nsecret_env = "KW_SHOP_SECRET"\nenabled = true\n`);
