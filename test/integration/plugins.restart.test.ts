@@ -71,6 +71,19 @@ for (const [how, sandbox] of [['Node only', NODE_ONLY], ['on this machine', unde
   });
 }
 
+test('a call made the moment a hung call times out goes to a new process, never to the one being killed; a call waiting beside the hung one fails with it', async (t) => {
+  const p = startTestPlugin(t, { 'index.js': TOOLS }, NAMES, { callTimeoutMs: 1500, sandbox: NODE_ONLY });
+  assert.equal((await p.call('ok')).content, 'ok ');
+  const hung = p.call('spin');
+  const beside = p.call('ok', { n: 'beside' });
+  // The call that is waiting behind the spinning one cannot be answered by that process; it fails with it.
+  await rejectsWith(beside, 'KW_ERR_PLUGIN_CRASHED', /^plugin hello: its process was killed because a call to spin did not answer in time$/);
+  await rejectsWith(hung, 'KW_ERR_PLUGIN_TIMEOUT', /did not answer within 1500 ms/);
+  // At once, before the old process has exited.
+  assert.equal((await p.call('ok', { n: 'next' })).content, 'ok next');
+  assert.deepEqual(p.proc.stats(), { restarts: 1, failures: 1, running: true });
+});
+
 test('a crash fails the call it happened in, with the exit code and the end of stderr; the next call works', async (t) => {
   const p = startTestPlugin(t, { 'index.js': TOOLS }, NAMES);
   await rejectsWith(p.call('die'), 'KW_ERR_PLUGIN_CRASHED', /^plugin hello: its process exited with code 3: about to die: x{10} during a call to die; it starts again at the next call$/);

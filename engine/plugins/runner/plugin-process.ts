@@ -74,14 +74,10 @@ interface Pending {
   reject(err: Error): void;
 }
 
-/** Why the current child is being killed, so its exit is not counted as a crash of its own. */
-type KilledFor = { reason: 'timeout' | 'stop'; tool?: string };
-
 class Runner implements PluginProcess {
   private child: PluginChild | undefined;
   private readonly calls = new Map<number, Pending>();
   private readonly fetches = new AbortController();
-  private killedFor: KilledFor | undefined;
   private fetchesInFlight = 0;
   private nextId = 0;
   private starts = 0;
@@ -172,7 +168,7 @@ class Runner implements PluginProcess {
         const err = new KowalskiError('KW_ERR_PLUGIN_TIMEOUT', `plugin ${this.o.name}: ${what} did not answer within ${this.timeoutMs} ms; its process was killed and starts again at the next call`);
         this.fail('call', err);
         reject(err);
-        this.killChild(child, { reason: 'timeout', tool });
+        this.killChild(child, tool);
       });
       signal.addEventListener('abort', onAbort, { once: true });
       this.calls.set(id, {
@@ -184,9 +180,24 @@ class Runner implements PluginProcess {
     });
   }
 
-  private killChild(child: PluginChild, why: KilledFor): void {
-    if (this.child === child) this.killedFor = why;
+  /**
+   * A hung child is let go at once, before it has exited: the next call starts a new process
+   * rather than being sent to one that is dying, and the calls it still held fail now.
+   */
+  private killChild(child: PluginChild, tool: string): void {
+    if (this.child === child) {
+      this.child = undefined;
+      const err = new KowalskiError('KW_ERR_PLUGIN_CRASHED', `plugin ${this.o.name}: its process was killed because a call to ${tool} did not answer in time`);
+      this.rejectWaiting(err);
+    }
     void child.kill();
+  }
+
+  private rejectWaiting(err: KowalskiError): Pending[] {
+    const waiting = [...this.calls.values()];
+    this.calls.clear();
+    for (const pending of waiting) pending.reject(err);
+    return waiting;
   }
 
   private onMessage(message: HostMessage): void {
@@ -252,21 +263,15 @@ class Runner implements PluginProcess {
   private onExit(child: PluginChild, how: string): void {
     if (this.child !== child) return;
     this.child = undefined;
-    const killedFor = this.killedFor;
-    this.killedFor = undefined;
-    const waiting = [...this.calls.values()];
-    this.calls.clear();
-    let err: KowalskiError;
-    if (killedFor?.reason === 'stop') {
-      err = new KowalskiError('KW_ERR_PLUGIN_STOPPED', `plugin ${this.o.name} was stopped`);
-    } else if (killedFor?.reason === 'timeout') {
-      err = new KowalskiError('KW_ERR_PLUGIN_CRASHED', `plugin ${this.o.name}: its process was killed because a call to ${killedFor.tool ?? 'a tool'} did not answer in time`);
-    } else {
-      err = new KowalskiError('KW_ERR_PLUGIN_CRASHED', `plugin ${this.o.name}: its process ${how}${waiting.length === 0 ? ' between calls' : ` during a call to ${waiting.map((p) => p.tool).join(', ')}`}; it starts again at the next call`);
-      // A start that failed was counted by its `ready`; a process that was running and ended by itself is counted here.
-      if (child.started || waiting.length > 0) this.fail('call', err);
+    if (this.stopped) {
+      this.rejectWaiting(new KowalskiError('KW_ERR_PLUGIN_STOPPED', `plugin ${this.o.name} was stopped`));
+      return;
     }
-    for (const pending of waiting) pending.reject(err);
+    const waiting = [...this.calls.values()];
+    const err = new KowalskiError('KW_ERR_PLUGIN_CRASHED', `plugin ${this.o.name}: its process ${how}${waiting.length === 0 ? ' between calls' : ` during a call to ${waiting.map((p) => p.tool).join(', ')}`}; it starts again at the next call`);
+    // A start that failed was counted by its `ready`; a process that was running and ended by itself is counted here.
+    if (child.started || waiting.length > 0) this.fail('call', err);
+    this.rejectWaiting(err);
   }
 
   async stop(): Promise<void> {
@@ -274,7 +279,6 @@ class Runner implements PluginProcess {
     this.fetches.abort(new KowalskiError('KW_ERR_PLUGIN_STOPPED', `plugin ${this.o.name} was stopped`));
     const child = this.child;
     if (child === undefined) return;
-    this.killedFor = { reason: 'stop' };
     await child.kill();
   }
 }
