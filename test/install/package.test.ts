@@ -2,8 +2,10 @@
  * Installing without a checkout, as a person does it: `npm pack` makes the release tarball,
  * `install.sh` checks its SHA-256 and installs it with `npm install -g --prefix`, and the
  * installed `kowalski serve` lists the built-in hordes and serves the app over real HTTP.
- * The install takes minutes (npm compiles better-sqlite3 from source here): this file is
- * in its own folder, run by `npm test`, not by `test:fast` (docs/testing.md).
+ * A user's npm fetches better-sqlite3's prebuilt binary from GitHub; with no internet here it
+ * would compile it from source (minutes), so the install is given the checkout's own build as
+ * a local prebuild, the way prebuild-install reads one (`npm_config_better_sqlite3_local_prebuilds`).
+ * This file is in its own folder, run by `npm test`, not by `test:fast` (docs/testing.md).
  */
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
@@ -23,7 +25,7 @@ const SERVING = /^kowalski serving .* at (http:\/\/127\.0\.0\.1:\d+\/)/;
 /** What npm tells its children about the test run's own `npm test` (its prefix, its scripts): none of it is the user's. */
 const NO_NPM_ENV = Object.fromEntries(Object.keys(process.env).filter((k) => /^npm_/i.test(k)).map((k) => [k, undefined]));
 /** The install's npm: its cache when it has what is asked (else the registry), and no audit, fund or update notices. */
-const INSTALL_ENV = { ...NO_NPM_ENV, npm_config_prefer_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' };
+const INSTALL_ENV: NodeJS.ProcessEnv = { ...NO_NPM_ENV, npm_config_prefer_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' };
 
 /** Run a program other than the CLI to its end (startCli's output collection and time limit), with KOWALSKI_HOME on a folder never made. */
 function run(command: string[], args: string[], options: CliOptions = {}): Promise<CliResult> {
@@ -48,12 +50,29 @@ before(async () => {
     assert.equal(build.code, 0, outputOf(build));
   }
   packDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kw-pack-'));
+  INSTALL_ENV.npm_config_better_sqlite3_local_prebuilds = await localPrebuild(packDir);
   const r = await run(['npm', 'pack', '--json', '--ignore-scripts', '--pack-destination', packDir], [], { env: NO_NPM_ENV, limitMs: 120_000 });
   assert.equal(r.code, 0, outputOf(r));
   const [info] = JSON.parse(r.stdout) as { filename: string; files: { path: string }[]; size: number; unpackedSize: number }[];
   packed = { tarball: path.join(packDir, info!.filename), files: info!.files.map((f) => f.path).sort(), size: info!.size, unpackedSize: info!.unpackedSize };
   assert.ok(fs.statSync(packed.tarball).isFile(), packed.tarball);
 });
+
+/**
+ * better-sqlite3's binary as its release tarball would hold it, named as prebuild-install looks
+ * for it (`better-sqlite3-v<version>-node-v<abi>-<platform>-<arch>.tar.gz`), made from the
+ * checkout's node_modules (the same version: package.json pins it). The folder holding it.
+ */
+async function localPrebuild(under: string): Promise<string> {
+  const pkg = path.join(REPO, 'node_modules', 'better-sqlite3');
+  const { version } = JSON.parse(fs.readFileSync(path.join(pkg, 'package.json'), 'utf8')) as { version: string };
+  const dir = path.join(under, 'prebuilds');
+  fs.mkdirSync(dir);
+  const name = `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
+  const r = await run(['tar'], ['-czf', path.join(dir, name), '-C', pkg, 'build/Release/better_sqlite3.node'], { env: NO_NPM_ENV });
+  assert.equal(r.code, 0, outputOf(r));
+  return dir;
+}
 
 after(() => {
   if (packDir !== undefined) fs.rmSync(packDir, { recursive: true, force: true });
