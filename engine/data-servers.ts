@@ -7,10 +7,9 @@
  * chosen here, never by the step.
  */
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { DATA_TOOL_NAMES, McpManager, MCP_DEFAULT_CONNECT_TIMEOUT_SECS } from '../agents/index.js';
 import type { DataToolName, Tool } from '../agents/index.js';
-import { childExecArgv } from '../steps/index.js';
+import type { OwnCode } from '../steps/index.js';
 import type { Clock } from './clock.js';
 import type { Timers } from './triggers/timers.js';
 
@@ -23,12 +22,6 @@ const CONNECT_TIMEOUT_MS = Math.max(MCP_DEFAULT_CONNECT_TIMEOUT_SECS * 1000, 60_
 
 export function isDataToolName(name: string): name is DataToolName {
   return (DATA_TOOL_NAMES as readonly string[]).includes(name);
-}
-
-/** The CLI entry of this build: `bin/kowalski.ts` from the sources (tsx), `dist/bin/kowalski.js` when compiled. */
-function kowalskiEntry(): string {
-  const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
-  return fileURLToPath(new URL(`../bin/kowalski${ext}`, import.meta.url));
 }
 
 /** The folder a run's data tool serves: what `ingest` copied in. */
@@ -47,6 +40,8 @@ interface Served {
 export interface DataServersOptions {
   clock: Clock;
   timers: Timers;
+  /** Where `bin/kowalski` is, and the Node flags its process starts with. */
+  code: OwnCode;
   /** Close a server unused for this long, ms on `clock` (default 120 000). */
   idleMs?: number;
 }
@@ -77,7 +72,7 @@ export class DataServers {
           name: SERVER,
           transport: 'stdio',
           command: process.execPath,
-          args: [...childExecArgv(), kowalskiEntry(), 'mcp', 'serve', 'data', '--root', root],
+          args: [...this.options.code.execArgv, this.options.code.file('bin/kowalski'), 'mcp', 'serve', 'data', '--root', root],
           env: {},
           timeoutMs: CALL_TIMEOUT_MS,
           connectTimeoutMs: CONNECT_TIMEOUT_MS,

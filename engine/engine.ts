@@ -10,8 +10,8 @@ import { KowalskiError, hasLimits, messageOf } from '../core/index.js';
 import type { HordeDef } from '../core/index.js';
 import type { RunEvent, RunState, StepPolicy } from '../actors/index.js';
 import { FINAL_RUN_STATES } from '../actors/index.js';
-import { builtinStepKinds, createStepRunner, poolSize, resolveInside } from '../steps/index.js';
-import type { AgentTurnAnswer, SendAnswer, StepKindInfo, VaultWriteAnswer } from '../steps/index.js';
+import { builtinStepKinds, createStepRunner, poolSize, resolveInside, thisBuild } from '../steps/index.js';
+import type { AgentTurnAnswer, OwnCode, SendAnswer, StepKindInfo, VaultWriteAnswer } from '../steps/index.js';
 import type { Clock } from './clock.js';
 import { monotonicMicros, systemClock } from './clock.js';
 import { budgetMeter, runLimits } from './budget.js';
@@ -139,6 +139,8 @@ export interface EngineOptions {
   timers?: Timers;
   /** Quiet time after a change under `<data>/hordes/` (or `<data>/team/`) before it is re-read, ms (default 300). */
   reloadDebounceMs?: number;
+  /** Where the modules of its step threads, step children, spawn helper and data tool server are, and their Node flags (default: this build's; the tests give dist/ when it is current). */
+  ownCode?: OwnCode | undefined;
   /** Threads of the step pool (default one per core, at least 4 and at most 8; never more than max_parallel_steps): above it, threads run several steps at once. */
   stepThreads?: number;
   /** How many recently parked runs stay in memory for a quick approval (default 256; 0: none, every approval reads and folds the run's log). */
@@ -330,9 +332,10 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       },
     });
     const waiters = new RunWaiters(observers);
-    const kinds = builtinStepKinds();
+    const code = options.ownCode ?? thisBuild();
+    const kinds = builtinStepKinds(code);
     for (const k of options.extraStepKinds ?? []) kinds.set(k.kind, k);
-    const runner = createStepRunner(poolSize(config.runs.maxParallelSteps, options.stepThreads));
+    const runner = createStepRunner({ ...poolSize(config.runs.maxParallelSteps, options.stepThreads), code });
     const recall = new RecallIndex(db);
     // The chat, the tool registry and the triggers it uses are made below: it reaches them only once a draft is used.
     const rookery: RookeryService = new RookeryService({
@@ -372,7 +375,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     // The registry is made below: nothing here runs before a tool is registered. The team reads its profiles again when the tools change.
     const userTools: UserTools = new UserTools({ builtinToolNames: (): string[] => models.builtinToolNames(), onChange: () => models.reload() });
     const models = new ModelHub({
-      db, config: () => config, dataDir: paths.dataDir, clock, timers, observers,
+      db, config: () => config, dataDir: paths.dataDir, clock, timers, observers, code,
       engineTools: () => [...vault.tools(), createRecallTool(recall), createRememberTool(vault, () => clock.now()), createRecentTurnsTool({ recall, writesOf: (sessionId, limit) => vault.writes({ sessionId, limit }), now: () => clock.now() }), ...createRookeryTools(rookery), ...adapters.tools(), ...plugins.tools(), ...userTools.tools(),
         createRunHordeTool({
           catalog: () => readCatalog(),

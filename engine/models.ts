@@ -10,7 +10,7 @@ import { KowalskiError } from '../core/index.js';
 import type { NoteMode, SendSpec, StepDef } from '../core/index.js';
 import { FS_TOOL_NAMES, createFsToolSet, createToolRegistry, providerSettingsFrom } from '../agents/index.js';
 import type { ModelCallTrace, ProviderSettings, Tool, ToolCallingMode, ToolOutput, ToolRegistry, ToolSpec } from '../agents/index.js';
-import type { AgentTurnAnswer, ModelTask, StepHandlers, SendAnswer, StepRequest, StepTask, VaultWriteAnswer } from '../steps/index.js';
+import type { AgentTurnAnswer, ModelTask, OwnCode, StepHandlers, SendAnswer, StepRequest, StepTask, VaultWriteAnswer } from '../steps/index.js';
 import type { Clock } from './clock.js';
 import { DataServers, dataRootOf, isDataToolName } from './data-servers.js';
 import type { EngineConfig } from './config.js';
@@ -28,6 +28,8 @@ export interface ModelHubDeps {
   config(): EngineConfig;
   dataDir: string;
   clock: Clock;
+  /** Where the data tool's server (`kowalski mcp serve data`) is, and its Node flags. */
+  code: OwnCode;
   /** The engine's timers (a data tool server is closed after it has been idle a while). */
   timers: Timers;
   observers: Observers;
@@ -69,7 +71,7 @@ export class ModelHub {
 
   constructor(private readonly deps: ModelHubDeps) {
     this.traces = new TraceStore(deps.db);
-    this.data = new DataServers({ clock: deps.clock, timers: deps.timers });
+    this.data = new DataServers({ clock: deps.clock, timers: deps.timers, code: deps.code });
     this.providers = providerSettingsFrom(deps.config().raw, process.env);
     this.tools = this.buildTools();
   }

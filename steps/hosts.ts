@@ -116,14 +116,11 @@ export function startInPool(pool: StepPool, bus: StepBus, hordes: HordeTexts, ta
   };
 }
 
-/** Node flags of this process that a child should get too (`--import tsx` under the tests), minus debugger and test-runner ones. */
-export function childExecArgv(): string[] {
-  return process.execArgv.filter((arg) => !/^--(inspect|debug|test|experimental-test|watch)/.test(arg));
-}
-
 export interface ChildHostOptions {
   /** Absolute path of the child entry (`child.ts` / `child.js`). */
   entry: string;
+  /** Its Node flags (OwnCode's). */
+  execArgv: readonly string[];
   /** After `done`, how long the child gets to exit before it is killed, ms. */
   exitGraceMs: number;
 }
@@ -131,7 +128,7 @@ export interface ChildHostOptions {
 /** Run a step in a child process of its own, in its own process group. */
 export function startInChild(task: StepTask, kindModule: string, listener: Listener, options: ChildHostOptions): StepHost {
   const child = fork(options.entry, [], {
-    execArgv: childExecArgv(),
+    execArgv: [...options.execArgv],
     detached: true,
     stdio: stdioWithLifeline('pipe'),
     // The child itself carries the token, so a restart's leftover sweep finds it too.

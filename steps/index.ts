@@ -6,7 +6,7 @@ export type {
 export type { ReviewTask } from './protocol.js';
 export { MISSING_ARTIFACT, fileState, sha256Of, stageEdit, stagedEditPath } from './review-file.js';
 export type { FileState } from './review-file.js';
-export { builtinStepKinds, stepsModuleFile } from './registry.js';
+export { builtinStepKinds } from './registry.js';
 export type { StepKindInfo } from './registry.js';
 export {
   resolveCommand, hashCommand, commandEnv, approvedCommand,
@@ -24,7 +24,8 @@ export { killLeftovers, findTokenProcesses, waitUntilNoneLeft, isAlive } from '.
 export type { KillLeftoversOptions } from './leftovers.js';
 export { createStepRunner } from './runner.js';
 export { poolSize } from './pool.js';
-export { childExecArgv } from './hosts.js';
+export { thisBuild, inheritedExecArgv } from './own-code.js';
+export type { OwnCode } from './own-code.js';
 export type { StepRunner, StepRunnerOptions, StepHandlers, StartOptions, RunningStep } from './runner.js';
 export { startStep, createKindLoader } from './context.js';
 export type { StepChannel, BuiltContext } from './context.js';

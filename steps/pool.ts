@@ -14,6 +14,8 @@ import type { Slot } from './thread-slots.js';
 export interface StepPoolOptions {
   /** The worker module (worker.ts / worker.js). */
   filename: string;
+  /** Node flags for the threads (OwnCode's). */
+  execArgv: readonly string[];
   /** Threads, all started with the first step and kept: a new thread would otherwise get only what the others cannot take. */
   threads: number;
   /** Steps one thread runs at once. */
@@ -101,7 +103,7 @@ export class StepPool {
       // a module an import() is still loading; Piscina loads the worker file with require() first.
       // Off in the workers, that require() fails at once and Piscina import()s the file instead.
       // A Worker refuses V8's own flags in its execArgv (bin/kowalski gives --expose-gc): they apply to the process anyway.
-      execArgv: [...process.execArgv.filter((arg) => !/^--expose[-_]gc$/.test(arg)), '--no-experimental-require-module'],
+      execArgv: [...this.options.execArgv.filter((arg) => !/^--expose[-_]gc$/.test(arg)), '--no-experimental-require-module'],
     });
     return this.piscina;
   }

@@ -3,8 +3,9 @@
  * kind modules by absolute path, so callers (tests, benchmarks) can register their own
  * kinds next to the built-in ones.
  */
-import { fileURLToPath } from 'node:url';
 import { MODEL_STEP_KINDS } from '../core/index.js';
+import { thisBuild } from './own-code.js';
+import type { OwnCode } from './own-code.js';
 
 export interface StepKindInfo {
   kind: string;
@@ -22,22 +23,14 @@ export interface StepKindInfo {
   outward?: true;
 }
 
-/**
- * Absolute path of a module of this folder, given without extension (`kinds/verify`).
- * `.ts` when running from the TypeScript sources (tsx), `.js` from the compiled `dist/`.
- */
-export function stepsModuleFile(relativeNoExt: string): string {
-  const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
-  return fileURLToPath(new URL(`./${relativeNoExt}${ext}`, import.meta.url));
-}
-
-/** Every kind of `STEP_KINDS`, with its module. A fresh map on each call: callers may add to it. */
-export function builtinStepKinds(): Map<string, StepKindInfo> {
+/** Every kind of `STEP_KINDS`, with its module (of `code`, this build's by default). A fresh map on each call: callers may add to it. */
+export function builtinStepKinds(code: OwnCode = thisBuild()): Map<string, StepKindInfo> {
+  const kindModule = (file: string): string => code.file(`steps/kinds/${file}`);
   const kinds = new Map<string, StepKindInfo>();
   const add = (kind: string, file: string, flags: Partial<Omit<StepKindInfo, 'kind' | 'module'>> = {}): void => {
     kinds.set(kind, {
       kind,
-      module: stepsModuleFile(`kinds/${file}`),
+      module: kindModule(file),
       usesModel: flags.usesModel ?? false,
       idempotent: flags.idempotent ?? true,
       runsCommand: flags.runsCommand ?? false,
@@ -54,10 +47,10 @@ export function builtinStepKinds(): Map<string, StepKindInfo> {
   // Keyed by the run and the step: an attempt again finds the write the first one made.
   add('vault_note', 'vault-note');
   // Keyed by the run and the step: an attempt again finds the delivery, and never sends twice.
-  kinds.set('send', { kind: 'send', module: stepsModuleFile('kinds/send'), usesModel: false, idempotent: true, runsCommand: false, outward: true });
+  kinds.set('send', { kind: 'send', module: kindModule('send'), usesModel: false, idempotent: true, runsCommand: false, outward: true });
   // One tool call, its result a file: an attempt again calls it again (a price lookup reads; a tool that changes things is the user's to choose).
-  kinds.set('mcp_call', { kind: 'mcp_call', module: stepsModuleFile('kinds/mcp-call'), usesModel: false, idempotent: true, runsCommand: false, outward: true });
-  kinds.set('review', { kind: 'review', module: stepsModuleFile('kinds/review'), usesModel: false, idempotent: true, runsCommand: false, review: true });
+  kinds.set('mcp_call', { kind: 'mcp_call', module: kindModule('mcp-call'), usesModel: false, idempotent: true, runsCommand: false, outward: true });
+  kinds.set('review', { kind: 'review', module: kindModule('review'), usesModel: false, idempotent: true, runsCommand: false, review: true });
   for (const kind of MODEL_STEP_KINDS) add(kind, 'model', { usesModel: true });
   return kinds;
 }

@@ -13,7 +13,8 @@ import { StepPool } from './pool.js';
 import { Spawner } from './spawner.js';
 import type { ModelCallTrace, ToolCallingMode } from '../agents/index.js';
 import type { EngineMessage, StepMessage, StepRequest, StepResult, StepTask } from './protocol.js';
-import { stepsModuleFile } from './registry.js';
+import { thisBuild } from './own-code.js';
+import type { OwnCode } from './own-code.js';
 import type { StepKindInfo } from './registry.js';
 
 export interface StepRunnerOptions {
@@ -28,6 +29,8 @@ export interface StepRunnerOptions {
   stopGraceMs?: number;
   /** The spawn helper's module (default steps/spawner-main); tests give one that fails to start. */
   spawnerEntry?: string;
+  /** Where the worker, the child entry and the spawn helper are, and their Node flags (default: this build's). */
+  code?: OwnCode;
 }
 
 export interface StepHandlers {
@@ -204,15 +207,17 @@ export function createStepRunner(options: StepRunnerOptions): StepRunner {
   const stopGraceMs = options.stopGraceMs ?? 2500;
   const running = new Set<RunningStep>();
   let closed = false;
-  const childEntry = stepsModuleFile('child');
+  const code = options.code ?? thisBuild();
+  const childEntry = code.file('steps/child');
   // Commands of pool-thread steps start in this small helper, not by forking the engine;
   // an isolated child is a small process itself and starts its commands directly.
-  const spawner = new Spawner(options.spawnerEntry ?? stepsModuleFile('spawner-main'));
+  const spawner = new Spawner(options.spawnerEntry ?? code.file('steps/spawner-main'), code.execArgv);
 
   const bus = new StepBus();
   const hordes = new HordeTexts();
   const pool = new StepPool({
-    filename: stepsModuleFile('worker'),
+    filename: code.file('steps/worker'),
+    execArgv: code.execArgv,
     threads: Math.max(1, options.threads),
     stepsPerThread: Math.max(1, options.stepsPerThread ?? 1),
   });
@@ -229,7 +234,7 @@ export function createStepRunner(options: StepRunnerOptions): StepRunner {
       }
       const step = supervise(task, handlers, startOptions, stopGraceMs, (listener) =>
         task.step.isolation === 'process'
-          ? startInChild(task, kind.module, listener, { entry: childEntry, exitGraceMs: stopGraceMs })
+          ? startInChild(task, kind.module, listener, { entry: childEntry, execArgv: code.execArgv, exitGraceMs: stopGraceMs })
           : startInPool(pool, bus, hordes, task, kind.module, listener));
       running.add(step);
       void step.result.finally(() => running.delete(step));

@@ -11,7 +11,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { BroadcastChannel } from 'node:worker_threads';
-import { childExecArgv } from './hosts.js';
 import { LIFELINE_FD, holdLifeline, stdioWithLifeline } from './lifeline.js';
 import { HELPER_DOWN, HELPER_STARTING, HELPER_UP } from './spawner-wire.js';
 import type { SpawnerAddress } from './spawner-wire.js';
@@ -30,8 +29,8 @@ export class Spawner {
   private failedAt = -Infinity;
   private closed = false;
 
-  /** `entry`: the helper's module (spawner-main.ts or .js). */
-  constructor(private readonly entry: string) {
+  /** `entry`: the helper's module (spawner-main.ts or .js); `execArgv`: its Node flags. */
+  constructor(private readonly entry: string, private readonly execArgv: readonly string[]) {
     this.channel.unref();
   }
 
@@ -62,7 +61,7 @@ export class Spawner {
 
   private start(): void {
     const child = fork(this.entry, [this.socketPath(), String(LIFELINE_FD)], {
-      execArgv: childExecArgv(),
+      execArgv: [...this.execArgv],
       // Its own group: a terminal's Ctrl-C reaches the engine, which stops its steps in order.
       detached: true,
       stdio: stdioWithLifeline('inherit'),

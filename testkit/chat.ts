@@ -8,6 +8,7 @@ import type { Engine } from '../engine/index.js';
 import { startFakeOllama } from './fake-models.js';
 import type { FakeModelServer, FakeScript, FakeTurn } from './fake-models.js';
 import { cleanups } from './cleanup.js';
+import { testOwnCode } from './dist.js';
 
 export interface ChatSetup {
   engine: Engine;
@@ -54,7 +55,7 @@ export async function chatSetup(t: TestContext, script: FakeScript, profiles: Re
   writeTeam(dir, profiles);
   fs.writeFileSync(path.join(dir, 'config.toml'),
     `[model]\ndefault = "ollama:qwen2.5:7b"\n[providers.ollama]\nhost = "${server.url}"\n[tools]\nroot = "${files}"\n${extraConfig}`);
-  const engine = await createEngine({ dataDir: dir });
+  const engine = await createEngine({ ownCode: testOwnCode(), dataDir: dir });
   cleanups(t)(async () => {
     await engine.close();
     await server.close();

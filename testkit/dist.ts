@@ -9,6 +9,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { inheritedExecArgv } from '../steps/index.js';
+import type { OwnCode } from '../steps/index.js';
 
 /** The repository root. */
 export const REPO = fileURLToPath(new URL('..', import.meta.url));
@@ -64,3 +66,44 @@ export function nodeArgsFor(source: string): string[] {
 
 /** The arguments after `node` that run the kowalski CLI. */
 export const cliArgs = (): string[] => nodeArgsFor('bin/kowalski.ts');
+
+/**
+ * A module of the program or of testkit/, given by its source (repository-relative or
+ * absolute): its built file when tsconfig.build.json compiles it and dist/ is current, else
+ * the source (the test kinds of testkit/kinds/, loaded by step threads).
+ */
+export function moduleFor(source: string): string {
+  const args = nodeArgsFor(source);
+  return args[args.length - 1]!;
+}
+
+/** An `--import`, `--require` or `--loader` of tsx, in either of Node's spellings. */
+function isTsxLoader(args: readonly string[], i: number): { skip: number } | undefined {
+  const arg = args[i]!;
+  if (/^--(import|require|loader|experimental-loader)=.*tsx/.test(arg)) return { skip: 1 };
+  if (/^--(import|require|loader|experimental-loader)$/.test(arg) && /tsx/.test(args[i + 1] ?? '')) return { skip: 2 };
+  return undefined;
+}
+
+/**
+ * Where an engine made in a test process finds its step threads', step children's, spawn
+ * helper's and data tool server's modules: dist/ when it is current, started without tsx, so
+ * no thread or child compiles TypeScript again (each step thread under tsx also runs a hooks
+ * thread: a third of engine.runs.test.ts's CPU). Undefined when dist/ is stale: the engine's
+ * default, the sources through tsx.
+ */
+export function testOwnCode(): OwnCode | undefined {
+  // Built itself (a benchmark, a crash harness run from dist/): the engine's default is dist/ already.
+  if (import.meta.url.endsWith('.js') || !distIsCurrent()) return undefined;
+  const inherited = inheritedExecArgv();
+  const execArgv: string[] = [];
+  for (let i = 0; i < inherited.length;) {
+    const tsx = isTsxLoader(inherited, i);
+    if (tsx === undefined) execArgv.push(inherited[i]!);
+    i += tsx?.skip ?? 1;
+  }
+  return {
+    file: (fromRootNoExt) => path.join(REPO, 'dist', `${fromRootNoExt}.js`),
+    execArgv,
+  };
+}

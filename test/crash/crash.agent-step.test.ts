@@ -20,6 +20,7 @@ import { tempDir } from '../../testkit/tmp.js';
 import { cleanups } from '../../testkit/cleanup.js';
 import { harness } from '../../testkit/crash/support.js';
 import { writeHorde } from '../support/engine.js';
+import { testOwnCode } from '../../testkit/dist.js';
 
 const NOTE = 'reports/tea.md';
 const ANSWER = '# Report\n\nThe note is written.';
@@ -60,7 +61,7 @@ for (const point of ['chat-in-subagent-call:1', 'vault-after-intent:1', 'vault-a
     assert.equal(asked.length, 4, 'no model call was asked twice');
     assert.ok(asked.every((r) => r.answered));
 
-    const engine = await createEngine({ dataDir: s.home });
+    const engine = await createEngine({ ownCode: testOwnCode(), dataDir: s.home });
     try {
       const run = engine.getRun(runId);
       const step = run.steps.find((x) => x.name === 'report')!;

@@ -20,6 +20,7 @@ import { budgetDrops, budgetsNow, chatLife, checkChat, writeChatHome } from '../
 import type { ChatHome, Chatting } from '../../testkit/crash/chat-support.js';
 import type { HarnessOptions } from '../../testkit/crash/support.js';
 import { cleanups } from '../../testkit/cleanup.js';
+import { testOwnCode } from '../../testkit/dist.js';
 
 interface Setup { ledger: ModelLedger; server: FakeModelServer; h: ChatHome }
 
@@ -135,7 +136,7 @@ test('a budget one call short stays short across a kill: the turn stops budget_e
   assert.deepEqual([...budgetsNow(s.h.home).values()], [{ turn: 1, used: 5 }]);
   // The operator grants one more call (the parent's own engine, as the API would): the same turn finishes from its log.
   s.ledger.life += 1;
-  const engine = await createEngine({ dataDir: s.h.home });
+  const engine = await createEngine({ ownCode: testOwnCode(), dataDir: s.h.home });
   const out = await engine.chat.grant(id, 1).done.finally(() => engine.close());
   assert.deepEqual([out.turn, out.stop, out.text], [1, 'done', teamAnswer('team 0 turn 1')]);
   const check = await checkChat(s.h.home, s.ledger, s.server, s.h.ledgerFile, what, teamAnswer);

@@ -21,6 +21,7 @@ import { cleanups } from '../../testkit/cleanup.js';
 import { CHAT_CHILD } from '../../testkit/crash/chat-support.js';
 import { harness } from '../../testkit/crash/support.js';
 import { writeHorde } from '../support/engine.js';
+import { testOwnCode } from '../../testkit/dist.js';
 
 interface Setup { home: string; ledger: string; server: FakeModelServer }
 
@@ -56,7 +57,7 @@ for (const point of ['chat-after-tool-intent:1', 'after-dispatch:1', 'chat-befor
     const told = (asked[1]!.body.messages as Array<{ role: string; content: string }>).filter((m) => m.role === 'tool').map((m) => m.content);
     assert.equal(told.length, 1);
 
-    const engine = await createEngine({ dataDir: s.home });
+    const engine = await createEngine({ ownCode: testOwnCode(), dataDir: s.home });
     try {
       const runs = engine.listRuns({ horde: 'stamp' });
       assert.equal(runs.length, 1, 'one run');

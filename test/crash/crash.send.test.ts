@@ -16,6 +16,7 @@ import { harness } from '../../testkit/crash/support.js';
 import { cleanups } from '../../testkit/cleanup.js';
 import { writeHorde } from '../support/engine.js';
 import { fakeSlackApi } from '../support/fake-chat-apis.js';
+import { testOwnCode } from '../../testkit/dist.js';
 
 const TOKEN = 'xoxb-crash-send-token';
 
@@ -45,7 +46,7 @@ for (const { point, posts, state } of CASES) {
     assert.ok(second.lines.includes(`DONE ${runId} ${state}`), second.lines.join('\n'));
     assert.equal(slack.callsTo('/chat.postMessage').length, posts, 'never sent twice');
 
-    const engine = await createEngine({ dataDir: home });
+    const engine = await createEngine({ ownCode: testOwnCode(), dataDir: home });
     cleanups(t)(() => engine.close());
     const run = engine.getRun(runId);
     const tell = run.steps.find((s) => s.name === 'tell')!;

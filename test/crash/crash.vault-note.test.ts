@@ -12,6 +12,7 @@ import { createEngine } from '../../engine/index.js';
 import { tempDir } from '../../testkit/tmp.js';
 import { harness } from '../../testkit/crash/support.js';
 import { writeHorde } from '../support/engine.js';
+import { testOwnCode } from '../../testkit/dist.js';
 
 const NOTE = 'logs/checks.md';
 
@@ -30,7 +31,7 @@ for (const point of ['vault-after-intent:1', 'vault-after-file:1', 'before-resul
     assert.equal(second.code, 0, `${second.stderr}\n${second.lines.join('\n')}`);
     assert.ok(second.lines.includes(`DONE ${runId} succeeded`), second.lines.join('\n'));
 
-    const engine = await createEngine({ dataDir: home });
+    const engine = await createEngine({ ownCode: testOwnCode(), dataDir: home });
     try {
       const run = engine.getRun(runId);
       const check = fs.readFileSync(path.join(run.workdir, run.steps.find((s) => s.name === 'check')!.artifact!), 'utf8');

@@ -21,6 +21,7 @@ import { tempDir } from '../../testkit/tmp.js';
 import { harness } from '../../testkit/crash/support.js';
 import type { HarnessOptions, HarnessRun } from '../../testkit/crash/support.js';
 import { cleanups } from '../../testkit/cleanup.js';
+import { testOwnCode } from '../../testkit/dist.js';
 
 const CHAT_CHILD = new URL('../../testkit/crash/chat-child.ts', import.meta.url).pathname;
 const NOTE = 'crash/meeting.md';
@@ -47,7 +48,7 @@ const life = (s: Setup, options: HarnessOptions = {}): Promise<HarnessRun> => ha
 
 /** The note, the audit and the traces, read by a fresh engine after the last life. */
 async function audit(s: Setup) {
-  const engine = await createEngine({ dataDir: s.home });
+  const engine = await createEngine({ ownCode: testOwnCode(), dataDir: s.home });
   try {
     const [session] = engine.chat.list(10);
     const writes = engine.vault.writes({ limit: 10 }).reverse();

@@ -19,6 +19,7 @@ import { tempDir } from '../../testkit/tmp.js';
 import { cleanups } from '../../testkit/cleanup.js';
 import { childStoreEnv, testStoreConfig } from '../../testkit/pg-store.js';
 import { AUTH } from '../support/token.js';
+import { testOwnCode } from '../../testkit/dist.js';
 
 const SERVER = new URL('./hook-server.ts', import.meta.url).pathname;
 // Enough that a server batching many deliveries per commit (a loaded machine) is still killed with some in flight.
@@ -84,7 +85,7 @@ async function deliverAndKill(t: TestContext, kill: Kill): Promise<void> {
   assert.ok(answered.size >= (kill.crashAt === undefined ? KILL_AFTER : 1), `${answered.size} answers`);
   assert.ok(answered.size < DELIVERIES, 'the server died while deliveries were in flight');
 
-  const engine = await createEngine({ dataDir: home, config: { ...DEFAULT_CONFIG, store: await testStoreConfig(home) }, extraStepKinds: TEST_KINDS });
+  const engine = await createEngine({ ownCode: testOwnCode(), dataDir: home, config: { ...DEFAULT_CONFIG, store: await testStoreConfig(home) }, extraStepKinds: TEST_KINDS });
   cleanups(t)(() => engine.close());
   for (const [id, runId] of answered) {
     const row = engine.getRunRow(runId);

@@ -17,6 +17,7 @@ import { writeHorde } from '../support/engine.js';
 import { startFakeOllama } from '../../testkit/fake-models.js';
 import { tempDir } from '../../testkit/tmp.js';
 import { TEST_TOKEN } from '../support/token.js';
+import { testOwnCode } from '../../testkit/dist.js';
 
 const browser = browserForFile();
 
@@ -39,7 +40,7 @@ test('the button on a step that ran (none on one that never did) starts a re-run
     draft: 'kind = "process"\nprompt_file = "prompts/draft.md"', check: 'kind = "review"', final: 'kind = "process"\nprompt_file = "prompts/draft.md"',
   });
   fs.cpSync(path.join(dir, 'prompts'), path.join(gated, 'prompts'), { recursive: true });
-  const engine = await createEngine({ dataDir: home });
+  const engine = await createEngine({ ownCode: testOwnCode(), dataDir: home });
   defer(() => engine.close());
   const api = await buildApi(engine, { token: TEST_TOKEN, port: 0, onInternalError: (err) => t.diagnostic(`internal: ${String(err)}`) });
   defer(() => api.app.close());

@@ -25,6 +25,7 @@ import { apiJson, browserForFile, cleanups, openPage, shot, testId, textOf } fro
 import { writeHorde } from '../support/engine.js';
 import { tempDir } from '../../testkit/tmp.js';
 import { AUTH, TEST_TOKEN } from '../support/token.js';
+import { testOwnCode } from '../../testkit/dist.js';
 
 const browser = browserForFile();
 
@@ -45,7 +46,7 @@ async function scene(t: TestContext, prepare: (hordes: string) => void): Promise
   const root = fs.realpathSync(tempDir(t, 'kw-e2e-tb-'));
   const home = path.join(root, 'home');
   prepare(path.join(home, 'hordes'));
-  const engine = await createEngine({ dataDir: home, config: DEFAULT_CONFIG });
+  const engine = await createEngine({ ownCode: testOwnCode(), dataDir: home, config: DEFAULT_CONFIG });
   defer(() => engine.close());
   await engine.triggers.start();
   const api = await buildApi(engine, { token: TEST_TOKEN, port: 0, onInternalError: (err) => t.diagnostic(`internal: ${String(err)}`) });

@@ -20,6 +20,7 @@ import { cleanups } from '../../testkit/cleanup.js';
 import { startFakeCalDav } from '../support/fake-caldav.js';
 import { serveHttp } from '../support/http.js';
 import { tempDir } from '../../testkit/tmp.js';
+import { testOwnCode } from '../../testkit/dist.js';
 
 const FIXTURE = fs.readFileSync(path.join(import.meta.dirname, '../fixtures/calendar/team.ics'), 'utf8');
 
@@ -33,7 +34,7 @@ const DENTIST = [
 async function calendarEngine(t: TestContext, section: string, allow: readonly string[] = []): Promise<{ engine: Engine; home: string }> {
   const home = tempDir(t, 'kw-cal-');
   fs.writeFileSync(path.join(home, 'config.toml'), `[adapters.calendar]\nenabled = true\ntime_zone = "Europe/Berlin"\n${section}\n`);
-  const engine = await createEngine({ dataDir: home, adapterDefinitions: [createCalendarAdapter({ testOnlyFetchAllow: allow })] });
+  const engine = await createEngine({ ownCode: testOwnCode(), dataDir: home, adapterDefinitions: [createCalendarAdapter({ testOnlyFetchAllow: allow })] });
   cleanups(t)(() => engine.close());
   await engine.adapters.start();
   return { engine, home };

@@ -8,10 +8,11 @@ import { answers, mail, mailSetup, OWN, PASSWORD_ENV } from '../support/email-ad
 import type { MailSetup } from '../support/email-adapter.js';
 import { IMAP_PASSWORD } from '../support/mail-servers.js';
 import { waitFor } from '../../testkit/wait.js';
+import { testOwnCode } from '../../testkit/dist.js';
 
 /** The engine on the setup's folder, its adapters started (what the server does). */
 async function open(t: TestContext, setup: MailSetup, replyBackoffMs: number[] = [200]): Promise<Engine> {
-  const engine = await createEngine({ dataDir: setup.home, adapterReplyBackoffMs: replyBackoffMs });
+  const engine = await createEngine({ ownCode: testOwnCode(), dataDir: setup.home, adapterReplyBackoffMs: replyBackoffMs });
   cleanups(t)(() => engine.close());
   await engine.adapters.start();
   return engine;

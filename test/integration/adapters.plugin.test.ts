@@ -26,6 +26,7 @@ import { adapterSetup, echoScript } from '../support/adapters.js';
 import { serveHttp } from '../support/http.js';
 import { editManifest, installExample } from '../support/plugin-home.js';
 import { AUTH, TEST_TOKEN } from '../support/token.js';
+import { testOwnCode } from '../../testkit/dist.js';
 
 const SECRET = 'relay-secret-for-tests';
 
@@ -261,7 +262,7 @@ test('an answer the plugin could not send yet is sent through it after a restart
   await s.engine.close();
 
   s.relayStatus.code = 204;
-  const again = await createEngine({ dataDir: s.home, testOnlyFetchAllow: [s.relayAllow] });
+  const again = await createEngine({ ownCode: testOwnCode(), dataDir: s.home, testOnlyFetchAllow: [s.relayAllow] });
   cleanups(t)(() => again.close());
   await again.adapters.start();
   await waitFor(() => s.answers.length === 1, 'the recorded answer sent after the restart');

@@ -8,6 +8,7 @@ import { ANSWER, writeModelConfig, writeModelHorde } from '../support/budget.js'
 import { tempDir } from '../../testkit/tmp.js';
 import { cleanups } from '../../testkit/cleanup.js';
 import { AUTH, TEST_TOKEN } from '../support/token.js';
+import { testOwnCode } from '../../testkit/dist.js';
 
 test('a run parked for its budget shows spent and limits; a raise through the API lets it finish; bad raises name the field', async (t) => {
   const server = await startFakeOllama(() => ANSWER);
@@ -15,7 +16,7 @@ test('a run parked for its budget shows spent and limits; a raise through the AP
   const home = tempDir(t, 'kw-api-budget-');
   writeModelConfig(home, server.url);
   writeModelHorde(home, 'tok', '[budget]\nmodel_calls = 1');
-  const engine = await createEngine({ dataDir: home });
+  const engine = await createEngine({ ownCode: testOwnCode(), dataDir: home });
   cleanups(t)(() => engine.close());
   const api = await buildApi(engine, { token: TEST_TOKEN, port: 8765 });
   cleanups(t)(() => api.app.close());

@@ -18,13 +18,14 @@ import { startOAuthMcp } from '../../testkit/oauth-mcp.js';
 import { tempDir } from '../../testkit/tmp.js';
 import { listen } from '../support/api.js';
 import { AUTH, TEST_TOKEN } from '../support/token.js';
+import { testOwnCode } from '../../testkit/dist.js';
 
 test("Setup's Sign in: the authorization address comes back to the server's callback; the sign-in is stored 0600 and used; strangers are refused", async (t) => {
   const mcp = await startOAuthMcp({ tokenSecs: 60 });
   cleanups(t)(() => mcp.close());
   const home = tempDir(t, 'kw-mcp-setup-');
   fs.writeFileSync(path.join(home, 'config.toml'), `[[mcp.servers]]\nname = "srv"\nurl = "${mcp.url}"\n\n[[mcp.servers]]\nname = "local"\ncommand = "node"\n`);
-  const engine = await createEngine({ dataDir: home });
+  const engine = await createEngine({ ownCode: testOwnCode(), dataDir: home });
   cleanups(t)(() => engine.close());
   const api = await buildApi(engine, { port: 0, token: TEST_TOKEN, onInternalError: (err) => t.diagnostic(`internal: ${String(err)}`) });
   cleanups(t)(() => api.app.close());

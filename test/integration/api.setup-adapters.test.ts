@@ -18,6 +18,7 @@ import { cleanups } from '../../testkit/cleanup.js';
 import { tempDir } from '../../testkit/tmp.js';
 import { listen } from '../support/api.js';
 import { AUTH, TEST_TOKEN } from '../support/token.js';
+import { testOwnCode } from '../../testkit/dist.js';
 
 const CONFIG = `# my kowalski settings, by hand
 [model]
@@ -39,7 +40,7 @@ async function start(t: TestContext) {
   const home = tempDir(t, 'kw-setup-adapters-');
   const file = path.join(home, 'config.toml');
   fs.writeFileSync(file, CONFIG);
-  const engine = await createEngine({ dataDir: home });
+  const engine = await createEngine({ ownCode: testOwnCode(), dataDir: home });
   cleanups(t)(() => engine.close());
   const api = await buildApi(engine, { port: 0, token: TEST_TOKEN, onInternalError: (err) => t.diagnostic(`internal: ${String(err)}`) });
   cleanups(t)(() => api.app.close());

@@ -23,6 +23,7 @@ import { listen } from '../support/api.js';
 import { EVERYTHING, startEverythingHttp } from '../support/mcp.js';
 import { AUTH } from '../support/token.js';
 import type { TestContext } from 'node:test';
+import { testOwnCode } from '../../testkit/dist.js';
 
 const CONFIG = `# my kowalski settings, by hand
 [model]
@@ -43,7 +44,7 @@ async function start(t: TestContext, config: string) {
   const home = tempDir(t, 'kw-setup-mcp-');
   const file = path.join(home, 'config.toml');
   fs.writeFileSync(file, config);
-  const engine = await createEngine({ dataDir: home });
+  const engine = await createEngine({ ownCode: testOwnCode(), dataDir: home });
   cleanups(t)(() => engine.close());
   const api = await buildApi(engine, { port: 0, token: (await import('../support/token.js')).TEST_TOKEN, onInternalError: (err) => t.diagnostic(`internal: ${String(err)}`) });
   cleanups(t)(() => api.app.close());

@@ -22,6 +22,7 @@ import { refusedUrl, startFakeOllama } from '../../testkit/fake-models.js';
 import { tempDir } from '../../testkit/tmp.js';
 import { cleanups } from '../../testkit/cleanup.js';
 import { AUTH, TEST_TOKEN, writeTestToken } from '../support/token.js';
+import { testOwnCode } from '../../testkit/dist.js';
 
 const CONCEPTS = conceptVectors({ cats: ['feline', 'kitten', 'purrs'], dogs: ['canine', 'puppy', 'barks'], money: ['bill', 'invoice', 'pay'] });
 
@@ -56,7 +57,7 @@ test('GET /api/vault/search answers keyword and hybrid SearchAnswers; reindex an
   const home = tempDir(t, 'kw-vault-api-');
   semanticConfig(home, server.url);
   writeNotes(home);
-  const engine = await createEngine({ dataDir: home });
+  const engine = await createEngine({ ownCode: testOwnCode(), dataDir: home });
   cleanups(t)(() => engine.close());
   const call = await apiOn(t, engine);
 

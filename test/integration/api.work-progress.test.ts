@@ -23,6 +23,7 @@ import { installExample, installExamplePackage } from '../support/plugin-home.js
 import { AUTH, TEST_TOKEN } from '../support/token.js';
 import { SAMPLE, sampleEntries } from '../support/bundles.js';
 import { rawZip } from '../support/zip-writer.js';
+import { testOwnCode } from '../../testkit/dist.js';
 
 const NOTES = 150;
 
@@ -39,7 +40,7 @@ async function reindexSetup(t: TestContext, script: FakeScript) {
   fs.writeFileSync(path.join(home, 'config.toml'), `[model]\nmax_retries = 0\n[providers.ollama]\nhost = "${server.url}"\n[vault.semantic]\nenabled = true\n`);
   fs.mkdirSync(path.join(home, 'vault', 'notes'), { recursive: true });
   for (let i = 0; i < NOTES; i++) fs.writeFileSync(path.join(home, 'vault', 'notes', `n${String(i).padStart(3, '0')}.md`), `# Note ${i}\n\nThe ${i}th thing to remember.\n`);
-  const engine = await createEngine({ dataDir: home });
+  const engine = await createEngine({ ownCode: testOwnCode(), dataDir: home });
   cleanups(t)(() => engine.close());
   const api = await buildApi(engine, { token: TEST_TOKEN, port: 0, onInternalError: (err) => t.diagnostic(`internal: ${String(err)}`) });
   cleanups(t)(() => api.app.close());

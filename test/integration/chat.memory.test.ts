@@ -15,6 +15,7 @@ import { chatSetup, profile } from '../../testkit/chat.js';
 import type { FakeTurn } from '../../testkit/fake-models.js';
 import type { SearchAnswer, VaultIndex } from '../../engine/index.js';
 import { cleanups } from '../../testkit/cleanup.js';
+import { testOwnCode } from '../../testkit/dist.js';
 
 const isSummaryCall = (body: any): boolean => String(body?.messages?.[0]?.content ?? '').startsWith('You keep the running summary');
 const chatCalls = (requests: Array<{ path: string; body: any }>): any[] => requests.filter((r) => r.path === '/api/chat').map((r) => r.body);
@@ -80,7 +81,7 @@ test('a long conversation is folded into a summary, not cut: the model sees the 
   await s.engine.close();
   await assert.rejects(sent.done);
   hang = false;
-  const again = await createEngine({ dataDir: s.home });
+  const again = await createEngine({ ownCode: testOwnCode(), dataDir: s.home });
   cleanups(t)(() => again.close());
   assert.deepEqual(again.chat.recover(), [id]);
   const out = await again.chat.turnUnderWay(id)!;

@@ -24,6 +24,7 @@ import type { CliResult, RunJson, RunningCli } from '../../testkit/cli.js';
 import { TEST_KINDS } from '../support/engine.js';
 import { cleanups } from '../../testkit/cleanup.js';
 import { AUTH, TEST_TOKEN, writeTestToken } from '../support/token.js';
+import { testOwnCode } from '../../testkit/dist.js';
 
 const T = String.raw`\[\d\d:\d\d:\d\d\]`;
 const SERVING = /^kowalski serving .* at (http:\/\/127\.0\.0\.1:\d+\/)/;
@@ -274,7 +275,7 @@ describe('following a run over the websocket', () => {
       wait: verifyStep(`while [ ! -e ${go} ]; do sleep 0.02; done`),
       last: 'kind = "noop"',
     });
-    const engine = await createEngine({ dataDir: home, config: DEFAULT_CONFIG, extraStepKinds: TEST_KINDS });
+    const engine = await createEngine({ ownCode: testOwnCode(), dataDir: home, config: DEFAULT_CONFIG, extraStepKinds: TEST_KINDS });
     defer(() => engine.close());
     const listen = async (port: number): Promise<Api> => {
       const api = await buildApi(engine, { token: TEST_TOKEN, port });

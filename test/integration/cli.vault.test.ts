@@ -15,6 +15,7 @@ import { listen } from '../support/api.js';
 import { cli, cliSandbox, stdoutJson } from '../../testkit/cli.js';
 import { cleanups } from '../../testkit/cleanup.js';
 import { TEST_TOKEN, writeTestToken } from '../support/token.js';
+import { testOwnCode } from '../../testkit/dist.js';
 
 const origin = (key: string) => ({ sessionId: null, agent: null, traceId: null, callKey: key, by: 'cli' });
 
@@ -27,7 +28,7 @@ async function seed(engine: Engine): Promise<void> {
 
 async function seeded(t: TestContext): Promise<string> {
   const { home } = cliSandbox(t);
-  const engine = await createEngine({ dataDir: home });
+  const engine = await createEngine({ ownCode: testOwnCode(), dataDir: home });
   await seed(engine).finally(() => engine.close());
   return home;
 }
@@ -71,7 +72,7 @@ test('embedded: writes lists the audit, revert undoes an append and refuses afte
 
 test('through the server that owns the data directory: the same answers, the conflict diff included', async (t) => {
   const { home } = cliSandbox(t);
-  const engine = await createEngine({ dataDir: home });
+  const engine = await createEngine({ ownCode: testOwnCode(), dataDir: home });
   cleanups(t)(() => engine.close());
   await seed(engine);
   const api = await buildApi(engine, { token: TEST_TOKEN, port: 0 });

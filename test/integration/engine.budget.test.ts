@@ -18,10 +18,11 @@ import { simulatedTime } from '../support/sim-time.js';
 import { ANSWER, writeModelConfig, writeModelHorde } from '../support/budget.js';
 import { tempDir } from '../../testkit/tmp.js';
 import { cleanups } from '../../testkit/cleanup.js';
+import { testOwnCode } from '../../testkit/dist.js';
 
 async function modelEngine(t: TestContext, home: string, server: FakeModelServer, extraConfig = ''): Promise<Engine> {
   writeModelConfig(home, server.url, extraConfig);
-  const engine = await createEngine({ dataDir: home });
+  const engine = await createEngine({ ownCode: testOwnCode(), dataDir: home });
   cleanups(t)(() => engine.close());
   return engine;
 }
@@ -136,7 +137,7 @@ test('a restart keeps the spent amounts and the park; the raise on the new engin
 test('wall time, on the engine clock: a run held past wall_secs parks before its next step; raising it lets the run go on', async (t) => {
   const home = tempDir(t, 'kw-budget-');
   const time = simulatedTime(Date.UTC(2026, 0, 5, 9, 0, 0));
-  const engine = await createEngine({
+  const engine = await createEngine({ ownCode: testOwnCode(),
     dataDir: home, clock: time.clock, timers: time.timers, extraStepKinds: TEST_KINDS,
     config: { ...DEFAULT_CONFIG, budget: { wall_secs: 60 } },
   });

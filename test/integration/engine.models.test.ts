@@ -21,6 +21,7 @@ import { servePage } from '../support/http.js';
 import { tempDir } from '../../testkit/tmp.js';
 import { cleanups } from '../../testkit/cleanup.js';
 import { AUTH, TEST_TOKEN } from '../support/token.js';
+import { testOwnCode } from '../../testkit/dist.js';
 
 /** Resolve once `condition` holds (checked every 5 ms; the test's own timeout bounds it). */
 function until(condition: () => boolean): Promise<void> {
@@ -52,7 +53,7 @@ async function setup(t: TestContext, script: FakeScript, options: { extraConfig?
     ? `[providers.gemini]\napi_key = "AIza-engine-test"\nbase_url = "${server.url}"\n`
     : `[providers.ollama]\nhost = "${server.url}"\n`;
   fs.writeFileSync(path.join(home, 'config.toml'), `${model}${provider}[tools]\nroot = "${files}"\n${options.extraConfig ?? ''}`);
-  const engine = await createEngine({ dataDir: home, ...(options.fetchAllow === undefined ? {} : { testOnlyFetchAllow: options.fetchAllow }) });
+  const engine = await createEngine({ ownCode: testOwnCode(), dataDir: home, ...(options.fetchAllow === undefined ? {} : { testOnlyFetchAllow: options.fetchAllow }) });
   cleanups(t)(() => engine.close());
   return { engine, home, files, server };
 }

@@ -14,6 +14,7 @@ import type { FakeScript } from '../../testkit/fake-models.js';
 import { writeHorde } from '../support/engine.js';
 import { tempDir } from '../../testkit/tmp.js';
 import { cleanups } from '../../testkit/cleanup.js';
+import { testOwnCode } from '../../testkit/dist.js';
 
 test('--replay-models: an unchanged prompt makes 0 model calls (traces marked replayed), a changed one makes 1', async (t) => {
   const script: FakeScript = (body) => {
@@ -28,7 +29,7 @@ test('--replay-models: an unchanged prompt makes 0 model calls (traces marked re
   const files = tempDir(t, 'kw-rerun-files-');
   fs.writeFileSync(path.join(files, 'facts.txt'), 'the sky is green today');
   fs.writeFileSync(path.join(home, 'config.toml'), `[model]\ndefault = "ollama:qwen2.5:7b"\n[providers.ollama]\nhost = "${server.url}"\n[tools]\nroot = "${files}"\n`);
-  const engine = await createEngine({ dataDir: home });
+  const engine = await createEngine({ ownCode: testOwnCode(), dataDir: home });
   cleanups(t)(() => engine.close());
 
   const write = (dir: string, finalPrompt: string): string => {

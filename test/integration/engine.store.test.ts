@@ -12,6 +12,7 @@ import { createEngine, openDatabase } from '../../engine/index.js';
 import { MIGRATIONS } from '../../engine/schema/index.js';
 import { tempDir } from '../../testkit/tmp.js';
 import { cleanups } from '../../testkit/cleanup.js';
+import { testOwnCode } from '../../testkit/dist.js';
 
 function codeOf(fn: () => unknown): string | undefined {
   try {
@@ -213,7 +214,7 @@ test('a damaged database refuses to start, says what to do, and deletes nothing'
   const file = path.join(home, 'kowalski.sqlite');
   fs.writeFileSync(file, Buffer.concat([Buffer.from('SQLite format 3\0'), Buffer.alloc(4096, 0x5a)]));
   const before = fs.readFileSync(file);
-  await assert.rejects(createEngine({ dataDir: home }), (err: KowalskiError) => {
+  await assert.rejects(createEngine({ ownCode: testOwnCode(), dataDir: home }), (err: KowalskiError) => {
     assert.equal(err.code, 'KW_ERR_STORE_CORRUPT');
     assert.match(err.message, /Nothing was changed or deleted/);
     assert.match(err.message, /\.recover/);
@@ -223,14 +224,14 @@ test('a damaged database refuses to start, says what to do, and deletes nothing'
   assert.deepEqual(fs.readdirSync(home).filter((f) => f.startsWith('kowalski.sqlite')), ['kowalski.sqlite']);
   // The lock was released: once the file is moved aside, an engine starts.
   fs.renameSync(file, path.join(home, 'damaged.sqlite'));
-  const engine = await createEngine({ dataDir: home });
+  const engine = await createEngine({ ownCode: testOwnCode(), dataDir: home });
   await engine.close();
 });
 
 test('a second engine on the same data directory is refused, in this process and in another', async (t) => {
   const home = tempDir(t);
-  const first = await createEngine({ dataDir: home });
-  await assert.rejects(createEngine({ dataDir: home }), (err: KowalskiError) => err.code === 'KW_ERR_DATA_DIR_LOCKED' && err.message.includes(`process ${process.pid}`));
+  const first = await createEngine({ ownCode: testOwnCode(), dataDir: home });
+  await assert.rejects(createEngine({ ownCode: testOwnCode(), dataDir: home }), (err: KowalskiError) => err.code === 'KW_ERR_DATA_DIR_LOCKED' && err.message.includes(`process ${process.pid}`));
   await first.close();
 
   // Another process holds it; when that process is killed with SIGKILL, the lock goes with it.
@@ -243,16 +244,16 @@ test('a second engine on the same data directory is refused, in this process and
   cleanups(t)(() => holder.kill('SIGKILL'));
   const [chunk] = (await once(holder.stdout, 'data')) as [Buffer];
   assert.equal(chunk.toString().trim(), 'locked');
-  await assert.rejects(createEngine({ dataDir: home }), (err: KowalskiError) => err.code === 'KW_ERR_DATA_DIR_LOCKED' && err.message.includes(`process ${holder.pid}`));
+  await assert.rejects(createEngine({ ownCode: testOwnCode(), dataDir: home }), (err: KowalskiError) => err.code === 'KW_ERR_DATA_DIR_LOCKED' && err.message.includes(`process ${holder.pid}`));
   holder.kill('SIGKILL');
   await once(holder, 'exit');
-  const after = await createEngine({ dataDir: home });
+  const after = await createEngine({ ownCode: testOwnCode(), dataDir: home });
   await after.close();
 });
 
 test('the WAL is checkpointed in the background: committed pages reach the database file without a checkpoint in any commit', async (t) => {
   const home = tempDir(t);
-  const engine = await createEngine({ dataDir: home });
+  const engine = await createEngine({ ownCode: testOwnCode(), dataDir: home });
   cleanups(t)(() => engine.close());
   const db = path.join(home, 'kowalski.sqlite');
   const before = fs.statSync(db).size;
@@ -269,7 +270,7 @@ test('the WAL is checkpointed in the background: committed pages reach the datab
 
 test('a commit that fails stops the engine: waiting callers get the error, nothing more is written or run', async (t) => {
   const home = tempDir(t);
-  const engine = await createEngine({ dataDir: home });
+  const engine = await createEngine({ ownCode: testOwnCode(), dataDir: home });
   cleanups(t)(() => engine.close());
   const entry = (await engine.catalog()).entries.find((e) => e.id === 'retry-command');
   assert.ok(entry?.result.ok);

@@ -21,6 +21,7 @@ import type { FakeModelServer, FakeScript } from '../../testkit/fake-models.js';
 import { tempDir } from '../../testkit/tmp.js';
 import { cleanups } from '../../testkit/cleanup.js';
 import { AUTH, TEST_TOKEN } from '../support/token.js';
+import { testOwnCode } from '../../testkit/dist.js';
 
 interface Setup {
   engine: Engine;
@@ -39,7 +40,7 @@ async function setup(t: TestContext, fixtures: string[], script: FakeScript = []
   const files = fs.realpathSync(tempDir(t, 'kw-v1-files-'));
   for (const name of fixtures) fs.cpSync(path.join(FIXTURES, name), path.join(home, 'hordes', name), { recursive: true });
   fs.writeFileSync(path.join(home, 'config.toml'), `[model]\ndefault = "ollama:qwen2.5:7b"\ntool_calling = "native"\n[providers.ollama]\nhost = "${server.url}"\n[tools]\nroot = "${files}"\n`);
-  const engine = await createEngine({ dataDir: home });
+  const engine = await createEngine({ ownCode: testOwnCode(), dataDir: home });
   cleanups(t)(() => engine.close());
   const api = await buildApi(engine, { token: TEST_TOKEN, port: 8765 });
   cleanups(t)(() => api.app.close());
@@ -220,7 +221,7 @@ test('clean_on_startup / config_on_startup (1.x): every run starts in a clean wo
   const second = await startRun(s, 'v1-clean-on-startup', {});
   assert.equal(await s.engine.waitForRun(second), 'succeeded', "the second run does not see the first run's debug/leftover.md");
   await s.engine.close();
-  const again = await createEngine({ dataDir: s.home });
+  const again = await createEngine({ ownCode: testOwnCode(), dataDir: s.home });
   cleanups(t)(() => again.close());
   const { horde } = await again.resolveHorde('v1-clean-on-startup');
   const third = await again.startRun(horde, {});

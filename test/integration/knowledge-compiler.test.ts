@@ -14,6 +14,7 @@ import { createEngine } from '../../engine/index.js';
 import { startFakeOllama } from '../../testkit/fake-models.js';
 import { tempDir } from '../../testkit/tmp.js';
 import { cleanups } from '../../testkit/cleanup.js';
+import { testOwnCode } from '../../testkit/dist.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/knowledge/', import.meta.url));
 const FILES = ['call-notes.txt', 'meeting-2026-03-02.md', 'specs/diagram.png', 'specs/portal.md'];
@@ -47,7 +48,7 @@ test('knowledge-compiler: every file of the folder is read through the run\'s fi
     : { toolCalls: FILES.map((f) => ({ name: 'read_file', arguments: { path: `inputs/notes/${f}` } })) }));
   cleanups(t)(() => server.close());
   fs.writeFileSync(path.join(home, 'config.toml'), `[model]\ndefault = "ollama:qwen2.5:7b"\n[providers.ollama]\nhost = "${server.url}"\n`);
-  const engine = await createEngine({ dataDir: home });
+  const engine = await createEngine({ ownCode: testOwnCode(), dataDir: home });
   cleanups(t)(() => engine.close());
 
   const { horde } = await engine.resolveHorde('knowledge-compiler');

@@ -13,6 +13,7 @@ import { waitFor } from '../../testkit/wait.js';
 import { tempDir } from '../../testkit/tmp.js';
 import { writeHorde } from '../support/engine.js';
 import { pgTestEngine } from '../support/pg-engine.js';
+import { testOwnCode } from '../../testkit/dist.js';
 
 describe('engine on Postgres', () => {
   test('runs finish, their events and projections are in Postgres, and a fold of the log gives the row', async (t) => {
@@ -58,7 +59,7 @@ describe('engine on Postgres', () => {
     const url = await freshPostgresUrl();
     const gate = path.join(dir, 'gate');
     const time = simulatedTime(Date.parse('2026-06-01T00:00:00Z'));
-    const engine = await createEngine({
+    const engine = await createEngine({ ownCode: testOwnCode(),
       dataDir: path.join(dir, 'home'), clock: time.clock, timers: time.timers, extraStepKinds: TEST_KINDS,
       config: { ...DEFAULT_CONFIG, store: { ...DEFAULT_CONFIG.store, url, leaseSecs: 0.5 } },
     });

@@ -12,10 +12,11 @@ import type { TestContext } from 'node:test';
 import { buildApi } from '../../api/index.js';
 import { createEngine } from '../../engine/index.js';
 import { refusedUrl, startFakeOllama, startFakeOpenAI } from '../../testkit/fake-models.js';
-import { writeHorde } from '../support/engine.js';
+import { TEST_KINDS, writeHorde } from '../support/engine.js';
 import { tempDir } from '../../testkit/tmp.js';
 import { cleanups } from '../../testkit/cleanup.js';
 import { AUTH, TEST_TOKEN } from '../support/token.js';
+import { testOwnCode } from '../../testkit/dist.js';
 
 const HORDE = `id = "asker"
 pipeline = ["intake", "think", "write", "other"]`;
@@ -33,7 +34,7 @@ async function readiness(t: TestContext, config: string, horde = 'asker'): Promi
   writeHorde(path.join(home, 'hordes', 'asker'), HORDE, STEPS);
   writeHorde(path.join(home, 'hordes', 'plain'), 'id = "plain"\npipeline = ["a"]', { a: 'kind = "noop"' });
   fs.writeFileSync(path.join(home, 'config.toml'), config);
-  const engine = await createEngine({ dataDir: home, extraStepKinds: [{ kind: 'noop', module: new URL('../fixtures/kinds/noop.ts', import.meta.url).pathname, usesModel: false, idempotent: true, runsCommand: false }] });
+  const engine = await createEngine({ ownCode: testOwnCode(), dataDir: home, extraStepKinds: TEST_KINDS });
   cleanups(t)(() => engine.close());
   const api = await buildApi(engine, { token: TEST_TOKEN, port: 8765 });
   cleanups(t)(() => api.app.close());

@@ -21,6 +21,7 @@ import { startFakeOllama } from '../../testkit/fake-models.js';
 import type { FakeModelServer, FakeScript } from '../../testkit/fake-models.js';
 import { tempDir } from '../../testkit/tmp.js';
 import { cleanups } from '../../testkit/cleanup.js';
+import { testOwnCode } from '../../testkit/dist.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/spreadsheets/', import.meta.url));
 const ANSWERS = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'answers.json'), 'utf8')) as {
@@ -46,7 +47,7 @@ async function setup(t: TestContext, script?: FakeScript): Promise<Setup> {
     cleanups(t)(() => server!.close());
     fs.writeFileSync(path.join(home, 'config.toml'), `[model]\ndefault = "ollama:qwen2.5:7b"\n[providers.ollama]\nhost = "${server.url}"\n`);
   }
-  const engine = await createEngine({ dataDir: home });
+  const engine = await createEngine({ ownCode: testOwnCode(), dataDir: home });
   cleanups(t)(() => engine.close());
   return server === undefined ? { engine, data } : { engine, data, server };
 }

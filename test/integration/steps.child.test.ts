@@ -3,7 +3,8 @@ import { fork } from 'node:child_process';
 import { test } from 'node:test';
 import { findTokenProcesses, waitUntilNoneLeft } from '../../steps/leftovers.js';
 import type { ChildInbound, StepMessage } from '../../steps/protocol.js';
-import { builtinStepKinds, stepsModuleFile } from '../../steps/registry.js';
+import { thisBuild } from '../../steps/own-code.js';
+import { builtinStepKinds } from '../../steps/registry.js';
 import { makeHorde, makeStep, makeTask, tempDir } from '../fixtures/steps/build.js';
 import { waitUntil } from '../fixtures/steps/wait.js';
 import { cleanups } from '../../testkit/cleanup.js';
@@ -11,7 +12,7 @@ import { cleanups } from '../../testkit/cleanup.js';
 test('an isolated child whose engine goes away (IPC disconnects) stops its command tree and exits', async (t) => {
   const horde = makeHorde([makeStep({ name: 'check', kind: 'verify', verifyCommand: 'sleep 300 & sleep 300; wait', isolation: 'process' })]);
   const task = makeTask({ horde, step: 'check', runDir: tempDir(t) });
-  const child = fork(stepsModuleFile('child'), [], { execArgv: process.execArgv, detached: true, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const child = fork(thisBuild().file('steps/child'), [], { execArgv: process.execArgv, detached: true, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   cleanups(t)(() => {
     for (const pid of findTokenProcesses(task.token)) process.kill(pid, 'SIGKILL');
   });

@@ -11,6 +11,7 @@ import { createEngine } from '../../engine/index.js';
 import type { Engine } from '../../engine/index.js';
 import { tempDir } from '../../testkit/tmp.js';
 import { cleanups } from '../../testkit/cleanup.js';
+import { testOwnCode } from '../../testkit/dist.js';
 
 /** Resolves at the next `team:changed`; fails after `ms` (a guard, not a delay). */
 function nextChange(engine: Engine, what: string, ms = 10_000): Promise<void> {
@@ -31,7 +32,7 @@ const profile = (description: string, extra = ''): string => `---\nname = "criti
 
 test('a profile added, edited, broken and removed under <data>/team/ while the engine runs', async (t) => {
   const home = tempDir(t, 'kw-team-reload-');
-  const engine = await createEngine({ dataDir: home, reloadDebounceMs: 50 });
+  const engine = await createEngine({ ownCode: testOwnCode(), dataDir: home, reloadDebounceMs: 50 });
   cleanups(t)(() => engine.close());
   await engine.team.start();
   const file = path.join(home, 'team', 'critic.md');

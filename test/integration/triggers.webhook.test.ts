@@ -30,6 +30,7 @@ import { cleanups } from '../../testkit/cleanup.js';
 import { childStoreEnv, testStoreConfig } from '../../testkit/pg-store.js';
 import { readCommitted, readCommittedAt } from '../support/store-reader.js';
 import { AUTH, TEST_TOKEN, writeTestToken } from '../support/token.js';
+import { testOwnCode } from '../../testkit/dist.js';
 
 const GITHUB_SECRET = "It's a Secret to Everybody";
 const GITHUB_SIGNATURE = 'sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17';
@@ -83,7 +84,7 @@ async function serve(t: TestContext, more: (home: string) => void = () => {}): P
   const home = tempDir(t, 'kw-hooks-');
   writeHooked(home);
   more(home);
-  const engine = await createEngine({ dataDir: home, config: { ...DEFAULT_CONFIG, store: await testStoreConfig(home) }, extraStepKinds: TEST_KINDS });
+  const engine = await createEngine({ ownCode: testOwnCode(), dataDir: home, config: { ...DEFAULT_CONFIG, store: await testStoreConfig(home) }, extraStepKinds: TEST_KINDS });
   cleanups(t)(() => engine.close());
   const port = await freePort();
   const { app } = await buildApi(engine, { token: TEST_TOKEN, port });

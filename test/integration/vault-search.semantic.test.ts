@@ -20,6 +20,7 @@ import type { FakeModelServer } from '../../testkit/fake-models.js';
 import { tempDir } from '../../testkit/tmp.js';
 import { engineOn, indexed, writeNote } from '../support/vault.js';
 import { cleanups } from '../../testkit/cleanup.js';
+import { testOwnCode } from '../../testkit/dist.js';
 
 const CONCEPTS = conceptVectors({
   cats: ['feline', 'kitten', 'purrs', 'cat', 'whiskers'],
@@ -98,7 +99,7 @@ test('a different embedding model is refused (keyword results, a note naming kow
   const home = tempDir(t, 'kw-vault-');
   writeConfig(home, server.url);
   writePets(home);
-  const first = await createEngine({ dataDir: home });
+  const first = await createEngine({ ownCode: testOwnCode(), dataDir: home });
   await first.vaultSearch.start();
   await first.vaultSearch.idle();
   assert.equal(first.vaultSearch.status().semantic.chunks, 3);

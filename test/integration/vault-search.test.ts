@@ -12,6 +12,7 @@ import { test } from 'node:test';
 import { createEngine } from '../../engine/index.js';
 import { tempDir } from '../../testkit/tmp.js';
 import { engineOn, indexed, writeNote } from '../support/vault.js';
+import { testOwnCode } from '../../testkit/dist.js';
 
 const paths = (answer: { hits: Array<{ path: string }> }): string[] => answer.hits.map((h) => h.path);
 
@@ -64,7 +65,7 @@ test('a note edited by hand while kowalski was stopped is found at the next star
   writeNote(home, 'plans.md', '# Plans\n\nShip the gazebo in spring.\n');
   writeNote(home, 'gone.md', '# Gone\n\nThe zeppelin note.\n');
   writeNote(home, 'same.md', '# Same\n\nNothing changes here.\n');
-  const first = await createEngine({ dataDir: home });
+  const first = await createEngine({ ownCode: testOwnCode(), dataDir: home });
   assert.deepEqual(paths(await first.vaultSearch.search('gazebo')), ['plans.md']);
   await first.close();
 

@@ -12,6 +12,7 @@ import type { AdapterDefinition, AdapterHost, Engine, EngineOptions, InboundReco
 import { startFakeOllama } from '../../testkit/fake-models.js';
 import type { FakeModelServer, FakeScript } from '../../testkit/fake-models.js';
 import { cleanups } from '../../testkit/cleanup.js';
+import { testOwnCode } from '../../testkit/dist.js';
 
 export interface Capture {
   definition: AdapterDefinition<unknown>;
@@ -78,7 +79,7 @@ export async function adapterSetup(t: TestContext, script: FakeScript, adapters:
   const own = home === undefined;
   const dir = home ?? fs.mkdtempSync(path.join(os.tmpdir(), 'kw-adapters-'));
   fs.writeFileSync(path.join(dir, 'config.toml'), `[model]\ndefault = "ollama:qwen2.5:7b"\n[providers.ollama]\nhost = "${server.url}"\n${adapters}`);
-  const engine = await createEngine({ dataDir: dir, adapterReplyBackoffMs: [20, 40], ...options });
+  const engine = await createEngine({ ownCode: testOwnCode(), dataDir: dir, adapterReplyBackoffMs: [20, 40], ...options });
   cleanups(t)(async () => {
     await engine.close();
     await server.close();

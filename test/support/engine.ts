@@ -6,6 +6,7 @@ import type { TestContext } from 'node:test';
 import { DEFAULT_CONFIG, createEngine } from '../../engine/index.js';
 import type { Engine, EngineConfig, EngineOptions } from '../../engine/index.js';
 import { cleanups } from '../../testkit/cleanup.js';
+import { testOwnCode } from '../../testkit/dist.js';
 import { TEST_KINDS } from './kinds.js';
 import { testStoreConfig } from '../../testkit/pg-store.js';
 
@@ -22,7 +23,7 @@ export async function testEngine(
   const own = dataDir === undefined ? fs.mkdtempSync(path.join(os.tmpdir(), 'kw-home-')) : undefined;
   const home = own ?? dataDir!;
   const store = await testStoreConfig(home);
-  const engine = await createEngine({ extraStepKinds: TEST_KINDS, ...options, dataDir: home, config: { ...DEFAULT_CONFIG, store, runs: { ...DEFAULT_CONFIG.runs, ...runs } } });
+  const engine = await createEngine({ extraStepKinds: TEST_KINDS, ownCode: testOwnCode(), ...options, dataDir: home, config: { ...DEFAULT_CONFIG, store, runs: { ...DEFAULT_CONFIG.runs, ...runs } } });
   cleanups(t)(async () => {
     await engine.close();
     if (own !== undefined) fs.rmSync(own, { recursive: true, force: true });

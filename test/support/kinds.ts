@@ -1,8 +1,9 @@
-/** The step kinds tests add to the engine's built-in ones (test/fixtures/kinds/; the ledger, which the crash harness and the soaks use too, in testkit/crash/). */
+/** The step kinds tests add to the engine's built-in ones (testkit/kinds/; the ledger, which the crash harness and the soaks use too, in testkit/crash/): built when dist/ is current, as testOwnCode's threads load them. */
 import type { StepKindInfo } from '../../engine/index.js';
+import { moduleFor } from '../../testkit/dist.js';
 
 const kind = (name: string, file: string, flags: Partial<StepKindInfo> = {}): StepKindInfo => ({
-  kind: name, module: new URL(file === 'ledger' ? '../../testkit/crash/ledger-kind.ts' : `../fixtures/kinds/${file}.ts`, import.meta.url).pathname,
+  kind: name, module: moduleFor(file === 'ledger' ? 'testkit/crash/ledger-kind.ts' : `testkit/kinds/${file}.ts`),
   usesModel: false, idempotent: true, runsCommand: false, ...flags,
 });
 

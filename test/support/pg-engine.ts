@@ -8,6 +8,7 @@ import type { Engine, EngineConfig, EngineOptions } from '../../engine/index.js'
 import { cleanups } from '../../testkit/cleanup.js';
 import { TEST_KINDS } from './kinds.js';
 import { freshPostgresUrl } from '../../testkit/pg-store.js';
+import { testOwnCode } from '../../testkit/dist.js';
 
 export { freshPostgresUrl } from '../../testkit/pg-store.js';
 
@@ -29,7 +30,7 @@ export async function pgTestEngine(t: TestContext, options: PgEngineOptions = {}
     store: { ...DEFAULT_CONFIG.store, ...options.store, url },
     runs: { ...DEFAULT_CONFIG.runs, ...options.runs },
   };
-  const engine = await createEngine({ dataDir, config, extraStepKinds: TEST_KINDS, ...(options.cluster === undefined ? {} : { cluster: options.cluster }) });
+  const engine = await createEngine({ ownCode: testOwnCode(), dataDir, config, extraStepKinds: TEST_KINDS, ...(options.cluster === undefined ? {} : { cluster: options.cluster }) });
   cleanups(t)(async () => {
     await engine.close();
     if (options.dataDir === undefined) fs.rmSync(dataDir, { recursive: true, force: true });

@@ -8,10 +8,11 @@
  */
 import { DEFAULT_CONFIG, createEngine } from '../../engine/index.js';
 import { TEST_KINDS } from './engine.js';
+import { testOwnCode } from '../../testkit/dist.js';
 
 const [url, home, files, leaseSecs, hordeDir] = process.argv.slice(2) as [string, string, string, string, string];
 const say = (fact: Record<string, unknown>): void => void process.stdout.write(`${JSON.stringify(fact)}\n`);
-const engine = await createEngine({
+const engine = await createEngine({ ownCode: testOwnCode(),
   dataDir: home,
   config: { ...DEFAULT_CONFIG, store: { ...DEFAULT_CONFIG.store, url, files, leaseSecs: Number(leaseSecs) } },
   extraStepKinds: TEST_KINDS,

@@ -5,6 +5,7 @@ import type { TestContext } from 'node:test';
 import { createEngine } from '../../engine/index.js';
 import type { Engine } from '../../engine/index.js';
 import { cleanups } from '../../testkit/cleanup.js';
+import { testOwnCode } from '../../testkit/dist.js';
 
 /** A note written straight into `<home>/vault/` (as an editor would), its folders made. */
 export function writeNote(home: string, rel: string, text: string): void {
@@ -15,7 +16,7 @@ export function writeNote(home: string, rel: string, text: string): void {
 
 /** An engine on `home` whose vault watch settles after 50 ms; closed after the test. */
 export async function engineOn(t: TestContext, home: string): Promise<Engine> {
-  const engine = await createEngine({ dataDir: home, vaultDebounceMs: 50 });
+  const engine = await createEngine({ ownCode: testOwnCode(), dataDir: home, vaultDebounceMs: 50 });
   cleanups(t)(() => engine.close());
   return engine;
 }
