@@ -80,12 +80,14 @@ async function live(world: RelayWorld, messages: RelayMessage[], killAfterMs?: n
 
 test('SIGKILL at random moments while messages arrive, are answered and replied: each recorded once, no recorded model call asked again, each reply at least once and again only after a kill', async (t) => {
   const KILLS = 8;
-  const world = await relayWorld(t, 30);
-  const messages: RelayMessage[] = ['a', 'b'].flatMap((c) => [1, 2, 3].map((i) => ({ id: `${c}-${i}`, text: `note ${i} of ${c}`, conversation: c })));
+  const world = await relayWorld(t, 40);
+  // Two conversations; each life brings one new message to each, and the sender delivers every earlier one again.
+  const messages: RelayMessage[] = Array.from({ length: KILLS + 1 }, (_, i) => ['a', 'b'].map((c) => ({ id: `${c}-${i}`, text: `note ${i} of ${c}`, conversation: c }))).flat();
+  const upTo = (life: number): RelayMessage[] => messages.filter((m) => Number(m.id.split('-')[1]) < life);
   let killed = 0;
-  for (let i = 0; i < KILLS; i++) {
-    const delay = Math.floor(Math.random() * 2500);
-    const life = await live(world, messages, delay);
+  for (let i = 1; i <= KILLS; i++) {
+    const delay = Math.floor(Math.random() * 2000);
+    const life = await live(world, upTo(i), delay);
     const end = await world.ended(life);
     if (end.signal === 'SIGKILL') killed += 1;
     else assert.fail(`life ${life.n} ended before its kill: ${end.code}\n${end.stderr}`);
