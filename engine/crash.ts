@@ -20,7 +20,8 @@ export type CrashPoint =
   | 'send-after-intent' // a send step's delivery is committed `sending`, nothing handed to the adapter yet
   | 'send-after-delivery' // the adapter delivered the message, the delivery's result not yet committed
   | 'adapter-after-accept' // an inbound message's record is committed (the channel may be answered), its turn not yet begun
-  | 'adapter-before-reply'; // an inbound message's answer is recorded, the reply not yet sent
+  | 'adapter-before-reply' // an inbound message's answer is recorded, the reply not yet sent
+  | 'adapter-after-reply'; // the adapter sent an inbound message's reply, its `replied` not yet recorded
 
 export type CrashHook = (point: CrashPoint) => void;
 

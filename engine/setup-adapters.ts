@@ -33,23 +33,33 @@ function stateOf(config: AdapterConfig, status: AdapterStatus | undefined): { st
   return { state: status.enabled ? 'off' : 'disabled', lastError: null };
 }
 
+/** A section's keys flattened in order, a nested table's as `table.key`. */
+function flatKeys(t: Record<string, unknown>, prefix = ''): Array<[string, unknown]> {
+  return Object.entries(t).flatMap(([k, v]): Array<[string, unknown]> => (isTable(v) ? flatKeys(v, `${prefix}${k}.`) : [[prefix + k, v]]));
+}
+
+/** `<secret>_env`: the key of the secret whose environment variable it names; undefined for any other key. */
+function secretOfEnvKey(secretKeys: readonly string[], key: string): string | undefined {
+  return key.endsWith('_env') && isSecret(secretKeys, key.slice(0, -4)) ? key.slice(0, -4) : undefined;
+}
+
+/** The names of the environment variables the section's secrets are read from. */
+function secretEnvNames(config: AdapterConfig): string[] {
+  const secretKeys = secretKeysOf(config.type);
+  return flatKeys(config.settings).filter(([key]) => secretOfEnvKey(secretKeys, key) !== undefined).map(([, v]) => String(v));
+}
+
 function setupOf(config: AdapterConfig, status: AdapterStatus | undefined, env: NodeJS.ProcessEnv): AdapterSetup {
   const secretKeys = secretKeysOf(config.type);
   const settings: AdapterSetup['settings'] = [];
   const secrets: AdapterSetup['secrets'] = [];
-  const walk = (t: Record<string, unknown>, prefix: string): void => {
-    for (const [k, v] of Object.entries(t)) {
-      const key = prefix + k;
-      if (isTable(v)) walk(v, `${key}.`);
-      else if (key.endsWith('_env') && isSecret(secretKeys, key.slice(0, -4))) {
-        const name = typeof v === 'string' ? v : String(v);
-        secrets.push({ key: key.slice(0, -4), env: name, envSet: (env[name] ?? '') !== '', inFile: false });
-      } else if (isSecret(secretKeys, key)) secrets.push({ key, env: null, envSet: false, inFile: true });
-      else if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') settings.push({ key, value: v });
-      else settings.push({ key, value: JSON.stringify(v) });
-    }
-  };
-  walk(config.settings, '');
+  for (const [key, v] of flatKeys(config.settings)) {
+    const secret = secretOfEnvKey(secretKeys, key);
+    if (secret !== undefined) secrets.push({ key: secret, env: String(v), envSet: (env[String(v)] ?? '') !== '', inFile: false });
+    else if (isSecret(secretKeys, key)) secrets.push({ key, env: null, envSet: false, inFile: true });
+    else if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') settings.push({ key, value: v });
+    else settings.push({ key, value: JSON.stringify(v) });
+  }
   return { name: config.name, type: config.type, agent: config.agent, enabled: config.enabled, settings, secrets, ...stateOf(config, status) };
 }
 
@@ -142,8 +152,7 @@ export function changeAdapter(file: string, name: string, change: AdapterChange,
   for (const [key, envName] of Object.entries(change.secretEnv ?? {})) edits.push(...secretEdits(now.type, secretKeys, key, envName));
   const changes = new Changes(config.raw);
   for (const { path, value } of edits) changes.set(['adapters', name, ...path], value);
-  const secretNames = setupOf(now, undefined, env).secrets.map((x) => x.env).filter((n): n is string => n !== null);
-  checked(changes, file, name, env, [...secretNames, ...Object.values(change.secretEnv ?? {}).filter((n): n is string => n !== null)]);
+  checked(changes, file, name, env, [...secretEnvNames(now), ...Object.values(change.secretEnv ?? {}).filter((n): n is string => n !== null)]);
   const written = saveChanges(file, old, changes);
   return { adapters: readAdapters(file, statuses, env), written, restartNeeded: true };
 }

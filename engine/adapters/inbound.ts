@@ -275,6 +275,7 @@ export class Inbound {
       await this.sleep(pause);
       return !this.stopping.signal.aborted;
     }
+    this.deps.crash('adapter-after-reply');
     if (this.stopping.signal.aborted) throw new Closing();
     this.deps.queries.replied(row.id, this.deps.clock.now());
     this.deps.activity(row.adapter);

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { AdapterStatus } from '../../engine/adapters/index.js';
-import { addAdapter, readAdapters, removeAdapter } from '../../engine/setup-adapters.js';
+import { addAdapter, changeAdapter, readAdapters, removeAdapter } from '../../engine/setup-adapters.js';
 import { tempDir } from '../../testkit/tmp.js';
 
 const CONFIG = '# mine\n[tools]\nroot = "/r"\n';
@@ -46,4 +46,21 @@ test('a secret key as a plain setting, a secret the type does not have, and the 
   assert.throws(() => addAdapter(file, { name: 'chat', type: 'slack', secretEnv: { signing_secret: 'S' } }, {}, []), { code: 'KW_ERR_ADAPTER_CONFIG', message: /\[adapters\.chat\] bot_token: is required/ });
   assert.throws(() => addAdapter(file, { name: 'd', type: 'discord', settings: { public_key: 'zz', application_id: '1' } }, {}, []), { code: 'KW_ERR_ADAPTER_CONFIG', message: /\[adapters\.d\] public_key/ });
   assert.equal(fs.readFileSync(file, 'utf8'), CONFIG);
+});
+
+test('a change of another key keeps a secret read from a variable not set here (nested in a table too): the section still checks as set, and only that key is written', (t) => {
+  const file = path.join(tempDir(t, 'kw-setup-adapters-'), 'config.toml');
+  fs.writeFileSync(file, CONFIG);
+  addAdapter(file, {
+    name: 'mail', type: 'email',
+    settings: { address: 'bot@example.com', 'imap.host': 'imap.example.com', 'imap.user': 'bot', 'smtp.host': 'smtp.example.com' },
+    secretEnv: { 'imap.password': 'MAIL_PW' },
+  }, {}, []);
+  const before = fs.readFileSync(file, 'utf8');
+  const saved = changeAdapter(file, 'mail', { settings: { address: 'desk@example.com' } }, {}, []);
+  assert.equal(fs.readFileSync(file, 'utf8'), before.replace('bot@example.com', 'desk@example.com'));
+  assert.deepEqual(saved.adapters[0]!.secrets, [{ key: 'imap.password', env: 'MAIL_PW', envSet: false, inFile: false }]);
+  // Without the variable's name the section is refused, and nothing is written.
+  assert.throws(() => changeAdapter(file, 'mail', { secretEnv: { 'imap.password': null } }, {}, []), { code: 'KW_ERR_ADAPTER_CONFIG', message: /\[adapters\.mail\] imap\.password/ });
+  assert.equal(fs.readFileSync(file, 'utf8'), before.replace('bot@example.com', 'desk@example.com'));
 });

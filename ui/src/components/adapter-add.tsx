@@ -9,7 +9,8 @@ import { asApiError } from '../api';
 import type { ApiError } from '../api';
 import { useServices } from '../services';
 import type { AdapterAdd, AdaptersSaved, AdapterType } from '../types';
-import { ADAPTER_ENV_NAME as ENV, ADAPTER_KEYS as KEYS } from './adapter-keys';
+import { AdapterField } from './adapter-field';
+import { ADAPTER_KEYS as KEYS, keyLabel, keyProblem } from './adapter-keys';
 import { ErrorBox } from './status';
 
 const TYPES = Object.keys(KEYS) as AdapterType[];
@@ -32,9 +33,8 @@ export function AdapterAddForm({ onStart, onAdded }: { onStart: () => void; onAd
     const out: Record<string, string> = {};
     if (!NAME.test(name.trim())) out.name = 'A lower-case letter, then letters, digits, - or _.';
     for (const k of keys) {
-      const v = (values[k.key] ?? '').trim();
-      if (v === '' && k.optional !== true) out[k.key] = k.secret === true ? 'The name of the environment variable that holds it.' : 'Required.';
-      else if (v !== '' && k.secret === true && !ENV.test(v)) out[k.key] = 'An environment variable\'s name: letters, digits and _ (not the secret itself).';
+      const problem = keyProblem(k, (values[k.key] ?? '').trim());
+      if (problem !== undefined) out[k.key] = problem;
     }
     return out;
   };
@@ -66,29 +66,21 @@ export function AdapterAddForm({ onStart, onAdded }: { onStart: () => void; onAd
     }
   };
 
-  const input = (id: string, label: string, value: string, onInput: (v: string) => void, placeholder: string, hint?: string) => (
-    <div class="field" key={id}>
-      <label for={fieldId(id)}>{label}</label>
-      <input id={fieldId(id)} type="text" value={value} autocomplete="off" spellcheck={false} placeholder={placeholder}
-        aria-invalid={problems[id] !== undefined} onInput={(e) => onInput(e.currentTarget.value)} data-testid={fieldId(id)} />
-      {hint !== undefined && <p class="field__hint">{hint}</p>}
-      {problems[id] !== undefined && <p class="field__error" role="alert">{problems[id]}</p>}
-    </div>
-  );
-
   return (
     <form class="form mcp-servers__add" noValidate onSubmit={(e) => { void submit(e); }} data-testid="adapter-add">
       <h3>Add an adapter</h3>
-      {input('name', 'Name', name, setName, 'e.g. orders', 'Unique in config.toml: [adapters.<name>].')}
+      <AdapterField id={fieldId('name')} label="Name" value={name} onInput={setName} placeholder="e.g. orders" hint="Unique in config.toml: [adapters.<name>]." problem={problems.name} />
       <div class="field">
         <label for="adapter-add-type">Type</label>
         <select id="adapter-add-type" value={type} onChange={(e) => { setType(e.currentTarget.value as AdapterType); setProblems({}); }} data-testid="adapter-add-type">
           {TYPES.map((t) => <option key={t} value={t}>{t}</option>)}
         </select>
       </div>
-      {type !== 'calendar' && input('agent', 'Agent', agent, setAgent, 'assistant', 'The agent its messages go to.')}
-      {keys.map((k) => input(k.key, k.secret === true ? `${k.label}: environment variable name` : k.label, values[k.key] ?? '', (v) => setValues((old) => ({ ...old, [k.key]: v })), k.placeholder,
-        k.secret === true ? `Written as ${k.key.split('.').pop()}_env = "NAME"; set the variable where the server runs. The secret itself is never written here.` : undefined))}
+      {type !== 'calendar' && <AdapterField id={fieldId('agent')} label="Agent" value={agent} onInput={setAgent} placeholder="assistant" hint="The agent its messages go to." problem={problems.agent} />}
+      {keys.map((k) => (
+        <AdapterField key={k.key} id={fieldId(k.key)} label={keyLabel(k)} value={values[k.key] ?? ''} onInput={(v) => setValues((old) => ({ ...old, [k.key]: v }))} placeholder={k.placeholder} problem={problems[k.key]}
+          hint={k.secret === true ? `Written as ${k.key.split('.').pop()}_env = "NAME"; set the variable where the server runs. The secret itself is never written here.` : undefined} />
+      ))}
       {error !== null && <ErrorBox error={error} title="The adapter was not added" />}
       <div class="actions">
         <button type="submit" class="btn btn--primary" disabled={busy} data-testid="adapter-add-submit">{busy ? 'Adding…' : 'Add adapter'}</button>

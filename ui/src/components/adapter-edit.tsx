@@ -10,7 +10,8 @@ import { asApiError } from '../api';
 import type { ApiError } from '../api';
 import { useServices } from '../services';
 import type { AdapterChange, AdapterSetup, AdaptersSaved } from '../types';
-import { ADAPTER_ENV_NAME, ADAPTER_KEYS } from './adapter-keys';
+import { AdapterField } from './adapter-field';
+import { ADAPTER_KEYS, keyLabel, keyProblem } from './adapter-keys';
 import { ErrorBox } from './status';
 
 function valuesOf(a: AdapterSetup): Record<string, string> {
@@ -59,9 +60,8 @@ export function AdapterEditForm({ adapter, onStart, onSaved, onCancel }: Props) 
     setError(null);
     const found: Record<string, string> = {};
     for (const k of keys) {
-      const v = (values[k.key] ?? '').trim();
-      if (v === '' && k.optional !== true && !inFile(k.key)) found[k.key] = k.secret === true ? 'The name of the environment variable that holds it.' : 'Required.';
-      else if (v !== '' && k.secret === true && !ADAPTER_ENV_NAME.test(v)) found[k.key] = 'An environment variable\'s name: letters, digits and _ (not the secret itself).';
+      const problem = keyProblem(k, (values[k.key] ?? '').trim(), inFile(k.key));
+      if (problem !== undefined) found[k.key] = problem;
     }
     setProblems(found);
     if (Object.keys(found).length > 0) return;
@@ -80,25 +80,17 @@ export function AdapterEditForm({ adapter, onStart, onSaved, onCancel }: Props) 
     }
   };
 
-  const input = (key: string, label: string, value: string, onInput: (v: string) => void, placeholder: string, hint?: string) => (
-    <div class="field" key={key}>
-      <label for={id(key)}>{label}</label>
-      <input id={id(key)} type="text" value={value} autocomplete="off" spellcheck={false} placeholder={placeholder}
-        aria-invalid={problems[key] !== undefined} onInput={(e) => onInput(e.currentTarget.value)} data-testid={id(key)} />
-      {hint !== undefined && <p class="field__hint">{hint}</p>}
-      {problems[key] !== undefined && <p class="field__error" role="alert">{problems[key]}</p>}
-    </div>
-  );
-
   return (
     <form class="form mcp-servers__edit" noValidate onSubmit={(e) => { void submit(e); }} data-testid={`adapter-edit-${adapter.name}`}>
       <h3>Change "{adapter.name}" ({adapter.type})</h3>
-      {adapter.type !== 'calendar' && input('agent', 'Agent', agent, setAgent, 'assistant', 'The agent its messages go to.')}
+      {adapter.type !== 'calendar' && <AdapterField id={id('agent')} label="Agent" value={agent} onInput={setAgent} placeholder="assistant" hint="The agent its messages go to." problem={problems.agent} />}
       <label class="check"><input type="checkbox" checked={enabled} onChange={(e) => setEnabled(e.currentTarget.checked)} data-testid={id('enabled')} />On when the server starts</label>
-      {keys.map((k) => input(k.key, k.secret === true ? `${k.label}: environment variable name` : k.label, values[k.key] ?? '', (v) => setValues((old) => ({ ...old, [k.key]: v })), k.placeholder,
-        k.secret === true
-          ? inFile(k.key) ? 'Written in config.toml now: leave this empty to keep it, or name the variable that holds it (the written value is then removed).' : `Written as ${k.key.split('.').pop()}_env = "NAME"; the secret itself is never written here.`
-          : undefined))}
+      {keys.map((k) => (
+        <AdapterField key={k.key} id={id(k.key)} label={keyLabel(k)} value={values[k.key] ?? ''} onInput={(v) => setValues((old) => ({ ...old, [k.key]: v }))} placeholder={k.placeholder} problem={problems[k.key]}
+          hint={k.secret === true
+            ? inFile(k.key) ? 'Written in config.toml now: leave this empty to keep it, or name the variable that holds it (the written value is then removed).' : `Written as ${k.key.split('.').pop()}_env = "NAME"; the secret itself is never written here.`
+            : undefined} />
+      ))}
       {error !== null && <ErrorBox error={error} title="The adapter was not changed" />}
       <div class="actions">
         <button type="submit" class="btn btn--primary" disabled={busy} data-testid={`adapter-edit-${adapter.name}-submit`}>{busy ? 'Saving…' : 'Save changes'}</button>

@@ -35,4 +35,14 @@ export const ADAPTER_KEYS: Record<AdapterType, readonly AdapterKey[]> = {
   ],
 };
 /** An environment variable's name. */
-export const ADAPTER_ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const ADAPTER_ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** A key's field label: a secret is asked as the name of its environment variable. */
+export const keyLabel = (k: AdapterKey): string => (k.secret === true ? `${k.label}: environment variable name` : k.label);
+
+/** What is wrong with a key's value (trimmed), if anything; `kept`: a secret written in config.toml, which stays when the field is left empty. */
+export function keyProblem(k: AdapterKey, value: string, kept = false): string | undefined {
+  if (value === '' && k.optional !== true && !kept) return k.secret === true ? 'The name of the environment variable that holds it.' : 'Required.';
+  if (value !== '' && k.secret === true && !ADAPTER_ENV_NAME.test(value)) return 'An environment variable\'s name: letters, digits and _ (not the secret itself).';
+  return undefined;
+}
