@@ -11,7 +11,7 @@ import type { HordeDef } from '../core/index.js';
 import type { RunEvent, RunState, StepPolicy } from '../actors/index.js';
 import { FINAL_RUN_STATES } from '../actors/index.js';
 import { builtinStepKinds, createStepRunner, poolSize, resolveInside } from '../steps/index.js';
-import type { AgentTurnAnswer, SendAnswer, StepKindInfo, VaultWriteAnswer } from '../steps/index.js';
+import type { AgentTurnAnswer, SendAnswer, StepKindInfo, VaultReadAnswer, VaultWriteAnswer } from '../steps/index.js';
 import type { Clock } from './clock.js';
 import { monotonicMicros, systemClock } from './clock.js';
 import { budgetMeter, runLimits } from './budget.js';
@@ -393,6 +393,10 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         exists: (p) => vault.exists(p),
         runCreatedAt: (runId) => queries.getRun(runId)?.createdAt ?? clock.now(),
       }, at, path, content, mode),
+      vaultRead: (path): Promise<VaultReadAnswer> => Promise.resolve().then(() => {
+        const { note, content } = vault.read(path);
+        return { path: note.path, content };
+      }),
       adapterSend: (at, send, text): Promise<SendAnswer> => sendStepMessage({
         queries: stepSends, send: (name, message) => adapters.send(name, message), runOf: (runId) => queries.getRun(runId), now: () => clock.now(), crash,
       }, at, send, text),
@@ -432,7 +436,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     const startRun = async (horde: HordeDef, input: Record<string, string>, opts: StartOptions = {}): Promise<string> => {
       ensureAlive();
       const answers = checkRunInput(horde, input, opts.triggerInput);
-      await checkInputPaths(horde, answers);
+      await checkInputPaths(horde, answers, { exists: (p) => vault.exists(p) });
       ensureAlive();
       const snapshot = snapshotOf(horde);
       const policy: Record<string, StepPolicy> = {};

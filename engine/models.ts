@@ -10,7 +10,7 @@ import { KowalskiError } from '../core/index.js';
 import type { NoteMode, SendSpec, StepDef } from '../core/index.js';
 import { FS_TOOL_NAMES, createFsToolSet, createToolRegistry, providerSettingsFrom } from '../agents/index.js';
 import type { ModelCallTrace, ProviderSettings, Tool, ToolCallingMode, ToolOutput, ToolRegistry, ToolSpec } from '../agents/index.js';
-import type { AgentTurnAnswer, ModelTask, StepHandlers, SendAnswer, StepRequest, StepTask, VaultWriteAnswer } from '../steps/index.js';
+import type { AgentTurnAnswer, ModelTask, StepHandlers, SendAnswer, StepRequest, StepTask, VaultReadAnswer, VaultWriteAnswer } from '../steps/index.js';
 import type { Clock } from './clock.js';
 import { DataServers, dataRootOf, isDataToolName } from './data-servers.js';
 import type { EngineConfig } from './config.js';
@@ -42,6 +42,8 @@ export interface ModelHubDeps {
   agentTurn?(at: { runId: string; step: string; hordeId: string }, agent: string, text: string, signal: AbortSignal): Promise<AgentTurnAnswer>;
   /** A `vault_note` step's write, through the vault's audited writes (engine/step-note.ts). */
   vaultWrite?(at: { runId: string; step: string }, path: string, content: string, mode: NoteMode): Promise<VaultWriteAnswer>;
+  /** A note read for a step (an input `vault:<note>`), through the vault and its path rules. */
+  vaultRead?(path: string): Promise<VaultReadAnswer>;
   /** A `send` step's delivery, through a configured adapter, once per run and step (engine/step-send.ts). */
   adapterSend?(at: { runId: string; step: string }, send: SendSpec, text: string): Promise<SendAnswer>;
 }
@@ -151,6 +153,9 @@ export class ModelHub {
       case 'vault-write':
         if (this.deps.vaultWrite === undefined) return Promise.reject(new KowalskiError('KW_ERR_INTERNAL', 'this engine has no vault'));
         return this.deps.vaultWrite({ runId: run.runId, step: run.step }, request.path, request.content, request.mode);
+      case 'vault-read':
+        if (this.deps.vaultRead === undefined) return Promise.reject(new KowalskiError('KW_ERR_INTERNAL', 'this engine has no vault'));
+        return this.deps.vaultRead(request.path);
       case 'adapter-send':
         if (this.deps.adapterSend === undefined) return Promise.reject(new KowalskiError('KW_ERR_INTERNAL', 'this engine has no adapters'));
         return this.deps.adapterSend({ runId: run.runId, step: run.step }, request.send, request.text);

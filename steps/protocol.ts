@@ -133,6 +133,8 @@ export type StepRequest =
   | { op: 'agent-turn'; agent: string; text: string }
   /** A `vault_note` step: write its note through the vault's audited writes, keyed by the run and step (an attempt again finds the write). */
   | { op: 'vault-write'; path: string; content: string; mode: NoteMode }
+  /** An input naming a vault note (`vault:<note>`): its text, read through the vault (its path rules apply). */
+  | { op: 'vault-read'; path: string }
   /** A `send` step: deliver the text through a configured adapter, keyed by the run and step (an attempt again finds the delivery). */
   | { op: 'adapter-send'; send: SendSpec; text: string };
 
@@ -158,6 +160,12 @@ export interface VaultWriteAnswer {
   bytesAfter: number;
 }
 
+/** A vault note as read for a step: its path as the vault writes it, and its text. */
+export interface VaultReadAnswer {
+  path: string;
+  content: string;
+}
+
 /** The answer of an `agent` step's turn. */
 export interface AgentTurnAnswer {
   /** The chat session the turn ran in (its delegation tree, its traces). */
@@ -173,6 +181,7 @@ export interface StepRequestResults {
   'call-tool': ToolOutput;
   'agent-turn': AgentTurnAnswer;
   'vault-write': VaultWriteAnswer;
+  'vault-read': VaultReadAnswer;
   'adapter-send': SendAnswer;
 }
 
