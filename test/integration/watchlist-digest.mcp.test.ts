@@ -90,3 +90,17 @@ test('an mcp_call step writing a .csv output keeps the tool\'s text as it is; a 
   const day = new Date(s.engine.getRun(runId).run.createdAt).toISOString().slice(0, 10);
   assert.deepEqual(JSON.parse(fs.readFileSync(s.calls, 'utf8').trim()), { name: 'closes_csv', args: { symbols: 'AAPL', as_of: day, run: runId } });
 });
+
+test('an mcp_call step run again by a loop back calls its tool again: a recorded answer is given back only to an attempt after an interrupted one', async (t) => {
+  const s = await setup(t);
+  const folder = path.join(s.home, 'hordes', 'closes-twice');
+  writeHorde(folder, 'id = "closes-twice"\npipeline = ["fetch", "check"]\nconfirm_commands = false\n\n[[edges]]\nfrom = "fetch"\nto = "check"\nwhen = "pass"\n\n[[edges]]\nfrom = "check"\nto = "fetch"\nwhen = "fail"\nmax_loops = 1', {
+    fetch: 'kind = "mcp_call"\ntool = "quotes.closes"\narguments = { symbols = "SAP" }\noutput = "inputs/prices/prices.json"',
+    // Fails the first time (no flag yet), passes the second.
+    check: 'kind = "verify"\nverify_command = "test -f flag || { touch flag; exit 1; }"',
+  });
+  const { runId, state } = await runDigest(s, {}, 'closes-twice');
+  assert.equal(state, 'succeeded', JSON.stringify(s.engine.getRun(runId).steps));
+  assert.deepEqual(fs.readFileSync(s.calls, 'utf8').trim().split('\n').map((l) => JSON.parse(l)), [{ name: 'closes', args: { symbols: 'SAP' } }, { name: 'closes', args: { symbols: 'SAP' } }]);
+  assert.equal(stepOf(s, runId, 'fetch')?.summary, 'quotes.closes: 2 rows into inputs/prices/prices.json');
+});
