@@ -13,8 +13,7 @@ import { test } from 'node:test';
 import type { TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { SqlBatchFile } from '../../agents/index.js';
-import { writeHorde } from '../support/engine.js';
-import { MOVES, POSITIONS, TOTALS, WATCHLIST_FIXTURES, digestSetup, runDigest, stepOf } from '../support/watchlist-digest.js';
+import { MOVES, POSITIONS, TOTALS, WATCHLIST_FIXTURES, digestSetup, runDigest, runOwnHorde, stepOf } from '../support/watchlist-digest.js';
 import type { DigestSetup } from '../support/watchlist-digest.js';
 
 const PRICE_SERVER = fileURLToPath(new URL('../fixtures/mcp/prices.mjs', import.meta.url));
@@ -79,12 +78,10 @@ test('a price tool that fails, one no server has, or arguments that are not JSON
 
 test('an mcp_call step writing a .csv output keeps the tool\'s text as it is; a table of arguments has its placeholders filled', async (t) => {
   const s = await setup(t);
-  const folder = path.join(s.home, 'hordes', 'fetch-closes');
-  writeHorde(folder, 'id = "fetch-closes"\npipeline = ["ask", "fetch"]', {
+  const { runId, state, workdir } = await runOwnHorde(s, 'fetch-closes', 'pipeline = ["ask", "fetch"]', {
     ask: 'kind = "ingest"\n\n[[inputs]]\nid = "symbols"\ntype = "text"',
     fetch: 'kind = "mcp_call"\ntool = "quotes.closes_csv"\narguments = { symbols = "{{input.symbols}}", as_of = "{{date}}", run = "{{run_id}}" }\noutput = "data/closes.csv"',
-  });
-  const { runId, state, workdir } = await runDigest(s, { symbols: ' AAPL ' }, 'fetch-closes');
+  }, { symbols: ' AAPL ' });
   assert.equal(state, 'succeeded', JSON.stringify(s.engine.getRun(runId).steps));
   assert.equal(fs.readFileSync(path.join(workdir, 'data', 'closes.csv'), 'utf8'), fs.readFileSync(path.join(WATCHLIST_FIXTURES, 'closes.csv'), 'utf8'));
   const day = new Date(s.engine.getRun(runId).run.createdAt).toISOString().slice(0, 10);
@@ -93,13 +90,11 @@ test('an mcp_call step writing a .csv output keeps the tool\'s text as it is; a 
 
 test('an mcp_call step run again by a loop back calls its tool again: a recorded answer is given back only to an attempt after an interrupted one', async (t) => {
   const s = await setup(t);
-  const folder = path.join(s.home, 'hordes', 'closes-twice');
-  writeHorde(folder, 'id = "closes-twice"\npipeline = ["fetch", "check"]\nconfirm_commands = false\n\n[[edges]]\nfrom = "fetch"\nto = "check"\nwhen = "pass"\n\n[[edges]]\nfrom = "check"\nto = "fetch"\nwhen = "fail"\nmax_loops = 1', {
+  const { runId, state } = await runOwnHorde(s, 'closes-twice', 'pipeline = ["fetch", "check"]\nconfirm_commands = false\n\n[[edges]]\nfrom = "fetch"\nto = "check"\nwhen = "pass"\n\n[[edges]]\nfrom = "check"\nto = "fetch"\nwhen = "fail"\nmax_loops = 1', {
     fetch: 'kind = "mcp_call"\ntool = "quotes.closes"\narguments = { symbols = "SAP" }\noutput = "inputs/prices/prices.json"',
     // Fails the first time (no flag yet), passes the second.
     check: 'kind = "verify"\nverify_command = "test -f flag || { touch flag; exit 1; }"',
-  });
-  const { runId, state } = await runDigest(s, {}, 'closes-twice');
+  }, {});
   assert.equal(state, 'succeeded', JSON.stringify(s.engine.getRun(runId).steps));
   assert.deepEqual(fs.readFileSync(s.calls, 'utf8').trim().split('\n').map((l) => JSON.parse(l)), [{ name: 'closes', args: { symbols: 'SAP' } }, { name: 'closes', args: { symbols: 'SAP' } }]);
   assert.equal(stepOf(s, runId, 'fetch')?.summary, 'quotes.closes: 2 rows into inputs/prices/prices.json');

@@ -14,6 +14,7 @@ import { startFakeOllama } from '../../testkit/fake-models.js';
 import type { FakeModelServer } from '../../testkit/fake-models.js';
 import { tempDir } from '../../testkit/tmp.js';
 import { cleanups } from '../../testkit/cleanup.js';
+import { writeHorde } from './engine.js';
 
 export const WATCHLIST_FIXTURES = fileURLToPath(new URL('../fixtures/watchlist/', import.meta.url));
 
@@ -78,6 +79,14 @@ export async function runDigest(s: DigestSetup, input: Record<string, string>, h
   const runId = await s.engine.startRun(horde, input);
   const state = await s.engine.waitForRun(runId);
   return { runId, state, workdir: s.engine.getRun(runId).workdir };
+}
+
+/** A horde of the test's own (`id`, then `hordeToml`; steps as writeHorde takes them) in the data folder, run once with `input`. */
+export function runOwnHorde(
+  s: DigestSetup, id: string, hordeToml: string, steps: Record<string, string>, input: Record<string, string>,
+): Promise<{ runId: string; state: string; workdir: string }> {
+  writeHorde(path.join(s.home, 'hordes', id), `id = "${id}"\n${hordeToml}`, steps);
+  return runDigest(s, input, id);
 }
 
 /** A step of a run as the run's view shows it. */
