@@ -12,6 +12,8 @@ import path from 'node:path';
 import { test } from 'node:test';
 import type { SqlBatchFile } from '../../agents/index.js';
 import { KowalskiError } from '../../core/index.js';
+import { cli } from '../../testkit/cli.js';
+import { tempDir } from '../../testkit/tmp.js';
 import { MOVES, POSITIONS, TOTALS, digestSetup, runDigest, stepOf } from '../support/watchlist-digest.js';
 import type { DigestSetup } from '../support/watchlist-digest.js';
 
@@ -99,4 +101,12 @@ test('a watchlist note that is not in the vault, or a path the vault refuses, is
     });
   }
   assert.equal(s.engine.listRuns().length, 0);
+});
+
+test('kowalski run gives a vault: answer to the engine as it is (a relative path would be made absolute from where it was typed)', async (t) => {
+  const home = tempDir(t, 'kw-digest-cli-');
+  const r = await cli(home, ['run', 'watchlist-digest', '--skip-model-check', '--input', 'watchlist=vault:trading/none.md', '--input', 'prices=/nowhere/prices.csv']);
+  assert.equal(r.code, 2, `${r.stdout}\n${r.stderr}`);
+  assert.match(r.stderr, /"watchlist" \(.*\): there is no note "trading\/none\.md" in the vault/);
+  assert.match(r.stderr, /KW_ERR_INPUT_INVALID/);
 });
