@@ -184,6 +184,7 @@ export const ERROR_CODES = {
   KW_ERR_VAULT_NOT_FOUND: { group: 'terminal', summary: 'no note at that vault path (read_note, append_note)' },
   KW_ERR_VAULT_EXISTS: { group: 'terminal', summary: 'create_note was asked for a note that exists already (append_note adds to it)' },
   KW_ERR_VAULT_TOO_LARGE: { group: 'terminal', summary: 'a note, or what a write would make of it, is larger than [vault] max_note_bytes' },
+  KW_ERR_NOTE_TABLE: { group: 'terminal', summary: 'a vault note given as a table (`vault:<note>`) holds no Markdown table, more than one, or a row with more cells than its header' },
   KW_ERR_VAULT_NO_CALLER: { group: 'terminal', summary: 'a vault write tool was called outside a chat session (a model step of a horde): vault writes by tools are made by chat agents, each one audited with its session and model call; a horde writes a note with a vault_note step, or an agent step' },
   // the Rookery's drafts
   KW_ERR_DRAFT_NOT_FOUND: { group: 'terminal', summary: 'no Rookery draft with that id' },

@@ -12,3 +12,4 @@ export { NO_PROGRESS, throttleProgress } from './progress.js';
 export { ENV_NAME } from './env-name.js';
 export { httpUrlOr } from './http-url.js';
 export { AGENT_NAME, MAX_AGENT_NAME, badAgentName } from './agent-name.js';
+export { VAULT_INPUT_PREFIX, vaultNoteOf } from './vault-ref.js';

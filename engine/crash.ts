@@ -19,6 +19,7 @@ export type CrashPoint =
   | 'vault-after-file' // the note is renamed into place, the write's result not yet committed
   | 'send-after-intent' // a send step's delivery is committed `sending`, nothing handed to the adapter yet
   | 'send-after-delivery' // the adapter delivered the message, the delivery's result not yet committed
+  | 'call-after-answer' // an mcp_call step's tool answered and its answer is committed, the step not yet given it
   | 'adapter-after-accept' // an inbound message's record is committed (the channel may be answered), its turn not yet begun
   | 'adapter-before-reply' // an inbound message's answer is recorded, the reply not yet sent
   | 'adapter-after-reply'; // the adapter sent an inbound message's reply, its `replied` not yet recorded

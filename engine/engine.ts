@@ -11,7 +11,7 @@ import type { HordeDef } from '../core/index.js';
 import type { RunEvent, RunState, StepPolicy } from '../actors/index.js';
 import { FINAL_RUN_STATES } from '../actors/index.js';
 import { builtinStepKinds, createStepRunner, poolSize, resolveInside, thisBuild } from '../steps/index.js';
-import type { AgentTurnAnswer, OwnCode, SendAnswer, StepKindInfo, VaultWriteAnswer } from '../steps/index.js';
+import type { AgentTurnAnswer, OwnCode, SendAnswer, StepCallAnswer, StepKindInfo, VaultReadAnswer, VaultWriteAnswer } from '../steps/index.js';
 import type { Clock } from './clock.js';
 import { monotonicMicros, systemClock } from './clock.js';
 import { budgetMeter, runLimits } from './budget.js';
@@ -89,6 +89,8 @@ import { writeStepNote } from './step-note.js';
 import { sendStepMessage } from './step-send.js';
 import { reachesOut } from '../core/step-fields.js';
 import { stepSendQueries } from './store/sql/step-sends.js';
+import { stepCallQueries } from './store/sql/step-calls.js';
+import { callStepTool } from './step-call.js';
 import { DATA_TOOL_NAMES, DEFAULT_PROBE_TIMEOUT_MS, listModels } from '../agents/index.js';
 import type { ProbeResult } from '../agents/index.js';
 import type { ModelList, ModelListProvider } from '../contract/setup.js';
@@ -316,6 +318,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     const queries = new RunQueries(runStore);
     const crash = crashHookFrom(options.crashSpec ?? process.env.KOWALSKI_CRASH_AT);
     const stepSends = stepSendQueries(db);
+    const stepCalls = stepCallQueries(db);
     const vault = createVault({ root: paths.vault, db, clock, crash, maxNoteBytes: config.vault.maxNoteBytes });
     // Before anything can write a note (a chat turn going on included): a write a crash cut in two is completed or reported.
     const vaultRecovery = await vault.recover();
@@ -396,6 +399,14 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         exists: (p) => vault.exists(p),
         runCreatedAt: (runId) => queries.getRun(runId)?.createdAt ?? clock.now(),
       }, at, path, content, mode),
+      stepCall: (at, call, name, args, signal): Promise<StepCallAnswer> => callStepTool({
+        queries: stepCalls, now: () => clock.now(), crash,
+        attemptState: (runId, step, attempt) => queries.attempts(runId).find((a) => a.step === step && a.attempt === attempt)?.state,
+      }, at, call, name, args, signal),
+      vaultRead: (path): Promise<VaultReadAnswer> => Promise.resolve().then(() => {
+        const { note, content } = vault.read(path);
+        return { path: note.path, content };
+      }),
       adapterSend: (at, send, text): Promise<SendAnswer> => sendStepMessage({
         queries: stepSends, send: (name, message) => adapters.send(name, message), runOf: (runId) => queries.getRun(runId), now: () => clock.now(), crash,
       }, at, send, text),
@@ -435,7 +446,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     const startRun = async (horde: HordeDef, input: Record<string, string>, opts: StartOptions = {}): Promise<string> => {
       ensureAlive();
       const answers = checkRunInput(horde, input, opts.triggerInput);
-      await checkInputPaths(horde, answers);
+      await checkInputPaths(horde, answers, { exists: (p) => vault.exists(p) });
       ensureAlive();
       const snapshot = snapshotOf(horde);
       const policy: Record<string, StepPolicy> = {};

@@ -6,11 +6,13 @@
  * "Project path") and an input used as a whole `verify_cwd` (`{{input.<id>}}`) are wanted
  * as folders too, whatever their type. Checked by the engine, so the API, the CLI and
  * triggers all refuse a doomed run the same way: KW_ERR_INPUT_INVALID naming each field.
+ * A `path` or `file` input may instead name a vault note, `vault:<note>` (core/vault-ref.ts):
+ * that note must exist, by the vault's path rules.
  */
 import fs from 'node:fs/promises';
 import { constants } from 'node:fs';
 import path from 'node:path';
-import { KowalskiError } from '../core/index.js';
+import { KowalskiError, messageOf, vaultNoteOf } from '../core/index.js';
 import type { HordeDef, InputField } from '../core/index.js';
 import { expandHome } from '../agents/index.js';
 import { resolveProject } from '../steps/index.js';
@@ -55,14 +57,31 @@ export async function pathProblem(raw: string, want: PathWanted): Promise<string
   return undefined;
 }
 
-/** Throws KW_ERR_INPUT_INVALID naming every answer whose path is missing, of the wrong kind or unreadable. */
-export async function checkInputPaths(horde: HordeDef, answers: Record<string, string>): Promise<void> {
+/** What the check asks of the vault: whether a note exists (a path the vault refuses throws). */
+export interface VaultNotes {
+  exists(path: string): Promise<boolean>;
+}
+
+/** What is wrong with `vault:<note>` as `want`, or undefined when it is fine. */
+async function noteProblem(note: string, want: PathWanted, vault: VaultNotes | undefined): Promise<string | undefined> {
+  if (want === 'folder') return `vault:${note} names a vault note, and a folder is wanted`;
+  if (vault === undefined) return `vault:${note} names a vault note, and this engine has no vault`;
+  try {
+    return (await vault.exists(note)) ? undefined : `there is no note ${JSON.stringify(note)} in the vault`;
+  } catch (err) {
+    return `vault:${note}: ${messageOf(err)}`;
+  }
+}
+
+/** Throws KW_ERR_INPUT_INVALID naming every answer whose path (or vault note) is missing, of the wrong kind or unreadable. */
+export async function checkInputPaths(horde: HordeDef, answers: Record<string, string>, vault?: VaultNotes): Promise<void> {
   const fields = new Map<string, InputField>(horde.inputs.map((f) => [f.id, f]));
   const problems: string[] = [];
   for (const [id, want] of pathsWanted(horde, answers)) {
     const value = answers[id];
     if (value === undefined || value.trim() === '') continue;
-    const problem = await pathProblem(value, want);
+    const note = vaultNoteOf(value);
+    const problem = note === undefined ? await pathProblem(value, want) : await noteProblem(note, want, vault);
     const label = fields.get(id)?.label;
     if (problem !== undefined) problems.push(`"${id}"${label === undefined || label === id ? '' : ` (${label})`}: ${problem}`);
   }

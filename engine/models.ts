@@ -10,7 +10,7 @@ import { KowalskiError } from '../core/index.js';
 import type { NoteMode, SendSpec, StepDef } from '../core/index.js';
 import { FS_TOOL_NAMES, createFsToolSet, createToolRegistry, providerSettingsFrom } from '../agents/index.js';
 import type { ModelCallTrace, ProviderSettings, Tool, ToolCallingMode, ToolOutput, ToolRegistry, ToolSpec } from '../agents/index.js';
-import type { AgentTurnAnswer, ModelTask, OwnCode, StepHandlers, SendAnswer, StepRequest, StepTask, VaultWriteAnswer } from '../steps/index.js';
+import type { AgentTurnAnswer, ModelTask, OwnCode, StepHandlers, SendAnswer, StepRequest, StepCallAnswer, StepTask, VaultReadAnswer, VaultWriteAnswer } from '../steps/index.js';
 import type { Clock } from './clock.js';
 import { DataServers, dataRootOf, isDataToolName } from './data-servers.js';
 import type { EngineConfig } from './config.js';
@@ -44,6 +44,10 @@ export interface ModelHubDeps {
   agentTurn?(at: { runId: string; step: string; hordeId: string }, agent: string, text: string, signal: AbortSignal): Promise<AgentTurnAnswer>;
   /** A `vault_note` step's write, through the vault's audited writes (engine/step-note.ts). */
   vaultWrite?(at: { runId: string; step: string }, path: string, content: string, mode: NoteMode): Promise<VaultWriteAnswer>;
+  /** An `mcp_call` step's call, its answer recorded (engine/step-call.ts); `call` is the hub's own. */
+  stepCall?(at: { runId: string; step: string; attempt: number }, call: (signal: AbortSignal) => Promise<ToolOutput>, name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<StepCallAnswer>;
+  /** A note read for a step (an input `vault:<note>`), through the vault and its path rules. */
+  vaultRead?(path: string): Promise<VaultReadAnswer>;
   /** A `send` step's delivery, through a configured adapter, once per run and step (engine/step-send.ts). */
   adapterSend?(at: { runId: string; step: string }, send: SendSpec, text: string): Promise<SendAnswer>;
 }
@@ -54,6 +58,7 @@ export type ModelStepHandlers = Pick<StepHandlers, 'onRequest' | 'onTrace' | 'on
 interface RunTools {
   runId: string;
   step: string;
+  attempt: number;
   hordeId: string;
   /** The run's `inputs/`, which the data tools serve. */
   dataRoot: string;
@@ -123,7 +128,7 @@ export class ModelHub {
   handlers(task: Pick<StepTask, 'runId' | 'step' | 'attempt' | 'workdir' | 'project' | 'horde'>): ModelStepHandlers {
     const { runId, attempt, workdir } = task;
     const step = task.step.name;
-    const run: RunTools = { runId, step, hordeId: task.horde.id, dataRoot: dataRootOf(workdir) };
+    const run: RunTools = { runId, step, attempt, hordeId: task.horde.id, dataRoot: dataRootOf(workdir) };
     if (task.step.tools.includes(FS_TOOL)) {
       run.fs = createToolRegistry({
         builtins: createFsToolSet(task.project === undefined
@@ -147,12 +152,20 @@ export class ModelHub {
         return this.describe(request.names, run);
       case 'call-tool':
         return this.call(request.name, request.args, signal, run);
+      case 'step-call': {
+        const at = { runId: run.runId, step: run.step, attempt: run.attempt };
+        const call = (s: AbortSignal): Promise<ToolOutput> => this.call(request.name, request.args, s, run);
+        return this.deps.stepCall === undefined ? call(signal).then((output) => ({ output })) : this.deps.stepCall(at, call, request.name, request.args, signal);
+      }
       case 'agent-turn':
         if (this.deps.agentTurn === undefined) return Promise.reject(new KowalskiError('KW_ERR_INTERNAL', 'this engine runs no agent turns'));
         return this.deps.agentTurn({ runId: run.runId, step: run.step, hordeId: run.hordeId }, request.agent, request.text, signal);
       case 'vault-write':
         if (this.deps.vaultWrite === undefined) return Promise.reject(new KowalskiError('KW_ERR_INTERNAL', 'this engine has no vault'));
         return this.deps.vaultWrite({ runId: run.runId, step: run.step }, request.path, request.content, request.mode);
+      case 'vault-read':
+        if (this.deps.vaultRead === undefined) return Promise.reject(new KowalskiError('KW_ERR_INTERNAL', 'this engine has no vault'));
+        return this.deps.vaultRead(request.path);
       case 'adapter-send':
         if (this.deps.adapterSend === undefined) return Promise.reject(new KowalskiError('KW_ERR_INTERNAL', 'this engine has no adapters'));
         return this.deps.adapterSend({ runId: run.runId, step: run.step }, request.send, request.text);

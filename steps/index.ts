@@ -1,7 +1,7 @@
 /** The public face of steps/: the runner the engine drives, the command contract, the step kinds' registry and helpers. */
 export { DEFAULT_LIMITS } from './protocol.js';
 export type {
-  AgentTurnAnswer, VaultWriteAnswer, SendAnswer, CommandSpec, StepTask, StepLimits, ModelTask, StepRequest, StepRequestResults, StepResult, StepMessage, EngineMessage, ChildInbound, StepContext, StepKindRun,
+  AgentTurnAnswer, VaultWriteAnswer, VaultReadAnswer, StepCallAnswer, SendAnswer, CommandSpec, StepTask, StepLimits, ModelTask, StepRequest, StepRequestResults, StepResult, StepMessage, EngineMessage, ChildInbound, StepContext, StepKindRun,
 } from './protocol.js';
 export type { ReviewTask } from './protocol.js';
 export { MISSING_ARTIFACT, fileState, sha256Of, stageEdit, stagedEditPath } from './review-file.js';

@@ -129,10 +129,14 @@ export interface StepResult {
 export type StepRequest =
   | { op: 'describe-tools'; names: string[] }
   | { op: 'call-tool'; name: string; args: Record<string, unknown> }
+  /** An `mcp_call` step's one call: its answer recorded by run, step and attempt (an attempt after a crash gets it back). */
+  | { op: 'step-call'; name: string; args: Record<string, unknown> }
   /** An `agent` step: one turn of a team profile, run by the engine's chat (durable, with the profile's tools and delegation). */
   | { op: 'agent-turn'; agent: string; text: string }
   /** A `vault_note` step: write its note through the vault's audited writes, keyed by the run and step (an attempt again finds the write). */
   | { op: 'vault-write'; path: string; content: string; mode: NoteMode }
+  /** An input naming a vault note (`vault:<note>`): its text, read through the vault (its path rules apply). */
+  | { op: 'vault-read'; path: string }
   /** A `send` step: deliver the text through a configured adapter, keyed by the run and step (an attempt again finds the delivery). */
   | { op: 'adapter-send'; send: SendSpec; text: string };
 
@@ -158,6 +162,19 @@ export interface VaultWriteAnswer {
   bytesAfter: number;
 }
 
+/** An `mcp_call` step's answer. */
+export interface StepCallAnswer {
+  output: ToolOutput;
+  /** Given back from this earlier attempt's recorded answer (it was interrupted): the tool was not called again. */
+  earlierAttempt?: number;
+}
+
+/** A vault note as read for a step: its path as the vault writes it, and its text. */
+export interface VaultReadAnswer {
+  path: string;
+  content: string;
+}
+
 /** The answer of an `agent` step's turn. */
 export interface AgentTurnAnswer {
   /** The chat session the turn ran in (its delegation tree, its traces). */
@@ -171,8 +188,10 @@ export interface AgentTurnAnswer {
 export interface StepRequestResults {
   'describe-tools': ToolSpec[];
   'call-tool': ToolOutput;
+  'step-call': StepCallAnswer;
   'agent-turn': AgentTurnAnswer;
   'vault-write': VaultWriteAnswer;
+  'vault-read': VaultReadAnswer;
   'adapter-send': SendAnswer;
 }
 

@@ -3,6 +3,7 @@
  * server when one owns the data directory, else with an embedded engine.
  */
 import path from 'node:path';
+import { vaultNoteOf } from '../../core/index.js';
 import type { HordeDef } from '../../core/index.js';
 import type { RunState } from '../../engine/index.js';
 import { assertReady, findHorde, formatRecovery } from '../../engine/index.js';
@@ -42,13 +43,14 @@ export async function decide(runs: Runs, runId: string, json: boolean, act: () =
 
 /**
  * A relative answer to a `path`, `file` or `folder` input is relative to where the command
- * was typed; the engine (or a server elsewhere) is given it absolute.
+ * was typed; the engine (or a server elsewhere) is given it absolute. A vault note
+ * (`vault:watchlist.md`) is the vault's, not the folder's: left as it is.
  */
 function absolutePaths(horde: HordeDef, input: Record<string, string>, cwd: string): Record<string, string> {
   const out = { ...input };
   for (const f of horde.inputs) {
     const v = out[f.id]?.trim();
-    if (v === undefined || v === '' || !(f.type === 'path' || f.type === 'file' || f.type === 'folder')) continue;
+    if (v === undefined || v === '' || !(f.type === 'path' || f.type === 'file' || f.type === 'folder') || vaultNoteOf(v) !== undefined) continue;
     if (v !== '~' && !v.startsWith('~/') && !path.isAbsolute(v)) out[f.id] = path.resolve(cwd, v);
   }
   return out;

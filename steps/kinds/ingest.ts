@@ -2,15 +2,19 @@
  * `ingest`: collects the run's input. Form answers go into the artifact (a Markdown
  * list) and `input.json`; `path`/`file` inputs are copied into `inputs/<id>/` by a
  * bounded walk; `url` inputs are fetched through the web tools' SSRF-safe fetchPage
- * (public addresses only, size and time limits) into `inputs/<id>.md` as Markdown.
+ * (public addresses only, size and time limits) into `inputs/<id>.md` as Markdown. A
+ * `path`/`file` input written `vault:<note>` names a vault note instead: its one Markdown
+ * table is written to `inputs/<id>/<note's name>.csv` (steps/ingest-note.ts).
  */
 import path from 'node:path';
 import { fetchPage } from '../../agents/net/index.js';
 import { expandHome } from '../../agents/tools/file-root.js';
 import type { FetchedPage } from '../../agents/index.js';
-import { KowalskiError, formatBytes } from '../../core/index.js';
+import { KowalskiError, formatBytes, vaultNoteOf } from '../../core/index.js';
 import type { InputField } from '../../core/index.js';
 import { inlineCode, plural, writeArtifact, writeWorkdirFile } from '../artifact.js';
+import { readNoteTable } from '../ingest-note.js';
+import type { NoteTable } from '../ingest-note.js';
 import { copyIngest, planIngest } from '../ingest-walk.js';
 import type { IngestBudget, IngestPlan } from '../ingest-walk.js';
 import { resolveInside } from '../paths.js';
@@ -92,7 +96,11 @@ function fetchedNote(f: Fetched): string {
   return `→ ${inlineCode(f.dest)} — ${title}${f.page.contentType}, ${formatBytes(f.page.bytes)}`;
 }
 
-function answerLine(id: string, field: InputField | undefined, value: string, collected: Collected | undefined, fetched: Fetched | undefined): string {
+function noteLine(n: NoteTable): string {
+  return `→ ${inlineCode(n.dest)} — the table at line ${n.table.line} of the vault note ${inlineCode(n.note)}, ${plural(n.table.rows.length, 'row')} of ${plural(n.table.header.length, 'column')}`;
+}
+
+function answerLine(id: string, field: InputField | undefined, value: string, collected: Collected | undefined, fetched: Fetched | undefined, note: NoteTable | undefined): string {
   const type = field?.type ?? 'text';
   const label = field !== undefined && field.label !== id ? ` — ${field.label}` : '';
   const head = `- **${id}** (${type}${label})`;
@@ -102,6 +110,7 @@ function answerLine(id: string, field: InputField | undefined, value: string, co
     return `${head}: ${inlineCode(value.trim())} → ${inlineCode(`${collected.dest}/`)} — ${plural(plan.files.length, 'file')}, ${formatBytes(collected.copiedBytes)}${skipped}`;
   }
   if (value.trim() === '') return `${head}: _(empty)_`;
+  if (note !== undefined) return `${head}: ${inlineCode(value.trim())} ${noteLine(note)}`;
   if (fetched !== undefined) return `${head}: <${fetched.source}> ${fetchedNote(fetched)}`;
   if (value.includes('\n')) return `${head}:\n\n${value.split(/\r?\n/).map((l) => `    ${l}`).join('\n')}\n`;
   return `${head}: ${value}`;
@@ -134,10 +143,14 @@ export default async function ingest(ctx: StepContext): Promise<StepResult> {
 
   // Plan every path first: a limit anywhere fails the step before anything is copied.
   const plans: Array<{ id: string; plan: IngestPlan; dest: string }> = [];
+  const notes = new Map<string, NoteTable>();
   for (const id of ids) {
     const type = fields.get(id)?.type;
     const value = task.input[id] ?? '';
-    if ((type === 'path' || type === 'file') && value.trim() !== '') {
+    const note = vaultNoteOf(value);
+    if ((type === 'path' || type === 'file') && note !== undefined) {
+      notes.set(id, await readNoteTable(ctx, id, note, destPath(task, id, '')));
+    } else if ((type === 'path' || type === 'file') && value.trim() !== '') {
       const dest = destPath(task, id, '');
       ctx.progress(`walking ${value.trim()}`);
       plans.push({ id, dest, plan: await planIngest(id, sourcePath(task, id, value), budget, ctx.signal) });
@@ -156,6 +169,7 @@ export default async function ingest(ctx: StepContext): Promise<StepResult> {
     collected.set(id, { id, plan, dest, copiedBytes });
   }
   for (const f of fetched.values()) writeWorkdirFile(task, f.dest, pageFile(f));
+  for (const n of notes.values()) writeWorkdirFile(task, n.dest, n.csv);
   writeWorkdirFile(task, 'input.json', `${JSON.stringify(task.input, null, 2)}\n`);
 
   const files = [...collected.values()].reduce((n, c) => n + c.plan.files.length, 0);
@@ -165,15 +179,15 @@ export default async function ingest(ctx: StepContext): Promise<StepResult> {
     '',
     '## Answers',
     '',
-    ids.length === 0 ? '_(no answers)_' : ids.map((id) => answerLine(id, fields.get(id), task.input[id] ?? '', collected.get(id), fetched.get(id))).join('\n'),
+    ids.length === 0 ? '_(no answers)_' : ids.map((id) => answerLine(id, fields.get(id), task.input[id] ?? '', collected.get(id), fetched.get(id), notes.get(id))).join('\n'),
     '',
     '## Collected',
     '',
-    `${plural(collected.size, 'path')}: ${plural(files, 'file')}, ${formatBytes(bytes)}; ${plural(fetched.size, 'URL')} fetched. The answers are also in ${inlineCode('input.json')}.`,
+    `${plural(collected.size, 'path')}: ${plural(files, 'file')}, ${formatBytes(bytes)}; ${plural(fetched.size, 'URL')} fetched${notes.size > 0 ? `; ${plural(notes.size, 'vault note')} read` : ''}. The answers are also in ${inlineCode('input.json')}.`,
   ];
   for (const c of collected.values()) parts.push('', collectedSection(c));
   if (fetched.size > 0) parts.push('', '### URLs', '', ...[...fetched.values()].map(urlLine));
   const artifact = writeArtifact(task, `${parts.join('\n')}\n`);
-  const summary = `${plural(ids.length, 'answer')}, ${plural(files, 'file')} (${bytes} bytes)${fetched.size > 0 ? `, ${plural(fetched.size, 'URL')} fetched` : ''}`;
+  const summary = `${plural(ids.length, 'answer')}, ${plural(files, 'file')} (${bytes} bytes)${fetched.size > 0 ? `, ${plural(fetched.size, 'URL')} fetched` : ''}${notes.size > 0 ? `, ${plural(notes.size, 'vault note')} read` : ''}`;
   return { outcome: 'pass', artifact, summary };
 }

@@ -7,6 +7,8 @@
  * or an object whose only field is one (MCP's structured results are objects); `.ndjson`
  * writes one row a line. A `.csv`/`.tsv` output takes the result's text as it is. A tool
  * that fills to nothing (an input left empty) is not called: the step passes, saying so.
+ * The engine records the tool's answer before the step is given it (engine/step-call.ts):
+ * an attempt after a crash gets that answer back and does not call the tool again.
  */
 import { fillStepField } from '../../core/step-fields.js';
 import { KowalskiError } from '../../core/index.js';
@@ -68,7 +70,7 @@ export default async function mcpCall(ctx: StepContext): Promise<StepResult> {
   if (tool === '') return { outcome: 'pass', summary: 'not called: no tool given' };
   const args = argumentsOf(task, spec.arguments, values);
   ctx.progress(`calling ${tool}`);
-  const out = await ctx.request({ op: 'call-tool', name: tool, args });
+  const { output: out, earlierAttempt } = await ctx.request({ op: 'step-call', name: tool, args });
   const output = task.step.output.toLowerCase();
   let data: string;
   let what: string;
@@ -80,5 +82,6 @@ export default async function mcpCall(ctx: StepContext): Promise<StepResult> {
     data = output.endsWith('.ndjson') ? rows.map((r) => JSON.stringify(r)).join('\n') + '\n' : `${JSON.stringify(rows, null, 2)}\n`;
     what = `${rows.length} rows`;
   }
-  return { outcome: 'pass', artifact: writeArtifact(task, data), summary: `${tool}: ${what} into ${task.step.output}` };
+  const again = earlierAttempt === undefined ? '' : ` (the answer attempt ${earlierAttempt} got, before an interruption: not called again)`;
+  return { outcome: 'pass', artifact: writeArtifact(task, data), summary: `${tool}: ${what} into ${task.step.output}${again}` };
 }

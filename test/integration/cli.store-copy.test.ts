@@ -184,13 +184,13 @@ describe('kowalski migrate', () => {
     assert.equal(first.code, 0, outputOf(first));
     const file = path.join(home, 'kowalski.sqlite');
     assert.equal(first.stdout, [
-      `SQLite ${file}: applied 001_init, 002_traces, 003_triggers, 004_state_checks, 005_chat, 006_vault_writes, 007_vault_index, 008_chat_recall, 009_rookery_drafts, 010_review_approvals, 011_adapters, 012_plugins, 013_step_sessions, 014_step_sends (schema 14)`,
+      `SQLite ${file}: applied 001_init, 002_traces, 003_triggers, 004_state_checks, 005_chat, 006_vault_writes, 007_vault_index, 008_chat_recall, 009_rookery_drafts, 010_review_approvals, 011_adapters, 012_plugins, 013_step_sessions, 014_step_sends, 015_step_calls (schema 15)`,
       `PostgreSQL ${new URL(url).host}${new URL(url).pathname}: applied 001_init, 002_nodes_leases, 003_node_requests, 004_node_folders (schema 4)`,
     ].join('\n') + '\n');
     const second = await cli(home, ['migrate', '--json'], { env });
     assert.equal(second.code, 0, outputOf(second));
     assert.deepEqual(stdoutJson(second), { stores: [
-      { kind: 'sqlite', where: file, applied: [], version: 14 },
+      { kind: 'sqlite', where: file, applied: [], version: 15 },
       { kind: 'postgres', where: `${new URL(url).host}${new URL(url).pathname}`, applied: [], version: 4 },
     ] });
 

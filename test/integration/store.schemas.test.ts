@@ -26,6 +26,7 @@ const SQLITE_ONLY = [
   'chat_events', 'chat_sessions', // the chat team (005)
   'step_sessions', // an agent step's chat session, beside the chat it links (013)
   'step_sends', // a send step's deliveries, beside the adapters' records (014)
+  'step_calls', // an mcp_call step's answers, beside the traces of model calls (015)
   'model_tool_modes', 'traces', // model calls (002)
   'note_writes', 'vault_notes', // the vault (006, 007)
   'plugin_grant_audit', 'plugin_grants', // plugins (012)

@@ -12,50 +12,34 @@ import path from 'node:path';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { createEngine } from '../../engine/index.js';
-import type { Engine } from '../../engine/index.js';
 import { IMPORT_MARKER } from '../../engine/horde/catalog.js';
-import { startFakeOllama } from '../../testkit/fake-models.js';
-import type { FakeModelServer } from '../../testkit/fake-models.js';
-import { tempDir } from '../../testkit/tmp.js';
 import { cleanups } from '../../testkit/cleanup.js';
 import { fakeSlackApi } from '../support/fake-chat-apis.js';
 import type { FakeChatApi } from '../support/fake-chat-apis.js';
 import { startSmtp } from '../support/mail-servers.js';
 import type { FakeSmtp } from '../support/mail-servers.js';
+import { DIGEST, digestSetup, runDigest, stepOf } from '../support/watchlist-digest.js';
+import type { DigestSetup } from '../support/watchlist-digest.js';
 
-const FIXTURES = fileURLToPath(new URL('../fixtures/watchlist/', import.meta.url));
 const BUILTIN = fileURLToPath(new URL('../../hordes/watchlist-digest/', import.meta.url));
-const DIGEST = '# Watchlist digest\n\nThe watchlist is worth 7932.2, down 57.8 (-0.72%).\n\n## Moves past your thresholds\n\n- NVDA: -4%\n- AAPL: 2.68%\n';
 const TOKEN = 'xoxb-digest-test-token';
 const TOKEN_ENV = 'KW_TEST_DIGEST_SLACK_TOKEN';
 const OWN = 'digests@example.com';
 
-interface Setup {
-  engine: Engine;
-  model: FakeModelServer;
+interface Setup extends DigestSetup {
   slack: FakeChatApi;
   smtp: FakeSmtp;
-  home: string;
-  input: Record<string, string>;
 }
 
+/** The digest's engine with a Slack adapter (a fake Slack Web API), an email adapter (an SMTP server) and a webhook adapter. */
 async function setup(t: TestContext, options: { slackEnabled?: boolean } = {}): Promise<Setup> {
-  const home = tempDir(t, 'kw-digest-send-');
-  const files = tempDir(t, 'kw-digest-send-files-');
-  for (const f of fs.readdirSync(FIXTURES)) fs.copyFileSync(path.join(FIXTURES, f), path.join(files, f));
-  const model = await startFakeOllama(() => ({ text: DIGEST }));
-  cleanups(t)(() => model.close());
   const slack = await fakeSlackApi(t, TOKEN);
   const smtp = await startSmtp(t);
   process.env[TOKEN_ENV] = TOKEN;
   cleanups(t)(() => delete process.env[TOKEN_ENV]);
-  fs.writeFileSync(path.join(home, 'config.toml'), `[model]
-default = "ollama:qwen2.5:7b"
-[providers.ollama]
-host = "${model.url}"
-
-[adapters.team-slack]
+  // An embedded engine, as `kowalski run` without the server: no adapter is started, and a send still goes.
+  const s = await digestSetup(t, {
+    config: () => `[adapters.team-slack]
 type = "slack"
 enabled = ${options.slackEnabled ?? true}
 signing_secret = "not-used-for-sending"
@@ -73,21 +57,17 @@ smtp = { host = "127.0.0.1", port = ${smtp.port}, secure = false }
 type = "webhook"
 enabled = true
 secret = "a-webhook-secret-for-tests"
-`);
-  // An embedded engine, as `kowalski run` without the server: no adapter is started, and a send still goes.
-  const engine = await createEngine({ dataDir: home });
-  cleanups(t)(() => engine.close());
-  return { engine, model, slack, smtp, home, input: { watchlist: path.join(files, 'My watchlist.csv'), prices: path.join(files, 'closes.csv') } };
+`,
+  });
+  return { ...s, slack, smtp };
 }
 
-async function run(s: Setup, extra: Record<string, string>, hordeId = 'watchlist-digest'): Promise<{ runId: string; state: string; workdir: string }> {
-  const { horde } = await s.engine.resolveHorde(hordeId);
-  const runId = await s.engine.startRun(horde, { ...s.input, ...extra });
-  const state = await s.engine.waitForRun(runId);
-  return { runId, state, workdir: s.engine.getRun(runId).workdir };
+/** A run of the horde with the fixtures' watchlist and closes, and `extra` answers. */
+function run(s: Setup, extra: Record<string, string>, hordeId = 'watchlist-digest'): ReturnType<typeof runDigest> {
+  return runDigest(s, { watchlist: s.watchlist, prices: s.prices, ...extra }, hordeId);
 }
 
-const sendStep = (s: Setup, runId: string) => s.engine.getRun(runId).steps.find((x) => x.name === 'send');
+const sendStep = (s: Setup, runId: string) => stepOf(s, runId, 'send');
 
 test('watchlist-digest sends the digest through a Slack adapter to the channel named, once; the note is written too', async (t) => {
   const s = await setup(t);
