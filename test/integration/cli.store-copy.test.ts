@@ -15,6 +15,7 @@ import type { TestContext } from 'node:test';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import type { RunRow } from '../../engine/index.js';
+import { MIGRATIONS } from '../../engine/schema/index.js';
 import { COPY_TABLES } from '../../engine/store/copy-tables.js';
 import type { CopyRow } from '../../engine/store/copy-tables.js';
 import { cli, cliSandbox, outputOf, stdoutJson } from '../../testkit/cli.js';
@@ -136,7 +137,7 @@ describe('kowalski store copy', () => {
     const report = stdoutJson<{ tables: Array<{ table: string; rows: number }>; runsVerified: number; migrated: { from: string[]; to: string[] } }>(returned);
     assert.equal(report.runsVerified, 7);
     assert.deepEqual(report.migrated.from, []);
-    assert.equal(report.migrated.to.length, 14, 'the new data folder was migrated first');
+    assert.equal(report.migrated.to.length, MIGRATIONS.length, 'the new data folder was migrated first: every migration');
 
     // Row for row: the original, but for what the approval on Postgres added to the parked run.
     const copied = dumpCopiedTables(path.join(home2, 'kowalski.sqlite'));

@@ -18,6 +18,7 @@ export default async function* slowestFiles(source) {
   took.sort((a, b) => b[1] - a[1]);
   const total = took.reduce((sum, [, ms]) => sum + ms, 0);
   const root = `${process.cwd()}/`;
-  yield `\nthe ${Math.min(SHOWN, took.length)} slowest of ${took.length} test files (wall time, s; all files together ${(total / 1000).toFixed(0)} s):\n`;
-  for (const [file, ms] of took.slice(0, SHOWN)) yield `${(ms / 1000).toFixed(1).padStart(7)}  ${file.startsWith(root) ? file.slice(root.length) : file}\n`;
+  // One write: the spec reporter's own summary goes to the same stream at the same time.
+  const lines = took.slice(0, SHOWN).map(([file, ms]) => `${(ms / 1000).toFixed(1).padStart(7)}  ${file.startsWith(root) ? file.slice(root.length) : file}\n`);
+  yield `\nthe ${Math.min(SHOWN, took.length)} slowest of ${took.length} test files (wall time, s; all files together ${(total / 1000).toFixed(0)} s):\n${lines.join('')}`;
 }
