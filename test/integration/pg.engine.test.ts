@@ -6,7 +6,7 @@ import { describe, test } from 'node:test';
 import pg from 'pg';
 import { DEFAULT_CONFIG, createEngine, openHistory } from '../../engine/index.js';
 import { cleanups } from '../../testkit/cleanup.js';
-import { TEST_KINDS } from '../support/kinds.js';
+import { TEST_KINDS } from '../../testkit/kinds/index.js';
 import { freshPostgresUrl } from '../../testkit/pg-store.js';
 import { simulatedTime } from '../support/sim-time.js';
 import { waitFor } from '../../testkit/wait.js';

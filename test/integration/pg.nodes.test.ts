@@ -16,6 +16,7 @@ import type { TestContext } from 'node:test';
 import type { Engine } from '../../engine/index.js';
 import { openSyncPg } from '../../engine/store/pg/sync-pg.js';
 import { cleanups } from '../../testkit/cleanup.js';
+import { nodeArgsFor } from '../../testkit/dist.js';
 import { writeHorde } from '../support/engine.js';
 import { freshPostgresUrl, pgTestEngine } from '../support/pg-engine.js';
 import { tempDir } from '../../testkit/tmp.js';
@@ -23,7 +24,7 @@ import { waitFor } from '../../testkit/wait.js';
 
 const selfId = (engine: Engine): string => engine.nodes().nodes.find((n) => n.self)!.id;
 
-/** A node in a child process (test/support/pg-node.ts), and the facts it printed. */
+/** A node in a child process (testkit/pg-node.ts), and the facts it printed. */
 interface ChildNode {
   child: ChildProcess;
   facts: Array<Record<string, unknown>>;
@@ -31,7 +32,7 @@ interface ChildNode {
 }
 
 function childNode(t: TestContext, args: { url: string; home: string; files: string; leaseSecs: number; horde: string }): ChildNode {
-  const child = spawn(process.execPath, ['--import', 'tsx', new URL('../support/pg-node.ts', import.meta.url).pathname, args.url, args.home, args.files, String(args.leaseSecs), args.horde], {
+  const child = spawn(process.execPath, [...nodeArgsFor('testkit/pg-node.ts'), args.url, args.home, args.files, String(args.leaseSecs), args.horde], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   cleanups(t)(() => {

@@ -7,10 +7,10 @@ import { DEFAULT_CONFIG, createEngine } from '../../engine/index.js';
 import type { Engine, EngineConfig, EngineOptions } from '../../engine/index.js';
 import { cleanups } from '../../testkit/cleanup.js';
 import { testOwnCode } from '../../testkit/dist.js';
-import { TEST_KINDS } from './kinds.js';
+import { TEST_KINDS } from '../../testkit/kinds/index.js';
 import { testStoreConfig } from '../../testkit/pg-store.js';
 
-export { TEST_KINDS } from './kinds.js';
+export { TEST_KINDS } from '../../testkit/kinds/index.js';
 
 /**
  * An engine on a data folder (a temp one unless given); its runs on Postgres when

@@ -6,7 +6,7 @@ import type { TestContext } from 'node:test';
 import { DEFAULT_CONFIG, createEngine } from '../../engine/index.js';
 import type { Engine, EngineConfig, EngineOptions } from '../../engine/index.js';
 import { cleanups } from '../../testkit/cleanup.js';
-import { TEST_KINDS } from './kinds.js';
+import { TEST_KINDS } from '../../testkit/kinds/index.js';
 import { freshPostgresUrl } from '../../testkit/pg-store.js';
 import { testOwnCode } from '../../testkit/dist.js';
 

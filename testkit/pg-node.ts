@@ -4,11 +4,11 @@
  * which recovers, starts one run of the horde folder HORDE, and prints one JSON line per
  * fact: `{"node": id}`, `{"run": id}`, and `{"stopped": code}` when the engine stops
  * (then it exits 3). It runs until it is killed.
- * Usage: pg-node.ts URL HOME FILES LEASE_SECS HORDE
+ * Usage: node $(nodeArgsFor('testkit/pg-node.ts')) URL HOME FILES LEASE_SECS HORDE (built when dist/ is current).
  */
-import { DEFAULT_CONFIG, createEngine } from '../../engine/index.js';
-import { TEST_KINDS } from './engine.js';
-import { testOwnCode } from '../../testkit/dist.js';
+import { DEFAULT_CONFIG, createEngine } from '../engine/index.js';
+import { TEST_KINDS } from './kinds/index.js';
+import { testOwnCode } from './dist.js';
 
 const [url, home, files, leaseSecs, hordeDir] = process.argv.slice(2) as [string, string, string, string, string];
 const say = (fact: Record<string, unknown>): void => void process.stdout.write(`${JSON.stringify(fact)}\n`);
