@@ -14,8 +14,9 @@ import { sha256Of } from '../../steps/index.js';
 import { tempDir } from '../../testkit/tmp.js';
 import { testEngine, writeHorde } from '../support/engine.js';
 import { childStoreEnv, leasesLapsed, postgresUrlOf } from '../../testkit/pg-store.js';
+import { nodeArgsFor } from '../../testkit/dist.js';
 
-const CHILD = new URL('./review-child.ts', import.meta.url).pathname;
+const CHILD = nodeArgsFor('testkit/crash/review-child.ts');
 
 for (const point of ['review-before-edit-applied:1', 'before-result-commit:1']) {
   test(`an edit killed at ${point} is finished at the next start`, async (t) => {
@@ -34,7 +35,7 @@ for (const point of ['review-before-edit-applied:1', 'before-result-commit:1']) 
     const edited = `${view.content!}edited before the crash\n`;
     const contentFile = path.join(dir, 'edited.md');
     fs.writeFileSync(contentFile, edited);
-    const child = spawnSync(process.execPath, ['--import', 'tsx', CHILD, home, id, view.hash, contentFile], {
+    const child = spawnSync(process.execPath, [...CHILD, home, id, view.hash, contentFile], {
       env: { ...process.env, ...await childStoreEnv(home), KOWALSKI_CRASH_AT: point, NODE_TEST_CONTEXT: '' }, encoding: 'utf8', timeout: 60_000,
     });
     assert.equal(child.signal, 'SIGKILL', `the child was not killed at ${point}: ${child.stdout}${child.stderr}`);

@@ -18,10 +18,10 @@ import { TEST_KINDS, writeHorde } from '../support/engine.js';
 import { tempDir } from '../../testkit/tmp.js';
 import { cleanups } from '../../testkit/cleanup.js';
 import { childStoreEnv, testStoreConfig } from '../../testkit/pg-store.js';
-import { AUTH } from '../support/token.js';
-import { testOwnCode } from '../../testkit/dist.js';
+import { AUTH, TEST_TOKEN } from '../support/token.js';
+import { nodeArgsFor, testOwnCode } from '../../testkit/dist.js';
 
-const SERVER = new URL('./hook-server.ts', import.meta.url).pathname;
+const SERVER = nodeArgsFor('testkit/crash/hook-server.ts');
 // Enough that a server batching many deliveries per commit (a loaded machine) is still killed with some in flight.
 const DELIVERIES = 400;
 const CONNECTIONS = 50;
@@ -38,7 +38,7 @@ async function deliverAndKill(t: TestContext, kill: Kill): Promise<void> {
   writeHorde(path.join(home, 'hordes', 'hooked'), 'id = "hooked"\npipeline = ["work"]\n[[triggers]]\nname = "in"\nkind = "webhook"\noverlap = "parallel"', { work: 'kind = "noop"' });
   const store = await childStoreEnv(home);
   const env = kill.crashAt === undefined ? { ...process.env, ...store } : { ...process.env, ...store, KOWALSKI_CRASH_AT: kill.crashAt };
-  const child = spawn(process.execPath, ['--import', 'tsx', SERVER, home, '2000'], { stdio: ['ignore', 'pipe', 'pipe'], env });
+  const child = spawn(process.execPath, [...SERVER, home, '2000', TEST_TOKEN], { stdio: ['ignore', 'pipe', 'pipe'], env });
   const exited = once(child, 'exit');
   cleanups(t)(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_CONFIG, createEngine } from '../../engine/index.js';
-import { CHILD_LEASE_SECS } from '../../testkit/pg-store.js';
+import { CHILD_LEASE_SECS } from '../pg-store.js';
 
 const [, , dataDir, runId, hash, contentFile] = process.argv;
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -13,7 +13,7 @@ const postgres = process.env.KOWALSKI_DATABASE_URL !== undefined;
 const engine = await createEngine({
   dataDir: dataDir!,
   ...(postgres ? { config: { ...DEFAULT_CONFIG, store: { ...DEFAULT_CONFIG.store, leaseSecs: CHILD_LEASE_SECS } } } : {}),
-  extraStepKinds: [{ kind: 'draft', module: path.join(here, '..', '..', 'testkit', 'kinds', `draft${ext}`), usesModel: false, idempotent: true, runsCommand: false }],
+  extraStepKinds: [{ kind: 'draft', module: path.join(here, '..', 'kinds', `draft${ext}`), usesModel: false, idempotent: true, runsCommand: false }],
 });
 await engine.reviewEdit(runId!, { hash: hash!, content: fs.readFileSync(contentFile!, 'utf8'), by: 'crash-test' });
 process.stdout.write(`EDITED ${await engine.waitForRun(runId!)}\n`);
