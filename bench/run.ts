@@ -383,7 +383,7 @@ async function main(plan: Plan): Promise<void> {
     rows.push({
       name: 'GET /api/health p99 while that horde is uploaded as a bundle 3 times (POST /api/bundles)',
       median: median(samples.map((s) => s.uploadP99)), unit: 'ms', target: { op: '<', value: 50 },
-      note: `the review runs in a worker thread; ${num(median(samples.map((s) => s.uploadAnswers)))} answers per sample, max ${num(median(samples.map((s) => s.uploadMax)))} ms; the 422 answer is ${num(median(samples.map((s) => s.refusalBytes)))} bytes`,
+      note: `the review runs in a child process; ${num(median(samples.map((s) => s.uploadAnswers)))} answers per sample, max ${num(median(samples.map((s) => s.uploadMax)))} ms; the 422 answer is ${num(median(samples.map((s) => s.refusalBytes)))} bytes`,
     });
     rows.push({
       name: 'GET /api/health p99 while that horde is dropped into <data>/hordes/ and hot-reloaded, then listed 3 times',
