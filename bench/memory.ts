@@ -39,6 +39,8 @@ export const RETURN_WITHIN_MS = 60_000;
 /** …to at most this many times the idle RSS. */
 export const RETURN_RATIO = 1.5;
 const POLL_MS = 500;
+/** Quiet after the warm-up before idle is read, ms: longer than a job process lives idle (10 s). */
+export const IDLE_QUIET_MS = 12_000;
 
 export const PHASES = ['session', 'draft-huge', 'draft-legal', 'follow', 'uploads', 'json', 'cut', 'deaf'] as const;
 export type Phase = (typeof PHASES)[number];
@@ -138,6 +140,12 @@ async function deafClient(port: number): Promise<net.Socket> {
   return socket;
 }
 
+/** With KOWALSKI_BENCH_SMAPS=<folder>: the server's /proc/<pid>/smaps (which mappings hold its RSS) as `<pid>-<when>.smaps` there. */
+function keepSmaps(child: ChildProcess, when: string): void {
+  const folder = process.env.KOWALSKI_BENCH_SMAPS;
+  if (folder !== undefined) fs.writeFileSync(path.join(folder, `${child.pid}-${when}.smaps`), fs.readFileSync(`/proc/${child.pid}/smaps`));
+}
+
 /** After a phase: poll until RSS ≤ RETURN_RATIO × idle, at most RETURN_WITHIN_MS. */
 async function waitForReturn(child: ChildProcess, idle: number, peak: number, answers: string): Promise<PhaseMemory> {
   const t0 = now();
@@ -171,8 +179,10 @@ export async function memoryOnce(plainMalloc = false): Promise<MemorySample> {
     const knownKinds = new Set([...builtinKindNames(), 'noop']);
     const small = await exportBundle(writeWideHorde(path.join(work, 'small')), 'wide', { knownKinds });
     await post(base, '/api/bundles', small, 'application/zip');
-    await new Promise((resolve) => setTimeout(resolve, 5000));
+    // Then quiet until the review process has ended (10 s after its last review), so idle is the server's alone.
+    await new Promise((resolve) => setTimeout(resolve, IDLE_QUIET_MS));
     const idle = (await stats(child)).rss;
+    keepSmaps(child, 'idle');
 
     const valid = await exportBundle(writeWideHorde(work, 4), 'wide', { knownKinds });
     const junk = crypto.randomBytes(20 * MiB);
@@ -202,6 +212,7 @@ export async function memoryOnce(plainMalloc = false): Promise<MemorySample> {
       const answers = await run[phase]();
       const { peak } = await stats(child);
       phases[phase] = await waitForReturn(child, idle, peak, answers);
+      keepSmaps(child, phase);
     }
     return { idleMb: mb(idle), phases: phases as Record<Phase, PhaseMemory> };
   } finally {

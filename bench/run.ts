@@ -27,7 +27,7 @@ import { FOLLOW_READS, FOLLOW_SOCKETS, FOLLOW_TIMES, HUGE_STEPS, LEGAL_STEPS, ev
 import { w2Once } from './w2.js';
 import { WIDE_STEP_MS, wideOnce } from './wide.js';
 import { VAULT_NOTES, VECTOR_CHUNKS, VECTOR_DIMENSION, vaultSearchOnce } from './vault-search.js';
-import { PHASES, PHASE_NAMES, RETURN_RATIO, RETURN_WITHIN_MS, memoryOnce } from './memory.js';
+import { IDLE_QUIET_MS, PHASES, PHASE_NAMES, RETURN_RATIO, RETURN_WITHIN_MS, memoryOnce } from './memory.js';
 
 const WORKLOADS = ['floor', 'w1', 'w2', 'w2-review', 'wide', 'recovery-a', 'recovery-b', 'api-approval', 'api-stream', 'tools', 'chat', 'data', 'webhook', 'loader', 'vault-search', 'event-loop', 'memory', 'pg'] as const;
 type Workload = (typeof WORKLOADS)[number];
@@ -383,7 +383,7 @@ async function main(plan: Plan): Promise<void> {
     rows.push({
       name: 'GET /api/health p99 while that horde is uploaded as a bundle 3 times (POST /api/bundles)',
       median: median(samples.map((s) => s.uploadP99)), unit: 'ms', target: { op: '<', value: 50 },
-      note: `the review runs in a worker thread; ${num(median(samples.map((s) => s.uploadAnswers)))} answers per sample, max ${num(median(samples.map((s) => s.uploadMax)))} ms; the 422 answer is ${num(median(samples.map((s) => s.refusalBytes)))} bytes`,
+      note: `the review runs in a child process; ${num(median(samples.map((s) => s.uploadAnswers)))} answers per sample, max ${num(median(samples.map((s) => s.uploadMax)))} ms; the 422 answer is ${num(median(samples.map((s) => s.refusalBytes)))} bytes`,
     });
     rows.push({
       name: 'GET /api/health p99 while that horde is dropped into <data>/hordes/ and hot-reloaded, then listed 3 times',
@@ -432,7 +432,7 @@ async function main(plan: Plan): Promise<void> {
     rows.push({
       name: `floor: resident memory of the idle server (its own process${plain ? ', glibc malloc as it comes' : ', MALLOC_MMAP_THRESHOLD_ as bin/kowalski sets it'})`,
       median: idle, unit: 'MB',
-      note: 'after start-up, one light request of each kind (a 3-step draft, a run, a small bundle) and 5 s of quiet',
+      note: `after start-up, one light request of each kind (a 3-step draft, a run, a small bundle) and ${IDLE_QUIET_MS / 1000} s of quiet (the bundle's review process has ended); the server's child processes are counted with it`,
     });
     for (const phase of PHASES) {
       const back = samples.map((s) => s.phases[phase].backMs);

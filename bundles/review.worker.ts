@@ -1,4 +1,4 @@
-/** The review thread (review-thread.ts): checks an uploaded bundle off the server's event loop. */
+/** The review process (review-thread.ts): checks an uploaded bundle off the server's event loop. */
 import { toPlainError } from '../core/index.js';
 import { serveJobs } from '../engine/threads/index.js';
 import { BundleInvalidError } from './reject.js';

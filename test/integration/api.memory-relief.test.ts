@@ -2,7 +2,8 @@
  * Memory given back after large bodies (api/memory-relief.ts), over real HTTP: a request
  * with a large body is followed, once the server is quiet, by one full collection; small
  * requests ask for none; none runs while a large body is still arriving, and an upload cut
- * mid-body still gets its collection. `gc` is a counter here (the real one needs
+ * mid-body still gets its collection; an RSS that grew by the watch's ratio since the last
+ * collection asks for one, once. `gc` is a counter here (the real one needs
  * --expose-gc, which bin/kowalski gives; the memory bench measures what it frees).
  */
 import assert from 'node:assert/strict';
@@ -17,7 +18,7 @@ const QUIET_MS = 100;
 
 test('one full collection once large bodies stop coming; none for small ones, none while a large body is still arriving, one after an upload is cut', async (t) => {
   let collections = 0;
-  const api = await testApi(t, { port: 0, memoryRelief: { gc: () => void (collections += 1), quietMs: QUIET_MS, minBytes: 256 * 1024 } });
+  const api = await testApi(t, { port: 0, memoryRelief: { gc: () => void (collections += 1), quietMs: QUIET_MS, minBytes: 256 * 1024, watchMs: 0 } });
   const { base, port } = await listen(api);
   const post = async (bytes: number) => {
     const res = await fetch(`${base}/api/hordes/nosuch/runs`, { method: 'POST', headers: { ...AUTH, 'content-type': 'application/json' }, body: JSON.stringify({ input: { x: 'x'.repeat(bytes) } }) });
@@ -45,4 +46,19 @@ test('one full collection once large bodies stop coming; none for small ones, no
   // …and one once it is cut.
   socket.destroy();
   await waitFor(() => collections === 2, 'the collection after the cut upload');
+});
+
+test('an RSS grown to 1.25× what it was after the last collection asks for one; the same RSS again does not, a further 1.25× does', async (t) => {
+  let collections = 0;
+  let rss = 100;
+  const api = await testApi(t, { port: 0, memoryRelief: { gc: () => void (collections += 1), watchMs: 20, growth: 1.25, rss: () => rss } });
+  await listen(api);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.equal(collections, 0, 'no growth, no collection');
+  rss = 130;
+  await waitFor(() => collections === 1, 'the collection after the RSS grew');
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.equal(collections, 1, 'the RSS it left is the new floor: no collection over and over');
+  rss = 170;
+  await waitFor(() => collections === 2, 'the collection after it grew again');
 });

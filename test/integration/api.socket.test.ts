@@ -123,7 +123,7 @@ test('bound beyond loopback, the websocket needs the token, as a header or as a 
 
 test('a client that stops reading is disconnected once its buffer passes the cap; the others keep receiving; then a full collection frees what waited for it', async (t) => {
   let collections = 0;
-  const api = await testApi(t, { wsMaxBuffered: 256 * 1024, port: 0, memoryRelief: { gc: () => void (collections += 1), quietMs: 50 } });
+  const api = await testApi(t, { wsMaxBuffered: 256 * 1024, port: 0, memoryRelief: { gc: () => void (collections += 1), quietMs: 50, watchMs: 0 } });
   // A horde whose snapshot (sent in every run.created) is large, so the stream outgrows the kernel's buffers quickly.
   writeHorde(path.join(api.home, 'hordes', 'wide'), `id = "wide"\npipeline = ["a"]\ndescription = "${'w'.repeat(200_000)}"`, { a: 'kind = "noop"' });
   const { base, wsUrl } = await listen(api);
