@@ -4,7 +4,7 @@
  * counted while inflating, the manifest — and only then are its files written to a scratch
  * folder under the data directory's `tmp/`, where the engine's loader validates the horde.
  * Plain data in and out and only the loader of the engine, so it can run in its own thread
- * (review-thread.ts). Nothing in a bundle runs here.
+ * (review-process.ts). Nothing in a bundle runs here.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';

@@ -1,9 +1,9 @@
-/** The review process (review-thread.ts): checks an uploaded bundle off the server's event loop. */
+/** The review process (review-process.ts): checks an uploaded bundle off the server's event loop. */
 import { toPlainError } from '../core/index.js';
 import { serveJobs } from '../engine/threads/index.js';
 import { BundleInvalidError } from './reject.js';
 import { checkBundle } from './check.js';
-import type { ReviewAnswer, ReviewJob } from './review-thread.js';
+import type { ReviewAnswer, ReviewJob } from './review-process.js';
 
 serveJobs<ReviewJob, ReviewAnswer>(async (job, onProgress) => {
   try {

@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { KowalskiError } from '../../core/index.js';
-import { BundleStaging, DEFAULT_BUNDLE_LIMITS, INSTALL_ID, REVIEW_ID_PATTERN, exportBundle, reviewThread } from '../../bundles/index.js';
+import { BundleStaging, DEFAULT_BUNDLE_LIMITS, INSTALL_ID, REVIEW_ID_PATTERN, exportBundle, reviewProcess } from '../../bundles/index.js';
 import { requireHorde } from '../../engine/index.js';
 import type { Catalog, Engine } from '../../engine/index.js';
 import { hordeIdParams } from '../schemas.js';
@@ -17,7 +17,7 @@ export async function bundleRoutes(app: FastifyInstance, options: { engine: Engi
   const { engine } = options;
   const staging = new BundleStaging();
   // Uploads are checked in a worker thread: a wide bundle never holds up the other routes.
-  const reviewer = reviewThread();
+  const reviewer = reviewProcess();
   const knownKinds = (): ReadonlySet<string> => new Set(engine.kinds.keys());
   // Made here, not in a request's handler: a staged review keeps it for 10 minutes, and a closure
   // made in the handler would keep the handler's scope with it — the upload's 20 MiB body included.

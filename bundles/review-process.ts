@@ -16,7 +16,7 @@ import { withExisting } from './review.js';
 import type { ReviewOptions, StagedBundle } from './review.js';
 import type { CheckedBundle } from './check.js';
 
-/** What the thread is asked (plain data). */
+/** What the process is asked (plain data). */
 export interface ReviewJob {
   bytes: Uint8Array;
   dataDir: string;
@@ -34,8 +34,8 @@ export interface BundleReviewer {
 }
 
 /** Started at the first review; the process ends 10 s after the last. */
-export function reviewThread(): BundleReviewer {
-  const thread = jobProcess<ReviewJob, ReviewAnswer>(import.meta.url, 'review.worker');
+export function reviewProcess(): BundleReviewer {
+  const child = jobProcess<ReviewJob, ReviewAnswer>(import.meta.url, 'review.worker');
   return {
     async review(bytes, options, onProgress) {
       // A view is sent with its whole buffer (a small Buffer may be a view of a shared pool): then only its own bytes, copied.
@@ -46,12 +46,12 @@ export function reviewThread(): BundleReviewer {
         knownKinds: [...(options.knownKinds ?? builtinKindNames())],
         ...(options.limits === undefined ? {} : { limits: options.limits }),
       };
-      const answer = await thread.run(job, [], onProgress);
+      const answer = await child.run(job, [], onProgress);
       if (!answer.ok) {
         throw new BundleInvalidError(answer.error.message, { ...(answer.error.where === undefined ? {} : { where: answer.error.where }), problems: answer.problems });
       }
       return withExisting(answer.checked, options);
     },
-    close: () => thread.close(),
+    close: () => child.close(),
   };
 }
