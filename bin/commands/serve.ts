@@ -69,6 +69,11 @@ export async function serveCommand(opts: { host?: string; port?: string; open?: 
     await engine.vaultSearch.start();
     // Each switched-on adapter starts on its own: a broken or slow one is `error`, never a stopped start-up.
     engine.adapters.start().catch((err: unknown) => process.stderr.write(`warning: adapters: ${messageOf(err)}\n`));
+    // Listening for a stop before saying where it serves: whoever reads that line may stop it at once.
+    const stopAsked = new Promise<void>((resolve) => {
+      process.once('SIGINT', () => resolve());
+      process.once('SIGTERM', () => resolve());
+    });
     const signIn = signInUrl(url, loginCodes.mint().code);
     const tokenFile = path.join(engine.paths.dataDir, TOKEN_FILE);
     process.stderr.write(`kowalski serving ${engine.paths.dataDir} at ${url}${loopback ? '' : ` (bound to ${host})`}\n${formatRecovery(recovery)}\n`);
@@ -81,10 +86,7 @@ export async function serveCommand(opts: { host?: string; port?: string; open?: 
     engine.on('engine:warning', ({ message }) => process.stderr.write(`warning: ${message}\n`));
     engine.on('engine:stopped', ({ error }) => process.stderr.write(`kowalski: the engine stopped: ${error.message}\n`));
     if (opts.open !== false && canOpenBrowser()) openBrowser(signIn);
-    await new Promise<void>((resolve) => {
-      process.once('SIGINT', () => resolve());
-      process.once('SIGTERM', () => resolve());
-    });
+    await stopAsked;
     process.stderr.write('kowalski: stopping (unfinished runs continue at the next start)\n');
     await app.close();
     return EXIT.ok;
