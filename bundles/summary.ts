@@ -31,10 +31,10 @@ export interface ReviewedHorde {
  * it runs): a `send` step's adapter and recipient, an `mcp_call` step's tool. Each waits for
  * the operator's approval when the horde was imported.
  */
-function reachesOf(step: HordeDef['steps'][string]): string | undefined {
-  if (step.send !== undefined) return `sends through adapter ${step.send.adapter || '(none)'} to ${step.send.to || '(none)'}`;
-  if (step.call !== undefined) return `calls MCP tool ${step.call.tool || '(none)'}`;
-  return undefined;
+function reachesOf(step: HordeDef['steps'][string]): { reaches?: string } {
+  if (step.send !== undefined) return { reaches: `sends through adapter ${step.send.adapter || '(none)'} to ${step.send.to || '(none)'}` };
+  if (step.call !== undefined) return { reaches: `calls MCP tool ${step.call.tool || '(none)'}` };
+  return {};
 }
 
 const sorted = (values: Iterable<string>): string[] => [...new Set(values)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
@@ -63,7 +63,7 @@ export function reviewedHorde(horde: HordeDef): ReviewedHorde {
       tools: [...s.tools],
       ...(s.verifyCommand === undefined ? {} : { command: s.verifyCommand }),
       ...(s.model === undefined ? {} : { model: s.model }),
-      ...(reachesOf(s) === undefined ? {} : { reaches: reachesOf(s)! }),
+      ...reachesOf(s),
     })),
     triggers: horde.triggers.map((t) => ({
       name: t.name,

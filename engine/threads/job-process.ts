@@ -20,6 +20,7 @@ export function jobProcess<Req, Res>(metaUrl: string, base: string, idleMs = IDL
   return jobRunner<Req, Res>(base, idleMs, (): JobCarrier<Res> => {
     const child = fork(file, [], { execArgv, serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     return {
+      kind: 'process',
       id: child.pid ?? -1,
       post: (message) => child.send(message as object),
       listen(on) {

@@ -37,6 +37,8 @@ export interface JobThread<Req, Res> {
 
 /** What carries the jobs: a worker thread or a child process, as `start` made it. */
 export interface JobCarrier<Res> {
+  /** What it is, as its failures name it. */
+  readonly kind: 'thread' | 'process';
   readonly id: number;
   post(message: unknown, transfer: ArrayBuffer[]): void;
   /** Its messages, its failure (a thread's error, a process that could not start) and its end. */
@@ -88,11 +90,11 @@ export function jobRunner<Req, Res>(base: string, idleMs: number, start: () => J
       },
       error(err) {
         if (carrier === c) carrier = undefined;
-        failAll(new KowalskiError('KW_ERR_INTERNAL', `the ${base} thread failed: ${err.message}`, { cause: err }));
+        failAll(new KowalskiError('KW_ERR_INTERNAL', `the ${base} ${c.kind} failed: ${err.message}`, { cause: err }));
       },
       exit(code) {
         if (carrier === c) carrier = undefined;
-        failAll(new KowalskiError('KW_ERR_INTERNAL', `the ${base} thread ended (exit code ${code})`));
+        failAll(new KowalskiError('KW_ERR_INTERNAL', `the ${base} ${c.kind} ended (exit code ${code})`));
       },
     });
     return c;

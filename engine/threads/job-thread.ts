@@ -17,6 +17,7 @@ export function jobThread<Req, Res>(metaUrl: string, base: string, idleMs = IDLE
   return jobRunner<Req, Res>(base, idleMs, (): JobCarrier<Res> => {
     const w = new Worker(workerEntry(metaUrl, base));
     return {
+      kind: 'thread',
       id: w.threadId,
       post: (message, transfer) => w.postMessage(message, transfer),
       listen(on) {
