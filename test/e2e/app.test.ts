@@ -362,6 +362,8 @@ describe('the operator app in a browser', () => {
     await testId(page, 'setup-form').waitFor();
     await testId(page, 'provider-ollama').check();
     await page.locator('#setup-ollamaHost').fill(ollamaUrl);
+    // An address typed and not saved yet is not asked: the list says to save (not that the old one failed).
+    assert.equal(await textOf(testId(page, 'setup-models-pending')), `Save, and the models at ${ollamaUrl} are offered here.`);
     await page.locator('#setup-model').fill('qwen2.5:7b');
     await testId(page, 'setup-save').click();
     const check = testId(page, 'setup-check');

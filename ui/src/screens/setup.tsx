@@ -120,7 +120,8 @@ function SetupEditor({ initial }: { initial: Setup }) {
           placeholder={MODEL_EXAMPLES[form.provider]} onInput={(e) => set('model', e.currentTarget.value)} />}
       </Field>
       {(form.provider === 'ollama' || form.provider === 'openai') && (
-        <ServerModels provider={form.provider} saved={saved} chosen={form.model.trim()} choose={(m) => set('model', m)} />
+        <ServerModels provider={form.provider} saved={saved} chosen={form.model.trim()} choose={(m) => set('model', m)}
+          typed={form.provider === 'ollama' ? form.ollamaHost.trim() : form.openaiBaseUrl.trim()} />
       )}
 
       {form.provider === 'ollama' && (
@@ -233,12 +234,22 @@ function KeyFields({ provider, label, saved, form, problems, busy, set, remove }
 /**
  * The models the saved settings' server lists, to choose from (the field above still takes any
  * name). Asked again when the provider changes and after each save (a new host or base URL).
+ * While the address typed differs from the saved one, it says to save rather than answer for
+ * the server that is no longer meant: the server is asked only at a saved address.
  */
-function ServerModels({ provider, saved, chosen, choose }: {
-  provider: 'ollama' | 'openai'; saved: Setup; chosen: string; choose: (model: string) => void;
+function ServerModels({ provider, saved, chosen, choose, typed }: {
+  provider: 'ollama' | 'openai'; saved: Setup; chosen: string; choose: (model: string) => void; typed: string;
 }) {
   const { api } = useServices();
   const list = useResource(() => api.setupModels(provider), [api, provider, saved]);
+  const savedAddress = (provider === 'ollama' ? saved.providers.ollama.host : saved.providers.openai.baseUrl) ?? '';
+  if (typed !== savedAddress) {
+    return (
+      <p class="field__hint" role="status" data-testid="setup-models-pending">
+        Save, and the models {typed === '' ? 'of the default address' : <>at <code>{typed}</code></>} are offered here.
+      </p>
+    );
+  }
   if (list.data === undefined) {
     return list.error !== undefined
       ? <p class="field__hint" data-testid="setup-models-problem">Could not ask for the server's models: {list.error.message}</p>
