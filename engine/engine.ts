@@ -76,6 +76,8 @@ import type { Team } from './team/index.js';
 import { createTriggerHost } from './trigger-host.js';
 import type { EngineTriggers } from './trigger-host.js';
 import { systemTimers } from './triggers/timers.js';
+import { fileStamp, watchConfig } from './config/config-watch.js';
+import type { ConfigWatch } from './config/config-watch.js';
 import { configSecretValues } from './secrets/secret-values.js';
 import { createVaultSearch } from './vault/search/index.js';
 import type { SemanticConfig, VaultSearch } from './vault/search/index.js';
@@ -176,6 +178,8 @@ export interface Engine {
   readonly config: EngineConfig;
   /** Re-read config.toml after Setup wrote it: the model settings take effect for the next step; store and run limits at the next start. */
   reloadConfig(): EngineConfig;
+  /** Read config.toml again whenever it is edited by hand (`config:reloaded`, or a warning when it does not load); the server calls it. */
+  watchConfig(): Promise<void>;
   /** The values of the secrets config.toml holds now (engine/secrets/secret-list.ts), to be replaced wherever the server would show them. */
   secretValues(): string[];
   readonly kinds: ReadonlyMap<string, StepKindInfo>;
@@ -300,6 +304,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   let checkpointer: Checkpointer | undefined;
   let postgres: PostgresBackend | undefined;
   try {
+    let configStamp = fileStamp(dataPaths(home).config);
     let config = options.config ?? loadConfig(dataPaths(home).config);
     const paths = dataPaths(home, config.store.files);
     fs.mkdirSync(paths.runs, { recursive: true, mode: 0o700 });
@@ -521,6 +526,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     vault.setIndex(vaultSearch);
 
     let closing: Promise<void> | undefined;
+    let configWatch: Promise<ConfigWatch> | undefined;
     /** Where this engine's server answers, once it said (`announce`). */
     let announced: string | null = null;
     const secretValues = configSecretValues(paths.config);
@@ -531,11 +537,26 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       },
       secretValues,
       reloadConfig() {
+        configStamp = fileStamp(paths.config);
         config = loadConfig(paths.config);
         models.reload();
         team.refresh(); // the MCP servers a profile's tools may name changed with it
         vaultSearch.configure(semanticOf(config)).catch((err: unknown) => observers.emit('engine:warning', { message: `semantic search: ${messageOf(err)}` }));
         return config;
+      },
+      async watchConfig() {
+        if (configWatch !== undefined || closing !== undefined) return;
+        configWatch = watchConfig(paths.config, {
+          reload: () => {
+            if (fileStamp(paths.config) === configStamp) return false;
+            engine.reloadConfig();
+            return true;
+          },
+          reloaded: () => observers.emit('config:reloaded', { file: paths.config }),
+          warn: (message) => observers.emit('engine:warning', { message }),
+          clock, timers, debounceMs: options.reloadDebounceMs ?? 300,
+        });
+        await configWatch;
       },
       listTraces: (filter) => models.traces.list(filter),
       getTrace(id) {
@@ -635,6 +656,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       },
       close() {
         closing ??= (async () => {
+          await (await configWatch)?.close();
           await adapters.close();
           await plugins.close();
           await triggers.close();

@@ -31,6 +31,8 @@ export interface EngineEventMap {
   'plugins:changed': Record<string, never>;
   /** Long work an operator asked for (`engine.work`: a vault reindex, a plugin rescan) got further, or finished. */
   'work:progress': WorkProgress;
+  /** config.toml was edited by hand and read again (`engine.watchConfig`). */
+  'config:reloaded': { file: string };
   /** Something went wrong outside any run (a listener threw, a checkpoint failed). */
   'engine:warning': { message: string };
 }
@@ -46,6 +48,7 @@ export class Observers {
     'chat:token': new Set(),
     'catalog:changed': new Set(),
     'team:changed': new Set(),
+    'config:reloaded': new Set(),
     'vault:indexed': new Set(),
     'adapters:changed': new Set(),
     'plugins:changed': new Set(),

@@ -66,6 +66,7 @@ export async function serveCommand(opts: { host?: string; port?: string; open?: 
     engine.announce(url);
     await engine.triggers.start();
     await engine.team.start();
+    await engine.watchConfig();
     await engine.vaultSearch.start();
     // Each switched-on adapter starts on its own: a broken or slow one is `error`, never a stopped start-up.
     engine.adapters.start().catch((err: unknown) => process.stderr.write(`warning: adapters: ${messageOf(err)}\n`));
@@ -84,6 +85,7 @@ export async function serveCommand(opts: { host?: string; port?: string; open?: 
       process.stderr.write(`bound beyond loopback: other machines' clients send the token in ${tokenFile}\n`);
     }
     engine.on('engine:warning', ({ message }) => process.stderr.write(`warning: ${message}\n`));
+    engine.on('config:reloaded', ({ file }) => process.stderr.write(`kowalski: ${file} changed and was read again (what Setup edits takes effect now; the store, adapters and run limits at the next start)\n`));
     engine.on('engine:stopped', ({ error }) => process.stderr.write(`kowalski: the engine stopped: ${error.message}\n`));
     if (opts.open !== false && canOpenBrowser()) openBrowser(signIn);
     await stopAsked;
