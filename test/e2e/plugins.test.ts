@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { apiJson, browserForFile, cleanups, expectLive, liveReads, openPage, serve, shot, testId, textOf } from '../support/browser.js';
+import { apiJson, browserForFile, cleanups, expectLive, holdWorkEnd, liveReads, openPage, serve, shot, testId, textOf } from '../support/browser.js';
 import { editManifest, installExample } from '../support/plugin-home.js';
 import { tempDir } from '../../testkit/tmp.js';
 
@@ -44,6 +44,8 @@ describe('the Plugins screen', () => {
     const apiState = async (name: string): Promise<string | undefined> =>
       (await apiJson<{ plugins: { name: string; state: string }[] }>(server.url, 'GET', '/api/plugins')).json.plugins.find((p) => p.name === name)?.state;
 
+    // The rescan's answer and the frame that ends it wait for a look at the bar.
+    const held = await holdWorkEnd(page, 'plugins-rescan', /\/api\/plugins\/rescan$/);
     await page.goto(server.url);
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Plugins', exact: true }).click();
     await page.waitForURL(/#\/plugins$/);
@@ -94,7 +96,14 @@ describe('the Plugins screen', () => {
     const later = installExample(home, docs, 'later');
     editManifest(later, 'name = "hello"', 'name = "later"');
     await testId(page, 'plugins-rescan').click();
+    await held.progressed;
+    const bar = testId(page, 'work-progress-plugins-rescan', ':not([data-phase="start"])');
+    await bar.waitFor();
+    assert.match(await textOf(bar), /^Checking plugin (packages|folders): \d+( of \d+)?$/);
+    await shot(page, 'plugins-03-rescan-progress');
+    held.release();
     await testId(page, 'plugins-rescan-note').getByText('Found 3 plugins.').waitFor();
+    await testId(page, 'work-progress-plugins-rescan').waitFor({ state: 'detached' });
     await testId(page, 'plugin-state-later').getByText('pending').waitFor();
 
     // Granted through the API (as kowalski plugins grant does): the screen follows, told by the websocket.

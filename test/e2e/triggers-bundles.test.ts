@@ -21,7 +21,7 @@ import { buildApi } from '../../api/index.js';
 import type { Api } from '../../api/index.js';
 import { DEFAULT_CONFIG, IMPORT_MARKER, createEngine } from '../../engine/index.js';
 import { listen } from '../support/api.js';
-import { apiJson, browserForFile, cleanups, openPage, shot, testId, textOf } from '../support/browser.js';
+import { apiJson, browserForFile, cleanups, holdWorkEnd, openPage, shot, testId, textOf } from '../support/browser.js';
 import { writeHorde } from '../support/engine.js';
 import { tempDir } from '../../testkit/tmp.js';
 import { AUTH, TEST_TOKEN } from '../support/token.js';
@@ -162,6 +162,8 @@ describe('trigger switches and bundle import in a browser', () => {
   test('a horde exported from its page imports on the Import page: review, nothing saved before Install, a new id, then its page tagged imported with its trigger off', async (t) => {
     const { page, url, home, root } = await scene(t, (hordes) => writeNightly(hordes, 'nightly-report', 'make check && echo done'));
 
+    // The upload's answer and the frame that ends its check wait for a look at the bar.
+    const held = await holdWorkEnd(page, 'bundle-import', /\/api\/bundles$/);
     // Export from the horde's page: the download is the API's bundle, byte for byte.
     await page.goto(`${url}#/hordes/nightly-report`);
     const [download] = await Promise.all([page.waitForEvent('download'), testId(page, 'export-bundle').click()]);
@@ -176,9 +178,17 @@ describe('trigger switches and bundle import in a browser', () => {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Import', exact: true }).click();
     await page.waitForURL(/#\/import$/);
     await testId(page, 'bundle-file').setInputFiles(file);
+    await held.progressed;
+    const bar = testId(page, 'work-progress-bundle-import', ':not([data-phase="start"])');
+    await bar.waitFor();
+    assert.equal(await bar.getAttribute('role'), 'status');
+    assert.match(await textOf(bar), /^(Unpacking the bundle|Staging its files|Checking the horde): \d+( of \d+)?$/);
+    await shot(page, 'import-00-progress');
+    held.release();
 
     const review = testId(page, 'bundle-review');
     await review.waitFor();
+    await testId(page, 'work-progress-bundle-import').waitFor({ state: 'detached' });
     assert.equal(await textOf(testId(review, 'bundle-horde-id')), 'nightly-report');
     assert.deepEqual(await testId(review, 'bundle-commands').locator('pre').allTextContents(), ['make check && echo done']);
     const triggers = await textOf(testId(review, 'bundle-triggers'));

@@ -105,6 +105,41 @@ export async function serve(home: string, defer: (fn: () => unknown) => void, ar
   return { cli, url, signIn };
 }
 
+/**
+ * Holds, on the page's websocket, the `work` frame that ends `op`, and the answer of the
+ * request matching `request` that started it, until `release()`: the progress bar stays as
+ * the last frame left it, as a slower machine would show it, for a look. Call it before the
+ * page opens its socket (the socket is routed through playwright from then on).
+ * `progressed` resolves at the first frame of `op` past its start.
+ */
+export async function holdWorkEnd(page: Page, op: string, request: RegExp): Promise<{ progressed: Promise<void>; release: () => void }> {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => { release = resolve; });
+  let progress!: () => void;
+  const progressed = new Promise<void>((resolve) => { progress = resolve; });
+  await page.routeWebSocket(/\/api\/ws$/, (ws) => {
+    const server = ws.connectToServer();
+    ws.onMessage((message) => server.send(message));
+    server.onMessage((message) => {
+      const frame = typeof message === 'string' ? JSON.parse(message) as { type?: string; op?: string; finished?: boolean; phase?: string } : undefined;
+      if (frame?.type === 'work' && frame.op === op) {
+        if (frame.finished === true) {
+          void released.then(() => ws.send(message));
+          return;
+        }
+        if (frame.phase !== 'start') progress();
+      }
+      ws.send(message);
+    });
+  });
+  await page.route(request, async (route) => {
+    const response = await route.fetch();
+    await released;
+    await route.fulfill({ response });
+  });
+  return { progressed, release };
+}
+
 export interface OpenPage {
   page: Page;
   /** Uncaught exceptions in the page (there should be none). */
