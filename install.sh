@@ -179,11 +179,14 @@ main().catch((err) => fail("KW_ERR_INSTALL_SOURCE", err.message));
 ' "$tarball" "$sum" "$work") || exit 1
 
 printf '%s: %s: SHA-256 matches\n' "$me" "$tarball" >&2
-# better-sqlite3 builds its native module in its install script. An npm that has an
-# install-script policy (allow-scripts) would otherwise run it with a notice, or refuse it
-# under strict-allow-scripts; an older npm knows no such setting ("undefined").
+# The install scripts of the dependencies: better-sqlite3 builds its native module;
+# protobufjs's and @google/genai's only check versions or do nothing. npm 11.16 and later
+# name every install script no allow-scripts setting covers, and npm 12 runs none of them
+# unless allowed (better-sqlite3 would then be installed without its module), so they are
+# allowed here by name. npm still names kowalski's own `prepare`, which builds a checkout and
+# never runs from a tarball. An older npm knows no such setting ("undefined").
 allow=
-[ "$(npm config get allow-scripts 2>/dev/null)" = undefined ] || allow=--allow-scripts=better-sqlite3
+[ "$(npm config get allow-scripts 2>/dev/null)" = undefined ] || allow=--allow-scripts=better-sqlite3,protobufjs,@google/genai
 if [ -n "$prefix" ]; then
   printf '%s: npm install -g %s--prefix %s %s (npm %s)\n' "$me" "${allow:+$allow }" "$prefix" "$checked" "$npm_version" >&2
   npm install -g $allow --prefix "$prefix" "$checked" >&2 ||
