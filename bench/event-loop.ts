@@ -162,6 +162,8 @@ export async function eventLoopOnce(): Promise<EventLoopSample> {
 
 export interface ReaderHome {
   home: string;
+  /** Forget the requests the fake model kept (a test's record, the 16 MB of read_file results the second call carried): it runs in this process, whose memory the memory bench counts as the server's. */
+  forgetRequests(): void;
   /** Stop the fake model and remove the folders. */
   close(): Promise<void>;
 }
@@ -180,6 +182,7 @@ export async function readerHome(label: string): Promise<ReaderHome> {
     `[store]\nsynchronous = "normal"\n[model]\ndefault = "ollama:bench"\ntool_calling = "native"\n[providers.ollama]\nhost = "${model.url}"\n[tools]\nroot = "${files}"\n`);
   return {
     home,
+    forgetRequests: () => void model.requests.splice(0),
     close: async () => {
       await model.close();
       removeDir(home);

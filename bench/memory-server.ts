@@ -53,7 +53,10 @@ async function main(): Promise<void> {
       process.send!({ type: 'stats', stats: { rss, peak: Math.max(peak, rss), heapUsed, external } satisfies MemoryStats });
       peak = rss;
     } else if (m.type === 'session') {
-      void largeSession(engine).then((sessionId) => process.send!({ type: 'session', sessionId }));
+      void largeSession(engine).then((sessionId) => {
+        reader.forgetRequests();
+        process.send!({ type: 'session', sessionId });
+      });
     } else if (m.type === 'stop') {
       clearInterval(sampler);
       void app.close().then(() => engine.close()).then(() => reader.close()).then(() => process.exit(0));

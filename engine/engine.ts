@@ -139,6 +139,8 @@ export interface EngineOptions {
   bwrap?: string | null;
   /** A plugin's call (a tool's, an adapter's receive or send) and its start, ms (default 30 000): tests of a plugin that hangs. */
   pluginCallTimeoutMs?: number;
+  /** How long an idle chat session stays in memory after its last use, ms (default 30 000); its log brings it back. */
+  chatIdleSessionMs?: number;
   /** The engine's timers (default: real timers on `clock`): triggers' schedules and debounces, the hot reload, idle data tool servers. Tests drive them with a simulated clock. */
   timers?: Timers;
   /** Quiet time after a change under `<data>/hordes/` (or `<data>/team/`) before it is re-read, ms (default 300). */
@@ -492,7 +494,8 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     });
 
     const chat = new ChatService({
-      db, clock, observers, traces: models.traces,
+      db, clock, timers, observers, traces: models.traces,
+      ...(options.chatIdleSessionMs === undefined ? {} : { idleSessionMs: options.chatIdleSessionMs }),
       // "Every tool" leaves out the Rookery's: they edit a horde draft, which only an agent
       // that names them (the builder) is for; the assistant delegates to the builder. And
       // run_horde: starting workflows is given to an agent by name, never by "*".

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
 import { createEngine } from '../engine/index.js';
-import type { Engine } from '../engine/index.js';
+import type { Engine, EngineOptions } from '../engine/index.js';
 import { startFakeOllama } from './fake-models.js';
 import type { FakeModelServer, FakeScript, FakeTurn } from './fake-models.js';
 import { cleanups } from './cleanup.js';
@@ -46,7 +46,7 @@ export function perAgent(turns: Record<string, FakeTurn[]>): FakeScript {
   };
 }
 
-export async function chatSetup(t: TestContext, script: FakeScript, profiles: Record<string, string>, extraConfig = '', home?: string): Promise<ChatSetup> {
+export async function chatSetup(t: TestContext, script: FakeScript, profiles: Record<string, string>, extraConfig = '', home?: string, options: Partial<EngineOptions> = {}): Promise<ChatSetup> {
   const server = await startFakeOllama(script);
   const own = home === undefined;
   const dir = home ?? fs.mkdtempSync(path.join(os.tmpdir(), 'kw-chat-'));
@@ -55,7 +55,7 @@ export async function chatSetup(t: TestContext, script: FakeScript, profiles: Re
   writeTeam(dir, profiles);
   fs.writeFileSync(path.join(dir, 'config.toml'),
     `[model]\ndefault = "ollama:qwen2.5:7b"\n[providers.ollama]\nhost = "${server.url}"\n[tools]\nroot = "${files}"\n${extraConfig}`);
-  const engine = await createEngine({ ownCode: testOwnCode(), dataDir: dir });
+  const engine = await createEngine({ ownCode: testOwnCode(), ...options, dataDir: dir });
   cleanups(t)(async () => {
     await engine.close();
     await server.close();

@@ -32,6 +32,7 @@ import type Database from 'better-sqlite3';
 import type { ChatSessionSummary } from '../../contract/chat.js';
 import { stepSessionQueries } from '../store/sql/step-sessions.js';
 import type { StepSessionQueries } from '../store/sql/step-sessions.js';
+import type { Timers } from '../triggers/timers.js';
 import { stepSessionId } from './step-session-id.js';
 
 export type { ChatSessionSummary } from '../../contract/chat.js';
@@ -53,6 +54,12 @@ export interface ChatServiceDeps {
   onFatal(err: unknown): Error;
   /** Durability tests' named crash points. */
   crash: CrashHook;
+  /** Arms the idle sessions' leaving (the engine's timers). */
+  timers: Timers;
+  /** Idle sessions kept in memory, the most recently used (default 16); the others are read from their log when next used. */
+  idleSessionsKept?: number;
+  /** How long an idle session stays in memory after its last use (default 30 s). */
+  idleSessionMs?: number;
 }
 
 export interface SendOptions {
@@ -98,7 +105,16 @@ function summaryOf(r: ChatSessionRow): ChatSessionSummary {
 
 export class ChatService {
   private readonly store: ChatStore;
+  /**
+   * The sessions in memory, least recently used first: every one with a turn under way, and
+   * at most `idleSessionsKept` idle ones, each for `idleSessionMs` after its last use — a
+   * session's whole context (its turns, every tool result) is held while it is here, so a
+   * long-running server would otherwise keep every session it ever touched. One that leaves
+   * is committed and stopped; its log brings it back when it is next used.
+   */
   private readonly live = new Map<string, LiveSession>();
+  /** The cancel of each in-memory session's leaving. */
+  private readonly leaving = new Map<string, () => void>();
   /** Turns under way, by session. */
   private readonly running = new Map<string, Promise<TurnOutcome>>();
   private readonly stopping = new AbortController();
@@ -128,7 +144,7 @@ export class ChatService {
     const id = `c${this.deps.clock.now().toString(36)}${crypto.randomBytes(5).toString('hex')}`;
     const title = (options.title ?? '').trim().slice(0, 200);
     const session = LiveSession.create(id, { type: 'session.created', agent: options.agent, title, by: options.by ?? 'api' }, this.deps.clock.now(), this.sessionDeps);
-    this.live.set(id, session);
+    this.keep(session);
     return this.summary(id);
   }
 
@@ -202,7 +218,7 @@ export class ChatService {
       session = LiveSession.create(id, { type: 'session.created', agent, title: `${at.hordeId} · ${at.step}`, by: `run ${at.runId}` }, now, this.sessionDeps,
         () => this.stepSessions.insert({ session_id: id, run_id: at.runId, step: at.step, agent, created_at: now }));
     }
-    this.live.set(id, session);
+    this.keep(session);
     const live = session;
     const current = live.context.current;
     let done: Promise<TurnOutcome>;
@@ -279,12 +295,55 @@ export class ChatService {
   }
 
   private load(id: string): LiveSession {
-    const loaded = this.live.get(id);
-    if (loaded !== undefined) return loaded;
-    const session = isSessionId(id) ? LiveSession.load(id, this.sessionDeps) : undefined;
+    const session = this.live.get(id) ?? (isSessionId(id) ? LiveSession.load(id, this.sessionDeps) : undefined);
     if (session === undefined) throw new KowalskiError('KW_ERR_CHAT_NOT_FOUND', `no chat session ${JSON.stringify(id)}`);
-    this.live.set(id, session);
+    this.keep(session);
     return session;
+  }
+
+  /** Mark `session` the most recently used, and let the least recently used idle ones beyond the limit go. */
+  private keep(session: LiveSession): void {
+    this.live.delete(session.id);
+    this.live.set(session.id, session);
+    this.leaveLater(session);
+    this.evictIdle();
+  }
+
+  private isIdle(session: LiveSession): boolean {
+    return !this.running.has(session.id) && session.state !== 'running';
+  }
+
+  /** (Re)arm the session's leaving, `idleSessionMs` from now; a session with a turn under way is let be then (its turn's end arms it again). */
+  private leaveLater(session: LiveSession): void {
+    this.leaving.get(session.id)?.();
+    this.leaving.set(session.id, this.deps.timers.at(this.deps.clock.now() + (this.deps.idleSessionMs ?? 30_000), () => {
+      this.leaving.delete(session.id);
+      if (this.live.get(session.id) === session && this.isIdle(session)) this.leave(session);
+    }));
+  }
+
+  private leave(session: LiveSession): void {
+    this.leaving.get(session.id)?.();
+    this.leaving.delete(session.id);
+    this.live.delete(session.id);
+    session.stop();
+  }
+
+  private evictIdle(): void {
+    let idle = 0;
+    for (const s of this.live.values()) if (this.isIdle(s)) idle++;
+    const limit = Math.max(1, this.deps.idleSessionsKept ?? 16); // the session just used stays
+    for (const s of this.live.values()) {
+      if (idle <= limit) return;
+      if (!this.isIdle(s)) continue;
+      this.leave(s);
+      idle--;
+    }
+  }
+
+  /** How many sessions are in memory (each with its whole context): those with a turn under way and the recently used idle ones. */
+  get sessionsInMemory(): number {
+    return this.live.size;
   }
 
   private start(session: LiveSession, onToken?: SendOptions['onToken']): Promise<TurnOutcome> {
@@ -324,6 +383,8 @@ export class ChatService {
     const forget = (): void => {
       this.running.delete(session.id);
       if (this.turnStops.get(session.id) === stop) this.turnStops.delete(session.id);
+      if (this.live.get(session.id) === session) this.leaveLater(session);
+      this.evictIdle();
     };
     done.then(forget, forget);
     return done;
@@ -366,6 +427,8 @@ export class ChatService {
   async close(): Promise<void> {
     this.stopping.abort(new KowalskiError('KW_ERR_ENGINE_CLOSING', 'the engine is closing; the turn goes on at the next start'));
     await Promise.allSettled([...this.running.values()]);
+    for (const cancel of this.leaving.values()) cancel();
+    this.leaving.clear();
     for (const s of this.live.values()) s.stop();
     this.live.clear();
   }
