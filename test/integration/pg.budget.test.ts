@@ -1,0 +1,84 @@
+/**
+ * A run's budget on a store shared by two nodes (issue 40, item 3): each node keeps its
+ * traces of model calls in its own data folder, yet the run's spend counts the calls of
+ * both. Two engines on one Postgres, each with its own folder, a fake Ollama for both.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import type { TestContext } from 'node:test';
+import { createEngine } from '../../engine/index.js';
+import type { Engine } from '../../engine/index.js';
+import { openSyncPg } from '../../engine/store/pg/sync-pg.js';
+import { cleanups } from '../../testkit/cleanup.js';
+import { testOwnCode } from '../../testkit/dist.js';
+import { startFakeOllama } from '../../testkit/fake-models.js';
+import { freshPostgresUrl } from '../../testkit/pg-store.js';
+import { tempDir } from '../../testkit/tmp.js';
+import { waitFor } from '../../testkit/wait.js';
+import { ANSWER, writeModelConfig } from '../support/budget.js';
+import { writeHorde } from '../support/engine.js';
+
+/** A node: its own data folder, its config.toml naming the shared store and the fake Ollama. */
+async function node(t: TestContext, home: string, store: { url: string; files: string }, ollama: string): Promise<Engine> {
+  writeModelConfig(home, ollama, `[store]\nurl = "${store.url}"\nfiles = "${store.files}"\nlease_secs = 2\n`);
+  const engine = await createEngine({ ownCode: testOwnCode(), dataDir: home });
+  cleanups(t)(() => engine.close());
+  return engine;
+}
+
+const startedSteps = (engine: Engine, runId: string): string[] =>
+  engine.events(runId).flatMap(({ event }) => (event.type === 'step.started' ? [event.step] : []));
+
+test('a run handed from node A to node B counts the model calls made on A: it parks on B at the limit', async (t) => {
+  const dir = tempDir(t);
+  const server = await startFakeOllama(() => ANSWER);
+  cleanups(t)(() => server.close());
+  const store = { url: await freshPostgresUrl(), files: path.join(dir, 'shared') };
+  const gate = path.join(dir, 'gate');
+  // One model call (a), a step that holds the run until the gate opens, then two more model calls (b, c).
+  const model = 'kind = "process"\nprompt_file = "prompts/p.md"';
+  const folder = writeHorde(path.join(dir, 'h'), 'id = "spend"\npipeline = ["a", "wait", "b", "c"]\nconfirm_commands = false\n[budget]\nmodel_calls = 2', {
+    a: model, b: model, c: model,
+    wait: `kind = "verify"\nverify_command = "while [ ! -f ${gate} ]; do sleep 0.05; done"`,
+  });
+  fs.mkdirSync(path.join(folder, 'prompts'));
+  fs.writeFileSync(path.join(folder, 'prompts', 'p.md'), 'Say done.');
+
+  const a = await node(t, path.join(dir, 'a'), store, server.url);
+  const b = await node(t, path.join(dir, 'b'), store, server.url);
+  const runId = await a.startRun((await a.resolveHorde(folder)).horde, {});
+  await waitFor(() => a.getRun(runId).attempts.some((x) => x.step === 'wait'), 'A made its model call and started `wait`');
+  assert.equal(server.requests.length, 1);
+  assert.equal(a.getRun(runId).budget.spent.model_calls, 1);
+
+  // A stops cleanly: its lease is given up and B takes the run over, running `wait` again.
+  await a.close();
+  fs.writeFileSync(gate, '');
+  await waitFor(() => ['awaiting_input', 'succeeded'].includes(b.getRun(runId).run.state), 'the run parked or finished on B', 30_000);
+  assert.equal(b.getRun(runId).run.state, 'awaiting_input', 'parked for its budget, not finished');
+
+  // A's one call and B's one (b) reach the limit of 2 before c: c never started.
+  assert.deepEqual(startedSteps(b, runId), ['a', 'wait', 'wait', 'b']);
+  assert.equal(server.requests.length, 2);
+  const view = b.getRun(runId).budget;
+  assert.deepEqual(view.parked?.over, ['model_calls']);
+  assert.equal(view.parked?.spent.model_calls, 2);
+  assert.equal(view.parked?.spent.tokens, 300, 'the tokens of both nodes\' calls');
+  assert.equal(view.spent.model_calls, 2);
+  // The calls were made on two nodes: one trace in each data folder.
+  assert.deepEqual(b.listTraces({ runId, limit: 10 }).map((x) => x.step), ['b'], 'B holds the trace of its own call only');
+
+  // A raise on B is checked against both nodes' calls.
+  await assert.rejects(b.raiseBudget(runId, { model_calls: 2 }), { code: 'KW_ERR_BUDGET_TOO_LOW' });
+  await b.raiseBudget(runId, { model_calls: 3 });
+  await waitFor(() => b.getRun(runId).run.state === 'succeeded', 'the run finished on B', 30_000);
+  assert.equal(b.getRun(runId).budget.spent.model_calls, 3);
+
+  // What the store holds: one row per data folder that made calls.
+  const pg = openSyncPg(store.url);
+  cleanups(t)(() => pg.close());
+  const rows = pg.all<{ model_calls: number; tokens: number }>('SELECT model_calls, tokens FROM run_spend WHERE run_id = $1 ORDER BY model_calls', [runId]);
+  assert.deepEqual(rows, [{ model_calls: 1, tokens: 150 }, { model_calls: 2, tokens: 300 }]);
+});
