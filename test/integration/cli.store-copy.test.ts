@@ -102,7 +102,7 @@ describe('kowalski store copy', () => {
       assert.match(there.stdout, new RegExp(`^ {2}${table.name} +${original[table.name]!.length}$`, 'm'), `${table.name}'s count is printed`);
     }
     assert.match(there.stdout, /^checked: every table holds as many rows as the source's; 7 runs' events fold to the state their runs row holds$/m);
-    assert.match(there.stdout, /^migrated the target first: 001_init, 002_nodes_leases, 003_node_requests, 004_node_folders, 005_run_spend$/m);
+    assert.match(there.stdout, /^migrated the target first: 001_init, 002_nodes_leases, 003_node_requests, 004_node_folders, 005_run_spend, 006_queued_firings$/m);
     const [leases] = await sql<{ n: number }>(url, 'SELECT count(*)::int AS n FROM run_leases');
     assert.equal(leases!.n, 0, 'leases are not copied');
 
@@ -189,13 +189,13 @@ describe('kowalski migrate', () => {
     assert.equal(first.code, 0, outputOf(first));
     const file = path.join(home, 'kowalski.sqlite');
     assert.equal(first.stdout, [
-      `SQLite ${file}: applied 001_init, 002_traces, 003_triggers, 004_state_checks, 005_chat, 006_vault_writes, 007_vault_index, 008_chat_recall, 009_rookery_drafts, 010_review_approvals, 011_adapters, 012_plugins, 013_step_sessions, 014_step_sends, 015_step_calls (schema 15)`,
-      `PostgreSQL ${new URL(url).host}${new URL(url).pathname}: applied 001_init, 002_nodes_leases, 003_node_requests, 004_node_folders, 005_run_spend (schema 5)`,
+      `SQLite ${file}: applied 001_init, 002_traces, 003_triggers, 004_state_checks, 005_chat, 006_vault_writes, 007_vault_index, 008_chat_recall, 009_rookery_drafts, 010_review_approvals, 011_adapters, 012_plugins, 013_step_sessions, 014_step_sends, 015_step_calls, 016_queued_firings (schema 16)`,
+      `PostgreSQL ${new URL(url).host}${new URL(url).pathname}: applied 001_init, 002_nodes_leases, 003_node_requests, 004_node_folders, 005_run_spend, 006_queued_firings (schema 6)`,
     ].join('\n') + '\n');
     const second = await cli(home, ['migrate', '--json'], { env });
     assert.equal(second.code, 0, outputOf(second));
     assert.deepEqual(stdoutJson(second), { stores: [
-      { kind: 'sqlite', where: file, applied: [], version: 15 },
+      { kind: 'sqlite', where: file, applied: [], version: MIGRATIONS.at(-1)!.version },
       { kind: 'postgres', where: `${new URL(url).host}${new URL(url).pathname}`, applied: [], version: PG_SCHEMA },
     ] });
 
@@ -205,7 +205,7 @@ describe('kowalski migrate', () => {
     assert.match(locked.stderr, /another kowalski engine is using .*\[KW_ERR_DATA_DIR_LOCKED\]/);
     const only = await cli(home, ['migrate', '--url', url]);
     assert.equal(only.code, 0, outputOf(only));
-    assert.match(only.stdout, /^PostgreSQL .*: nothing to apply \(schema 5\)\n$/);
+    assert.match(only.stdout, new RegExp(`^PostgreSQL .*: nothing to apply \\(schema ${PG_SCHEMA}\\)\n$`));
     await engine.close();
   });
 
