@@ -97,4 +97,35 @@ describe('trigger overlap across the nodes of a Postgres store', () => {
     assert.equal(b.listRuns({}).length, 2, 'the waiting firing started one run');
     assert.deepEqual(firings(t, url), { started: 2, skipped: 4 });
   });
+
+  test("a firing waits while another session holds the trigger's lock: it goes on when it is let go, and is refused with KW_ERR_TRIGGER_ELSEWHERE after 10 s", async (t) => {
+    const { nodes: [a], url, gate } = await twoNodes(t, 'kind = "webhook"\noverlap = "skip"');
+    fs.writeFileSync(gate, '');
+    // The trigger's lock as a node holds it (class "kwtr", the hash of `<horde>/<trigger>`), taken by another session.
+    const other = openSyncPg(url);
+    cleanups(t)(() => other.close());
+    const hold = (): void => void other.get("SELECT pg_advisory_lock(x'6b777472'::int, hashtext('held/in'))");
+    const release = (): void => void other.get("SELECT pg_advisory_unlock(x'6b777472'::int, hashtext('held/in'))");
+    const deliver = async (id: string): Promise<FireResult> => a.triggers.webhook(await a.triggers.webhookTarget('held', 'in'), { id, payload: '{}', contentType: 'application/json' });
+
+    hold();
+    let settled = false;
+    const waiting = deliver('waits').finally(() => {
+      settled = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    assert.equal(settled, false, 'the firing waits for the lock');
+    assert.equal(a.listRuns({}).length, 0);
+    release();
+    assert.equal((await waiting).outcome, 'started');
+    await waitFor(() => a.listRuns({}).every((r) => r.state === 'succeeded'), 'the run finished');
+
+    hold();
+    const t0 = performance.now();
+    await assert.rejects(deliver('refused'), { code: 'KW_ERR_TRIGGER_ELSEWHERE' });
+    assert.ok(performance.now() - t0 >= 9_000, 'after waiting its 10 s');
+    release();
+    assert.deepEqual(firings(t, url), { started: 1 }, 'nothing was recorded for the refused firing');
+    assert.equal((await deliver('refused')).outcome, 'started', 'and its delivery, sent again, is new');
+  });
 });
