@@ -4,15 +4,17 @@
  * both. Two engines on one Postgres, each with its own folder, a fake Ollama for both.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import readline from 'node:readline';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
 import { createEngine } from '../../engine/index.js';
 import type { Engine } from '../../engine/index.js';
 import { openSyncPg } from '../../engine/store/pg/sync-pg.js';
 import { cleanups } from '../../testkit/cleanup.js';
-import { testOwnCode } from '../../testkit/dist.js';
+import { nodeArgsFor, testOwnCode } from '../../testkit/dist.js';
 import { startFakeOllama } from '../../testkit/fake-models.js';
 import { freshPostgresUrl } from '../../testkit/pg-store.js';
 import { tempDir } from '../../testkit/tmp.js';
@@ -31,13 +33,8 @@ async function node(t: TestContext, home: string, store: { url: string; files: s
 const startedSteps = (engine: Engine, runId: string): string[] =>
   engine.events(runId).flatMap(({ event }) => (event.type === 'step.started' ? [event.step] : []));
 
-test('a run handed from node A to node B counts the model calls made on A: it parks on B at the limit', async (t) => {
-  const dir = tempDir(t);
-  const server = await startFakeOllama(() => ANSWER);
-  cleanups(t)(() => server.close());
-  const store = { url: await freshPostgresUrl(), files: path.join(dir, 'shared') };
-  const gate = path.join(dir, 'gate');
-  // One model call (a), a step that holds the run until the gate opens, then two more model calls (b, c).
+/** The horde `spend` in `dir`: one model call (a), a step held until the gate opens, two more model calls (b, c); at most 2 model calls. */
+function spendHorde(dir: string, gate: string): string {
   const model = 'kind = "process"\nprompt_file = "prompts/p.md"';
   const folder = writeHorde(path.join(dir, 'h'), 'id = "spend"\npipeline = ["a", "wait", "b", "c"]\nconfirm_commands = false\n[budget]\nmodel_calls = 2', {
     a: model, b: model, c: model,
@@ -45,6 +42,22 @@ test('a run handed from node A to node B counts the model calls made on A: it pa
   });
   fs.mkdirSync(path.join(folder, 'prompts'));
   fs.writeFileSync(path.join(folder, 'prompts', 'p.md'), 'Say done.');
+  return folder;
+}
+
+/** The run's state once it parks or finishes on `engine` (read from the store, which another node may be writing). */
+async function settled(engine: Engine, runId: string): Promise<string> {
+  await waitFor(() => ['awaiting_input', 'succeeded', 'failed'].includes(engine.getRun(runId).run.state), 'the run parked or finished', 30_000);
+  return engine.getRun(runId).run.state;
+}
+
+test('a run handed from node A to node B counts the model calls made on A: it parks on B at the limit', async (t) => {
+  const dir = tempDir(t);
+  const server = await startFakeOllama(() => ANSWER);
+  cleanups(t)(() => server.close());
+  const store = { url: await freshPostgresUrl(), files: path.join(dir, 'shared') };
+  const gate = path.join(dir, 'gate');
+  const folder = spendHorde(dir, gate);
 
   const a = await node(t, path.join(dir, 'a'), store, server.url);
   const b = await node(t, path.join(dir, 'b'), store, server.url);
@@ -56,8 +69,7 @@ test('a run handed from node A to node B counts the model calls made on A: it pa
   // A stops cleanly: its lease is given up and B takes the run over, running `wait` again.
   await a.close();
   fs.writeFileSync(gate, '');
-  await waitFor(() => ['awaiting_input', 'succeeded'].includes(b.getRun(runId).run.state), 'the run parked or finished on B', 30_000);
-  assert.equal(b.getRun(runId).run.state, 'awaiting_input', 'parked for its budget, not finished');
+  assert.equal(await settled(b, runId), 'awaiting_input', 'parked for its budget, not finished');
 
   // A's one call and B's one (b) reach the limit of 2 before c: c never started.
   assert.deepEqual(startedSteps(b, runId), ['a', 'wait', 'wait', 'b']);
@@ -81,4 +93,37 @@ test('a run handed from node A to node B counts the model calls made on A: it pa
   cleanups(t)(() => pg.close());
   const rows = pg.all<{ model_calls: number; tokens: number }>('SELECT model_calls, tokens FROM run_spend WHERE run_id = $1 ORDER BY model_calls', [runId]);
   assert.deepEqual(rows, [{ model_calls: 1, tokens: 150 }, { model_calls: 2, tokens: 300 }]);
+});
+
+test('a node killed mid-step: the node that adopts the run counts the calls the dead node made', async (t) => {
+  const dir = tempDir(t);
+  const server = await startFakeOllama(() => ANSWER);
+  cleanups(t)(() => server.close());
+  const store = { url: await freshPostgresUrl(), files: path.join(dir, 'shared') };
+  const gate = path.join(dir, 'gate');
+  const folder = spendHorde(dir, gate);
+  // Node A in a child process (testkit/pg-node.ts: it starts one run of the horde), its model on the fake Ollama; leases of 1 s.
+  const homeA = path.join(dir, 'a');
+  writeModelConfig(homeA, server.url);
+  const child = spawn(process.execPath, [...nodeArgsFor('testkit/pg-node.ts'), store.url, homeA, store.files, '1', folder], { stdio: ['ignore', 'pipe', 'inherit'] });
+  cleanups(t)(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  const facts: Array<Record<string, unknown>> = [];
+  readline.createInterface({ input: child.stdout! }).on('line', (line) => facts.push(JSON.parse(line) as Record<string, unknown>));
+  await waitFor(() => facts.some((f) => 'run' in f), 'node A started the run', 30_000);
+  const runId = facts.find((f) => 'run' in f)!.run as string;
+
+  const b = await node(t, path.join(dir, 'b'), store, server.url);
+  await waitFor(() => b.getRun(runId).attempts.some((x) => x.step === 'wait'), 'A made its model call and started `wait`');
+  assert.equal(server.requests.length, 1);
+  child.kill('SIGKILL');
+  fs.writeFileSync(gate, '');
+
+  // B adopts the run once A's lease has lapsed: `wait` again, then b; A's call and b's reach the limit before c.
+  assert.equal(await settled(b, runId), 'awaiting_input', 'parked for its budget, not finished');
+  assert.deepEqual(startedSteps(b, runId), ['a', 'wait', 'wait', 'b']);
+  assert.deepEqual(b.getRun(runId).budget.parked?.over, ['model_calls']);
+  assert.equal(b.getRun(runId).budget.spent.model_calls, 2);
+  assert.equal(server.requests.length, 2);
 });
