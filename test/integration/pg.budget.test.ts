@@ -13,6 +13,7 @@ import type { TestContext } from 'node:test';
 import { createEngine } from '../../engine/index.js';
 import type { Engine } from '../../engine/index.js';
 import { openSyncPg } from '../../engine/store/pg/sync-pg.js';
+import { chatSetup, perAgent, profile } from '../../testkit/chat.js';
 import { cleanups } from '../../testkit/cleanup.js';
 import { nodeArgsFor, testOwnCode } from '../../testkit/dist.js';
 import { startFakeOllama } from '../../testkit/fake-models.js';
@@ -21,6 +22,7 @@ import { tempDir } from '../../testkit/tmp.js';
 import { waitFor } from '../../testkit/wait.js';
 import { ANSWER, writeModelConfig } from '../support/budget.js';
 import { writeHorde } from '../support/engine.js';
+import { pgTestEngine } from '../support/pg-engine.js';
 
 /** A node: its own data folder, its config.toml naming the shared store and the fake Ollama. */
 async function node(t: TestContext, home: string, store: { url: string; files: string }, ollama: string): Promise<Engine> {
@@ -126,4 +128,31 @@ test('a node killed mid-step: the node that adopts the run counts the calls the 
   assert.deepEqual(b.getRun(runId).budget.parked?.over, ['model_calls']);
   assert.equal(b.getRun(runId).budget.spent.model_calls, 2);
   assert.equal(server.requests.length, 2);
+});
+
+test("an agent step's turn on node A — its calls in A's chat session, a delegation's and the tool calls included — counts the same on node B", async (t) => {
+  const url = await freshPostgresUrl();
+  const delegate = { name: 'delegate_to_agent', arguments: { agent: 'reader', task: 'read notes.txt' } };
+  const a = await chatSetup(t, perAgent({
+    lead: [{ toolCalls: [delegate] }, { text: '# Findings\n\nTea at four.', usage: { input: 40, output: 10 } }],
+    reader: [{ toolCalls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }] }, { text: 'tea at four' }],
+  }), {
+    lead: profile('lead', 'tools = ["delegate_to_agent"]\nmax_iterations = 6'),
+    reader: profile('reader', 'tools = ["read_file"]'),
+  }, `[store]\nurl = "${url}"\n`);
+  fs.writeFileSync(path.join(a.files, 'notes.txt'), 'tea at four');
+  const folder = writeHorde(path.join(a.home, 'hordes', 'study'), 'id = "study"\npipeline = ["research"]', {
+    research: 'kind = "agent"\nagent = "lead"\nprompt_file = "prompts/research.md"',
+  });
+  fs.mkdirSync(path.join(folder, 'prompts'));
+  fs.writeFileSync(path.join(folder, 'prompts', 'research.md'), 'Find out what notes.txt says.');
+  const runId = await a.engine.startRun((await a.engine.resolveHorde('study')).horde, {});
+  assert.equal(await a.engine.waitForRun(runId), 'succeeded');
+  const onA = a.engine.getRun(runId).budget.spent;
+  assert.equal(onA.model_calls, 4);
+  assert.equal(onA.tool_calls, 2, 'the delegation and the file read');
+
+  const b = await pgTestEngine(t, { url });
+  assert.deepEqual(b.engine.listTraces({ runId, limit: 10 }), [], "B has none of the run's traces");
+  assert.deepEqual(b.engine.getRun(runId).budget.spent, { ...onA, wall_secs: b.engine.getRun(runId).budget.spent.wall_secs });
 });
