@@ -165,7 +165,7 @@ export class TriggerService {
    * one of them start the waiting firing, and the others then find it started.
    */
   runEnded(runId: string): void {
-    if (!this.running || this.hordes.size === 0) return;
+    if (!this.running || ![...this.hordes.values()].some((h) => h.triggers.length > 0)) return;
     const run = this.deps.runOf(runId);
     if (run === undefined || !run.provenance.startsWith('trigger:')) return;
     this.startWaiting(triggerKey(run.hordeId, run.provenance.slice('trigger:'.length)));
