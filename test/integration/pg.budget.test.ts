@@ -10,7 +10,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
-import { createEngine } from '../../engine/index.js';
+import { createEngine, openHistory } from '../../engine/index.js';
 import type { Engine } from '../../engine/index.js';
 import { openSyncPg } from '../../engine/store/pg/sync-pg.js';
 import { chatSetup, perAgent, profile } from '../../testkit/chat.js';
@@ -95,6 +95,15 @@ test('a run handed from node A to node B counts the model calls made on A: it pa
   cleanups(t)(() => pg.close());
   const rows = pg.all<{ model_calls: number; tokens: number }>('SELECT model_calls, tokens FROM run_spend WHERE run_id = $1 ORDER BY model_calls', [runId]);
   assert.deepEqual(rows, [{ model_calls: 1, tokens: 150 }, { model_calls: 2, tokens: 300 }]);
+
+  // Read with no server (`kowalski show`, `budget`) from A's folder: A's own traces once, and B's row.
+  const history = openHistory(path.join(dir, 'a'));
+  assert.ok(history !== undefined);
+  try {
+    assert.equal(history.getRun(runId).budget.spent.model_calls, 3);
+  } finally {
+    history.close();
+  }
 });
 
 test('a node killed mid-step: the node that adopts the run counts the calls the dead node made', async (t) => {
