@@ -70,6 +70,7 @@ export const ERROR_CODES = {
   KW_ERR_PROJECT_NOT_FOUND: { group: 'terminal', summary: "the run's project folder (input project_path, or the input labelled Project path) does not exist or is not a folder" },
   KW_ERR_RUN_FINISHED: { group: 'terminal', summary: 'the run has already finished' },
   KW_ERR_FIRING_ELSEWHERE: { group: 'retryable', summary: 'another node of the shared Postgres store has been starting the run of this firing (a webhook delivery, a cron instant) for too long; try again later' },
+  KW_ERR_TRIGGER_ELSEWHERE: { group: 'retryable', summary: "another node of the shared Postgres store has been deciding a firing of this trigger (its overlap, and starting the run it allows) for too long; nothing was started or recorded; try again later" },
   KW_ERR_RUN_ELSEWHERE: { group: 'retryable', summary: 'another node of the shared Postgres store is executing the run and did not take the action forwarded to it in time (paused or cut off?); try again, or once its lease has passed to another node' },
   KW_ERR_STORE_FENCED: { group: 'operator', summary: 'this node lost its runs to another node (it was paused or cut off longer than its leases last); its commit was refused and it stopped' },
   KW_ERR_NO_PENDING_APPROVAL: { group: 'terminal', summary: 'the run has no step waiting for approval (or not the one named)' },

@@ -386,6 +386,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     const userTools: UserTools = new UserTools({ builtinToolNames: (): string[] => models.builtinToolNames(), onChange: () => models.reload() });
     const models = new ModelHub({
       db, config: () => config, dataDir: paths.dataDir, clock, timers, observers, code,
+      ...(postgres === undefined ? {} : { sharedSpend: postgres.spend }),
       engineTools: () => [...vault.tools(), createRecallTool(recall), createRememberTool(vault, () => clock.now()), createRecentTurnsTool({ recall, writesOf: (sessionId, limit) => vault.writes({ sessionId, limit }), now: () => clock.now() }), ...createRookeryTools(rookery), ...adapters.tools(), ...plugins.tools(), ...userTools.tools(),
         createRunHordeTool({
           catalog: () => readCatalog(),

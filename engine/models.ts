@@ -20,6 +20,7 @@ import type { TaskExtras } from './step-task.js';
 import type { ChatTools } from './chat/turn-run.js';
 import type { Timers } from './triggers/timers.js';
 import { TraceStore } from './store/traces.js';
+import type { SharedSpend } from './store/traces.js';
 import { createEngineTools } from './tools.js';
 import type { EngineTools } from './tools.js';
 
@@ -33,6 +34,8 @@ export interface ModelHubDeps {
   /** The engine's timers (a data tool server is closed after it has been idle a while). */
   timers: Timers;
   observers: Observers;
+  /** On a store shared by several nodes: where each run's spend is shared with the other nodes (their traces are theirs). */
+  sharedSpend?: SharedSpend;
   /**
    * Built-in tools the engine itself provides (the vault's and the memory tools; granted plugins' and the calendar's),
    * beside those of config.toml. Read each time the tools are built: a service whose tools change calls `reload()`.
@@ -75,7 +78,7 @@ export class ModelHub {
   private providers: ProviderSettings;
 
   constructor(private readonly deps: ModelHubDeps) {
-    this.traces = new TraceStore(deps.db);
+    this.traces = new TraceStore(deps.db, deps.sharedSpend, (message) => deps.observers.emit('engine:warning', { message }));
     this.data = new DataServers({ clock: deps.clock, timers: deps.timers, code: deps.code });
     this.providers = providerSettingsFrom(deps.config().raw, process.env);
     this.tools = this.buildTools();

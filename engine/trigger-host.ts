@@ -69,6 +69,7 @@ export function createTriggerHost(deps: TriggerHostDeps): EngineTriggers {
         timers: deps.timers,
         startRun: deps.startRun,
         unfinishedTriggerRuns: () => deps.queries.unfinishedTriggerRuns(),
+        runOf: (runId) => deps.queries.getRun(runId),
         configSecrets: () => configSecrets(deps.config()),
         env: process.env,
         ignorePaths: [deps.paths.dataDir],

@@ -21,6 +21,7 @@ import * as m012 from './012_plugins.js';
 import * as m013 from './013_step_sessions.js';
 import * as m014 from './014_step_sends.js';
 import * as m015 from './015_step_calls.js';
+import * as m016 from './016_queued_firings.js';
 
 export interface Migration {
   version: number;
@@ -58,4 +59,4 @@ export function migrationsOf(modules: readonly MigrationModule[]): Migration[] {
   return list.map(({ version, name, sql }) => ({ version, name, sql }));
 }
 
-export const MIGRATIONS: readonly Migration[] = migrationsOf([m001, m002, m003, m004, m005, m006, m007, m008, m009, m010, m011, m012, m013, m014, m015]);
+export const MIGRATIONS: readonly Migration[] = migrationsOf([m001, m002, m003, m004, m005, m006, m007, m008, m009, m010, m011, m012, m013, m014, m015, m016]);

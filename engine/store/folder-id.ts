@@ -12,15 +12,21 @@ import { writeFileAtomic } from '../../steps/index.js';
 
 const FILE = 'kowalski.folder-id';
 
-export function folderIdOf(dataDir: string): string {
-  const file = path.join(dataDir, FILE);
+/** The folder's id as kept, without making one (undefined: none yet, or damaged). */
+export function readFolderId(dataDir: string): string | undefined {
   let text = '';
   try {
-    text = fs.readFileSync(file, 'utf8').trim();
+    text = fs.readFileSync(path.join(dataDir, FILE), 'utf8').trim();
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
-  if (/^[0-9a-f]{32}$/.test(text)) return text;
+  return /^[0-9a-f]{32}$/.test(text) ? text : undefined;
+}
+
+export function folderIdOf(dataDir: string): string {
+  const file = path.join(dataDir, FILE);
+  const kept = readFolderId(dataDir);
+  if (kept !== undefined) return kept;
   // None yet, or damaged: a new one (earlier nodes of the folder then wait for their leases to lapse, as any dead node's).
   const id = randomBytes(16).toString('hex');
   writeFileAtomic(file, `${id}\n`, { mode: 0o600 });

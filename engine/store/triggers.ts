@@ -7,7 +7,7 @@
  * `run.created` event (see `startedWriter`), so a crash leaves both or neither.
  */
 import type { RunStore } from './run-store.js';
-import type { FiringOutcome, FiringRow, TriggerQueries } from './sql/triggers.js';
+import type { FiringOutcome, FiringRow, QueuedFiringRow, TriggerQueries } from './sql/triggers.js';
 import type { TriggerFiring } from '../../contract/triggers.js';
 export type { TriggerFiring } from '../../contract/triggers.js';
 
@@ -42,6 +42,10 @@ export interface TriggerStateRow {
   nextFireAt: number | null;
 }
 
+const toQueued = (r: QueuedFiringRow): QueuedFiring => ({
+  hordeId: r.horde_id, name: r.name, key: r.key, input: r.input === null ? {} : (JSON.parse(r.input) as Record<string, string>), detail: r.detail,
+});
+
 const toFiring = (r: FiringRow): TriggerFiring => ({ at: r.at, key: r.key, outcome: r.outcome, runId: r.run_id, detail: r.detail });
 
 export class TriggerStore {
@@ -72,7 +76,18 @@ export class TriggerStore {
 
   /** Firings held back by `queue_one` whose runs have not started, oldest first. */
   queuedFirings(): QueuedFiring[] {
-    return this.q.queued().map((r) => ({ hordeId: r.horde_id, name: r.name, key: r.key, input: r.input === null ? {} : (JSON.parse(r.input) as Record<string, string>), detail: r.detail }));
+    return this.q.queued().map(toQueued);
+  }
+
+  /** The oldest firing of a trigger held back by `queue_one` whose run has not started. */
+  queuedFiring(hordeId: string, name: string): QueuedFiring | undefined {
+    const r = this.q.queuedOf(hordeId, name);
+    return r === undefined ? undefined : toQueued(r);
+  }
+
+  /** The runs a trigger started that have not finished (parked ones included), oldest first: on a shared store, every node's. */
+  activeRuns(hordeId: string, name: string): string[] {
+    return this.q.activeRuns(hordeId, `trigger:${name}`);
   }
 
   /** A queued firing that will not start after all (its trigger was switched off or removed). */
@@ -95,6 +110,15 @@ export class TriggerStore {
 
   unlock(hordeId: string, name: string, key: string): void {
     this.store.unlockKey(`${hordeId}/${name}\n${key}`);
+  }
+
+  /** Hold a trigger while its overlap is decided and the run it allows starts; false while another node of a shared store holds it. */
+  tryLockTrigger(hordeId: string, name: string): boolean {
+    return this.store.tryLockKey(`${hordeId}/${name}`);
+  }
+
+  unlockTrigger(hordeId: string, name: string): void {
+    this.store.unlockKey(`${hordeId}/${name}`);
   }
 
   firing(hordeId: string, name: string, key: string): TriggerFiring | undefined {

@@ -4,7 +4,9 @@
  * does — their firing: cron timers with catch-up after an outage, file watchers, and
  * webhook deliveries handed over by the API. Every firing goes through `fire()`: one key
  * starts at most one run (the firing record is committed in the run's own transaction),
- * and the trigger's overlap policy decides what happens while a run of it is active.
+ * and the trigger's overlap policy decides what happens while a run of it is active:
+ * decided from the store, one firing at a time per trigger across every node of a shared
+ * store (the trigger's lock is held from the decision to the commit of the run it allows).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -15,8 +17,8 @@ import type { Clock } from '../clock.js';
 import { IMPORT_MARKER } from '../horde/index.js';
 import type { TriggerStore } from '../store/triggers.js';
 import { catchUpPlan, nextFireAfter } from './cron.js';
-import { OverlapBook, triggerKey } from './overlap.js';
-import type { TriggerKey, Waiting } from './overlap.js';
+import { decideOverlap, triggerKey } from './overlap.js';
+import type { TriggerKey } from './overlap.js';
 import type { Timers } from './timers.js';
 import type { TriggerView } from './view.js';
 import { startWatch } from './watch.js';
@@ -28,8 +30,10 @@ export interface TriggerServiceDeps {
   timers: Timers;
   /** The engine's startRun: resolves once `run.created` (with `alsoWrite`'s rows) is committed. */
   startRun(horde: HordeDef, input: Record<string, string>, options: { provenance: string; triggerInput: Record<string, string>; alsoWrite: (runId: string) => void }): Promise<string>;
-  /** Runs started by a trigger that have not finished (at start-up: what is still active). */
+  /** Runs started by a trigger that have not finished (on a shared store, every node's): how many each trigger has, for the views. */
   unfinishedTriggerRuns(): Array<{ runId: string; hordeId: string; provenance: string }>;
+  /** A run's horde and provenance (`trigger:<name>` for a trigger's), from the store. */
+  runOf(runId: string): { hordeId: string; provenance: string } | undefined;
   /** Webhook secrets from config.toml (`[webhook_secrets]`, keys `<horde>/<trigger>`). */
   configSecrets(): Record<string, string>;
   env: NodeJS.ProcessEnv;
@@ -69,7 +73,7 @@ interface Armed {
 /** At most this many missed instants are recorded one by one after an outage (the rest are counted in one record). */
 const MISSED_RECORDS = 100;
 
-/** How long a firing waits for another node that holds its key, and how often it tries again (ms). */
+/** How long a firing waits for another node that holds its key or its trigger, and how often it tries again (ms). */
 const KEY_WAIT_MS = 10_000;
 const KEY_RETRY_MS = 25;
 
@@ -77,7 +81,8 @@ const cronKey = (at: number): string => `cron:${new Date(at).toISOString()}`;
 
 export class TriggerService {
   private hordes = new Map<string, HordeDef>();
-  private readonly book = new OverlapBook();
+  /** The decision of each trigger's overlap in this process: one at a time (the tail of a chain of promises), as the store's lock makes it across nodes. */
+  private readonly deciding = new Map<TriggerKey, Promise<unknown>>();
   private readonly armed = new Map<TriggerKey, Armed>();
   /** Firings being started, by `<trigger>\n<key>`: a second delivery of the same key waits for the first. */
   private readonly inFlight = new Map<string, Promise<FireResult>>();
@@ -96,20 +101,19 @@ export class TriggerService {
   async start(): Promise<void> {
     if (this.running || this.closed) return;
     this.running = true;
-    for (const r of this.deps.unfinishedTriggerRuns()) this.book.started(triggerKey(r.hordeId, r.provenance.slice('trigger:'.length)), r.runId);
-    for (const q of this.deps.store.queuedFirings()) {
-      const waiting: Waiting = { key: q.key, input: q.input };
-      if (q.detail !== null) waiting.detail = q.detail;
-      this.book.hold(triggerKey(q.hordeId, q.name), waiting);
-    }
     this.rearm();
     for (const tk of this.armed.keys()) this.startWaiting(tk);
     await Promise.all([...this.armed.values()].flatMap((a) => (a.watcher === undefined ? [] : [a.watcher.ready])));
   }
 
   list(): TriggerView[] {
+    const active = new Map<TriggerKey, number>();
+    for (const r of this.deps.unfinishedTriggerRuns()) {
+      const tk = triggerKey(r.hordeId, r.provenance.slice('trigger:'.length));
+      active.set(tk, (active.get(tk) ?? 0) + 1);
+    }
     const out: TriggerView[] = [];
-    for (const horde of this.hordes.values()) for (const def of horde.triggers) out.push(this.view(horde, def));
+    for (const horde of this.hordes.values()) for (const def of horde.triggers) out.push(this.view(horde, def, active.get(triggerKey(horde.id, def.name)) ?? 0));
     return out;
   }
 
@@ -123,11 +127,11 @@ export class TriggerService {
       this.deps.store.setSchedule(hordeId, name, true, now, safeNext(def, now), now);
     }
     if (!enabled) {
-      const waiting = this.book.dropWaiting(triggerKey(hordeId, name));
+      const waiting = this.deps.store.queuedFiring(hordeId, name);
       if (waiting !== undefined) this.deps.store.unqueue(hordeId, name, waiting.key, 'the trigger was switched off before it could start');
     }
     if (this.running) this.rearm();
-    return this.view(horde, def);
+    return this.view(horde, def, this.deps.store.activeRuns(hordeId, name).length);
   }
 
   /**
@@ -155,10 +159,16 @@ export class TriggerService {
     return this.fire(horde, def, { key: `webhook:${delivery.id ?? `${now}:${Math.random().toString(36).slice(2)}`}`, input });
   }
 
-  /** A run ended: a `queue_one` firing waiting for it may start. */
+  /**
+   * A run ended (on any node: another node's runs are heard through the log): a `queue_one`
+   * firing waiting for it may start. Every node hears it and tries; the trigger's lock lets
+   * one of them start the waiting firing, and the others then find it started.
+   */
   runEnded(runId: string): void {
-    const tk = this.book.ended(runId);
-    if (tk !== undefined && this.running) this.startWaiting(tk);
+    if (!this.running || ![...this.hordes.values()].some((h) => h.triggers.length > 0)) return;
+    const run = this.deps.runOf(runId);
+    if (run === undefined || !run.provenance.startsWith('trigger:')) return;
+    this.startWaiting(triggerKey(run.hordeId, run.provenance.slice('trigger:'.length)));
   }
 
   async close(): Promise<void> {
@@ -195,13 +205,17 @@ export class TriggerService {
   }
 
   /** Wait (bounded) while another node holds the key; KW_ERR_FIRING_ELSEWHERE after KEY_WAIT_MS. */
-  private async lockKey(horde: HordeDef, def: TriggerDef, key: string): Promise<void> {
-    const { store, clock, timers } = this.deps;
+  private lockKey(horde: HordeDef, def: TriggerDef, key: string): Promise<void> {
+    return this.waitFor(() => this.deps.store.tryLock(horde.id, def.name, key), () => new KowalskiError('KW_ERR_FIRING_ELSEWHERE',
+      `${horde.id}/${def.name}: another node has been starting the run of firing ${key} for ${KEY_WAIT_MS / 1000} s; try again later`));
+  }
+
+  /** Until `taken()` is true, trying again every KEY_RETRY_MS; `refusal()` is thrown after KEY_WAIT_MS. */
+  private async waitFor(taken: () => boolean, refusal: () => KowalskiError): Promise<void> {
+    const { clock, timers } = this.deps;
     const until = clock.now() + KEY_WAIT_MS;
-    while (!store.tryLock(horde.id, def.name, key)) {
-      if (clock.now() >= until) {
-        throw new KowalskiError('KW_ERR_FIRING_ELSEWHERE', `${horde.id}/${def.name}: another node has been starting the run of firing ${key} for ${KEY_WAIT_MS / 1000} s; try again later`);
-      }
+    while (!taken()) {
+      if (clock.now() >= until) throw refusal();
       await new Promise<void>((resolve) => timers.at(clock.now() + KEY_RETRY_MS, resolve));
     }
   }
@@ -210,14 +224,43 @@ export class TriggerService {
     const { store, clock } = this.deps;
     const seen = store.firing(horde.id, def.name, firing.key);
     if (seen !== undefined) return { outcome: 'duplicate', runId: seen.runId, was: seen.outcome };
-    const tk = triggerKey(horde.id, def.name);
     const input = { ...firing.input, trigger: def.name };
-    const decision = this.book.decide(tk, def.overlap, { key: firing.key, input, ...(firing.detail === undefined ? {} : { detail: firing.detail }) });
-    if (!decision.start) {
-      store.record({ hordeId: horde.id, name: def.name, key: firing.key, at: clock.now(), outcome: decision.outcome, detail: decision.detail, ...(decision.outcome === 'queued' ? { input } : {}) });
-      return { outcome: decision.outcome, detail: decision.detail };
-    }
-    return this.startRun(horde, def, firing.key, input, firing.detail);
+    if (def.overlap === 'parallel') return this.startRun(horde, def, firing.key, input, firing.detail);
+    // The runs and the waiting firing are read, and the run this decision allows is committed, under the trigger's lock.
+    return this.decided(horde.id, def.name, async (): Promise<FireResult> => {
+      const active = store.activeRuns(horde.id, def.name);
+      const decision = decideOverlap(def.overlap, active, active.length > 0 && store.queuedFiring(horde.id, def.name) !== undefined);
+      if (!decision.start) {
+        store.record({ hordeId: horde.id, name: def.name, key: firing.key, at: clock.now(), outcome: decision.outcome, detail: decision.detail, ...(decision.outcome === 'queued' ? { input } : {}) });
+        return { outcome: decision.outcome, detail: decision.detail };
+      }
+      return this.startRun(horde, def, firing.key, input, firing.detail);
+    });
+  }
+
+  /**
+   * `fn` with the trigger held: after the decisions of this process before it (in turn),
+   * and — on a shared store — while no other node decides for the trigger (bounded:
+   * KW_ERR_TRIGGER_ELSEWHERE after KEY_WAIT_MS).
+   */
+  private decided<T>(hordeId: string, name: string, fn: () => Promise<T>): Promise<T> {
+    const tk = triggerKey(hordeId, name);
+    const before = this.deciding.get(tk) ?? Promise.resolve();
+    const mine = before.then(async () => {
+      await this.waitFor(() => this.deps.store.tryLockTrigger(hordeId, name), () => new KowalskiError('KW_ERR_TRIGGER_ELSEWHERE',
+        `${tk}: another node has been deciding a firing of this trigger for ${KEY_WAIT_MS / 1000} s; nothing was started; try again later`));
+      try {
+        return await fn();
+      } finally {
+        this.deps.store.unlockTrigger(hordeId, name);
+      }
+    });
+    const tail = mine.catch(() => undefined);
+    this.deciding.set(tk, tail);
+    void tail.then(() => {
+      if (this.deciding.get(tk) === tail) this.deciding.delete(tk);
+    });
+    return mine;
   }
 
   private async startRun(horde: HordeDef, def: TriggerDef, key: string, input: Record<string, string>, detail?: string): Promise<FireResult> {
@@ -227,34 +270,36 @@ export class TriggerService {
     // A watched file fills the horde's one path/file input that the trigger leaves open.
     const open = horde.inputs.filter((f) => (f.type === 'path' || f.type === 'file') && answers[f.id] === undefined);
     if (input.trigger_path !== undefined && open.length === 1) answers[open[0]!.id] = input.trigger_path;
-    const settle = this.book.starting(triggerKey(horde.id, def.name));
     try {
       const runId = await this.deps.startRun(horde, answers, {
         provenance: `trigger:${def.name}`,
         triggerInput: input,
         alsoWrite: store.startedWriter({ hordeId: horde.id, name: def.name, key, at, ...(detail === undefined ? {} : { detail }) }),
       });
-      settle(runId);
       return { outcome: 'started', runId };
     } catch (err) {
-      settle(undefined);
       const message = messageOf(err);
       store.record({ hordeId: horde.id, name: def.name, key, at, outcome: 'failed', detail: message });
       throw err;
     }
   }
 
+  /** The trigger's waiting firing, started once none of its runs is active (on any node); under the trigger's lock, so one node starts it. */
   private startWaiting(tk: TriggerKey): void {
-    const waiting = this.book.takeWaiting(tk);
-    if (waiting === undefined) return;
     const [hordeId = '', name = ''] = tk.split('/');
-    const horde = this.hordes.get(hordeId);
-    const def = horde?.triggers.find((t) => t.name === name);
-    if (horde === undefined || def === undefined || !this.enabledOf(horde, def)) {
-      this.deps.store.unqueue(hordeId, name, waiting.key, 'the trigger is gone or switched off');
-      return;
-    }
-    this.startRun(horde, def, waiting.key, waiting.input, waiting.detail).catch((err: unknown) => {
+    const { store } = this.deps;
+    this.decided(hordeId, name, async () => {
+      if (store.activeRuns(hordeId, name).length > 0) return;
+      const waiting = store.queuedFiring(hordeId, name);
+      if (waiting === undefined) return;
+      const horde = this.hordes.get(hordeId);
+      const def = horde?.triggers.find((t) => t.name === name);
+      if (horde === undefined || def === undefined || !this.enabledOf(horde, def)) {
+        store.unqueue(hordeId, name, waiting.key, 'the trigger is gone or switched off');
+        return;
+      }
+      await this.startRun(horde, def, waiting.key, waiting.input, waiting.detail ?? undefined);
+    }).catch((err: unknown) => {
       this.deps.warn(`trigger ${tk}: the waiting firing could not start: ${messageOf(err)}`);
     });
   }
@@ -377,13 +422,14 @@ export class TriggerService {
     return fromConfig === undefined || fromConfig === '' ? undefined : fromConfig;
   }
 
-  private view(horde: HordeDef, def: TriggerDef): TriggerView {
+  /** `active`: how many of the trigger's runs have not finished. */
+  private view(horde: HordeDef, def: TriggerDef, active: number): TriggerView {
     const tk = triggerKey(horde.id, def.name);
     const enabled = this.enabledOf(horde, def);
     const armed = this.armed.get(tk);
     const v: TriggerView = {
       hordeId: horde.id, name: def.name, kind: def.kind, enabled, overlap: def.overlap,
-      nextFireAt: null, lastFiring: this.deps.store.lastFiring(horde.id, def.name), active: this.book.activeRuns(tk).length,
+      nextFireAt: null, lastFiring: this.deps.store.lastFiring(horde.id, def.name), active,
     };
     if (def.kind === 'cron') {
       v.schedule = def.schedule!;

@@ -17,6 +17,7 @@ import pg from 'pg';
 import type { RunRow } from '../../engine/index.js';
 import { MIGRATIONS } from '../../engine/schema/index.js';
 import { COPY_TABLES } from '../../engine/store/copy-tables.js';
+import { PG_MIGRATIONS } from '../../engine/store/pg/schema/index.js';
 import type { CopyRow } from '../../engine/store/copy-tables.js';
 import { cli, cliSandbox, outputOf, stdoutJson } from '../../testkit/cli.js';
 import { dumpCopiedTables } from '../support/copy-dump.js';
@@ -29,6 +30,9 @@ pipeline = ["work"]
 name = "plain"
 kind = "webhook"
 overlap = "parallel"`;
+
+/** The Postgres schema this build writes: its newest migration. */
+const PG_SCHEMA = PG_MIGRATIONS.at(-1)!.version;
 
 async function sql<R>(url: string, text: string, params: unknown[] = []): Promise<R[]> {
   const client = new pg.Client({ connectionString: url });
@@ -98,7 +102,7 @@ describe('kowalski store copy', () => {
       assert.match(there.stdout, new RegExp(`^ {2}${table.name} +${original[table.name]!.length}$`, 'm'), `${table.name}'s count is printed`);
     }
     assert.match(there.stdout, /^checked: every table holds as many rows as the source's; 7 runs' events fold to the state their runs row holds$/m);
-    assert.match(there.stdout, /^migrated the target first: 001_init, 002_nodes_leases, 003_node_requests, 004_node_folders$/m);
+    assert.match(there.stdout, /^migrated the target first: 001_init, 002_nodes_leases, 003_node_requests, 004_node_folders, 005_run_spend, 006_queued_firings$/m);
     const [leases] = await sql<{ n: number }>(url, 'SELECT count(*)::int AS n FROM run_leases');
     assert.equal(leases!.n, 0, 'leases are not copied');
 
@@ -185,14 +189,14 @@ describe('kowalski migrate', () => {
     assert.equal(first.code, 0, outputOf(first));
     const file = path.join(home, 'kowalski.sqlite');
     assert.equal(first.stdout, [
-      `SQLite ${file}: applied 001_init, 002_traces, 003_triggers, 004_state_checks, 005_chat, 006_vault_writes, 007_vault_index, 008_chat_recall, 009_rookery_drafts, 010_review_approvals, 011_adapters, 012_plugins, 013_step_sessions, 014_step_sends, 015_step_calls (schema 15)`,
-      `PostgreSQL ${new URL(url).host}${new URL(url).pathname}: applied 001_init, 002_nodes_leases, 003_node_requests, 004_node_folders (schema 4)`,
+      `SQLite ${file}: applied 001_init, 002_traces, 003_triggers, 004_state_checks, 005_chat, 006_vault_writes, 007_vault_index, 008_chat_recall, 009_rookery_drafts, 010_review_approvals, 011_adapters, 012_plugins, 013_step_sessions, 014_step_sends, 015_step_calls, 016_queued_firings (schema 16)`,
+      `PostgreSQL ${new URL(url).host}${new URL(url).pathname}: applied 001_init, 002_nodes_leases, 003_node_requests, 004_node_folders, 005_run_spend, 006_queued_firings (schema 6)`,
     ].join('\n') + '\n');
     const second = await cli(home, ['migrate', '--json'], { env });
     assert.equal(second.code, 0, outputOf(second));
     assert.deepEqual(stdoutJson(second), { stores: [
-      { kind: 'sqlite', where: file, applied: [], version: 15 },
-      { kind: 'postgres', where: `${new URL(url).host}${new URL(url).pathname}`, applied: [], version: 4 },
+      { kind: 'sqlite', where: file, applied: [], version: MIGRATIONS.at(-1)!.version },
+      { kind: 'postgres', where: `${new URL(url).host}${new URL(url).pathname}`, applied: [], version: PG_SCHEMA },
     ] });
 
     const engine = await testEngine(t, {}, home);
@@ -201,7 +205,7 @@ describe('kowalski migrate', () => {
     assert.match(locked.stderr, /another kowalski engine is using .*\[KW_ERR_DATA_DIR_LOCKED\]/);
     const only = await cli(home, ['migrate', '--url', url]);
     assert.equal(only.code, 0, outputOf(only));
-    assert.match(only.stdout, /^PostgreSQL .*: nothing to apply \(schema 4\)\n$/);
+    assert.match(only.stdout, new RegExp(`^PostgreSQL .*: nothing to apply \\(schema ${PG_SCHEMA}\\)\n$`));
     await engine.close();
   });
 
@@ -211,14 +215,14 @@ describe('kowalski migrate', () => {
     const both = await Promise.all([cli(home, ['migrate', '--url', url, '--json']), cli(home, ['migrate', '--url', url, '--json'])]);
     for (const r of both) assert.equal(r.code, 0, outputOf(r));
     const applied = both.map((r) => stdoutJson<{ stores: Array<{ applied: unknown[] }> }>(r).stores[0]!.applied.length).sort();
-    assert.deepEqual(applied, [0, 4], 'one applied every migration, the other found nothing to do');
+    assert.deepEqual(applied, [0, PG_SCHEMA], 'one applied every migration, the other found nothing to do');
     const recorded = await sql<{ version: number }>(url, 'SELECT version FROM schema_migrations ORDER BY version');
-    assert.deepEqual(recorded.map((r) => r.version), [1, 2, 3, 4]);
+    assert.deepEqual(recorded.map((r) => r.version), PG_MIGRATIONS.map((m) => m.version));
 
-    await sql(url, "INSERT INTO schema_migrations (version, name, applied_at) VALUES (5, 'from_the_future', 0)");
+    await sql(url, "INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, 'from_the_future', 0)", [PG_SCHEMA + 1]);
     const newer = await cli(home, ['migrate', '--url', url]);
     assert.equal(newer.code, 1, outputOf(newer));
-    assert.match(newer.stderr, /was written by a newer kowalski \(schema 5; this one knows 4\)\. Upgrade kowalski; nothing was changed\. \[KW_ERR_STORE_TOO_NEW\]/);
+    assert.match(newer.stderr, new RegExp(`was written by a newer kowalski \\(schema ${PG_SCHEMA + 1}; this one knows ${PG_SCHEMA}\\)\\. Upgrade kowalski; nothing was changed\\. \\[KW_ERR_STORE_TOO_NEW\\]`));
     assert.equal(fs.existsSync(path.join(home, 'kowalski.sqlite')), false, '--url leaves the data folder alone');
   });
 });

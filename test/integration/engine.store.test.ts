@@ -28,7 +28,7 @@ test('migrating twice is harmless and the schema is recorded once per migration'
   openDatabase(file).close();
   const db = openDatabase(file);
   const rows = db.prepare('SELECT version, name FROM schema_migrations').all();
-  assert.deepEqual(rows, [{ version: 1, name: 'init' }, { version: 2, name: 'traces' }, { version: 3, name: 'triggers' }, { version: 4, name: 'state_checks' }, { version: 5, name: 'chat' }, { version: 6, name: 'vault_writes' }, { version: 7, name: 'vault_index' }, { version: 8, name: 'chat_recall' }, { version: 9, name: 'rookery_drafts' }, { version: 10, name: 'review_approvals' }, { version: 11, name: 'adapters' }, { version: 12, name: 'plugins' }, { version: 13, name: 'step_sessions' }, { version: 14, name: 'step_sends' }, { version: 15, name: 'step_calls' }]);
+  assert.deepEqual(rows, [{ version: 1, name: 'init' }, { version: 2, name: 'traces' }, { version: 3, name: 'triggers' }, { version: 4, name: 'state_checks' }, { version: 5, name: 'chat' }, { version: 6, name: 'vault_writes' }, { version: 7, name: 'vault_index' }, { version: 8, name: 'chat_recall' }, { version: 9, name: 'rookery_drafts' }, { version: 10, name: 'review_approvals' }, { version: 11, name: 'adapters' }, { version: 12, name: 'plugins' }, { version: 13, name: 'step_sessions' }, { version: 14, name: 'step_sends' }, { version: 15, name: 'step_calls' }, { version: 16, name: 'queued_firings' }]);
   assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
   assert.equal(db.pragma('synchronous', { simple: true }), 2, 'FULL by default');
   db.close();
@@ -44,7 +44,7 @@ test('a database of the previous version gains the new tables and keeps its runs
   old.close();
   const db = openDatabase(file);
   cleanups(t)(() => db.close());
-  assert.deepEqual(db.prepare('SELECT version FROM schema_migrations').pluck().all(), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]);
+  assert.deepEqual(db.prepare('SELECT version FROM schema_migrations').pluck().all(), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]);
   assert.equal(db.prepare('SELECT count(*) FROM step_sessions').pluck().get(), 0);
   assert.equal(db.prepare('SELECT count(*) FROM step_sends').pluck().get(), 0);
   assert.equal(db.prepare('SELECT count(*) FROM step_calls').pluck().get(), 0);

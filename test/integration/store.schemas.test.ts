@@ -32,8 +32,8 @@ const SQLITE_ONLY = [
   'plugin_grant_audit', 'plugin_grants', // plugins (012)
   'rookery_drafts', // Rookery (009)
 ];
-/** Tables only Postgres keeps: the nodes that share one database (002, 003). */
-const POSTGRES_ONLY = ['lease_handovers', 'node_requests', 'nodes', 'run_leases'];
+/** Tables only Postgres keeps: the nodes that share one database (002, 003), and what each node's traces spent on each run (005). */
+const POSTGRES_ONLY = ['lease_handovers', 'node_requests', 'nodes', 'run_leases', 'run_spend'];
 
 interface Column {
   name: string;

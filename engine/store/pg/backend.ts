@@ -13,6 +13,8 @@ import { pgRequests } from './requests.js';
 import type { PgRequests } from './requests.js';
 import { postgresRunStore } from './run-store.js';
 import { PgSession } from './session.js';
+import { pgSpend } from './spend.js';
+import type { SharedSpend } from '../traces.js';
 import { describeTarget, openSyncPg } from './sync-pg.js';
 import type { SyncPg } from './sync-pg.js';
 
@@ -22,6 +24,8 @@ export interface PostgresBackend {
   readonly leases: PgLeases;
   readonly nodes: PgNodes;
   readonly requests: PgRequests;
+  /** What the other data folders' model calls spent on each run (a run's budget counts them too). */
+  readonly spend: SharedSpend;
   /** The connection string (with its password: never print it; `where` is for messages). */
   readonly url: string;
   readonly nodeId: string;
@@ -54,7 +58,7 @@ export function openPostgresBackend(url: string, options: PostgresBackendOptions
     nodes.buryPredecessors(nodeId, options.folderId);
     const leases = new PgLeases(pg, session, { nodeId, ttlMs: options.ttlMs });
     return {
-      pg, store: postgresRunStore(session), leases, nodes, requests: pgRequests(pg), url, nodeId, where,
+      pg, store: postgresRunStore(session), leases, nodes, requests: pgRequests(pg), spend: pgSpend(session, options.folderId, nodeId), url, nodeId, where,
       close() {
         try {
           nodes.stopped(nodeId);

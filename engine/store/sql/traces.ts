@@ -104,6 +104,8 @@ export function traceQueries(db: Database) {
       coalesce(sum(cost_usd), 0) AS cost, coalesce(sum(cost_usd IS NULL), 0) AS unpriced, coalesce(sum(tool_calls), 0) AS tools
       FROM traces WHERE (run_id = ? AND session_id IS NULL)
         OR session_id IN (SELECT session_id FROM step_sessions WHERE run_id = ?)`);
+  const runOfSession = db.prepare<[sessionId: string], string>('SELECT run_id FROM step_sessions WHERE session_id = ?').pluck();
+  const runOfTrace = db.prepare<[id: number], { run_id: string; session_id: string | null }>('SELECT run_id, session_id FROM traces WHERE id = ?');
   const replay = db.prepare<[runId: string, step: string], ReplayRow>(
     'SELECT id, provider, model, mode, data FROM traces WHERE run_id = ? AND step = ? AND session_id IS NULL AND error_code IS NULL ORDER BY id');
   const modeOf = db.prepare<[model: string], string>('SELECT mode FROM model_tool_modes WHERE model = ?').pluck();
@@ -131,6 +133,14 @@ export function traceQueries(db: Database) {
     list,
     /** Sums over a run's step calls (its chat calls left out). */
     spentBy: (runId: string): TraceSpendRow => spent.get(runId, runId)!,
+    /** The run an agent step's session belongs to (none: a chat's own session). */
+    runOfSession: (sessionId: string): string | undefined => runOfSession.get(sessionId),
+    /** The run a trace counts for, as `spentBy` counts (none: a call of a chat's own session). */
+    runOfTrace: (id: number): string | undefined => {
+      const row = runOfTrace.get(id);
+      if (row === undefined) return undefined;
+      return row.session_id === null ? row.run_id : runOfSession.get(row.session_id);
+    },
     /** The answered calls of one step of a run, oldest first. */
     replayRows: (runId: string, step: string): ReplayRow[] => replay.all(runId, step),
     /** The trace of one model call of a chat turn (`attempt` holds the turn, `step` the node). */

@@ -52,6 +52,10 @@ export function triggerQueries(db: Database) {
     `INSERT INTO trigger_firings (horde_id, name, key, at, outcome, run_id, detail) VALUES (?, ?, ?, ?, 'started', ?, ?)
      ON CONFLICT (horde_id, name, key) DO UPDATE SET outcome = 'started', run_id = excluded.run_id, at = excluded.at, input = NULL
      WHERE trigger_firings.outcome = 'queued'`);
+  const queuedOf = db.prepare<[hordeId: string, name: string], QueuedFiringRow>(
+    "SELECT horde_id, name, key, input, detail FROM trigger_firings WHERE horde_id = ? AND name = ? AND outcome = 'queued' ORDER BY id LIMIT 1");
+  const activeRuns = db.prepare<[hordeId: string, provenance: string], string>(
+    "SELECT id FROM runs WHERE state IN ('queued', 'running', 'awaiting_input') AND horde_id = ? AND provenance = ? ORDER BY created_at").pluck();
   const queued = db.prepare<[], QueuedFiringRow>("SELECT horde_id, name, key, input, detail FROM trigger_firings WHERE outcome = 'queued' ORDER BY id");
   const unqueue = db.prepare<[detail: string, hordeId: string, name: string, key: string]>(
     "UPDATE trigger_firings SET outcome = 'skipped', detail = ? WHERE horde_id = ? AND name = ? AND key = ? AND outcome = 'queued'");
@@ -84,6 +88,10 @@ export function triggerQueries(db: Database) {
       void startFiring.run(hordeId, name, key, at, runId, detail),
     /** Queued firings, oldest first. */
     queued: (): QueuedFiringRow[] => queued.all(),
+    /** The oldest queued firing of one trigger. */
+    queuedOf: (hordeId: string, name: string): QueuedFiringRow | undefined => queuedOf.get(hordeId, name),
+    /** The runs of a horde with this provenance (a trigger's: `trigger:<name>`) that have not finished, parked ones included, oldest first. */
+    activeRuns: (hordeId: string, provenance: string): string[] => activeRuns.all(hordeId, provenance),
     /** A queued firing skipped after all, `detail` saying why. */
     unqueue: (hordeId: string, name: string, key: string, detail: string): void => void unqueue.run(detail, hordeId, name, key),
     firingByKey: (hordeId: string, name: string, key: string): FiringRow | undefined => firingByKey.get(hordeId, name, key),

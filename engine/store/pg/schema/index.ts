@@ -5,5 +5,7 @@ import * as m001 from './001_init.js';
 import * as m002 from './002_nodes_leases.js';
 import * as m003 from './003_node_requests.js';
 import * as m004 from './004_node_folders.js';
+import * as m005 from './005_run_spend.js';
+import * as m006 from './006_queued_firings.js';
 
-export const PG_MIGRATIONS: readonly Migration[] = migrationsOf([m001, m002, m003, m004]);
+export const PG_MIGRATIONS: readonly Migration[] = migrationsOf([m001, m002, m003, m004, m005, m006]);

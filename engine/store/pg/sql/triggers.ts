@@ -27,6 +27,10 @@ export function pgTriggerQueries(s: PgSession): TriggerQueries {
        ON CONFLICT (horde_id, name, key) DO UPDATE SET outcome = 'started', run_id = excluded.run_id, at = excluded.at, input = NULL
        WHERE trigger_firings.outcome = 'queued'`, [hordeId, name, key, at, runId, detail]),
     queued: () => s.all<QueuedFiringRow>("SELECT horde_id, name, key, input, detail FROM trigger_firings WHERE outcome = 'queued' ORDER BY id"),
+    queuedOf: (hordeId, name) => s.get<QueuedFiringRow>(
+      "SELECT horde_id, name, key, input, detail FROM trigger_firings WHERE horde_id = $1 AND name = $2 AND outcome = 'queued' ORDER BY id LIMIT 1", [hordeId, name]),
+    activeRuns: (hordeId, provenance) => s.all<{ id: string }>(
+      "SELECT id FROM runs WHERE state IN ('queued', 'running', 'awaiting_input') AND horde_id = $1 AND provenance = $2 ORDER BY created_at", [hordeId, provenance]).map((r) => r.id),
     unqueue: (hordeId, name, key, detail) => s.write(
       "UPDATE trigger_firings SET outcome = 'skipped', detail = $1 WHERE horde_id = $2 AND name = $3 AND key = $4 AND outcome = 'queued'", [detail, hordeId, name, key]),
     firingByKey: (hordeId, name, key) => s.get<FiringRow>(`${FIRING} WHERE horde_id = $1 AND name = $2 AND key = $3`, [hordeId, name, key]),
