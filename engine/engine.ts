@@ -172,6 +172,8 @@ export interface StartOptions {
 
 export interface Engine {
   readonly paths: DataPaths;
+  /** Where its own modules are and their Node flags (`ownCode`, else this build's): the API's bundle review process starts from it too. */
+  readonly ownCode: OwnCode;
   /** The configuration in effect (replaced by `reloadConfig`). */
   readonly config: EngineConfig;
   /** Re-read config.toml after Setup wrote it: the model settings take effect for the next step; store and run limits at the next start. */
@@ -526,6 +528,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     const secretValues = configSecretValues(paths.config);
     const engine: Engine = {
       paths,
+      ownCode: code,
       get config() {
         return config;
       },
