@@ -28,6 +28,7 @@ import type { Catalog, CatalogEntry } from './horde/index.js';
 import { catalogThread } from './catalog-thread.js';
 import { findHorde } from './hordes.js';
 import { packageRoot } from './modules.js';
+import type { ModuleToRun } from './modules.js';
 import { ModelHub } from './models.js';
 import { Observers } from './observers.js';
 import type { EngineEventMap } from './observers.js';
@@ -301,17 +302,23 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   const lock = lockDataDir(home, { pid: process.pid, startedAt: clock.now(), ...(options.ownerUrl === undefined ? {} : { url: options.ownerUrl }) });
   let checkpointer: Checkpointer | undefined;
   let postgres: PostgresBackend | undefined;
+  const code = options.ownCode ?? thisBuild();
+  // Its own threads' modules from the code it was given (the tests' dist/, without tsx); by default each beside its caller.
+  const own = (fromRoot: string): ModuleToRun | undefined => (options.ownCode === undefined ? undefined : { file: code.file(fromRoot), execArgv: code.execArgv });
   try {
     let config = options.config ?? loadConfig(dataPaths(home).config);
     const paths = dataPaths(home, config.store.files);
     fs.mkdirSync(paths.runs, { recursive: true, mode: 0o700 });
     const db = openDatabase(paths.database, { synchronous: config.store.synchronous, clock });
     const observers = new Observers();
-    checkpointer = await startCheckpointer(db, paths.database, { clock, timers, onError: (message) => observers.emit('engine:warning', { message: `WAL checkpoint: ${message}` }) });
+    checkpointer = await startCheckpointer(db, paths.database, {
+      clock, timers, module: own('engine/store/checkpoint.worker'),
+      onError: (message) => observers.emit('engine:warning', { message: `WAL checkpoint: ${message}` }),
+    });
     // The run store: SQLite in the data folder, or the Postgres database the nodes share.
     const postgresUrl = configuredPostgresUrl(config);
     if (postgresUrl !== undefined) {
-      postgres = openPostgresBackend(postgresUrl, { name: `${os.hostname()}:${home}`, folderId: folderIdOf(home), ttlMs: config.store.leaseSecs * 1000 });
+      postgres = openPostgresBackend(postgresUrl, { name: `${os.hostname()}:${home}`, folderId: folderIdOf(home), ttlMs: config.store.leaseSecs * 1000, module: own('engine/store/pg/sync-pg.worker') });
     }
     const runStore = postgres?.store ?? sqliteRunStore(db);
     const leases: RunLeases = postgres?.leases ?? soleNode;
@@ -337,7 +344,6 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       },
     });
     const waiters = new RunWaiters(observers);
-    const code = options.ownCode ?? thisBuild();
     const kinds = builtinStepKinds(code);
     for (const k of options.extraStepKinds ?? []) kinds.set(k.kind, k);
     const runner = createStepRunner({ ...poolSize(config.runs.maxParallelSteps, options.stepThreads), code });
@@ -471,7 +477,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       return runId;
     };
     // The catalog is read in a worker thread: a wide horde never holds up the server's event loop.
-    const loader = catalogThread();
+    const loader = catalogThread(undefined, own('engine/catalog.worker'));
     const readCatalog = (): Promise<Catalog> => loader.read({ builtinDir, userDir: paths.hordes, knownKinds: [...knownKinds] });
     const triggers = createTriggerHost({
       store: new TriggerStore(runStore), queries, observers, clock, paths,

@@ -5,7 +5,6 @@
  * not load the whole engine.
  */
 export { jobProcess } from './job-process.js';
-export type { JobModule } from './job-process.js';
 export { jobThread } from './job-thread.js';
 export { IDLE_MS } from './job-runner.js';
 export type { JobAnswer, JobThread } from './job-runner.js';

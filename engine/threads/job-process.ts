@@ -10,17 +10,12 @@
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
 import { siblingModule } from '../modules.js';
+import type { ModuleToRun } from '../modules.js';
 import { IDLE_MS, jobRunner } from './job-runner.js';
 import type { JobAnswer, JobCarrier, JobProgress, JobThread } from './job-runner.js';
 
-/** The module a job process runs (one that calls `serveJobs`) and the Node flags it starts with. */
-export interface JobModule {
-  file: string;
-  execArgv: readonly string[];
-}
-
 /** `base` beside `metaUrl`: from the sources, under tsx. */
-export function siblingJobModule(metaUrl: string, base: string): JobModule {
+function siblingJobModule(metaUrl: string, base: string): ModuleToRun {
   const file = siblingModule(metaUrl, base);
   return { file, execArgv: file.endsWith('.ts') ? ['--import', import.meta.resolve('tsx')] : [] };
 }
@@ -30,7 +25,7 @@ export function siblingJobModule(metaUrl: string, base: string): JobModule {
  * sources, under tsx), or `module` when given (the engine's own code: the tests' built
  * dist/, started without tsx).
  */
-export function jobProcess<Req, Res>(metaUrl: string, base: string, idleMs = IDLE_MS, module?: JobModule): JobThread<Req, Res> {
+export function jobProcess<Req, Res>(metaUrl: string, base: string, idleMs = IDLE_MS, module?: ModuleToRun): JobThread<Req, Res> {
   const { file, execArgv } = module ?? siblingJobModule(metaUrl, base);
   return jobRunner<Req, Res>(base, idleMs, (): JobCarrier<Res> => {
     const child = fork(file, [], { execArgv: [...execArgv], serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
