@@ -236,9 +236,31 @@ function removeSharedMemory(data: string): void {
   }
 }
 
+function checkDatabaseName(name: string): void {
+  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`database name ${name} is not lowercase letters, digits and _`);
+}
+
+/**
+ * CREATE DATABASE `name` in the cluster of `url`, returning its URL, without blocking: over a
+ * connection of its own (a third of the time of starting psql for it, as freshDatabase does).
+ */
+export async function createDatabase(url: string, name: string): Promise<string> {
+  checkDatabaseName(name);
+  const u = new URL(url);
+  const client = new pg.Client({ host: u.hostname, port: Number(u.port), user: 'postgres', database: 'postgres' });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await client.end();
+  }
+  u.pathname = `/${name}`;
+  return u.href;
+}
+
 /** CREATE DATABASE `name` in the cluster of `url`, returning its URL: one cluster, a database per test. */
 export function freshDatabase(url: string, name: string): string {
-  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`database name ${name} is not lowercase letters, digits and _`);
+  checkDatabaseName(name);
   const u = new URL(url);
   execFileSync(path.join(postgresBin(), 'psql'), ['-h', u.hostname, '-p', u.port, '-U', 'postgres', '-d', 'postgres', '-v', 'ON_ERROR_STOP=1', '-q', '-c', `CREATE DATABASE ${name}`], {
     stdio: ['ignore', 'ignore', 'pipe'],
