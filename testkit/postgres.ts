@@ -33,8 +33,15 @@ export interface Postgres {
 
 const MISSING = "PostgreSQL's server binaries (initdb, postgres) were not found (tried `pg_config --bindir`, /usr/lib/postgresql/*/bin, PATH). `.ci/run` installs Debian's postgresql; locally: apt-get install postgresql";
 
-/** The folder holding initdb, postgres and psql. */
+let bin: string | undefined;
+
+/** The folder holding initdb, postgres and psql (looked for once per process: `pg_config` is a process to start). */
 export function postgresBin(): string {
+  bin ??= findPostgresBin();
+  return bin;
+}
+
+function findPostgresBin(): string {
   const has = (dir: string) => fs.existsSync(path.join(dir, 'initdb')) && fs.existsSync(path.join(dir, 'postgres'));
   try {
     const dir = execFileSync('pg_config', ['--bindir'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
