@@ -9,7 +9,8 @@
 import type { Progress } from '../contract/progress.js';
 import type { PlainError, Problem } from '../core/index.js';
 import { builtinKindNames } from '../engine/index.js';
-import { jobProcess } from '../engine/threads/index.js';
+import type { OwnCode } from '../steps/index.js';
+import { IDLE_MS, jobProcess } from '../engine/threads/index.js';
 import type { BundleLimits } from './limits.js';
 import { BundleInvalidError } from './reject.js';
 import { withExisting } from './review.js';
@@ -33,9 +34,14 @@ export interface BundleReviewer {
   close(): Promise<void>;
 }
 
-/** Started at the first review; the process ends 10 s after the last. */
-export function reviewProcess(): BundleReviewer {
-  const child = jobProcess<ReviewJob, ReviewAnswer>(import.meta.url, 'review.worker');
+/**
+ * Started at the first review; the process ends 10 s after the last. `code`: the engine's own
+ * code (its `ownCode`), where the process's module is and its Node flags; by default the
+ * module beside this one.
+ */
+export function reviewProcess(code?: OwnCode): BundleReviewer {
+  const module = code === undefined ? undefined : { file: code.file('bundles/review.worker'), execArgv: code.execArgv };
+  const child = jobProcess<ReviewJob, ReviewAnswer>(import.meta.url, 'review.worker', IDLE_MS, module);
   return {
     async review(bytes, options, onProgress) {
       // A view is sent with its whole buffer (a small Buffer may be a view of a shared pool): then only its own bytes, copied.

@@ -5,6 +5,7 @@
  */
 import type { Catalog } from './horde/index.js';
 import { jobThread } from './threads/index.js';
+import type { ModuleToRun } from './modules.js';
 
 /** What the thread is asked: the folders to search and the step kinds a horde may use. */
 export interface CatalogJob {
@@ -20,8 +21,11 @@ export interface CatalogThread {
   threadId(): number | undefined;
 }
 
-/** Started at the first read (the thread costs nothing until then), ended after `idleMs` without one (default: jobThread's). */
-export function catalogThread(idleMs?: number): CatalogThread {
-  const thread = jobThread<CatalogJob, Catalog>(import.meta.url, 'catalog.worker', idleMs);
+/**
+ * Started at the first read (the thread costs nothing until then), ended after `idleMs` without
+ * one (default: jobThread's). `module`: catalog.worker as the engine's own code has it.
+ */
+export function catalogThread(idleMs?: number, module?: ModuleToRun): CatalogThread {
+  const thread = jobThread<CatalogJob, Catalog>(import.meta.url, 'catalog.worker', idleMs, module);
   return { read: (job) => thread.run(job), close: () => thread.close(), threadId: () => thread.threadId() };
 }

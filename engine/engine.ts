@@ -28,6 +28,7 @@ import type { Catalog, CatalogEntry } from './horde/index.js';
 import { catalogThread } from './catalog-thread.js';
 import { findHorde } from './hordes.js';
 import { packageRoot } from './modules.js';
+import type { ModuleToRun } from './modules.js';
 import { ModelHub } from './models.js';
 import { Observers } from './observers.js';
 import type { EngineEventMap } from './observers.js';
@@ -176,6 +177,8 @@ export interface StartOptions {
 
 export interface Engine {
   readonly paths: DataPaths;
+  /** Where its own modules are and their Node flags (`ownCode`, else this build's): the API's bundle review process starts from it too. */
+  readonly ownCode: OwnCode;
   /** The configuration in effect (replaced by `reloadConfig`). */
   readonly config: EngineConfig;
   /** Re-read config.toml after Setup wrote it: the model settings take effect for the next step; store and run limits at the next start. */
@@ -305,6 +308,9 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   const lock = lockDataDir(home, { pid: process.pid, startedAt: clock.now(), ...(options.ownerUrl === undefined ? {} : { url: options.ownerUrl }) });
   let checkpointer: Checkpointer | undefined;
   let postgres: PostgresBackend | undefined;
+  const code = options.ownCode ?? thisBuild();
+  // Its own threads' modules from the code it was given (the tests' dist/, without tsx); by default each beside its caller.
+  const own = (fromRoot: string): ModuleToRun | undefined => (options.ownCode === undefined ? undefined : { file: code.file(fromRoot), execArgv: code.execArgv });
   try {
     let configStamp = fileStamp(dataPaths(home).config);
     let config = options.config ?? loadConfig(dataPaths(home).config);
@@ -312,11 +318,14 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     fs.mkdirSync(paths.runs, { recursive: true, mode: 0o700 });
     const db = openDatabase(paths.database, { synchronous: config.store.synchronous, clock });
     const observers = new Observers();
-    checkpointer = await startCheckpointer(db, paths.database, { clock, timers, onError: (message) => observers.emit('engine:warning', { message: `WAL checkpoint: ${message}` }) });
+    checkpointer = await startCheckpointer(db, paths.database, {
+      clock, timers, module: own('engine/store/checkpoint.worker'),
+      onError: (message) => observers.emit('engine:warning', { message: `WAL checkpoint: ${message}` }),
+    });
     // The run store: SQLite in the data folder, or the Postgres database the nodes share.
     const postgresUrl = configuredPostgresUrl(config);
     if (postgresUrl !== undefined) {
-      postgres = openPostgresBackend(postgresUrl, { name: `${os.hostname()}:${home}`, folderId: folderIdOf(home), ttlMs: config.store.leaseSecs * 1000 });
+      postgres = openPostgresBackend(postgresUrl, { name: `${os.hostname()}:${home}`, folderId: folderIdOf(home), ttlMs: config.store.leaseSecs * 1000, module: own('engine/store/pg/sync-pg.worker') });
     }
     const runStore = postgres?.store ?? sqliteRunStore(db);
     const leases: RunLeases = postgres?.leases ?? soleNode;
@@ -342,7 +351,6 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       },
     });
     const waiters = new RunWaiters(observers);
-    const code = options.ownCode ?? thisBuild();
     const kinds = builtinStepKinds(code);
     for (const k of options.extraStepKinds ?? []) kinds.set(k.kind, k);
     const runner = createStepRunner({ ...poolSize(config.runs.maxParallelSteps, options.stepThreads), code });
@@ -477,7 +485,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       return runId;
     };
     // The catalog is read in a worker thread: a wide horde never holds up the server's event loop.
-    const loader = catalogThread();
+    const loader = catalogThread(undefined, own('engine/catalog.worker'));
     const readCatalog = (): Promise<Catalog> => loader.read({ builtinDir, userDir: paths.hordes, knownKinds: [...knownKinds] });
     const triggers = createTriggerHost({
       store: new TriggerStore(runStore), queries, observers, clock, paths,
@@ -536,6 +544,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     const secretValues = configSecretValues(paths.config);
     const engine: Engine = {
       paths,
+      ownCode: code,
       get config() {
         return config;
       },

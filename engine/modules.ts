@@ -26,6 +26,22 @@ export function packageVersion(): string {
 }
 
 /**
+ * A thread's or child process's module and the Node flags it starts with, when the engine
+ * was told where its own code is (EngineOptions.ownCode: the tests' built dist/, started
+ * without tsx). Absent, each starts `base` beside its caller (workerEntry, siblingModule).
+ */
+export interface ModuleToRun {
+  file: string;
+  execArgv: readonly string[];
+}
+
+/** A worker thread's entry and its Node flags: `module` when given, else `base` beside `metaUrl` (workerEntry). */
+export function workerOf(metaUrl: string, base: string, module?: ModuleToRun): { entry: string | URL; options: { execArgv?: string[] } } {
+  if (module === undefined) return { entry: workerEntry(metaUrl, base), options: {} };
+  return { entry: module.file, options: { execArgv: [...module.execArgv] } };
+}
+
+/**
  * A worker thread entry for the module `base` next to `metaUrl`. From dist/ it is the
  * .js file itself; from the TypeScript sources (tests, development) a small data: module
  * first registers tsx in the new thread, which Node 20 does not do for plain workers.

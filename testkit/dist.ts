@@ -107,3 +107,9 @@ export function testOwnCode(): OwnCode | undefined {
     execArgv,
   };
 }
+
+/** sync-pg.worker as testOwnCode() has it: openSyncPg's `module` for a connection a test opens itself (undefined when dist/ is stale). */
+export function testSyncPgModule(): { file: string; execArgv: readonly string[] } | undefined {
+  const code = testOwnCode();
+  return code === undefined ? undefined : { file: code.file('engine/store/pg/sync-pg.worker'), execArgv: code.execArgv };
+}

@@ -8,7 +8,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { DEFAULT_CONFIG } from '../engine/index.js';
 import type { EngineConfig } from '../engine/index.js';
-import { freshDatabase, startPostgres } from './postgres.js';
+import { createDatabase, startPostgres } from './postgres.js';
 import type { Postgres } from './postgres.js';
 import { waitFor } from './wait.js';
 
@@ -28,7 +28,7 @@ export function sharedPostgres(): Promise<Postgres> {
 /** A new empty database in the process's cluster. */
 export async function freshPostgresUrl(): Promise<string> {
   const pg = await sharedPostgres();
-  return freshDatabase(pg.url, `kw_${process.pid}_${++databases}`);
+  return createDatabase(pg.url, `kw_${process.pid}_${++databases}`);
 }
 
 /** The database of a data folder (made at the first call). */

@@ -33,8 +33,15 @@ export interface Postgres {
 
 const MISSING = "PostgreSQL's server binaries (initdb, postgres) were not found (tried `pg_config --bindir`, /usr/lib/postgresql/*/bin, PATH). `.ci/run` installs Debian's postgresql; locally: apt-get install postgresql";
 
-/** The folder holding initdb, postgres and psql. */
+let bin: string | undefined;
+
+/** The folder holding initdb, postgres and psql (looked for once per process: `pg_config` is a process to start). */
 export function postgresBin(): string {
+  bin ??= findPostgresBin();
+  return bin;
+}
+
+function findPostgresBin(): string {
   const has = (dir: string) => fs.existsSync(path.join(dir, 'initdb')) && fs.existsSync(path.join(dir, 'postgres'));
   try {
     const dir = execFileSync('pg_config', ['--bindir'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
@@ -236,9 +243,31 @@ function removeSharedMemory(data: string): void {
   }
 }
 
+function checkDatabaseName(name: string): void {
+  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`database name ${name} is not lowercase letters, digits and _`);
+}
+
+/**
+ * CREATE DATABASE `name` in the cluster of `url`, returning its URL, without blocking: over a
+ * connection of its own (a third of the time of starting psql for it, as freshDatabase does).
+ */
+export async function createDatabase(url: string, name: string): Promise<string> {
+  checkDatabaseName(name);
+  const u = new URL(url);
+  const client = new pg.Client({ host: u.hostname, port: Number(u.port), user: 'postgres', database: 'postgres' });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await client.end();
+  }
+  u.pathname = `/${name}`;
+  return u.href;
+}
+
 /** CREATE DATABASE `name` in the cluster of `url`, returning its URL: one cluster, a database per test. */
 export function freshDatabase(url: string, name: string): string {
-  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`database name ${name} is not lowercase letters, digits and _`);
+  checkDatabaseName(name);
   const u = new URL(url);
   execFileSync(path.join(postgresBin(), 'psql'), ['-h', u.hostname, '-p', u.port, '-U', 'postgres', '-d', 'postgres', '-v', 'ON_ERROR_STOP=1', '-q', '-c', `CREATE DATABASE ${name}`], {
     stdio: ['ignore', 'ignore', 'pipe'],

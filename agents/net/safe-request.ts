@@ -5,12 +5,10 @@
  * limit on its DECODED size. `fetchPage` (a page for a model) and `fetchRaw` (a plugin's
  * `kowalski.fetch`) are both built on it.
  */
-import { fetch } from 'undici';
 import type { Response } from 'undici';
 import { KowalskiError, messageOf } from '../../core/index.js';
 import { AllowList, checkUrl } from './address-policy.js';
 import { readBounded } from './read-bounded.js';
-import { createSafeAgent } from './safe-agent.js';
 import type { SafeAgentOptions } from './safe-agent.js';
 
 export interface SafeRequestOptions extends SafeAgentOptions {
@@ -108,6 +106,8 @@ export async function safeRequest<T>(url: string, init: SafeRequestInit, options
   const both = signal === undefined ? deadline : AbortSignal.any([signal, deadline]);
   let current = parseUrl(url);
   let request = init;
+  // Loaded at the first request (undici with them): a process that never fetches (every CLI command) does not load them.
+  const [{ createSafeAgent }, { fetch }] = await Promise.all([import('./safe-agent.js'), import('undici')]);
   // An agent per request: no pooled connection outlives it, so each request checks its addresses anew.
   const agent = createSafeAgent(options);
   const redirects: string[] = [];

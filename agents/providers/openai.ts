@@ -3,13 +3,15 @@
  * `POST {base_url}/chat/completions`, read as server-sent events, and `POST
  * {base_url}/embeddings`. Spoken with undici's fetch because the `openai` package needs Node 22.
  */
-import { fetch } from 'undici';
 import type { Response } from 'undici';
 import { KowalskiError, messageOf } from '../../core/index.js';
 import type { ChatMessage, ChatRequest, ChatResponse, EmbedRequest, EmbedResponse, Provider, ProviderSettings, StopReason, ToolCall } from '../types.js';
 import type { Attempt } from './attempt.js';
 import { RetryableFailure, connectionFailure, httpFailure } from './errors.js';
 import type { Endpoint } from './errors.js';
+
+/** undici, loaded at the first request: a process that never asks such a server (every CLI command) does not load it. */
+const undici = () => import('undici');
 import { costOf } from './pricing.js';
 import { retryAfterMs, withRetry } from './retry.js';
 import { parseToolArguments } from './tool-args.js';
@@ -177,7 +179,7 @@ export class OpenAICompatibleProvider implements Provider {
     const { value, attempts } = await withRetry(
       { at, settings: this.#settings, signal: request.signal, onToken: request.onToken },
       async (attempt) => {
-        const response = await fetch(`${baseUrl}/chat/completions`, { method: 'POST', headers, body, signal: attempt.signal });
+        const response = await (await undici()).fetch(`${baseUrl}/chat/completions`, { method: 'POST', headers, body, signal: attempt.signal });
         attempt.touch();
         if (!response.ok) {
           const message = await errorMessage(response);
@@ -212,7 +214,7 @@ export class OpenAICompatibleProvider implements Provider {
     const { value, attempts } = await withRetry(
       { at, settings: this.#settings, signal: request.signal },
       async (attempt) => {
-        const response = await fetch(`${baseUrl}/embeddings`, { method: 'POST', headers: this.#headers('application/json'), body, signal: attempt.signal });
+        const response = await (await undici()).fetch(`${baseUrl}/embeddings`, { method: 'POST', headers: this.#headers('application/json'), body, signal: attempt.signal });
         attempt.touch();
         if (!response.ok) {
           const message = await errorMessage(response);

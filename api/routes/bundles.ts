@@ -1,6 +1,6 @@
 /**
  * `/api/bundles` and `/api/hordes/:id/bundle`: a horde as a `.kwf.zip`, and importing one —
- * upload (checked and staged in a worker thread, nothing installed), then install or drop. Registered as an
+ * upload (checked and staged in a child process, nothing installed), then install or drop. Registered as an
  * encapsulated plugin: the `application/zip` body parser and its 20 MiB limit apply to
  * these routes only; every other route keeps JSON bodies of at most 1 MiB.
  */
@@ -16,8 +16,8 @@ const reviewParams = { type: 'object', required: ['reviewId'], properties: { rev
 export async function bundleRoutes(app: FastifyInstance, options: { engine: Engine }): Promise<void> {
   const { engine } = options;
   const staging = new BundleStaging();
-  // Uploads are checked in a worker thread: a wide bundle never holds up the other routes.
-  const reviewer = reviewProcess();
+  // Uploads are checked in a child process: a wide bundle never holds up the other routes.
+  const reviewer = reviewProcess(engine.ownCode);
   const knownKinds = (): ReadonlySet<string> => new Set(engine.kinds.keys());
   // Made here, not in a request's handler: a staged review keeps it for 10 minutes, and a closure
   // made in the handler would keep the handler's scope with it — the upload's 20 MiB body included.

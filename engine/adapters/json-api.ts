@@ -5,7 +5,6 @@
  * failure is a KowalskiError of the caller's code whose message names the service and the
  * endpoint, never the URL (Discord's holds the interaction token) nor any header.
  */
-import { fetch } from 'undici';
 import { readBounded } from '../../agents/index.js';
 import { KowalskiError } from '../../core/index.js';
 import type { ErrorCode } from '../../core/index.js';
@@ -43,6 +42,8 @@ export async function callJson(call: JsonCall, timers: Pick<AdapterHost, 'setTim
   let answer: Buffer | null;
   let retryAfter: string | null;
   try {
+    // undici is loaded at the first call: a process that never calls a chat service (every CLI command) does not load it.
+    const { fetch } = await import('undici');
     const res = await fetch(call.url, {
       method: call.method,
       headers: { accept: 'application/json', ...(call.body === undefined ? {} : { 'content-type': 'application/json; charset=utf-8' }), ...call.headers },

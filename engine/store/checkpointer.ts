@@ -23,7 +23,8 @@ import { Worker } from 'node:worker_threads';
 import type { Database } from 'better-sqlite3';
 import { systemClock } from '../clock.js';
 import type { Clock } from '../clock.js';
-import { workerEntry } from '../modules.js';
+import { workerOf } from '../modules.js';
+import type { ModuleToRun } from '../modules.js';
 import { every, systemTimers } from '../triggers/timers.js';
 import type { Timers } from '../triggers/timers.js';
 import { messageOf } from '../../core/index.js';
@@ -45,6 +46,8 @@ export interface CheckpointerOptions {
   /** The engine's clock and timers, for the look at the WAL's size (default: the real ones). */
   clock?: Clock;
   timers?: Timers;
+  /** checkpoint.worker as the engine's own code has it (default: the module beside this one). */
+  module?: ModuleToRun | undefined;
 }
 
 /** Past this many bytes, the WAL file is truncated by the engine's thread: 4 × `walPages`. */
@@ -68,7 +71,8 @@ export async function startCheckpointer(db: Database, file: string, options: Che
   const walPages = options.walPages ?? 4096;
   const pageSize = db.pragma('page_size', { simple: true }) as number;
   db.pragma(`journal_size_limit = ${walPages * pageSize}`);
-  const worker = new Worker(workerEntry(import.meta.url, 'checkpoint.worker'), { workerData: { file, intervalMs, walPages } });
+  const { entry, options: threadOptions } = workerOf(import.meta.url, 'checkpoint.worker', options.module);
+  const worker = new Worker(entry, { ...threadOptions, workerData: { file, intervalMs, walPages } });
   let stopped = false;
   const ready = new Promise<void>((resolve, reject) => {
     worker.once('error', reject);

@@ -6,5 +6,6 @@
  */
 export { jobProcess } from './job-process.js';
 export { jobThread } from './job-thread.js';
+export { IDLE_MS } from './job-runner.js';
 export type { JobAnswer, JobThread } from './job-runner.js';
 export { serveJobs } from './job-serve.js';

@@ -10,15 +10,25 @@
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
 import { siblingModule } from '../modules.js';
+import type { ModuleToRun } from '../modules.js';
 import { IDLE_MS, jobRunner } from './job-runner.js';
 import type { JobAnswer, JobCarrier, JobProgress, JobThread } from './job-runner.js';
 
-/** The process running `base` (a module beside `metaUrl` that calls `serveJobs`); from the sources, under tsx. */
-export function jobProcess<Req, Res>(metaUrl: string, base: string, idleMs = IDLE_MS): JobThread<Req, Res> {
+/** `base` beside `metaUrl`: from the sources, under tsx. */
+function siblingJobModule(metaUrl: string, base: string): ModuleToRun {
   const file = siblingModule(metaUrl, base);
-  const execArgv = file.endsWith('.ts') ? ['--import', import.meta.resolve('tsx')] : [];
+  return { file, execArgv: file.endsWith('.ts') ? ['--import', import.meta.resolve('tsx')] : [] };
+}
+
+/**
+ * The process running `base` (a module beside `metaUrl` that calls `serveJobs`; from the
+ * sources, under tsx), or `module` when given (the engine's own code: the tests' built
+ * dist/, started without tsx).
+ */
+export function jobProcess<Req, Res>(metaUrl: string, base: string, idleMs = IDLE_MS, module?: ModuleToRun): JobThread<Req, Res> {
+  const { file, execArgv } = module ?? siblingJobModule(metaUrl, base);
   return jobRunner<Req, Res>(base, idleMs, (): JobCarrier<Res> => {
-    const child = fork(file, [], { execArgv, serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(file, [], { execArgv: [...execArgv], serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     return {
       kind: 'process',
       id: child.pid ?? -1,

@@ -5,17 +5,20 @@
  * of MiB (a bundle review) is better in a process (job-process.ts).
  */
 import { Worker } from 'node:worker_threads';
-import { workerEntry } from '../modules.js';
+import { workerOf } from '../modules.js';
+import type { ModuleToRun } from '../modules.js';
 import { IDLE_MS, jobRunner } from './job-runner.js';
 import type { JobAnswer, JobCarrier, JobProgress, JobThread } from './job-runner.js';
 
 /**
  * The thread running `base` (a module beside `metaUrl`, e.g. `catalog.worker`, which calls
  * `serveJobs`). From dist/ it is the .js file; from the sources, tsx is registered first.
+ * `module`: that module as the engine's own code has it (the tests' dist/, without tsx).
  */
-export function jobThread<Req, Res>(metaUrl: string, base: string, idleMs = IDLE_MS): JobThread<Req, Res> {
+export function jobThread<Req, Res>(metaUrl: string, base: string, idleMs = IDLE_MS, module?: ModuleToRun): JobThread<Req, Res> {
+  const { entry, options } = workerOf(metaUrl, base, module);
   return jobRunner<Req, Res>(base, idleMs, (): JobCarrier<Res> => {
-    const w = new Worker(workerEntry(metaUrl, base));
+    const w = new Worker(entry, options);
     return {
       kind: 'thread',
       id: w.threadId,

@@ -14,6 +14,7 @@ import { createEngine } from '../../engine/index.js';
 import { tempDir } from '../../testkit/tmp.js';
 import { harness } from '../../testkit/crash/support.js';
 import { cleanups } from '../../testkit/cleanup.js';
+import { testOwnCode } from '../../testkit/dist.js';
 import { writeHorde } from '../support/engine.js';
 
 const PRICE_SERVER = fileURLToPath(new URL('../fixtures/mcp/prices.mjs', import.meta.url));
@@ -44,7 +45,7 @@ env = { PRICES_CALLS = ${JSON.stringify(calls)} }
     assert.ok(second.lines.includes(`DONE ${runId} succeeded`), second.lines.join('\n'));
     assert.deepEqual(fs.readFileSync(calls, 'utf8').trim().split('\n').map((l) => JSON.parse(l)), [{ name: 'closes', args: { symbols: 'AAPL,MSFT' } }], 'never called twice');
 
-    const engine = await createEngine({ dataDir: home });
+    const engine = await createEngine({ ownCode: testOwnCode(), dataDir: home });
     cleanups(t)(() => engine.close());
     const run = engine.getRun(runId);
     const fetch = run.steps.find((s) => s.name === 'fetch')!;

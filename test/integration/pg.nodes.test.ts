@@ -16,7 +16,7 @@ import type { TestContext } from 'node:test';
 import type { Engine } from '../../engine/index.js';
 import { openSyncPg } from '../../engine/store/pg/sync-pg.js';
 import { cleanups } from '../../testkit/cleanup.js';
-import { nodeArgsFor } from '../../testkit/dist.js';
+import { nodeArgsFor, testSyncPgModule } from '../../testkit/dist.js';
 import { writeHorde } from '../support/engine.js';
 import { freshPostgresUrl, pgTestEngine } from '../support/pg-engine.js';
 import { tempDir } from '../../testkit/tmp.js';
@@ -137,7 +137,7 @@ describe('nodes sharing a Postgres store', () => {
     await b.engine.cancel(id, { reason: 'enough' });
     assert.equal(await a.engine.waitForRun(id), 'cancelled');
     assert.equal(fs.existsSync(gate), false);
-    const reader = openSyncPg(url);
+    const reader = openSyncPg(url, { module: testSyncPgModule() });
     t.after(() => reader.close());
     assert.equal(reader.get<{ n: number }>('SELECT count(*)::int AS n FROM node_requests')!.n, 0, 'every request was cleared once answered');
   });
@@ -157,7 +157,7 @@ describe('nodes sharing a Postgres store', () => {
     a.child.kill('SIGSTOP');
     await assert.rejects(b.engine.cancel(id), (err: { code?: string; message?: string }) =>
       err.code === 'KW_ERR_RUN_ELSEWHERE' && err.message!.includes(nodeA) && err.message!.includes('nothing was done'));
-    const reader = openSyncPg(url);
+    const reader = openSyncPg(url, { module: testSyncPgModule() });
     t.after(() => reader.close());
     assert.equal(reader.get<{ n: number }>('SELECT count(*)::int AS n FROM node_requests')!.n, 0, 'the request was withdrawn');
     a.child.kill('SIGCONT');
@@ -259,7 +259,7 @@ describe('nodes sharing a Postgres store', () => {
     await waitFor(() => [taken, kept].every((id) => a.engine.getRun(id).attempts.length === 1), 'both steps started on A');
     const stopped = new Promise<string>((resolve) => a.engine.on('engine:stopped', ({ error }) => resolve(error.code)));
     // One lease taken from A as if it had lapsed: B adopts that run; A's commit of its step is then refused by the fence.
-    const db = openSyncPg(url);
+    const db = openSyncPg(url, { module: testSyncPgModule() });
     cleanups(t)(() => db.close());
     db.run('UPDATE run_leases SET node_id = NULL, expires_at = 0 WHERE run_id = $1', [taken]);
     const b = await pgTestEngine(t, { url, store: { files, leaseSecs: 1 } });

@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import { buildApi } from '../../api/index.js';
 import { listen, TestSocket } from '../support/api.js';
 import { openSyncPg } from '../../engine/store/pg/sync-pg.js';
+import { testSyncPgModule } from '../../testkit/dist.js';
 import { cleanups } from '../../testkit/cleanup.js';
 import { writeHorde } from '../support/engine.js';
 import { freshPostgresUrl, pgTestEngine } from '../support/pg-engine.js';
@@ -64,7 +65,7 @@ test('wake-ups: with its polls slowed to a minute node B still follows A\'s runs
   assert.ok(heard < 2_000, `heard ${Math.round(heard)} ms after the run ended: by notification, not at a poll a minute away`);
 
   // Cut B's listener off: it polls until it reconnects.
-  const admin = openSyncPg(url);
+  const admin = openSyncPg(url, { module: testSyncPgModule() });
   t.after(() => admin.close());
   const nodeB = b.engine.nodes().nodes.find((n) => n.self)!.id;
   const cut = (): number => admin.all('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [`kowalski ${nodeB} listener`]).length;

@@ -15,6 +15,7 @@ import type { Clock } from '../../engine/clock.js';
 import { cleanups } from '../../testkit/cleanup.js';
 import { markedProcesses, markProcesses, NO_GRANTS, NODE_ONLY, startTestPlugin } from '../support/plugins.js';
 import { waitFor } from '../../testkit/wait.js';
+import { nodeArgsFor } from '../../testkit/dist.js';
 
 const TOOLS = `
 import fs from 'node:fs';
@@ -161,7 +162,7 @@ for (const how of ['node', 'machine'] as const) {
     const p = startTestPlugin(t, { 'index.js': 'export async function pid() { return String(process.pid); }' }, ['pid']);
     await p.proc.stop();
     const mark = markProcesses(t);
-    const engine = spawn(process.execPath, ['--import', 'tsx', path.join(REPO, 'test/fixtures/plugins/engine-with-plugin.ts'), p.root, how], { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] });
+    const engine = spawn(process.execPath, [...nodeArgsFor('testkit/engine-with-plugin.ts'), p.root, how], { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] });
     cleanups(t)(() => engine.kill('SIGKILL'));
     let printed = '';
     engine.stdout.on('data', (chunk: Buffer) => { printed += chunk.toString(); });

@@ -15,6 +15,7 @@ import { PgSession } from '../../engine/store/pg/session.js';
 import { postgresRunStore } from '../../engine/store/pg/run-store.js';
 import { migratePg } from '../../engine/store/pg/migrate.js';
 import { openSyncPg } from '../../engine/store/pg/sync-pg.js';
+import { testSyncPgModule } from '../../testkit/dist.js';
 import { sqliteRunStore } from '../../engine/store/run-store.js';
 import type { RunStore } from '../../engine/store/run-store.js';
 import { freshDatabase, startPostgres, type Postgres } from '../../testkit/postgres.js';
@@ -75,7 +76,7 @@ test('bulk writes on Postgres leave exactly the rows SQLite\'s row-by-row writes
   const db = openDatabase(path.join(tempDir(t), 'k.sqlite'));
   t.after(() => db.close());
   const sqlite = sqliteRunStore(db);
-  const pg = openSyncPg(freshDatabase(cluster.url, 'bulk'));
+  const pg = openSyncPg(freshDatabase(cluster.url, 'bulk'), { module: testSyncPgModule() });
   t.after(() => pg.close());
   migratePg(pg, 'bulk');
   const postgres = postgresRunStore(new PgSession(pg));

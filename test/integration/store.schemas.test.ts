@@ -18,6 +18,7 @@ import { openDatabase } from '../../engine/store/database.js';
 import { COPY_TABLES } from '../../engine/store/copy-tables.js';
 import { migratePg } from '../../engine/store/pg/migrate.js';
 import { openSyncPg } from '../../engine/store/pg/sync-pg.js';
+import { testSyncPgModule } from '../../testkit/dist.js';
 import { freshDatabase, startPostgres, type Postgres } from '../../testkit/postgres.js';
 
 /** Tables only SQLite keeps: a data folder's own state, which never goes to a shared database (docs/postgres.md). */
@@ -131,7 +132,7 @@ function sqliteSchema(file: string): Schema {
 }
 
 function postgresSchema(url: string): Schema {
-  const pg = openSyncPg(url);
+  const pg = openSyncPg(url, { module: testSyncPgModule() });
   try {
     migratePg(pg, url);
     const schema: Schema = new Map();

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { KowalskiError } from '../../core/index.js';
 import { PostgresError, openSyncPg, type SyncPg } from '../../engine/store/pg/sync-pg.js';
+import { testSyncPgModule } from '../../testkit/dist.js';
 import { cleanups } from '../../testkit/cleanup.js';
 import { REPO } from '../../testkit/cli.js';
 import { freePort } from '../../testkit/free-port.js';
@@ -25,7 +26,7 @@ after(() => cluster?.stop());
 
 let databases = 0;
 function open(t: Parameters<typeof cleanups>[0], options?: Parameters<typeof openSyncPg>[1]): SyncPg {
-  const db = openSyncPg(freshDatabase(cluster.url, `t${++databases}`), options);
+  const db = openSyncPg(freshDatabase(cluster.url, `t${++databases}`), { module: testSyncPgModule(), ...options });
   cleanups(t)(() => db.close());
   return db;
 }
@@ -163,7 +164,7 @@ test('a call past timeoutMs throws KW_ERR_STORE_UNAVAILABLE; the connection is c
 test('a server killed between calls: the next call throws KW_ERR_STORE_UNAVAILABLE at once, never hangs', { timeout: 60_000 }, async () => {
   const own = await startPostgres();
   try {
-    const db = openSyncPg(own.url, { timeoutMs: 20_000 });
+    const db = openSyncPg(own.url, { timeoutMs: 20_000, module: testSyncPgModule() });
     assert.deepEqual(db.get('SELECT 1 AS one'), { one: 1 });
     own.kill(); // the worker may or may not have seen the socket close before the next call: either way it fails fast
     const lost = unavailable(() => db.get('SELECT 1 AS one'));
@@ -190,13 +191,13 @@ test('a backend terminated during a call: that call throws KW_ERR_STORE_UNAVAILA
 test('the password never appears in a message, only host:port/database', async (t) => {
   const secret = 'sekret-Passw0rd';
   const port = await freePort(); // nothing listens there
-  const refused = unavailable(() => openSyncPg(`postgres://postgres:${secret}@127.0.0.1:${port}/kowalski`, { timeoutMs: 10_000 }));
+  const refused = unavailable(() => openSyncPg(`postgres://postgres:${secret}@127.0.0.1:${port}/kowalski`, { timeoutMs: 10_000, module: testSyncPgModule() }));
   assert.match(refused.err.message, new RegExp(`^PostgreSQL at 127\\.0\\.0\\.1:${port}/kowalski is unavailable: .*ECONNREFUSED`));
   assert.ok(!refused.err.message.includes(secret) && !(refused.err.stack ?? '').includes(secret));
 
   const url = new URL(freshDatabase(cluster.url, `t${++databases}`));
   url.password = secret; // trust authentication takes any password
-  const db = openSyncPg(url.href, { timeoutMs: 300, connectTimeoutMs: 20_000 });
+  const db = openSyncPg(url.href, { timeoutMs: 300, connectTimeoutMs: 20_000, module: testSyncPgModule() });
   cleanups(t)(() => db.close());
   const slow = unavailable(() => db.get('SELECT pg_sleep(2)'));
   assert.ok(!slow.err.message.includes(secret), slow.err.message);

@@ -22,7 +22,7 @@ import { buildApi } from '../../api/index.js';
 import { DEFAULT_CONFIG, createEngine } from '../../engine/index.js';
 import type { Engine } from '../../engine/index.js';
 import { REPO, startCli } from '../../testkit/cli.js';
-import { cliArgs } from '../../testkit/dist.js';
+import { cliArgs, nodeArgsFor } from '../../testkit/dist.js';
 import { TEST_KINDS, writeHorde } from '../support/engine.js';
 import { freePort } from '../../testkit/free-port.js';
 import { tempDir } from '../../testkit/tmp.js';
@@ -240,17 +240,16 @@ function writeGated(home: string): void {
   writeHorde(path.join(home, 'hordes', 'gated'), 'id = "gated"\npipeline = ["check"]\n[[triggers]]\nname = "in"\nkind = "webhook"\noverlap = "parallel"', { check: 'kind = "verify"\nverify_command = "true"' });
 }
 
-const BURST_CLIENT = new URL('../support/burst-client.ts', import.meta.url).pathname;
 
 /**
- * `count` deliveries to `route` from a sender process of its own (test/support/burst-client.ts),
+ * `count` deliveries to `route` from a sender process of its own (testkit/burst-client.ts),
  * written in one turn on connections the server has all accepted (Node accepts one new
  * connection per turn of its event loop, so a delivery on a connection not yet accepted
  * arrives later): they arrive together. `go()` runs just before they are written.
  */
 async function burst(t: TestContext, s: Served, route: string, count: number, go: () => void): Promise<Array<{ status: number; body: any }>> {
   const open = s.accepted();
-  const child = spawn(process.execPath, ['--import', 'tsx', BURST_CLIENT, new URL(s.url).port, route, String(count)], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeArgsFor('testkit/burst-client.ts'), new URL(s.url).port, route, String(count), AUTH.authorization], { stdio: ['pipe', 'pipe', 'pipe'] });
   cleanups(t)(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });

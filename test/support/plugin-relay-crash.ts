@@ -17,7 +17,7 @@ import { createEngine } from '../../engine/index.js';
 import { cleanups } from '../../testkit/cleanup.js';
 import { startCli } from '../../testkit/cli.js';
 import type { CliResult, RunningCli } from '../../testkit/cli.js';
-import { nodeArgsFor } from '../../testkit/dist.js';
+import { nodeArgsFor, testOwnCode } from '../../testkit/dist.js';
 import { startFakeOllama } from '../../testkit/fake-models.js';
 import type { FakeModelServer } from '../../testkit/fake-models.js';
 import { tempDir } from '../../testkit/tmp.js';
@@ -84,7 +84,7 @@ export async function relayWorld(t: TestContext, paceMs = 0): Promise<RelayWorld
     '[adapters.relay]', 'type = "plugin"', 'plugin = "hello"', 'adapter = "relay"', 'enabled = true', 'agent = "assistant"',
     `secret = "${SECRET}"`, `reply_url = "${relay.origin}/answers"`, '',
   ].join('\n'));
-  const setup = await createEngine({ dataDir: home });
+  const setup = await createEngine({ ownCode: testOwnCode(), dataDir: home });
   setup.plugins.grant('hello', 'ann (test)');
   await setup.close();
 
@@ -169,7 +169,7 @@ export async function checkRelay(world: RelayWorld, messages: RelayMessage[]): P
   }
 
   // The answers the engine recorded, by stamp.
-  const engine = await createEngine({ dataDir: world.home });
+  const engine = await createEngine({ ownCode: testOwnCode(), dataDir: world.home });
   const recorded = new Set<number>();
   try {
     for (const s of engine.chat.list(1000).filter((x) => x.title.startsWith('relay: '))) {

@@ -21,6 +21,7 @@ import type { FakeModelServer } from '../fake-models.js';
 import { harness } from './support.js';
 import type { HarnessOptions, HarnessRun } from './support.js';
 import type { ModelLedger } from './chat-ledger.js';
+import { testOwnCode } from '../dist.js';
 
 export const CHAT_CHILD = new URL('./chat-child.ts', import.meta.url).pathname;
 const LEDGER_SERVER = new URL('./ledger.mjs', import.meta.url).pathname;
@@ -118,7 +119,7 @@ const ended = (e: Ev): e is Extract<Ev, { type: 'model.finished' | 'model.failed
 export async function checkChat(home: string, ledger: ModelLedger, server: FakeModelServer, ledgerFile: string, what: Chatting, answer: (message: string) => string): Promise<ChatCheck> {
   const problems: string[] = [];
   const out: ChatCheck = { problems, sessions: 0, turns: 0, calls: 0, answersLostToKills: 0, askedAgain: 0, outcomeUnknown: 0 };
-  const engine = await createEngine({ dataDir: home });
+  const engine = await createEngine({ ownCode: testOwnCode(), dataDir: home });
   const committed = new Map<number, string>();
   const toolLines: Array<{ line: string; recorded: boolean; where: string }> = [];
   try {

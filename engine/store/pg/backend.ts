@@ -17,6 +17,7 @@ import { pgSpend } from './spend.js';
 import type { SharedSpend } from '../traces.js';
 import { describeTarget, openSyncPg } from './sync-pg.js';
 import type { SyncPg } from './sync-pg.js';
+import type { ModuleToRun } from '../../modules.js';
 
 export interface PostgresBackend {
   readonly pg: SyncPg;
@@ -41,11 +42,13 @@ export interface PostgresBackendOptions {
   /** The data folder's id (data-dir folder id): an earlier node of the same folder is this one's dead predecessor. */
   folderId: string;
   ttlMs: number;
+  /** sync-pg.worker as the engine's own code has it (default: the module beside sync-pg.ts). */
+  module?: ModuleToRun | undefined;
 }
 
 export function openPostgresBackend(url: string, options: PostgresBackendOptions): PostgresBackend {
   const nodeId = `node-${randomBytes(4).toString('hex')}`;
-  const pg = openSyncPg(url, { applicationName: `kowalski ${nodeId}` });
+  const pg = openSyncPg(url, { applicationName: `kowalski ${nodeId}`, module: options.module });
   try {
     // A node stopped (SIGSTOP) inside a transaction would hold the commit-order lock for
     // everyone: the server ends such a session well before its leases expire.

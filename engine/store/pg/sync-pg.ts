@@ -13,7 +13,8 @@
  */
 import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import { KowalskiError } from '../../../core/index.js';
-import { workerEntry } from '../../modules.js';
+import { workerOf } from '../../modules.js';
+import type { ModuleToRun } from '../../modules.js';
 
 export interface SyncPg {
   /** Rows of one statement ($1.. parameters). */
@@ -49,6 +50,8 @@ export interface SyncPgOptions {
   connectTimeoutMs?: number;
   /** application_name the server shows in pg_stat_activity (default 'kowalski'). */
   applicationName?: string;
+  /** sync-pg.worker as the engine's own code has it (default: the module beside this one). */
+  module?: ModuleToRun | undefined;
 }
 
 export interface Statement {
@@ -107,7 +110,8 @@ export function openSyncPg(url: string, options: SyncPgOptions = {}): SyncPg {
   const signal = new Int32Array(new SharedArrayBuffer(4));
   const { port1, port2 } = new MessageChannel();
   const input = { url, applicationName: options.applicationName ?? 'kowalski', connectTimeoutMs, signal, port: port2 };
-  const worker = new Worker(workerEntry(import.meta.url, 'sync-pg.worker'), { workerData: input, transferList: [port2] });
+  const { entry, options: threadOptions } = workerOf(import.meta.url, 'sync-pg.worker', options.module);
+  const worker = new Worker(entry, { ...threadOptions, workerData: input, transferList: [port2] });
   worker.unref(); // an open connection, like an open SQLite handle, never keeps the process alive
   port1.unref();
   /** Why the connection is closed, once it is. */

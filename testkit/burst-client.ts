@@ -1,16 +1,16 @@
 /**
  * A webhook sender in a process of its own, for deliveries that really arrive together:
- * `<port> <path> <count>` opens `count` connections, prints `READY` once all are up,
+ * `<port> <path> <count> <authorization>` opens `count` connections, prints `READY` once all are up,
  * and when a line arrives on stdin sends one POST on each (node:http over those open
  * sockets), all in one turn of its event loop. It prints one JSON line,
  * `[{ status, body }]` in delivery order, and exits.
- * Delivery `i` carries `x-request-id: burst-<i>` and the body `{"n":i}`.
+ * Delivery `i` carries `x-request-id: burst-<i>`, the `authorization` header given and the body
+ * `{"n":i}`. In testkit/ so that it is built: started from dist/, it needs no tsx.
  */
 import http from 'node:http';
 import net from 'node:net';
-import { AUTH } from './token.js';
 
-const [port, route, count] = [Number(process.argv[2]), process.argv[3]!, Number(process.argv[4])];
+const [port, route, count, authorization] = [Number(process.argv[2]), process.argv[3]!, Number(process.argv[4]), process.argv[5]!];
 
 interface Answer {
   status: number;
@@ -23,7 +23,7 @@ function deliver(socket: net.Socket, i: number): Promise<Answer> {
     const body = JSON.stringify({ n: i });
     const req = http.request({
       host: '127.0.0.1', port, path: route, method: 'POST', createConnection: () => socket,
-      headers: { ...AUTH, 'content-type': 'application/json', 'x-request-id': `burst-${i}`, 'content-length': Buffer.byteLength(body) },
+      headers: { authorization, 'content-type': 'application/json', 'x-request-id': `burst-${i}`, 'content-length': Buffer.byteLength(body) },
     }, (res) => {
       let text = '';
       res.setEncoding('utf8');
