@@ -8,7 +8,8 @@
 import dns from 'node:dns';
 import type { LookupAddress } from 'node:dns';
 import net from 'node:net';
-import { Agent, buildConnector } from 'undici';
+import type * as UndiciModule from 'undici';
+import type { Agent, buildConnector } from 'undici';
 import { KowalskiError } from '../../core/index.js';
 import { AllowList, assertAddressAllowed } from './address-policy.js';
 
@@ -60,9 +61,12 @@ function checkSocket(socket: net.Socket, port: number, allow: AllowList, target:
   }
 }
 
+/** undici's module, loaded by the caller at its first request (so a process that never fetches does not load it). */
+export type Undici = typeof UndiciModule;
+
 /** The connector: check, connect to the checked address, check the socket. */
-export function safeConnector(options: SafeAgentOptions = {}): buildConnector.connector {
-  const base = buildConnector({ timeout: options.connectTimeoutMs ?? 10_000 });
+export function safeConnector(undici: Undici, options: SafeAgentOptions = {}): buildConnector.connector {
+  const base = undici.buildConnector({ timeout: options.connectTimeoutMs ?? 10_000 });
   const allow = new AllowList(options.testOnlyAllow);
   const lookup: LookupFunction = options.lookup ?? dns.lookup;
   return (opts, callback) => {
@@ -98,6 +102,6 @@ export function safeConnector(options: SafeAgentOptions = {}): buildConnector.co
 }
 
 /** An Agent whose every connection passes the address policy. Close it when done. */
-export function createSafeAgent(options: SafeAgentOptions = {}): Agent {
-  return new Agent({ connect: safeConnector(options) });
+export function createSafeAgent(undici: Undici, options: SafeAgentOptions = {}): Agent {
+  return new undici.Agent({ connect: safeConnector(undici, options) });
 }

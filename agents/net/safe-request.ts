@@ -9,6 +9,7 @@ import type { Response } from 'undici';
 import { KowalskiError, messageOf } from '../../core/index.js';
 import { AllowList, checkUrl } from './address-policy.js';
 import { readBounded } from './read-bounded.js';
+import { createSafeAgent } from './safe-agent.js';
 import type { SafeAgentOptions } from './safe-agent.js';
 
 export interface SafeRequestOptions extends SafeAgentOptions {
@@ -106,10 +107,11 @@ export async function safeRequest<T>(url: string, init: SafeRequestInit, options
   const both = signal === undefined ? deadline : AbortSignal.any([signal, deadline]);
   let current = parseUrl(url);
   let request = init;
-  // Loaded at the first request (undici with them): a process that never fetches (every CLI command) does not load them.
-  const [{ createSafeAgent }, { fetch }] = await Promise.all([import('./safe-agent.js'), import('undici')]);
+  // undici is loaded at the first request: a process that never fetches (every CLI command) does not load it.
+  const undici = await import('undici');
+  const { fetch } = undici;
   // An agent per request: no pooled connection outlives it, so each request checks its addresses anew.
-  const agent = createSafeAgent(options);
+  const agent = createSafeAgent(undici, options);
   const redirects: string[] = [];
   const send = async (target: URL): Promise<Response> => {
     options.checkHop?.(target);
