@@ -15,7 +15,7 @@ import { fakeSlackApi, slackSigned } from '../support/fake-chat-apis.js';
 import { startFakeOllama } from '../../testkit/fake-models.js';
 import { tempDir } from '../../testkit/tmp.js';
 import { waitFor } from '../../testkit/wait.js';
-import { writeTestToken } from '../support/token.js';
+import { AUTH, writeTestToken } from '../support/token.js';
 
 const SECRET = 'crash-test-signing-secret';
 const TOKEN = 'xoxb-crash-test';
@@ -38,6 +38,11 @@ test('SIGKILL after a Slack event is acknowledged and before its reply: after th
       await server.exited;
     });
     const url = /at (http:\/\/127\.0\.0\.1:\d+)\//.exec(await server.stderrLine(/^kowalski serving /))![1]!;
+    // Adapters start on their own after the server listens (Slack's asks auth.test first): until then an event is 409, which Slack would retry.
+    await waitFor(async () => {
+      const { adapters } = await (await fetch(`${url}/api/adapters`, { headers: AUTH })).json() as { adapters: { name: string; state: string }[] };
+      return adapters.find((a) => a.name === 'slack')?.state === 'running';
+    }, 'the Slack adapter to run');
     return { server, url };
   };
   const body = JSON.stringify({
