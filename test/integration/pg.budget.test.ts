@@ -17,6 +17,7 @@ import { chatSetup, perAgent, profile } from '../../testkit/chat.js';
 import { cleanups } from '../../testkit/cleanup.js';
 import { nodeArgsFor, testOwnCode } from '../../testkit/dist.js';
 import { startFakeOllama } from '../../testkit/fake-models.js';
+import type { FakeModelServer } from '../../testkit/fake-models.js';
 import { freshPostgresUrl } from '../../testkit/pg-store.js';
 import { tempDir } from '../../testkit/tmp.js';
 import { waitFor } from '../../testkit/wait.js';
@@ -53,13 +54,18 @@ async function settled(engine: Engine, runId: string): Promise<string> {
   return engine.getRun(runId).run.state;
 }
 
-test('a run handed from node A to node B counts the model calls made on A: it parks on B at the limit', async (t) => {
+/** A temp folder, the fake model, a fresh database with a shared files folder, and the spending horde whose step c waits for `gate`. */
+async function spendScene(t: TestContext): Promise<{ dir: string; server: FakeModelServer; store: { url: string; files: string }; gate: string; folder: string }> {
   const dir = tempDir(t);
   const server = await startFakeOllama(() => ANSWER);
   cleanups(t)(() => server.close());
   const store = { url: await freshPostgresUrl(), files: path.join(dir, 'shared') };
   const gate = path.join(dir, 'gate');
-  const folder = spendHorde(dir, gate);
+  return { dir, server, store, gate, folder: spendHorde(dir, gate) };
+}
+
+test('a run handed from node A to node B counts the model calls made on A: it parks on B at the limit', async (t) => {
+  const { dir, server, store, gate, folder } = await spendScene(t);
 
   const a = await node(t, path.join(dir, 'a'), store, server.url);
   const b = await node(t, path.join(dir, 'b'), store, server.url);
@@ -107,12 +113,7 @@ test('a run handed from node A to node B counts the model calls made on A: it pa
 });
 
 test('a node killed mid-step: the node that adopts the run counts the calls the dead node made', async (t) => {
-  const dir = tempDir(t);
-  const server = await startFakeOllama(() => ANSWER);
-  cleanups(t)(() => server.close());
-  const store = { url: await freshPostgresUrl(), files: path.join(dir, 'shared') };
-  const gate = path.join(dir, 'gate');
-  const folder = spendHorde(dir, gate);
+  const { dir, server, store, gate, folder } = await spendScene(t);
   // Node A in a child process (testkit/pg-node.ts: it starts one run of the horde), its model on the fake Ollama; leases of 1 s.
   const homeA = path.join(dir, 'a');
   writeModelConfig(homeA, server.url);
