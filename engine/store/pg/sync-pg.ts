@@ -16,6 +16,9 @@ import { KowalskiError } from '../../../core/index.js';
 import { workerOf } from '../../modules.js';
 import type { ModuleToRun } from '../../modules.js';
 
+/** The longest single wait for an answer: the limit is counted in these. */
+const WAIT_SLICE_MS = 100;
+
 export interface SyncPg {
   /** Rows of one statement ($1.. parameters). */
   all<R>(sql: string, params?: readonly unknown[]): R[];
@@ -130,15 +133,24 @@ export function openSyncPg(url: string, options: SyncPgOptions = {}): SyncPg {
     void worker.terminate();
   }
 
-  /** Blocks until the worker answers `id` (or `timeoutMs` passes), then returns its value or throws its error. */
+  /**
+   * Blocks until the worker answers `id` (or `timeoutMs` of waiting passes), then returns its
+   * value or throws its error. The wait is counted in slices: time the process spent stopped
+   * (SIGSTOP, a suspended machine) ends one slice, not the whole limit, so a call in flight
+   * then still gets its answer (a lease renewal refused by the fence, say) instead of calling
+   * the store unavailable.
+   */
   function answer(id: number, what: string, limitMs = timeoutMs): unknown {
+    let waited = 0;
     // Until the flag is set: a wait also wakes at the previous answer's notify when the worker was
     // preempted between that answer's store and its notify (at most once per call: one answer at a time).
     while (Atomics.load(signal, 0) === 0) {
-      if (Atomics.wait(signal, 0, 0, limitMs) === 'timed-out') {
+      if (waited >= limitMs) {
         shutDown(`${what} got no answer within ${limitMs} ms; the connection was closed`);
         throw unavailable(gone!);
       }
+      const slice = Math.min(WAIT_SLICE_MS, limitMs - waited);
+      if (Atomics.wait(signal, 0, 0, slice) === 'timed-out') waited += slice;
     }
     // The worker posts its answer before it sets the flag: it is on the port now.
     const reply = receiveMessageOnPort(port1)?.message as Reply | undefined;
