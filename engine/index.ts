@@ -25,7 +25,7 @@ export type { RunRow, AttemptRow, ApprovalRow, ListRunsFilter } from './store/qu
 export type { TraceSummary, TraceDetail, TraceFilter } from './store/traces.js';
 export type { EngineEventMap } from './observers.js';
 export { openDatabase } from './store/database.js';
-export { readOwner } from './store/lock.js';
+export { liveServerOf, readOwner } from './store/lock.js';
 export { migrateStores } from './store-migrate.js';
 export type { MigratedStore, MigrateOptions } from './store-migrate.js';
 export { copyStore, parseStoreSide } from './store-copy.js';

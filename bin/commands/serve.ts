@@ -6,7 +6,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { buildApi, DEFAULT_PORT, isLoopback, loadOrCreateToken, TOKEN_FILE } from '../../api/index.js';
 import { KowalskiError, messageOf } from '../../core/index.js';
-import { createEngine, formatRecovery, readOwner } from '../../engine/index.js';
+import { createEngine, formatRecovery, liveServerOf } from '../../engine/index.js';
 import { EXIT, dataDir } from './common.js';
 import { canOpenBrowser, openBrowser } from './open-browser.js';
 import { signInUrl } from './sign-in.js';
@@ -46,25 +46,13 @@ async function checkPort(host: string, port: number): Promise<void> {
   await new Promise<void>((resolve) => probe.close(() => resolve()));
 }
 
-/** A live kowalski that serves this data folder, when it says it listens on `port`. */
-function servingHere(dir: string, port: number): { pid: number; url: string } | undefined {
-  const owner = readOwner(dir);
-  if (owner?.url === undefined || new URL(owner.url).port !== String(port)) return undefined;
-  try {
-    process.kill(owner.pid, 0);
-  } catch {
-    return undefined; // its owner file outlived it (killed)
-  }
-  return { pid: owner.pid, url: owner.url };
-}
-
 export async function serveCommand(opts: { host?: string; port?: string; open?: boolean }): Promise<number> {
   const host = opts.host ?? '127.0.0.1';
   const port = parsePort(opts.port);
   try {
     await checkPort(host, port);
   } catch (err) {
-    const here = (err as { cause?: NodeJS.ErrnoException }).cause?.code === 'EADDRINUSE' ? servingHere(dataDir(), port) : undefined;
+    const here = (err as { cause?: NodeJS.ErrnoException }).cause?.code === 'EADDRINUSE' ? liveServerOf(dataDir(), port) : undefined;
     if (here === undefined) throw err;
     throw new KowalskiError('KW_ERR_LISTEN', `kowalski already serves ${dataDir()} at ${here.url} (process ${here.pid}): \`kowalski open\` signs you in to it; stop it first to start another`, { cause: err });
   }

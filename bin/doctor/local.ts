@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { SECRET_FILES, SECRET_FOLDERS, dataPaths, readOwner } from '../../engine/index.js';
+import { SECRET_FILES, SECRET_FOLDERS, dataPaths, liveServerOf } from '../../engine/index.js';
 import { fail, ok, reason, warn } from './check.js';
 import type { Check } from './check.js';
 
@@ -90,26 +90,6 @@ export function checkDisk(dir: string, limits: DiskLimits = DISK_LIMITS): Check 
   return ok('free disk', `${gib(free)} free`);
 }
 
-/** Is `port` free on `host`, held by a kowalski server, or taken by something else? */
-/** Whether this data folder's owner file names a live server on `port`: the kowalski server there is this folder's own. */
-function servesThisFolder(dir: string, port: number): number | undefined {
-  const owner = readOwner(dir);
-  if (owner?.url === undefined) return undefined;
-  let ownerPort: string;
-  try {
-    ownerPort = new URL(owner.url).port;
-  } catch {
-    return undefined;
-  }
-  if (ownerPort !== String(port)) return undefined;
-  try {
-    process.kill(owner.pid, 0);
-    return owner.pid;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM' ? owner.pid : undefined;
-  }
-}
-
 /** `host:port` for `kowalski serve` of data folder `dir`: free, this folder's own server, another folder's server, or another program. */
 export async function checkPort(host: string, port: number, dir: string): Promise<Check> {
   const free = await new Promise<boolean | string>((resolve) => {
@@ -124,8 +104,8 @@ export async function checkPort(host: string, port: number, dir: string): Promis
     const body = (await res.json().catch(() => undefined)) as { ok?: boolean; pid?: number; error?: { code?: string } } | undefined;
     // Without the token a kowalski server answers 401 in its own shape: still a kowalski server.
     if ((res.ok && body?.ok === true) || (res.status === 401 && body?.error?.code === 'KW_ERR_UNAUTHORIZED')) {
-      const own = servesThisFolder(dir, port);
-      if (own !== undefined) return ok('port', `${host}:${port} is held by this data folder's kowalski server (process ${own})`);
+      const own = liveServerOf(dir, port);
+      if (own !== undefined) return ok('port', `${host}:${port} is held by this data folder's kowalski server (process ${own.pid})`);
       return fail('port', `${host}:${port} is held by the kowalski server of another data folder, not ${dir}`,
         `serve this data folder on another port (kowalski serve --port ${port + 1}), or stop that server first`);
     }

@@ -74,3 +74,21 @@ export function readOwner(dir: string): LockOwner | undefined {
     return undefined;
   }
 }
+
+/** The live server this data folder's owner file names on `port`, if any (an owner file that outlived its process, a killed one, names none). */
+export function liveServerOf(dir: string, port: number): { pid: number; url: string } | undefined {
+  const owner = readOwner(dir);
+  if (owner?.url === undefined) return undefined;
+  try {
+    if (new URL(owner.url).port !== String(port)) return undefined;
+  } catch {
+    return undefined;
+  }
+  try {
+    process.kill(owner.pid, 0);
+  } catch (err) {
+    // EPERM: alive, another user's
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return undefined;
+  }
+  return { pid: owner.pid, url: owner.url };
+}
