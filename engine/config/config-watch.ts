@@ -4,7 +4,6 @@
  * longer loads keeps the settings read before in effect and says why, naming the file and line.
  * The folder is watched, not the file, so a file replaced by a rename is still seen.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import type { FSWatcher } from 'chokidar';
 import { messageOf } from '../../core/errors.js';
@@ -23,12 +22,6 @@ export interface ConfigWatchDeps {
 
 export interface ConfigWatch {
   close(): Promise<void>;
-}
-
-/** What tells one version of a file from another without reading it: its mtime, size and inode ('none' when missing). */
-export function fileStamp(file: string): string {
-  const stat = fs.statSync(file, { throwIfNoEntry: false });
-  return stat === undefined ? 'none' : `${stat.mtimeMs}:${stat.size}:${stat.ino}`;
 }
 
 /** Watches `file`; resolves once the watch is ready. */

@@ -1,10 +1,11 @@
 /**
  * The values of the secrets config.toml holds now (the list in secret-list.ts), for
  * replacing them in what the server says: error answers and log lines. The file is read
- * again only when it changed (its mtime or size), so an error costs one `stat`.
+ * again only when it changed (its mtime, size or inode), so an error costs one `stat`.
  */
 import fs from 'node:fs';
 import { parse } from 'smol-toml';
+import { fileStamp } from '../config/file-stamp.js';
 import { configSecrets, urlPassword } from './secret-list.js';
 
 /** Every string leaf of a secret (a table of webhook secrets, an MCP server's env table…). */
@@ -34,12 +35,11 @@ export function configSecretValues(configFile: string): () => string[] {
   let seen = '';
   let values: string[] = [];
   return () => {
-    const stat = fs.statSync(configFile, { throwIfNoEntry: false });
-    const key = stat === undefined ? 'none' : `${stat.mtimeMs}:${stat.size}:${stat.ino}`;
+    const key = fileStamp(configFile);
     if (key === seen) return values;
     seen = key;
     try {
-      values = stat === undefined ? [] : secretValuesOf(parse(fs.readFileSync(configFile, 'utf8')) as Record<string, unknown>);
+      values = key === 'none' ? [] : secretValuesOf(parse(fs.readFileSync(configFile, 'utf8')) as Record<string, unknown>);
     } catch {
       values = []; // a config that does not parse stopped the start already; one written since is Setup's to report
     }
