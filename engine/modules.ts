@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { threadExecArgv } from '../steps/own-code.js';
 
 /** The path of a module next to `metaUrl`, with the caller's own extension. */
 export function siblingModule(metaUrl: string, base: string): string {
@@ -38,7 +39,7 @@ export interface ModuleToRun {
 /** A worker thread's entry and its Node flags: `module` when given, else `base` beside `metaUrl` (workerEntry). */
 export function workerOf(metaUrl: string, base: string, module?: ModuleToRun): { entry: string | URL; options: { execArgv?: string[] } } {
   if (module === undefined) return { entry: workerEntry(metaUrl, base), options: {} };
-  return { entry: module.file, options: { execArgv: [...module.execArgv] } };
+  return { entry: module.file, options: { execArgv: threadExecArgv(module.execArgv) } };
 }
 
 /**

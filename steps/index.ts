@@ -24,7 +24,7 @@ export { killLeftovers, findTokenProcesses, waitUntilNoneLeft, isAlive } from '.
 export type { KillLeftoversOptions } from './leftovers.js';
 export { createStepRunner } from './runner.js';
 export { poolSize } from './pool.js';
-export { thisBuild, inheritedExecArgv } from './own-code.js';
+export { thisBuild, inheritedExecArgv, threadExecArgv } from './own-code.js';
 export type { OwnCode } from './own-code.js';
 export type { StepRunner, StepRunnerOptions, StepHandlers, StartOptions, RunningStep } from './runner.js';
 export { startStep, createKindLoader } from './context.js';

@@ -8,6 +8,7 @@
  */
 import os from 'node:os';
 import { Piscina } from 'piscina';
+import { threadExecArgv } from './own-code.js';
 import { ThreadSlots } from './thread-slots.js';
 import type { Slot } from './thread-slots.js';
 
@@ -102,8 +103,7 @@ export class StepPool {
       // process ("v8::Module::IsGraphAsync must be used on an instantiated module") when it meets
       // a module an import() is still loading; Piscina loads the worker file with require() first.
       // Off in the workers, that require() fails at once and Piscina import()s the file instead.
-      // A Worker refuses V8's own flags in its execArgv (bin/kowalski gives --expose-gc): they apply to the process anyway.
-      execArgv: [...this.options.execArgv.filter((arg) => !/^--expose[-_]gc$/.test(arg)), '--no-experimental-require-module'],
+      execArgv: [...threadExecArgv(this.options.execArgv), '--no-experimental-require-module'],
     });
     return this.piscina;
   }
