@@ -6,6 +6,7 @@
  * node's index follows the shared audit); appends to one note from both nodes at once all
  * land, one after the other; a write a dead node left pending is settled by the next
  * writer of its note; a Rookery draft made on one node is opened and edited on the other.
+ * `kowalski serve` on a shared store without `[store] files` says what stays in its folder.
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -15,8 +16,11 @@ import { test } from 'node:test';
 import type { TestContext } from 'node:test';
 import pg from 'pg';
 import type { Engine, WriteOrigin } from '../../engine/index.js';
+import { cleanups } from '../../testkit/cleanup.js';
+import { startCli } from '../../testkit/cli.js';
 import { tempDir } from '../../testkit/tmp.js';
 import { freshPostgresUrl, pgTestEngine } from '../support/pg-engine.js';
+import { writeTestToken } from '../support/token.js';
 
 const BY_CLI: WriteOrigin = { sessionId: null, agent: null, traceId: null, callKey: null, by: 'cli' };
 const sha = (s: string): string => createHash('sha256').update(s).digest('hex');
@@ -126,4 +130,19 @@ test('a Rookery draft made on one node is listed, opened and edited on the other
   const seen = await a.rookery.get(draft.id);
   assert.deepEqual([seen.draft.id, seen.draft.display_name, seen.draft.description], ['shared-horde', 'Shared', 'made on two nodes'], 'A opens B\'s edit');
   assert.throws(() => b.rookery.get('no-such-draft'), (err: { code?: string }) => err.code === 'KW_ERR_DRAFT_NOT_FOUND');
+});
+
+test('kowalski serve on a shared store without [store] files warns that its notes and run folders stay in its own data folder', async (t) => {
+  const home = path.join(tempDir(t), 'home');
+  fs.mkdirSync(home, { recursive: true });
+  fs.writeFileSync(path.join(home, 'config.toml'), `[store]\nurl = ${JSON.stringify(await freshPostgresUrl())}\nlease_secs = 2\n`);
+  writeTestToken(home);
+  const server = startCli(home, ['serve', '--no-open', '--port', '0'], { limitMs: 120_000 });
+  cleanups(t)(async () => {
+    if (server.child.exitCode === null) server.child.kill('SIGTERM');
+    await server.exited.catch(() => undefined);
+  });
+  const warning = await server.stderrLine(/^warning: the store is shared/);
+  assert.ok(warning.includes(`the vault's notes (${path.join(home, 'vault')})`), warning);
+  assert.match(warning, /Set \[store\] files to a folder every node reaches/);
 });
