@@ -13,7 +13,6 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import type { TestContext } from 'node:test';
 import Database from 'better-sqlite3';
-import pg from 'pg';
 import type { RunRow } from '../../engine/index.js';
 import { MIGRATIONS } from '../../engine/schema/index.js';
 import { COPY_TABLES } from '../../engine/store/copy-tables.js';
@@ -22,7 +21,7 @@ import type { CopyRow } from '../../engine/store/copy-tables.js';
 import { cli, cliSandbox, outputOf, stdoutJson } from '../../testkit/cli.js';
 import { dumpCopiedTables } from '../support/copy-dump.js';
 import { testEngine, writeHorde } from '../support/engine.js';
-import { freshPostgresUrl, pgTestEngine } from '../support/pg-engine.js';
+import { freshPostgresUrl, pgQuery, pgTestEngine } from '../support/pg-engine.js';
 
 const HOOKED = `id = "hooked"
 pipeline = ["work"]
@@ -36,16 +35,6 @@ const PG_SCHEMA = PG_MIGRATIONS.at(-1)!.version;
 /** Every Postgres migration as the CLI names them: `001_init, 002_nodes_leases, …`. */
 const PG_APPLIED = PG_MIGRATIONS.map((m) => `${String(m.version).padStart(3, '0')}_${m.name}`).join(', ');
 const BY_CLI = { sessionId: null, agent: null, traceId: null, callKey: null, by: 'cli' };
-
-async function sql<R>(url: string, text: string, params: unknown[] = []): Promise<R[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query(text, params)).rows as R[];
-  } finally {
-    await client.end();
-  }
-}
 
 /**
  * A data folder made by a real SQLite engine: runs that succeeded (one after two
@@ -111,7 +100,7 @@ describe('kowalski store copy', () => {
     }
     assert.match(there.stdout, /^checked: every table holds as many rows as the source's; 7 runs' events fold to the state their runs row holds$/m);
     assert.ok(there.stdout.includes(`\nmigrated the target first: ${PG_APPLIED}\n`), there.stdout);
-    const [leases] = await sql<{ n: number }>(url, 'SELECT count(*)::int AS n FROM run_leases');
+    const [leases] = await pgQuery<{ n: number }>(url, 'SELECT count(*)::int AS n FROM run_leases');
     assert.equal(leases!.n, 0, 'leases are not copied');
 
     // Again into the same database: refused, and nothing is added.
@@ -185,7 +174,7 @@ describe('kowalski store copy', () => {
     const refused = await cli(home, ['store', 'copy', '--from', 'sqlite', '--to', url]);
     assert.equal(refused.code, 1, outputOf(refused));
     assert.ok(refused.stderr.includes(`run ${bent} folds to succeeded, but its runs row says failed; nothing was copied (the copy was rolled back) [KW_ERR_STORE_COPY_MISMATCH]`), refused.stderr);
-    const [held] = await sql<{ events: number; runs: number }>(url, 'SELECT (SELECT count(*) FROM events)::int AS events, (SELECT count(*) FROM runs)::int AS runs');
+    const [held] = await pgQuery<{ events: number; runs: number }>(url, 'SELECT (SELECT count(*) FROM events)::int AS events, (SELECT count(*) FROM runs)::int AS runs');
     assert.deepEqual(held, { events: 0, runs: 0 });
   });
 });
@@ -226,10 +215,10 @@ describe('kowalski migrate', () => {
     for (const r of both) assert.equal(r.code, 0, outputOf(r));
     const applied = both.map((r) => stdoutJson<{ stores: Array<{ applied: unknown[] }> }>(r).stores[0]!.applied.length).sort();
     assert.deepEqual(applied, [0, PG_SCHEMA], 'one applied every migration, the other found nothing to do');
-    const recorded = await sql<{ version: number }>(url, 'SELECT version FROM schema_migrations ORDER BY version');
+    const recorded = await pgQuery<{ version: number }>(url, 'SELECT version FROM schema_migrations ORDER BY version');
     assert.deepEqual(recorded.map((r) => r.version), PG_MIGRATIONS.map((m) => m.version));
 
-    await sql(url, "INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, 'from_the_future', 0)", [PG_SCHEMA + 1]);
+    await pgQuery(url, "INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, 'from_the_future', 0)", [PG_SCHEMA + 1]);
     const newer = await cli(home, ['migrate', '--url', url]);
     assert.equal(newer.code, 1, outputOf(newer));
     assert.match(newer.stderr, new RegExp(`was written by a newer kowalski \\(schema ${PG_SCHEMA + 1}; this one knows ${PG_SCHEMA}\\)\\. Upgrade kowalski; nothing was changed\\. \\[KW_ERR_STORE_TOO_NEW\\]`));

@@ -14,12 +14,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
-import pg from 'pg';
 import type { Engine, WriteOrigin } from '../../engine/index.js';
 import { cleanups } from '../../testkit/cleanup.js';
 import { startCli } from '../../testkit/cli.js';
 import { tempDir } from '../../testkit/tmp.js';
-import { freshPostgresUrl, pgTestEngine } from '../support/pg-engine.js';
+import { freshPostgresUrl, pgQuery, pgTestEngine } from '../support/pg-engine.js';
 import { writeTestToken } from '../support/token.js';
 
 const BY_CLI: WriteOrigin = { sessionId: null, agent: null, traceId: null, callKey: null, by: 'cli' };
@@ -34,16 +33,6 @@ async function twoNodes(t: TestContext): Promise<{ a: Engine; b: Engine; url: st
   const a = (await pgTestEngine(t, { url, dataDir: homeA, store: { files } })).engine;
   const b = (await pgTestEngine(t, { url, dataDir: homeB, store: { files } })).engine;
   return { a, b, url, files, homes: [homeA, homeB] };
-}
-
-async function sql<R>(url: string, text: string, params: unknown[] = []): Promise<R[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query(text, params)).rows as R[];
-  } finally {
-    await client.end();
-  }
 }
 
 const hitsOf = async (engine: Engine, query: string): Promise<string[]> => (await engine.vault.search(query)).hits.map((h) => h.path).sort();
@@ -112,7 +101,7 @@ test('a write a dead node left pending is settled by the next node to write that
   const { a, b, url, files } = await twoNodes(t);
   await a.vault.create('notes/n.md', 'one\n', BY_CLI);
   // What a node killed between a write's intent and its file leaves: the row pending, the note as before.
-  const [left] = await sql<{ write_id: number }>(url,
+  const [left] = await pgQuery<{ write_id: number }>(url,
     `INSERT INTO note_writes (at, op, path, bytes_before, bytes_after, content, sha256_before, sha256_after, "by", state)
      VALUES (1, 'append', 'notes/n.md', 4, 8, 'two\n', $1, $2, 'cli', 'pending') RETURNING write_id::int`, [sha('one\n'), sha('one\ntwo\n')]);
   const next = await b.vault.append('notes/n.md', 'three\n', BY_CLI);

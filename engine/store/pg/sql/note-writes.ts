@@ -4,16 +4,8 @@
  * works from any node. `by` is quoted: a reserved word in Postgres.
  */
 import type { NoteWriteFilter, NoteWriteQueries, NoteWriteRow, NoteWriteStep } from '../../sql/note-writes.js';
+import { numbered, whereOf } from '../../where.js';
 import type { PgSession } from '../session.js';
-
-/** Conditions that apply (undefined ones left out) as a WHERE with numbered parameters, then the parameters. */
-function whereOf(conditions: ReadonlyArray<readonly [column: string, value: unknown] | undefined>): { sql: string; params: unknown[] } {
-  const used = conditions.filter((c) => c !== undefined);
-  return {
-    sql: used.length === 0 ? '' : `WHERE ${used.map(([cond], i) => cond.replace('?', `$${i + 1}`)).join(' AND ')}`,
-    params: used.map(([, value]) => value),
-  };
-}
 
 export function pgNoteWriteQueries(s: PgSession): NoteWriteQueries {
   const list = (f: NoteWriteFilter): NoteWriteRow[] => {
@@ -22,7 +14,7 @@ export function pgNoteWriteQueries(s: PgSession): NoteWriteQueries {
       f.sessionId === undefined ? undefined : ['session_id = ?', f.sessionId],
       f.before === undefined ? undefined : ['write_id < ?', f.before],
     ]);
-    return s.all<NoteWriteRow>(`SELECT * FROM note_writes ${where.sql} ORDER BY write_id DESC LIMIT $${where.params.length + 1}`, [...where.params, f.limit]);
+    return s.all<NoteWriteRow>(numbered(`SELECT * FROM note_writes ${where.sql} ORDER BY write_id DESC LIMIT ?`), [...where.params, f.limit]);
   };
   return {
     insertIntent: (w) => s.get<{ write_id: number }>(
