@@ -1,6 +1,6 @@
 /**
  * The Rookery's drafts, durable (`engine.rookery`): a horde being built in the app's editor or in
- * a chat session with the `builder` agent, kept in `rookery_drafts` (migration 9) and edited only
+ * a chat session with the `builder` agent, kept in `rookery_drafts` (migration 9; Postgres's 8) and edited only
  * through the pure draft functions of this folder. Every read comes with the engine's own check
  * (problems pointed at their step and key) and the stage it puts the draft at. A birth writes the
  * folder into `<data>/hordes/` and has the catalog re-read; it is keyed by the draft's content, so

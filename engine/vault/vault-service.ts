@@ -3,6 +3,8 @@
  * `<data>/vault/`, its notes (vault-notes.ts), its audited writes and their reverts
  * (note-writes.ts), its tools (vault-tools.ts). One operation at a time per note (a
  * per-path queue), so two appends to one note never interleave; notes apart go at once.
+ * Shared by the nodes of a Postgres store (`<files>/vault/`, the audit in Postgres): the
+ * note is also held across the nodes for the operation (NoteLocks).
  */
 import fs from 'node:fs';
 import type Database from 'better-sqlite3';
