@@ -23,12 +23,12 @@ export interface NoteLockDeps {
   waitMs?: number;
 }
 
-/** The lock's name: no firing key or trigger (`<horde>/<name>…`) can be spelt so. */
-const keyOf = (rel: string): string => `vault note\n${rel}`;
+/** The lock's name for a note: no firing key or trigger (`<horde>/<name>…`) can be spelt so. */
+export const noteLockKey = (rel: string): string => `vault note\n${rel}`;
 
 export function storeNoteLocks(deps: NoteLockDeps): NoteLocks {
   const tryHold = (rel: string): (() => void) | undefined => {
-    const key = keyOf(rel);
+    const key = noteLockKey(rel);
     if (!deps.tryLock(key)) return undefined;
     let released = false;
     return () => {

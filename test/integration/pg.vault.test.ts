@@ -5,7 +5,8 @@
  * there; the same search gives the same notes on both after a write on either (each
  * node's index follows the shared audit); appends to one note from both nodes at once all
  * land, one after the other; a write a dead node left pending is settled by the next
- * writer of its note; a Rookery draft made on one node is opened and edited on the other.
+ * writer of its note, and left alone while a live node holds it (a write waiting for it is
+ * refused after 10 s); a Rookery draft made on one node is opened and edited on the other.
  * `kowalski serve` on a shared store without `[store] files` says what stays in its folder.
  */
 import assert from 'node:assert/strict';
@@ -15,6 +16,9 @@ import path from 'node:path';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
 import type { Engine, WriteOrigin } from '../../engine/index.js';
+import pg from 'pg';
+import { KEY_LOCK_CLASS } from '../../engine/store/pg/run-store.js';
+import { noteLockKey } from '../../engine/vault/note-locks.js';
 import { cleanups } from '../../testkit/cleanup.js';
 import { startCli } from '../../testkit/cli.js';
 import { tempDir } from '../../testkit/tmp.js';
@@ -108,6 +112,33 @@ test('a write a dead node left pending is settled by the next node to write that
   assert.equal(fs.readFileSync(path.join(files, 'vault', 'notes', 'n.md'), 'utf8'), 'one\ntwo\nthree\n', 'the dead node\'s write completed first, then this one');
   assert.deepEqual(a.vault.writes({ path: 'notes/n.md' }).map((w) => [w.writeId, w.state]), [[next.writeId, 'done'], [left!.write_id, 'done'], [1, 'done']]);
   assert.equal(next.sha256Before, sha('one\ntwo\n'));
+});
+
+test('a note a live node holds is left to it: a write waits, then is refused with KW_ERR_VAULT_NOTE_BUSY; a node starting meanwhile leaves its pending write alone', async (t) => {
+  const { a, url, files } = await twoNodes(t);
+  await a.vault.create('held.md', 'one\n', BY_CLI);
+  // A node stopped in the middle of a write: it holds the note (its session's lock), and its intent is pending.
+  const holder = new pg.Client({ connectionString: url });
+  await holder.connect();
+  cleanups(t)(() => holder.end().catch(() => undefined));
+  await holder.query('SELECT pg_advisory_lock($1, hashtext($2))', [KEY_LOCK_CLASS, noteLockKey('held.md')]);
+  const [{ write_id: inFlight }] = (await holder.query<{ write_id: number }>(
+    `INSERT INTO note_writes (at, op, path, bytes_before, bytes_after, content, sha256_before, sha256_after, "by", state)
+     VALUES (1, 'append', 'held.md', 4, 8, 'two\n', $1, $2, 'cli', 'pending') RETURNING write_id::int`, [sha('one\n'), sha('one\ntwo\n')])).rows as [{ write_id: number }];
+  const note = path.join(files, 'vault', 'held.md');
+
+  await assert.rejects(a.vault.append('held.md', 'three\n', BY_CLI), (err: { code?: string; message?: string }) =>
+    err.code === 'KW_ERR_VAULT_NOTE_BUSY' && err.message!.includes('"held.md"'));
+  assert.equal(fs.readFileSync(note, 'utf8'), 'one\n', 'nothing was written');
+  assert.deepEqual(a.vault.writes({ path: 'held.md' }).map((w) => [w.writeId, w.state]), [[inFlight, 'pending'], [1, 'done']], 'nothing was recorded');
+
+  const c = (await pgTestEngine(t, { url, dataDir: path.join(path.dirname(files), 'c'), store: { files } })).engine;
+  assert.equal(c.vault.writes({ path: 'held.md' })[0]!.state, 'pending', 'a node starting leaves a write under way alone');
+
+  await holder.end(); // the holder dies: its lock goes with its connection
+  const next = await c.vault.append('held.md', 'three\n', BY_CLI);
+  assert.equal(fs.readFileSync(note, 'utf8'), 'one\ntwo\nthree\n', 'the dead node\'s write was completed first');
+  assert.deepEqual(a.vault.writes({ path: 'held.md' }).map((w) => [w.writeId, w.state]), [[next.writeId, 'done'], [inFlight, 'done'], [1, 'done']]);
 });
 
 test('a Rookery draft made on one node is listed, opened and edited on the other', async (t) => {
