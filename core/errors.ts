@@ -193,6 +193,7 @@ export const ERROR_CODES = {
   KW_ERR_VAULT_WRITE_NOT_FOUND: { group: 'terminal', summary: 'no vault write with that id' },
   KW_ERR_VAULT_NOT_REVERTIBLE: { group: 'terminal', summary: 'the write cannot be reverted: it is a revert itself, was reverted already, or never completed' },
   KW_ERR_VAULT_CONFLICT: { group: 'operator', summary: 'a revert was refused because the note changed since the write (the diff shows how); edit the note by hand instead' },
+  KW_ERR_VAULT_NOTE_BUSY: { group: 'retryable', summary: 'with a Postgres store shared by several nodes: another node has been writing the same note for over 10 s (paused?); nothing was written, try again' },
   KW_ERR_VAULT_WRITE_INTERRUPTED: { group: 'operator', summary: 'a vault write was cut by a crash and, at the next start, the note was neither as before nor as after it; nothing was changed, look at the note' },
   // the data tool and the data steps
   KW_ERR_DATA_ROOT: { group: 'terminal', summary: "the data tool's root folder does not exist or is not a folder" },

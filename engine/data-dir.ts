@@ -11,7 +11,7 @@ export function resolveDataDir(env: NodeJS.ProcessEnv = process.env, platform: N
   return path.join(home, '.local', 'share', 'kowalski');
 }
 
-/** The fixed layout inside a data directory; `filesDir` (`[store] files`, shared by the nodes of a Postgres store) holds the run folders instead when set. */
+/** The fixed layout inside a data directory; `filesDir` (`[store] files`, shared by the nodes of a Postgres store) holds the run folders and the vault instead when set. */
 export function dataPaths(dataDir: string, filesDir?: string) {
   const runs = path.join(filesDir ?? dataDir, 'runs');
   return {
@@ -22,8 +22,8 @@ export function dataPaths(dataDir: string, filesDir?: string) {
     /** The user's agent profiles, `<name>.md`. */
     team: path.join(dataDir, 'team'),
     runs,
-    /** The notes agents and people share: plain Markdown. */
-    vault: path.join(dataDir, 'vault'),
+    /** The notes agents and people share: plain Markdown (`<files>/vault` with `[store] files`: every node reads and writes the same notes). */
+    vault: path.join(filesDir ?? dataDir, 'vault'),
     /** Semantic search's vectors (sqlite-vec), kept apart from the event log. */
     vectors: path.join(dataDir, 'vectors.sqlite'),
     /** Installed plugins: npm packages (`package.json`, `node_modules/`), `local/` folders, each plugin's `data/<name>/`. */

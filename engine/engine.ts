@@ -66,6 +66,8 @@ import type { NodesView } from './nodes-view.js';
 import { folderIdOf } from './store/folder-id.js';
 import { openPostgresBackend } from './store/pg/backend.js';
 import type { PostgresBackend } from './store/pg/backend.js';
+import { pgVaultTables } from './store/pg/vault-tables.js';
+import { rookeryQueries } from './store/sql/rookery.js';
 import { sqliteRunStore } from './store/run-store.js';
 import { TriggerStore } from './store/triggers.js';
 import { createTeam } from './team-host.js';
@@ -81,10 +83,10 @@ import { watchConfig } from './config/config-watch.js';
 import { fileStamp } from './config/file-stamp.js';
 import type { ConfigWatch } from './config/config-watch.js';
 import { configSecretValues } from './secrets/secret-values.js';
-import { createVaultSearch } from './vault/search/index.js';
+import { createVaultSearch, followWrites } from './vault/search/index.js';
 import type { SemanticConfig, VaultSearch } from './vault/search/index.js';
 import type { Timers } from './triggers/timers.js';
-import { createVault } from './vault/index.js';
+import { createVault, storeNoteLocks } from './vault/index.js';
 import type { Vault } from './vault/index.js';
 import { RookeryService } from './rookery/rookery-service.js';
 import { ROOKERY_TOOL_NAMES, createRookeryTools } from './rookery/rookery-tools.js';
@@ -336,7 +338,14 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     const crash = crashHookFrom(options.crashSpec ?? process.env.KOWALSKI_CRASH_AT);
     const stepSends = stepSendQueries(db);
     const stepCalls = stepCallQueries(db);
-    const vault = createVault({ root: paths.vault, db, clock, crash, maxNoteBytes: config.vault.maxNoteBytes });
+    // With a Postgres store the nodes share the vault's audit and the Rookery's drafts (migration 8), and each note is held across them while it is written.
+    const shared = postgres === undefined ? undefined : pgVaultTables(postgres.pg);
+    const vault = createVault({
+      root: paths.vault, db, clock, crash, maxNoteBytes: config.vault.maxNoteBytes,
+      ...(shared === undefined ? {} : {
+        shared: { queries: shared.noteWrites, transaction: shared.transaction, locks: storeNoteLocks({ tryLock: (k) => runStore.tryLockKey(k), unlock: (k) => runStore.unlockKey(k), clock, timers }) },
+      }),
+    });
     // Before anything can write a note (a chat turn going on included): a write a crash cut in two is completed or reported.
     const vaultRecovery = await vault.recover();
     let fatal: KowalskiError | undefined;
@@ -358,7 +367,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     const recall = new RecallIndex(db);
     // The chat, the tool registry and the triggers it uses are made below: it reaches them only once a draft is used.
     const rookery: RookeryService = new RookeryService({
-      db, clock, observers, hordesDir: paths.hordes,
+      queries: shared?.rookery ?? rookeryQueries(db), clock, observers, hordesDir: paths.hordes,
       knownKinds: () => knownKinds,
       knownTools: (): ReadonlySet<string> => new Set([...models.builtinToolNames(), ...DATA_TOOL_NAMES]),
       chat: () => chat,
@@ -533,6 +542,8 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       onIndexed: (changed) => observers.emit('vault:indexed', { paths: changed }),
       onWarning: (message) => observers.emit('engine:warning', { message }),
       ...(options.vaultDebounceMs === undefined ? {} : { debounceMs: options.vaultDebounceMs }),
+      // The index stays in this data folder: the notes other nodes wrote are indexed again before each search.
+      ...(shared === undefined ? {} : { follow: followWrites(shared.noteWrites) }),
     });
     vaultSearch.rescan(); // what changed in the vault while kowalski was stopped
     await plugins.rescan(); // never throws for a plugin: each failure is recorded with its phase

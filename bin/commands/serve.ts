@@ -6,7 +6,8 @@ import net from 'node:net';
 import path from 'node:path';
 import { buildApi, DEFAULT_PORT, isLoopback, loadOrCreateToken, TOKEN_FILE } from '../../api/index.js';
 import { KowalskiError, messageOf } from '../../core/index.js';
-import { createEngine, formatRecovery, liveServerOf } from '../../engine/index.js';
+import { configuredPostgresUrl, createEngine, formatRecovery, liveServerOf } from '../../engine/index.js';
+import type { Engine } from '../../engine/index.js';
 import { EXIT, dataDir } from './common.js';
 import { canOpenBrowser, openBrowser } from './open-browser.js';
 import { signInUrl } from './sign-in.js';
@@ -44,6 +45,14 @@ async function checkPort(host: string, port: number): Promise<void> {
     }),
   }, host, port);
   await new Promise<void>((resolve) => probe.close(() => resolve()));
+}
+
+/** On a Postgres store shared by several nodes without `[store] files`: what stays in this node's own data folder, and what to do. */
+function unsharedFiles(engine: Engine): string | undefined {
+  if (configuredPostgresUrl(engine.config) === undefined || engine.config.store.files !== undefined) return undefined;
+  return `the store is shared (Postgres) but [store] files is not set: this node keeps its run folders (${engine.paths.runs}) and the vault's notes (${engine.paths.vault}) ` +
+    'in its own data folder, so the other nodes do not see the notes it writes, and a run handed to another node does not find the files its steps wrote. ' +
+    'Set [store] files to a folder every node reaches (docs/postgres.md)';
 }
 
 export async function serveCommand(opts: { host?: string; port?: string; open?: boolean }): Promise<number> {
@@ -84,6 +93,8 @@ export async function serveCommand(opts: { host?: string; port?: string; open?: 
     const signIn = signInUrl(url, loginCodes.mint().code);
     const tokenFile = path.join(engine.paths.dataDir, TOKEN_FILE);
     process.stderr.write(`kowalski serving ${engine.paths.dataDir} at ${url}${loopback ? '' : ` (bound to ${host})`}\n${formatRecovery(recovery)}\n`);
+    const unshared = unsharedFiles(engine);
+    if (unshared !== undefined) process.stderr.write(`warning: ${unshared}\n`);
     process.stderr.write(`sign in to the app with this one-time link (10 minutes; \`kowalski open\` prints another):\n\n  ${signIn}\n\n`);
     if (!loopback && token.created) {
       process.stderr.write(`bound beyond loopback: other machines' clients send this token (kept in ${tokenFile}):\n\n  ${token.token}\n\n`);

@@ -1,6 +1,6 @@
 /**
  * The Rookery's drafts, durable (`engine.rookery`): a horde being built in the app's editor or in
- * a chat session with the `builder` agent, kept in `rookery_drafts` (migration 9) and edited only
+ * a chat session with the `builder` agent, kept in `rookery_drafts` (migration 9; Postgres's 8) and edited only
  * through the pure draft functions of this folder. Every read comes with the engine's own check
  * (problems pointed at their step and key) and the stage it puts the draft at. A birth writes the
  * folder into `<data>/hordes/` and has the catalog re-read; it is keyed by the draft's content, so
@@ -10,12 +10,10 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type Database from 'better-sqlite3';
 import { KowalskiError, messageOf } from '../../core/index.js';
 import type { Clock } from '../clock.js';
 import { HORDE_ID } from '../horde/index.js';
 import type { Observers } from '../observers.js';
-import { rookeryQueries } from '../store/sql/rookery.js';
 import type { RookeryDraftRow, RookeryQueries } from '../store/sql/rookery.js';
 import { boundedDraft } from './check.js';
 import { checkDraft, draftStage, parseDraft, writeDraft } from './index.js';
@@ -35,7 +33,8 @@ export interface RookeryChat {
 }
 
 export interface RookeryDeps {
-  db: Database.Database;
+  /** The drafts: in the data folder's SQLite (rookeryQueries), or in the Postgres store the nodes share (pgRookeryQueries). */
+  queries: RookeryQueries;
   clock: Clock;
   observers: Observers;
   /** `<data>/hordes/`: where a birth writes the folder. */
@@ -58,7 +57,7 @@ export class RookeryService {
   private readonly q: RookeryQueries;
 
   constructor(private readonly deps: RookeryDeps) {
-    this.q = rookeryQueries(deps.db);
+    this.q = deps.queries;
     // A builder that prints the draft (a fenced ```toml or ```json block) instead of calling the tools: the block becomes the draft.
     deps.observers.on('chat:event', ({ stored }) => {
       if (stored.event.type === 'turn.finished') this.takeReply(stored.sessionId, stored.event.text);

@@ -27,6 +27,8 @@ export interface CopyEnd {
 }
 
 const list = (names: readonly string[]) => names.join(', ');
+/** A table's columns, quoted: `note_writes` has a column named `by` (a reserved word in Postgres). */
+const columnList = (t: CopyTable) => t.columns.map((c) => `"${c.name}"`).join(', ');
 
 export function sqliteCopyEnd(db: Database, where: string): CopyEnd {
   const statements = new Map<string, Statement>();
@@ -43,17 +45,21 @@ export function sqliteCopyEnd(db: Database, where: string): CopyEnd {
     where,
     count: (t) => prepared(`SELECT count(*) FROM ${t.name}`).pluck().get() as number,
     page(t, order, after, limit) {
-      const cols = list(t.columns.map((c) => c.name));
+      const cols = columnList(t);
       if (after === undefined) return prepared(`SELECT ${cols} FROM ${t.name} ORDER BY ${list(order)} LIMIT ?`).all(limit) as CopyRow[];
       const sql = `SELECT ${cols} FROM ${t.name} WHERE (${list(order)}) > (${list(order.map(() => '?'))}) ORDER BY ${list(order)} LIMIT ?`;
       return prepared(sql).all(...order.map((k) => after[k]), limit) as CopyRow[];
     },
     insert(t, rows) {
-      const insert = prepared(`INSERT INTO ${t.name} (${list(t.columns.map((c) => c.name))}) VALUES (${list(t.columns.map(() => '?'))})`);
+      const insert = prepared(`INSERT INTO ${t.name} (${columnList(t)}) VALUES (${list(t.columns.map(() => '?'))})`);
       for (const row of rows) insert.run(...t.columns.map((c) => row[c.name]));
     },
     settle: () => undefined, // an INTEGER PRIMARY KEY takes max + 1 by itself
-    transaction: (mode, fn) => (mode === 'write' ? db.transaction(fn).immediate() : db.transaction(fn).deferred()),
+    // A write's links between rows (a vault write and the revert that undid it, copied before it) are checked at the commit.
+    transaction: (mode, fn) => (mode === 'write' ? db.transaction(() => {
+      db.pragma('defer_foreign_keys = ON');
+      return fn();
+    }).immediate() : db.transaction(fn).deferred()),
   };
 }
 
@@ -63,7 +69,7 @@ export function pgCopyEnd(pg: SyncPg, where: string): CopyEnd {
     where,
     count: (t) => pg.get<{ n: number }>(`SELECT count(*) AS n FROM ${t.name}`)!.n,
     page(t, order, after, limit) {
-      const cols = list(t.columns.map((c) => c.name));
+      const cols = columnList(t);
       if (after === undefined) return pg.all<CopyRow>(`SELECT ${cols} FROM ${t.name} ORDER BY ${list(order)} LIMIT $1`, [limit]);
       const sql = `SELECT ${cols} FROM ${t.name} WHERE (${list(order)}) > (${list(order.map((_, i) => `$${i + 1}`))}) ORDER BY ${list(order)} LIMIT $${order.length + 1}`;
       return pg.all<CopyRow>(sql, [...order.map((k) => after[k]), limit]);
@@ -73,7 +79,7 @@ export function pgCopyEnd(pg: SyncPg, where: string): CopyEnd {
       const arrays = t.columns.map((c, i) => `$${i + 1}::${c.pg}[]`);
       const overriding = t.identity === undefined ? '' : ' OVERRIDING SYSTEM VALUE';
       pg.run(
-        `INSERT INTO ${t.name} (${list(t.columns.map((c) => c.name))})${overriding} SELECT * FROM unnest(${list(arrays)})`,
+        `INSERT INTO ${t.name} (${columnList(t)})${overriding} SELECT * FROM unnest(${list(arrays)})`,
         t.columns.map((c) => rows.map((r) => r[c.name] ?? null)),
       );
     },

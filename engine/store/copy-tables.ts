@@ -1,6 +1,6 @@
 /**
  * The run store's tables as `kowalski store copy` moves them: every column, in the order
- * both schemas declare them (SQLite's migrations 1, 3, 4 and 10; Postgres's migration 1),
+ * both schemas declare them (SQLite's migrations 1, 3, 4, 6, 9 and 10; Postgres's migrations 1 and 8),
  * each with its Postgres type, and the primary key the copy pages by. Leases, nodes and
  * hand-overs are not here: they belong to the nodes of one Postgres database (a run with
  * no lease row is claimed on first use).
@@ -68,6 +68,26 @@ export const COPY_TABLES: readonly CopyTable[] = [
     name: 'watch_hashes',
     columns: [text('horde_id'), text('name'), text('path'), text('hash')],
     key: ['horde_id', 'name', 'path'],
+  },
+  // The vault's audit (SQLite's migration 6, Postgres's 8): a revert on any node reads it.
+  {
+    name: 'note_writes',
+    columns: [
+      big('write_id'), big('at'), big('finished_at'), text('op'), text('path'), int('bytes_before'), int('bytes_after'), text('content'),
+      text('sha256_before'), text('sha256_after'), text('session_id'), text('agent'), big('trace_id'), text('call_key'), text('by'),
+      text('state'), text('error'), big('reverts'), big('reverted_by'),
+    ],
+    key: ['write_id'],
+    identity: 'write_id',
+  },
+  // The Rookery's drafts (SQLite's migration 9, Postgres's 8).
+  {
+    name: 'rookery_drafts',
+    columns: [
+      text('id'), text('session_id'), text('draft'), text('stage'), text('birth_sha256'), text('born_horde_id'), text('born_result'),
+      big('born_at'), big('created_at'), big('updated_at'),
+    ],
+    key: ['id'],
   },
 ];
 

@@ -28,3 +28,9 @@ export function listByShape<Row>(db: Database, sqlOf: (where: string) => string)
     return stmt.all(...where.params, ...tail);
   };
 }
+
+/** SQLite's `?` placeholders as Postgres's `$1, $2, …` (for statements built from `whereOf`; none has a `?` in a literal). */
+export function numbered(sql: string): string {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+}

@@ -105,6 +105,12 @@ export async function putNote(root: string, rel: string, after: Buffer | null): 
   await syncDir(dir);
 }
 
+/** Whether the file was last changed before `atMs` (false when it is gone). */
+async function changedBefore(abs: string, atMs: number): Promise<boolean> {
+  const stat = await lstat(abs).catch(() => undefined);
+  return stat !== undefined && stat.mtimeMs < atMs;
+}
+
 /** The name of a note's temp file (putNote): what a write killed before its rename leaves. */
 const TEMP_NOTE = /^\.kw-note-[0-9a-f]{12}\.tmp$/;
 
@@ -112,8 +118,11 @@ const TEMP_NOTE = /^\.kw-note-[0-9a-f]{12}\.tmp$/;
  * Remove the temp files writes killed before their rename left anywhere below `root` (at
  * engine start, when no write is under way: one engine per data folder). Links are not
  * followed; only regular files named like putNote's temp files go. Resolves with how many.
+ * `beforeMs` (a vault folder other nodes write at the same time): only temp files last
+ * changed before that time (ms since the epoch) go; younger ones may be a live node's
+ * write in flight.
  */
-export async function sweepTempNotes(root: string): Promise<number> {
+export async function sweepTempNotes(root: string, beforeMs?: number): Promise<number> {
   let swept = 0;
   const visit = async (dir: string): Promise<void> => {
     const entries = await readdir(dir, { withFileTypes: true }).catch((err: NodeJS.ErrnoException) => {
@@ -124,6 +133,7 @@ export async function sweepTempNotes(root: string): Promise<number> {
       const abs = path.join(dir, e.name);
       if (e.isDirectory()) await visit(abs);
       else if (e.isFile() && TEMP_NOTE.test(e.name)) {
+        if (beforeMs !== undefined && !await changedBefore(abs, beforeMs)) continue;
         await rm(abs, { force: true });
         swept += 1;
       }

@@ -17,7 +17,7 @@ import type { CrashHook } from '../crash.js';
 import type { NoteWriteQueries, NoteWriteRow } from '../store/sql/note-writes.js';
 import { putNote, readState, sha256, sweepTempNotes } from './note-files.js';
 import type { NoteState } from './note-files.js';
-import type { NoteWrite, VaultRecovery, WriteOrigin } from './types.js';
+import type { NoteLocks, NoteWrite, VaultRecovery, WriteOrigin } from './types.js';
 import { resolveNote } from './vault-paths.js';
 import { conflictDiff } from './write-diff.js';
 
@@ -71,6 +71,9 @@ export function failure(row: NoteWriteRow): KowalskiError {
   const error = JSON.parse(row.error ?? '{}') as { code?: unknown; message?: unknown };
   return new KowalskiError(isErrorCode(error.code) ? error.code : 'KW_ERR_VAULT_WRITE_INTERRUPTED', String(error.message ?? `write ${row.write_id} failed`));
 }
+
+/** In a vault folder shared by several nodes, a temp file younger than this may be a live node's write in flight, ms. */
+const SHARED_TEMP_AGE_MS = 60_000;
 
 const describe = (s: NoteState): string => (s.bytes === null || s.sha256 === null ? 'no note' : `${s.bytes.length} bytes, sha256 ${s.sha256.slice(0, 12)}…`);
 
@@ -208,14 +211,35 @@ export class NoteWrites {
     return 'failed';
   }
 
-  /** Settle every write left pending by a crash (at engine start, before chat turns go on), then remove the temp files killed writes left. */
-  async recover(): Promise<VaultRecovery> {
+  /**
+   * Settle every write left pending by a crash (at engine start, before chat turns go on), then remove the temp files killed writes left.
+   * `locks` (a vault shared by several nodes): a write whose note another node holds is that node's, in flight, and is left to it,
+   * and only temp files older than SHARED_TEMP_AGE_MS are removed.
+   */
+  async recover(locks?: NoteLocks): Promise<VaultRecovery> {
     const out = { completed: 0, failed: 0, swept: 0 };
     for (const row of this.deps.queries.pending()) {
-      if (await this.settle(row) === 'done') out.completed += 1;
-      else out.failed += 1;
+      const release = locks === undefined ? () => undefined : locks.tryHold(row.path);
+      if (release === undefined) continue;
+      try {
+        // Read again under the note's lock: its writer may have settled it since the list was read.
+        const now = this.deps.queries.byId(row.write_id)!;
+        if (now.state !== 'pending') continue;
+        if (await this.settle(now) === 'done') out.completed += 1;
+        else out.failed += 1;
+      } finally {
+        release();
+      }
     }
-    out.swept = await sweepTempNotes(this.deps.root);
+    // Other nodes may be writing the shared folder now: only temp files older than any write in flight go.
+    out.swept = await sweepTempNotes(this.deps.root, locks === undefined ? undefined : this.deps.clock.now() - SHARED_TEMP_AGE_MS);
     return out;
+  }
+
+  /** Settle the writes of `rel` left pending by a node that died (a vault shared by several nodes; called holding the note's lock, so none is in flight). */
+  async settleOrphans(rel: string): Promise<void> {
+    for (const row of this.deps.queries.pending()) {
+      if (row.path === rel) await this.settle(row);
+    }
   }
 }

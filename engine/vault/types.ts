@@ -34,3 +34,15 @@ export interface VaultIndex {
   noteChanged(path: string): void;
   search(query: string, options?: SearchOptions): Promise<SearchAnswer>;
 }
+
+/**
+ * Holds a note for one write across every process writing one vault folder (the nodes of
+ * a shared Postgres store, the folder under `[store] files`). A single process needs none:
+ * its own per-note queue keeps its writes apart.
+ */
+export interface NoteLocks {
+  /** Take the note, waiting while another process holds it (KW_ERR_VAULT_NOTE_BUSY when it does not let go in time); resolves with its release. */
+  hold(rel: string): Promise<() => void>;
+  /** Take the note only if no other process holds it now; undefined when one does. */
+  tryHold(rel: string): (() => void) | undefined;
+}

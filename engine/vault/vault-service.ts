@@ -3,6 +3,8 @@
  * `<data>/vault/`, its notes (vault-notes.ts), its audited writes and their reverts
  * (note-writes.ts), its tools (vault-tools.ts). One operation at a time per note (a
  * per-path queue), so two appends to one note never interleave; notes apart go at once.
+ * Shared by the nodes of a Postgres store (`<files>/vault/`, the audit in Postgres): the
+ * note is also held across the nodes for the operation (NoteLocks).
  */
 import fs from 'node:fs';
 import type Database from 'better-sqlite3';
@@ -11,11 +13,11 @@ import type { Tool } from '../../agents/index.js';
 import type { Clock } from '../clock.js';
 import type { CrashHook } from '../crash.js';
 import { noteWriteQueries } from '../store/sql/note-writes.js';
-import type { NoteWriteRow } from '../store/sql/note-writes.js';
+import type { NoteWriteQueries, NoteWriteRow } from '../store/sql/note-writes.js';
 import { readState } from './note-files.js';
 import { scanNotes } from './note-scan.js';
 import { NoteWrites, failure, toNoteWrite } from './note-writes.js';
-import type { NoteInfo, NoteWrite, SearchAnswer, SearchOptions, VaultIndex, VaultRecovery, WriteOrigin } from './types.js';
+import type { NoteInfo, NoteLocks, NoteWrite, SearchAnswer, SearchOptions, VaultIndex, VaultRecovery, WriteOrigin } from './types.js';
 import { listNotes, readNote } from './vault-notes.js';
 import { noteSegments, resolveNote } from './vault-paths.js';
 import { createVaultTools } from './vault-tools.js';
@@ -26,10 +28,21 @@ export const DEFAULT_MAX_NOTE_BYTES = 1024 * 1024;
 /** Most writes one listing returns. */
 export const MAX_WRITES_LISTED = 500;
 
+/** The vault's audit in a store several nodes share (Postgres), and the notes held across them. */
+export interface SharedVaultStore {
+  queries: NoteWriteQueries;
+  /** Runs a function in one transaction of that store. */
+  transaction: (fn: () => void) => void;
+  locks: NoteLocks;
+}
+
 export interface VaultOptions {
-  /** The vault folder (`<data>/vault/`); made if missing. */
+  /** The vault folder (`<data>/vault/`, or `<files>/vault/` shared by the nodes); made if missing. */
   root: string;
+  /** The data folder's database: the audit (`note_writes`) unless `shared` is given. */
   db: Database.Database;
+  /** The audit in the store the nodes share (Postgres), with the notes' locks across them; default: the audit in `db`, one process. */
+  shared?: SharedVaultStore;
   clock: Clock;
   crash: CrashHook;
   /** Largest note a write may leave, and a read returns, bytes (default 1 MiB). */
@@ -78,16 +91,29 @@ export function createVault(options: VaultOptions): Vault {
   fs.mkdirSync(root, { recursive: true, mode: 0o700 });
   const maxNoteBytes = options.maxNoteBytes ?? DEFAULT_MAX_NOTE_BYTES;
   let index = options.index;
-  const queries = noteWriteQueries(options.db);
+  const shared = options.shared;
+  const queries = shared?.queries ?? noteWriteQueries(options.db);
   const notes = new NoteWrites({
     root, queries, clock: options.clock, crash: options.crash, maxNoteBytes,
-    transaction: (fn) => options.db.transaction(fn)(),
+    transaction: shared?.transaction ?? ((fn) => options.db.transaction(fn)()),
     onChanged: (rel) => index?.noteChanged(rel),
+  });
+
+  // Shared by several nodes: the note is held across them for the operation, and a write a dead node left pending on it is settled first.
+  const held = <T>(rel: string, op: () => Promise<T>): (() => Promise<T>) => (shared === undefined ? op : async () => {
+    const release = await shared.locks.hold(rel);
+    try {
+      await notes.settleOrphans(rel);
+      return await op();
+    } finally {
+      release();
+    }
   });
 
   // The per-path queue: each operation on a note starts when the one before it has ended.
   const tails = new Map<string, Promise<unknown>>();
-  const queued = <T>(rel: string, op: () => Promise<T>): Promise<T> => {
+  const queued = <T>(rel: string, unheld: () => Promise<T>): Promise<T> => {
+    const op = held(rel, unheld);
     const run = (tails.get(rel) ?? Promise.resolve()).then(op, op);
     const tail = run.catch(() => undefined);
     tails.set(rel, tail);
@@ -141,7 +167,7 @@ export function createVault(options: VaultOptions): Vault {
       // Read again inside the queue: a revert of the same write queued just before has ended by then.
       return queued(target.path, async () => done(await notes.revert(requireRow(id), by)));
     },
-    recover: () => notes.recover(),
+    recover: () => notes.recover(shared?.locks),
     setIndex(next) {
       index = next;
     },

@@ -13,10 +13,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
 import { test } from 'node:test';
-import { createEngine } from '../../engine/index.js';
+import { createEngine, loadConfig } from '../../engine/index.js';
 import { perAgent, profile, writeTeam } from '../../testkit/chat.js';
 import { startFakeOllama } from '../../testkit/fake-models.js';
 import type { FakeModelServer } from '../../testkit/fake-models.js';
+import { testStoreConfig } from '../../testkit/pg-store.js';
 import { tempDir } from '../../testkit/tmp.js';
 import { harness } from '../../testkit/crash/support.js';
 import type { HarnessOptions, HarnessRun } from '../../testkit/crash/support.js';
@@ -48,7 +49,9 @@ const life = (s: Setup, options: HarnessOptions = {}): Promise<HarnessRun> => ha
 
 /** The note, the audit and the traces, read by a fresh engine after the last life. */
 async function audit(s: Setup) {
-  const engine = await createEngine({ ownCode: testOwnCode(), dataDir: s.home });
+  // The store the children used: the data folder's database when the run store is on Postgres (pg.crash.vault-points), else its SQLite.
+  const config = loadConfig(path.join(s.home, 'config.toml'));
+  const engine = await createEngine({ ownCode: testOwnCode(), dataDir: s.home, config: { ...config, store: { ...config.store, ...await testStoreConfig(s.home) } } });
   try {
     const [session] = engine.chat.list(10);
     const writes = engine.vault.writes({ limit: 10 }).reverse();

@@ -13,7 +13,6 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import type { TestContext } from 'node:test';
 import Database from 'better-sqlite3';
-import pg from 'pg';
 import type { RunRow } from '../../engine/index.js';
 import { MIGRATIONS } from '../../engine/schema/index.js';
 import { COPY_TABLES } from '../../engine/store/copy-tables.js';
@@ -22,7 +21,7 @@ import type { CopyRow } from '../../engine/store/copy-tables.js';
 import { cli, cliSandbox, outputOf, stdoutJson } from '../../testkit/cli.js';
 import { dumpCopiedTables } from '../support/copy-dump.js';
 import { testEngine, writeHorde } from '../support/engine.js';
-import { freshPostgresUrl, pgTestEngine } from '../support/pg-engine.js';
+import { freshPostgresUrl, pgQuery, pgTestEngine } from '../support/pg-engine.js';
 
 const HOOKED = `id = "hooked"
 pipeline = ["work"]
@@ -33,16 +32,9 @@ overlap = "parallel"`;
 
 /** The Postgres schema this build writes: its newest migration. */
 const PG_SCHEMA = PG_MIGRATIONS.at(-1)!.version;
-
-async function sql<R>(url: string, text: string, params: unknown[] = []): Promise<R[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query(text, params)).rows as R[];
-  } finally {
-    await client.end();
-  }
-}
+/** Every Postgres migration as the CLI names them: `001_init, 002_nodes_leases, …`. */
+const PG_APPLIED = PG_MIGRATIONS.map((m) => `${String(m.version).padStart(3, '0')}_${m.name}`).join(', ');
+const BY_CLI = { sessionId: null, agent: null, traceId: null, callKey: null, by: 'cli' };
 
 /**
  * A data folder made by a real SQLite engine: runs that succeeded (one after two
@@ -80,6 +72,11 @@ async function filledHome(t: TestContext, home: string, ran: string): Promise<{ 
   }
   const parked = await engine.startRun(gated, {});
   assert.equal(await engine.waitForRun(parked), 'awaiting_input');
+  // The vault's audit (a create, an append and its revert, which links the two) and a Rookery draft.
+  await engine.vault.create('notes/a.md', '# A\n', BY_CLI);
+  const appended = await engine.vault.append('notes/a.md', 'more\n', BY_CLI);
+  await engine.vault.revert(appended.writeId, 'cli');
+  await engine.rookery.create();
   const runs = engine.listRuns({ limit: 100 });
   await engine.close();
   assert.deepEqual(fs.readFileSync(ran, 'utf8').split('\n').filter(Boolean), ['a', 'b']);
@@ -93,7 +90,7 @@ describe('kowalski store copy', () => {
     const { parked, runs } = await filledHome(t, home, ran);
     const original = dumpCopiedTables(path.join(home, 'kowalski.sqlite'));
     assert.equal(runs.length, 7);
-    assert.deepEqual(['events', 'runs', 'step_attempts', 'approvals', 'trigger_state', 'trigger_firings'].filter((n) => original[n]!.length === 0), [], 'every table but watch_hashes holds rows');
+    assert.deepEqual(['events', 'runs', 'step_attempts', 'approvals', 'trigger_state', 'trigger_firings', 'note_writes', 'rookery_drafts'].filter((n) => original[n]!.length === 0), [], 'every table but watch_hashes holds rows');
 
     const url = await freshPostgresUrl();
     const there = await cli(home, ['store', 'copy', '--from', 'sqlite', '--to', url]);
@@ -102,8 +99,8 @@ describe('kowalski store copy', () => {
       assert.match(there.stdout, new RegExp(`^ {2}${table.name} +${original[table.name]!.length}$`, 'm'), `${table.name}'s count is printed`);
     }
     assert.match(there.stdout, /^checked: every table holds as many rows as the source's; 7 runs' events fold to the state their runs row holds$/m);
-    assert.match(there.stdout, /^migrated the target first: 001_init, 002_nodes_leases, 003_node_requests, 004_node_folders, 005_run_spend, 006_queued_firings$/m);
-    const [leases] = await sql<{ n: number }>(url, 'SELECT count(*)::int AS n FROM run_leases');
+    assert.ok(there.stdout.includes(`\nmigrated the target first: ${PG_APPLIED}\n`), there.stdout);
+    const [leases] = await pgQuery<{ n: number }>(url, 'SELECT count(*)::int AS n FROM run_leases');
     assert.equal(leases!.n, 0, 'leases are not copied');
 
     // Again into the same database: refused, and nothing is added.
@@ -116,6 +113,8 @@ describe('kowalski store copy', () => {
     assert.deepEqual(engine.listRuns({ limit: 100 }), runs, 'the node lists the same runs');
     assert.equal(engine.getRun(parked).run.state, 'awaiting_input');
     assert.deepEqual(engine.getRun(parked).pending.map((p) => p.step), ['a']);
+    assert.deepEqual(engine.vault.writes({}).map((w) => [w.writeId, w.op, w.path, w.reverts, w.revertedBy]), [[3, 'revert', 'notes/a.md', 2, null], [2, 'append', 'notes/a.md', null, 3], [1, 'create', 'notes/a.md', null, null]], 'the node lists the vault\'s writes');
+    assert.equal(engine.rookery.list().length, 1, 'and the Rookery\'s draft');
 
     // While that node owns the data folder and beats its heartbeat: both kinds of source are refused.
     const locked = await cli(home, ['store', 'copy', '--from', 'sqlite', '--to', await freshPostgresUrl()]);
@@ -175,7 +174,7 @@ describe('kowalski store copy', () => {
     const refused = await cli(home, ['store', 'copy', '--from', 'sqlite', '--to', url]);
     assert.equal(refused.code, 1, outputOf(refused));
     assert.ok(refused.stderr.includes(`run ${bent} folds to succeeded, but its runs row says failed; nothing was copied (the copy was rolled back) [KW_ERR_STORE_COPY_MISMATCH]`), refused.stderr);
-    const [held] = await sql<{ events: number; runs: number }>(url, 'SELECT (SELECT count(*) FROM events)::int AS events, (SELECT count(*) FROM runs)::int AS runs');
+    const [held] = await pgQuery<{ events: number; runs: number }>(url, 'SELECT (SELECT count(*) FROM events)::int AS events, (SELECT count(*) FROM runs)::int AS runs');
     assert.deepEqual(held, { events: 0, runs: 0 });
   });
 });
@@ -190,7 +189,7 @@ describe('kowalski migrate', () => {
     const file = path.join(home, 'kowalski.sqlite');
     assert.equal(first.stdout, [
       `SQLite ${file}: applied 001_init, 002_traces, 003_triggers, 004_state_checks, 005_chat, 006_vault_writes, 007_vault_index, 008_chat_recall, 009_rookery_drafts, 010_review_approvals, 011_adapters, 012_plugins, 013_step_sessions, 014_step_sends, 015_step_calls, 016_queued_firings (schema 16)`,
-      `PostgreSQL ${new URL(url).host}${new URL(url).pathname}: applied 001_init, 002_nodes_leases, 003_node_requests, 004_node_folders, 005_run_spend, 006_queued_firings (schema 6)`,
+      `PostgreSQL ${new URL(url).host}${new URL(url).pathname}: applied ${PG_APPLIED} (schema ${PG_SCHEMA})`,
     ].join('\n') + '\n');
     const second = await cli(home, ['migrate', '--json'], { env });
     assert.equal(second.code, 0, outputOf(second));
@@ -216,10 +215,10 @@ describe('kowalski migrate', () => {
     for (const r of both) assert.equal(r.code, 0, outputOf(r));
     const applied = both.map((r) => stdoutJson<{ stores: Array<{ applied: unknown[] }> }>(r).stores[0]!.applied.length).sort();
     assert.deepEqual(applied, [0, PG_SCHEMA], 'one applied every migration, the other found nothing to do');
-    const recorded = await sql<{ version: number }>(url, 'SELECT version FROM schema_migrations ORDER BY version');
+    const recorded = await pgQuery<{ version: number }>(url, 'SELECT version FROM schema_migrations ORDER BY version');
     assert.deepEqual(recorded.map((r) => r.version), PG_MIGRATIONS.map((m) => m.version));
 
-    await sql(url, "INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, 'from_the_future', 0)", [PG_SCHEMA + 1]);
+    await pgQuery(url, "INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, 'from_the_future', 0)", [PG_SCHEMA + 1]);
     const newer = await cli(home, ['migrate', '--url', url]);
     assert.equal(newer.code, 1, outputOf(newer));
     assert.match(newer.stderr, new RegExp(`was written by a newer kowalski \\(schema ${PG_SCHEMA + 1}; this one knows ${PG_SCHEMA}\\)\\. Upgrade kowalski; nothing was changed\\. \\[KW_ERR_STORE_TOO_NEW\\]`));

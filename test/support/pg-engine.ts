@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
+import pg from 'pg';
 import { DEFAULT_CONFIG, createEngine } from '../../engine/index.js';
 import type { Engine, EngineConfig, EngineOptions } from '../../engine/index.js';
 import { cleanups } from '../../testkit/cleanup.js';
@@ -36,4 +37,15 @@ export async function pgTestEngine(t: TestContext, options: PgEngineOptions = {}
     if (options.dataDir === undefined) fs.rmSync(dataDir, { recursive: true, force: true });
   });
   return { engine, url, dataDir };
+}
+
+/** One statement on the database at `url`, through a connection of its own (what a test reads or plants behind the engines' backs). */
+export async function pgQuery<R>(url: string, text: string, params: unknown[] = []): Promise<R[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(text, params)).rows as R[];
+  } finally {
+    await client.end();
+  }
 }

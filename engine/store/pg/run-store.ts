@@ -13,7 +13,7 @@ import { pgRunReads, pgRunWrites } from './sql/runs.js';
 import { pgTriggerQueries } from './sql/triggers.js';
 
 /** The advisory lock class of firing keys ("kwtr" in ASCII). */
-const KEY_LOCK_CLASS = 0x6b777472;
+export const KEY_LOCK_CLASS = 0x6b777472;
 
 export function postgresRunStore(s: PgSession): RunStore {
   return {

@@ -34,6 +34,13 @@ export interface NoteWriteRow {
 /** What a write intends, committed before the note is touched. */
 export type NoteWriteIntent = Omit<NoteWriteRow, 'write_id' | 'finished_at' | 'state' | 'error' | 'reverted_by'>;
 
+/** A write as a node following the audit sees it (engine/vault/search/write-follower.ts). */
+export interface NoteWriteStep {
+  write_id: number;
+  path: string;
+  state: WriteState;
+}
+
 export interface NoteWriteFilter {
   path?: string;
   sessionId?: string;
@@ -53,6 +60,8 @@ export function noteWriteQueries(db: Database) {
   const byId = db.prepare<[id: number], NoteWriteRow>('SELECT * FROM note_writes WHERE write_id = ?');
   const byCallKey = db.prepare<[key: string], NoteWriteRow>('SELECT * FROM note_writes WHERE call_key = ?');
   const pending = db.prepare<[], NoteWriteRow>("SELECT * FROM note_writes WHERE state = 'pending' ORDER BY write_id");
+  const since = db.prepare<[after: number, limit: number], NoteWriteStep>('SELECT write_id, path, state FROM note_writes WHERE write_id > ? ORDER BY write_id LIMIT ?');
+  const newest = db.prepare<[], { id: number | null }>('SELECT max(write_id) AS id FROM note_writes');
   // One statement per filter shape (prepared at its first use), so each can use its index.
   const listOf = listByShape<NoteWriteRow>(db, (where) => `SELECT * FROM note_writes ${where} ORDER BY write_id DESC LIMIT ?`);
   const list = (f: NoteWriteFilter): NoteWriteRow[] => {
@@ -79,6 +88,10 @@ export function noteWriteQueries(db: Database) {
     pending: (): NoteWriteRow[] => pending.all(),
     /** Newest first. */
     list,
+    /** The writes after `after`, oldest first, at most `limit`. */
+    since: (after: number, limit: number): NoteWriteStep[] => since.all(after, limit),
+    /** The newest write's id (0: none yet). */
+    newest: (): number => newest.get()?.id ?? 0,
   };
 }
 

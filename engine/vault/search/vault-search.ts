@@ -46,6 +46,11 @@ export interface VaultSearchOptions {
   /** Told after each batch of notes the keyword index took in (paths relative to the vault). */
   onIndexed?(paths: string[]): void;
   onWarning?(message: string): void;
+  /**
+   * A vault several nodes write (a shared Postgres store): the notes written since the last
+   * call, by any node (write-follower.ts). Indexed again before each search.
+   */
+  follow?(): string[];
 }
 
 export interface VaultSearchStatus {
@@ -180,6 +185,13 @@ export function createVaultSearch(options: VaultSearchOptions): VaultSearch {
       const limit = Math.min(Math.max(1, Math.floor(opts.limit ?? DEFAULT_SEARCH_LIMIT)), MAX_SEARCH_LIMIT);
       const prefix = folderPrefix(opts.under ?? '');
       if (queryTerms(query).length === 0) return { query, mode: 'keyword', hits: [], note: 'the query has no words to search for' };
+      if (options.follow !== undefined) {
+        try {
+          refresh(options.follow());
+        } catch (err) {
+          warn(`following the vault's writes: ${messageOf(err)}`);
+        }
+      }
       const wanted = opts.semantic === true || (opts.semantic === 'auto' && semantic !== undefined);
       const words = keyword.search(query, { limit: wanted ? limit * 2 : limit, prefix });
       if (!wanted) return { query, mode: 'keyword', hits: words.map(keywordHit) };
