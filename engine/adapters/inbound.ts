@@ -17,7 +17,6 @@ import type { CrashHook } from '../crash.js';
 import type { AdapterMessageRow, AdapterQueries } from '../store/sql/adapters.js';
 import type { Timers } from '../triggers/timers.js';
 import type { Accepted, AdapterInstance, InboundMessage, InboundRecord } from './types.js';
-import type Database from 'better-sqlite3';
 
 export type InboundChat = Pick<ChatService, 'create' | 'send' | 'summary' | 'get' | 'turnUnderWay' | 'recover'>;
 
@@ -28,7 +27,7 @@ export interface InboundTarget {
 }
 
 export interface InboundDeps {
-  db: Database.Database;
+  /** The records: the data folder's SQLite, or the Postgres store the nodes share. */
   queries: AdapterQueries;
   chat(): InboundChat;
   clock: Clock;
@@ -80,13 +79,15 @@ export class Inbound {
     const { queries } = this.deps;
     const now = this.deps.clock.now();
     const keys = [...new Set(message.dedupeKeys ?? [])];
-    const taken = this.deps.db.transaction((): { status: Accepted['status']; row: AdapterMessageRow } => {
+    const taken = queries.transaction((): { status: Accepted['status']; row: AdapterMessageRow } => {
       const prior = queries.byDelivery(adapter, message.deliveryId) ?? keys.map((k) => queries.byKey(adapter, k)).find((r) => r !== undefined);
       if (prior !== undefined) return { status: 'duplicate', row: prior };
-      const id = queries.insert(adapter, message.deliveryId, message.conversation, message.from, message.text, JSON.stringify(message.replyTo), now)!;
+      const id = queries.insert(adapter, message.deliveryId, message.conversation, message.from, message.text, JSON.stringify(message.replyTo), now);
+      // Another node's record of this delivery id, committed since the look-up (the unique key refused ours).
+      if (id === undefined) return { status: 'duplicate', row: queries.byDelivery(adapter, message.deliveryId)! };
       for (const key of keys) queries.addKey(adapter, key, id, now);
       return { status: 'accepted', row: queries.byId(id)! };
-    }).immediate();
+    });
     const record = recordOf(taken.row);
     const done = this.settled(record);
     if (taken.status === 'accepted') {
@@ -195,6 +196,8 @@ export class Inbound {
         return this.failTurn(row, target, err);
       }
       this.deps.queries.setSession(row.adapter, row.conversation, sessionId, this.deps.clock.now());
+      // Another node may have started this conversation's session at the same moment: the one recorded is the conversation's.
+      sessionId = this.deps.queries.sessionOf(row.adapter, row.conversation) ?? sessionId;
     }
     let outcome = row.turn === null ? undefined : this.recordedTurn(sessionId, row.turn, row.text);
     if (outcome === undefined) {

@@ -8,7 +8,6 @@
  * model only) is found once, when the first plugin is found or started.
  */
 import path from 'node:path';
-import type Database from 'better-sqlite3';
 import type { Tool } from '../../agents/index.js';
 import { KowalskiError, NO_PROGRESS, toPlainError } from '../../core/index.js';
 import type { Progress } from '../../contract/progress.js';
@@ -19,6 +18,7 @@ import type { DiscoveredPlugin } from './discover.js';
 import { PluginGrants } from './grants.js';
 import { grantedManifests, isInvalid } from './granted.js';
 import type { PluginAuditEntry } from './grants.js';
+import type { PluginQueries } from '../store/sql/plugins.js';
 import { pluginToolName } from './manifest.js';
 import { permissionsHash, permissionsInWords } from './permissions.js';
 import { detectSandbox, startPluginProcess } from './runner/index.js';
@@ -35,7 +35,8 @@ export interface PluginAdapterLink {
 const MAX_FAILURES = 20;
 
 export interface PluginServiceDeps {
-  db: Database.Database;
+  /** Where the grants are kept: the data folder's SQLite, or the Postgres store the nodes share. */
+  grants: PluginQueries;
   clock: Clock;
   timers: Timers;
   /** kowalski's data folder: never visible to a plugin, whatever it was granted. */
@@ -77,7 +78,7 @@ export class PluginService {
   private sandboxFound: Sandbox | undefined;
 
   constructor(private readonly deps: PluginServiceDeps) {
-    this.grants = new PluginGrants(deps.db, deps.clock);
+    this.grants = new PluginGrants(deps.grants, deps.clock);
   }
 
   /** Every plugin found, by name. */

@@ -66,6 +66,8 @@ export function adapterQueries(db: Database) {
   const lastSwitch = db.prepare<[adapter: string], AdapterSwitchRow>(
     'SELECT adapter, enabled, by, at FROM adapter_switches WHERE adapter = ? ORDER BY id DESC LIMIT 1');
   return {
+    /** `fn` in one transaction that holds the write lock from its start (accept's look-up and claim are one step). */
+    transaction: <T>(fn: () => T): T => db.transaction(fn).immediate(),
     /** A new record in state `received`; undefined when the adapter already has that delivery id. */
     insert: (adapter: string, deliveryId: string, conversation: string, sender: string, text: string, replyTo: string, at: number): number | undefined =>
       insert.get(adapter, deliveryId, conversation, sender, text, replyTo, at, at)?.id,
