@@ -1,0 +1,202 @@
+/**
+ * Adapters, plugins' grants and the send and mcp_call steps' records on one Postgres database
+ * shared by two nodes (two engines of this process, each with its own data folder, its own
+ * API and fake model; one fake Slack Web API): one Slack event delivered to both nodes is
+ * answered once; a conversation's chat session is found by the node the next message reaches;
+ * a switch made on one node is honoured by the other; a plugin granted on one node is granted
+ * on the other, audit included; a step's delivery and a tool's answer written through one
+ * node's store are found through the other's, so a run handed over neither sends nor calls again.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import type { TestContext } from 'node:test';
+import { buildApi } from '../../api/index.js';
+import type { Engine } from '../../engine/index.js';
+import { PgSession } from '../../engine/store/pg/session.js';
+import { pgAdapterQueries } from '../../engine/store/pg/sql/adapters.js';
+import { pgStepCallQueries } from '../../engine/store/pg/sql/step-calls.js';
+import { pgStepSendQueries } from '../../engine/store/pg/sql/step-sends.js';
+import { openSyncPg } from '../../engine/store/pg/sync-pg.js';
+import { cleanups } from '../../testkit/cleanup.js';
+import { testSyncPgModule } from '../../testkit/dist.js';
+import type { FakeModelServer, FakeScript } from '../../testkit/fake-models.js';
+import { tempDir } from '../../testkit/tmp.js';
+import { waitFor } from '../../testkit/wait.js';
+import { adapterSetup } from '../support/adapters.js';
+import { fakeSlackApi, SLACK_BOT_USER, slackSigned } from '../support/fake-chat-apis.js';
+import type { FakeChatApi } from '../support/fake-chat-apis.js';
+import { freshPostgresUrl, pgTestEngine } from '../support/pg-engine.js';
+import { installExample } from '../support/plugin-home.js';
+import { TEST_TOKEN } from '../support/token.js';
+
+const SECRET = 'slack-signing-secret-for-tests';
+const TOKEN = 'xoxb-test-token-123';
+
+interface SlackNode {
+  engine: Engine;
+  model: FakeModelServer;
+  /** The event, signed now, posted to this node's Slack route. */
+  send(body: unknown, extra?: Record<string, string>): Promise<{ status: number; json: any }>;
+}
+
+/** A node on `url` whose Slack adapter posts to `slack`, started and serving its API (injected requests). */
+async function slackNode(t: TestContext, url: string, slack: FakeChatApi, script: FakeScript): Promise<SlackNode> {
+  const s = await adapterSetup(t, script,
+    `[adapters.slack]\nenabled = true\nagent = "assistant"\nsigning_secret = "${SECRET}"\nbot_token_env = "KW_TEST_SLACK_TOKEN"\napi_url = "${slack.url}"\n[store]\nurl = "${url}"\n`);
+  await s.engine.adapters.start();
+  const api = await buildApi(s.engine, { token: TEST_TOKEN, port: 8765, onInternalError: (err) => t.diagnostic(`internal: ${String(err)}`) });
+  cleanups(t)(() => api.app.close());
+  return {
+    engine: s.engine, model: s.server,
+    async send(body, extra = {}) {
+      const text = JSON.stringify(body);
+      const res = await api.app.inject({
+        method: 'POST', url: '/adapters/slack/events', payload: text,
+        headers: { host: '127.0.0.1:8765', ...slackSigned(SECRET, text, Math.floor(Date.now() / 1000), extra) },
+      });
+      return { status: res.statusCode, json: res.body === '' ? undefined : JSON.parse(res.body) };
+    },
+  };
+}
+
+/** Two Slack nodes on one fresh database, and the fake Slack they both post to. */
+async function twoSlackNodes(t: TestContext, scriptA: FakeScript, scriptB: FakeScript): Promise<{ a: SlackNode; b: SlackNode; slack: FakeChatApi; url: string }> {
+  const slack = await fakeSlackApi(t, TOKEN);
+  process.env.KW_TEST_SLACK_TOKEN = TOKEN;
+  cleanups(t)(() => delete process.env.KW_TEST_SLACK_TOKEN);
+  const url = await freshPostgresUrl();
+  const a = await slackNode(t, url, slack, scriptA);
+  const b = await slackNode(t, url, slack, scriptB);
+  return { a, b, slack, url };
+}
+
+/** The typed functions on the database, through a connection of the test's own (as another node's). */
+function storeOf(t: TestContext, url: string): PgSession {
+  const pg = openSyncPg(url, { module: testSyncPgModule() });
+  cleanups(t)(() => pg.close());
+  return new PgSession(pg);
+}
+
+const event = (eventId: string, e: Record<string, unknown>): Record<string, unknown> => ({
+  token: 'legacy', team_id: 'T1', api_app_id: 'A1', type: 'event_callback', event_id: eventId, event_time: 1_800_000_000, event: e,
+});
+
+test('one Slack event delivered to both nodes (and a retry, and the same message under another event id) is one record, one turn, one reply', async (t) => {
+  const { a, b, slack, url } = await twoSlackNodes(t, [{ text: 'Two invoices are due.' }], [{ text: 'Two invoices are due.' }]);
+  const ts = '1800000000.000100';
+  const message = event('Ev1', { type: 'message', channel_type: 'channel', user: 'U2', channel: 'C9', ts, text: `<@${SLACK_BOT_USER}> what is due?` });
+  // Delivered to both at once (a load balancer that sent it twice, Slack's retry reaching the other node).
+  const [toA, toB] = await Promise.all([a.send(message), b.send(message, { 'x-slack-retry-num': '1', 'x-slack-retry-reason': 'http_timeout' })]);
+  assert.equal(toA.status, 200);
+  assert.equal(toB.status, 200);
+  assert.deepEqual([toA.json.duplicate, toB.json.duplicate].sort(), [false, true], 'one node took it, the other found it taken');
+  assert.equal(toA.json.record, toB.json.record, 'one record, in the shared table');
+  const mention = await b.send(event('Ev2', { type: 'app_mention', user: 'U2', channel: 'C9', ts, text: `<@${SLACK_BOT_USER}> what is due?` }));
+  assert.equal(mention.json.duplicate, true, 'the same channel and ts under another event id, on the other node: its dedupe key is shared');
+
+  const taker = toA.json.duplicate === false ? a : b;
+  await waitFor(() => taker.engine.adapters.record(toA.json.record)?.state === 'replied', 'the reply');
+  const record = (toA.json.duplicate === false ? b : a).engine.adapters.record(toA.json.record);
+  assert.equal(record?.state, 'replied', 'the other node reads the same record');
+  assert.equal(a.model.requests.length + b.model.requests.length, 1, 'one turn in all');
+  assert.equal(slack.callsTo('/chat.postMessage').length, 1, 'one reply in all');
+  assert.deepEqual(slack.callsTo('/chat.postMessage')[0]!.body, { channel: 'C9', thread_ts: ts, text: 'Two invoices are due.', unfurl_links: false });
+
+  // The conversation's session is in the shared table: the node the next message of the thread reaches finds it there.
+  const sessions = pgAdapterQueries(storeOf(t, url));
+  assert.equal(sessions.sessionOf('slack', record!.conversation), record!.sessionId);
+  assert.ok(record!.sessionId !== null && taker.engine.chat.get(record!.sessionId).transcript.length === 1);
+});
+
+test('a thread begun on one node goes on in the same chat session on the other', {
+  skip: 'needs the chat sessions themselves shared on Postgres (the chatpg branch): unskip once merged',
+}, async (t) => {
+  const { a, b, slack } = await twoSlackNodes(t, [{ text: 'Two invoices are due.' }], [{ text: 'The second is from ACME.' }]);
+  const ts = '1800000000.000100';
+  const first = await a.send(event('Ev1', { type: 'message', channel_type: 'channel', user: 'U2', channel: 'C9', ts, text: `<@${SLACK_BOT_USER}> what is due?` }));
+  await waitFor(() => a.engine.adapters.record(first.json.record)?.state === 'replied', 'the first reply, from A');
+  const second = await b.send(event('Ev6', { type: 'message', user: 'U2', channel: 'C9', ts: '1800000010.000200', thread_ts: ts, text: 'which is from whom?' }));
+  assert.equal(second.json.duplicate, false);
+  await waitFor(() => b.engine.adapters.record(second.json.record)?.state === 'replied', 'the second reply, from B');
+  assert.equal(b.engine.adapters.record(second.json.record)!.sessionId, a.engine.adapters.record(first.json.record)!.sessionId, 'one session');
+  assert.match(b.model.requests[0]!.body.messages.map((m: any) => String(m.content)).join('\n'), /Two invoices are due/, 'with A\'s answer in its history');
+  assert.equal(slack.callsTo('/chat.postMessage').length, 2);
+});
+
+test('an adapter switched off on one node is off on the other (the event it gets is refused, its adapter stopped); switched on again, it answers there', async (t) => {
+  const { a, b, slack } = await twoSlackNodes(t, [], [{ text: 'Back on.' }]);
+  assert.equal(b.engine.adapters.status('slack').state, 'running');
+
+  const off = await a.engine.adapters.disable('slack', 'ana');
+  assert.equal(off.enabled, false);
+  const refused = await b.send(event('EvOff', { type: 'message', channel_type: 'im', user: 'U2', channel: 'D1', ts: '1800000100.000100', text: 'anyone?' }));
+  assert.equal(refused.status, 409, JSON.stringify(refused.json));
+  assert.equal(refused.json.error.code, 'KW_ERR_ADAPTER_DISABLED');
+  assert.equal(b.engine.adapters.status('slack').enabled, false, 'B reads the switch A made');
+  await waitFor(() => b.engine.adapters.status('slack').state === 'stopped', 'B\'s Slack adapter stopped');
+
+  await a.engine.adapters.enable('slack', 'ana');
+  assert.equal(b.engine.adapters.status('slack').enabled, true, 'the switch back on, read by B');
+  await waitFor(() => b.engine.adapters.status('slack').state === 'running', 'B\'s Slack adapter started again');
+  const accepted = await b.send(event('EvOn', { type: 'message', channel_type: 'im', user: 'U2', channel: 'D1', ts: '1800000200.000100', text: 'anyone now?' }));
+  assert.equal(accepted.status, 200);
+  assert.equal(accepted.json.duplicate, false);
+  await waitFor(() => b.engine.adapters.record(accepted.json.record)?.state === 'replied', 'B\'s reply');
+  assert.equal(slack.callsTo('/chat.postMessage').length, 1);
+  assert.equal(a.model.requests.length, 0);
+});
+
+test('a plugin granted on one node is granted on the other, with its audit; revoked there, it is pending on both', async (t) => {
+  const url = await freshPostgresUrl();
+  const homes = [tempDir(t, 'kw-pgplug-a-'), tempDir(t, 'kw-pgplug-b-')];
+  const docs = fs.realpathSync(tempDir(t, 'kw-pgplug-docs-'));
+  for (const home of homes) installExample(home, docs);
+  const a = (await pgTestEngine(t, { url, dataDir: homes[0]! })).engine;
+  const b = (await pgTestEngine(t, { url, dataDir: homes[1]! })).engine;
+  assert.deepEqual([a.plugins.get('hello').state, b.plugins.get('hello').state], ['pending', 'pending']);
+
+  a.plugins.grant('hello', 'ann');
+  const there = b.plugins.get('hello');
+  assert.equal(there.state, 'granted', 'granted on B too');
+  assert.equal(there.grantedBy, 'ann');
+  assert.deepEqual(b.plugins.audit('hello').map((e) => [e.action, e.by]), [['grant', 'ann']]);
+
+  b.plugins.revoke('hello', 'bo');
+  assert.equal(a.plugins.get('hello').state, 'pending', 'revoked on A too');
+  assert.deepEqual(a.plugins.audit('hello').map((e) => [e.action, e.by]), [['grant', 'ann'], ['revoke', 'bo']]);
+  assert.ok(fs.existsSync(path.join(homes[1]!, 'kowalski.sqlite')));
+});
+
+test('a send step\'s delivery and an mcp_call\'s answer written through one node\'s store are found through the other\'s: no second send, no second call', async (t) => {
+  const url = await freshPostgresUrl();
+  // The run the steps belong to: a node's run store makes the database.
+  await pgTestEngine(t, { url });
+  const [onA, onB] = [storeOf(t, url), storeOf(t, url)];
+  const [sendsA, sendsB] = [pgStepSendQueries(onA), pgStepSendQueries(onB)];
+  const delivery = { runId: 'run-1', step: 'notify', adapter: 'slack', target: 'C9', bytes: 12, sha256: 'ab'.repeat(32), at: 1000 };
+
+  assert.equal(sendsA.begin(delivery), true, 'A records its intent before sending');
+  assert.equal(sendsB.begin({ ...delivery, at: 1500 }), false, 'B, after a hand-over, finds it: it does not send');
+  assert.equal(sendsB.ofStep('run-1', 'notify')?.state, 'sending', 'an outcome B cannot know');
+  sendsA.finish('run-1', 'notify', 'sent', 'msg-7', null, 2000);
+  assert.deepEqual({ ...sendsB.ofStep('run-1', 'notify'), id: 0 }, {
+    id: 0, run_id: 'run-1', step: 'notify', adapter: 'slack', target: 'C9', state: 'sent', bytes: 12, sha256: 'ab'.repeat(32),
+    message_id: 'msg-7', error: null, created_at: 1000, updated_at: 2000,
+  });
+  // A refused delivery may be tried again, by whichever node has the run.
+  assert.equal(sendsA.begin({ ...delivery, step: 'tell' }), true);
+  sendsA.finish('run-1', 'tell', 'refused', null, 'channel_not_found', 2100);
+  assert.equal(sendsB.begin({ ...delivery, step: 'tell', at: 2200 }), true);
+  assert.deepEqual(sendsA.ofRun('run-1').map((r) => [r.step, r.state]), [['notify', 'sent'], ['tell', 'sending']]);
+
+  const [callsA, callsB] = [pgStepCallQueries(onA), pgStepCallQueries(onB)];
+  callsA.record({ runId: 'run-1', step: 'look', attempt: 1, tool: 'files__list', argsSha256: 'cd'.repeat(32), content: 'three files', structured: '{"n":3}', fromAttempt: null, at: 3000 });
+  const earlier = callsB.latestBefore('run-1', 'look', 2);
+  assert.equal(earlier?.content, 'three files', 'B\'s next attempt gets the answer A recorded: it does not call again');
+  assert.equal(earlier?.structured, '{"n":3}');
+  callsB.record({ runId: 'run-1', step: 'look', attempt: 2, tool: 'files__list', argsSha256: 'cd'.repeat(32), content: earlier!.content, structured: earlier!.structured, fromAttempt: 1, at: 3100 });
+  callsA.record({ runId: 'run-1', step: 'look', attempt: 2, tool: 'files__list', argsSha256: 'cd'.repeat(32), content: 'another', structured: null, fromAttempt: null, at: 3200 });
+  assert.deepEqual(callsA.ofRun('run-1').map((r) => [r.attempt, r.content, r.from_attempt]), [[1, 'three files', null], [2, 'three files', 1]], 'a second record of one attempt is ignored');
+});
