@@ -147,26 +147,40 @@ export class Inbound {
     for (const fn of fns) fn(record);
   }
 
-  /** The conversation's open messages, one after the other; one pump per conversation at a time. */
+  /**
+   * The conversation's open messages, one after the other; one pump per conversation at a
+   * time, and, for nodes sharing a store, one node at a time: a node that finds another
+   * answering the conversation leaves the message to it (that node reads it next).
+   */
   private pump(adapter: string, conversation: string): void {
     const key = `${adapter}\0${conversation}`;
     if (this.pumps.has(key) || this.stopping.signal.aborted) return;
-    const run = async (): Promise<void> => {
-      for (;;) {
-        if (this.stopping.signal.aborted) return;
-        const row = this.deps.queries.nextOpen(adapter, conversation);
-        if (row === undefined) return;
-        const target = this.deps.target(adapter);
-        if (target === undefined) return; // stopped: its records wait for its next start
-        if (!(await this.step(row, target))) return;
+    const { queries } = this.deps;
+    /** Whether it ran out of open messages (another node may have recorded one since its last look). */
+    const run = async (): Promise<boolean> => {
+      if (!queries.holdConversation(adapter, conversation)) return false;
+      try {
+        for (;;) {
+          if (this.stopping.signal.aborted) return false;
+          const row = queries.nextOpen(adapter, conversation);
+          if (row === undefined) return true;
+          const target = this.deps.target(adapter);
+          if (target === undefined) return false; // stopped: its records wait for its next start
+          if (!(await this.step(row, target))) return false;
+        }
+      } finally {
+        queries.releaseConversation(adapter, conversation);
       }
     };
-    const going = run().catch((err: unknown) => {
+    const going = run().then((drained) => {
+      this.pumps.delete(key);
+      // A message another node recorded while this one held the conversation was left to it: look once more.
+      if (drained && queries.nextOpen(adapter, conversation) !== undefined) this.pump(adapter, conversation);
+    }).catch((err: unknown) => {
+      this.pumps.delete(key);
       if (!(err instanceof Closing) && !this.stopping.signal.aborted) {
         this.deps.failed(adapter, new KowalskiError('KW_ERR_INTERNAL', `adapter ${adapter}: conversation ${conversation}: ${messageOf(err)}`, { cause: err }));
       }
-    }).finally(() => {
-      this.pumps.delete(key);
     });
     this.pumps.set(key, going);
   }

@@ -96,6 +96,12 @@ export function adapterQueries(db: Database) {
     setSession: (adapter: string, conversation: string, sessionId: string, at: number): void => void setSession.run(adapter, conversation, sessionId, at),
     addSwitch: (adapter: string, enabled: boolean, by: string, at: number): void => void addSwitch.run(adapter, enabled ? 1 : 0, by, at),
     lastSwitch: (adapter: string): AdapterSwitchRow | undefined => lastSwitch.get(adapter),
+    /**
+     * Take a conversation to answer its messages, across every node of the store: false while
+     * another node has it. One node needs no more than its own one pump per conversation: always true.
+     */
+    holdConversation: (_adapter: string, _conversation: string): boolean => true,
+    releaseConversation: (_adapter: string, _conversation: string): void => undefined,
   };
 }
 

@@ -8,6 +8,9 @@ import type { AdapterMessageRow, AdapterQueries, AdapterSwitchRow } from '../../
 import type { PgSession } from '../session.js';
 
 const OPEN = "('received', 'answering', 'answered')";
+/** The advisory lock class of conversations being answered ("kwad" in ASCII). */
+const CONVERSATION_LOCK_CLASS = 0x6b776164;
+const conversationKey = (adapter: string, conversation: string): string => JSON.stringify([adapter, conversation]);
 
 export function pgAdapterQueries(s: PgSession): AdapterQueries {
   return {
@@ -41,5 +44,9 @@ export function pgAdapterQueries(s: PgSession): AdapterQueries {
       [adapter, conversation, sessionId, at]),
     addSwitch: (adapter, enabled, by, at) => s.write('INSERT INTO adapter_switches (adapter, enabled, by, at) VALUES ($1, $2, $3, $4)', [adapter, enabled ? 1 : 0, by, at]),
     lastSwitch: (adapter) => s.get<AdapterSwitchRow>('SELECT adapter, enabled, by, at FROM adapter_switches WHERE adapter = $1 ORDER BY id DESC LIMIT 1', [adapter]),
+    // A session-level advisory lock (class "kwad", the conversation's hash): released by releaseConversation, or by the server when the node's connection ends.
+    holdConversation: (adapter, conversation) => s.get<{ ok: boolean }>(
+      'SELECT pg_try_advisory_lock($1, hashtext($2)) AS ok', [CONVERSATION_LOCK_CLASS, conversationKey(adapter, conversation)])!.ok,
+    releaseConversation: (adapter, conversation) => void s.get('SELECT pg_advisory_unlock($1, hashtext($2))', [CONVERSATION_LOCK_CLASS, conversationKey(adapter, conversation)]),
   };
 }
