@@ -110,6 +110,23 @@ test('one Slack event delivered to both nodes (and a retry, and the same message
   assert.ok(record!.sessionId !== null && taker.engine.chat.get(record!.sessionId).transcript.length === 1);
 });
 
+test('a message reaching one node while the other answers its conversation is left to that node: answered after the first, in the same session, by it', async (t) => {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const { a, b, slack } = await twoSlackNodes(t, [{ text: 'First answer.', heldUntil: held }, { text: 'Second answer.' }], [{ text: 'Not from B.' }]);
+  const ts = '1800000000.000100';
+  const first = await a.send(event('Ev1', { type: 'message', channel_type: 'channel', user: 'U2', channel: 'C9', ts, text: `<@${SLACK_BOT_USER}> first` }));
+  await waitFor(() => a.model.requests.length === 1, 'A answering the first message');
+  const second = await b.send(event('Ev6', { type: 'message', user: 'U2', channel: 'C9', ts: '1800000010.000200', thread_ts: ts, text: 'second' }));
+  assert.equal(second.json.duplicate, false, 'B records it');
+  release();
+  await waitFor(() => a.engine.adapters.record(second.json.record)?.state === 'replied', 'the second message answered');
+  assert.equal(b.model.requests.length, 0, 'B left the conversation to A, which held it');
+  assert.equal(a.model.requests.length, 2);
+  assert.deepEqual(slack.callsTo('/chat.postMessage').map((c) => c.body.text), ['First answer.', 'Second answer.'], 'in order');
+  assert.equal(a.engine.adapters.record(second.json.record)!.sessionId, a.engine.adapters.record(first.json.record)!.sessionId, 'one session');
+});
+
 test('a thread begun on one node goes on in the same chat session on the other', {
   skip: 'needs the chat sessions themselves shared on Postgres (the chatpg branch): unskip once merged',
 }, async (t) => {
