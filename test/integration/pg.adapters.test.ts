@@ -20,6 +20,7 @@ import { pgStepCallQueries } from '../../engine/store/pg/sql/step-calls.js';
 import { pgStepSendQueries } from '../../engine/store/pg/sql/step-sends.js';
 import { openSyncPg } from '../../engine/store/pg/sync-pg.js';
 import { cleanups } from '../../testkit/cleanup.js';
+import { cli, stdoutJson } from '../../testkit/cli.js';
 import { testSyncPgModule } from '../../testkit/dist.js';
 import type { FakeModelServer, FakeScript } from '../../testkit/fake-models.js';
 import { tempDir } from '../../testkit/tmp.js';
@@ -179,11 +180,20 @@ test('a plugin granted on one node is granted on the other, with its audit; revo
   assert.equal(there.state, 'granted', 'granted on B too');
   assert.equal(there.grantedBy, 'ann');
   assert.deepEqual(b.plugins.audit('hello').map((e) => [e.action, e.by]), [['grant', 'ann']]);
+  // `kowalski agents` (no engine) on B's folder checks a profile's tools against the shared grants too.
+  const greeter = path.join(homes[1]!, 'team', 'greeter.md');
+  fs.mkdirSync(path.dirname(greeter), { recursive: true });
+  fs.writeFileSync(greeter, '---\nname = "greeter"\ndescription = "Greets."\ntools = ["hello__greet"]\n---\n\nYou are greeter.\n');
+  const agents = async (): Promise<Array<{ code: string }>> => {
+    const r = await cli(homes[1]!, ['agents', '--json'], { env: { KOWALSKI_DATABASE_URL: url } });
+    return stdoutJson<{ problems: Array<{ code: string }> }>(r).problems;
+  };
+  assert.deepEqual(await agents(), [], 'the tool of a plugin granted on A is known on B');
 
   b.plugins.revoke('hello', 'bo');
   assert.equal(a.plugins.get('hello').state, 'pending', 'revoked on A too');
   assert.deepEqual(a.plugins.audit('hello').map((e) => [e.action, e.by]), [['grant', 'ann'], ['revoke', 'bo']]);
-  assert.ok(fs.existsSync(path.join(homes[1]!, 'kowalski.sqlite')));
+  assert.deepEqual((await agents()).map((p) => p.code), ['KW_ERR_TOOL_UNKNOWN'], 'revoked: unknown again');
 });
 
 test('a send step\'s delivery and an mcp_call\'s answer written through one node\'s store are found through the other\'s: no second send, no second call', async (t) => {
