@@ -123,6 +123,7 @@ test('a message reaching one node while the other answers its conversation is le
   release();
   await waitFor(() => a.engine.adapters.record(second.json.record)?.state === 'replied', 'the second message answered');
   assert.equal(b.model.requests.length, 0, 'B left the conversation to A, which held it');
+  assert.deepEqual([b.engine.adapters.status('slack').errorCount, b.engine.adapters.status('slack').lastError], [0, null], 'B did not touch the message A was answering');
   assert.equal(a.model.requests.length, 2);
   assert.deepEqual(slack.callsTo('/chat.postMessage').map((c) => c.body.text), ['First answer.', 'Second answer.'], 'in order');
   assert.equal(a.engine.adapters.record(second.json.record)!.sessionId, a.engine.adapters.record(first.json.record)!.sessionId, 'one session');
