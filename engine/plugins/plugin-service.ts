@@ -76,6 +76,8 @@ export class PluginService {
   private readonly grants: PluginGrants;
   private sandbox: Promise<Sandbox> | undefined;
   private sandboxFound: Sandbox | undefined;
+  /** The plugins (name, version) whose tools the registry was last given: a grant made by another node sharing the store changes them. */
+  private offered: string | undefined;
 
   constructor(private readonly deps: PluginServiceDeps) {
     this.grants = new PluginGrants(deps.grants, deps.clock);
@@ -84,12 +86,15 @@ export class PluginService {
   /** Every plugin found, by name. */
   list(): PluginStatus[] {
     const rows = this.grants.rows();
+    this.offerAsGranted(rows);
     return [...this.entries.values()].map((e) => this.statusOf(e, rows));
   }
 
   /** One plugin; KW_ERR_PLUGIN_NOT_FOUND when none has that name. */
   get(name: string): PluginStatus {
-    return this.statusOf(this.entry(name), this.grants.rows());
+    const rows = this.grants.rows();
+    this.offerAsGranted(rows);
+    return this.statusOf(this.entry(name), rows);
   }
 
   /**
@@ -166,6 +171,7 @@ export class PluginService {
   /** The tools of the granted plugins, as the tool registry takes them. */
   tools(): Tool[] {
     const granted = grantedManifests([...this.entries.values()].map((e) => e.found), this.grants.rows());
+    this.offered = offeredKey(granted);
     return granted.flatMap((manifest) => manifest.tools.map((def): Tool => ({
       spec: { name: pluginToolName(manifest.name, def.name), description: `${def.description} (plugin ${manifest.name} ${manifest.version})`, inputSchema: def.input as Tool['spec']['inputSchema'] },
       call: (args, ctx) => this.call(manifest.name, def.name, args, ctx.signal),
@@ -256,6 +262,12 @@ export class PluginService {
     return isInvalid(entry.found);
   }
 
+  /** The grants in force differ from those the registry's tools were made from (another node granted or revoked): the registry is made again. */
+  private offerAsGranted(rows: ReturnType<PluginGrants['rows']>): void {
+    if (this.offered === undefined) return; // no registry made yet
+    if (offeredKey(grantedManifests([...this.entries.values()].map((e) => e.found), rows)) !== this.offered) this.deps.onToolsChanged();
+  }
+
   private changed(tools: boolean): void {
     if (tools) this.deps.onToolsChanged();
     this.deps.onChange();
@@ -306,4 +318,9 @@ function sameCode(a: DiscoveredPlugin, b: DiscoveredPlugin): boolean {
   if (a.root !== b.root || a.manifest === null || b.manifest === null) return false;
   return a.manifest.version === b.manifest.version && permissionsHash(a.manifest.permissions) === permissionsHash(b.manifest.permissions)
     && JSON.stringify(a.manifest.tools) === JSON.stringify(b.manifest.tools) && JSON.stringify(a.manifest.adapters) === JSON.stringify(b.manifest.adapters);
+}
+
+/** Which granted plugins' tools are offered, as one string to compare. */
+function offeredKey(granted: readonly PluginManifest[]): string {
+  return JSON.stringify(granted.map((m) => [m.name, m.version]));
 }

@@ -172,19 +172,23 @@ test('a plugin granted on one node is granted on the other, with its audit; revo
   const homes = [tempDir(t, 'kw-pgplug-a-'), tempDir(t, 'kw-pgplug-b-')];
   const docs = fs.realpathSync(tempDir(t, 'kw-pgplug-docs-'));
   for (const home of homes) installExample(home, docs);
+  // B's team has a profile naming the plugin's tool: known there once the plugin is granted, by whichever node.
+  const greeter = path.join(homes[1]!, 'team', 'greeter.md');
+  fs.mkdirSync(path.dirname(greeter), { recursive: true });
+  fs.writeFileSync(greeter, '---\nname = "greeter"\ndescription = "Greets."\ntools = ["hello__greet"]\n---\n\nYou are greeter.\n');
   const a = (await pgTestEngine(t, { url, dataDir: homes[0]! })).engine;
   const b = (await pgTestEngine(t, { url, dataDir: homes[1]! })).engine;
   assert.deepEqual([a.plugins.get('hello').state, b.plugins.get('hello').state], ['pending', 'pending']);
+  const greeterProblems = (): string[] => b.team.catalog().problems.filter((p) => p.file === greeter).map((p) => p.code);
+  assert.deepEqual(greeterProblems(), ['KW_ERR_TOOL_UNKNOWN']);
 
   a.plugins.grant('hello', 'ann');
   const there = b.plugins.get('hello');
   assert.equal(there.state, 'granted', 'granted on B too');
   assert.equal(there.grantedBy, 'ann');
   assert.deepEqual(b.plugins.audit('hello').map((e) => [e.action, e.by]), [['grant', 'ann']]);
+  assert.deepEqual(greeterProblems(), [], 'B\'s registry offers the tool of the plugin A granted (made again as B read the grant)');
   // `kowalski agents` (no engine) on B's folder checks a profile's tools against the shared grants too.
-  const greeter = path.join(homes[1]!, 'team', 'greeter.md');
-  fs.mkdirSync(path.dirname(greeter), { recursive: true });
-  fs.writeFileSync(greeter, '---\nname = "greeter"\ndescription = "Greets."\ntools = ["hello__greet"]\n---\n\nYou are greeter.\n');
   const agents = async (): Promise<Array<{ code: string }>> => {
     const r = await cli(homes[1]!, ['agents', '--json'], { env: { KOWALSKI_DATABASE_URL: url } });
     return stdoutJson<{ problems: Array<{ code: string }> }>(r).problems;
