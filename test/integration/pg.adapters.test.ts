@@ -20,17 +20,18 @@ import { pgStepCallQueries } from '../../engine/store/pg/sql/step-calls.js';
 import { pgStepSendQueries } from '../../engine/store/pg/sql/step-sends.js';
 import { openSyncPg } from '../../engine/store/pg/sync-pg.js';
 import { cleanups } from '../../testkit/cleanup.js';
-import { cli, stdoutJson } from '../../testkit/cli.js';
+import { cli, startCli, stdoutJson } from '../../testkit/cli.js';
 import { testSyncPgModule } from '../../testkit/dist.js';
+import { startFakeOllama } from '../../testkit/fake-models.js';
 import type { FakeModelServer, FakeScript } from '../../testkit/fake-models.js';
 import { tempDir } from '../../testkit/tmp.js';
 import { waitFor } from '../../testkit/wait.js';
-import { adapterSetup } from '../support/adapters.js';
+import { adapterSetup, lastUserText } from '../support/adapters.js';
 import { fakeSlackApi, SLACK_BOT_USER, slackSigned } from '../support/fake-chat-apis.js';
 import type { FakeChatApi } from '../support/fake-chat-apis.js';
 import { freshPostgresUrl, pgTestEngine } from '../support/pg-engine.js';
 import { installExample } from '../support/plugin-home.js';
-import { TEST_TOKEN } from '../support/token.js';
+import { AUTH, TEST_TOKEN, writeTestToken } from '../support/token.js';
 
 const SECRET = 'slack-signing-secret-for-tests';
 const TOKEN = 'xoxb-test-token-123';
@@ -109,6 +110,55 @@ test('one Slack event delivered to both nodes (and a retry, and the same message
   const sessions = pgAdapterQueries(storeOf(t, url));
   assert.equal(sessions.sessionOf('slack', record!.conversation), record!.sessionId);
   assert.ok(record!.sessionId !== null && taker.engine.chat.get(record!.sessionId).transcript.length === 1);
+});
+
+test('two `kowalski serve` nodes given the same Slack events at the same moment: each event is recorded once, answered once, posted once', async (t) => {
+  const url = await freshPostgresUrl();
+  const model = await startFakeOllama((body) => ({ text: `answer to ${lastUserText(body).split('\n').at(-1) ?? ''}` }));
+  cleanups(t)(() => model.close());
+  const slack = await fakeSlackApi(t, TOKEN);
+  const nodes = await Promise.all(['a', 'b'].map(async (name) => {
+    const home = tempDir(t, `kw-pgslack-${name}-`);
+    fs.writeFileSync(path.join(home, 'config.toml'), [
+      '[model]', 'default = "ollama:qwen2.5:7b"', '[providers.ollama]', `host = "${model.url}"`,
+      '[adapters.slack]', 'enabled = true', 'agent = "assistant"', `signing_secret = "${SECRET}"`, 'bot_token_env = "KW_TEST_SLACK_TOKEN"', `api_url = "${slack.url}"`,
+      '[store]', `url = "${url}"`, '',
+    ].join('\n'));
+    writeTestToken(home);
+    const server = startCli(home, ['serve', '--no-open', '--port', '0'], { limitMs: 120_000, env: { KW_TEST_SLACK_TOKEN: TOKEN } });
+    cleanups(t)(async () => {
+      if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
+      await server.exited;
+    });
+    const base = /at (http:\/\/127\.0\.0\.1:\d+)\//.exec(await server.stderrLine(/^kowalski serving /))![1]!;
+    await waitFor(async () => {
+      const { adapters } = await (await fetch(`${base}/api/adapters`, { headers: AUTH })).json() as { adapters: { name: string; state: string }[] };
+      return adapters.find((a) => a.name === 'slack')?.state === 'running';
+    }, `node ${name}'s Slack adapter to run`);
+    return { server, base };
+  }));
+  const deliver = async (base: string, body: string): Promise<{ duplicate: boolean; record: number }> => {
+    const res = await fetch(`${base}/adapters/slack/events`, { method: 'POST', headers: slackSigned(SECRET, body, Math.floor(Date.now() / 1000)), body });
+    assert.equal(res.status, 200);
+    return await res.json() as { duplicate: boolean; record: number };
+  };
+  const events = Array.from({ length: 8 }, (_, i) => JSON.stringify(event(`EvRace${i}`, {
+    type: 'message', channel_type: 'im', user: 'U2', channel: `D${i}`, ts: `18000000${i}0.000100`, text: `question ${i}`,
+  })));
+  // Every event to both nodes at once: the two processes race to claim each.
+  const answers = await Promise.all(events.map((body) => Promise.all(nodes.map((n) => deliver(n.base, body)))));
+  for (const [i, pair] of answers.entries()) {
+    assert.deepEqual(pair.map((p) => p.duplicate).sort(), [false, true], `event ${i}: taken by one node, a duplicate on the other`);
+    assert.equal(pair[0]!.record, pair[1]!.record, `event ${i}: one record`);
+  }
+  await waitFor(() => slack.callsTo('/chat.postMessage').length >= events.length, 'every answer posted', 60_000);
+  for (const n of nodes) {
+    n.server.child.kill('SIGTERM');
+    await n.server.exited;
+  }
+  const posts = slack.callsTo('/chat.postMessage').map((c) => c.body.text as string).sort();
+  assert.deepEqual(posts, events.map((_, i) => `answer to question ${i}`).sort(), 'each answered and posted once');
+  assert.equal(model.requests.length, events.length, 'one turn per event');
 });
 
 test('a message reaching one node while the other answers its conversation is left to that node: answered after the first, in the same session, by it', async (t) => {
