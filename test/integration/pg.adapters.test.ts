@@ -8,11 +8,15 @@
  * node's store are found through the other's, so a run handed over neither sends nor calls again.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
+import readline from 'node:readline';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
 import { buildApi } from '../../api/index.js';
+import { createEngine } from '../../engine/index.js';
 import type { Engine } from '../../engine/index.js';
 import { PgSession } from '../../engine/store/pg/session.js';
 import { pgAdapterQueries } from '../../engine/store/pg/sql/adapters.js';
@@ -21,7 +25,8 @@ import { pgStepSendQueries } from '../../engine/store/pg/sql/step-sends.js';
 import { openSyncPg } from '../../engine/store/pg/sync-pg.js';
 import { cleanups } from '../../testkit/cleanup.js';
 import { cli, startCli, stdoutJson } from '../../testkit/cli.js';
-import { testSyncPgModule } from '../../testkit/dist.js';
+import { nodeArgsFor, testOwnCode, testSyncPgModule } from '../../testkit/dist.js';
+import { CHILD_LEASE_SECS, leasesLapsed } from '../../testkit/pg-store.js';
 import { startFakeOllama } from '../../testkit/fake-models.js';
 import type { FakeModelServer, FakeScript } from '../../testkit/fake-models.js';
 import { tempDir } from '../../testkit/tmp.js';
@@ -30,6 +35,7 @@ import { adapterSetup, lastUserText } from '../support/adapters.js';
 import { fakeSlackApi, SLACK_BOT_USER, slackSigned } from '../support/fake-chat-apis.js';
 import type { FakeChatApi } from '../support/fake-chat-apis.js';
 import { freshPostgresUrl, pgTestEngine } from '../support/pg-engine.js';
+import { writeHorde } from '../support/engine.js';
 import { installExample } from '../support/plugin-home.js';
 import { AUTH, TEST_TOKEN, writeTestToken } from '../support/token.js';
 
@@ -282,3 +288,48 @@ test('a send step\'s delivery and an mcp_call\'s answer written through one node
   callsA.record({ runId: 'run-1', step: 'look', attempt: 2, tool: 'files__list', argsSha256: 'cd'.repeat(32), content: 'another', structured: null, fromAttempt: null, at: 3200 });
   assert.deepEqual(callsA.ofRun('run-1').map((r) => [r.attempt, r.content, r.from_attempt]), [[1, 'three files', null], [2, 'three files', 1]], 'a second record of one attempt is ignored');
 });
+
+for (const { point, state } of [
+  { point: 'send-after-delivery:1', state: 'failed' },
+  { point: 'before-result-commit:2', state: 'succeeded' },
+] as const) {
+  test(`a node killed at ${point} of a send step: the node that takes the run over finds the delivery and does not send again (the run ${state})`, async (t) => {
+    const url = await freshPostgresUrl();
+    const slack = await fakeSlackApi(t, TOKEN);
+    const files = tempDir(t, 'kw-pgsend-files-');
+    const adapter = `[adapters.team-slack]\ntype = "slack"\nenabled = true\nsigning_secret = "unused"\nbot_token_env = "KW_TEST_SLACK_TOKEN"\napi_url = "${slack.url}"\n`;
+    const homeA = tempDir(t, 'kw-pgsend-a-');
+    fs.writeFileSync(path.join(homeA, 'config.toml'), adapter);
+    const horde = path.join(homeA, 'hordes', 'told');
+    writeHorde(horde, 'id = "told"\npipeline = ["check", "tell"]\nconfirm_commands = false', {
+      check: 'kind = "verify"\nverify_command = "echo all green"',
+      tell: 'kind = "send"\ncontext_paths = ["@step:check@"]\nadapter = "team-slack"\nto = "#ops"',
+    });
+    // Node A, in its own process, starts the run and is killed where asked.
+    const child = spawn(process.execPath, [...nodeArgsFor('testkit/pg-node.ts'), url, homeA, files, String(CHILD_LEASE_SECS), horde], {
+      stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, KOWALSKI_CRASH_AT: point, KW_TEST_SLACK_TOKEN: TOKEN },
+    });
+    cleanups(t)(() => void (child.exitCode === null && child.signalCode === null && child.kill('SIGKILL')));
+    const facts: Array<Record<string, unknown>> = [];
+    readline.createInterface({ input: child.stdout! }).on('line', (line) => facts.push(JSON.parse(line) as Record<string, unknown>));
+    const [, signal] = await once(child, 'exit') as [number | null, string | null];
+    assert.equal(signal, 'SIGKILL', 'A was killed where asked');
+    const runId = facts.find((f) => 'run' in f)?.run as string;
+    assert.equal(slack.callsTo('/chat.postMessage').length, 1, 'A sent it');
+    await leasesLapsed(url);
+
+    // Node B takes the run over.
+    const homeB = tempDir(t, 'kw-pgsend-b-');
+    fs.writeFileSync(path.join(homeB, 'config.toml'), `${adapter}[store]\nurl = "${url}"\nfiles = "${files}"\nlease_secs = ${CHILD_LEASE_SECS}\n`);
+    process.env.KW_TEST_SLACK_TOKEN = TOKEN;
+    cleanups(t)(() => delete process.env.KW_TEST_SLACK_TOKEN);
+    const b = await createEngine({ ownCode: testOwnCode(), dataDir: homeB });
+    cleanups(t)(() => b.close());
+    await b.recover();
+    assert.equal(await b.waitForRun(runId), state);
+    assert.equal(slack.callsTo('/chat.postMessage').length, 1, 'never sent twice');
+    const tell = b.getRun(runId).steps.find((s) => s.name === 'tell')!;
+    if (state === 'failed') assert.equal(tell.error?.code, 'KW_ERR_SEND_OUTCOME_UNKNOWN', JSON.stringify(tell));
+    else assert.match(fs.readFileSync(path.join(b.getRun(runId).workdir, 'tell.md'), 'utf8'), /sent by an earlier attempt of this step, before an interruption; it was not sent again/);
+  });
+}
