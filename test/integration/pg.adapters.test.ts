@@ -5,7 +5,8 @@
  * answered once; a conversation's chat session is found by the node the next message reaches;
  * a switch made on one node is honoured by the other; a plugin granted on one node is granted
  * on the other, audit included; a step's delivery and a tool's answer written through one
- * node's store are found through the other's, so a run handed over neither sends nor calls again.
+ * node's store are found through the other's, so a run handed over (its node killed in a
+ * `send` or `mcp_call` step, in a child process) neither sends nor calls again.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -14,6 +15,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
 import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import type { TestContext } from 'node:test';
 import { buildApi } from '../../api/index.js';
 import { createEngine } from '../../engine/index.js';
@@ -40,6 +42,7 @@ import { installExample } from '../support/plugin-home.js';
 import { AUTH, TEST_TOKEN, writeTestToken } from '../support/token.js';
 
 const SECRET = 'slack-signing-secret-for-tests';
+const PRICE_SERVER = fileURLToPath(new URL('../fixtures/mcp/prices.mjs', import.meta.url));
 const TOKEN = 'xoxb-test-token-123';
 
 interface SlackNode {
@@ -289,47 +292,74 @@ test('a send step\'s delivery and an mcp_call\'s answer written through one node
   assert.deepEqual(callsA.ofRun('run-1').map((r) => [r.attempt, r.content, r.from_attempt]), [[1, 'three files', null], [2, 'three files', 1]], 'a second record of one attempt is ignored');
 });
 
+/**
+ * Node A, in its own process, starts a run of horde `told` (`steps`, confirm_commands off) and is
+ * SIGKILLed at `point`; once its leases lapse, node B (this process, `config` beside the shared
+ * store) takes the run over. Returns B and the run's id; `before` runs once A is dead.
+ */
+async function handedOver(t: TestContext, o: { config: string; pipeline: string[]; steps: Record<string, string>; point: string; before?: () => void }): Promise<{ b: Engine; runId: string }> {
+  const url = await freshPostgresUrl();
+  const files = tempDir(t, 'kw-handover-files-');
+  const homeA = tempDir(t, 'kw-handover-a-');
+  fs.writeFileSync(path.join(homeA, 'config.toml'), o.config);
+  const horde = path.join(homeA, 'hordes', 'told');
+  writeHorde(horde, `id = "told"\npipeline = ${JSON.stringify(o.pipeline)}\nconfirm_commands = false`, o.steps);
+  const child = spawn(process.execPath, [...nodeArgsFor('testkit/pg-node.ts'), url, homeA, files, String(CHILD_LEASE_SECS), horde], {
+    stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, KOWALSKI_CRASH_AT: o.point, KW_TEST_SLACK_TOKEN: TOKEN },
+  });
+  cleanups(t)(() => void (child.exitCode === null && child.signalCode === null && child.kill('SIGKILL')));
+  const facts: Array<Record<string, unknown>> = [];
+  readline.createInterface({ input: child.stdout! }).on('line', (line) => facts.push(JSON.parse(line) as Record<string, unknown>));
+  const [, signal] = await once(child, 'exit') as [number | null, string | null];
+  assert.equal(signal, 'SIGKILL', `A was killed at ${o.point}`);
+  const runId = facts.find((f) => 'run' in f)?.run as string;
+  o.before?.();
+  await leasesLapsed(url);
+
+  const homeB = tempDir(t, 'kw-handover-b-');
+  fs.writeFileSync(path.join(homeB, 'config.toml'), `${o.config}[store]\nurl = "${url}"\nfiles = "${files}"\nlease_secs = ${CHILD_LEASE_SECS}\n`);
+  process.env.KW_TEST_SLACK_TOKEN = TOKEN;
+  cleanups(t)(() => delete process.env.KW_TEST_SLACK_TOKEN);
+  const b = await createEngine({ ownCode: testOwnCode(), dataDir: homeB });
+  cleanups(t)(() => b.close());
+  await b.recover();
+  return { b, runId };
+}
+
 for (const { point, state } of [
   { point: 'send-after-delivery:1', state: 'failed' },
   { point: 'before-result-commit:2', state: 'succeeded' },
 ] as const) {
   test(`a node killed at ${point} of a send step: the node that takes the run over finds the delivery and does not send again (the run ${state})`, async (t) => {
-    const url = await freshPostgresUrl();
     const slack = await fakeSlackApi(t, TOKEN);
-    const files = tempDir(t, 'kw-pgsend-files-');
-    const adapter = `[adapters.team-slack]\ntype = "slack"\nenabled = true\nsigning_secret = "unused"\nbot_token_env = "KW_TEST_SLACK_TOKEN"\napi_url = "${slack.url}"\n`;
-    const homeA = tempDir(t, 'kw-pgsend-a-');
-    fs.writeFileSync(path.join(homeA, 'config.toml'), adapter);
-    const horde = path.join(homeA, 'hordes', 'told');
-    writeHorde(horde, 'id = "told"\npipeline = ["check", "tell"]\nconfirm_commands = false', {
-      check: 'kind = "verify"\nverify_command = "echo all green"',
-      tell: 'kind = "send"\ncontext_paths = ["@step:check@"]\nadapter = "team-slack"\nto = "#ops"',
+    const { b, runId } = await handedOver(t, {
+      config: `[adapters.team-slack]\ntype = "slack"\nenabled = true\nsigning_secret = "unused"\nbot_token_env = "KW_TEST_SLACK_TOKEN"\napi_url = "${slack.url}"\n`,
+      pipeline: ['check', 'tell'],
+      steps: { check: 'kind = "verify"\nverify_command = "echo all green"', tell: 'kind = "send"\ncontext_paths = ["@step:check@"]\nadapter = "team-slack"\nto = "#ops"' },
+      point,
+      before: () => assert.equal(slack.callsTo('/chat.postMessage').length, 1, 'A sent it'),
     });
-    // Node A, in its own process, starts the run and is killed where asked.
-    const child = spawn(process.execPath, [...nodeArgsFor('testkit/pg-node.ts'), url, homeA, files, String(CHILD_LEASE_SECS), horde], {
-      stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, KOWALSKI_CRASH_AT: point, KW_TEST_SLACK_TOKEN: TOKEN },
-    });
-    cleanups(t)(() => void (child.exitCode === null && child.signalCode === null && child.kill('SIGKILL')));
-    const facts: Array<Record<string, unknown>> = [];
-    readline.createInterface({ input: child.stdout! }).on('line', (line) => facts.push(JSON.parse(line) as Record<string, unknown>));
-    const [, signal] = await once(child, 'exit') as [number | null, string | null];
-    assert.equal(signal, 'SIGKILL', 'A was killed where asked');
-    const runId = facts.find((f) => 'run' in f)?.run as string;
-    assert.equal(slack.callsTo('/chat.postMessage').length, 1, 'A sent it');
-    await leasesLapsed(url);
-
-    // Node B takes the run over.
-    const homeB = tempDir(t, 'kw-pgsend-b-');
-    fs.writeFileSync(path.join(homeB, 'config.toml'), `${adapter}[store]\nurl = "${url}"\nfiles = "${files}"\nlease_secs = ${CHILD_LEASE_SECS}\n`);
-    process.env.KW_TEST_SLACK_TOKEN = TOKEN;
-    cleanups(t)(() => delete process.env.KW_TEST_SLACK_TOKEN);
-    const b = await createEngine({ ownCode: testOwnCode(), dataDir: homeB });
-    cleanups(t)(() => b.close());
-    await b.recover();
     assert.equal(await b.waitForRun(runId), state);
     assert.equal(slack.callsTo('/chat.postMessage').length, 1, 'never sent twice');
     const tell = b.getRun(runId).steps.find((s) => s.name === 'tell')!;
     if (state === 'failed') assert.equal(tell.error?.code, 'KW_ERR_SEND_OUTCOME_UNKNOWN', JSON.stringify(tell));
     else assert.match(fs.readFileSync(path.join(b.getRun(runId).workdir, 'tell.md'), 'utf8'), /sent by an earlier attempt of this step, before an interruption; it was not sent again/);
+  });
+}
+
+for (const point of ['call-after-answer:1', 'before-result-commit:1']) {
+  test(`a node killed at ${point} of an mcp_call step: the node that takes the run over is given the recorded answer and does not call again`, async (t) => {
+    const calls = path.join(tempDir(t, 'kw-handover-calls-'), 'calls.ndjson');
+    const { b, runId } = await handedOver(t, {
+      config: `[[mcp.servers]]\nname = "quotes"\ncommand = ${JSON.stringify(process.execPath)}\nargs = [${JSON.stringify(PRICE_SERVER)}]\nenv = { PRICES_CALLS = ${JSON.stringify(calls)} }\n`,
+      pipeline: ['fetch'],
+      steps: { fetch: 'kind = "mcp_call"\ntool = "quotes.closes"\narguments = { symbols = "AAPL,MSFT" }\noutput = "inputs/prices/prices.json"' },
+      point,
+      before: () => assert.equal(fs.readFileSync(calls, 'utf8').trim().split('\n').length, 1, 'the tool answered A before the kill'),
+    });
+    assert.equal(await b.waitForRun(runId), 'succeeded');
+    assert.equal(fs.readFileSync(calls, 'utf8').trim().split('\n').length, 1, 'never called twice');
+    assert.equal(b.getRun(runId).steps.find((s) => s.name === 'fetch')!.summary,
+      'quotes.closes: 6 rows into inputs/prices/prices.json (the answer attempt 1 got, before an interruption: not called again)');
   });
 }
