@@ -26,20 +26,20 @@ import { pgStepCallQueries } from '../../engine/store/pg/sql/step-calls.js';
 import { pgStepSendQueries } from '../../engine/store/pg/sql/step-sends.js';
 import { openSyncPg } from '../../engine/store/pg/sync-pg.js';
 import { cleanups } from '../../testkit/cleanup.js';
-import { cli, startCli, stdoutJson } from '../../testkit/cli.js';
+import { cli, stdoutJson } from '../../testkit/cli.js';
 import { nodeArgsFor, testOwnCode, testSyncPgModule } from '../../testkit/dist.js';
 import { CHILD_LEASE_SECS, leasesLapsed } from '../../testkit/pg-store.js';
 import { startFakeOllama } from '../../testkit/fake-models.js';
 import type { FakeModelServer, FakeScript } from '../../testkit/fake-models.js';
 import { tempDir } from '../../testkit/tmp.js';
 import { waitFor } from '../../testkit/wait.js';
-import { adapterSetup, lastUserText } from '../support/adapters.js';
+import { adapterSetup, lastUserText, serveWithAdapter } from '../support/adapters.js';
 import { fakeSlackApi, SLACK_BOT_USER, slackSigned } from '../support/fake-chat-apis.js';
 import type { FakeChatApi } from '../support/fake-chat-apis.js';
 import { freshPostgresUrl, pgTestEngine } from '../support/pg-engine.js';
 import { writeHorde } from '../support/engine.js';
 import { installExample } from '../support/plugin-home.js';
-import { AUTH, TEST_TOKEN, writeTestToken } from '../support/token.js';
+import { TEST_TOKEN } from '../support/token.js';
 
 const SECRET = 'slack-signing-secret-for-tests';
 const PRICE_SERVER = fileURLToPath(new URL('../fixtures/mcp/prices.mjs', import.meta.url));
@@ -133,17 +133,7 @@ test('two `kowalski serve` nodes given the same Slack events at the same moment:
       '[adapters.slack]', 'enabled = true', 'agent = "assistant"', `signing_secret = "${SECRET}"`, 'bot_token_env = "KW_TEST_SLACK_TOKEN"', `api_url = "${slack.url}"`,
       '[store]', `url = "${url}"`, '',
     ].join('\n'));
-    writeTestToken(home);
-    const server = startCli(home, ['serve', '--no-open', '--port', '0'], { limitMs: 120_000, env: { KW_TEST_SLACK_TOKEN: TOKEN } });
-    cleanups(t)(async () => {
-      if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
-      await server.exited;
-    });
-    const base = /at (http:\/\/127\.0\.0\.1:\d+)\//.exec(await server.stderrLine(/^kowalski serving /))![1]!;
-    await waitFor(async () => {
-      const { adapters } = await (await fetch(`${base}/api/adapters`, { headers: AUTH })).json() as { adapters: { name: string; state: string }[] };
-      return adapters.find((a) => a.name === 'slack')?.state === 'running';
-    }, `node ${name}'s Slack adapter to run`);
+    const { server, url: base } = await serveWithAdapter(t, home, 'slack', { KW_TEST_SLACK_TOKEN: TOKEN });
     return { server, base };
   }));
   const deliver = async (base: string, body: string): Promise<{ duplicate: boolean; record: number }> => {
