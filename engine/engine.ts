@@ -96,6 +96,12 @@ import { sendStepMessage } from './step-send.js';
 import { reachesOut } from '../core/step-fields.js';
 import { stepSendQueries } from './store/sql/step-sends.js';
 import { stepCallQueries } from './store/sql/step-calls.js';
+import { adapterQueries } from './store/sql/adapters.js';
+import { pluginQueries } from './store/sql/plugins.js';
+import { pgStepSendQueries } from './store/pg/sql/step-sends.js';
+import { pgStepCallQueries } from './store/pg/sql/step-calls.js';
+import { pgAdapterQueries } from './store/pg/sql/adapters.js';
+import { pgPluginQueries } from './store/pg/sql/plugins.js';
 import { callStepTool } from './step-call.js';
 import { DATA_TOOL_NAMES, DEFAULT_PROBE_TIMEOUT_MS, listModels } from '../agents/index.js';
 import type { ProbeResult } from '../agents/index.js';
@@ -336,8 +342,9 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     const log = new EventLog(runStore);
     const queries = new RunQueries(runStore);
     const crash = crashHookFrom(options.crashSpec ?? process.env.KOWALSKI_CRASH_AT);
-    const stepSends = stepSendQueries(db);
-    const stepCalls = stepCallQueries(db);
+    // A send step's deliveries and an mcp_call's answers: with the run store, so a run handed to another node finds them.
+    const stepSends = postgres === undefined ? stepSendQueries(db) : pgStepSendQueries(postgres.session);
+    const stepCalls = postgres === undefined ? stepCallQueries(db) : pgStepCallQueries(postgres.session);
     // With a Postgres store the nodes share the vault's audit and the Rookery's drafts (migration 8), and each note is held across them while it is written.
     const shared = postgres === undefined ? undefined : pgVaultTables(postgres.pg);
     const vault = createVault({
@@ -378,7 +385,9 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     });
     // The chat and the team are made below: adapters reach them only once one starts.
     const adapters: Adapters = createAdapters({
-      db, clock, timers, crash, env: process.env,
+      // Inbound records, conversations' sessions and switches: shared by the nodes on Postgres.
+      queries: postgres === undefined ? adapterQueries(db) : pgAdapterQueries(postgres.session),
+      clock, timers, crash, env: process.env,
       definitions: options.adapterDefinitions ?? ADAPTER_DEFINITIONS,
       configs: () => config.adapters,
       // What an adapter checks at every use (the calendar's `write`) is read from the file as it is now.
@@ -393,7 +402,8 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       ...(options.adapterStartTimeoutMs === undefined ? {} : { startTimeoutMs: options.adapterStartTimeoutMs }),
     });
     const plugins = new PluginService({
-      db, clock, timers, dataDir: paths.dataDir, pluginsDir: paths.plugins, localDir: localPluginDir(paths.plugins, process.env), kowalskiVersion: packageVersion(),
+      grants: postgres === undefined ? pluginQueries(db) : pgPluginQueries(postgres.session),
+      clock, timers, dataDir: paths.dataDir, pluginsDir: paths.plugins, localDir: localPluginDir(paths.plugins, process.env), kowalskiVersion: packageVersion(),
       onToolsChanged: () => models.reload(),
       onChange: () => observers.emit('plugins:changed', {}),
       ...(options.testOnlyFetchAllow === undefined ? {} : { testOnlyFetchAllow: options.testOnlyFetchAllow }),

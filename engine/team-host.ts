@@ -7,7 +7,7 @@
 import path from 'node:path';
 import type { Clock } from './clock.js';
 import { systemClock } from './clock.js';
-import { loadConfig } from './config.js';
+import { configuredPostgresUrl, loadConfig } from './config.js';
 import type { EngineConfig } from './config.js';
 import { dataPaths } from './data-dir.js';
 import { packageRoot, packageVersion } from './modules.js';
@@ -79,7 +79,9 @@ export async function readTeam(dataDir: string, builtinDir?: string): Promise<Te
   const paths = dataPaths(dataDir);
   const config = loadConfig(paths.config);
   // The granted plugins' tools, as the server's registry has them (read from their folders and the grants).
-  const pluginTools = await grantedPluginToolNames({ pluginsDir: paths.plugins, database: paths.database, kowalskiVersion: packageVersion(), now: () => systemClock.now() });
+  const pluginTools = await grantedPluginToolNames({
+    pluginsDir: paths.plugins, database: paths.database, postgresUrl: configuredPostgresUrl(config), kowalskiVersion: packageVersion(), now: () => systemClock.now(),
+  });
   const tools = createEngineTools(config, { dataDir });
   try {
     // The tools the engine makes itself (the vault's, memory's, the Rookery's, run_horde) are built-ins too.

@@ -4,7 +4,6 @@
  * never does (it lists and switches only). Routes reach a running adapter with `target()`.
  */
 import type { Tool } from '../../agents/index.js';
-import { adapterQueries } from '../store/sql/adapters.js';
 import { Inbound } from './inbound.js';
 import type { InboundDeps } from './inbound.js';
 import { AdapterRegistry } from './registry.js';
@@ -37,7 +36,7 @@ export interface Adapters {
 /** What the registry and the inbound records are given, from the engine; the rest they get from here. */
 export interface AdaptersDeps
   extends Pick<RegistryDeps, 'clock' | 'timers' | 'env' | 'definitions' | 'configs' | 'currentConfigs' | 'agentExists' | 'onChange' | 'startTimeoutMs' | 'stopTimeoutMs'>,
-    Pick<InboundDeps, 'db' | 'chat' | 'crash' | 'replyBackoffMs'> {
+    Pick<InboundDeps, 'queries' | 'chat' | 'crash' | 'replyBackoffMs'> {
   /** The running adapters' tools changed (the tool registry is rebuilt). */
   onToolsChanged(): void;
   /** A plugin's adapter, for `type = "plugin"` adapters (the engine's plugins). */
@@ -45,9 +44,12 @@ export interface AdaptersDeps
 }
 
 export function createAdapters(deps: AdaptersDeps): Adapters {
-  const queries = adapterQueries(deps.db);
   const hostFor = (name: string): AdapterHost => ({
-    accept: (message) => inbound.accept(name, message),
+    accept: (message) => {
+      // Switched off by another node sharing the store: stopped here too, and the message waits for its next start.
+      registry.isOn(name);
+      return inbound.accept(name, message);
+    },
     activity: () => registry.activity(name),
     failed: (err) => registry.failed(name, err),
     now: () => deps.clock.now(),
@@ -58,7 +60,7 @@ export function createAdapters(deps: AdaptersDeps): Adapters {
     currentSettings: () => registry.currentSettings(name),
     ...(deps.pluginAdapter === undefined ? {} : { pluginAdapter: deps.pluginAdapter }),
   });
-  const { db, chat, crash, replyBackoffMs, onToolsChanged, pluginAdapter: _pluginAdapter, ...registryDeps } = deps;
+  const { queries, chat, crash, replyBackoffMs, onToolsChanged, pluginAdapter: _pluginAdapter, ...registryDeps } = deps;
   const registry: AdapterRegistry = new AdapterRegistry({
     ...registryDeps, queries, hostFor,
     onStarted(name, instance) {
@@ -70,7 +72,7 @@ export function createAdapters(deps: AdaptersDeps): Adapters {
     },
   });
   const inbound: Inbound = new Inbound({
-    db, queries, chat, clock: deps.clock, timers: deps.timers, crash,
+    queries, chat, clock: deps.clock, timers: deps.timers, crash,
     target: (name) => registry.running(name),
     activity: (name) => registry.activity(name),
     failed: (name, err) => registry.failed(name, err),

@@ -17,7 +17,6 @@ import type { CrashHook } from '../crash.js';
 import type { AdapterMessageRow, AdapterQueries } from '../store/sql/adapters.js';
 import type { Timers } from '../triggers/timers.js';
 import type { Accepted, AdapterInstance, InboundMessage, InboundRecord } from './types.js';
-import type Database from 'better-sqlite3';
 
 export type InboundChat = Pick<ChatService, 'create' | 'send' | 'summary' | 'get' | 'turnUnderWay' | 'recover'>;
 
@@ -28,7 +27,7 @@ export interface InboundTarget {
 }
 
 export interface InboundDeps {
-  db: Database.Database;
+  /** The records: the data folder's SQLite, or the Postgres store the nodes share. */
   queries: AdapterQueries;
   chat(): InboundChat;
   clock: Clock;
@@ -80,13 +79,15 @@ export class Inbound {
     const { queries } = this.deps;
     const now = this.deps.clock.now();
     const keys = [...new Set(message.dedupeKeys ?? [])];
-    const taken = this.deps.db.transaction((): { status: Accepted['status']; row: AdapterMessageRow } => {
+    const taken = queries.transaction((): { status: Accepted['status']; row: AdapterMessageRow } => {
       const prior = queries.byDelivery(adapter, message.deliveryId) ?? keys.map((k) => queries.byKey(adapter, k)).find((r) => r !== undefined);
       if (prior !== undefined) return { status: 'duplicate', row: prior };
-      const id = queries.insert(adapter, message.deliveryId, message.conversation, message.from, message.text, JSON.stringify(message.replyTo), now)!;
+      const id = queries.insert(adapter, message.deliveryId, message.conversation, message.from, message.text, JSON.stringify(message.replyTo), now);
+      // Another node's record of this delivery id, committed since the look-up (the unique key refused ours).
+      if (id === undefined) return { status: 'duplicate', row: queries.byDelivery(adapter, message.deliveryId)! };
       for (const key of keys) queries.addKey(adapter, key, id, now);
       return { status: 'accepted', row: queries.byId(id)! };
-    }).immediate();
+    });
     const record = recordOf(taken.row);
     const done = this.settled(record);
     if (taken.status === 'accepted') {
@@ -146,26 +147,40 @@ export class Inbound {
     for (const fn of fns) fn(record);
   }
 
-  /** The conversation's open messages, one after the other; one pump per conversation at a time. */
+  /**
+   * The conversation's open messages, one after the other; one pump per conversation at a
+   * time, and, for nodes sharing a store, one node at a time: a node that finds another
+   * answering the conversation leaves the message to it (that node reads it next).
+   */
   private pump(adapter: string, conversation: string): void {
     const key = `${adapter}\0${conversation}`;
     if (this.pumps.has(key) || this.stopping.signal.aborted) return;
-    const run = async (): Promise<void> => {
-      for (;;) {
-        if (this.stopping.signal.aborted) return;
-        const row = this.deps.queries.nextOpen(adapter, conversation);
-        if (row === undefined) return;
-        const target = this.deps.target(adapter);
-        if (target === undefined) return; // stopped: its records wait for its next start
-        if (!(await this.step(row, target))) return;
+    const { queries } = this.deps;
+    /** Whether it ran out of open messages (another node may have recorded one since its last look). */
+    const run = async (): Promise<boolean> => {
+      if (!queries.holdConversation(adapter, conversation)) return false;
+      try {
+        for (;;) {
+          if (this.stopping.signal.aborted) return false;
+          const row = queries.nextOpen(adapter, conversation);
+          if (row === undefined) return true;
+          const target = this.deps.target(adapter);
+          if (target === undefined) return false; // stopped: its records wait for its next start
+          if (!(await this.step(row, target))) return false;
+        }
+      } finally {
+        queries.releaseConversation(adapter, conversation);
       }
     };
-    const going = run().catch((err: unknown) => {
+    const going = run().then((drained) => {
+      this.pumps.delete(key);
+      // A message another node recorded while this one held the conversation was left to it: look once more.
+      if (drained && queries.nextOpen(adapter, conversation) !== undefined) this.pump(adapter, conversation);
+    }).catch((err: unknown) => {
+      this.pumps.delete(key);
       if (!(err instanceof Closing) && !this.stopping.signal.aborted) {
         this.deps.failed(adapter, new KowalskiError('KW_ERR_INTERNAL', `adapter ${adapter}: conversation ${conversation}: ${messageOf(err)}`, { cause: err }));
       }
-    }).finally(() => {
-      this.pumps.delete(key);
     });
     this.pumps.set(key, going);
   }
@@ -195,6 +210,8 @@ export class Inbound {
         return this.failTurn(row, target, err);
       }
       this.deps.queries.setSession(row.adapter, row.conversation, sessionId, this.deps.clock.now());
+      // Another node may have started this conversation's session at the same moment: the one recorded is the conversation's.
+      sessionId = this.deps.queries.sessionOf(row.adapter, row.conversation) ?? sessionId;
     }
     let outcome = row.turn === null ? undefined : this.recordedTurn(sessionId, row.turn, row.text);
     if (outcome === undefined) {

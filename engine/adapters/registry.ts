@@ -80,18 +80,29 @@ export class AdapterRegistry {
   }
 
   list(): AdapterStatus[] {
-    return [...this.entries.values()].map((e) => ({ ...e.status }));
+    return [...this.entries.values()].map((e) => {
+      this.switched(e);
+      return { ...e.status };
+    });
   }
 
   /** KW_ERR_ADAPTER_NOT_FOUND for a name config.toml does not configure. */
   status(name: string): AdapterStatus {
-    return { ...this.entry(name).status };
+    const e = this.entry(name);
+    this.switched(e);
+    return { ...e.status };
   }
 
-  /** The adapter while it runs. */
+  /** Whether adapter `name` is switched on, by the newest switch the store holds (another node's, sharing it, included); a change is applied. */
+  isOn(name: string): boolean {
+    const e = this.entries.get(name);
+    return e !== undefined && this.switched(e);
+  }
+
+  /** The adapter while it runs (switched off, it is being stopped: not any more). */
   running(name: string): RunningAdapter | undefined {
     const e = this.entries.get(name);
-    if (e?.instance === undefined || e.status.state !== 'running') return undefined;
+    if (e?.instance === undefined || e.status.state !== 'running' || !e.status.enabled) return undefined;
     return { name, type: e.config.type, agent: e.config.agent, settings: e.settings, instance: e.instance };
   }
 
@@ -118,7 +129,7 @@ export class AdapterRegistry {
   target(type: AdapterType, name: string): RunningAdapter {
     const e = this.entries.get(name);
     if (e === undefined || e.config.type !== type) throw new KowalskiError('KW_ERR_ADAPTER_NOT_FOUND', `no ${type} adapter "${name}" is configured ([adapters.${name}] in config.toml)`);
-    const running = this.running(name);
+    const running = this.switched(e) ? this.running(name) : undefined;
     if (running === undefined) {
       throw new KowalskiError('KW_ERR_ADAPTER_DISABLED', `the adapter "${name}" is ${e.status.enabled ? `not running (${e.status.state}${e.status.lastError === null ? '' : `: ${e.status.lastError}`})` : 'switched off'}: turn it on in the app or with kowalski adapters enable ${name}`);
     }
@@ -138,7 +149,7 @@ export class AdapterRegistry {
       const senders = [...this.entries.values()].filter((x) => x.definition?.send !== undefined).map((x) => x.config.name);
       throw new KowalskiError('KW_ERR_ADAPTER_NO_OUTBOUND', `the adapter "${name}" is of type ${e.config.type}, which sends nothing of its own (slack and email adapters do)${senders.length === 0 ? '' : `; configured: ${senders.join(', ')}`}`);
     }
-    if (!e.status.enabled) throw new KowalskiError('KW_ERR_ADAPTER_DISABLED', `the adapter "${name}" is switched off: turn it on in the app or with kowalski adapters enable ${name}`);
+    if (!this.switched(e)) throw new KowalskiError('KW_ERR_ADAPTER_DISABLED', `the adapter "${name}" is switched off: turn it on in the app or with kowalski adapters enable ${name}`);
     const settings = this.currentSettings(name);
     try {
       const receipt = await send(settings, message, this.deps.hostFor(name));
@@ -196,6 +207,21 @@ export class AdapterRegistry {
       throw new KowalskiError('KW_ERR_ADAPTER_NOT_FOUND', `no adapter "${name}" is configured${known.length === 0 ? ' (config.toml has no [adapters.<name>] section)' : `; configured: ${known.join(', ')}`}`);
     }
     return e;
+  }
+
+  /**
+   * Whether the adapter is switched on, by the newest switch the store holds: nodes sharing a
+   * Postgres store share the switches, so another node's may be newer than this one's. A
+   * change found here is applied as this node's own would be (the adapter started or stopped).
+   */
+  private switched(e: Entry): boolean {
+    const last = this.deps.queries.lastSwitch(e.config.name);
+    if (last !== undefined && (last.enabled === 1) !== e.status.enabled) {
+      e.status.enabled = last.enabled === 1;
+      this.deps.onChange();
+      void this.switchTo(e, e.status.enabled);
+    }
+    return e.status.enabled;
   }
 
   /** One start or stop at a time per adapter. */

@@ -4,9 +4,7 @@
  * permissions changed is pending again; every grant and revoke audited (who, when, what)
  * in the same transaction as the change.
  */
-import type Database from 'better-sqlite3';
 import type { Clock } from '../clock.js';
-import { pluginQueries } from '../store/sql/plugins.js';
 import type { PluginAuditRow, PluginGrantRow, PluginQueries } from '../store/sql/plugins.js';
 import { canonicalPermissions, permissionsHash } from './permissions.js';
 import type { PluginManifest } from './types.js';
@@ -14,11 +12,8 @@ import type { PluginAuditEntry } from '../../contract/plugins.js';
 export type { PluginAuditEntry } from '../../contract/plugins.js';
 
 export class PluginGrants {
-  private readonly q: PluginQueries;
-
-  constructor(private readonly db: Database.Database, private readonly clock: Clock) {
-    this.q = pluginQueries(db);
-  }
+  /** `q`: the data folder's SQLite, or the Postgres store the nodes share. */
+  constructor(private readonly q: PluginQueries, private readonly clock: Clock) {}
 
   /** Every grant row by name (in force or stale: compare with `matches`). */
   rows(): Map<string, PluginGrantRow> {
@@ -40,20 +35,20 @@ export class PluginGrants {
       granted_by: by,
       granted_at: this.clock.now(),
     };
-    this.db.transaction(() => {
+    this.q.transaction(() => {
       this.q.grant(row);
       this.q.audit({ name: row.name, action: 'grant', version: row.version, permissions_hash: row.permissions_hash, permissions: row.permissions, by, at: row.granted_at });
-    })();
+    });
   }
 
   /** Remove the grant of `name`, audited with what was granted; false when there was none. */
   revoke(name: string, by: string): boolean {
     const row = this.rows().get(name);
     if (row === undefined) return false;
-    this.db.transaction(() => {
+    this.q.transaction(() => {
       this.q.revoke(name);
       this.q.audit({ name, action: 'revoke', version: row.version, permissions_hash: row.permissions_hash, permissions: row.permissions, by, at: this.clock.now() });
-    })();
+    });
     return true;
   }
 

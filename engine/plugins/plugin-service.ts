@@ -8,7 +8,6 @@
  * model only) is found once, when the first plugin is found or started.
  */
 import path from 'node:path';
-import type Database from 'better-sqlite3';
 import type { Tool } from '../../agents/index.js';
 import { KowalskiError, NO_PROGRESS, toPlainError } from '../../core/index.js';
 import type { Progress } from '../../contract/progress.js';
@@ -19,6 +18,7 @@ import type { DiscoveredPlugin } from './discover.js';
 import { PluginGrants } from './grants.js';
 import { grantedManifests, isInvalid } from './granted.js';
 import type { PluginAuditEntry } from './grants.js';
+import type { PluginQueries } from '../store/sql/plugins.js';
 import { pluginToolName } from './manifest.js';
 import { permissionsHash, permissionsInWords } from './permissions.js';
 import { detectSandbox, startPluginProcess } from './runner/index.js';
@@ -35,7 +35,8 @@ export interface PluginAdapterLink {
 const MAX_FAILURES = 20;
 
 export interface PluginServiceDeps {
-  db: Database.Database;
+  /** Where the grants are kept: the data folder's SQLite, or the Postgres store the nodes share. */
+  grants: PluginQueries;
   clock: Clock;
   timers: Timers;
   /** kowalski's data folder: never visible to a plugin, whatever it was granted. */
@@ -75,20 +76,25 @@ export class PluginService {
   private readonly grants: PluginGrants;
   private sandbox: Promise<Sandbox> | undefined;
   private sandboxFound: Sandbox | undefined;
+  /** The plugins (name, version) whose tools the registry was last given: a grant made by another node sharing the store changes them. */
+  private offered: string | undefined;
 
   constructor(private readonly deps: PluginServiceDeps) {
-    this.grants = new PluginGrants(deps.db, deps.clock);
+    this.grants = new PluginGrants(deps.grants, deps.clock);
   }
 
   /** Every plugin found, by name. */
   list(): PluginStatus[] {
     const rows = this.grants.rows();
+    this.offerAsGranted(rows);
     return [...this.entries.values()].map((e) => this.statusOf(e, rows));
   }
 
   /** One plugin; KW_ERR_PLUGIN_NOT_FOUND when none has that name. */
   get(name: string): PluginStatus {
-    return this.statusOf(this.entry(name), this.grants.rows());
+    const rows = this.grants.rows();
+    this.offerAsGranted(rows);
+    return this.statusOf(this.entry(name), rows);
   }
 
   /**
@@ -165,6 +171,7 @@ export class PluginService {
   /** The tools of the granted plugins, as the tool registry takes them. */
   tools(): Tool[] {
     const granted = grantedManifests([...this.entries.values()].map((e) => e.found), this.grants.rows());
+    this.offered = offeredKey(granted);
     return granted.flatMap((manifest) => manifest.tools.map((def): Tool => ({
       spec: { name: pluginToolName(manifest.name, def.name), description: `${def.description} (plugin ${manifest.name} ${manifest.version})`, inputSchema: def.input as Tool['spec']['inputSchema'] },
       call: (args, ctx) => this.call(manifest.name, def.name, args, ctx.signal),
@@ -255,6 +262,12 @@ export class PluginService {
     return isInvalid(entry.found);
   }
 
+  /** The grants in force differ from those the registry's tools were made from (another node granted or revoked): the registry is made again. */
+  private offerAsGranted(rows: ReturnType<PluginGrants['rows']>): void {
+    if (this.offered === undefined) return; // no registry made yet
+    if (offeredKey(grantedManifests([...this.entries.values()].map((e) => e.found), rows)) !== this.offered) this.deps.onToolsChanged();
+  }
+
   private changed(tools: boolean): void {
     if (tools) this.deps.onToolsChanged();
     this.deps.onChange();
@@ -305,4 +318,9 @@ function sameCode(a: DiscoveredPlugin, b: DiscoveredPlugin): boolean {
   if (a.root !== b.root || a.manifest === null || b.manifest === null) return false;
   return a.manifest.version === b.manifest.version && permissionsHash(a.manifest.permissions) === permissionsHash(b.manifest.permissions)
     && JSON.stringify(a.manifest.tools) === JSON.stringify(b.manifest.tools) && JSON.stringify(a.manifest.adapters) === JSON.stringify(b.manifest.adapters);
+}
+
+/** Which granted plugins' tools are offered, as one string to compare. */
+function offeredKey(granted: readonly PluginManifest[]): string {
+  return JSON.stringify(granted.map((m) => [m.name, m.version]));
 }

@@ -1,6 +1,6 @@
 /**
  * The run store's tables as `kowalski store copy` moves them: every column, in the order
- * both schemas declare them (SQLite's migrations 1, 3, 4, 6, 9 and 10; Postgres's migrations 1 and 8),
+ * both schemas declare them (SQLite's migrations 1, 3, 4, 6, 9, 10, 11, 12, 14 and 15; Postgres's 1, 8 and 9),
  * each with its Postgres type, and the primary key the copy pages by. Leases, nodes and
  * hand-overs are not here: they belong to the nodes of one Postgres database (a run with
  * no lease row is claimed on first use).
@@ -88,6 +88,61 @@ export const COPY_TABLES: readonly CopyTable[] = [
       big('born_at'), big('created_at'), big('updated_at'),
     ],
     key: ['id'],
+  },
+  // Adapters', plugins' and two step kinds' records (SQLite 11, 12, 14, 15; Postgres 9). A message before its dedupe keys (they refer to it).
+  {
+    name: 'adapter_messages',
+    columns: [
+      big('id'), text('adapter'), text('delivery_id'), text('conversation'), text('sender'), text('text'), text('reply_to'), text('state'),
+      text('session_id'), int('turn'), text('answer'), int('reply_attempts'), text('last_error'), big('created_at'), big('updated_at'),
+    ],
+    key: ['id'],
+    identity: 'id',
+  },
+  {
+    name: 'adapter_dedupe',
+    columns: [text('adapter'), text('key'), big('message_id'), big('created_at')],
+    key: ['adapter', 'key'],
+  },
+  {
+    name: 'adapter_sessions',
+    columns: [text('adapter'), text('conversation'), text('session_id'), big('created_at')],
+    key: ['adapter', 'conversation'],
+  },
+  {
+    name: 'adapter_switches',
+    columns: [big('id'), text('adapter'), int('enabled'), text('by'), big('at')],
+    key: ['id'],
+    identity: 'id',
+  },
+  {
+    name: 'plugin_grants',
+    columns: [text('name'), text('version'), text('permissions_hash'), text('permissions'), text('granted_by'), big('granted_at')],
+    key: ['name'],
+  },
+  {
+    name: 'plugin_grant_audit',
+    columns: [big('id'), text('name'), text('action'), text('version'), text('permissions_hash'), text('permissions'), text('by'), big('at')],
+    key: ['id'],
+    identity: 'id',
+  },
+  {
+    name: 'step_sends',
+    columns: [
+      big('id'), text('run_id'), text('step'), text('adapter'), text('target'), text('state'), int('bytes'), text('sha256'),
+      text('message_id'), text('error'), big('created_at'), big('updated_at'),
+    ],
+    key: ['id'],
+    identity: 'id',
+  },
+  {
+    name: 'step_calls',
+    columns: [
+      big('id'), text('run_id'), text('step'), int('attempt'), text('tool'), text('args_sha256'), text('content'), text('structured'),
+      int('from_attempt'), big('created_at'),
+    ],
+    key: ['id'],
+    identity: 'id',
   },
 ];
 

@@ -9,13 +9,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { cleanups } from '../../testkit/cleanup.js';
-import { startCli } from '../../testkit/cli.js';
 import type { RunningCli } from '../../testkit/cli.js';
 import { fakeSlackApi, slackSigned } from '../support/fake-chat-apis.js';
 import { startFakeOllama } from '../../testkit/fake-models.js';
 import { tempDir } from '../../testkit/tmp.js';
 import { waitFor } from '../../testkit/wait.js';
-import { AUTH, writeTestToken } from '../support/token.js';
+import { serveWithAdapter } from '../support/adapters.js';
 
 const SECRET = 'crash-test-signing-secret';
 const TOKEN = 'xoxb-crash-test';
@@ -30,21 +29,7 @@ test('SIGKILL after a Slack event is acknowledged and before its reply: after th
     '[model]', 'default = "ollama:qwen2.5:7b"', '[providers.ollama]', `host = "${model.url}"`,
     '[adapters.slack]', 'enabled = true', `signing_secret = "${SECRET}"`, 'bot_token_env = "KW_TEST_SLACK_TOKEN"', `api_url = "${slack.url}"`, '',
   ].join('\n'));
-  const serve = async (): Promise<{ server: RunningCli; url: string }> => {
-    writeTestToken(home);
-    const server = startCli(home, ['serve', '--no-open', '--port', '0'], { limitMs: 120_000, env: { KW_TEST_SLACK_TOKEN: TOKEN } });
-    cleanups(t)(async () => {
-      if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
-      await server.exited;
-    });
-    const url = /at (http:\/\/127\.0\.0\.1:\d+)\//.exec(await server.stderrLine(/^kowalski serving /))![1]!;
-    // Adapters start on their own after the server listens (Slack's asks auth.test first): until then an event is 409, which Slack would retry.
-    await waitFor(async () => {
-      const { adapters } = await (await fetch(`${url}/api/adapters`, { headers: AUTH })).json() as { adapters: { name: string; state: string }[] };
-      return adapters.find((a) => a.name === 'slack')?.state === 'running';
-    }, 'the Slack adapter to run');
-    return { server, url };
-  };
+  const serve = (): Promise<{ server: RunningCli; url: string }> => serveWithAdapter(t, home, 'slack', { KW_TEST_SLACK_TOKEN: TOKEN });
   const body = JSON.stringify({
     type: 'event_callback', event_id: 'EvCRASH', team_id: 'T1',
     event: { type: 'message', channel_type: 'im', user: 'U2', channel: 'D7', ts: '1800000000.000300', text: 'file this invoice' },

@@ -37,6 +37,39 @@ const PG_APPLIED = PG_MIGRATIONS.map((m) => `${String(m.version).padStart(3, '0'
 const BY_CLI = { sessionId: null, agent: null, traceId: null, callKey: null, by: 'cli' };
 
 /**
+ * What adapters, plugins and the send and mcp_call steps keep (shared on Postgres, migration 9),
+ * written into the data folder as their typed queries would: two messages (one with a dedupe
+ * key, one failed), a conversation's session, a switch off and on, a grant with its audit, a
+ * delivery and a recorded answer of run `runId`, with text that must come back byte for byte.
+ */
+function addSharedRecords(file: string, runId: string): void {
+  const db = new Database(file);
+  try {
+    const message = db.prepare(`INSERT INTO adapter_messages (adapter, delivery_id, conversation, sender, text, reply_to, state, session_id, turn, answer, reply_attempts, last_error, created_at, updated_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    const first = Number(message.run('slack', 'Ev1', 'C9:1800000000.000100', 'U2', 'what is due? é ✓', '{"channel":"C9","ts":"1800000000.000100"}', 'replied', 'chat-1', 1, 'Two invoices.', 1, null, 1_800_000_000_000, 1_800_000_000_500).lastInsertRowid);
+    message.run('slack', 'Ev2', 'C9:1800000001.000100', 'U3', 'and now?', '{}', 'failed', null, null, null, 0, 'the agent used up its budget', 1_800_000_001_000, 1_800_000_001_000);
+    db.prepare('INSERT INTO adapter_dedupe (adapter, key, message_id, created_at) VALUES (?, ?, ?, ?)').run('slack', 'C9:1800000000.000100', first, 1_800_000_000_000);
+    db.prepare('INSERT INTO adapter_sessions (adapter, conversation, session_id, created_at) VALUES (?, ?, ?, ?)').run('slack', 'C9:1800000000.000100', 'chat-1', 1_800_000_000_100);
+    const sw = db.prepare('INSERT INTO adapter_switches (adapter, enabled, by, at) VALUES (?, ?, ?, ?)');
+    sw.run('slack', 0, 'ana', 1_800_000_002_000);
+    sw.run('slack', 1, 'ana', 1_800_000_003_000);
+    const permissions = '{"fs":{"read":["/srv/docs"]}}';
+    db.prepare('INSERT INTO plugin_grants (name, version, permissions_hash, permissions, granted_by, granted_at) VALUES (?, ?, ?, ?, ?, ?)').run('hello', '1.0.0', 'ab'.repeat(32), permissions, 'ana', 1_800_000_004_000);
+    const audit = db.prepare('INSERT INTO plugin_grant_audit (name, action, version, permissions_hash, permissions, by, at) VALUES (?, ?, ?, ?, ?, ?, ?)');
+    audit.run('hello', 'grant', '0.9.0', 'cd'.repeat(32), permissions, 'bo', 1_800_000_003_500);
+    audit.run('hello', 'revoke', '0.9.0', 'cd'.repeat(32), permissions, 'bo', 1_800_000_003_600);
+    audit.run('hello', 'grant', '1.0.0', 'ab'.repeat(32), permissions, 'ana', 1_800_000_004_000);
+    db.prepare(`INSERT INTO step_sends (run_id, step, adapter, target, state, bytes, sha256, message_id, error, created_at, updated_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(runId, 'a', 'slack', 'C9', 'sent', 42, 'ef'.repeat(32), '1800000005.000100', null, 1_800_000_005_000, 1_800_000_005_100);
+    db.prepare(`INSERT INTO step_calls (run_id, step, attempt, tool, args_sha256, content, structured, from_attempt, created_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(runId, 'b', 1, 'files__list', '01'.repeat(32), 'three files', '{"files":["a","b","c"]}', null, 1_800_000_006_000);
+  } finally {
+    db.close();
+  }
+}
+
+/**
  * A data folder made by a real SQLite engine: runs that succeeded (one after two
  * approvals), one that failed, two started by a webhook trigger (its switch flipped off
  * and on: a trigger_state row), and one parked on an approval.
@@ -88,9 +121,10 @@ describe('kowalski store copy', () => {
     const { root, home } = cliSandbox(t);
     const ran = path.join(root, 'ran.log');
     const { parked, runs } = await filledHome(t, home, ran);
+    addSharedRecords(path.join(home, 'kowalski.sqlite'), runs.find((r) => r.id !== parked)!.id);
     const original = dumpCopiedTables(path.join(home, 'kowalski.sqlite'));
     assert.equal(runs.length, 7);
-    assert.deepEqual(['events', 'runs', 'step_attempts', 'approvals', 'trigger_state', 'trigger_firings', 'note_writes', 'rookery_drafts'].filter((n) => original[n]!.length === 0), [], 'every table but watch_hashes holds rows');
+    assert.deepEqual(COPY_TABLES.map((c) => c.name).filter((n) => n !== 'watch_hashes' && original[n]!.length === 0), [], 'every table but watch_hashes holds rows');
 
     const url = await freshPostgresUrl();
     const there = await cli(home, ['store', 'copy', '--from', 'sqlite', '--to', url]);

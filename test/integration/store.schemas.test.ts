@@ -23,14 +23,10 @@ import { freshDatabase, startPostgres, type Postgres } from '../../testkit/postg
 
 /** Tables only SQLite keeps: a data folder's own state, which never goes to a shared database (docs/postgres.md). */
 const SQLITE_ONLY = [
-  'adapter_dedupe', 'adapter_messages', 'adapter_sessions', 'adapter_switches', // chat adapters (011)
   'chat_events', 'chat_sessions', // the chat team (005)
   'step_sessions', // an agent step's chat session, beside the chat it links (013)
-  'step_sends', // a send step's deliveries, beside the adapters' records (014)
-  'step_calls', // an mcp_call step's answers, beside the traces of model calls (015)
   'model_tool_modes', 'traces', // model calls (002)
   'vault_notes', // the vault's keyword index (007): derived from the shared vault by each node
-  'plugin_grant_audit', 'plugin_grants', // plugins (012)
 ];
 /** Tables only Postgres keeps: the nodes that share one database (002, 003), and what each node's traces spent on each run (005). */
 const POSTGRES_ONLY = ['lease_handovers', 'node_requests', 'nodes', 'run_leases', 'run_spend'];

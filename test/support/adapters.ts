@@ -12,7 +12,11 @@ import type { AdapterDefinition, AdapterHost, Engine, EngineOptions, InboundReco
 import { startFakeOllama } from '../../testkit/fake-models.js';
 import type { FakeModelServer, FakeScript } from '../../testkit/fake-models.js';
 import { cleanups } from '../../testkit/cleanup.js';
+import { startCli } from '../../testkit/cli.js';
+import type { RunningCli } from '../../testkit/cli.js';
 import { testOwnCode } from '../../testkit/dist.js';
+import { waitFor } from '../../testkit/wait.js';
+import { AUTH, writeTestToken } from './token.js';
 
 export interface Capture {
   definition: AdapterDefinition<unknown>;
@@ -86,4 +90,24 @@ export async function adapterSetup(t: TestContext, script: FakeScript, adapters:
     if (own) fs.rmSync(dir, { recursive: true, force: true });
   });
   return { engine, server, home: dir };
+}
+
+/**
+ * `kowalski serve` on `home` (its test token written, killed at the test's end), once its
+ * adapter `adapter` runs: adapters start after the server listens (Slack's asks auth.test
+ * first), and until then an event is refused with 409, which Slack would send again.
+ */
+export async function serveWithAdapter(t: TestContext, home: string, adapter: string, env: Record<string, string>): Promise<{ server: RunningCli; url: string }> {
+  writeTestToken(home);
+  const server = startCli(home, ['serve', '--no-open', '--port', '0'], { limitMs: 120_000, env });
+  cleanups(t)(async () => {
+    if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
+    await server.exited;
+  });
+  const url = /at (http:\/\/127\.0\.0\.1:\d+)\//.exec(await server.stderrLine(/^kowalski serving /))![1]!;
+  await waitFor(async () => {
+    const { adapters } = await (await fetch(`${url}/api/adapters`, { headers: AUTH })).json() as { adapters: { name: string; state: string }[] };
+    return adapters.find((a) => a.name === adapter)?.state === 'running';
+  }, `the adapter ${adapter} of ${home} to run`);
+  return { server, url };
 }

@@ -21,6 +21,8 @@ import type { ModuleToRun } from '../../modules.js';
 
 export interface PostgresBackend {
   readonly pg: SyncPg;
+  /** The connection as the typed functions use it (pg/sql/*.ts): the run store's, and the shared tables' beside it. */
+  readonly session: PgSession;
   readonly store: RunStore;
   readonly leases: PgLeases;
   readonly nodes: PgNodes;
@@ -61,7 +63,7 @@ export function openPostgresBackend(url: string, options: PostgresBackendOptions
     nodes.buryPredecessors(nodeId, options.folderId);
     const leases = new PgLeases(pg, session, { nodeId, ttlMs: options.ttlMs });
     return {
-      pg, store: postgresRunStore(session), leases, nodes, requests: pgRequests(pg), spend: pgSpend(session, options.folderId, nodeId), url, nodeId, where,
+      pg, session, store: postgresRunStore(session), leases, nodes, requests: pgRequests(pg), spend: pgSpend(session, options.folderId, nodeId), url, nodeId, where,
       close() {
         try {
           nodes.stopped(nodeId);

@@ -66,6 +66,8 @@ export function adapterQueries(db: Database) {
   const lastSwitch = db.prepare<[adapter: string], AdapterSwitchRow>(
     'SELECT adapter, enabled, by, at FROM adapter_switches WHERE adapter = ? ORDER BY id DESC LIMIT 1');
   return {
+    /** `fn` in one transaction that holds the write lock from its start (accept's look-up and claim are one step). */
+    transaction: <T>(fn: () => T): T => db.transaction(fn).immediate(),
     /** A new record in state `received`; undefined when the adapter already has that delivery id. */
     insert: (adapter: string, deliveryId: string, conversation: string, sender: string, text: string, replyTo: string, at: number): number | undefined =>
       insert.get(adapter, deliveryId, conversation, sender, text, replyTo, at, at)?.id,
@@ -94,6 +96,12 @@ export function adapterQueries(db: Database) {
     setSession: (adapter: string, conversation: string, sessionId: string, at: number): void => void setSession.run(adapter, conversation, sessionId, at),
     addSwitch: (adapter: string, enabled: boolean, by: string, at: number): void => void addSwitch.run(adapter, enabled ? 1 : 0, by, at),
     lastSwitch: (adapter: string): AdapterSwitchRow | undefined => lastSwitch.get(adapter),
+    /**
+     * Take a conversation to answer its messages, across every node of the store: false while
+     * another node has it. One node needs no more than its own one pump per conversation: always true.
+     */
+    holdConversation: (_adapter: string, _conversation: string): boolean => true,
+    releaseConversation: (_adapter: string, _conversation: string): void => undefined,
   };
 }
 

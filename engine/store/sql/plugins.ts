@@ -38,6 +38,8 @@ export function pluginQueries(db: Database) {
     'INSERT INTO plugin_grant_audit (name, action, version, permissions_hash, permissions, by, at) VALUES (?, ?, ?, ?, ?, ?, ?)');
   const auditOf = db.prepare<[name: string], PluginAuditRow>('SELECT * FROM plugin_grant_audit WHERE name = ? ORDER BY id');
   return {
+    /** `fn` in one transaction (a change and its audit line). */
+    transaction: <T>(fn: () => T): T => db.transaction(fn)(),
     /** The grant in force of `name` (replacing an older one). */
     grant: (row: PluginGrantRow): void => void upsert.run(row.name, row.version, row.permissions_hash, row.permissions, row.granted_by, row.granted_at),
     /** No grant in force for `name` any more. */
