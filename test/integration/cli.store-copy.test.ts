@@ -86,14 +86,35 @@ async function filledHome(t: TestContext, home: string, ran: string): Promise<{ 
   return { parked, runs };
 }
 
+/** A chat session with its log, an agent step's session, two traces (one priced: a REAL that must come back exact) and a learned tool-calling mode. */
+function chatRows(file: string): void {
+  const db = new Database(file);
+  try {
+    const event = db.prepare('INSERT INTO chat_events (session_id, seq, type, v, at, data) VALUES (?, ?, ?, 1, ?, ?)');
+    event.run('cchat1', 1, 'session.created', 1764921600000, '{"agent":"assistant","title":"tea","by":"cli"}');
+    event.run('cchat1', 2, 'turn.started', 1764921600001, '{"turn":1,"text":"tea?"}');
+    db.prepare(`INSERT INTO chat_sessions (id, agent, title, state, turns, last_stop, budget_limit, budget_used, input_tokens, output_tokens, model_calls, created_at, updated_at, last_seq)
+      VALUES ('cchat1', 'assistant', 'tea', 'idle', 1, 'done', 8, 1, 3000000000, 12, 1, 1764921600000, 1764921600002, 2)`).run();
+    db.prepare("INSERT INTO step_sessions (session_id, run_id, step, agent, created_at) VALUES ('cstep1', 'r-agent', 'research', 'lead', 1764921600003)").run();
+    const trace = db.prepare(`INSERT INTO traces (run_id, step, attempt, seq, provider, model, mode, input_tokens, output_tokens, cost_usd, latency_ms, attempts, tool_calls,
+      error_code, error, started_at, data, session_id, parent_id, agent) VALUES (?, 'root', 1, ?, 'anthropic', 'claude', 'native', 10, 5, ?, 40, 1, 0, NULL, NULL, 1764921600004, '{"messages":[]}', 'cchat1', ?, 'assistant')`);
+    const first = trace.run('cchat1', 1, 0.000123456789, null).lastInsertRowid;
+    trace.run('cchat1', 2, null, first);
+    db.prepare("INSERT INTO model_tool_modes (model, mode, learned_at) VALUES ('ollama:qwen2.5:7b', 'text', 1764921600005)").run();
+  } finally {
+    db.close();
+  }
+}
+
 describe('kowalski store copy', () => {
   test('SQLite → Postgres → SQLite: every run moves (the parked one stays parked, is approved on Postgres and finishes), and the rows come back byte for byte', async (t) => {
     const { root, home } = cliSandbox(t);
     const ran = path.join(root, 'ran.log');
     const { parked, runs } = await filledHome(t, home, ran);
+    chatRows(path.join(home, 'kowalski.sqlite'));
     const original = dumpCopiedTables(path.join(home, 'kowalski.sqlite'));
     assert.equal(runs.length, 7);
-    assert.deepEqual(['events', 'runs', 'step_attempts', 'approvals', 'trigger_state', 'trigger_firings'].filter((n) => original[n]!.length === 0), [], 'every table but watch_hashes holds rows');
+    assert.deepEqual(COPY_TABLES.map((c) => c.name).filter((n) => n !== 'watch_hashes' && original[n]!.length === 0), [], 'every table but watch_hashes holds rows');
 
     const url = await freshPostgresUrl();
     const there = await cli(home, ['store', 'copy', '--from', 'sqlite', '--to', url]);
@@ -102,7 +123,7 @@ describe('kowalski store copy', () => {
       assert.match(there.stdout, new RegExp(`^ {2}${table.name} +${original[table.name]!.length}$`, 'm'), `${table.name}'s count is printed`);
     }
     assert.match(there.stdout, /^checked: every table holds as many rows as the source's; 7 runs' events fold to the state their runs row holds$/m);
-    assert.match(there.stdout, /^migrated the target first: 001_init, 002_nodes_leases, 003_node_requests, 004_node_folders, 005_run_spend, 006_queued_firings$/m);
+    assert.match(there.stdout, /^migrated the target first: 001_init, 002_nodes_leases, 003_node_requests, 004_node_folders, 005_run_spend, 006_queued_firings, 007_chat_traces$/m);
     const [leases] = await sql<{ n: number }>(url, 'SELECT count(*)::int AS n FROM run_leases');
     assert.equal(leases!.n, 0, 'leases are not copied');
 
@@ -190,7 +211,7 @@ describe('kowalski migrate', () => {
     const file = path.join(home, 'kowalski.sqlite');
     assert.equal(first.stdout, [
       `SQLite ${file}: applied 001_init, 002_traces, 003_triggers, 004_state_checks, 005_chat, 006_vault_writes, 007_vault_index, 008_chat_recall, 009_rookery_drafts, 010_review_approvals, 011_adapters, 012_plugins, 013_step_sessions, 014_step_sends, 015_step_calls, 016_queued_firings (schema 16)`,
-      `PostgreSQL ${new URL(url).host}${new URL(url).pathname}: applied 001_init, 002_nodes_leases, 003_node_requests, 004_node_folders, 005_run_spend, 006_queued_firings (schema 6)`,
+      `PostgreSQL ${new URL(url).host}${new URL(url).pathname}: applied 001_init, 002_nodes_leases, 003_node_requests, 004_node_folders, 005_run_spend, 006_queued_firings, 007_chat_traces (schema 7)`,
     ].join('\n') + '\n');
     const second = await cli(home, ['migrate', '--json'], { env });
     assert.equal(second.code, 0, outputOf(second));

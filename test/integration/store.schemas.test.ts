@@ -24,17 +24,14 @@ import { freshDatabase, startPostgres, type Postgres } from '../../testkit/postg
 /** Tables only SQLite keeps: a data folder's own state, which never goes to a shared database (docs/postgres.md). */
 const SQLITE_ONLY = [
   'adapter_dedupe', 'adapter_messages', 'adapter_sessions', 'adapter_switches', // chat adapters (011)
-  'chat_events', 'chat_sessions', // the chat team (005)
-  'step_sessions', // an agent step's chat session, beside the chat it links (013)
   'step_sends', // a send step's deliveries, beside the adapters' records (014)
-  'step_calls', // an mcp_call step's answers, beside the traces of model calls (015)
-  'model_tool_modes', 'traces', // model calls (002)
+  'step_calls', // an mcp_call step's answers (015)
   'note_writes', 'vault_notes', // the vault (006, 007)
   'plugin_grant_audit', 'plugin_grants', // plugins (012)
   'rookery_drafts', // Rookery (009)
 ];
-/** Tables only Postgres keeps: the nodes that share one database (002, 003), and what each node's traces spent on each run (005). */
-const POSTGRES_ONLY = ['lease_handovers', 'node_requests', 'nodes', 'run_leases', 'run_spend'];
+/** Tables only Postgres keeps: the nodes that share one database (002, 003), what each node's traces spent on each run (005; unused since the traces are shared, 007), the node running each chat turn (007). */
+const POSTGRES_ONLY = ['chat_leases', 'lease_handovers', 'node_requests', 'nodes', 'run_leases', 'run_spend'];
 
 interface Column {
   name: string;

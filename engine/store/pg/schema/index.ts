@@ -7,5 +7,6 @@ import * as m003 from './003_node_requests.js';
 import * as m004 from './004_node_folders.js';
 import * as m005 from './005_run_spend.js';
 import * as m006 from './006_queued_firings.js';
+import * as m007 from './007_chat_traces.js';
 
-export const PG_MIGRATIONS: readonly Migration[] = migrationsOf([m001, m002, m003, m004, m005, m006]);
+export const PG_MIGRATIONS: readonly Migration[] = migrationsOf([m001, m002, m003, m004, m005, m006, m007]);
