@@ -2,7 +2,8 @@
  * What a node of a Postgres store does beside its own runs:
  * - on a beat of a third of its lease, renew its leases and heartbeat;
  * - adopt the unfinished runs no live node holds (their node died and the lease expired,
- *   or it stopped and gave them up), resuming each as a restart would;
+ *   or it stopped and gave them up), resuming each as a restart would; and so the chat
+ *   turns under way;
  * - follow the log for the events other nodes commit, so this node's websocket clients
  *   and waiters see every run (events this node committed itself were announced at their
  *   commit and are not announced again);
@@ -35,6 +36,8 @@ export interface ClusterDeps {
   stateOf(runId: string): RunState | undefined;
   /** Resume an unfinished run this node may take (claims it; a run another node took first is left alone). Absent: this node adopts nothing. */
   adopt?(runId: string): Promise<void>;
+  /** Go on with at most `limit` chat turns under way that no live node holds (their node died or stopped). Absent: this node adopts none. */
+  adoptChats?(limit: number): void;
   stepsRunning(): number;
   /** Perform an operator action another node forwarded to this one (this node's own action, here). */
   perform(action: ForwardedAction, runId: string, args: Record<string, unknown>): Promise<unknown>;
@@ -114,6 +117,7 @@ export function startCluster(deps: ClusterDeps): Cluster {
   }
 
   const adopt = (): void => {
+    deps.adoptChats?.(ADOPT_PER_BEAT);
     const take = deps.adopt;
     if (take === undefined || adopting) return;
     const ids = backend.leases.adoptable(ADOPT_PER_BEAT);

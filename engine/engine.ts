@@ -65,11 +65,14 @@ import { nodesView } from './nodes-view.js';
 import type { NodesView } from './nodes-view.js';
 import { folderIdOf } from './store/folder-id.js';
 import { openPostgresBackend } from './store/pg/backend.js';
+import { pgChatTables } from './store/pg/chat-tables.js';
+import { pgTraceQueries } from './store/pg/sql/traces.js';
 import type { PostgresBackend } from './store/pg/backend.js';
 import { sqliteRunStore } from './store/run-store.js';
 import { TriggerStore } from './store/triggers.js';
 import { createTeam } from './team-host.js';
 import { ChatService, DELEGATE_TOOL } from './chat/index.js';
+import { sqliteChatTables } from './chat/chat-tables.js';
 import { teamProfiles } from './chat/team-profiles.js';
 import { createRecallTool, createRecentTurnsTool, createRememberTool } from './chat/memory-tools.js';
 import { RecallIndex } from './chat/recall.js';
@@ -394,7 +397,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     const userTools: UserTools = new UserTools({ builtinToolNames: (): string[] => models.builtinToolNames(), onChange: () => models.reload() });
     const models = new ModelHub({
       db, config: () => config, dataDir: paths.dataDir, clock, timers, observers, code,
-      ...(postgres === undefined ? {} : { sharedSpend: postgres.spend }),
+      ...(postgres === undefined ? {} : { sharedTraces: pgTraceQueries(postgres.session) }),
       engineTools: () => [...vault.tools(), createRecallTool(recall), createRememberTool(vault, () => clock.now()), createRecentTurnsTool({ recall, writesOf: (sessionId, limit) => vault.writes({ sessionId, limit }), now: () => clock.now() }), ...createRookeryTools(rookery), ...adapters.tools(), ...plugins.tools(), ...userTools.tools(),
         createRunHordeTool({
           catalog: () => readCatalog(),
@@ -435,12 +438,20 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       stepTimeoutSecs: config.runs.stepTimeoutSecs,
       ...(options.parkedKept === undefined ? {} : { parkedKept: options.parkedKept }),
     });
+    /** The chat service is made below; the cluster's beats may come before. */
+    let chatMade = false;
     const cluster: Cluster | undefined = postgres === undefined ? undefined : startCluster({
       // Real time, whatever the engine's clock: leases expire by the database's clock, so their renewal cannot wait on a simulated one.
       backend: postgres, log, observers, clock: systemClock, timers: systemTimers(systemClock),
       stateOf: (runId) => queries.getRun(runId)?.state,
       ...(options.adoptRuns === false ? {} : {
         adopt: (runId: string) => resumeRun(supervisor, runId, emptyRecovery()),
+      }),
+      ...(options.adoptRuns === false ? {} : {
+        // Chat turns under way that no live node holds (their node died or stopped): taken and gone on with from their logs.
+        adoptChats: (limit: number) => {
+          if (chatMade) chat.adopt(postgres!.chatLeases.adoptable(limit));
+        },
       }),
       stepsRunning: () => supervisor.runningSteps,
       perform: (action, runId, args) => actions.here(action, runId, args),
@@ -503,7 +514,8 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     });
 
     const chat = new ChatService({
-      db, clock, timers, observers, traces: models.traces,
+      tables: postgres === undefined ? sqliteChatTables(db) : pgChatTables(postgres.session, postgres.chatLeases),
+      clock, timers, observers, traces: models.traces,
       ...(options.chatIdleSessionMs === undefined ? {} : { idleSessionMs: options.chatIdleSessionMs }),
       // "Every tool" leaves out the Rookery's: they edit a horde draft, which only an agent
       // that names them (the builder) is for; the assistant delegates to the builder. And
@@ -523,6 +535,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         return fatal;
       },
     });
+    chatMade = true;
 
     const semanticOf = (c: EngineConfig): SemanticConfig | null => (c.vault.semantic.enabled ? { model: c.vault.semantic.model } : null);
     const vaultSearch = createVaultSearch({

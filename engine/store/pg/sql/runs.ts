@@ -1,7 +1,7 @@
 /** The runs projection on Postgres: the same functions as ../../sql/runs.ts. */
 import type { RunState } from '../../../../actors/index.js';
 import type { RunListFilter, RunReads, RunRecord, RunWrites } from '../../sql/runs.js';
-import { whereOf } from '../../where.js';
+import { numbered, whereOf } from '../../where.js';
 import type { Bulk, PgSession } from '../session.js';
 
 const byId = (row: readonly unknown[]): string => row[0] as string;
@@ -32,12 +32,6 @@ const PROGRESS: Bulk = {
         FROM unnest($1::text[], $2::bigint[], $3::integer[]) AS t(id, at, last_seq)
         WHERE runs.id = t.id`,
 };
-
-/** SQLite's `?` placeholders as Postgres's `$1, $2, …` (for statements built from `whereOf`; none has a `?` in a literal). */
-function numbered(sql: string): string {
-  let n = 0;
-  return sql.replace(/\?/g, () => `$${++n}`);
-}
 
 export function pgRunReads(s: PgSession): RunReads {
   const list = (f: RunListFilter): RunRecord[] => {
