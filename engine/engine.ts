@@ -529,7 +529,8 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       crash,
       onFatal: (err) => {
         if (fatal === undefined) {
-          fatal = commitFailure(paths.database, err);
+          // The chat's tables are where the run store is (the data folder's SQLite, or the shared Postgres).
+          fatal = commitFailure(storeName, err);
           observers.emit('engine:stopped', { error: fatal });
         }
         return fatal;

@@ -144,3 +144,34 @@ test('a node killed mid-turn: another node finishes the turn once its lease laps
   assert.equal(server.requests[2]!.answered, true);
   assert.equal(b.listTraces({ sessionId, limit: 10 }).length, 2, "A's answered call and B's");
 });
+
+test('a node stopped (SIGSTOP) past its lease mid-turn: another node finishes the turn; woken, its append is refused by the fence and it stops', async (t) => {
+  let releaseA!: () => void;
+  const heldA = new Promise<void>((resolve) => {
+    releaseA = resolve;
+  });
+  // The reader's first call asks to read notes.txt; the call after the tool's result is held for A (the second request)
+  // until the test lets it go, and answered at once for whoever asks it later.
+  const { dir, server, url, files } = await scene(t, (body, index) => {
+    if (!afterTool(body)) return { toolCalls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }] };
+    return index === 1 ? { text: 'A was here', heldUntil: heldA } : { text: 'the notes say tea at four' };
+  });
+  fs.writeFileSync(path.join(files, 'notes.txt'), 'tea at four');
+  const a = childNode(t, 'testkit/pg-chat-node.ts', [url, nodeHome(dir, 'a', server, url, files), '1', 'reader', 'What do the notes say?']);
+  const sessionId = await a.fact('session') as string;
+  await waitFor(() => server.requests.length === 2, "A's second model call is in flight", 30_000);
+  const b = await node(t, nodeHome(dir, 'b', server, url, files));
+
+  a.child.kill('SIGSTOP');
+  await waitFor(() => b.chat.summary(sessionId).state === 'idle', 'node B took the turn over and finished it', 30_000);
+  assert.equal(b.chat.get(sessionId).transcript.at(-1)!.answer?.text, 'the notes say tea at four');
+  const lastSeq = b.chat.summary(sessionId).lastSeq;
+
+  // A wakes and gets its answer: the append that would record it is refused, and A stops.
+  a.child.kill('SIGCONT');
+  releaseA();
+  assert.equal(await a.fact('stopped'), 'KW_ERR_STORE_FENCED');
+  assert.equal(b.chat.summary(sessionId).lastSeq, lastSeq, 'A wrote nothing into the session');
+  assert.deepEqual(b.chat.get(sessionId).transcript.map((x) => x.answer?.text), ['the notes say tea at four']);
+  assert.equal(server.requests.filter((r) => !afterTool(r.body)).length, 1, 'the first model call was asked once');
+});
