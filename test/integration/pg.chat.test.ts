@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
+import Database from 'better-sqlite3';
 import { createEngine } from '../../engine/index.js';
 import type { Engine } from '../../engine/index.js';
 import { agentOf, profile, writeTeam } from '../../testkit/chat.js';
@@ -23,6 +24,7 @@ import { freshPostgresUrl } from '../../testkit/pg-store.js';
 import { tempDir } from '../../testkit/tmp.js';
 import { waitFor } from '../../testkit/wait.js';
 import { childNode } from '../support/child-node.js';
+import { writeHorde } from '../support/engine.js';
 
 /** The last user message of a request. */
 const lastUser = (body: any): string => String([...(body?.messages ?? [])].reverse().find((m: any) => m.role === 'user')?.content ?? '');
@@ -174,4 +176,32 @@ test('a node stopped (SIGSTOP) past its lease mid-turn: another node finishes th
   assert.equal(b.chat.summary(sessionId).lastSeq, lastSeq, 'A wrote nothing into the session');
   assert.deepEqual(b.chat.get(sessionId).transcript.map((x) => x.answer?.text), ['the notes say tea at four']);
   assert.equal(server.requests.filter((r) => !afterTool(r.body)).length, 1, 'the first model call was asked once');
+});
+
+test("an agent step's session is found on any node; the node's recall index holds the chat turns it finished, never an agent step's", async (t) => {
+  const { dir, server, url, files } = await scene(t, (body) => ({ text: `answered: ${lastUser(body).slice(0, 40)}` }));
+  const homeA = nodeHome(dir, 'a', server, url, files);
+  const a = await node(t, homeA);
+  const b = await node(t, nodeHome(dir, 'b', server, url, files));
+  const folder = writeHorde(path.join(homeA, 'hordes', 'study'), 'id = "study"\npipeline = ["research"]', {
+    research: 'kind = "agent"\nagent = "helper"\nprompt_file = "prompts/research.md"',
+  });
+  fs.mkdirSync(path.join(folder, 'prompts'));
+  fs.writeFileSync(path.join(folder, 'prompts', 'research.md'), 'Find out about tea.');
+  const runId = await a.startRun((await a.resolveHorde('study')).horde, {});
+  assert.equal(await a.waitForRun(runId), 'succeeded');
+  const { id } = a.chat.create({ agent: 'helper' });
+  await a.chat.send(id, 'tea please').done;
+
+  // B finds the step's session through the run, and reads its turn.
+  const [link] = b.getRun(runId).agentTurns ?? [];
+  assert.equal(link?.step, 'research');
+  assert.equal(b.chat.get(link!.sessionId).run?.runId, runId);
+  assert.match(b.chat.get(link!.sessionId).transcript[0]?.answer?.text ?? '', /^answered: You are the step "research"/);
+  assert.equal(b.listTraces({ runId, limit: 10 }).length, 1, "the step's call, listed through its run");
+
+  // A's own index (its SQLite): the chat turn, not the step's.
+  const db = new Database(path.join(homeA, 'kowalski.sqlite'), { readonly: true });
+  cleanups(t)(() => db.close());
+  assert.deepEqual(db.prepare('SELECT session_id FROM chat_fts').pluck().all(), [id]);
 });
