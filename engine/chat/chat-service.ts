@@ -320,12 +320,16 @@ export class ChatService {
   /**
    * Go on with these sessions' turns under way, from their logs (answers already there are
    * not asked again). On a shared store, each is claimed first: a session another live node
-   * runs is left to it; those of a node that died or stopped are taken. Returns those taken.
+   * runs is left to it; those of a node that died or stopped are taken. An `agent` step's
+   * session is left to the node that takes its run over (its step's next attempt goes on
+   * with the turn). Returns those taken.
    */
   adopt(ids: readonly string[]): string[] {
     const taken: string[] = [];
+    const shared = this.deps.tables.leases !== undefined;
     for (const id of ids) {
       if (this.running.has(id)) continue;
+      if (shared && this.stepSessions.ofSession(id) !== undefined) continue;
       let session: LiveSession;
       try {
         session = this.take(id);

@@ -20,7 +20,7 @@ export interface ChatLeases {
   fence(sessionId: string): void;
   /** The turn ended here: the session is free for any node. */
   release(sessionId: string): void;
-  /** Sessions with a turn under way that no live node holds (their node died, or stopped), oldest first. */
+  /** Sessions with a turn under way that no live node holds (their node died, or stopped), oldest first; not an `agent` step's (its run's adoption goes on with it). */
   adoptable(limit: number): string[];
 }
 

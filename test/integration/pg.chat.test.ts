@@ -31,12 +31,12 @@ const lastUser = (body: any): string => String([...(body?.messages ?? [])].rever
 /** Whether a request carries a tool's result (the call after a tool call). */
 const afterTool = (body: any): boolean => (body?.messages ?? []).some((m: any) => m.role === 'tool');
 
-/** A node's data folder: the team (helper, and reader, which reads files), its model on `server`, the shared store. */
+/** A node's data folder: the team (helper, and reader, which reads files), its model on `server`, the shared store (run folders in `<dir>/shared`). */
 function nodeHome(dir: string, name: string, server: FakeModelServer, url: string, files: string): string {
   const home = path.join(dir, name);
   writeTeam(home, { helper: profile('helper', ''), reader: profile('reader', 'tools = ["read_file"]') });
   fs.writeFileSync(path.join(home, 'config.toml'),
-    `[model]\ndefault = "ollama:qwen2.5:7b"\n[providers.ollama]\nhost = "${server.url}"\n[tools]\nroot = "${files}"\n[store]\nurl = "${url}"\nlease_secs = 1\n`);
+    `[model]\ndefault = "ollama:qwen2.5:7b"\n[providers.ollama]\nhost = "${server.url}"\n[tools]\nroot = "${files}"\n[store]\nurl = "${url}"\nfiles = "${path.join(dir, 'shared')}"\nlease_secs = 1\n`);
   return home;
 }
 
@@ -204,4 +204,32 @@ test("an agent step's session is found on any node; the node's recall index hold
   const db = new Database(path.join(homeA, 'kowalski.sqlite'), { readonly: true });
   cleanups(t)(() => db.close());
   assert.deepEqual(db.prepare('SELECT session_id FROM chat_fts').pluck().all(), [id]);
+});
+
+test("a node killed mid-way through an agent step's turn: the node that adopts the run goes on with the turn, asking no answered model call again", async (t) => {
+  let aAlive = true;
+  const { dir, server, url, files } = await scene(t, (body) => {
+    if (!afterTool(body)) return { toolCalls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }] };
+    return aAlive ? { hang: true } : { text: '# Notes\n\nTea at four.' };
+  });
+  fs.writeFileSync(path.join(files, 'notes.txt'), 'tea at four');
+  const folder = writeHorde(path.join(dir, 'h'), 'id = "study"\npipeline = ["research"]', {
+    research: 'kind = "agent"\nagent = "reader"\nprompt_file = "prompts/research.md"',
+  });
+  fs.mkdirSync(path.join(folder, 'prompts'));
+  fs.writeFileSync(path.join(folder, 'prompts', 'research.md'), 'What do the notes say?');
+  const a = childNode(t, 'testkit/pg-node.ts', [url, nodeHome(dir, 'a', server, url, files), path.join(dir, 'shared'), '1', folder]);
+  const runId = await a.fact('run') as string;
+  await waitFor(() => server.requests.length === 2, "A's second model call is in flight", 30_000);
+  const b = await node(t, nodeHome(dir, 'b', server, url, files));
+  aAlive = false;
+  a.child.kill('SIGKILL');
+
+  assert.equal(await b.waitForRun(runId), 'succeeded');
+  const [link] = b.getRun(runId).agentTurns ?? [];
+  const turns = b.chat.get(link!.sessionId).transcript;
+  assert.deepEqual(turns.map((x) => [x.turn, x.answer?.text]), [[1, '# Notes\n\nTea at four.']], 'one turn, gone on with on B');
+  assert.equal(server.requests.filter((r) => !afterTool(r.body)).length, 1, 'the first model call was asked once');
+  assert.equal(server.requests.length, 3);
+  assert.equal(b.getRun(runId).budget.spent.model_calls, 2, "A's answered call and B's");
 });

@@ -5,7 +5,8 @@
  * releases it. Every append of a held session calls `kw_chat_fence` in its transaction, so
  * a node paused past its lease while another node took the turn over cannot write into
  * the session's log when it wakes. `adoptable` lists the turns under way whose node died
- * or stopped: another node goes on with them from their log.
+ * or stopped: another node goes on with them from their log (but an `agent` step's: the
+ * node that takes its run over goes on with it).
  */
 import { KowalskiError } from '../../../core/index.js';
 import type { ChatLeases } from '../../chat/chat-tables.js';
@@ -71,6 +72,7 @@ export class PgChatLeases implements ChatLeases {
     return this.pg.all<{ id: string }>(
       `SELECT s.id FROM chat_sessions s LEFT JOIN chat_leases l ON l.session_id = s.id
        WHERE s.state = 'running' AND (l.session_id IS NULL OR l.node_id IS NULL OR l.expires_at <= kw_now())
+         AND s.id NOT IN (SELECT session_id FROM step_sessions)
        ORDER BY s.updated_at LIMIT $1`, [limit]).map((r) => r.id);
   }
 }
