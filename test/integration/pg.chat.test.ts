@@ -32,11 +32,11 @@ const lastUser = (body: any): string => String([...(body?.messages ?? [])].rever
 const afterTool = (body: any): boolean => (body?.messages ?? []).some((m: any) => m.role === 'tool');
 
 /** A node's data folder: the team (helper, and reader, which reads files), its model on `server`, the shared store (run folders in `<dir>/shared`). */
-function nodeHome(dir: string, name: string, server: FakeModelServer, url: string, files: string): string {
+function nodeHome(dir: string, name: string, server: FakeModelServer, url: string, files: string, leaseSecs = 1): string {
   const home = path.join(dir, name);
   writeTeam(home, { helper: profile('helper', ''), reader: profile('reader', 'tools = ["read_file"]') });
   fs.writeFileSync(path.join(home, 'config.toml'),
-    `[model]\ndefault = "ollama:qwen2.5:7b"\n[providers.ollama]\nhost = "${server.url}"\n[tools]\nroot = "${files}"\n[store]\nurl = "${url}"\nfiles = "${path.join(dir, 'shared')}"\nlease_secs = 1\n`);
+    `[model]\ndefault = "ollama:qwen2.5:7b"\n[providers.ollama]\nhost = "${server.url}"\n[tools]\nroot = "${files}"\n[store]\nurl = "${url}"\nfiles = "${path.join(dir, 'shared')}"\nlease_secs = ${leaseSecs}\n`);
   return home;
 }
 
@@ -232,4 +232,24 @@ test("a node killed mid-way through an agent step's turn: the node that adopts t
   assert.equal(server.requests.filter((r) => !afterTool(r.body)).length, 1, 'the first model call was asked once');
   assert.equal(server.requests.length, 3);
   assert.equal(b.getRun(runId).budget.spent.model_calls, 2, "A's answered call and B's");
+});
+
+test('a node stopped cleanly mid-turn gives its turn up at once: another node goes on with it', async (t) => {
+  let first = true;
+  const { dir, server, url, files } = await scene(t, () => {
+    if (!first) return { text: 'answered on B' };
+    first = false;
+    return { hang: true };
+  });
+  // Leases of 5 s: what B does before they could lapse, it does because A gave the turn up.
+  const a = await node(t, nodeHome(dir, 'a', server, url, files, 5));
+  const b = await node(t, nodeHome(dir, 'b', server, url, files, 5));
+  const { id } = a.chat.create({ agent: 'helper' });
+  void a.chat.send(id, 'hello').done.catch(() => undefined);
+  await waitFor(() => server.requests.length === 1, "A's model call is in flight");
+  const stoppedAt = Date.now();
+  await a.close();
+  await waitFor(() => b.chat.summary(id).state === 'idle', 'node B went on with the turn');
+  assert.ok(Date.now() - stoppedAt < 4000, 'at once, not when the lease would have lapsed');
+  assert.equal(b.chat.get(id).transcript.at(-1)!.answer?.text, 'answered on B');
 });
