@@ -453,6 +453,9 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
           if (chatMade) chat.adopt(postgres!.chatLeases.adoptable(limit));
         },
       }),
+      chatGrew: (sessionId: string, first: number, last: number) => {
+        if (chatMade) chat.heard(sessionId, first, last);
+      },
       stepsRunning: () => supervisor.runningSteps,
       perform: (action, runId, args) => actions.here(action, runId, args),
       onError: (err) => observers.emit('engine:warning', { message: `cluster heartbeat: ${messageOf(err)}` }),
@@ -514,7 +517,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     });
 
     const chat = new ChatService({
-      tables: postgres === undefined ? sqliteChatTables(db) : pgChatTables(postgres.session, postgres.chatLeases),
+      tables: postgres === undefined ? sqliteChatTables(db) : pgChatTables(postgres.session, postgres.chatLeases, postgres.nodeId),
       clock, timers, observers, traces: models.traces,
       ...(options.chatIdleSessionMs === undefined ? {} : { idleSessionMs: options.chatIdleSessionMs }),
       // "Every tool" leaves out the Rookery's: they edit a horde draft, which only an agent

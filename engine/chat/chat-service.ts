@@ -307,6 +307,18 @@ export class ChatService {
     return this.store.readPage(id, after, limit, maxChars);
   }
 
+  /**
+   * On a shared store: another node appended events `first`…`last` to a session; they are
+   * read from the log and handed to this node's followers (`chat:heard`).
+   */
+  heard(id: string, first: number, last: number): void {
+    if (!isSessionId(id) || !(last >= first)) return;
+    const row = this.store.row(id);
+    if (row === undefined) return;
+    const { events } = this.store.readPage(id, first - 1, last - first + 1, Number.POSITIVE_INFINITY);
+    for (const stored of events) this.deps.observers.emit('chat:heard', { stored, state: row.state as ChatState });
+  }
+
   /** The answer of the turn under way, if one is. */
   turnUnderWay(id: string): Promise<TurnOutcome> | undefined {
     return this.running.get(id);

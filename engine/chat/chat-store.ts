@@ -34,6 +34,7 @@ export class ChatStore {
         return { sessionId, seq: firstSeq + i, at, event };
       });
       this.q.upsertSession(rowOf(sessionId, snapshot, firstSeq + events.length - 1, at));
+      if (events.length > 0) tables.announce?.(sessionId, firstSeq, firstSeq + events.length - 1);
       return stored;
     });
   }

@@ -31,6 +31,8 @@ export interface ChatTables {
   transaction<A extends unknown[], T>(fn: (...args: A) => T): (...args: A) => T;
   /** Absent: one node (SQLite), whose sessions are all its own. */
   readonly leases?: ChatLeases;
+  /** Inside an append's transaction: the other nodes hear at its commit that the session's log grew by these events (their clients follow it live). */
+  announce?(sessionId: string, firstSeq: number, lastSeq: number): void;
 }
 
 export function sqliteChatTables(db: Database): ChatTables {

@@ -13,6 +13,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
 import Database from 'better-sqlite3';
+import { buildApi } from '../../api/index.js';
 import { createEngine } from '../../engine/index.js';
 import type { Engine } from '../../engine/index.js';
 import { agentOf, profile, writeTeam } from '../../testkit/chat.js';
@@ -23,8 +24,10 @@ import type { FakeModelServer, FakeScript } from '../../testkit/fake-models.js';
 import { freshPostgresUrl } from '../../testkit/pg-store.js';
 import { tempDir } from '../../testkit/tmp.js';
 import { waitFor } from '../../testkit/wait.js';
+import { listen, TestSocket } from '../support/api.js';
 import { childNode } from '../support/child-node.js';
 import { writeHorde } from '../support/engine.js';
+import { TEST_TOKEN } from '../support/token.js';
 
 /** The last user message of a request. */
 const lastUser = (body: any): string => String([...(body?.messages ?? [])].reverse().find((m: any) => m.role === 'user')?.content ?? '');
@@ -252,4 +255,33 @@ test('a node stopped cleanly mid-turn gives its turn up at once: another node go
   await waitFor(() => b.chat.summary(id).state === 'idle', 'node B went on with the turn');
   assert.ok(Date.now() - stoppedAt < 4000, 'at once, not when the lease would have lapsed');
   assert.equal(b.chat.get(id).transcript.at(-1)!.answer?.text, 'answered on B');
+});
+
+test("a client of node B following a session gets the events of the turn node A runs, in order, as A commits them", async (t) => {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const { dir, server, url, files } = await scene(t, () => ({ text: 'far away', heldUntil: held }));
+  const a = await node(t, nodeHome(dir, 'a', server, url, files));
+  const b = await node(t, nodeHome(dir, 'b', server, url, files));
+  const api = await buildApi(b, { token: TEST_TOKEN, port: 0 });
+  cleanups(t)(() => api.app.close());
+  const { wsUrl } = await listen(api);
+  const { id, lastSeq } = a.chat.create({ agent: 'helper' });
+  const ws = await TestSocket.open(t, wsUrl);
+  await ws.next((f) => f.type === 'hello');
+  ws.send({ type: 'chat-follow', sessionId: id, after: lastSeq });
+  await ws.next((f) => f.type === 'chat-synced');
+
+  const sent = a.chat.send(id, 'hello from afar');
+  // Live, not read back later: the model's answer is held until B's client has seen the turn start.
+  await ws.next((f) => f.type === 'chat-event' && f.event.type === 'turn.started');
+  release();
+  await sent.done;
+  const finished = await ws.next((f) => f.type === 'chat-event' && f.event.type === 'turn.finished');
+  assert.equal(finished.event.text, 'far away');
+  assert.equal(finished.state, 'idle');
+  const got = ws.frames.filter((f) => f.type === 'chat-event');
+  assert.deepEqual(got.map((f) => [f.seq, f.event]), a.chat.events(id).slice(lastSeq).map((s) => [s.seq, s.event]), 'every event once, in order');
 });
