@@ -191,7 +191,7 @@ export function createWsHub(engine: Engine, version: string, options: WsHubOptio
 
   const chatFrame = (stored: StoredChatEvent, state: ChatState | null): string =>
     JSON.stringify({ type: 'chat-event', sessionId: stored.sessionId, seq: stored.seq, at: stored.at, event: stored.event, state } satisfies ServerFrame);
-  const offChat = engine.on('chat:event', ({ stored, state }) => {
+  const toChatFollowers = ({ stored, state }: { stored: StoredChatEvent; state: ChatState }): void => {
     let text: string | undefined;
     for (const c of clients) {
       const follow = c.chat;
@@ -199,7 +199,10 @@ export function createWsHub(engine: Engine, version: string, options: WsHubOptio
       text ??= chatFrame(stored, state);
       if (sendText(c, text)) follow.after = stored.seq;
     }
-  });
+  };
+  const offChat = engine.on('chat:event', toChatFollowers);
+  // On a shared store: what another node committed into a session (its turn runs there).
+  const offHeard = engine.on('chat:heard', toChatFollowers);
   const offToken = engine.on('chat:token', (p) => {
     let text: string | undefined;
     for (const c of clients) {
@@ -370,6 +373,7 @@ export function createWsHub(engine: Engine, version: string, options: WsHubOptio
       offTrace();
       offWork();
       offChat();
+      offHeard();
       offToken();
       for (const off of offChanged) off();
       for (const hold of held.values()) clearTimeout(hold.timer);

@@ -2,11 +2,13 @@
  * What a node of a Postgres store does beside its own runs:
  * - on a beat of a third of its lease, renew its leases and heartbeat;
  * - adopt the unfinished runs no live node holds (their node died and the lease expired,
- *   or it stopped and gave them up), resuming each as a restart would;
+ *   or it stopped and gave them up), resuming each as a restart would; and so the chat
+ *   turns under way;
  * - follow the log for the events other nodes commit, so this node's websocket clients
  *   and waiters see every run (events this node committed itself were announced at their
  *   commit and are not announced again);
- * - carry out the operator actions other nodes forward to it (forwarding.ts).
+ * - carry out the operator actions other nodes forward to it (forwarding.ts);
+ * - hand on what other nodes append to chat sessions, for this node's followers.
  *
  * Each of these is woken by a notification (store/pg/listener.ts): a commit, a node's
  * clean stop, a request, an answer. Polling stays as the bounded fallback: slow while the
@@ -35,6 +37,10 @@ export interface ClusterDeps {
   stateOf(runId: string): RunState | undefined;
   /** Resume an unfinished run this node may take (claims it; a run another node took first is left alone). Absent: this node adopts nothing. */
   adopt?(runId: string): Promise<void>;
+  /** Go on with at most `limit` chat turns under way that no live node holds (their node died or stopped). Absent: this node adopts none. */
+  adoptChats?(limit: number): void;
+  /** Another node appended events `first`…`last` to a chat session. */
+  chatGrew?(sessionId: string, first: number, last: number): void;
   stepsRunning(): number;
   /** Perform an operator action another node forwarded to this one (this node's own action, here). */
   perform(action: ForwardedAction, runId: string, args: Record<string, unknown>): Promise<unknown>;
@@ -114,6 +120,7 @@ export function startCluster(deps: ClusterDeps): Cluster {
   }
 
   const adopt = (): void => {
+    deps.adoptChats?.(ADOPT_PER_BEAT);
     const take = deps.adopt;
     if (take === undefined || adopting) return;
     const ids = backend.leases.adoptable(ADOPT_PER_BEAT);
@@ -158,6 +165,10 @@ export function startCluster(deps: ClusterDeps): Cluster {
       else if (channel === CHANNELS.leases && payload !== backend.nodeId) adoptSoon();
       else if (channel === CHANNELS.requests && payload === backend.nodeId) serveSoon();
       else if (channel === CHANNELS.answers) forwarding.answered(Number(payload));
+      else if (channel === CHANNELS.chat) {
+        const [from, sessionId, first, last] = payload.split(' ');
+        if (from !== backend.nodeId && sessionId !== undefined) guarded(() => deps.chatGrew?.(sessionId, Number(first), Number(last)))();
+      }
     },
     onState(listening) {
       // The polls change pace (fast while cut off, slow while listening), and what was missed meanwhile is looked at.

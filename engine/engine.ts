@@ -65,6 +65,8 @@ import { nodesView } from './nodes-view.js';
 import type { NodesView } from './nodes-view.js';
 import { folderIdOf } from './store/folder-id.js';
 import { openPostgresBackend } from './store/pg/backend.js';
+import { pgChatTables } from './store/pg/chat-tables.js';
+import { pgTraceQueries } from './store/pg/sql/traces.js';
 import type { PostgresBackend } from './store/pg/backend.js';
 import { pgVaultTables } from './store/pg/vault-tables.js';
 import { rookeryQueries } from './store/sql/rookery.js';
@@ -72,6 +74,7 @@ import { sqliteRunStore } from './store/run-store.js';
 import { TriggerStore } from './store/triggers.js';
 import { createTeam } from './team-host.js';
 import { ChatService, DELEGATE_TOOL } from './chat/index.js';
+import { sqliteChatTables } from './chat/chat-tables.js';
 import { teamProfiles } from './chat/team-profiles.js';
 import { createRecallTool, createRecentTurnsTool, createRememberTool } from './chat/memory-tools.js';
 import { RecallIndex } from './chat/recall.js';
@@ -414,7 +417,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     const userTools: UserTools = new UserTools({ builtinToolNames: (): string[] => models.builtinToolNames(), onChange: () => models.reload() });
     const models = new ModelHub({
       db, config: () => config, dataDir: paths.dataDir, clock, timers, observers, code,
-      ...(postgres === undefined ? {} : { sharedSpend: postgres.spend }),
+      ...(postgres === undefined ? {} : { sharedTraces: pgTraceQueries(postgres.session) }),
       engineTools: () => [...vault.tools(), createRecallTool(recall), createRememberTool(vault, () => clock.now()), createRecentTurnsTool({ recall, writesOf: (sessionId, limit) => vault.writes({ sessionId, limit }), now: () => clock.now() }), ...createRookeryTools(rookery), ...adapters.tools(), ...plugins.tools(), ...userTools.tools(),
         createRunHordeTool({
           catalog: () => readCatalog(),
@@ -455,6 +458,8 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       stepTimeoutSecs: config.runs.stepTimeoutSecs,
       ...(options.parkedKept === undefined ? {} : { parkedKept: options.parkedKept }),
     });
+    /** The chat service is made below; the cluster's beats may come before. */
+    let chatMade = false;
     const cluster: Cluster | undefined = postgres === undefined ? undefined : startCluster({
       // Real time, whatever the engine's clock: leases expire by the database's clock, so their renewal cannot wait on a simulated one.
       backend: postgres, log, observers, clock: systemClock, timers: systemTimers(systemClock),
@@ -462,6 +467,15 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       ...(options.adoptRuns === false ? {} : {
         adopt: (runId: string) => resumeRun(supervisor, runId, emptyRecovery()),
       }),
+      ...(options.adoptRuns === false ? {} : {
+        // Chat turns under way that no live node holds (their node died or stopped): taken and gone on with from their logs.
+        adoptChats: (limit: number) => {
+          if (chatMade) chat.adopt(postgres!.chatLeases.adoptable(limit));
+        },
+      }),
+      chatGrew: (sessionId: string, first: number, last: number) => {
+        if (chatMade) chat.heard(sessionId, first, last);
+      },
       stepsRunning: () => supervisor.runningSteps,
       perform: (action, runId, args) => actions.here(action, runId, args),
       onError: (err) => observers.emit('engine:warning', { message: `cluster heartbeat: ${messageOf(err)}` }),
@@ -523,7 +537,8 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     });
 
     const chat = new ChatService({
-      db, clock, timers, observers, traces: models.traces,
+      tables: postgres === undefined ? sqliteChatTables(db) : pgChatTables(postgres.session, postgres.chatLeases, postgres.nodeId),
+      clock, timers, observers, traces: models.traces,
       ...(options.chatIdleSessionMs === undefined ? {} : { idleSessionMs: options.chatIdleSessionMs }),
       // "Every tool" leaves out the Rookery's: they edit a horde draft, which only an agent
       // that names them (the builder) is for; the assistant delegates to the builder. And
@@ -537,12 +552,14 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       crash,
       onFatal: (err) => {
         if (fatal === undefined) {
-          fatal = commitFailure(paths.database, err);
+          // The chat's tables are where the run store is (the data folder's SQLite, or the shared Postgres).
+          fatal = commitFailure(storeName, err);
           observers.emit('engine:stopped', { error: fatal });
         }
         return fatal;
       },
     });
+    chatMade = true;
 
     const semanticOf = (c: EngineConfig): SemanticConfig | null => (c.vault.semantic.enabled ? { model: c.vault.semantic.model } : null);
     const vaultSearch = createVaultSearch({

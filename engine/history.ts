@@ -1,9 +1,9 @@
 /**
  * Read-only access to a data directory's runs, without taking the engine lock: for
  * `runs` and `show` while another kowalski (a server, a `run` in progress) owns it. With
- * a Postgres store the runs are read there (as they are: no migration, no node, no lease);
- * the traces of model calls are this data folder's, and a run's spend adds what the
- * other folders' nodes shared (store/pg/spend.ts).
+ * a Postgres store the runs are read there (as they are: no migration, no node, no lease),
+ * and so are the traces of model calls, every node's (a database no node of this build has
+ * migrated yet has none: this folder's are read then).
  */
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
@@ -12,15 +12,15 @@ import { configuredPostgresUrl, loadConfig } from './config.js';
 import { dataPaths } from './data-dir.js';
 import type { DataPaths } from './data-dir.js';
 import { openDatabase } from './store/database.js';
-import { readFolderId } from './store/folder-id.js';
 import { postgresRunStore } from './store/pg/run-store.js';
 import { PgSession } from './store/pg/session.js';
-import { pgSpend } from './store/pg/spend.js';
+import { pgTraceQueries } from './store/pg/sql/traces.js';
 import { openSyncPg } from './store/pg/sync-pg.js';
 import { EventLog } from './store/event-log.js';
 import { sqliteRunStore } from './store/run-store.js';
 import { RunQueries } from './store/queries.js';
 import { TraceStore } from './store/traces.js';
+import { traceQueries } from './store/sql/traces.js';
 import type { ListRunsFilter, RunRow } from './store/queries.js';
 import { readRunView } from './run-view.js';
 import type { RunView } from './run-view.js';
@@ -36,14 +36,14 @@ export function openHistory(dataDir: string, env: NodeJS.ProcessEnv = process.en
   const config = loadConfig(dataPaths(dataDir).config);
   const paths = dataPaths(dataDir, config.store.files);
   const postgresUrl = configuredPostgresUrl(config, env);
-  if (!fs.existsSync(paths.database)) return postgresUrl === undefined ? undefined : postgresHistory(postgresUrl, paths, undefined, readFolderId(dataDir));
+  if (!fs.existsSync(paths.database)) return postgresUrl === undefined ? undefined : postgresHistory(postgresUrl, paths, undefined);
   const db = new Database(paths.database, { readonly: true, fileMustExist: true });
   db.pragma('busy_timeout = 5000');
-  if (postgresUrl !== undefined) return postgresHistory(postgresUrl, paths, db, readFolderId(dataDir));
+  if (postgresUrl !== undefined) return postgresHistory(postgresUrl, paths, db);
   const store = sqliteRunStore(db);
   const queries = new RunQueries(store);
   const log = new EventLog(store);
-  const traces = new TraceStore(db);
+  const traces = new TraceStore(traceQueries(db));
   return {
     getRun: (runId) => readRunView(queries, log, traces, runId, paths, systemClock.now()),
     listRuns: (filter) => queries.listRuns(filter),
@@ -51,8 +51,8 @@ export function openHistory(dataDir: string, env: NodeJS.ProcessEnv = process.en
   };
 }
 
-/** The runs of a Postgres store (undefined while no node has made its tables), with this folder's traces when it has a database. */
-function postgresHistory(url: string, paths: DataPaths, db: Database.Database | undefined, folderId: string | undefined): History | undefined {
+/** The runs of a Postgres store (undefined while no node has made its tables), with its traces (this folder's, on a database not migrated to shared traces yet). */
+function postgresHistory(url: string, paths: DataPaths, db: Database.Database | undefined): History | undefined {
   const pg = openSyncPg(url, { applicationName: 'kowalski history' });
   if (pg.get<{ t: string | null }>("SELECT to_regclass('runs')::text AS t")?.t == null) {
     pg.close();
@@ -65,9 +65,8 @@ function postgresHistory(url: string, paths: DataPaths, db: Database.Database | 
   const log = new EventLog(store);
   // No database in the folder: no model call was made here; an empty one in memory answers for its traces.
   const local = db ?? openDatabase(':memory:');
-  // A database no node of this build has migrated yet has no shared spend: this folder's traces are all there is.
-  const shared = pg.get<{ t: string | null }>("SELECT to_regclass('run_spend')::text AS t")?.t == null ? undefined : pgSpend(session, folderId ?? null, 'history');
-  const traces = new TraceStore(local, shared);
+  const shared = pg.get<{ t: string | null }>("SELECT to_regclass('traces')::text AS t")?.t != null;
+  const traces = new TraceStore(shared ? pgTraceQueries(session) : traceQueries(local));
   return {
     getRun: (runId) => readRunView(queries, log, traces, runId, paths, systemClock.now()),
     listRuns: (filter) => queries.listRuns(filter),

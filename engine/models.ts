@@ -20,7 +20,8 @@ import type { TaskExtras } from './step-task.js';
 import type { ChatTools } from './chat/turn-run.js';
 import type { Timers } from './triggers/timers.js';
 import { TraceStore } from './store/traces.js';
-import type { SharedSpend } from './store/traces.js';
+import { traceQueries } from './store/sql/traces.js';
+import type { TraceQueries } from './store/sql/traces.js';
 import { createEngineTools } from './tools.js';
 import type { EngineTools } from './tools.js';
 
@@ -34,8 +35,8 @@ export interface ModelHubDeps {
   /** The engine's timers (a data tool server is closed after it has been idle a while). */
   timers: Timers;
   observers: Observers;
-  /** On a store shared by several nodes: where each run's spend is shared with the other nodes (their traces are theirs). */
-  sharedSpend?: SharedSpend;
+  /** On a store shared by several nodes: its traces, every node's (absent: the data folder's, in `db`). */
+  sharedTraces?: TraceQueries;
   /**
    * Built-in tools the engine itself provides (the vault's and the memory tools; granted plugins' and the calendar's),
    * beside those of config.toml. Read each time the tools are built: a service whose tools change calls `reload()`.
@@ -78,7 +79,7 @@ export class ModelHub {
   private providers: ProviderSettings;
 
   constructor(private readonly deps: ModelHubDeps) {
-    this.traces = new TraceStore(deps.db, deps.sharedSpend, (message) => deps.observers.emit('engine:warning', { message }));
+    this.traces = new TraceStore(deps.sharedTraces ?? traceQueries(deps.db));
     this.data = new DataServers({ clock: deps.clock, timers: deps.timers, code: deps.code });
     this.providers = providerSettingsFrom(deps.config().raw, process.env);
     this.tools = this.buildTools();

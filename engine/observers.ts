@@ -15,6 +15,8 @@ export interface EngineEventMap {
   'trace:recorded': TraceRecorded;
   /** A committed event of a chat session, with the session's state right after it. */
   'chat:event': { stored: StoredChatEvent; state: ChatState };
+  /** On a shared store: an event another node committed into a chat session, with the session's state as read after it (for followers: nothing here acts on it). */
+  'chat:heard': { stored: StoredChatEvent; state: ChatState };
   /** A piece of a chat answer as the model streams it (not stored: the answer is, once the call ends). */
   'chat:token': ChatToken;
   /** A commit failed: the engine refuses all further work (memory is ahead of the disk). */
@@ -45,6 +47,7 @@ export class Observers {
     'step:progress': new Set(),
     'trace:recorded': new Set(),
     'chat:event': new Set(),
+    'chat:heard': new Set(),
     'chat:token': new Set(),
     'catalog:changed': new Set(),
     'team:changed': new Set(),

@@ -5,7 +5,7 @@
  * Turns under way when the engine stopped go on at the next start (`recover`).
  */
 import crypto from 'node:crypto';
-import { KowalskiError } from '../../core/index.js';
+import { KowalskiError, messageOf } from '../../core/index.js';
 import type { Provider, ProviderSettings, ToolCallingMode } from '../../agents/index.js';
 import { parseModelRef } from '../../agents/index.js';
 import type { ChatState, ChatStop } from '../../actors/index.js';
@@ -28,17 +28,17 @@ import { consolidate } from './consolidate.js';
 import type { ConsolidateOptions, ConsolidateResult } from './consolidate.js';
 import type { RecallIndex } from './recall.js';
 import type { MemoryVault } from './remember.js';
-import type Database from 'better-sqlite3';
 import type { ChatSessionSummary } from '../../contract/chat.js';
-import { stepSessionQueries } from '../store/sql/step-sessions.js';
 import type { StepSessionQueries } from '../store/sql/step-sessions.js';
+import type { ChatTables } from './chat-tables.js';
 import type { Timers } from '../triggers/timers.js';
 import { stepSessionId } from './step-session-id.js';
 
 export type { ChatSessionSummary } from '../../contract/chat.js';
 
 export interface ChatServiceDeps {
-  db: Database.Database;
+  /** The data folder's SQLite, or the Postgres store the nodes share (any node then serves any session, one node at a time running its turn). */
+  tables: ChatTables;
   clock: Clock;
   observers: Observers;
   traces: TraceStore;
@@ -122,13 +122,22 @@ export class ChatService {
   /** Each running turn's own stop (an `agent` step cancelled ends its turn), beside the engine's. */
   private readonly turnStops = new Map<string, AbortController>();
   private readonly stepSessions: StepSessionQueries;
+  /** Where each finished turn is indexed for `recall`. */
+  private readonly episodes: Pick<RecallIndex, 'write'>;
   private readonly sessionDeps: LiveSessionDeps;
   /** Provider clients by model, for the provider settings they were made with (a config reload makes new ones). */
   private clients: { settings: ProviderSettings; byModel: Map<string, Provider> } | undefined;
 
   constructor(private readonly deps: ChatServiceDeps) {
-    this.store = new ChatStore(deps.db, deps.clock);
-    this.stepSessions = stepSessionQueries(deps.db);
+    this.store = new ChatStore(deps.tables, deps.clock);
+    this.stepSessions = deps.tables.stepSessions;
+    // The recall index stays in the node's SQLite, which on a shared store has no `step_sessions` to leave an agent
+    // step's turns out by (a consolidation must never read a horde's reports): they are not indexed there.
+    this.episodes = deps.tables.leases === undefined ? deps.recall : {
+      write: (row, again) => {
+        if (this.stepSessions.ofSession(row.session_id) === undefined) deps.recall.write(row, again);
+      },
+    };
     this.sessionDeps = {
       store: this.store,
       onCommitted: (stored, state) => {
@@ -169,13 +178,18 @@ export class ChatService {
   send(id: string, text: string, options: SendOptions = {}): Sent {
     if (text.trim() === '') throw new KowalskiError('KW_ERR_INPUT_INVALID', 'the message is empty');
     if (text.length > MAX_MESSAGE_CHARS) throw new KowalskiError('KW_ERR_INPUT_INVALID', `the message has ${text.length} characters; at most ${MAX_MESSAGE_CHARS} are taken`);
-    const session = this.load(id);
-    if (session.state === 'running') {
-      // A turn cut by a crash that nobody resumed yet (an embedded caller that did not call recover): it goes on now.
-      if (!this.running.has(id)) void this.start(session).catch(() => undefined);
-      throw new KowalskiError('KW_ERR_CHAT_BUSY', `chat session ${id} is still answering turn ${session.context.current?.turn ?? 0}; send the next message when it has ended`);
+    const session = this.take(id);
+    try {
+      if (session.state === 'running') {
+        // A turn cut by a crash that nobody resumed yet (an embedded caller that did not call recover): it goes on now.
+        if (!this.running.has(id)) void this.start(session).catch(() => undefined);
+        throw new KowalskiError('KW_ERR_CHAT_BUSY', `chat session ${id} is still answering turn ${session.context.current?.turn ?? 0}; send the next message when it has ended`);
+      }
+      return this.begin(session, text, options);
+    } catch (err) {
+      this.letGo(id);
+      throw err;
     }
-    return this.begin(session, text, options);
   }
 
   /** Commit a new turn of an idle (or budget-stopped) session, then run it. */
@@ -191,13 +205,18 @@ export class ChatService {
   /** More model calls for a turn its budget stopped: the same turn goes on from its log. */
   grant(id: string, extra: number, options: SendOptions = {}): Sent {
     if (!Number.isInteger(extra) || extra < 1 || extra > 1000) throw new KowalskiError('KW_ERR_INPUT_INVALID', `extraIterations must be a whole number from 1 to 1000, not ${JSON.stringify(extra)}`);
-    const session = this.load(id);
-    const current = session.context.current;
-    if (session.state !== 'exhausted' || current === undefined) {
-      throw new KowalskiError('KW_ERR_CHAT_NOT_STOPPED', `chat session ${id} is ${session.state}: only a turn stopped by its budget can be given more`);
+    const session = this.take(id);
+    try {
+      const current = session.context.current;
+      if (session.state !== 'exhausted' || current === undefined) {
+        throw new KowalskiError('KW_ERR_CHAT_NOT_STOPPED', `chat session ${id} is ${session.state}: only a turn stopped by its budget can be given more`);
+      }
+      session.append([{ type: 'budget.granted', turn: current.turn, extra, by: options.by ?? 'api' }]);
+      return { sessionId: id, turn: current.turn, done: this.start(session, options.onToken) };
+    } catch (err) {
+      this.letGo(id);
+      throw err;
     }
-    session.append([{ type: 'budget.granted', turn: current.turn, extra, by: options.by ?? 'api' }]);
-    return { sessionId: id, turn: current.turn, done: this.start(session, options.onToken) };
   }
 
   /**
@@ -211,20 +230,29 @@ export class ChatService {
   async stepTurn(at: StepTurnAt, agent: string, text: string, signal: AbortSignal): Promise<StepTurnAnswer> {
     signal.throwIfAborted();
     const id = stepSessionId(at.runId, at.step);
-    let session = this.live.get(id) ?? LiveSession.load(id, this.sessionDeps);
-    if (session === undefined) {
+    let session: LiveSession;
+    if (this.live.has(id) || this.store.row(id) !== undefined) session = this.take(id);
+    else {
       this.deps.profiles.snapshot(agent);
       const now = this.deps.clock.now();
       session = LiveSession.create(id, { type: 'session.created', agent, title: `${at.hordeId} · ${at.step}`, by: `run ${at.runId}` }, now, this.sessionDeps,
         () => this.stepSessions.insert({ session_id: id, run_id: at.runId, step: at.step, agent, created_at: now }));
+      this.deps.tables.leases?.claim(id);
     }
     this.keep(session);
     const live = session;
     const current = live.context.current;
     let done: Promise<TurnOutcome>;
-    if (live.state === 'running') done = this.running.get(id) ?? this.start(live);
-    else if (current?.ended?.stop === 'done') return { sessionId: id, turn: current.turn, text: current.ended.text, usage: current.ended.usage };
-    else done = this.begin(live, text, { by: `run ${at.runId}` }).done;
+    try {
+      if (live.state === 'running') done = this.running.get(id) ?? this.start(live);
+      else if (current?.ended?.stop === 'done') {
+        this.letGo(id);
+        return { sessionId: id, turn: current.turn, text: current.ended.text, usage: current.ended.usage };
+      } else done = this.begin(live, text, { by: `run ${at.runId}` }).done;
+    } catch (err) {
+      this.letGo(id);
+      throw err;
+    }
     const onAbort = (): void => {
       if (!this.stopping.signal.aborted) this.turnStops.get(id)?.abort(signal.reason);
     };
@@ -279,6 +307,18 @@ export class ChatService {
     return this.store.readPage(id, after, limit, maxChars);
   }
 
+  /**
+   * On a shared store: another node appended events `first`…`last` to a session; they are
+   * read from the log and handed to this node's followers (`chat:heard`).
+   */
+  heard(id: string, first: number, last: number): void {
+    if (!isSessionId(id) || !(last >= first)) return;
+    const row = this.store.row(id);
+    if (row === undefined) return;
+    const { events } = this.store.readPage(id, first - 1, last - first + 1, Number.POSITIVE_INFINITY);
+    for (const stored of events) this.deps.observers.emit('chat:heard', { stored, state: row.state as ChatState });
+  }
+
   /** The answer of the turn under way, if one is. */
   turnUnderWay(id: string): Promise<TurnOutcome> | undefined {
     return this.running.get(id);
@@ -286,12 +326,65 @@ export class ChatService {
 
   /** Go on with every turn that was under way when the engine stopped. Returns their sessions. */
   recover(): string[] {
-    const ids = this.store.runningIds().filter((id) => !this.running.has(id));
+    return this.adopt(this.store.runningIds());
+  }
+
+  /**
+   * Go on with these sessions' turns under way, from their logs (answers already there are
+   * not asked again). On a shared store, each is claimed first: a session another live node
+   * runs is left to it; those of a node that died or stopped are taken. An `agent` step's
+   * session is left to the node that takes its run over (its step's next attempt goes on
+   * with the turn). Returns those taken.
+   */
+  adopt(ids: readonly string[]): string[] {
+    const taken: string[] = [];
+    const shared = this.deps.tables.leases !== undefined;
     for (const id of ids) {
-      const session = this.load(id);
+      if (this.running.has(id)) continue;
+      if (shared && this.stepSessions.ofSession(id) !== undefined) continue;
+      let session: LiveSession;
+      try {
+        session = this.take(id);
+      } catch (err) {
+        if ((err as { code?: unknown }).code === 'KW_ERR_CHAT_BUSY') continue;
+        throw err;
+      }
+      taken.push(id);
       if (session.state === 'running') void this.start(session).catch(() => undefined);
+      else this.letGo(id);
     }
-    return ids;
+    return taken;
+  }
+
+  /**
+   * The session, to begin or go on with a turn here. On a shared store its lease is taken
+   * first (KW_ERR_CHAT_BUSY, naming the node, while another live node runs a turn of it),
+   * then a copy kept in memory is read again from the log if another node appended since.
+   */
+  private take(id: string): LiveSession {
+    const leases = this.deps.tables.leases;
+    if (leases === undefined || this.running.has(id)) return this.load(id);
+    if (!isSessionId(id) || this.store.row(id) === undefined) throw new KowalskiError('KW_ERR_CHAT_NOT_FOUND', `no chat session ${JSON.stringify(id)}`);
+    leases.claim(id);
+    try {
+      const kept = this.live.get(id);
+      if (kept !== undefined && (this.store.row(id)?.last_seq ?? 0) > kept.committedSeq) this.leave(kept);
+      return this.load(id);
+    } catch (err) {
+      this.letGo(id);
+      throw err;
+    }
+  }
+
+  /** On a shared store: the session's lease is given up, unless a turn of it runs here. */
+  private letGo(id: string): void {
+    const leases = this.deps.tables.leases;
+    if (leases === undefined || this.running.has(id) || !leases.holds(id)) return;
+    try {
+      leases.release(id);
+    } catch (err) {
+      this.deps.observers.emit('engine:warning', { message: `chat session ${id}: its lease could not be given up (${messageOf(err)}); it lapses by itself` });
+    }
   }
 
   private load(id: string): LiveSession {
@@ -364,7 +457,7 @@ export class ChatService {
     this.turnStops.set(session.id, stop);
     const signal = AbortSignal.any([this.stopping.signal, stop.signal]);
     const done = (async () => runTurn({
-      session, traces: this.deps.traces, tools: this.deps.tools(), profiles: this.deps.profiles, episodes: this.deps.recall, model,
+      session, traces: this.deps.traces, tools: this.deps.tools(), profiles: this.deps.profiles, episodes: this.episodes, model,
       learn: (name: string, mode: ToolCallingMode) => this.deps.traces.learn(name, mode, this.deps.clock.now()),
       maxDepth: config.chat.maxDepth,
       maxToolErrors: config.model.maxToolErrors,
@@ -382,6 +475,8 @@ export class ChatService {
     this.running.set(session.id, done);
     const forget = (): void => {
       this.running.delete(session.id);
+      // Closing: the turn goes on at the next start, or on another node (the node's clean stop frees its leases).
+      if (!this.stopping.signal.aborted) this.letGo(session.id);
       if (this.turnStops.get(session.id) === stop) this.turnStops.delete(session.id);
       if (this.live.get(session.id) === session) this.leaveLater(session);
       this.evictIdle();

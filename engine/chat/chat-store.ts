@@ -2,12 +2,12 @@
  * A chat session's log and its projection row, written together: each append is one
  * transaction holding the events, the `chat_sessions` row they lead to, and any row that
  * must be on disk exactly when they are (the trace of a model call that just ended).
+ * The tables are the data folder's SQLite or the Postgres store the nodes share (chat-tables.ts).
  */
-import type Database from 'better-sqlite3';
 import type { ChatContext, ChatEvent, ChatState } from '../../actors/index.js';
 import type { Clock } from '../clock.js';
-import { chatQueries } from '../store/sql/chat.js';
 import type { ChatEventRow, ChatQueries, ChatSessionRow } from '../store/sql/chat.js';
+import type { ChatTables } from './chat-tables.js';
 import { chatEnvelope } from './chat-events.js';
 import type { StoredChatEvent } from './chat-events.js';
 
@@ -21,9 +21,12 @@ export class ChatStore {
   private readonly q: ChatQueries;
   private readonly write: (sessionId: string, firstSeq: number, events: readonly ChatEvent[], snapshot: ChatSnapshot, at: number, also?: () => void) => StoredChatEvent[];
 
-  constructor(db: Database.Database, private readonly clock: Clock) {
-    this.q = chatQueries(db);
-    this.write = db.transaction((sessionId: string, firstSeq: number, events: readonly ChatEvent[], snapshot: ChatSnapshot, at: number, also?: () => void) => {
+  constructor(tables: ChatTables, private readonly clock: Clock) {
+    this.q = tables.chat;
+    const leases = tables.leases;
+    this.write = tables.transaction((sessionId: string, firstSeq: number, events: readonly ChatEvent[], snapshot: ChatSnapshot, at: number, also?: () => void) => {
+      // On a shared store, a turn's appends are fenced: a node that lost the session to another writes nothing into it.
+      if (leases?.holds(sessionId) === true) leases.fence(sessionId);
       also?.();
       const stored = events.map((event, i) => {
         const { type, v, data } = chatEnvelope.encode(event);
@@ -31,6 +34,7 @@ export class ChatStore {
         return { sessionId, seq: firstSeq + i, at, event };
       });
       this.q.upsertSession(rowOf(sessionId, snapshot, firstSeq + events.length - 1, at));
+      if (events.length > 0) tables.announce?.(sessionId, firstSeq, firstSeq + events.length - 1);
       return stored;
     });
   }

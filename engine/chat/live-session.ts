@@ -52,6 +52,11 @@ export class LiveSession {
     return new LiveSession(id, folded.actor, stored.at(-1)!.seq, stored[0]!.at, deps);
   }
 
+  /** The seq of the last event committed (what the store's `last_seq` says once nothing is pending). */
+  get committedSeq(): number {
+    return this.lastSeq;
+  }
+
   get context(): ChatContext {
     return this.actor.context;
   }

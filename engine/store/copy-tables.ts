@@ -1,13 +1,16 @@
 /**
- * The run store's tables as `kowalski store copy` moves them: every column, in the order
- * both schemas declare them (SQLite's migrations 1, 3, 4, 6, 9, 10, 11, 12, 14 and 15; Postgres's 1, 8 and 9),
+ * The shared tables as `kowalski store copy` moves them: every column, in the order
+ * both schemas declare them (the run store: SQLite's migrations 1, 3, 4 and 10, Postgres's
+ * migration 1; chat and traces: SQLite's 2, 5 and 13, Postgres's 7; the vault's audit and
+ * the Rookery's drafts: SQLite's 6 and 9, Postgres's 8; adapters, plugins, step sends and
+ * calls: SQLite's 11, 12, 14 and 15, Postgres's 9),
  * each with its Postgres type, and the primary key the copy pages by. Leases, nodes and
  * hand-overs are not here: they belong to the nodes of one Postgres database (a run with
  * no lease row is claimed on first use).
  */
 
 /** A column's Postgres type: what its values are cast to when a chunk is inserted as arrays. */
-export type PgColumnType = 'text' | 'integer' | 'bigint';
+export type PgColumnType = 'text' | 'integer' | 'bigint' | 'double precision';
 
 export interface CopyTable {
   name: string;
@@ -21,6 +24,7 @@ export interface CopyTable {
 const text = (name: string) => ({ name, pg: 'text' as const });
 const int = (name: string) => ({ name, pg: 'integer' as const });
 const big = (name: string) => ({ name, pg: 'bigint' as const });
+const real = (name: string) => ({ name, pg: 'double precision' as const });
 
 /** In the order they are copied and reported. */
 export const COPY_TABLES: readonly CopyTable[] = [
@@ -68,6 +72,40 @@ export const COPY_TABLES: readonly CopyTable[] = [
     name: 'watch_hashes',
     columns: [text('horde_id'), text('name'), text('path'), text('hash')],
     key: ['horde_id', 'name', 'path'],
+  },
+  // Chat sessions and traces of model calls (SQLite's 2, 5, 13; Postgres's 7).
+  {
+    name: 'chat_events',
+    columns: [text('session_id'), int('seq'), text('type'), int('v'), big('at'), text('data')],
+    key: ['session_id', 'seq'],
+  },
+  {
+    name: 'chat_sessions',
+    columns: [
+      text('id'), text('agent'), text('title'), text('state'), int('turns'), text('last_stop'), int('budget_limit'), int('budget_used'),
+      big('input_tokens'), big('output_tokens'), int('model_calls'), big('created_at'), big('updated_at'), int('last_seq'),
+    ],
+    key: ['id'],
+  },
+  {
+    name: 'step_sessions',
+    columns: [text('session_id'), text('run_id'), text('step'), text('agent'), big('created_at')],
+    key: ['session_id'],
+  },
+  {
+    name: 'traces',
+    columns: [
+      big('id'), text('run_id'), text('step'), int('attempt'), int('seq'), text('provider'), text('model'), text('mode'),
+      int('input_tokens'), int('output_tokens'), real('cost_usd'), big('latency_ms'), int('attempts'), int('tool_calls'),
+      text('error_code'), text('error'), big('started_at'), text('data'), text('session_id'), big('parent_id'), text('agent'),
+    ],
+    key: ['id'],
+    identity: 'id',
+  },
+  {
+    name: 'model_tool_modes',
+    columns: [text('model'), text('mode'), big('learned_at')],
+    key: ['model'],
   },
   // The vault's audit (SQLite's migration 6, Postgres's 8): a revert on any node reads it.
   {

@@ -4,17 +4,12 @@
  * outside the event log, and a resumed run never reads them (a re-run with
  * --replay-models reads an earlier run's, to answer the same requests the same way).
  *
- * A run's budget counts its traces (docs/budgets.md). On a store shared by several nodes
- * each node keeps its own traces, so a run handed from one node to another has calls in
- * several data folders: with a `SharedSpend`, every trace of a run recorded or updated here
- * also publishes this folder's sums for the run, and `spentBy` adds what the other folders
- * published to this folder's own sums.
+ * A run's budget counts its traces (docs/budgets.md). The traces are the data folder's
+ * (SQLite), or, on a store shared by several nodes, the shared database's: a run handed
+ * from one node to another counts the calls of both, and any node lists them.
  */
-import type { Database } from 'better-sqlite3';
-import { messageOf } from '../../core/index.js';
 import { replayEntry } from '../../agents/index.js';
 import type { ModelCallTrace, ReplayTable, ToolCallingMode } from '../../agents/index.js';
-import { traceQueries } from './sql/traces.js';
 import type { TraceFilter, TraceQueries, TraceSummaryRecord } from './sql/traces.js';
 import type { TraceDetail, TraceSummary } from '../../contract/traces.js';
 export type { TraceDetail, TraceSummary } from '../../contract/traces.js';
@@ -29,17 +24,6 @@ export interface TracedSpend {
   /** Calls whose price is unknown (cost_usd NULL). */
   unpriced: number;
   toolCalls: number;
-}
-
-/**
- * Where the nodes of a shared store see each other's spend (store/pg/spend.ts). One node
- * (SQLite) has none: its traces are all there is.
- */
-export interface SharedSpend {
-  /** This data folder's sums over a run's traces, replacing what it published before. */
-  publish(runId: string, spend: TracedSpend): void;
-  /** What the other data folders published for a run. */
-  others(runId: string): TracedSpend;
 }
 
 /** Where a trace belongs: a step attempt of a run, or (with `sessionId`) a node of a chat turn. */
@@ -78,18 +62,11 @@ function dataOf(trace: ModelCallTrace): string {
 type StoredData = { messages?: TraceDetail['messages']; tools?: string[]; completion?: string; calls?: TraceDetail['calls']; replayedFrom?: number };
 
 export class TraceStore {
-  private readonly q: TraceQueries;
-
-  /**
-   * @param shared Where the other nodes' spend is (a shared store); absent: this folder's traces are all.
-   * @param warn A publish that failed (the database unreachable): said, not thrown, as the call was made and recorded here; this folder's next publish for the run puts it right.
-   */
-  constructor(db: Database, private readonly shared?: SharedSpend, private readonly warn?: (message: string) => void) {
-    this.q = traceQueries(db);
-  }
+  /** @param q The data folder's traces (store/sql/traces.ts) or the shared store's (store/pg/sql/traces.ts). */
+  constructor(private readonly q: TraceQueries) {}
 
   insert(where: TraceWhere, trace: ModelCallTrace): number {
-    const id = this.q.insert({
+    return this.q.insert({
       runId: where.runId, step: where.step, attempt: where.attempt,
       sessionId: where.sessionId ?? null, parentId: where.parentId ?? null, agent: where.agent ?? null,
       seq: trace.seq, provider: trace.provider, model: trace.model, mode: trace.mode,
@@ -98,8 +75,6 @@ export class TraceStore {
       errorCode: trace.error?.code ?? null, error: trace.error?.message ?? null, startedAt: trace.startedAt,
       data: dataOf(trace),
     });
-    if (this.shared !== undefined) this.publish(where.sessionId === undefined ? where.runId : this.q.runOfSession(where.sessionId));
-    return id;
   }
 
   list(filter: TraceFilter): TraceSummary[] {
@@ -132,37 +107,12 @@ export class TraceStore {
   /** The tool calls a model call asked for, with their results, once they have run. */
   updateCalls(id: number, trace: ModelCallTrace): void {
     this.q.updateCalls(id, trace.toolCalls.length, dataOf(trace));
-    if (this.shared !== undefined) this.publish(this.q.runOfTrace(id));
   }
 
-  /**
-   * What a run's model steps spent, over all their attempts (a run's budget counts from
-   * these): this folder's traces, and on a shared store what the other folders published.
-   */
+  /** What a run's model steps spent, over all their attempts (a run's budget counts from these). */
   spentBy(runId: string): TracedSpend {
-    const own = this.ownSpend(runId);
-    if (this.shared === undefined) return own;
-    const o = this.shared.others(runId);
-    return {
-      modelCalls: own.modelCalls + o.modelCalls, tokens: own.tokens + o.tokens, costUsd: own.costUsd + o.costUsd,
-      unpriced: own.unpriced + o.unpriced, toolCalls: own.toolCalls + o.toolCalls,
-    };
-  }
-
-  /** This folder's sums over a run's traces. */
-  private ownSpend(runId: string): TracedSpend {
     const r = this.q.spentBy(runId);
     return { modelCalls: r.calls, tokens: r.tokens, costUsd: r.cost, unpriced: r.unpriced, toolCalls: r.tools };
-  }
-
-  /** This folder's sums for the run a trace counts for (none: a chat's own call), published for the other nodes. */
-  private publish(runId: string | undefined): void {
-    if (runId === undefined || this.shared === undefined) return;
-    try {
-      this.shared.publish(runId, this.ownSpend(runId));
-    } catch (err) {
-      this.warn?.(`run ${runId}: this node's spend could not be shared with the other nodes (${messageOf(err)}); its next model call shares it again`);
-    }
   }
 
   /** The trace of one model call of a chat turn. */

@@ -10,6 +10,12 @@ export function whereOf(conditions: ReadonlyArray<readonly [sql: string, ...valu
   };
 }
 
+/** SQLite's `?` placeholders as Postgres's `$1, $2, …` (for statements built from `whereOf`; none has a `?` in a literal). */
+export function numbered(sql: string): string {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+}
+
 /**
  * A list query whose WHERE depends on the filter: one prepared statement per filter shape
  * (prepared at its first use), so each shape keeps its own plan and can use its index.
@@ -27,10 +33,4 @@ export function listByShape<Row>(db: Database, sqlOf: (where: string) => string)
     }
     return stmt.all(...where.params, ...tail);
   };
-}
-
-/** SQLite's `?` placeholders as Postgres's `$1, $2, …` (for statements built from `whereOf`; none has a `?` in a literal). */
-export function numbered(sql: string): string {
-  let n = 0;
-  return sql.replace(/\?/g, () => `$${++n}`);
 }

@@ -116,12 +116,33 @@ async function filledHome(t: TestContext, home: string, ran: string): Promise<{ 
   return { parked, runs };
 }
 
+/** A chat session with its log, an agent step's session, two traces (one priced: a REAL that must come back exact) and a learned tool-calling mode. */
+function chatRows(file: string): void {
+  const db = new Database(file);
+  try {
+    const event = db.prepare('INSERT INTO chat_events (session_id, seq, type, v, at, data) VALUES (?, ?, ?, 1, ?, ?)');
+    event.run('cchat1', 1, 'session.created', 1764921600000, '{"agent":"assistant","title":"tea","by":"cli"}');
+    event.run('cchat1', 2, 'turn.started', 1764921600001, '{"turn":1,"text":"tea?"}');
+    db.prepare(`INSERT INTO chat_sessions (id, agent, title, state, turns, last_stop, budget_limit, budget_used, input_tokens, output_tokens, model_calls, created_at, updated_at, last_seq)
+      VALUES ('cchat1', 'assistant', 'tea', 'idle', 1, 'done', 8, 1, 3000000000, 12, 1, 1764921600000, 1764921600002, 2)`).run();
+    db.prepare("INSERT INTO step_sessions (session_id, run_id, step, agent, created_at) VALUES ('cstep1', 'r-agent', 'research', 'lead', 1764921600003)").run();
+    const trace = db.prepare(`INSERT INTO traces (run_id, step, attempt, seq, provider, model, mode, input_tokens, output_tokens, cost_usd, latency_ms, attempts, tool_calls,
+      error_code, error, started_at, data, session_id, parent_id, agent) VALUES (?, 'root', 1, ?, 'anthropic', 'claude', 'native', 10, 5, ?, 40, 1, 0, NULL, NULL, 1764921600004, '{"messages":[]}', 'cchat1', ?, 'assistant')`);
+    const first = trace.run('cchat1', 1, 0.000123456789, null).lastInsertRowid;
+    trace.run('cchat1', 2, null, first);
+    db.prepare("INSERT INTO model_tool_modes (model, mode, learned_at) VALUES ('ollama:qwen2.5:7b', 'text', 1764921600005)").run();
+  } finally {
+    db.close();
+  }
+}
+
 describe('kowalski store copy', () => {
   test('SQLite → Postgres → SQLite: every run moves (the parked one stays parked, is approved on Postgres and finishes), and the rows come back byte for byte', async (t) => {
     const { root, home } = cliSandbox(t);
     const ran = path.join(root, 'ran.log');
     const { parked, runs } = await filledHome(t, home, ran);
     addSharedRecords(path.join(home, 'kowalski.sqlite'), runs.find((r) => r.id !== parked)!.id);
+    chatRows(path.join(home, 'kowalski.sqlite'));
     const original = dumpCopiedTables(path.join(home, 'kowalski.sqlite'));
     assert.equal(runs.length, 7);
     assert.deepEqual(COPY_TABLES.map((c) => c.name).filter((n) => n !== 'watch_hashes' && original[n]!.length === 0), [], 'every table but watch_hashes holds rows');

@@ -1,7 +1,8 @@
 /**
- * A run's budget on a store shared by two nodes (issue 40, item 3): each node keeps its
- * traces of model calls in its own data folder, yet the run's spend counts the calls of
- * both. Two engines on one Postgres, each with its own folder, a fake Ollama for both.
+ * A run's budget on a store shared by two nodes (issue 40, item 3): the traces of model
+ * calls are in the shared store (Postgres migration 7), so a run's spend counts the calls of
+ * both nodes, and each node lists them all. Two engines on one Postgres, each with its own
+ * data folder, a fake Ollama for both.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -87,8 +88,8 @@ test('a run handed from node A to node B counts the model calls made on A: it pa
   assert.equal(view.parked?.spent.model_calls, 2);
   assert.equal(view.parked?.spent.tokens, 300, 'the tokens of both nodes\' calls');
   assert.equal(view.spent.model_calls, 2);
-  // The calls were made on two nodes: one trace in each data folder.
-  assert.deepEqual(b.listTraces({ runId, limit: 10 }).map((x) => x.step), ['b'], 'B holds the trace of its own call only');
+  // The calls were made on two nodes: both traces are in the shared store, listed on either.
+  assert.deepEqual(b.listTraces({ runId, limit: 10 }).map((x) => x.step), ['b', 'a'], "B lists A's trace beside its own");
 
   // A raise on B is checked against both nodes' calls.
   await assert.rejects(b.raiseBudget(runId, { model_calls: 2 }), { code: 'KW_ERR_BUDGET_TOO_LOW' });
@@ -96,13 +97,13 @@ test('a run handed from node A to node B counts the model calls made on A: it pa
   await waitFor(() => b.getRun(runId).run.state === 'succeeded', 'the run finished on B', 30_000);
   assert.equal(b.getRun(runId).budget.spent.model_calls, 3);
 
-  // What the store holds: one row per data folder that made calls.
+  // What the store holds: every node's traces, once each (run_spend, which nodes shared sums in before, stays empty).
   const pg = openSyncPg(store.url);
   cleanups(t)(() => pg.close());
-  const rows = pg.all<{ model_calls: number; tokens: number }>('SELECT model_calls, tokens FROM run_spend WHERE run_id = $1 ORDER BY model_calls', [runId]);
-  assert.deepEqual(rows, [{ model_calls: 1, tokens: 150 }, { model_calls: 2, tokens: 300 }]);
+  assert.deepEqual(pg.all<{ step: string }>('SELECT step FROM traces WHERE run_id = $1 ORDER BY id', [runId]).map((r) => r.step), ['a', 'b', 'c']);
+  assert.equal(pg.get<{ n: number }>('SELECT count(*) AS n FROM run_spend')!.n, 0);
 
-  // Read with no server (`kowalski show`, `budget`) from A's folder: A's own traces once, and B's row.
+  // Read with no server (`kowalski show`, `budget`) from A's folder: the shared traces, each once.
   const history = openHistory(path.join(dir, 'a'));
   assert.ok(history !== undefined);
   try {
@@ -163,6 +164,7 @@ test("an agent step's turn on node A — its calls in A's chat session, a delega
   assert.equal(onA.tool_calls, 2, 'the delegation and the file read');
 
   const b = await pgTestEngine(t, { url });
-  assert.deepEqual(b.engine.listTraces({ runId, limit: 10 }), [], "B has none of the run's traces");
+  assert.deepEqual(b.engine.listTraces({ runId, limit: 10 }), a.engine.listTraces({ runId, limit: 10 }), "B lists the run's traces as A does");
+  assert.equal(b.engine.listTraces({ runId, limit: 10 }).length, 4);
   assert.deepEqual(b.engine.getRun(runId).budget.spent, { ...onA, wall_secs: b.engine.getRun(runId).budget.spent.wall_secs });
 });

@@ -4,19 +4,18 @@
  * fenced, one run per webhook delivery however many nodes receive it.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
-import readline from 'node:readline';
 import pg from 'pg';
 import { describe, test } from 'node:test';
 import type { TestContext } from 'node:test';
 import type { Engine } from '../../engine/index.js';
 import { openSyncPg } from '../../engine/store/pg/sync-pg.js';
 import { cleanups } from '../../testkit/cleanup.js';
-import { nodeArgsFor, testSyncPgModule } from '../../testkit/dist.js';
+import { testSyncPgModule } from '../../testkit/dist.js';
+import { childNode as childNodeOf } from '../support/child-node.js';
+import type { ChildNode } from '../support/child-node.js';
 import { writeHorde } from '../support/engine.js';
 import { freshPostgresUrl, pgTestEngine } from '../support/pg-engine.js';
 import { tempDir } from '../../testkit/tmp.js';
@@ -25,31 +24,8 @@ import { waitFor } from '../../testkit/wait.js';
 const selfId = (engine: Engine): string => engine.nodes().nodes.find((n) => n.self)!.id;
 
 /** A node in a child process (testkit/pg-node.ts), and the facts it printed. */
-interface ChildNode {
-  child: ChildProcess;
-  facts: Array<Record<string, unknown>>;
-  fact(key: string): Promise<unknown>;
-}
-
 function childNode(t: TestContext, args: { url: string; home: string; files: string; leaseSecs: number; horde: string }): ChildNode {
-  const child = spawn(process.execPath, [...nodeArgsFor('testkit/pg-node.ts'), args.url, args.home, args.files, String(args.leaseSecs), args.horde], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  cleanups(t)(() => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGCONT');
-      child.kill('SIGKILL');
-    }
-  });
-  const facts: Array<Record<string, unknown>> = [];
-  readline.createInterface({ input: child.stdout! }).on('line', (line) => facts.push(JSON.parse(line) as Record<string, unknown>));
-  return {
-    child, facts,
-    async fact(key) {
-      await waitFor(() => facts.some((f) => key in f), `the child node printed ${key}`, 30_000);
-      return facts.find((f) => key in f)![key];
-    },
-  };
+  return childNodeOf(t, 'testkit/pg-node.ts', [args.url, args.home, args.files, String(args.leaseSecs), args.horde]);
 }
 
 /** A horde `park` in `dir`: a noop step, then a verify step that asks first and, once approved, appends `echo`'s words to `log`. */

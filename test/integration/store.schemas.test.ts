@@ -23,13 +23,10 @@ import { freshDatabase, startPostgres, type Postgres } from '../../testkit/postg
 
 /** Tables only SQLite keeps: a data folder's own state, which never goes to a shared database (docs/postgres.md). */
 const SQLITE_ONLY = [
-  'chat_events', 'chat_sessions', // the chat team (005)
-  'step_sessions', // an agent step's chat session, beside the chat it links (013)
-  'model_tool_modes', 'traces', // model calls (002)
   'vault_notes', // the vault's keyword index (007): derived from the shared vault by each node
 ];
-/** Tables only Postgres keeps: the nodes that share one database (002, 003), and what each node's traces spent on each run (005). */
-const POSTGRES_ONLY = ['lease_handovers', 'node_requests', 'nodes', 'run_leases', 'run_spend'];
+/** Tables only Postgres keeps: the nodes that share one database (002, 003), what each node's traces spent on each run (005; unused since the traces are shared, 007), the node running each chat turn (007). */
+const POSTGRES_ONLY = ['chat_leases', 'lease_handovers', 'node_requests', 'nodes', 'run_leases', 'run_spend'];
 
 interface Column {
   name: string;

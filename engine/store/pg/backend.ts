@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { RunStore } from '../run-store.js';
+import { PgChatLeases } from './chat-leases.js';
 import { PgLeases } from './leases.js';
 import { migratePg } from './migrate.js';
 import { pgNodes } from './nodes.js';
@@ -13,22 +14,20 @@ import { pgRequests } from './requests.js';
 import type { PgRequests } from './requests.js';
 import { postgresRunStore } from './run-store.js';
 import { PgSession } from './session.js';
-import { pgSpend } from './spend.js';
-import type { SharedSpend } from '../traces.js';
 import { describeTarget, openSyncPg } from './sync-pg.js';
 import type { SyncPg } from './sync-pg.js';
 import type { ModuleToRun } from '../../modules.js';
 
 export interface PostgresBackend {
   readonly pg: SyncPg;
-  /** The connection as the typed functions use it (pg/sql/*.ts): the run store's, and the shared tables' beside it. */
+  /** The node's transactions, as the typed functions use them (pg/sql/*.ts): the run store's and the shared tables' beside it (chat, traces, adapters, plugins, step records). */
   readonly session: PgSession;
   readonly store: RunStore;
   readonly leases: PgLeases;
+  /** The chat sessions whose turn this node runs. */
+  readonly chatLeases: PgChatLeases;
   readonly nodes: PgNodes;
   readonly requests: PgRequests;
-  /** What the other data folders' model calls spent on each run (a run's budget counts them too). */
-  readonly spend: SharedSpend;
   /** The connection string (with its password: never print it; `where` is for messages). */
   readonly url: string;
   readonly nodeId: string;
@@ -63,7 +62,7 @@ export function openPostgresBackend(url: string, options: PostgresBackendOptions
     nodes.buryPredecessors(nodeId, options.folderId);
     const leases = new PgLeases(pg, session, { nodeId, ttlMs: options.ttlMs });
     return {
-      pg, session, store: postgresRunStore(session), leases, nodes, requests: pgRequests(pg), spend: pgSpend(session, options.folderId, nodeId), url, nodeId, where,
+      pg, store: postgresRunStore(session), session, leases, chatLeases: new PgChatLeases(pg, session, { nodeId, ttlMs: options.ttlMs }), nodes, requests: pgRequests(pg), url, nodeId, where,
       close() {
         try {
           nodes.stopped(nodeId);

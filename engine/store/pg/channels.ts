@@ -8,6 +8,8 @@ export const CHANNELS = {
   requests: 'kw_requests',
   /** A request was answered; payload: its id. */
   answers: 'kw_answers',
+  /** A chat session's log grew; payload: `<node> <session> <first seq> <last seq>`. */
+  chat: 'kw_chat',
 } as const;
 
 export type Channel = (typeof CHANNELS)[keyof typeof CHANNELS];

@@ -92,12 +92,13 @@ export class PgLeases implements RunLeases {
     for (const r of finished) this.held.delete(r);
   }
 
-  /** Renew every lease this node still holds, and its heartbeat with how many steps it runs (one round trip). */
+  /** Renew every lease this node still holds (its runs' and its chat turns'), and its heartbeat with how many steps it runs (one round trip). */
   heartbeat(stepsRunning: number): void {
     const { nodeId, ttlMs } = this.options;
     this.pg.batch([
       { sql: 'UPDATE nodes SET heartbeat_at = kw_now(), steps_running = $2 WHERE id = $1', params: [nodeId, stepsRunning] },
       { sql: 'UPDATE run_leases SET expires_at = kw_now() + $2 WHERE node_id = $1', params: [nodeId, ttlMs] },
+      { sql: 'UPDATE chat_leases SET expires_at = kw_now() + $2 WHERE node_id = $1', params: [nodeId, ttlMs] },
     ]);
   }
 

@@ -16,10 +16,13 @@ export function pgNodes(pg: SyncPg) {
     /**
      * The earlier nodes of this data folder that never stopped cleanly are dead (this node
      * holds the folder's lock): their leases expire now, so this node can take their runs
-     * back at once (a hand-over `expired`, as after any dead node).
+     * (and chat turns) back at once (a hand-over `expired`, as after any dead node).
      */
     buryPredecessors(id: string, folderId: string): void {
-      pg.run('UPDATE run_leases SET expires_at = 0 WHERE node_id IN (SELECT n.id FROM nodes n WHERE n.folder_id = $2 AND n.id <> $1 AND n.stopped_at IS NULL)', [id, folderId]);
+      pg.batch([
+        { sql: 'UPDATE run_leases SET expires_at = 0 WHERE node_id IN (SELECT n.id FROM nodes n WHERE n.folder_id = $2 AND n.id <> $1 AND n.stopped_at IS NULL)', params: [id, folderId] },
+        { sql: 'UPDATE chat_leases SET expires_at = 0 WHERE node_id IN (SELECT n.id FROM nodes n WHERE n.folder_id = $2 AND n.id <> $1 AND n.stopped_at IS NULL)', params: [id, folderId] },
+      ]);
     },
     setUrl(id: string, url: string): void {
       pg.run('UPDATE nodes SET url = $2 WHERE id = $1', [id, url]);
@@ -28,6 +31,7 @@ export function pgNodes(pg: SyncPg) {
     stopped(id: string): void {
       pg.batch([
         { sql: 'UPDATE run_leases SET node_id = NULL, expires_at = 0 WHERE node_id = $1', params: [id] },
+        { sql: 'UPDATE chat_leases SET node_id = NULL, expires_at = 0 WHERE node_id = $1', params: [id] },
         { sql: 'UPDATE nodes SET stopped_at = kw_now() WHERE id = $1', params: [id] },
         { sql: `SELECT pg_notify('${CHANNELS.leases}', $1)`, params: [id] },
       ]);

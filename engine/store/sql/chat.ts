@@ -31,7 +31,20 @@ export interface ChatSessionRow {
   last_seq: number;
 }
 
-export function chatQueries(db: Database) {
+/** The chat tables' queries, on SQLite (here) or Postgres (store/pg/sql/chat.ts). */
+export interface ChatQueries {
+  append(sessionId: string, seq: number, type: string, v: number, at: number, data: string): void;
+  bySession(sessionId: string): ChatEventRow[];
+  /** At most `limit` events of a session after `after`, in order (a page of its log); iterated, so a reader that stops early may read no further rows. */
+  page(sessionId: string, after: number, limit: number): Iterable<ChatEventRow>;
+  upsertSession(row: ChatSessionRow): void;
+  session(id: string): ChatSessionRow | undefined;
+  sessions(limit: number): ChatSessionRow[];
+  /** Sessions whose turn was under way when the engine stopped. */
+  runningIds(): string[];
+}
+
+export function chatQueries(db: Database): ChatQueries {
   const insert = db.prepare<[sessionId: string, seq: number, type: string, v: number, at: number, data: string]>(
     'INSERT INTO chat_events (session_id, seq, type, v, at, data) VALUES (?, ?, ?, ?, ?, ?)');
   const bySession = db.prepare<[sessionId: string], ChatEventRow>('SELECT * FROM chat_events WHERE session_id = ? ORDER BY seq');
@@ -50,15 +63,10 @@ export function chatQueries(db: Database) {
   return {
     append: (sessionId: string, seq: number, type: string, v: number, at: number, data: string): void => void insert.run(sessionId, seq, type, v, at, data),
     bySession: (sessionId: string): ChatEventRow[] => bySession.all(sessionId),
-    /** At most `limit` events of a session after `after`, in order (a page of its log). */
-    /** Iterated, so a reader that stops early reads no further rows. */
     page: (sessionId: string, after: number, limit: number): IterableIterator<ChatEventRow> => pageOf.iterate(sessionId, after, limit),
     upsertSession: (row: ChatSessionRow): void => void upsert.run(row),
     session: (id: string): ChatSessionRow | undefined => session.get(id),
     sessions: (limit: number): ChatSessionRow[] => sessions.all(limit),
-    /** Sessions whose turn was under way when the engine stopped. */
     runningIds: (): string[] => running.all(),
   };
 }
-
-export type ChatQueries = ReturnType<typeof chatQueries>;

@@ -12,7 +12,15 @@ export interface StepSessionRow {
   created_at: number;
 }
 
-export function stepSessionQueries(db: Database) {
+/** `step_sessions`' queries, on SQLite (here) or Postgres (store/pg/sql/step-sessions.ts). */
+export interface StepSessionQueries {
+  insert(row: StepSessionRow): void;
+  ofStep(runId: string, step: string): StepSessionRow | undefined;
+  ofRun(runId: string): StepSessionRow[];
+  ofSession(sessionId: string): StepSessionRow | undefined;
+}
+
+export function stepSessionQueries(db: Database): StepSessionQueries {
   const insert = db.prepare<[sessionId: string, runId: string, step: string, agent: string, at: number]>(
     'INSERT INTO step_sessions (session_id, run_id, step, agent, created_at) VALUES (?, ?, ?, ?, ?)');
   const ofStep = db.prepare<[runId: string, step: string], StepSessionRow>('SELECT * FROM step_sessions WHERE run_id = ? AND step = ?');
@@ -25,5 +33,3 @@ export function stepSessionQueries(db: Database) {
     ofSession: (sessionId: string): StepSessionRow | undefined => ofSession.get(sessionId),
   };
 }
-
-export type StepSessionQueries = ReturnType<typeof stepSessionQueries>;

@@ -91,7 +91,27 @@ export interface ReplayRow {
 
 const SUMMARY_COLUMNS = 'id, run_id, step, attempt, seq, provider, model, mode, input_tokens, output_tokens, cost_usd, latency_ms, attempts, tool_calls, error_code, error, started_at, session_id, parent_id, agent';
 
-export function traceQueries(db: Database) {
+/** The traces' queries, on SQLite (here) or Postgres (store/pg/sql/traces.ts). */
+export interface TraceQueries {
+  /** A new trace; returns its id. */
+  insert(t: NewTrace): number;
+  /** The tool calls of a trace's model call, with their results, once they have run. */
+  updateCalls(id: number, toolCalls: number, data: string): void;
+  byId(id: number): TraceRecord | undefined;
+  /** Newest first. */
+  list(f: TraceFilter): TraceSummaryRecord[];
+  /** Sums over a run's step calls (its chat calls left out). */
+  spentBy(runId: string): TraceSpendRow;
+  /** The answered calls of one step of a run, oldest first. */
+  replayRows(runId: string, step: string): ReplayRow[];
+  /** The trace of one model call of a chat turn (`attempt` holds the turn, `step` the node). */
+  chatCall(sessionId: string, turn: number, node: string, seq: number): number | undefined;
+  /** The tool-calling mode learned for a model, as stored. */
+  learnedMode(model: string): string | undefined;
+  learn(model: string, mode: string, at: number): void;
+}
+
+export function traceQueries(db: Database): TraceQueries {
   const insert = db.prepare<[NewTrace]>(`INSERT INTO traces (run_id, step, attempt, seq, provider, model, mode, input_tokens, output_tokens,
       cost_usd, latency_ms, attempts, tool_calls, error_code, error, started_at, data, session_id, parent_id, agent)
       VALUES (@runId, @step, @attempt, @seq, @provider, @model, @mode, @inputTokens, @outputTokens,
@@ -104,8 +124,6 @@ export function traceQueries(db: Database) {
       coalesce(sum(cost_usd), 0) AS cost, coalesce(sum(cost_usd IS NULL), 0) AS unpriced, coalesce(sum(tool_calls), 0) AS tools
       FROM traces WHERE (run_id = ? AND session_id IS NULL)
         OR session_id IN (SELECT session_id FROM step_sessions WHERE run_id = ?)`);
-  const runOfSession = db.prepare<[sessionId: string], string>('SELECT run_id FROM step_sessions WHERE session_id = ?').pluck();
-  const runOfTrace = db.prepare<[id: number], { run_id: string; session_id: string | null }>('SELECT run_id, session_id FROM traces WHERE id = ?');
   const replay = db.prepare<[runId: string, step: string], ReplayRow>(
     'SELECT id, provider, model, mode, data FROM traces WHERE run_id = ? AND step = ? AND session_id IS NULL AND error_code IS NULL ORDER BY id');
   const modeOf = db.prepare<[model: string], string>('SELECT mode FROM model_tool_modes WHERE model = ?').pluck();
@@ -124,31 +142,14 @@ export function traceQueries(db: Database) {
     return listOf(where, f.limit);
   };
   return {
-    /** A new trace; returns its id. */
     insert: (t: NewTrace): number => Number(insert.run(t).lastInsertRowid),
-    /** The tool calls of a trace's model call, with their results, once they have run. */
     updateCalls: (id: number, toolCalls: number, data: string): void => void setCalls.run(toolCalls, data, id),
     byId: (id: number): TraceRecord | undefined => byId.get(id),
-    /** Newest first. */
     list,
-    /** Sums over a run's step calls (its chat calls left out). */
     spentBy: (runId: string): TraceSpendRow => spent.get(runId, runId)!,
-    /** The run an agent step's session belongs to (none: a chat's own session). */
-    runOfSession: (sessionId: string): string | undefined => runOfSession.get(sessionId),
-    /** The run a trace counts for, as `spentBy` counts (none: a call of a chat's own session). */
-    runOfTrace: (id: number): string | undefined => {
-      const row = runOfTrace.get(id);
-      if (row === undefined) return undefined;
-      return row.session_id === null ? row.run_id : runOfSession.get(row.session_id);
-    },
-    /** The answered calls of one step of a run, oldest first. */
     replayRows: (runId: string, step: string): ReplayRow[] => replay.all(runId, step),
-    /** The trace of one model call of a chat turn (`attempt` holds the turn, `step` the node). */
     chatCall: (sessionId: string, turn: number, node: string, seq: number): number | undefined => chatCall.get(sessionId, turn, node, seq),
-    /** The tool-calling mode learned for a model, as stored. */
     learnedMode: (model: string): string | undefined => modeOf.get(model),
     learn: (model: string, mode: string, at: number): void => void learn.run(model, mode, at),
   };
 }
-
-export type TraceQueries = ReturnType<typeof traceQueries>;

@@ -7,7 +7,7 @@ import * as m003 from './003_node_requests.js';
 import * as m004 from './004_node_folders.js';
 import * as m005 from './005_run_spend.js';
 import * as m006 from './006_queued_firings.js';
-import * as m007 from './007_reserved.js';
+import * as m007 from './007_chat_traces.js';
 import * as m008 from './008_vault_rookery.js';
 import * as m009 from './009_adapters_plugins.js';
 
