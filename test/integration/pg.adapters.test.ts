@@ -178,9 +178,7 @@ test('a message reaching one node while the other answers its conversation is le
   assert.equal(a.engine.adapters.record(second.json.record)!.sessionId, a.engine.adapters.record(first.json.record)!.sessionId, 'one session');
 });
 
-test('a thread begun on one node goes on in the same chat session on the other', {
-  skip: 'needs the chat sessions themselves shared on Postgres (the chatpg branch): unskip once merged',
-}, async (t) => {
+test('a thread begun on one node goes on in the same chat session on the other', async (t) => {
   const { a, b, slack } = await twoSlackNodes(t, [{ text: 'Two invoices are due.' }], [{ text: 'The second is from ACME.' }]);
   const ts = '1800000000.000100';
   const first = await a.send(event('Ev1', { type: 'message', channel_type: 'channel', user: 'U2', channel: 'C9', ts, text: `<@${SLACK_BOT_USER}> what is due?` }));
