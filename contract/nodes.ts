@@ -16,6 +16,8 @@ export interface NodeRecord {
   stepsRunning: number;
   /** Runs whose lease it holds now (expired ones included until another node takes them). */
   runsHeld: number;
+  /** Chat turns it is running now: the chat sessions whose lease it holds (expired ones included until another node takes them over). */
+  chatTurnsHeld: number;
   /** How long ago its heartbeat was, ms, by the database's clock. */
   heartbeatAgeMs: number;
 }

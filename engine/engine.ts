@@ -700,7 +700,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       waitForRun: (runId) => waiters.wait(runId, () => supervisor.unsettledHere(runId) ?? queries.getRun(runId)?.state),
       on: (name, fn) => observers.on(name, fn),
       work: (op, run) => reportWork(op, { emit: (p) => observers.emit('work:progress', p), now: () => clock.now(), timers }, run),
-      nodes: () => nodesView(postgres, { pid: process.pid, startedAt, now: clock.now(), runningSteps: supervisor.runningSteps, liveRuns: supervisor.liveCount, listening: cluster?.listening ?? false, url: announced }),
+      nodes: () => nodesView(postgres, { pid: process.pid, startedAt, now: clock.now(), runningSteps: supervisor.runningSteps, liveRuns: supervisor.liveCount, chatTurns: chat.turnsRunning, listening: cluster?.listening ?? false, url: announced }),
       announce: (url) => {
         announced = url;
         lock.setUrl(url);

@@ -18,10 +18,10 @@ export function readNodes(dataDir: string, env: NodeJS.ProcessEnv = process.env)
   const pg = openSyncPg(url, { applicationName: 'kowalski nodes' });
   try {
     // A database no node has started on yet has no tables: no nodes, rather than a SQL error.
-    const table = pg.get<{ t: string | null }>("SELECT to_regclass('nodes')::text AS t")?.t;
-    const migrated = table !== undefined && table !== null;
-    if (!migrated) return { store: 'postgres', nodes: [], handovers: [], wakeUps: null };
-    return postgresNodesView(pgNodes(pg), config.store.leaseSecs * 1000);
+    const tables = pg.get<{ nodes: string | null; chat: string | null }>("SELECT to_regclass('nodes')::text AS nodes, to_regclass('chat_leases')::text AS chat");
+    if (tables?.nodes == null) return { store: 'postgres', nodes: [], handovers: [], wakeUps: null };
+    // A database the nodes of an earlier version migrated has no chat leases yet: no turns to count.
+    return postgresNodesView(pgNodes(pg), config.store.leaseSecs * 1000, undefined, tables.chat != null);
   } finally {
     pg.close();
   }

@@ -12,12 +12,12 @@ const HANDOVERS_SHOWN = 100;
  * `self.url`: where this engine's server answers, once announced (null: no server said so yet);
  * `self.listening`: whether its Postgres LISTEN connection is up (SQLite has none: one node, nothing to hear).
  */
-export function nodesView(postgres: PostgresBackend | undefined, self: { pid: number; startedAt: number; now: number; runningSteps: number; liveRuns: number; listening: boolean; url: string | null }): NodesView {
+export function nodesView(postgres: PostgresBackend | undefined, self: { pid: number; startedAt: number; now: number; runningSteps: number; liveRuns: number; chatTurns: number; listening: boolean; url: string | null }): NodesView {
   if (postgres === undefined) {
     const now = self.now;
     return {
       store: 'sqlite',
-      nodes: [{ id: 'local', name: 'this process', url: self.url, pid: self.pid, startedAt: self.startedAt, heartbeatAt: now, stoppedAt: null, stepsRunning: self.runningSteps, runsHeld: self.liveRuns, heartbeatAgeMs: 0, self: true, alive: true }],
+      nodes: [{ id: 'local', name: 'this process', url: self.url, pid: self.pid, startedAt: self.startedAt, heartbeatAt: now, stoppedAt: null, stepsRunning: self.runningSteps, runsHeld: self.liveRuns, chatTurnsHeld: self.chatTurns, heartbeatAgeMs: 0, self: true, alive: true }],
       handovers: [],
       wakeUps: null,
     };
@@ -29,10 +29,10 @@ export function nodesView(postgres: PostgresBackend | undefined, self: { pid: nu
  * The nodes of a Postgres store as the table says; `self` (the node answering, with its
  * steps as of now rather than its last heartbeat) is absent for a reader that is no node.
  */
-export function postgresNodesView(nodes: PgNodes, ttlMs: number, self?: { id: string; stepsRunning: number }): NodesView {
+export function postgresNodesView(nodes: PgNodes, ttlMs: number, self?: { id: string; stepsRunning: number }, chatLeases = true): NodesView {
   return {
     store: 'postgres',
-    nodes: nodes.list(FORGET_AFTER_MS).map((n) => ({
+    nodes: nodes.list(FORGET_AFTER_MS, chatLeases).map((n) => ({
       ...n,
       self: n.id === self?.id,
       alive: n.stoppedAt === null && n.heartbeatAgeMs < ttlMs,

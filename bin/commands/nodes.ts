@@ -1,6 +1,6 @@
 /**
  * `nodes`: the nodes sharing the run store — each one's heartbeat, whether it is alive,
- * stopped or silent, the runs it holds and the steps it runs — and the latest hand-overs of
+ * stopped or silent, the runs it holds, the steps and chat turns it runs — and the latest hand-overs of
  * runs between them. From the server that owns the data directory; with none, read from
  * the Postgres store without becoming a node (docs/api.md, `GET /api/nodes`).
  */
@@ -37,8 +37,8 @@ export function formatNodes(view: NodesView, where: string): string {
       ? `no kowalski server answers for ${where}: with the SQLite store the only node is the server that owns the data folder (start it with \`kowalski serve\`)\n`
       : `no node has started on this Postgres store yet (${where})\n`;
   }
-  const head = ['', 'node', 'name', 'url', 'state', 'heartbeat', 'runs', 'steps'];
-  const rows = view.nodes.map((n) => [n.self ? '*' : '', n.id, n.name, n.url ?? '-', nodeState(n), ago(n.heartbeatAgeMs), String(n.runsHeld), String(n.stepsRunning)]);
+  const head = ['', 'node', 'name', 'url', 'state', 'heartbeat', 'runs', 'steps', 'chat turns'];
+  const rows = view.nodes.map((n) => [n.self ? '*' : '', n.id, n.name, n.url ?? '-', nodeState(n), ago(n.heartbeatAgeMs), String(n.runsHeld), String(n.stepsRunning), String(n.chatTurnsHeld)]);
   const lines = [`store: ${view.store}, ${where}`, table([head, ...rows])];
   if (view.nodes.some((n) => n.self)) lines.push('* this node (the one that answered)');
   if (view.store === 'postgres') {

@@ -434,6 +434,11 @@ export class ChatService {
     }
   }
 
+  /** Turns this process is running now (on Postgres, the sessions whose chat lease it holds for them). */
+  get turnsRunning(): number {
+    return this.running.size;
+  }
+
   /** How many sessions are in memory (each with its whole context): those with a turn under way and the recently used idle ones. */
   get sessionsInMemory(): number {
     return this.live.size;

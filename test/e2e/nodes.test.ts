@@ -60,7 +60,7 @@ describe('the Nodes screen', () => {
     // The answering node listens for notifications (the screen reads the view again every few seconds).
     await testId(page, 'nodes-wakeups').filter({ hasText: /hears the others at once/ }).waitFor({ timeout: 15_000 });
     assert.equal(await testId(page, 'node-self').count(), 1);
-    assert.match(await textOf(testId(page, `node-row-${idA}`)), new RegExp(`${idA}\\s*this node.*${a!.url.replace(/[./]/g, '\\$&')}.*alive.*ago\\s*0\\s*0`, 's'));
+    assert.match(await textOf(testId(page, `node-row-${idA}`)), new RegExp(`${idA}\\s*this node.*${a!.url.replace(/[./]/g, '\\$&')}.*alive.*ago\\s*0\\s*0\\s*0`, 's'), 'no run held, no step running, no chat turn answered');
     for (const id of [idB, idC]) await testId(page, `node-state-${id}`).getByText('alive', { exact: true }).waitFor();
     assert.match(await textOf(testId(page, 'handovers-empty')), /No run has been handed/);
 

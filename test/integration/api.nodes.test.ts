@@ -39,7 +39,7 @@ describe('GET /api/nodes', () => {
     assert.deepEqual(res.json.handovers, []);
     assert.equal(res.json.nodes.length, 1);
     const [node] = res.json.nodes;
-    assert.deepEqual([node.id, node.self, node.alive, node.stoppedAt, node.pid, node.runsHeld, node.stepsRunning], ['local', true, true, null, process.pid, 0, 0]);
+    assert.deepEqual([node.id, node.self, node.alive, node.stoppedAt, node.pid, node.runsHeld, node.stepsRunning, node.chatTurnsHeld], ['local', true, true, null, process.pid, 0, 0, 0]);
   });
 
   test('two nodes on one Postgres database: each marks itself; runs and steps held; a parked run approved through the other is handed over; a closed node is stopped', async (t) => {

@@ -80,8 +80,8 @@ describe('kowalski nodes', () => {
     const table = await cli(a, ['nodes']);
     assert.equal(table.code, 0, outputOf(table));
     assert.match(table.stdout, /^store: postgres, as the server at http:\/\/127\.0\.0\.1:\d+\/ sees them$/m);
-    assert.match(table.stdout, /^\s+node\s+name\s+url\s+state\s+heartbeat\s+runs\s+steps$/m);
-    assert.match(table.stdout, new RegExp(`^\\*\\s+${idA}\\s+\\S+:${a}\\s+http://127\\.0\\.0\\.1:\\d+/\\s+alive\\s+\\d+\\.\\d s ago\\s+0\\s+0$`, 'm'));
+    assert.match(table.stdout, /^\s+node\s+name\s+url\s+state\s+heartbeat\s+runs\s+steps\s+chat turns$/m);
+    assert.match(table.stdout, new RegExp(`^\\*\\s+${idA}\\s+\\S+:${a}\\s+http://127\\.0\\.0\\.1:\\d+/\\s+alive\\s+\\d+\\.\\d s ago\\s+0\\s+0\\s+0$`, 'm'));
     assert.match(table.stdout, new RegExp(`^\\s+${idB}\\s+\\S+:${b}\\s+http://127\\.0\\.0\\.1:\\d+/\\s+alive\\s+`, 'm'));
     assert.match(table.stdout, /^\* this node \(the one that answered\)$/m);
     assert.match(table.stdout, new RegExp(`^hand-overs, newest first:\\n\\s+${runId}\\s+${idA} → ${idB}\\s+epoch 2\\s+released\\s+\\d{4}-\\d\\d-\\d\\dT`, 'm'));

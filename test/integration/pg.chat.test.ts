@@ -108,9 +108,14 @@ test('a turn is run by one node at a time: node B asked for a turn while A runs 
     return true;
   });
   assert.equal(b.chat.summary(id).state, 'running', 'B reads the turn under way');
+  // What `kowalski nodes` and the Nodes screen show, asked of either node: A answers one chat turn, B none.
+  const turns = (from: typeof a) => Object.fromEntries(from.nodes().nodes.map((n) => [n.id, n.chatTurnsHeld]));
+  assert.deepEqual(turns(b), { [selfOf(a)]: 1, [selfOf(b)]: 0 });
+  assert.deepEqual(turns(a), turns(b));
 
   release();
   assert.equal((await slow.done).text, 'at last');
+  assert.deepEqual(turns(b), { [selfOf(a)]: 0, [selfOf(b)]: 0 }, "the turn's end gave its lease up");
   // The turn ended and its lease was given up: B takes the next one.
   assert.equal((await b.chat.send(id, 'next').done).text, 'quick');
   assert.equal(server.requests.length, 2);

@@ -36,15 +36,21 @@ export function pgNodes(pg: SyncPg) {
         { sql: `SELECT pg_notify('${CHANNELS.leases}', $1)`, params: [id] },
       ]);
     },
-    /** Newest first; nodes stopped or silent for longer than `forgetAfterMs` are left out. */
-    list(forgetAfterMs: number): NodeRecord[] {
-      return pg.all<{ id: string; name: string; url: string | null; pid: number; started_at: number; heartbeat_at: number; stopped_at: number | null; steps_running: number; runs_held: number; age: number }>(
+    /**
+     * Newest first; nodes stopped or silent for longer than `forgetAfterMs` are left out.
+     * `chatLeases`: the table is there (a reader may meet a database no node of this
+     * version has migrated yet: no chat turns are counted there).
+     */
+    list(forgetAfterMs: number, chatLeases = true): NodeRecord[] {
+      const chatTurns = chatLeases ? '(SELECT count(*)::integer FROM chat_leases c WHERE c.node_id = n.id)' : '0';
+      return pg.all<{ id: string; name: string; url: string | null; pid: number; started_at: number; heartbeat_at: number; stopped_at: number | null; steps_running: number; runs_held: number; chat_turns: number; age: number }>(
         `SELECT n.*, kw_now() - n.heartbeat_at AS age,
-           (SELECT count(*)::integer FROM run_leases l WHERE l.node_id = n.id) AS runs_held
+           (SELECT count(*)::integer FROM run_leases l WHERE l.node_id = n.id) AS runs_held,
+           ${chatTurns} AS chat_turns
          FROM nodes n WHERE coalesce(n.stopped_at, n.heartbeat_at) > kw_now() - $1 ORDER BY n.started_at DESC`, [forgetAfterMs],
       ).map((r) => ({
         id: r.id, name: r.name, url: r.url, pid: r.pid, startedAt: r.started_at, heartbeatAt: r.heartbeat_at, stoppedAt: r.stopped_at, stepsRunning: r.steps_running,
-        runsHeld: r.runs_held, heartbeatAgeMs: r.age,
+        runsHeld: r.runs_held, chatTurnsHeld: r.chat_turns, heartbeatAgeMs: r.age,
       }));
     },
     /** The newest hand-overs first. */

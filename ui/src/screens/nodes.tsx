@@ -1,6 +1,6 @@
 /**
  * `#/nodes`: the kowalski processes sharing the run store — each one's address, whether it
- * is alive, stopped or silent, its heartbeat's age, the runs it holds and the steps it runs,
+ * is alive, stopped or silent, its heartbeat's age, the runs it holds, the steps and chat turns it runs,
  * the one answering marked — and the latest runs handed from one node to another. With
  * SQLite, this server alone. Read again every few seconds while shown: heartbeats age
  * between events, so there is no websocket signal to wait for.
@@ -68,7 +68,7 @@ function NodesBody({ view }: { view: NodesView }) {
           <thead>
             <tr>
               <th scope="col">Node</th><th scope="col">Name</th><th scope="col">Address</th><th scope="col">State</th>
-              <th scope="col">Heartbeat</th><th scope="col" class="num">Runs held</th><th scope="col" class="num">Steps running</th>
+              <th scope="col">Heartbeat</th><th scope="col" class="num">Runs held</th><th scope="col" class="num">Steps running</th><th scope="col" class="num">Chat turns</th>
             </tr>
           </thead>
           <tbody>{view.nodes.map((n) => <NodeRow key={n.id} node={n} />)}</tbody>
@@ -112,6 +112,7 @@ function NodeRow({ node }: { node: NodeView }) {
       <td class="nowrap" title={formatTime(node.heartbeatAt)}>{formatDuration(node.heartbeatAgeMs)} ago</td>
       <td class="num">{node.runsHeld}</td>
       <td class="num">{node.stepsRunning}</td>
+      <td class="num" data-testid={`node-chat-turns-${node.id}`} title="Chat turns this node is answering now: one node at a time answers a session's turn">{node.chatTurnsHeld}</td>
     </tr>
   );
 }
