@@ -21,7 +21,7 @@ import type { Engine } from '../engine/index.js';
 import { agentOf, profile, writeTeam } from '../testkit/chat.js';
 import { startFakeOllama } from '../testkit/fake-models.js';
 import type { FakeModelServer, FakeTurn } from '../testkit/fake-models.js';
-import type { Sync } from './setup.js';
+import type { BenchStore, Sync } from './setup.js';
 import { removeDir, tempDir } from './setup.js';
 import { median, now } from './stats.js';
 
@@ -87,7 +87,8 @@ interface Setup {
   engine: Engine;
 }
 
-async function setUp(sync: Sync): Promise<Setup> {
+/** `store`: chat sessions, their log and traces in a Postgres store (issue 40) rather than the data folder's SQLite. */
+async function setUp(sync: Sync, store?: BenchStore): Promise<Setup> {
   const server = await startFakeOllama(script);
   const home = tempDir('chat');
   const files = tempDir('chat-files');
@@ -99,7 +100,7 @@ async function setUp(sync: Sync): Promise<Setup> {
     worker: profile('worker', 'tools = []'),
   });
   fs.writeFileSync(path.join(home, 'config.toml'),
-    `[store]\nsynchronous = "${sync}"\n[model]\ndefault = "ollama:${MODEL}"\ntool_calling = "native"\n[providers.ollama]\nhost = "${server.url}"\n[tools]\nroot = "${files}"\n`);
+    `[store]\nsynchronous = "${sync}"\n${store === undefined ? '' : `url = "${store.url}"\n`}[model]\ndefault = "ollama:${MODEL}"\ntool_calling = "native"\n[providers.ollama]\nhost = "${server.url}"\n[tools]\nroot = "${files}"\n`);
   const engine = await createEngine({ dataDir: home });
   return { server, home, files, engine };
 }
@@ -121,8 +122,8 @@ async function timedTurn(engine: Engine, agent: string, text: string): Promise<{
   return { us, events: engine.chat.events(id).length - 1, stop: out.stop, calls: out.usage.calls };
 }
 
-export async function chatCallsOnce(sync: Sync, turns: number): Promise<ChatCallSample> {
-  const s = await setUp(sync);
+export async function chatCallsOnce(sync: Sync, turns: number, store?: BenchStore): Promise<ChatCallSample> {
+  const s = await setUp(sync, store);
   try {
     const bare = createProvider(ref, settings(s.server.url));
     const request: ChatRequest = { model: MODEL, messages: [{ role: 'system', content: 'You are solo.' }, { role: 'user', content: 'hello' }] };

@@ -1,11 +1,14 @@
 /**
  * The `pg` group of the bench (issue 18): W1 and webhook intake on the Postgres run
- * store with 1, 2 and 3 nodes, beside the same workloads on SQLite and, when
+ * store with 1, 2 and 3 nodes, and chat overhead per model call (issue 40), beside the
+ * same workloads on SQLite and, when
  * KOWALSKI_BENCH_DBOS names an installed driver, DBOS on the same Postgres. One
  * throwaway cluster with fsync on (as a durable store runs) serves the whole group, a
  * fresh database per sample; the Postgres floor is sampled before each repetition.
  */
 import { freshDatabase, startPostgres } from '../testkit/postgres.js';
+import { CHAT_TOOL_CALLS, chatCallsOnce } from './chat.js';
+import type { ChatCallSample } from './chat.js';
 import { dbosPeerDir, dbosW1Once } from './dbos-peer.js';
 import type { DbosSample } from './dbos-peer.js';
 import { commitFloor } from './floor.js';
@@ -39,6 +42,46 @@ function w1Note(s: readonly W1Sample[], maxParallelSteps: number): string {
   return `${num(m((x) => x.runsPerSec))} runs/s, ${num(m((x) => x.usPerStep))} µs/step; main-thread CPU ${num(m((x) => x.cpuUsPerStep))} µs/step, all threads ${num(m((x) => x.cpuAllUsPerStep))}; maxParallelSteps ${maxParallelSteps}; ` +
     `engine.stats: ${num(m((x) => x.batches / x.commits))} batches/commit, ${num(m((x) => x.events / x.commits))} events/commit` +
     (s.some((x) => x.failed > 0) ? '; SOME RUNS DID NOT SUCCEED' : '');
+}
+
+/** Turns per chat sample (as the chat group). */
+const CHAT_TURNS = 100;
+
+/**
+ * Chat overhead per model call with the sessions, their log and the traces in Postgres
+ * (issue 40) beside the same in the data folder's SQLite at FULL, in the same run: the
+ * floor is the same fake model called bare (bench/chat.ts).
+ */
+async function chatRows(reps: number, fresh: () => string, progress: (line: string) => void): Promise<Row[]> {
+  const lite = await repeat(reps, () => chatCallsOnce('full', CHAT_TURNS));
+  const shared = await repeat(reps, () => chatCallsOnce('full', CHAT_TURNS, { url: fresh() }));
+  progress(`pg: chat turn ${shared.map((s) => `${num(s.turn / 1000)} ms`).join(', ')} (SQLite ${lite.map((s) => `${num(s.turn / 1000)} ms`).join(', ')}); tool turn per call ${shared.map((s) => `${num(s.toolTurn / 1000)} ms`).join(', ')} (SQLite ${lite.map((s) => `${num(s.toolTurn / 1000)} ms`).join(', ')})`);
+  const ms = (samples: readonly ChatCallSample[], pick: (s: ChatCallSample) => number): number => median(samples.map(pick)) / 1000;
+  const row = (name: string, samples: readonly ChatCallSample[], store: string, pick: (s: ChatCallSample) => number, floorOf: (s: ChatCallSample) => number, what: string): Row => {
+    const value = ms(samples, pick);
+    const floor = ms(samples, floorOf);
+    return {
+      name, median: value, unit: 'ms/call', floor, ratio: median(samples.map((s) => pick(s) / floorOf(s))),
+      note: `${store}; overhead ${num(value - floor)} ms per model call over the bare call (floor: the same fake model called bare, interleaved); ${what}`,
+    };
+  };
+  return [
+    row('Chat on SQLite (FULL): one model call per turn', lite, 'sessions, log and traces in the data folder', (s) => s.turn, (s) => s.floor, `${CHAT_TURNS} turns, ${median(lite.map((s) => s.turnEvents))} events each`),
+    row('Chat on Postgres: one model call per turn', shared, 'sessions, log, traces and the turn\'s lease in Postgres (fsync on)', (s) => s.turn, (s) => s.floor, `${CHAT_TURNS} turns, ${median(shared.map((s) => s.turnEvents))} events each, a lease claimed and released per turn`),
+    row(`Chat on SQLite (FULL): a turn of ${CHAT_TOOL_CALLS} tool calls + the answer, per model call`, lite, 'as above', (s) => s.toolTurn, (s) => s.loopFloor, 'floor: the same loop bare'),
+    row(`Chat on Postgres: a turn of ${CHAT_TOOL_CALLS} tool calls + the answer, per model call`, shared, 'as above', (s) => s.toolTurn, (s) => s.loopFloor, 'floor: the same loop bare'),
+  ];
+}
+
+/** The chat rows alone (`npm run bench -- pg-chat`), on a throwaway cluster of their own. */
+export async function pgChatRows(reps: number, progress: (line: string) => void): Promise<Row[]> {
+  const cluster = await startPostgres({ fsync: true });
+  let databases = 0;
+  try {
+    return await chatRows(reps, () => freshDatabase(cluster.url, `bench_chat_${++databases}`), progress);
+  } finally {
+    await cluster.stop();
+  }
 }
 
 export async function pgGroupRows(reps: number, progress: (line: string) => void): Promise<Row[]> {
@@ -175,6 +218,7 @@ export async function pgGroupRows(reps: number, progress: (line: string) => void
     rows.push(hookRow('Webhook intake, Postgres, 1 node in this process', (h) => h.pg, 'server, engine and client in this process, as the SQLite row (CPU counts all three)'));
     rows.push(hookRow('Webhook intake, Postgres, 1 node process', (h) => h.pg1, 'the server in a child process, the client here (CPU: the node\'s main thread only)'));
     rows.push(hookRow('Webhook intake, Postgres, 3 node processes', (h) => h.pg3, 'three servers in child processes on one database, the 50 connections dealt out among them (17/17/16), the client here (CPU: the nodes\' main threads together)'));
+    rows.push(...await chatRows(reps, fresh, progress));
     return [...rows, ...later];
   } finally {
     await cluster.stop();
