@@ -39,6 +39,8 @@ export interface ClusterDeps {
   adopt?(runId: string): Promise<void>;
   /** Go on with at most `limit` chat turns under way that no live node holds (their node died or stopped). Absent: this node adopts none. */
   adoptChats?(limit: number): void;
+  /** Go on with the adapters' conversations that no live node answers (their node died). Absent: this node takes none. */
+  adoptConversations?(): void;
   /** Another node appended events `first`…`last` to a chat session. */
   chatGrew?(sessionId: string, first: number, last: number): void;
   stepsRunning(): number;
@@ -121,6 +123,7 @@ export function startCluster(deps: ClusterDeps): Cluster {
 
   const adopt = (): void => {
     deps.adoptChats?.(ADOPT_PER_BEAT);
+    deps.adoptConversations?.();
     const take = deps.adopt;
     if (take === undefined || adopting) return;
     const ids = backend.leases.adoptable(ADOPT_PER_BEAT);

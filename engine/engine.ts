@@ -472,6 +472,8 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         adoptChats: (limit: number) => {
           if (chatMade) chat.adopt(postgres!.chatLeases.adoptable(limit));
         },
+        // Adapters' conversations a dead node was answering (its hold went with its connection): their records go on here.
+        adoptConversations: () => adapters.pickUpOpen(),
       }),
       chatGrew: (sessionId: string, first: number, last: number) => {
         if (chatMade) chat.heard(sessionId, first, last);

@@ -30,6 +30,8 @@ export interface Adapters {
   tools(): Tool[];
   /** Start every switched-on adapter, each going on with its unfinished records; resolves once each has started or failed. The server calls it. */
   start(): Promise<void>;
+  /** On a shared store, at each beat of the cluster: the running adapters go on with the conversations no node answers (their node died). */
+  pickUpOpen(): void;
   close(): Promise<void>;
 }
 
@@ -90,6 +92,9 @@ export function createAdapters(deps: AdaptersDeps): Adapters {
     record: (id) => inbound.record(id),
     tools: () => registry.allRunning().flatMap((r) => [...(r.instance.tools?.() ?? [])]),
     start: () => registry.startAll(),
+    pickUpOpen() {
+      for (const { name } of registry.allRunning()) inbound.pickUp(name);
+    },
     close() {
       closing ??= (async () => {
         inbound.close();

@@ -106,6 +106,17 @@ export class Inbound {
   /** Go on with every record of the adapter not yet settled (at its start). */
   resume(adapter: string): void {
     this.deps.queries.pruneKeys(this.deps.clock.now() - DEDUPE_KEEP_MS);
+    this.pickUp(adapter);
+  }
+
+  /**
+   * Go on with the adapter's conversations that have a record not settled and that no one
+   * answers: on a shared store, those a node that died was answering (its hold on each
+   * went with its connection); a conversation this node or another live node answers is
+   * left as it is.
+   */
+  pickUp(adapter: string): void {
+    if (this.stopping.signal.aborted) return;
     for (const conversation of this.deps.queries.openConversations(adapter)) this.pump(adapter, conversation);
   }
 

@@ -160,6 +160,40 @@ test('two `kowalski serve` nodes given the same Slack events at the same moment:
   assert.equal(model.requests.length, events.length, 'one turn per event');
 });
 
+test('a `kowalski serve` node SIGKILLed while answering a Slack message: the other node finishes the turn and posts the reply, once', async (t) => {
+  const url = await freshPostgresUrl();
+  // The first model call (A's) never answers: A is killed during it; asked again, it answers.
+  const model = await startFakeOllama((_body, i) => (i === 0 ? { hang: true } : { text: 'Filed under invoices.' }));
+  cleanups(t)(() => model.close());
+  const slack = await fakeSlackApi(t, TOKEN);
+  const [a, b] = await Promise.all(['a', 'b'].map(async (name) => {
+    const home = tempDir(t, `kw-pgslack-${name}-`);
+    fs.writeFileSync(path.join(home, 'config.toml'), [
+      '[model]', 'default = "ollama:qwen2.5:7b"', '[providers.ollama]', `host = "${model.url}"`,
+      '[adapters.slack]', 'enabled = true', 'agent = "assistant"', `signing_secret = "${SECRET}"`, 'bot_token_env = "KW_TEST_SLACK_TOKEN"', `api_url = "${slack.url}"`,
+      '[store]', `url = "${url}"`, `lease_secs = ${CHILD_LEASE_SECS}`, '',
+    ].join('\n'));
+    return serveWithAdapter(t, home, 'slack', { KW_TEST_SLACK_TOKEN: TOKEN });
+  })) as [Awaited<ReturnType<typeof serveWithAdapter>>, Awaited<ReturnType<typeof serveWithAdapter>>];
+  const body = JSON.stringify(event('EvKill', { type: 'message', channel_type: 'im', user: 'U2', channel: 'D7', ts: '1800000000.000300', text: 'file this invoice' }));
+  const res = await fetch(`${a.url}/adapters/slack/events`, { method: 'POST', headers: slackSigned(SECRET, body, Math.floor(Date.now() / 1000)), body });
+  assert.equal(((await res.json()) as { duplicate: boolean }).duplicate, false, 'A recorded the event');
+  await waitFor(() => model.requests.length === 1, "A's turn calling the model");
+  a.server.child.kill('SIGKILL');
+  await a.server.exited;
+
+  // Nobody sends B anything: it takes the dead node's turn and its conversation over by itself.
+  await waitFor(() => slack.callsTo('/chat.postMessage').length >= 1, 'the reply, posted by B', 30_000);
+  b.server.child.kill('SIGTERM');
+  await b.server.exited;
+  const posts = slack.callsTo('/chat.postMessage');
+  assert.equal(posts.length, 1, 'posted once');
+  assert.deepEqual(posts[0]!.body, { channel: 'D7', thread_ts: '1800000000.000300', text: 'Filed under invoices.', unfurl_links: false });
+  assert.equal(model.requests.length, 2, 'the call cut by the kill was asked again, once');
+  const record = pgAdapterQueries(storeOf(t, url)).byDelivery('slack', 'EvKill')!;
+  assert.deepEqual([record.state, record.turn, record.reply_attempts], ['replied', 1, 1]);
+});
+
 test('a message reaching one node while the other answers its conversation is left to that node: answered after the first, in the same session, by it', async (t) => {
   let release!: () => void;
   const held = new Promise<void>((resolve) => (release = resolve));
