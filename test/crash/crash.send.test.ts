@@ -15,7 +15,7 @@ import { tempDir } from '../../testkit/tmp.js';
 import { harness } from '../../testkit/crash/support.js';
 import { cleanups } from '../../testkit/cleanup.js';
 import { writeHorde } from '../support/engine.js';
-import { fakeSlackApi } from '../support/fake-chat-apis.js';
+import { fakeSlackApi } from '../../testkit/fake-chat-apis.js';
 import { testOwnCode } from '../../testkit/dist.js';
 
 const TOKEN = 'xoxb-crash-send-token';
@@ -28,7 +28,7 @@ const CASES: Array<{ point: string; posts: number; state: 'succeeded' | 'failed'
 
 for (const { point, posts, state } of CASES) {
   test(`kill -9 at ${point} of a send step: Slack gets the message ${posts === 0 ? 'never' : 'once'}, the run ${state === 'succeeded' ? 'succeeds with the first delivery' : 'fails with the outcome unknown'}`, async (t) => {
-    const slack = await fakeSlackApi(t, TOKEN);
+    const slack = await fakeSlackApi(cleanups(t), TOKEN);
     const home = path.join(tempDir(t, 'kw-crash-send-'), 'home');
     fs.mkdirSync(home, { recursive: true });
     fs.writeFileSync(path.join(home, 'config.toml'), `[adapters.team-slack]\ntype = "slack"\nenabled = true\nsigning_secret = "unused"\nbot_token_env = "KW_TEST_CRASH_SLACK_TOKEN"\napi_url = "${slack.url}"\n`);

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { cleanups } from '../../testkit/cleanup.js';
 import type { RunningCli } from '../../testkit/cli.js';
-import { fakeSlackApi, slackSigned } from '../support/fake-chat-apis.js';
+import { fakeSlackApi, slackSigned } from '../../testkit/fake-chat-apis.js';
 import { startFakeOllama } from '../../testkit/fake-models.js';
 import { tempDir } from '../../testkit/tmp.js';
 import { waitFor } from '../../testkit/wait.js';
@@ -24,7 +24,7 @@ test('SIGKILL after a Slack event is acknowledged and before its reply: after th
   // The first model call never answers (the server dies during it); the turn asks again after the restart.
   const model = await startFakeOllama((_body, i) => (i === 0 ? { hang: true } : { text: 'Filed under invoices.' }));
   cleanups(t)(() => model.close());
-  const slack = await fakeSlackApi(t, TOKEN);
+  const slack = await fakeSlackApi(cleanups(t), TOKEN);
   fs.writeFileSync(path.join(home, 'config.toml'), [
     '[model]', 'default = "ollama:qwen2.5:7b"', '[providers.ollama]', `host = "${model.url}"`,
     '[adapters.slack]', 'enabled = true', `signing_secret = "${SECRET}"`, 'bot_token_env = "KW_TEST_SLACK_TOKEN"', `api_url = "${slack.url}"`, '',

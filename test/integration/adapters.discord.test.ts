@@ -12,8 +12,8 @@ import { buildApi } from '../../api/index.js';
 import type { Engine } from '../../engine/index.js';
 import { adapterSetup } from '../support/adapters.js';
 import { cleanups } from '../../testkit/cleanup.js';
-import { discordKeys, fakeDiscordApi } from '../support/fake-chat-apis.js';
-import type { FakeChatApi } from '../support/fake-chat-apis.js';
+import { discordKeys, fakeDiscordApi } from '../../testkit/fake-chat-apis.js';
+import type { FakeChatApi } from '../../testkit/fake-chat-apis.js';
 import type { FakeModelServer, FakeScript } from '../../testkit/fake-models.js';
 import { waitFor } from '../../testkit/wait.js';
 import { TEST_TOKEN } from '../support/token.js';
@@ -32,7 +32,7 @@ interface DiscordSetup {
 }
 
 async function discordSetup(t: TestContext, script: FakeScript, publicKey?: string): Promise<DiscordSetup> {
-  const discord = await fakeDiscordApi(t);
+  const discord = await fakeDiscordApi(cleanups(t));
   const keys = discordKeys();
   const s = await adapterSetup(t, script, `[adapters.discord]\nenabled = true\npublic_key = "${publicKey ?? keys.publicHex}"\napplication_id = "${APP_ID}"\napi_url = "${discord.url}"\n`);
   await s.engine.adapters.start();

@@ -12,8 +12,8 @@ import { buildApi } from '../../api/index.js';
 import type { Engine } from '../../engine/index.js';
 import { adapterSetup } from '../support/adapters.js';
 import { cleanups } from '../../testkit/cleanup.js';
-import { fakeSlackApi, SLACK_BOT_USER, slackSigned } from '../support/fake-chat-apis.js';
-import type { FakeChatApi } from '../support/fake-chat-apis.js';
+import { fakeSlackApi, SLACK_BOT_USER, slackSigned } from '../../testkit/fake-chat-apis.js';
+import type { FakeChatApi } from '../../testkit/fake-chat-apis.js';
 import type { FakeModelServer, FakeScript } from '../../testkit/fake-models.js';
 import { waitFor } from '../../testkit/wait.js';
 import { TEST_TOKEN } from '../support/token.js';
@@ -32,7 +32,7 @@ interface SlackSetup {
 }
 
 async function slackSetup(t: TestContext, script: FakeScript, options: { token?: string } = {}): Promise<SlackSetup> {
-  const slack = await fakeSlackApi(t, TOKEN);
+  const slack = await fakeSlackApi(cleanups(t), TOKEN);
   // The engine reads secrets from its process's environment (bot_token_env).
   process.env.KW_TEST_SLACK_TOKEN = options.token ?? TOKEN;
   cleanups(t)(() => delete process.env.KW_TEST_SLACK_TOKEN);

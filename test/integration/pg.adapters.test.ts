@@ -34,8 +34,8 @@ import type { FakeModelServer, FakeScript } from '../../testkit/fake-models.js';
 import { tempDir } from '../../testkit/tmp.js';
 import { waitFor } from '../../testkit/wait.js';
 import { adapterSetup, lastUserText, serveWithAdapter } from '../support/adapters.js';
-import { fakeSlackApi, SLACK_BOT_USER, slackSigned } from '../support/fake-chat-apis.js';
-import type { FakeChatApi } from '../support/fake-chat-apis.js';
+import { fakeSlackApi, SLACK_BOT_USER, slackSigned } from '../../testkit/fake-chat-apis.js';
+import type { FakeChatApi } from '../../testkit/fake-chat-apis.js';
 import { freshPostgresUrl, pgTestEngine } from '../support/pg-engine.js';
 import { writeHorde } from '../support/engine.js';
 import { installExample } from '../support/plugin-home.js';
@@ -74,7 +74,7 @@ async function slackNode(t: TestContext, url: string, slack: FakeChatApi, script
 
 /** Two Slack nodes on one fresh database, and the fake Slack they both post to. */
 async function twoSlackNodes(t: TestContext, scriptA: FakeScript, scriptB: FakeScript): Promise<{ a: SlackNode; b: SlackNode; slack: FakeChatApi; url: string }> {
-  const slack = await fakeSlackApi(t, TOKEN);
+  const slack = await fakeSlackApi(cleanups(t), TOKEN);
   process.env.KW_TEST_SLACK_TOKEN = TOKEN;
   cleanups(t)(() => delete process.env.KW_TEST_SLACK_TOKEN);
   const url = await freshPostgresUrl();
@@ -125,7 +125,7 @@ test('two `kowalski serve` nodes given the same Slack events at the same moment:
   const url = await freshPostgresUrl();
   const model = await startFakeOllama((body) => ({ text: `answer to ${lastUserText(body).split('\n').at(-1) ?? ''}` }));
   cleanups(t)(() => model.close());
-  const slack = await fakeSlackApi(t, TOKEN);
+  const slack = await fakeSlackApi(cleanups(t), TOKEN);
   const nodes = await Promise.all(['a', 'b'].map(async (name) => {
     const home = tempDir(t, `kw-pgslack-${name}-`);
     fs.writeFileSync(path.join(home, 'config.toml'), [
@@ -165,7 +165,7 @@ test('a `kowalski serve` node SIGKILLed while answering a Slack message: the oth
   // The first model call (A's) never answers: A is killed during it; asked again, it answers.
   const model = await startFakeOllama((_body, i) => (i === 0 ? { hang: true } : { text: 'Filed under invoices.' }));
   cleanups(t)(() => model.close());
-  const slack = await fakeSlackApi(t, TOKEN);
+  const slack = await fakeSlackApi(cleanups(t), TOKEN);
   const [a, b] = await Promise.all(['a', 'b'].map(async (name) => {
     const home = tempDir(t, `kw-pgslack-${name}-`);
     fs.writeFileSync(path.join(home, 'config.toml'), [
@@ -353,7 +353,7 @@ for (const { point, state } of [
   { point: 'before-result-commit:2', state: 'succeeded' },
 ] as const) {
   test(`a node killed at ${point} of a send step: the node that takes the run over finds the delivery and does not send again (the run ${state})`, async (t) => {
-    const slack = await fakeSlackApi(t, TOKEN);
+    const slack = await fakeSlackApi(cleanups(t), TOKEN);
     const { b, runId } = await handedOver(t, {
       config: `[adapters.team-slack]\ntype = "slack"\nenabled = true\nsigning_secret = "unused"\nbot_token_env = "KW_TEST_SLACK_TOKEN"\napi_url = "${slack.url}"\n`,
       pipeline: ['check', 'tell'],

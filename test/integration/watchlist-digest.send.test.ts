@@ -14,8 +14,8 @@ import type { TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { IMPORT_MARKER } from '../../engine/horde/catalog.js';
 import { cleanups } from '../../testkit/cleanup.js';
-import { fakeSlackApi } from '../support/fake-chat-apis.js';
-import type { FakeChatApi } from '../support/fake-chat-apis.js';
+import { fakeSlackApi } from '../../testkit/fake-chat-apis.js';
+import type { FakeChatApi } from '../../testkit/fake-chat-apis.js';
 import { startSmtp } from '../support/mail-servers.js';
 import type { FakeSmtp } from '../support/mail-servers.js';
 import { DIGEST, digestSetup, runDigest, stepOf } from '../support/watchlist-digest.js';
@@ -33,7 +33,7 @@ interface Setup extends DigestSetup {
 
 /** The digest's engine with a Slack adapter (a fake Slack Web API), an email adapter (an SMTP server) and a webhook adapter. */
 async function setup(t: TestContext, options: { slackEnabled?: boolean } = {}): Promise<Setup> {
-  const slack = await fakeSlackApi(t, TOKEN);
+  const slack = await fakeSlackApi(cleanups(t), TOKEN);
   const smtp = await startSmtp(t);
   process.env[TOKEN_ENV] = TOKEN;
   cleanups(t)(() => delete process.env[TOKEN_ENV]);

@@ -19,6 +19,9 @@
  * - A node whose engine stopped (the fence refused its commit after it stalled past its
  *   lease, which an overloaded machine can cause) is counted and started again, as its
  *   operator would; what it held must pass to the others like a killed node's runs.
+ * - With `chat`, clients also chat with the agent team through the nodes and Slack sends
+ *   them events, spread over the same waves (pg-nodes-chat.ts); a kill picks among the
+ *   nodes running runs or chat turns, and the chat invariants are checked with the runs'.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -26,7 +29,9 @@ import path from 'node:path';
 import pg from 'pg';
 import { checkNodes } from './pg-nodes-check.js';
 import type { NodesBooks, NodesCheck } from './pg-nodes-check.js';
-import { call, killNode, startNode, stopNode, writeNodeHome } from './pg-nodes.js';
+import { NodesChat } from './pg-nodes-chat.js';
+import type { NodesChatOptions, NodesChatResult } from './pg-nodes-chat.js';
+import { call, killNode, nodeConfig, startNode, stopNode, writeNodeHome } from './pg-nodes.js';
 import type { Answer, NodeSlot, NodeWatch } from './pg-nodes.js';
 
 export interface NodesKillsOptions {
@@ -46,6 +51,8 @@ export interface NodesKillsOptions {
   maxDelayMs?: number;
   /** The whole soak's bound, ms (default 30 min). */
   limitMs?: number;
+  /** Chat sessions and Slack events through the nodes as well (issue 40). */
+  chat?: NodesChatOptions;
   onProgress?(line: string): void;
 }
 
@@ -62,6 +69,8 @@ export interface NodesKillsResult extends NodesCheck {
   /** Kill to listening again, ms. */
   restartMs: { median: number; max: number };
   seconds: number;
+  /** With `chat`: its invariants' counts (its problems are in `problems`). */
+  chat?: Omit<NodesChatResult, 'problems'>;
 }
 
 const NODES = 3;
@@ -100,6 +109,8 @@ export async function nodesUnderKills(options: NodesKillsOptions): Promise<Nodes
   await db.connect();
   const slots: NodeSlot[] = Array.from({ length: NODES }, (_, index) => ({ index, home: path.join(dir, `node${index}`), ids: [] }));
   for (const s of slots) writeNodeHome(s.home, { url: o.url, files, leaseSecs: o.leaseSecs, ledger, sleepS: o.sleepS });
+  const chat = o.chat === undefined ? undefined : new NodesChat(o.chat, dir);
+  await chat?.setUp(slots);
   const watchOf = (slot: NodeSlot): NodeWatch => ({
     // A node that ended by itself is a problem; it is started again so that the rest goes on.
     died(how, stderr) {
@@ -114,11 +125,19 @@ export async function nodesUnderKills(options: NodesKillsOptions): Promise<Nodes
       void (async () => {
         await killNode(slot);
         books.orphans.set(node, await heldBy(node));
+        chat?.ended(node, await chatsHeldBy(node));
         await start(slot);
       })().catch((err: unknown) => problems.push(`node ${slot.index} did not start again: ${String(err)}`));
     },
   });
-  const start = async (slot: NodeSlot): Promise<void> => startNode(slot, db, watchOf(slot));
+  const start = async (slot: NodeSlot): Promise<void> => {
+    await chat?.beforeStart(slot, nodeConfig({ url: o.url, files, leaseSecs: o.leaseSecs }));
+    await startNode(slot, db, watchOf(slot), chat?.env);
+    chat?.started(slot);
+  };
+  /** The chat turns a node that is gone still holds (their lease passes to another node once it lapses). */
+  const chatsHeldBy = async (node: string): Promise<number> => Number((await db.query<{ n: string }>(
+    'SELECT count(*) AS n FROM chat_leases WHERE node_id = $1', [node])).rows[0]!.n);
   /** The unfinished runs a node that is gone still holds: each must pass to another node with reason expired. */
   const heldBy = async (node: string): Promise<string[]> => (await db.query<{ run_id: string }>(
     "SELECT l.run_id FROM run_leases l JOIN runs r ON r.id = l.run_id WHERE l.node_id = $1 AND r.state IN ('queued', 'running')", [node])).rows.map((r) => r.run_id);
@@ -169,10 +188,12 @@ export async function nodesUnderKills(options: NodesKillsOptions): Promise<Nodes
       const killAt = Date.now() + Math.random() * o.maxDelayMs;
       while (Date.now() < killAt && await inFlight() > 2) await new Promise((resolve) => setTimeout(resolve, 25));
       await until(() => slots.every((s) => s.up !== undefined), 'every node up');
-      // A random node among those executing runs now (any node when none is), so that the kill cuts work in flight.
-      const busy = new Set((await db.query<{ node_id: string }>(
-        "SELECT DISTINCT l.node_id FROM run_leases l JOIN runs r ON r.id = l.run_id WHERE r.state IN ('queued', 'running') AND l.node_id IS NOT NULL")).rows.map((r) => r.node_id));
-      const slot = pick(slots.filter((s) => busy.has(s.up?.nodeId ?? ''))) ?? pick(slots)!;
+      // A random node among those executing runs now (with chat: those also running a chat turn, when some are), any node when none is, so that the kill cuts work in flight.
+      const holders = async (sql: string): Promise<Set<string>> => new Set((await db.query<{ node_id: string }>(sql)).rows.map((r) => r.node_id));
+      const busy = await holders("SELECT DISTINCT l.node_id FROM run_leases l JOIN runs r ON r.id = l.run_id WHERE r.state IN ('queued', 'running') AND l.node_id IS NOT NULL");
+      const chatting = chat === undefined ? new Set<string>() : await holders('SELECT DISTINCT node_id FROM chat_leases WHERE node_id IS NOT NULL');
+      const up = (ids: Set<string>): NodeSlot[] => slots.filter((s) => ids.has(s.up?.nodeId ?? ''));
+      const slot = pick(up(new Set([...busy].filter((id) => chatting.has(id))))) ?? pick(up(new Set([...busy, ...chatting]))) ?? pick(slots)!;
       if (slot.up === undefined) {
         k--; // a node stopped by the fence is being started again meanwhile: try this kill again
         continue;
@@ -183,10 +204,12 @@ export async function nodesUnderKills(options: NodesKillsOptions): Promise<Nodes
       kills++;
       const held = await heldBy(node);
       books.orphans.set(node, held);
+      const chats = await chatsHeldBy(node);
+      chat?.ended(node, chats);
       await start(slot);
       restarted++;
       restartMs.push(Date.now() - killedAt);
-      o.onProgress?.(`kill ${kills} (${acked} runs acknowledged): node ${slot.index} (${node}) held ${held.length} unfinished runs; listening again as ${slot.up?.nodeId} after ${Date.now() - killedAt} ms`);
+      o.onProgress?.(`kill ${kills} (${acked} runs acknowledged): node ${slot.index} (${node}) held ${held.length} unfinished runs${chat === undefined ? '' : ` and ${chats} chat turns`}; listening again as ${slot.up?.nodeId} after ${Date.now() - killedAt} ms`);
     }
   };
 
@@ -240,17 +263,20 @@ export async function nodesUnderKills(options: NodesKillsOptions): Promise<Nodes
       }
     })();
     const starting = Promise.all(Array.from({ length: o.clients }, client)).then(() => void (startsDone = true));
-    await Promise.all([starting, killer(), watching]);
+    const chatting = chat?.drive({ slots, until, restarted: () => restarted, waves: o.kills + 1, problems });
+    await Promise.all([starting, killer(), watching, chatting]);
+    if (chat !== undefined) await chat.posted({ slots, until, restarted: () => restarted, waves: o.kills + 1, problems });
     await until(() => slots.every((s) => s.up !== undefined), 'every node up');
     for (const slot of slots) {
       const how = await stopNode(slot);
       if (how !== '0') problems.push(`node ${slot.index} did not stop cleanly on SIGTERM: ${how}`);
     }
     const check = checkNodes(o.url, ledger, books);
+    const chatCheck = await chat?.check(slots[0]!.home);
     const median = [...restartMs].sort((a, b) => a - b)[Math.floor(restartMs.length / 2)] ?? NaN;
     return {
       ...check,
-      problems: [...problems, ...check.problems],
+      problems: [...problems, ...check.problems, ...(chatCheck?.problems ?? [])],
       acked: books.acked.size,
       kills,
       lives: slots.reduce((n, s) => n + s.ids.length, 0),
@@ -260,10 +286,12 @@ export async function nodesUnderKills(options: NodesKillsOptions): Promise<Nodes
       startsUnanswered,
       restartMs: { median, max: Math.max(...restartMs) },
       seconds: Math.round((Date.now() - began) / 1000),
+      ...(chatCheck === undefined ? {} : { chat: (({ problems: _, ...counts }) => counts)(chatCheck) }),
     };
   } finally {
     for (const slot of slots) if (slot.up !== undefined) await killNode(slot);
     await db.end();
+    await chat?.close();
     if (process.env.KW_KEEP === undefined) fs.rmSync(dir, { recursive: true, force: true });
     else o.onProgress?.(`kept ${dir}`);
   }

@@ -45,13 +45,18 @@ function writeHordeFolder(dir: string, front: string, steps: Record<string, stri
  */
 export function writeNodeHome(home: string, o: { url: string; files: string; leaseSecs: number; ledger: string; sleepS: number }): void {
   fs.mkdirSync(home, { recursive: true });
-  fs.writeFileSync(path.join(home, 'config.toml'), `[store]\nurl = ${JSON.stringify(o.url)}\nfiles = ${JSON.stringify(o.files)}\nlease_secs = ${o.leaseSecs}\n`);
+  fs.writeFileSync(path.join(home, 'config.toml'), nodeConfig(o));
   const verify = `kind = "verify"\nverify_command = ${JSON.stringify(ledgerCommand(o.ledger, o.sleepS))}\n`;
   const edges = [['a', 'b'], ['a', 'c'], ['b', 'd'], ['c', 'd']].map(([from, to]) => `[[edges]]\nfrom = "${from}"\nto = "${to}"\nwhen = "pass"\n`).join('');
   writeHordeFolder(path.join(home, 'hordes', 'soak'), `id = "soak"\npipeline = ["a", "b", "c", "d"]\nconfirm_commands = false\n${edges}`, { a: verify, b: verify, c: verify, d: verify });
   writeHordeFolder(path.join(home, 'hordes', 'gate'), 'id = "gate"\npipeline = ["a", "b", "check", "d"]\nconfirm_commands = false\n', {
     a: verify, b: verify, check: 'kind = "review"\n', d: verify,
   });
+}
+
+/** A node's config.toml: the store (the chat side of the test adds its own tables after it). */
+export function nodeConfig(o: { url: string; files: string; leaseSecs: number }): string {
+  return `[store]\nurl = ${JSON.stringify(o.url)}\nfiles = ${JSON.stringify(o.files)}\nlease_secs = ${o.leaseSecs}\n`;
 }
 
 /** What a node's life tells beyond its answers: an end nobody asked for, its engine stopping while the process lives on. */
@@ -65,8 +70,8 @@ export interface NodeWatch {
  * Start `kowalski serve` on the slot's data folder; resolves once it listens, with its node
  * id (the newest `nodes` row of its pid).
  */
-export async function startNode(slot: NodeSlot, db: pg.Client, watch: NodeWatch): Promise<void> {
-  const cli = startCli(slot.home, ['serve', '--port', '0', '--no-open'], { limitMs: 3_600_000 });
+export async function startNode(slot: NodeSlot, db: pg.Client, watch: NodeWatch, env: Record<string, string> = {}): Promise<void> {
+  const cli = startCli(slot.home, ['serve', '--port', '0', '--no-open'], { limitMs: 3_600_000, env });
   cli.exited.catch(() => undefined); // the limit is a guard only; every life is killed or stopped long before
   const line = await cli.stderrLine(/ at http:\/\/[^/\s]+\//);
   const origin = / at (http:\/\/[^/\s]+)\//.exec(line)![1]!;

@@ -3,11 +3,12 @@
  * every request and answer as Slack's Web API (`auth.test`, `chat.postMessage`) and
  * Discord's (the edit of a deferred response) do, scripted per test (a refusal, an HTTP
  * error). Plus the signing both services do, so a test sends what they would send.
+ * `defer` is given the server's close (a test's clean-ups, a soak's own list).
  */
 import crypto from 'node:crypto';
-import type http from 'node:http';
-import type { TestContext } from 'node:test';
-import { serveHttp } from './http.js';
+import { once } from 'node:events';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 
 export interface RecordedCall {
   method: string;
@@ -28,10 +29,13 @@ export interface FakeChatApi {
 
 type Normal = (call: RecordedCall) => { status: number; body: unknown };
 
-async function fakeApi(t: TestContext, prefix: string, normal: Normal): Promise<FakeChatApi> {
+/** Registers a clean-up (a test's `cleanups(t)`, or a driver's own list). */
+export type Defer = (fn: () => unknown) => void;
+
+async function fakeApi(defer: Defer, prefix: string, normal: Normal): Promise<FakeChatApi> {
   const calls: RecordedCall[] = [];
   const scripted = new Map<string, Array<{ status: number; body: unknown }>>();
-  const server = await serveHttp(t, (req, res) => {
+  const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -44,8 +48,16 @@ async function fakeApi(t: TestContext, prefix: string, normal: Normal): Promise<
       res.end(answer.body === undefined ? '' : JSON.stringify(answer.body));
     });
   });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  defer(async () => {
+    server.closeAllConnections();
+    server.close();
+    await once(server, 'close');
+  });
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
-    url: `${server.origin}${prefix}`,
+    url: `${origin}${prefix}`,
     calls,
     callsTo: (suffix) => calls.filter((c) => c.path.endsWith(suffix)),
     script: (suffix, answers) => scripted.set(suffix, [...(scripted.get(suffix) ?? []), ...answers]),
@@ -55,9 +67,9 @@ async function fakeApi(t: TestContext, prefix: string, normal: Normal): Promise<
 export const SLACK_BOT_USER = 'UKOWALSKI';
 
 /** Slack's Web API: `auth.test` names SLACK_BOT_USER; `chat.postMessage` answers ok with a ts. Calls need `Authorization: Bearer <token>`. */
-export function fakeSlackApi(t: TestContext, token: string): Promise<FakeChatApi> {
+export function fakeSlackApi(defer: Defer, token: string): Promise<FakeChatApi> {
   let ts = 0;
-  return fakeApi(t, '/api', (call) => {
+  return fakeApi(defer, '/api', (call) => {
     if (call.headers.authorization !== `Bearer ${token}`) return { status: 200, body: { ok: false, error: 'invalid_auth' } };
     if (call.path === '/api/auth.test') return { status: 200, body: { ok: true, user_id: SLACK_BOT_USER, bot_id: 'BKOWALSKI' } };
     if (call.path === '/api/chat.postMessage') return { status: 200, body: { ok: true, channel: call.body?.channel, ts: `1800000000.${String(++ts).padStart(6, '0')}` } };
@@ -66,8 +78,8 @@ export function fakeSlackApi(t: TestContext, token: string): Promise<FakeChatApi
 }
 
 /** Discord's API: the PATCH of `/webhooks/<app>/<token>/messages/@original` answers the message. */
-export function fakeDiscordApi(t: TestContext): Promise<FakeChatApi> {
-  return fakeApi(t, '/api/v10', (call) => {
+export function fakeDiscordApi(defer: Defer): Promise<FakeChatApi> {
+  return fakeApi(defer, '/api/v10', (call) => {
     if (call.method === 'PATCH' && /^\/api\/v10\/webhooks\/\d+\/[^/]+\/messages\/@original$/.test(call.path)) {
       return { status: 200, body: { id: '42', content: call.body?.content } };
     }
