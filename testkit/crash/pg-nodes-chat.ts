@@ -76,6 +76,10 @@ export class NodesChat {
   private slackApi?: FakeChatApi;
   /** Node id → its life number (the ledger's `life`). */
   private readonly lives = new Map<string, number>();
+  /** Lives begun so far (numbered before any await: slots start together). */
+  private livesBegun = 0;
+  /** The life each slot is starting. */
+  private readonly starting = new Map<NodeSlot, number>();
   private turnsCut = 0;
   private redelivered = 0;
   private readonly files: string;
@@ -101,12 +105,13 @@ export class NodesChat {
 
   /** Before a node's next life: a fake model of its own, and the config naming it (appended to the run side's `base`). */
   async beforeStart(slot: NodeSlot, base: string): Promise<void> {
-    const life = this.models.length + 1;
+    const life = ++this.livesBegun;
+    this.starting.set(slot, life);
     const server = await startFakeOllama((body) => {
       this.ledger.life = life;
       return this.ledger.script(body);
     });
-    this.models.push(server);
+    this.models[life - 1] = server;
     fs.writeFileSync(path.join(slot.home, 'config.toml'), `${base}[model]
 default = "ollama:qwen2.5:7b"
 [providers.ollama]
@@ -129,7 +134,7 @@ api_url = "${this.slackApi!.url}"
 
   /** The node of a life that just started (its id as the store knows it). */
   started(slot: NodeSlot): void {
-    this.lives.set(slot.up!.nodeId, this.models.length);
+    this.lives.set(slot.up!.nodeId, this.starting.get(slot)!);
   }
 
   /** A node that was killed, or whose engine the fence stopped: its calls may be asked again. `heldTurns`: the chat turns it held. */
