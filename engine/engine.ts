@@ -78,6 +78,8 @@ import { sqliteChatTables } from './chat/chat-tables.js';
 import { teamProfiles } from './chat/team-profiles.js';
 import { createRecallTool, createRecentTurnsTool, createRememberTool } from './chat/memory-tools.js';
 import { RecallIndex } from './chat/recall.js';
+import { recallQueries } from './store/sql/recall.js';
+import { pgRecallQueries } from './store/pg/sql/recall.js';
 import type { Team } from './team/index.js';
 import { createTriggerHost } from './trigger-host.js';
 import type { EngineTriggers } from './trigger-host.js';
@@ -374,7 +376,8 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     const kinds = builtinStepKinds(code);
     for (const k of options.extraStepKinds ?? []) kinds.set(k.kind, k);
     const runner = createStepRunner({ ...poolSize(config.runs.maxParallelSteps, options.stepThreads), code });
-    const recall = new RecallIndex(db);
+    // The episodic memory's index: the node's SQLite, or on Postgres the store's (every node finds every node's turns).
+    const recall = new RecallIndex(postgres === undefined ? recallQueries(db) : pgRecallQueries(postgres.session));
     // The chat, the tool registry and the triggers it uses are made below: it reaches them only once a draft is used.
     const rookery: RookeryService = new RookeryService({
       queries: shared?.rookery ?? rookeryQueries(db), clock, observers, hordesDir: paths.hordes,

@@ -122,8 +122,6 @@ export class ChatService {
   /** Each running turn's own stop (an `agent` step cancelled ends its turn), beside the engine's. */
   private readonly turnStops = new Map<string, AbortController>();
   private readonly stepSessions: StepSessionQueries;
-  /** Where each finished turn is indexed for `recall`. */
-  private readonly episodes: Pick<RecallIndex, 'write'>;
   private readonly sessionDeps: LiveSessionDeps;
   /** Provider clients by model, for the provider settings they were made with (a config reload makes new ones). */
   private clients: { settings: ProviderSettings; byModel: Map<string, Provider> } | undefined;
@@ -131,13 +129,6 @@ export class ChatService {
   constructor(private readonly deps: ChatServiceDeps) {
     this.store = new ChatStore(deps.tables, deps.clock);
     this.stepSessions = deps.tables.stepSessions;
-    // The recall index stays in the node's SQLite, which on a shared store has no `step_sessions` to leave an agent
-    // step's turns out by (a consolidation must never read a horde's reports): they are not indexed there.
-    this.episodes = deps.tables.leases === undefined ? deps.recall : {
-      write: (row, again) => {
-        if (this.stepSessions.ofSession(row.session_id) === undefined) deps.recall.write(row, again);
-      },
-    };
     this.sessionDeps = {
       store: this.store,
       onCommitted: (stored, state) => {
@@ -462,7 +453,7 @@ export class ChatService {
     this.turnStops.set(session.id, stop);
     const signal = AbortSignal.any([this.stopping.signal, stop.signal]);
     const done = (async () => runTurn({
-      session, traces: this.deps.traces, tools: this.deps.tools(), profiles: this.deps.profiles, episodes: this.episodes, model,
+      session, traces: this.deps.traces, tools: this.deps.tools(), profiles: this.deps.profiles, episodes: this.deps.recall, model,
       learn: (name: string, mode: ToolCallingMode) => this.deps.traces.learn(name, mode, this.deps.clock.now()),
       maxDepth: config.chat.maxDepth,
       maxToolErrors: config.model.maxToolErrors,

@@ -1,14 +1,13 @@
 /**
- * Episodic memory: every finished chat turn (the message and the answer) in the FTS5
- * table `chat_fts`, written in the transaction of its `turn.finished`, and searched by
- * the `recall` tool. A query is the user's words, each quoted (so FTS5 syntax in it is
- * taken as text), any of them matching, best first by bm25.
+ * Episodic memory: every finished chat turn (the message and the answer) in an index
+ * written in the transaction of its `turn.finished`, and searched by the `recall` tool —
+ * the data folder's FTS5 table `chat_fts`, or, on a store several nodes share, Postgres's
+ * `chat_recall` (so every node finds every node's turns). A query is the user's words,
+ * any of them matching, best first (bm25; Postgres: ts_rank); words only, so no search
+ * syntax in it is taken as such.
  */
-import type Database from 'better-sqlite3';
 import { KowalskiError } from '../../core/index.js';
-import { recallQueries } from '../store/sql/recall.js';
 import type { EpisodeRow, EpisodeWindow, RecallQueries } from '../store/sql/recall.js';
-import { ftsQuery } from '../vault/search/keyword-index.js';
 
 /** One earlier turn found. */
 export interface RecallHit {
@@ -29,20 +28,16 @@ const MAX_TERMS = 24;
 /** Longest word kept, in characters. */
 const MAX_TERM_CHARS = 64;
 
-/** The FTS5 query for the user's text: each word quoted, any of them; KW_ERR_TOOL_ARGS when it has no word. */
-export function ftsQueryOf(text: string): string {
+/** The words of the user's text searched for (lower case, each once, at most MAX_TERMS); KW_ERR_TOOL_ARGS when it has none. */
+export function recallTerms(text: string): string[] {
   const words = (text.normalize('NFKC').match(/[\p{L}\p{N}_]+/gu) ?? []).map((w) => w.slice(0, MAX_TERM_CHARS).toLowerCase());
   const terms = [...new Set(words)].slice(0, MAX_TERMS);
   if (terms.length === 0) throw new KowalskiError('KW_ERR_TOOL_ARGS', `the query ${JSON.stringify(text.slice(0, 80))} has no word to search for`);
-  return ftsQuery(terms, 'OR');
+  return terms;
 }
 
 export class RecallIndex {
-  private readonly q: RecallQueries;
-
-  constructor(db: Database.Database) {
-    this.q = recallQueries(db);
-  }
+  constructor(private readonly q: RecallQueries) {}
 
   /** Index a finished turn; `again` when the turn was indexed before (it went on after more budget). Call inside the turn.finished transaction. */
   write(row: EpisodeRow, again: boolean): void {
@@ -53,7 +48,7 @@ export class RecallIndex {
   /** Earlier turns matching `query`, best first, leaving out the session `exclude` (the one asking). */
   search(query: string, options: { limit?: number; exclude?: string } = {}): RecallHit[] {
     const limit = Math.min(Math.max(1, options.limit ?? 5), MAX_RECALL_LIMIT);
-    return this.q.search(ftsQueryOf(query), options.exclude ?? '', limit).map((r) => ({
+    return this.q.search(recallTerms(query), options.exclude ?? '', limit).map((r) => ({
       sessionId: r.session_id, title: r.title, turn: r.turn, agent: r.agent, at: r.at, snippet: r.snippet,
     }));
   }

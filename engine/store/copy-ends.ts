@@ -2,12 +2,15 @@
  * The two ends a store copy reads from and writes to, SQLite and Postgres, behind one
  * small interface: count a table, read a page of it in key order after the last key seen
  * (so memory stays bounded however large the store), insert a chunk, and one transaction.
- * Values pass through untouched: JSON columns stay the text they were.
+ * Values pass through untouched: JSON columns stay the text they were. Derived data is
+ * not copied: the episodic memory's index is made again from the copied chat log at the end.
  */
 import type { Database, Statement } from 'better-sqlite3';
 import type { CopyRow, CopyTable } from './copy-tables.js';
 import { COMMIT_LOCK } from './pg/session.js';
+import { REBUILD_CHAT_RECALL } from './pg/sql/recall.js';
 import type { SyncPg } from './pg/sync-pg.js';
+import { REBUILD_CHAT_FTS } from './sql/recall.js';
 
 export interface CopyEnd {
   readonly kind: 'sqlite' | 'postgres';
@@ -17,7 +20,7 @@ export interface CopyEnd {
   /** Up to `limit` rows ordered by `order` (unique columns), after the row `after` (undefined: from the first). */
   page(table: CopyTable, order: readonly string[], after: CopyRow | undefined, limit: number): CopyRow[];
   insert(table: CopyTable, rows: readonly CopyRow[]): void;
-  /** Inside the writing transaction, after every row is in: new rows must get keys past the copied ones. */
+  /** Inside the writing transaction, after every row is in: new rows must get keys past the copied ones; the derived index is made from the copied rows. */
   settle(tables: readonly CopyTable[]): void;
   /**
    * `fn` in one transaction. `read`: a consistent snapshot of every table for the whole copy.
@@ -54,7 +57,8 @@ export function sqliteCopyEnd(db: Database, where: string): CopyEnd {
       const insert = prepared(`INSERT INTO ${t.name} (${columnList(t)}) VALUES (${list(t.columns.map(() => '?'))})`);
       for (const row of rows) insert.run(...t.columns.map((c) => row[c.name]));
     },
-    settle: () => undefined, // an INTEGER PRIMARY KEY takes max + 1 by itself
+    // An INTEGER PRIMARY KEY takes max + 1 by itself.
+    settle: () => void db.exec(REBUILD_CHAT_FTS),
     // A write's links between rows (a vault write and the revert that undid it, copied before it) are checked at the commit.
     transaction: (mode, fn) => (mode === 'write' ? db.transaction(() => {
       db.pragma('defer_foreign_keys = ON');
@@ -88,6 +92,7 @@ export function pgCopyEnd(pg: SyncPg, where: string): CopyEnd {
         if (t.identity === undefined) continue;
         pg.get(`SELECT setval(pg_get_serial_sequence($1, $2), (SELECT coalesce(max(${t.identity}), 0) + 1 FROM ${t.name}), false)`, [t.name, t.identity]);
       }
+      pg.run(REBUILD_CHAT_RECALL);
     },
     transaction(mode, fn) {
       return pg.transaction(() => {

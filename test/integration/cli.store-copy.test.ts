@@ -122,9 +122,10 @@ function chatRows(file: string): void {
   try {
     const event = db.prepare('INSERT INTO chat_events (session_id, seq, type, v, at, data) VALUES (?, ?, ?, 1, ?, ?)');
     event.run('cchat1', 1, 'session.created', 1764921600000, '{"agent":"assistant","title":"tea","by":"cli"}');
-    event.run('cchat1', 2, 'turn.started', 1764921600001, '{"turn":1,"text":"tea?"}');
+    event.run('cchat1', 2, 'turn.started', 1764921600001, '{"turn":1,"text":"tea?","agent":{"name":"assistant"}}');
+    event.run('cchat1', 3, 'turn.finished', 1764921600002, '{"turn":1,"text":"Oolong, at four.","stop":"done"}');
     db.prepare(`INSERT INTO chat_sessions (id, agent, title, state, turns, last_stop, budget_limit, budget_used, input_tokens, output_tokens, model_calls, created_at, updated_at, last_seq)
-      VALUES ('cchat1', 'assistant', 'tea', 'idle', 1, 'done', 8, 1, 3000000000, 12, 1, 1764921600000, 1764921600002, 2)`).run();
+      VALUES ('cchat1', 'assistant', 'tea', 'idle', 1, 'done', 8, 1, 3000000000, 12, 1, 1764921600000, 1764921600002, 3)`).run();
     db.prepare("INSERT INTO step_sessions (session_id, run_id, step, agent, created_at) VALUES ('cstep1', 'r-agent', 'research', 'lead', 1764921600003)").run();
     const trace = db.prepare(`INSERT INTO traces (run_id, step, attempt, seq, provider, model, mode, input_tokens, output_tokens, cost_usd, latency_ms, attempts, tool_calls,
       error_code, error, started_at, data, session_id, parent_id, agent) VALUES (?, 'root', 1, ?, 'anthropic', 'claude', 'native', 10, 5, ?, 40, 1, 0, NULL, NULL, 1764921600004, '{"messages":[]}', 'cchat1', ?, 'assistant')`);
@@ -157,6 +158,9 @@ describe('kowalski store copy', () => {
     assert.ok(there.stdout.includes(`\nmigrated the target first: ${PG_APPLIED}\n`), there.stdout);
     const [leases] = await pgQuery<{ n: number }>(url, 'SELECT count(*)::int AS n FROM run_leases');
     assert.equal(leases!.n, 0, 'leases are not copied');
+    // The episodic memory's index is derived: made there from the copied log.
+    assert.deepEqual(await pgQuery(url, 'SELECT session_id, turn, agent, user_text, assistant_text FROM chat_recall'),
+      [{ session_id: 'cchat1', turn: 1, agent: 'assistant', user_text: 'tea?', assistant_text: 'Oolong, at four.' }]);
 
     // Again into the same database: refused, and nothing is added.
     const again = await cli(home, ['store', 'copy', '--from', 'sqlite', '--to', url]);
@@ -196,6 +200,13 @@ describe('kowalski store copy', () => {
     assert.equal(report.runsVerified, 7);
     assert.deepEqual(report.migrated.from, []);
     assert.equal(report.migrated.to.length, MIGRATIONS.length, 'the new data folder was migrated first: every migration');
+    const fts = new Database(path.join(home2, 'kowalski.sqlite'), { readonly: true });
+    try {
+      assert.deepEqual(fts.prepare('SELECT session_id, turn, agent, user, assistant FROM chat_fts').all(),
+        [{ session_id: 'cchat1', turn: 1, agent: 'assistant', user: 'tea?', assistant: 'Oolong, at four.' }], 'and the index made again from the log');
+    } finally {
+      fts.close();
+    }
 
     // Row for row: the original, but for what the approval on Postgres added to the parked run.
     const copied = dumpCopiedTables(path.join(home2, 'kowalski.sqlite'));

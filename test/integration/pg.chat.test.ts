@@ -4,8 +4,8 @@
  * kept a session in memory reads it again when another node has gone on with it; a turn
  * is run by one node at a time (the other answers KW_ERR_CHAT_BUSY naming it); and a node
  * killed mid-turn has its turn finished by another once its lease lapses, with no
- * answered model call asked again. Real engines (and a real child process) on one
- * Postgres, one fake Ollama for all.
+ * answered model call asked again; `recall` on one node finds what was said on the other.
+ * Real engines (and a real child process) on one Postgres, one fake Ollama for all.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -14,11 +14,15 @@ import { test } from 'node:test';
 import type { TestContext } from 'node:test';
 import Database from 'better-sqlite3';
 import { buildApi } from '../../api/index.js';
+import { RecallIndex } from '../../engine/chat/recall.js';
 import { createEngine } from '../../engine/index.js';
 import type { Engine } from '../../engine/index.js';
+import { PgSession } from '../../engine/store/pg/session.js';
+import { pgRecallQueries } from '../../engine/store/pg/sql/recall.js';
+import { openSyncPg } from '../../engine/store/pg/sync-pg.js';
 import { agentOf, profile, writeTeam } from '../../testkit/chat.js';
 import { cleanups } from '../../testkit/cleanup.js';
-import { testOwnCode } from '../../testkit/dist.js';
+import { testOwnCode, testSyncPgModule } from '../../testkit/dist.js';
 import { startFakeOllama } from '../../testkit/fake-models.js';
 import type { FakeModelServer, FakeScript } from '../../testkit/fake-models.js';
 import { freshPostgresUrl } from '../../testkit/pg-store.js';
@@ -37,7 +41,7 @@ const afterTool = (body: any): boolean => (body?.messages ?? []).some((m: any) =
 /** A node's data folder: the team (helper, and reader, which reads files), its model on `server`, the shared store (run folders in `<dir>/shared`). */
 function nodeHome(dir: string, name: string, server: FakeModelServer, url: string, files: string, leaseSecs = 1): string {
   const home = path.join(dir, name);
-  writeTeam(home, { helper: profile('helper', ''), reader: profile('reader', 'tools = ["read_file"]') });
+  writeTeam(home, { helper: profile('helper', ''), reader: profile('reader', 'tools = ["read_file"]'), rememberer: profile('rememberer', 'tools = ["recall"]') });
   fs.writeFileSync(path.join(home, 'config.toml'),
     `[model]\ndefault = "ollama:qwen2.5:7b"\n[providers.ollama]\nhost = "${server.url}"\n[tools]\nroot = "${files}"\n[store]\nurl = "${url}"\nfiles = "${path.join(dir, 'shared')}"\nlease_secs = ${leaseSecs}\n`);
   return home;
@@ -186,7 +190,7 @@ test('a node stopped (SIGSTOP) past its lease mid-turn: another node finishes th
   assert.equal(server.requests.filter((r) => !afterTool(r.body)).length, 1, 'the first model call was asked once');
 });
 
-test("an agent step's session is found on any node; the node's recall index holds the chat turns it finished, never an agent step's", async (t) => {
+test("an agent step's session is found on any node; the store's recall index holds both turns, a consolidation's window only the chat turn", async (t) => {
   const { dir, server, url, files } = await scene(t, (body) => ({ text: `answered: ${lastUser(body).slice(0, 40)}` }));
   const homeA = nodeHome(dir, 'a', server, url, files);
   const a = await node(t, homeA);
@@ -208,10 +212,35 @@ test("an agent step's session is found on any node; the node's recall index hold
   assert.match(b.chat.get(link!.sessionId).transcript[0]?.answer?.text ?? '', /^answered: You are the step "research"/);
   assert.equal(b.listTraces({ runId, limit: 10 }).length, 1, "the step's call, listed through its run");
 
-  // A's own index (its SQLite): the chat turn, not the step's.
+  // The episodic memory's index is the store's: both turns are found, a consolidation's window reads only the chat turn.
+  const pg = openSyncPg(url, { module: testSyncPgModule() });
+  cleanups(t)(() => pg.close());
+  const recall = new RecallIndex(pgRecallQueries(new PgSession(pg)));
+  assert.deepEqual(recall.since({ at: 0 }, 10).map((r) => r.session_id), [id]);
+  assert.deepEqual(recall.search('answered').map((h) => h.sessionId).sort(), [id, link!.sessionId].sort());
   const db = new Database(path.join(homeA, 'kowalski.sqlite'), { readonly: true });
   cleanups(t)(() => db.close());
-  assert.deepEqual(db.prepare('SELECT session_id FROM chat_fts').pluck().all(), [id]);
+  assert.equal(db.prepare('SELECT count(*) FROM chat_fts').pluck().get(), 0, "A's data folder indexes nothing of the store's");
+});
+
+test('recall on node B finds what was said in a session node A answered: the episodic memory is the store\'s', async (t) => {
+  // rememberer recalls the words of its message, then answers with what the tool found.
+  const { dir, server, url, files } = await scene(t, (body) => {
+    if (agentOf(body) !== 'rememberer') return { text: `noted: ${lastUser(body)}` };
+    if (!afterTool(body)) return { toolCalls: [{ name: 'recall', arguments: { query: lastUser(body) } }] };
+    return { text: String([...body.messages].reverse().find((m: any) => m.role === 'tool')?.content ?? '') };
+  });
+  const a = await node(t, nodeHome(dir, 'a', server, url, files));
+  const b = await node(t, nodeHome(dir, 'b', server, url, files));
+  const told = a.chat.create({ agent: 'helper', title: 'tea talk' });
+  await a.chat.send(told.id, 'I drink oolong tea at four').done;
+
+  const asking = b.chat.create({ agent: 'rememberer' });
+  const answer = (await b.chat.send(asking.id, 'oolong').done).text;
+  assert.match(answer, new RegExp(`^- session ${told.id} "tea talk", turn 1, .* helper: I drink \\[oolong\\] tea at four`));
+  // And the other way round: A recalls what B's session said (its own session left out).
+  const back = a.chat.create({ agent: 'rememberer' });
+  assert.match((await a.chat.send(back.id, 'oolong').done).text, new RegExp(`^- session ${asking.id} "oolong", turn 1, .* rememberer: \\[oolong\\]`));
 });
 
 test("a node killed mid-way through an agent step's turn: the node that adopts the run goes on with the turn, asking no answered model call again", async (t) => {

@@ -25,8 +25,12 @@ import { freshDatabase, startPostgres, type Postgres } from '../../testkit/postg
 const SQLITE_ONLY = [
   'vault_notes', // the vault's keyword index (007): derived from the shared vault by each node
 ];
-/** Tables only Postgres keeps: the nodes that share one database (002, 003), what each node's traces spent on each run (005; unused since the traces are shared, 007), the node running each chat turn (007). */
-const POSTGRES_ONLY = ['chat_leases', 'lease_handovers', 'node_requests', 'nodes', 'run_leases', 'run_spend'];
+/**
+ * Tables only Postgres keeps: the nodes that share one database (002, 003), what each node's traces spent on each run
+ * (005; unused since the traces are shared, 007), the node running each chat turn (007), and the episodic memory's
+ * index (010; SQLite's is the FTS5 table `chat_fts`, which this comparison leaves out).
+ */
+const POSTGRES_ONLY = ['chat_leases', 'chat_recall', 'lease_handovers', 'node_requests', 'nodes', 'run_leases', 'run_spend'];
 
 interface Column {
   name: string;

@@ -5,9 +5,10 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
-import { RecallIndex, ftsQueryOf } from '../../engine/chat/recall.js';
+import { RecallIndex, recallTerms } from '../../engine/chat/recall.js';
 import { MIGRATIONS } from '../../engine/schema/index.js';
 import { openDatabase } from '../../engine/store/database.js';
+import { recallQueries } from '../../engine/store/sql/recall.js';
 import { tempDir } from '../../testkit/tmp.js';
 import { cleanups } from '../../testkit/cleanup.js';
 
@@ -28,18 +29,18 @@ test('migration 8 indexes the chat turns already finished: the message, the last
   cleanups(t)(() => db.close());
   const rows = db.prepare('SELECT session_id, turn, agent, at, user, assistant FROM chat_fts ORDER BY turn').all();
   assert.deepEqual(rows, [{ session_id: 'c1', turn: 1, agent: 'assistant', at: 14, user: 'Where is the walrus colony?', assistant: 'On the northern beach.' }]);
-  const hits = new RecallIndex(db).search('northern walrus');
+  const hits = new RecallIndex(recallQueries(db)).search('northern walrus');
   assert.deepEqual(hits.map((h) => [h.sessionId, h.turn, h.agent, h.title]), [['c1', 1, 'assistant', '']]);
-  assert.deepEqual(new RecallIndex(db).search('walrus', { exclude: 'c1' }), []);
+  assert.deepEqual(new RecallIndex(recallQueries(db)).search('walrus', { exclude: 'c1' }), []);
 });
 
-test('a query from user text is its words quoted, so FTS5 syntax in it is only text; a query with no word is refused', (t) => {
-  assert.equal(ftsQueryOf('kiwi "tart* NEAR( AND -x'), '"kiwi" OR "tart" OR "near" OR "and" OR "x"');
-  assert.equal(ftsQueryOf('Crème brûlée'), '"crème" OR "brûlée"');
-  assert.throws(() => ftsQueryOf(' "*" () '), { code: 'KW_ERR_TOOL_ARGS' });
+test('a query from user text is its words, so FTS5 syntax in it is only text; a query with no word is refused', (t) => {
+  assert.deepEqual(recallTerms('kiwi "tart* NEAR( AND -x kiwi'), ['kiwi', 'tart', 'near', 'and', 'x']);
+  assert.deepEqual(recallTerms('Crème brûlée'), ['crème', 'brûlée']);
+  assert.throws(() => recallTerms(' "*" () '), { code: 'KW_ERR_TOOL_ARGS' });
   const db = openDatabase(path.join(tempDir(t), 'k.sqlite'));
   cleanups(t)(() => db.close());
-  const recall = new RecallIndex(db);
+  const recall = new RecallIndex(recallQueries(db));
   recall.write({ session_id: 'c1', turn: 1, agent: 'a', at: 1, user: 'NEAR the "river"', assistant: 'yes' }, false);
   recall.write({ session_id: 'c1', turn: 1, agent: 'a', at: 2, user: 'NEAR the "river" again', assistant: 'yes, again' }, true);
   const hits = recall.search('near( river" OR*');

@@ -12,6 +12,7 @@ import { RecallIndex } from '../../engine/chat/recall.js';
 import { createRecentTurnsTool } from '../../engine/chat/memory-tools.js';
 import { MAX_TURN_SIDE_CHARS, readRecentTurns } from '../../engine/chat/recent-turns.js';
 import { openDatabase } from '../../engine/store/database.js';
+import { recallQueries } from '../../engine/store/sql/recall.js';
 import type { NoteWrite } from '../../engine/vault/types.js';
 import { tempDir } from '../../testkit/tmp.js';
 import { cleanups } from '../../testkit/cleanup.js';
@@ -25,7 +26,7 @@ function index(t: TestContext): RecallIndex {
   cleanups(t)(() => db.close());
   // An agent step's session: its turns are a horde's, never read.
   db.prepare('INSERT INTO step_sessions (session_id, run_id, step, agent, created_at) VALUES (?, ?, ?, ?, ?)').run('cstep', 'r1', 'consolidate', 'archivist', NOW - HOUR);
-  const recall = new RecallIndex(db);
+  const recall = new RecallIndex(recallQueries(db));
   recall.write({ session_id: 'cold', turn: 1, agent: 'assistant', at: NOW - 30 * HOUR, user: 'Last week I said something old.', assistant: 'Old.' }, false);
   recall.write({ session_id: 'cstep', turn: 1, agent: 'archivist', at: NOW - 2 * HOUR, user: 'Consolidate.', assistant: '# Memory consolidation\n\n## Kept\n\n- The user keeps bees.' }, false);
   for (let i = 1; i <= 45; i++) {

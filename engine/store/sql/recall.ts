@@ -1,6 +1,7 @@
 /**
  * The episodic memory's table `chat_fts` (migration 008): one row per finished chat turn.
- * One typed function per query, positional parameters, typed rows (as chat.ts).
+ * One typed function per query, positional parameters, typed rows (as chat.ts). On a
+ * Postgres store the same functions read and write `chat_recall` (../pg/sql/recall.ts).
  */
 import type { Database } from 'better-sqlite3';
 
@@ -43,7 +44,38 @@ interface SinceParams {
   afterTurn: number | null;
 }
 
-export function recallQueries(db: Database) {
+/** The functions the episodic memory reads and writes its index through. */
+export interface RecallQueries {
+  insert(row: EpisodeRow): void;
+  /** A turn indexed before (it stopped on its budget, then went on): its old row goes. */
+  remove(sessionId: string, turn: number): void;
+  /** Turns matching any of `terms` (lower-case words of letters, digits and _), best first, but the session `excludeSession`'s. */
+  search(terms: readonly string[], excludeSession: string, limit: number): RecallHitRow[];
+  /** Turns of chat sessions (not of agent steps) in the window, oldest first, at most `limit`. */
+  since(w: EpisodeWindow, limit: number): EpisodeRow[];
+  /** How many turns the window holds. */
+  countSince(w: EpisodeWindow): number;
+}
+
+/**
+ * The index made again from the chat's log (what migration 8 did for the turns before it):
+ * each turn's last `turn.finished` with its `turn.started`. `kowalski store copy` runs it
+ * into a data folder, the index being derived, never copied.
+ */
+export const REBUILD_CHAT_FTS = `
+DELETE FROM chat_fts;
+INSERT INTO chat_fts (session_id, turn, agent, at, user, assistant)
+SELECT f.session_id, json_extract(f.data, '$.turn'), json_extract(s.data, '$.agent.name'), f.at,
+       json_extract(s.data, '$.text'), json_extract(f.data, '$.text')
+FROM chat_events f
+JOIN chat_events s ON s.session_id = f.session_id AND s.type = 'turn.started' AND json_extract(s.data, '$.turn') = json_extract(f.data, '$.turn')
+WHERE f.type = 'turn.finished'
+  AND f.seq = (SELECT max(g.seq) FROM chat_events g
+               WHERE g.session_id = f.session_id AND g.type = 'turn.finished' AND json_extract(g.data, '$.turn') = json_extract(f.data, '$.turn'))
+ORDER BY f.session_id, f.seq;
+`;
+
+export function recallQueries(db: Database): RecallQueries {
   const insert = db.prepare<[EpisodeRow]>('INSERT INTO chat_fts (session_id, turn, agent, at, user, assistant) VALUES (@session_id, @turn, @agent, @at, @user, @assistant)');
   const remove = db.prepare<[sessionId: string, turn: number]>('DELETE FROM chat_fts WHERE session_id = ? AND turn = ?');
   // snippet column -1: the column that matched best; the matched words in [ ].
@@ -66,15 +98,11 @@ export function recallQueries(db: Database) {
     at: w.at, agent: w.agent ?? null, afterAt: w.after?.at ?? null, afterSession: w.after?.sessionId ?? null, afterTurn: w.after?.turn ?? null,
   });
   return {
-    insert: (row: EpisodeRow): void => void insert.run(row),
-    /** A turn indexed before (it stopped on its budget, then went on): its old row goes. */
-    remove: (sessionId: string, turn: number): void => void remove.run(sessionId, turn),
-    search: (match: string, excludeSession: string, limit: number): RecallHitRow[] => search.all(match, excludeSession, limit),
-    /** Turns of chat sessions (not of agent steps) in the window, oldest first, at most `limit`. */
-    since: (w: EpisodeWindow, limit: number): EpisodeRow[] => since.all({ ...params(w), limit }),
-    /** How many turns the window holds. */
-    countSince: (w: EpisodeWindow): number => countSince.get(params(w))!.n,
+    insert: (row) => void insert.run(row),
+    remove: (sessionId, turn) => void remove.run(sessionId, turn),
+    // Each term quoted (words only: no quote inside), any of them.
+    search: (terms, excludeSession, limit) => search.all(terms.map((t) => `"${t}"`).join(' OR '), excludeSession, limit),
+    since: (w, limit) => since.all({ ...params(w), limit }),
+    countSince: (w) => countSince.get(params(w))!.n,
   };
 }
-
-export type RecallQueries = ReturnType<typeof recallQueries>;

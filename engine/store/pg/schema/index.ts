@@ -10,5 +10,6 @@ import * as m006 from './006_queued_firings.js';
 import * as m007 from './007_chat_traces.js';
 import * as m008 from './008_vault_rookery.js';
 import * as m009 from './009_adapters_plugins.js';
+import * as m010 from './010_chat_recall.js';
 
-export const PG_MIGRATIONS: readonly Migration[] = migrationsOf([m001, m002, m003, m004, m005, m006, m007, m008, m009]);
+export const PG_MIGRATIONS: readonly Migration[] = migrationsOf([m001, m002, m003, m004, m005, m006, m007, m008, m009, m010]);
