@@ -18,7 +18,8 @@ import { dataPaths } from '../data-dir.js';
 import { BACKUP_FORMAT, BACKUP_VERSION, MANIFEST_ENTRY } from './manifest.js';
 import type { BackupFile, BackupManifest } from './manifest.js';
 import { SECRET_FILES, SECRET_FOLDERS } from '../secrets/secret-list.js';
-import { redactConfig } from './secrets.js';
+import { describeTarget } from '../store/pg/sync-pg.js';
+import { redactConfig, sharedStoreOf } from './secrets.js';
 import { ZipOut } from './zip-out.js';
 
 export interface BackupOptions {
@@ -119,6 +120,14 @@ export async function createBackup(dataDir: string, file: string, options: Backu
     add(zip.addFile('vectors.sqlite', path.join(scratch, 'vectors.sqlite')));
     if (fs.existsSync(paths.config)) {
       const text = fs.readFileSync(paths.config, 'utf8');
+      const shared = sharedStoreOf(text);
+      // A node of a Postgres store: what it shares is not in its data folder, so not in this archive; the operator is told where it is.
+      if (shared !== undefined) {
+        skipped.push({
+          path: '[store]',
+          why: `this data folder is a node of the Postgres store ${describeTarget(shared.url)}: its runs, chats, traces, vault audit and adapters' records are in that database${shared.files === undefined ? '' : `, its run folders and vault notes under ${shared.files}`}, none of which is in this archive. Back them up there (pg_dump, and a copy of that folder), or copy the store into a data folder first (kowalski store copy --from <url> --to sqlite) and back that up`,
+        });
+      }
       if (withSecrets) {
         add(zip.addBytes('config.toml', Buffer.from(text)));
       } else {

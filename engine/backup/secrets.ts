@@ -6,6 +6,20 @@
 import { parse, stringify } from 'smol-toml';
 import { configSecrets, removeSecret } from '../secrets/secret-list.js';
 
+/** config.toml's `[store]` when it names a Postgres store the nodes share (undefined: the data folder holds it all, or the text does not parse). */
+export function sharedStoreOf(text: string): { url: string; files?: string } | undefined {
+  let store: unknown;
+  try {
+    store = (parse(text) as Record<string, unknown>).store;
+  } catch {
+    return undefined; // told below, as the config's own skip
+  }
+  if (typeof store !== 'object' || store === null) return undefined;
+  const { url, files } = store as Record<string, unknown>;
+  if (typeof url !== 'string' || url === '') return undefined;
+  return { url, ...(typeof files === 'string' && files !== '' ? { files } : {}) };
+}
+
 /** config.toml without its secret keys (re-written: comments are not kept), and the keys left out. */
 export function redactConfig(text: string): { text: string; redacted: string[] } {
   const raw = parse(text) as Record<string, unknown>;

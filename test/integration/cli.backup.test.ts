@@ -330,3 +330,16 @@ test('hostile archives and --to through a link get a coded refusal (exit 2, no r
   assert.equal(ok.code, 0, outputOf(ok));
   assert.equal(fs.existsSync(path.join(empty, 'home', 'kowalski.sqlite')), true);
 });
+
+test('a node of a Postgres store: the backup says the shared store is not in it, and where it is (no password shown)', async (t) => {
+  const home = await smallHome(t);
+  fs.appendFileSync(path.join(home, 'config.toml'), '\n[store]\nurl = "postgres://kw:PG-SECRET-9@db.example:5433/kowalski"\nfiles = "/srv/kowalski"\n');
+  const file = path.join(tempDir(t, 'kw-bk-'), 'node.zip');
+  const r = await cli(home, ['backup', file]);
+  assert.equal(r.code, 0, outputOf(r));
+  assert.match(r.stdout, /^ {2}skipped \[store\]: this data folder is a node of the Postgres store db\.example:5433\/kowalski: its runs, chats, traces, vault audit and adapters' records are in that database, its run folders and vault notes under \/srv\/kowalski, none of which is in this archive\. Back them up there \(pg_dump, and a copy of that folder\), or copy the store into a data folder first \(kowalski store copy --from <url> --to sqlite\) and back that up$/m);
+  assert.doesNotMatch(r.stdout, /PG-SECRET/);
+  assert.doesNotMatch(fs.readFileSync(file).toString('latin1'), /PG-SECRET/, 'the URL\'s password is left out of the archive');
+  const to = path.join(tempDir(t, 'kw-bk-'), 'restored');
+  assert.equal((await cli(home, ['restore', file, '--to', to])).code, 0, 'the archive restores');
+});
