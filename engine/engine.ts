@@ -176,6 +176,8 @@ export interface EngineOptions {
   adapterReplyBackoffMs?: readonly number[];
   /** Longest wait for an adapter's start, ms (default 10 000): past it the adapter is `error`. */
   adapterStartTimeoutMs?: number;
+  /** On a shared store: how long a vault write waits for a note another node is writing, ms (default NOTE_WAIT_MS, 10 s). */
+  noteWaitMs?: number;
 }
 
 export interface StartOptions {
@@ -355,7 +357,10 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     const vault = createVault({
       root: paths.vault, db, clock, crash, maxNoteBytes: config.vault.maxNoteBytes,
       ...(shared === undefined ? {} : {
-        shared: { queries: shared.noteWrites, transaction: shared.transaction, locks: storeNoteLocks({ tryLock: (k) => runStore.tryLockKey(k), unlock: (k) => runStore.unlockKey(k), clock, timers }) },
+        shared: { queries: shared.noteWrites, transaction: shared.transaction, locks: storeNoteLocks({
+          tryLock: (k) => runStore.tryLockKey(k), unlock: (k) => runStore.unlockKey(k), clock, timers,
+          ...(options.noteWaitMs === undefined ? {} : { waitMs: options.noteWaitMs }),
+        }) },
       }),
     });
     // Before anything can write a note (a chat turn going on included): a write a crash cut in two is completed or reported.

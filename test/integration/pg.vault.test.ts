@@ -29,12 +29,13 @@ const BY_CLI: WriteOrigin = { sessionId: null, agent: null, traceId: null, callK
 const sha = (s: string): string => createHash('sha256').update(s).digest('hex');
 
 /** Two nodes on one fresh database and one shared files folder. */
-async function twoNodes(t: TestContext): Promise<{ a: Engine; b: Engine; url: string; files: string; homes: [string, string] }> {
+/** `noteWaitMs`: node A's wait for a note another node writes (default the engine's, 10 s). */
+async function twoNodes(t: TestContext, noteWaitMs?: number): Promise<{ a: Engine; b: Engine; url: string; files: string; homes: [string, string] }> {
   const dir = tempDir(t);
   const url = await freshPostgresUrl();
   const files = path.join(dir, 'shared');
   const [homeA, homeB] = [path.join(dir, 'a'), path.join(dir, 'b')];
-  const a = (await pgTestEngine(t, { url, dataDir: homeA, store: { files } })).engine;
+  const a = (await pgTestEngine(t, { url, dataDir: homeA, store: { files }, ...(noteWaitMs === undefined ? {} : { noteWaitMs }) })).engine;
   const b = (await pgTestEngine(t, { url, dataDir: homeB, store: { files } })).engine;
   return { a, b, url, files, homes: [homeA, homeB] };
 }
@@ -115,7 +116,7 @@ test('a write a dead node left pending is settled by the next node to write that
 });
 
 test('a note a live node holds is left to it: a write waits, then is refused with KW_ERR_VAULT_NOTE_BUSY; a node starting meanwhile leaves its pending write alone', async (t) => {
-  const { a, url, files } = await twoNodes(t);
+  const { a, url, files } = await twoNodes(t, 1500);
   await a.vault.create('held.md', 'one\n', BY_CLI);
   // A node stopped in the middle of a write: it holds the note (its session's lock), and its intent is pending.
   const holder = new pg.Client({ connectionString: url });
@@ -127,8 +128,10 @@ test('a note a live node holds is left to it: a write waits, then is refused wit
      VALUES (1, 'append', 'held.md', 4, 8, 'two\n', $1, $2, 'cli', 'pending') RETURNING write_id::int`, [sha('one\n'), sha('one\ntwo\n')])).rows as [{ write_id: number }];
   const note = path.join(files, 'vault', 'held.md');
 
+  const asked = Date.now();
   await assert.rejects(a.vault.append('held.md', 'three\n', BY_CLI), (err: { code?: string; message?: string }) =>
-    err.code === 'KW_ERR_VAULT_NOTE_BUSY' && err.message!.includes('"held.md"'));
+    err.code === 'KW_ERR_VAULT_NOTE_BUSY' && err.message!.includes('"held.md"') && err.message!.includes('for over 1.5 s'));
+  assert.ok(Date.now() - asked >= 1500, 'it waited its time first');
   assert.equal(fs.readFileSync(note, 'utf8'), 'one\n', 'nothing was written');
   assert.deepEqual(a.vault.writes({ path: 'held.md' }).map((w) => [w.writeId, w.state]), [[inFlight, 'pending'], [1, 'done']], 'nothing was recorded');
 

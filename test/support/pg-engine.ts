@@ -20,6 +20,8 @@ export interface PgEngineOptions {
   store?: Partial<EngineConfig['store']>;
   /** The cluster's polls and forwarding wait (EngineOptions.cluster). */
   cluster?: EngineOptions['cluster'];
+  /** EngineOptions.noteWaitMs. */
+  noteWaitMs?: number;
 }
 
 /** An engine whose run store is a Postgres database (a fresh one unless `url`). */
@@ -31,7 +33,9 @@ export async function pgTestEngine(t: TestContext, options: PgEngineOptions = {}
     store: { ...DEFAULT_CONFIG.store, ...options.store, url },
     runs: { ...DEFAULT_CONFIG.runs, ...options.runs },
   };
-  const engine = await createEngine({ ownCode: testOwnCode(), dataDir, config, extraStepKinds: TEST_KINDS, ...(options.cluster === undefined ? {} : { cluster: options.cluster }) });
+  const engine = await createEngine({ ownCode: testOwnCode(), dataDir, config, extraStepKinds: TEST_KINDS,
+    ...(options.cluster === undefined ? {} : { cluster: options.cluster }), ...(options.noteWaitMs === undefined ? {} : { noteWaitMs: options.noteWaitMs }),
+  });
   cleanups(t)(async () => {
     await engine.close();
     if (options.dataDir === undefined) fs.rmSync(dataDir, { recursive: true, force: true });
