@@ -12,13 +12,23 @@ export function ChatComposer({ sessionId, running, onSent }: { sessionId: string
   const [error, setError] = useState<ApiError | undefined>(undefined);
   const closed = running || sending;
   const box = useRef<HTMLTextAreaElement>(null);
-  /** The box had the focus when the message went: it gets it back once the answer is in (a disabled box loses it). */
+  /**
+   * The box had the focus when the message went: it gets it back whenever it opens again (a
+   * disabled box loses it) — after the send, and again after the turn, whose start the
+   * session may show only after the send's answer — until the operator puts the focus
+   * somewhere else.
+   */
   const refocus = useRef(false);
   useEffect(() => {
-    if (closed || !refocus.current) return;
-    refocus.current = false;
-    box.current?.focus();
+    if (!closed && refocus.current) box.current?.focus();
   }, [closed]);
+  useEffect(() => {
+    const moved = (e: FocusEvent): void => {
+      if (e.target !== box.current) refocus.current = false;
+    };
+    document.addEventListener('focusin', moved);
+    return () => document.removeEventListener('focusin', moved);
+  }, []);
 
   const send = async () => {
     if (closed || text.trim() === '') return;
