@@ -43,6 +43,8 @@ export interface ClusterDeps {
   adoptConversations?(): void;
   /** Another node appended events `first`…`last` to a chat session. */
   chatGrew?(sessionId: string, first: number, last: number): void;
+  /** Another node relayed tokens of a turn it runs (payload of `kw_chat_tokens`). */
+  chatTokens?(payload: string): void;
   stepsRunning(): number;
   /** Perform an operator action another node forwarded to this one (this node's own action, here). */
   perform(action: ForwardedAction, runId: string, args: Record<string, unknown>): Promise<unknown>;
@@ -171,7 +173,7 @@ export function startCluster(deps: ClusterDeps): Cluster {
       else if (channel === CHANNELS.chat) {
         const [from, sessionId, first, last] = payload.split(' ');
         if (from !== backend.nodeId && sessionId !== undefined) guarded(() => deps.chatGrew?.(sessionId, Number(first), Number(last)))();
-      }
+      } else if (channel === CHANNELS.chatTokens) guarded(() => deps.chatTokens?.(payload))();
     },
     onState(listening) {
       // The polls change pace (fast while cut off, slow while listening), and what was missed meanwhile is looked at.

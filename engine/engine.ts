@@ -80,6 +80,7 @@ import { createRecallTool, createRecentTurnsTool, createRememberTool } from './c
 import { RecallIndex } from './chat/recall.js';
 import { recallQueries } from './store/sql/recall.js';
 import { pgRecallQueries } from './store/pg/sql/recall.js';
+import { heardTokens, PgChatTokens } from './store/pg/chat-tokens.js';
 import type { Team } from './team/index.js';
 import { createTriggerHost } from './trigger-host.js';
 import type { EngineTriggers } from './trigger-host.js';
@@ -466,6 +467,11 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       stepTimeoutSecs: config.runs.stepTimeoutSecs,
       ...(options.parkedKept === undefined ? {} : { parkedKept: options.parkedKept }),
     });
+    // A chat turn's tokens, to the other nodes' followers (real time, as the cluster's beats).
+    const chatTokens = postgres === undefined ? undefined : new PgChatTokens({
+      session: postgres.session, nodeId: postgres.nodeId, clock: systemClock, timers: systemTimers(systemClock),
+      onError: (err) => observers.emit('engine:warning', { message: `chat tokens to the other nodes: ${messageOf(err)}` }),
+    });
     /** The chat service is made below; the cluster's beats may come before. */
     let chatMade = false;
     const cluster: Cluster | undefined = postgres === undefined ? undefined : startCluster({
@@ -485,6 +491,9 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       }),
       chatGrew: (sessionId: string, first: number, last: number) => {
         if (chatMade) chat.heard(sessionId, first, last);
+      },
+      chatTokens: (payload: string) => {
+        for (const token of heardTokens(payload, postgres!.nodeId)) observers.emit('chat:token', token);
       },
       stepsRunning: () => supervisor.runningSteps,
       perform: (action, runId, args) => actions.here(action, runId, args),
@@ -547,7 +556,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     });
 
     const chat = new ChatService({
-      tables: postgres === undefined ? sqliteChatTables(db) : pgChatTables(postgres.session, postgres.chatLeases, postgres.nodeId),
+      tables: postgres === undefined ? sqliteChatTables(db) : pgChatTables(postgres.session, postgres.chatLeases, postgres.nodeId, chatTokens!),
       clock, timers, observers, traces: models.traces,
       ...(options.chatIdleSessionMs === undefined ? {} : { idleSessionMs: options.chatIdleSessionMs }),
       // "Every tool" leaves out the Rookery's: they edit a horde draft, which only an agent
@@ -732,6 +741,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
           await checkpointer?.stop();
           committer.flush();
           await cluster?.close();
+          chatTokens?.close();
           postgres?.close();
           db.close();
           lock.release();

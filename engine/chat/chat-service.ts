@@ -461,7 +461,9 @@ export class ChatService {
       onToken: (piece) => {
         onToken?.(piece);
         this.tokenListeners.get(session.id)?.(piece);
-        this.deps.observers.emit('chat:token', { sessionId: session.id, turn: current.turn, ...piece });
+        const token = { sessionId: session.id, turn: current.turn, ...piece };
+        this.deps.observers.emit('chat:token', token);
+        this.deps.tables.relayToken?.(token);
       },
       now,
       crash: this.deps.crash,

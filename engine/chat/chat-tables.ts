@@ -5,6 +5,7 @@
  * session's lease (`leases`), so one node at a time runs it.
  */
 import type { Database } from 'better-sqlite3';
+import type { ChatToken } from '../../contract/frames.js';
 import { chatQueries } from '../store/sql/chat.js';
 import type { ChatQueries } from '../store/sql/chat.js';
 import { stepSessionQueries } from '../store/sql/step-sessions.js';
@@ -33,6 +34,8 @@ export interface ChatTables {
   readonly leases?: ChatLeases;
   /** Inside an append's transaction: the other nodes hear at its commit that the session's log grew by these events (their clients follow it live). */
   announce?(sessionId: string, firstSeq: number, lastSeq: number): void;
+  /** A token of a turn this node runs: the other nodes' clients following the session see it too. */
+  relayToken?(token: ChatToken): void;
 }
 
 export function sqliteChatTables(db: Database): ChatTables {

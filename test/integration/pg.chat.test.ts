@@ -291,6 +291,35 @@ test('a node stopped cleanly mid-turn gives its turn up at once: another node go
   assert.equal(b.chat.get(id).transcript.at(-1)!.answer?.text, 'answered on B');
 });
 
+test('a client of node B following a session sees the answer node A is streaming, token by token, before the turn ends', async (t) => {
+  const answer = 'The tea is oolong, brewed at four, in the blue pot.';
+  const { dir, server, url, files } = await scene(t, () => ({ text: answer, chunkDelayMs: 40 }));
+  const a = await node(t, nodeHome(dir, 'a', server, url, files));
+  const b = await node(t, nodeHome(dir, 'b', server, url, files));
+  const api = await buildApi(b, { token: TEST_TOKEN, port: 0 });
+  cleanups(t)(() => api.app.close());
+  const { wsUrl } = await listen(api);
+  const { id, lastSeq } = a.chat.create({ agent: 'helper' });
+  const ws = await TestSocket.open(t, wsUrl);
+  await ws.next((f) => f.type === 'hello');
+  ws.send({ type: 'chat-follow', sessionId: id, after: lastSeq });
+  await ws.next((f) => f.type === 'chat-synced');
+
+  const sent = a.chat.send(id, 'which tea?');
+  // Live: the first tokens reach B's client while A's model is still writing.
+  await ws.next((f) => f.type === 'chat-token');
+  assert.equal(server.requests[0]!.answered, false, 'the answer is not all written yet');
+  await sent.done;
+  await ws.next((f) => f.type === 'chat-event' && f.event.type === 'turn.finished');
+  const frames = ws.frames.filter((f) => f.type === 'chat-token' || f.type === 'chat-event');
+  const tokens = frames.filter((f) => f.type === 'chat-token');
+  assert.equal(tokens.map((f) => f.text).join(''), answer, 'every token once, in order');
+  assert.ok(tokens.length > 1, `token by token (${tokens.length} frames)`);
+  assert.deepEqual([...new Set(tokens.map((f) => `${f.sessionId} ${f.turn} ${f.node} ${f.agent}`))], [`${id} 1 r helper`]);
+  const finished = frames.findIndex((f) => f.type === 'chat-event' && f.event.type === 'model.finished');
+  assert.ok(frames.findLastIndex((f) => f.type === 'chat-token') < finished, "the tokens come before the events committed after them");
+});
+
 test("a client of node B following a session gets the events of the turn node A runs, in order, as A commits them", async (t) => {
   let release!: () => void;
   const held = new Promise<void>((resolve) => {

@@ -10,6 +10,8 @@ export const CHANNELS = {
   answers: 'kw_answers',
   /** A chat session's log grew; payload: `<node> <session> <first seq> <last seq>`. */
   chat: 'kw_chat',
+  /** A turn's tokens as its model writes them; payload: `<node> <JSON>` (chat-tokens.ts). */
+  chatTokens: 'kw_chat_tokens',
 } as const;
 
 export type Channel = (typeof CHANNELS)[keyof typeof CHANNELS];

@@ -1,0 +1,89 @@
+/**
+ * A chat turn's tokens, from the node running it to the other nodes of a Postgres store, so
+ * a client following the session through any node sees the answer as it is written (what
+ * it sees of the committed events comes through `kw_chat`). Tokens are gathered for a
+ * moment (FLUSH_MS) and sent as one notification per session on `kw_chat_tokens`:
+ * `<node> <JSON {s: session, t: turn, p: [[node, agent, text], …]}>`, at most PAYLOAD_BYTES
+ * each (Postgres takes 8000). Before a session's next commit announces its events, what it
+ * gathered goes first, in the same transaction, so every node hears the tokens of a model
+ * call before the events after it. Best effort, as the tokens are on one node: a
+ * notification lost is text a follower does not see live; the log has the answer.
+ */
+import type { ChatToken } from '../../../contract/frames.js';
+import type { Clock } from '../../clock.js';
+import type { Timers } from '../../triggers/timers.js';
+import { CHANNELS } from './channels.js';
+import type { PgSession } from './session.js';
+
+/** How long tokens are gathered before they go, ms. */
+const FLUSH_MS = 25;
+/** The most bytes of one notification's JSON (Postgres refuses payloads from 8000 bytes). */
+const PAYLOAD_BYTES = 7000;
+
+interface Gathered { turn: number; pieces: Array<[node: string, agent: string, text: string]>; bytes: number }
+
+export class PgChatTokens {
+  private readonly gathered = new Map<string, Gathered>();
+  private cancel: (() => void) | undefined;
+
+  constructor(private readonly deps: { session: PgSession; nodeId: string; clock: Clock; timers: Timers; onError(err: unknown): void }) {}
+
+  /** A token of a turn this node runs. */
+  add(token: ChatToken): void {
+    let g = this.gathered.get(token.sessionId);
+    if (g !== undefined && g.turn !== token.turn) {
+      this.flush(token.sessionId);
+      g = undefined;
+    }
+    // Cut a long piece so that every notification stays under the limit.
+    for (let text = token.text; text.length > 0;) {
+      const part = text.slice(0, 1000);
+      text = text.slice(part.length);
+      const bytes = Buffer.byteLength(part) + token.node.length + token.agent.length + 16;
+      if (g !== undefined && g.bytes + bytes > PAYLOAD_BYTES) {
+        this.flush(token.sessionId);
+        g = undefined;
+      }
+      g ??= this.gathered.set(token.sessionId, { turn: token.turn, pieces: [], bytes: 64 }).get(token.sessionId)!;
+      g.pieces.push([token.node, token.agent, part]);
+      g.bytes += bytes;
+    }
+    this.cancel ??= this.deps.timers.at(this.deps.clock.now() + FLUSH_MS, () => {
+      this.cancel = undefined;
+      try {
+        this.flush();
+      } catch (err) {
+        this.deps.onError(err);
+      }
+    });
+  }
+
+  /** Send what was gathered: for one session (before its commit, inside the transaction), or all. */
+  flush(sessionId?: string): void {
+    const ids = sessionId === undefined ? [...this.gathered.keys()] : [sessionId];
+    for (const id of ids) {
+      const g = this.gathered.get(id);
+      if (g === undefined) continue;
+      this.gathered.delete(id);
+      this.deps.session.write(`SELECT pg_notify('${CHANNELS.chatTokens}', $1)`, [`${this.deps.nodeId} ${JSON.stringify({ s: id, t: g.turn, p: g.pieces })}`]);
+    }
+  }
+
+  close(): void {
+    this.cancel?.();
+    this.cancel = undefined;
+    this.gathered.clear();
+  }
+}
+
+/** The tokens of a notification another node sent (none for this node's own, or a payload not understood). */
+export function heardTokens(payload: string, nodeId: string): ChatToken[] {
+  const space = payload.indexOf(' ');
+  if (space < 0 || payload.slice(0, space) === nodeId) return [];
+  try {
+    const { s, t, p } = JSON.parse(payload.slice(space + 1)) as { s: string; t: number; p: Array<[string, string, string]> };
+    return p.map(([node, agent, text]) => ({ sessionId: s, turn: t, node, agent, text }));
+  } catch {
+    return [];
+  }
+}
