@@ -45,6 +45,8 @@ export interface ClusterDeps {
   chatGrew?(sessionId: string, first: number, last: number): void;
   /** Another node relayed tokens of a turn it runs (payload of `kw_chat_tokens`). */
   chatTokens?(payload: string): void;
+  /** Another node granted or revoked a plugin. */
+  pluginsChanged?(): void;
   stepsRunning(): number;
   /** Perform an operator action another node forwarded to this one (this node's own action, here). */
   perform(action: ForwardedAction, runId: string, args: Record<string, unknown>): Promise<unknown>;
@@ -174,6 +176,7 @@ export function startCluster(deps: ClusterDeps): Cluster {
         const [from, sessionId, first, last] = payload.split(' ');
         if (from !== backend.nodeId && sessionId !== undefined) guarded(() => deps.chatGrew?.(sessionId, Number(first), Number(last)))();
       } else if (channel === CHANNELS.chatTokens) guarded(() => deps.chatTokens?.(payload))();
+      else if (channel === CHANNELS.plugins && payload !== backend.nodeId) guarded(() => deps.pluginsChanged?.())();
     },
     onState(listening) {
       // The polls change pace (fast while cut off, slow while listening), and what was missed meanwhile is looked at.

@@ -414,7 +414,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       ...(options.adapterStartTimeoutMs === undefined ? {} : { startTimeoutMs: options.adapterStartTimeoutMs }),
     });
     const plugins = new PluginService({
-      grants: postgres === undefined ? pluginQueries(db) : pgPluginQueries(postgres.session),
+      grants: postgres === undefined ? pluginQueries(db) : pgPluginQueries(postgres.session, postgres.nodeId),
       clock, timers, dataDir: paths.dataDir, pluginsDir: paths.plugins, localDir: localPluginDir(paths.plugins, process.env), kowalskiVersion: packageVersion(),
       onToolsChanged: () => models.reload(),
       onChange: () => observers.emit('plugins:changed', {}),
@@ -492,6 +492,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       chatGrew: (sessionId: string, first: number, last: number) => {
         if (chatMade) chat.heard(sessionId, first, last);
       },
+      pluginsChanged: () => plugins.grantsChanged(),
       chatTokens: (payload: string) => {
         for (const token of heardTokens(payload, postgres!.nodeId)) observers.emit('chat:token', token);
       },

@@ -128,6 +128,12 @@ export class PluginService {
     return this.get(name);
   }
 
+  /** On a shared store: another node granted or revoked a plugin; the tools offered follow, and the app is told. */
+  grantsChanged(): void {
+    this.offerAsGranted(this.grants.rows());
+    this.deps.onChange();
+  }
+
   /** The grants and revokes of one plugin, oldest first. */
   audit(name: string): PluginAuditEntry[] {
     this.entry(name);

@@ -264,11 +264,12 @@ test('a plugin granted on one node is granted on the other, with its audit; revo
   assert.deepEqual(greeterProblems(), ['KW_ERR_TOOL_UNKNOWN']);
 
   a.plugins.grant('hello', 'ann');
+  // B hears of the grant (kw_plugins): its registry offers the tool before anything on B reads the plugins.
+  await waitFor(() => greeterProblems().length === 0, "B's registry to offer the tool of the plugin A granted");
   const there = b.plugins.get('hello');
   assert.equal(there.state, 'granted', 'granted on B too');
   assert.equal(there.grantedBy, 'ann');
   assert.deepEqual(b.plugins.audit('hello').map((e) => [e.action, e.by]), [['grant', 'ann']]);
-  assert.deepEqual(greeterProblems(), [], 'B\'s registry offers the tool of the plugin A granted (made again as B read the grant)');
   // `kowalski agents` (no engine) on B's folder checks a profile's tools against the shared grants too.
   const agents = async (): Promise<Array<{ code: string }>> => {
     const r = await cli(homes[1]!, ['agents', '--json'], { env: { KOWALSKI_DATABASE_URL: url } });
@@ -277,6 +278,7 @@ test('a plugin granted on one node is granted on the other, with its audit; revo
   assert.deepEqual(await agents(), [], 'the tool of a plugin granted on A is known on B');
 
   b.plugins.revoke('hello', 'bo');
+  await waitFor(() => greeterProblems().includes('KW_ERR_TOOL_UNKNOWN'), "B's own revoke takes the tool away at once");
   assert.equal(a.plugins.get('hello').state, 'pending', 'revoked on A too');
   assert.deepEqual(a.plugins.audit('hello').map((e) => [e.action, e.by]), [['grant', 'ann'], ['revoke', 'bo']]);
   assert.deepEqual((await agents()).map((p) => p.code), ['KW_ERR_TOOL_UNKNOWN'], 'revoked: unknown again');

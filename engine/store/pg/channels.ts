@@ -12,6 +12,8 @@ export const CHANNELS = {
   chat: 'kw_chat',
   /** A turn's tokens as its model writes them; payload: `<node> <JSON>` (chat-tokens.ts). */
   chatTokens: 'kw_chat_tokens',
+  /** A plugin was granted or revoked; payload: the node's id. */
+  plugins: 'kw_plugins',
 } as const;
 
 export type Channel = (typeof CHANNELS)[keyof typeof CHANNELS];
