@@ -291,9 +291,8 @@ test('a node stopped cleanly mid-turn gives its turn up at once: another node go
   assert.equal(b.chat.get(id).transcript.at(-1)!.answer?.text, 'answered on B');
 });
 
-test('a client of node B following a session sees the answer node A is streaming, token by token, before the turn ends', async (t) => {
-  const answer = 'The tea is oolong, brewed at four, in the blue pot.';
-  const { dir, server, url, files } = await scene(t, () => ({ text: answer, chunkDelayMs: 40 }));
+/** Nodes A and B, a session begun on A (its log up to `lastSeq`), and a websocket client of B's API following it (synced, live from now on). */
+async function followedFromB(t: TestContext, dir: string, server: FakeModelServer, url: string, files: string): Promise<{ a: Engine; id: string; lastSeq: number; ws: TestSocket }> {
   const a = await node(t, nodeHome(dir, 'a', server, url, files));
   const b = await node(t, nodeHome(dir, 'b', server, url, files));
   const api = await buildApi(b, { token: TEST_TOKEN, port: 0 });
@@ -304,6 +303,13 @@ test('a client of node B following a session sees the answer node A is streaming
   await ws.next((f) => f.type === 'hello');
   ws.send({ type: 'chat-follow', sessionId: id, after: lastSeq });
   await ws.next((f) => f.type === 'chat-synced');
+  return { a, id, lastSeq, ws };
+}
+
+test('a client of node B following a session sees the answer node A is streaming, token by token, before the turn ends', async (t) => {
+  const answer = 'The tea is oolong, brewed at four, in the blue pot.';
+  const { dir, server, url, files } = await scene(t, () => ({ text: answer, chunkDelayMs: 40 }));
+  const { a, id, ws } = await followedFromB(t, dir, server, url, files);
 
   const sent = a.chat.send(id, 'which tea?');
   // Live: the first tokens reach B's client while A's model is still writing.
@@ -326,16 +332,7 @@ test("a client of node B following a session gets the events of the turn node A 
     release = resolve;
   });
   const { dir, server, url, files } = await scene(t, () => ({ text: 'far away', heldUntil: held }));
-  const a = await node(t, nodeHome(dir, 'a', server, url, files));
-  const b = await node(t, nodeHome(dir, 'b', server, url, files));
-  const api = await buildApi(b, { token: TEST_TOKEN, port: 0 });
-  cleanups(t)(() => api.app.close());
-  const { wsUrl } = await listen(api);
-  const { id, lastSeq } = a.chat.create({ agent: 'helper' });
-  const ws = await TestSocket.open(t, wsUrl);
-  await ws.next((f) => f.type === 'hello');
-  ws.send({ type: 'chat-follow', sessionId: id, after: lastSeq });
-  await ws.next((f) => f.type === 'chat-synced');
+  const { a, id, lastSeq, ws } = await followedFromB(t, dir, server, url, files);
 
   const sent = a.chat.send(id, 'hello from afar');
   // Live, not read back later: the model's answer is held until B's client has seen the turn start.
