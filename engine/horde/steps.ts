@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { APPLY_MODES, ISOLATIONS, MODEL_STEP_KINDS, NOTE_MODES, badAgentName } from '../../core/index.js';
+import { APPLY_MODES, ISOLATIONS, MODEL_STEP_KINDS, NOTE_MODES, badAgentName, messageOf } from '../../core/index.js';
 import type { ApplyMode, CallSpec, NormalizeSpec, NoteSpec, SendSpec, StepDef } from '../../core/index.js';
 import { fillNotePath, unknownNotePlaceholders } from '../../core/note-path.js';
 import { scanStepField } from '../../core/step-fields.js';
@@ -223,7 +223,7 @@ function readNote(f: Fields, kind: string | undefined, context: readonly string[
   try {
     noteSegments(fillNotePath(raw, { date: '2026-01-01', runId: 'r0' }));
   } catch (err) {
-    f.bad('note', `note: ${(err as Error).message}`);
+    f.bad('note', `note: ${messageOf(err)}`);
     return undefined;
   }
   return { path: raw, mode };

@@ -11,7 +11,7 @@
  * an attempt after a crash gets that answer back and does not call the tool again.
  */
 import { fillStepField } from '../../core/step-fields.js';
-import { KowalskiError } from '../../core/index.js';
+import { KowalskiError, messageOf } from '../../core/index.js';
 import { inlineCode, writeArtifact } from '../artifact.js';
 import type { StepContext, StepResult } from '../protocol.js';
 import type { StepTask } from '../protocol.js';
@@ -33,7 +33,7 @@ function argumentsOf(task: StepTask, raw: Record<string, unknown> | string, valu
   try {
     parsed = JSON.parse(text);
   } catch (err) {
-    throw new KowalskiError('KW_ERR_INPUT_INVALID', `step \`${task.step.name}\`: its arguments are not JSON once filled in (${(err as Error).message}): ${text.slice(0, 200)}`, { where: { file: task.step.file, key: 'arguments' } });
+    throw new KowalskiError('KW_ERR_INPUT_INVALID', `step \`${task.step.name}\`: its arguments are not JSON once filled in (${messageOf(err)}): ${text.slice(0, 200)}`, { where: { file: task.step.file, key: 'arguments' } });
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new KowalskiError('KW_ERR_INPUT_INVALID', `step \`${task.step.name}\`: its arguments must be the JSON of an object ({"symbols": "AAPL"}), not ${text.slice(0, 200)}`, { where: { file: task.step.file, key: 'arguments' } });
