@@ -17,8 +17,10 @@ import type { PgSession } from './session.js';
 
 /** How long tokens are gathered before they go, ms. */
 const FLUSH_MS = 25;
-/** The most bytes of one notification's JSON (Postgres refuses payloads from 8000 bytes). */
+/** The most bytes of one notification's payload (Postgres refuses payloads from 8000 bytes). */
 const PAYLOAD_BYTES = 7000;
+/** The longest text of one piece, in UTF-16 units: at most 1000 × 6 bytes escaped, so one piece always fits. */
+const PIECE_CHARS = 1000;
 
 interface Gathered { turn: number; pieces: Array<[node: string, agent: string, text: string]>; bytes: number }
 
@@ -35,17 +37,19 @@ export class PgChatTokens {
       this.flush(token.sessionId);
       g = undefined;
     }
-    // Cut a long piece so that every notification stays under the limit.
+    // Cut a long piece so that every notification stays under the limit. Sizes are of the
+    // payload as sent: JSON-escaped (a quote or a line break takes two bytes, a control character six).
     for (let text = token.text; text.length > 0;) {
-      const part = text.slice(0, 1000);
+      const part = text.slice(0, PIECE_CHARS);
       text = text.slice(part.length);
-      const bytes = Buffer.byteLength(part) + token.node.length + token.agent.length + 16;
+      const piece: Gathered['pieces'][number] = [token.node, token.agent, part];
+      const bytes = Buffer.byteLength(JSON.stringify(piece)) + 1;
       if (g !== undefined && g.bytes + bytes > PAYLOAD_BYTES) {
         this.flush(token.sessionId);
         g = undefined;
       }
-      g ??= this.gathered.set(token.sessionId, { turn: token.turn, pieces: [], bytes: 64 }).get(token.sessionId)!;
-      g.pieces.push([token.node, token.agent, part]);
+      g ??= this.gathered.set(token.sessionId, { turn: token.turn, pieces: [], bytes: this.deps.nodeId.length + 1 + Buffer.byteLength(JSON.stringify({ s: token.sessionId, t: token.turn, p: [] })) }).get(token.sessionId)!;
+      g.pieces.push(piece);
       g.bytes += bytes;
     }
     this.cancel ??= this.deps.timers.at(this.deps.clock.now() + FLUSH_MS, () => {
