@@ -57,7 +57,7 @@ export function sqliteCopyEnd(db: Database, where: string): CopyEnd {
       const insert = prepared(`INSERT INTO ${t.name} (${columnList(t)}) VALUES (${list(t.columns.map(() => '?'))})`);
       for (const row of rows) insert.run(...t.columns.map((c) => row[c.name]));
     },
-    // An INTEGER PRIMARY KEY takes max + 1 by itself.
+    // Keys need nothing (an INTEGER PRIMARY KEY takes max + 1 by itself); the recall index is made from the copied log.
     settle: () => void db.exec(REBUILD_CHAT_FTS),
     // A write's links between rows (a vault write and the revert that undid it, copied before it) are checked at the commit.
     transaction: (mode, fn) => (mode === 'write' ? db.transaction(() => {

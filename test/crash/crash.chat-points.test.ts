@@ -42,7 +42,7 @@ async function killThenRestart(s: Setup, what: Chatting, answer: (m: string) => 
   const second = await chatLife(s.h.home, s.ledger, what);
   assert.equal(second.code, 0, `${second.stderr}\n${second.lines.join('\n')}`);
   assert.deepEqual(budgetDrops(before, budgetsNow(s.h.home)), []);
-  const check = await checkChat(s.h.home, s.ledger, s.server, s.h.ledgerFile, what, answer);
+  const check = await checkChat(s.h.home, s.ledger, [s.server], s.h.ledgerFile, [what], answer);
   assert.deepEqual(check.problems, []);
   // These kills land where no answer is on its way: no call the fake answered to the end is asked again.
   assert.equal(check.answersLostToKills, 0);
@@ -139,7 +139,7 @@ test('a budget one call short stays short across a kill: the turn stops budget_e
   const engine = await createEngine({ ownCode: testOwnCode(), dataDir: s.h.home });
   const out = await engine.chat.grant(id, 1).done.finally(() => engine.close());
   assert.deepEqual([out.turn, out.stop, out.text], [1, 'done', teamAnswer('team 0 turn 1')]);
-  const check = await checkChat(s.h.home, s.ledger, s.server, s.h.ledgerFile, what, teamAnswer);
+  const check = await checkChat(s.h.home, s.ledger, [s.server], s.h.ledgerFile, [what], teamAnswer);
   assert.deepEqual(check.problems, []);
   assert.deepEqual([check.calls, s.ledger.asked.length, check.answersLostToKills], [6, 6, 0]);
 });

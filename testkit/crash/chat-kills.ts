@@ -55,7 +55,7 @@ export async function chatUnderKills(options: KillsOptions): Promise<KillsResult
     let kills = 0;
     for (let i = 0; i < options.kills; i++) if (await live(true)) kills++;
     await live(false);
-    const check = await checkChat(h.home, ledger, server, h.ledgerFile, what, teamAnswer);
+    const check = await checkChat(h.home, ledger, [server], h.ledgerFile, [what], teamAnswer);
     return { ...check, problems: [...problems, ...check.problems], lives: ledger.life, kills, requests: ledger.asked.length };
   } finally {
     await server.close();

@@ -123,13 +123,13 @@ type Ev = StoredChatEvent['event'];
 const ended = (e: Ev): e is Extract<Ev, { type: 'model.finished' | 'model.failed' }> => e.type === 'model.finished' || e.type === 'model.failed';
 
 /**
- * The invariants (see the top of this file) over every session of `what` (one kind of
- * session, or several); `answer(message)` is the expected answer of a turn. `server`: the
- * fake (or fakes) the ledger's script answers for.
+ * The invariants (see the top of this file) over every session of each kind in `what`;
+ * `answer(message)` is the expected answer of a turn. `servers`: the fakes the ledger's
+ * script answers for.
  */
 export async function checkChat(
-  home: string, ledger: ModelLedger, server: FakeModelServer | readonly FakeModelServer[], ledgerFile: string,
-  what: Chatting | readonly Chatting[], answer: (message: string) => string,
+  home: string, ledger: ModelLedger, servers: readonly FakeModelServer[], ledgerFile: string,
+  what: readonly Chatting[], answer: (message: string) => string,
 ): Promise<ChatCheck> {
   const problems: string[] = [];
   const out: ChatCheck = { problems, sessions: 0, turns: 0, calls: 0, answersLostToKills: 0, askedAgain: 0, outcomeUnknown: 0, notes: 0 };
@@ -139,7 +139,7 @@ export async function checkChat(
   const notes: Array<{ path: string; content: string; recorded: boolean; where: string }> = [];
   try {
     const all = engine.chat.list(10_000);
-    for (const w of Array.isArray(what) ? what as readonly Chatting[] : [what as Chatting]) {
+    for (const w of what) {
       const sessions = all.filter((s) => s.agent === w.agent && s.title.startsWith(`${w.topic} `));
       out.sessions += sessions.length;
       if (sessions.length !== w.sessions) problems.push(`${sessions.length} sessions of ${w.topic}, not ${w.sessions}`);
@@ -154,7 +154,7 @@ export async function checkChat(
   } finally {
     await engine.close();
   }
-  problems.push(...modelProblems(ledger, Array.isArray(server) ? server as readonly FakeModelServer[] : [server as FakeModelServer], committed, out));
+  problems.push(...modelProblems(ledger, servers, committed, out));
   const written = fs.existsSync(ledgerFile) ? fs.readFileSync(ledgerFile, 'utf8').split('\n').filter((l) => l !== '') : [];
   for (const t of toolLines) {
     const n = written.filter((l) => l === t.line).length;

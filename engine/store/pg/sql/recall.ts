@@ -25,16 +25,11 @@ WHERE f.type = 'turn.finished'
 /** Snippets as SQLite's `snippet(chat_fts, -1, '[', ']', '…', 16)`: one passage of about 16 words. */
 const HEADLINE = 'StartSel=[, StopSel=], MaxWords=16, MinWords=6, ShortWord=0, MaxFragments=1, FragmentDelimiter=…';
 
-/** The window's condition (agent steps' sessions left out), its parameters from `first`. */
-function windowOf(w: EpisodeWindow, first: number): { where: string; params: unknown[] } {
-  const p = (i: number): string => `$${first + i}`;
-  return {
-    where: `at >= ${p(0)} AND (${p(1)}::text IS NULL OR agent = ${p(1)})
+/** The window's condition (agent steps' sessions left out), on parameters $1…$5. */
+const WINDOW = `at >= $1 AND ($2::text IS NULL OR agent = $2)
       AND session_id NOT IN (SELECT session_id FROM step_sessions)
-      AND (${p(2)}::bigint IS NULL OR (at, session_id, turn) > (${p(2)}, ${p(3)}::text, ${p(4)}::integer))`,
-    params: [w.at, w.agent ?? null, w.after?.at ?? null, w.after?.sessionId ?? null, w.after?.turn ?? null],
-  };
-}
+      AND ($3::bigint IS NULL OR (at, session_id, turn) > ($3, $4::text, $5::integer))`;
+const windowParams = (w: EpisodeWindow): unknown[] => [w.at, w.agent ?? null, w.after?.at ?? null, w.after?.sessionId ?? null, w.after?.turn ?? null];
 
 export function pgRecallQueries(s: PgSession): RecallQueries {
   return {
@@ -52,15 +47,9 @@ export function pgRecallQueries(s: PgSession): RecallQueries {
        WHERE r.doc @@ q.q AND r.session_id <> $2
        ORDER BY rank, r.at DESC, r.session_id, r.turn LIMIT $3`,
       [terms.map((t) => `'${t}'`).join(' | '), excludeSession, limit, HEADLINE]),
-    since: (w, limit) => {
-      const { where, params } = windowOf(w, 1);
-      return s.all<EpisodeRow>(
-        `SELECT session_id, turn, agent, at, user_text AS "user", assistant_text AS assistant FROM chat_recall
-         WHERE ${where} ORDER BY at, session_id, turn LIMIT $${params.length + 1}`, [...params, limit]);
-    },
-    countSince: (w) => {
-      const { where, params } = windowOf(w, 1);
-      return Number(s.get<{ n: string }>(`SELECT count(*) AS n FROM chat_recall WHERE ${where}`, params)!.n);
-    },
+    since: (w, limit) => s.all<EpisodeRow>(
+      `SELECT session_id, turn, agent, at, user_text AS "user", assistant_text AS assistant FROM chat_recall
+       WHERE ${WINDOW} ORDER BY at, session_id, turn LIMIT $6`, [...windowParams(w), limit]),
+    countSince: (w) => Number(s.get<{ n: string }>(`SELECT count(*) AS n FROM chat_recall WHERE ${WINDOW}`, windowParams(w))!.n),
   };
 }
