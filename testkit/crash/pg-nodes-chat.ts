@@ -150,10 +150,10 @@ api_url = "${this.slackApi!.url}"
       ...TOPICS.flatMap((topic) => Array.from({ length: this.o.sessions }, (_, i) => () => this.session(d, `${topic} ${i}`, i))),
       ...Array.from({ length: this.o.slack }, (_, j) => () => this.deliver(d, j)),
     ];
-    // Spread over the waves, in an order that mixes the kinds of work.
-    const order = items.map((run, k) => ({ run, wave: Math.floor((k * d.waves) / items.length), key: (k * 7) % items.length }));
+    // Mixed (a fixed stride through the list, so every wave gets each kind of work), then spread over the waves in that order.
+    const sorted = items.map((run, k) => ({ run, key: (k * 7) % items.length })).sort((a, b) => a.key - b.key)
+      .map(({ run }, at) => ({ run, wave: Math.floor((at * d.waves) / items.length) }));
     let next = 0;
-    const sorted = [...order].sort((a, b) => a.wave - b.wave || a.key - b.key);
     const client = async (): Promise<void> => {
       for (let k = next++; k < sorted.length; k = next++) {
         await d.until(() => d.restarted() >= sorted[k]!.wave, `chat wave ${sorted[k]!.wave}`);
