@@ -32,7 +32,7 @@ import type { ModuleToRun } from './modules.js';
 import { ModelHub } from './models.js';
 import { Observers } from './observers.js';
 import type { EngineEventMap } from './observers.js';
-import { emptyRecovery, recoverRuns, resumeRun } from './recovery.js';
+import { Resumer, emptyRecovery, recoverRuns } from './recovery.js';
 import { runActions } from './run-actions.js';
 import type { RecoverySummary } from './recovery.js';
 import { checkRunInput } from './run-input.js';
@@ -467,6 +467,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       stepTimeoutSecs: config.runs.stepTimeoutSecs,
       ...(options.parkedKept === undefined ? {} : { parkedKept: options.parkedKept }),
     });
+    const resumer = new Resumer(supervisor);
     // A chat turn's tokens, to the other nodes' followers (real time, as the cluster's beats).
     const chatTokens = postgres === undefined ? undefined : new PgChatTokens({
       session: postgres.session, nodeId: postgres.nodeId, clock: systemClock, timers: systemTimers(systemClock),
@@ -479,7 +480,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       backend: postgres, log, observers, clock: systemClock, timers: systemTimers(systemClock),
       stateOf: (runId) => queries.getRun(runId)?.state,
       ...(options.adoptRuns === false ? {} : {
-        adopt: (runId: string) => resumeRun(supervisor, runId, emptyRecovery()),
+        adopt: (runId: string) => resumer.resume(runId, emptyRecovery()),
       }),
       ...(options.adoptRuns === false ? {} : {
         // Chat turns under way that no live node holds (their node died or stopped): taken and gone on with from their logs.
@@ -684,7 +685,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         return actions.act('raise_budget', runId, { raise, ...opts });
       },
       async recover() {
-        const summary = await recoverRuns(supervisor, queries);
+        const summary = await recoverRuns(resumer, queries);
         summary.vault = vaultRecovery;
         summary.chats = chat.recover();
         return summary;
@@ -695,7 +696,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         if (FINAL_RUN_STATES.has(row.state)) throw new KowalskiError('KW_ERR_RUN_FINISHED', `run ${runId} has already ${row.state}`);
         if (row.state === 'awaiting_input' || supervisor.isLive(runId)) return row.state;
         const summary = emptyRecovery();
-        await resumeRun(supervisor, runId, summary);
+        await resumer.resume(runId, summary);
         const failed = summary.failed[0];
         if (failed !== undefined) throw new KowalskiError('KW_ERR_REPLAY_DIVERGED', failed.message);
         return queries.getRun(runId)!.state;

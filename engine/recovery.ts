@@ -12,17 +12,55 @@ import type { RunQueries } from './store/queries.js';
 import type { RecoverySummary } from '../contract/health.js';
 export type { RecoverySummary } from '../contract/health.js';
 
-export async function recoverRuns(supervisor: Supervisor, queries: RunQueries): Promise<RecoverySummary> {
+export async function recoverRuns(resumer: Resumer, queries: RunQueries): Promise<RecoverySummary> {
   const summary: RecoverySummary = { ...emptyRecovery(), parked: queries.countByState().awaiting_input ?? 0 };
-  await Promise.all(queries.unfinishedRunIds().map((runId) => resumeRun(supervisor, runId, summary)));
+  await Promise.all(queries.unfinishedRunIds().map((runId) => resumer.resume(runId, summary)));
   return summary;
+}
+
+/**
+ * Resumes runs on this node, each once: recovery at start, the cluster's adoptions and the
+ * operator's resume may ask for the same run at once. A second ask while a resume is under
+ * way waits for it (the run's steps then running are this node's own, not interrupted ones);
+ * a run this node executes already is left as it is.
+ */
+export class Resumer {
+  private readonly underWay = new Map<string, Promise<RecoverySummary>>();
+
+  constructor(private readonly supervisor: Supervisor) {}
+
+  /** Resume `runId` unless this node executes it already; what it did (resumed, retried, failed) is added to `summary`. */
+  async resume(runId: string, summary: RecoverySummary): Promise<void> {
+    const pending = this.underWay.get(runId);
+    if (pending !== undefined) {
+      const done = await pending;
+      summary.resumed.push(...done.resumed);
+      summary.failed.push(...done.failed);
+      return;
+    }
+    if (this.supervisor.isLive(runId)) return;
+    const own = emptyRecovery();
+    const resuming = resumeRun(this.supervisor, runId, own).then(() => own).finally(() => this.underWay.delete(runId));
+    this.underWay.set(runId, resuming);
+    addTo(summary, await resuming);
+  }
+}
+
+/** Add what one run's resume did to a summary. */
+function addTo(summary: RecoverySummary, done: RecoverySummary): void {
+  summary.resumed.push(...done.resumed);
+  summary.retried.push(...done.retried);
+  summary.outcomeUnknown.push(...done.outcomeUnknown);
+  summary.failed.push(...done.failed);
+  summary.killedProcesses += done.killedProcesses;
 }
 
 /**
  * Replay one queued or running run and continue it; its interrupted steps are recorded
  * (and their leftover processes killed) before anything starts again. Resolves once committed.
+ * Only through a Resumer: two at once on one run would both take its steps for interrupted.
  */
-export async function resumeRun(supervisor: Supervisor, runId: string, summary: RecoverySummary): Promise<void> {
+async function resumeRun(supervisor: Supervisor, runId: string, summary: RecoverySummary): Promise<void> {
   let run;
   try {
     run = supervisor.load(runId);

@@ -178,6 +178,28 @@ describe('engine runs', () => {
     assert.equal(fs.readFileSync(log, 'utf8'), 'ran\n');
   });
 
+  test('a run asked to resume twice at once (recovery and a cluster adoption at start) is resumed once: its interrupted step runs again once', async (t) => {
+    const dir = tempDir(t);
+    const home = path.join(dir, 'home');
+    const gate = path.join(dir, 'gate');
+    const folder = writeHorde(path.join(dir, 'h'), `id = "twice"\npipeline = ["g", "after"]\n${NO_CONFIRM}`, { g: 'kind = "gate"\n[[inputs]]\nid = "gate"\ntype = "text"', after: 'kind = "noop"' });
+    const first = await testEngine(t, {}, home);
+    const started = nextEvent(first, (type, step) => type === 'step.started' && step === 'g');
+    const id = await first.startRun((await first.resolveHorde(folder)).horde, { gate });
+    await started;
+    await first.close(); // the gate's attempt stays open in the log
+    fs.writeFileSync(gate, '');
+    const second = await testEngine(t, {}, home);
+    const [a, b, c] = await Promise.all([second.recover(), second.recover(), second.resume(id)]);
+    assert.deepEqual([a.resumed, b.resumed], [[id], [id]]);
+    assert.deepEqual([a.retried.length + b.retried.length], [1], 'one of them ran the step again');
+    assert.equal(c, 'running');
+    assert.equal(await second.waitForRun(id), 'succeeded');
+    const events = second.events(id).map((s) => s.event);
+    assert.deepEqual(events.filter((e) => e.type === 'step.interrupted').map((e) => e.type === 'step.interrupted' && e.attempt), [1]);
+    assert.deepEqual(events.filter((e) => e.type === 'step.started' && e.step === 'g').map((e) => e.type === 'step.started' && e.attempt), [1, 2]);
+  });
+
   test('parked runs are approved alike whether still kept in memory or let go and read back from their logs', async (t) => {
     const dir = tempDir(t);
     const log = path.join(dir, 'log');
