@@ -3,7 +3,7 @@
  * an engine on URL (data folder HOME, run folders under FILES, leases of LEASE_SECS; the
  * rest of its config from HOME's config.toml when it has one, e.g. a model),
  * which recovers, starts one run of the horde folder HORDE, and prints one JSON line per
- * fact: `{"node": id}`, `{"run": id}`, and `{"stopped": code}` when the engine stops
+ * fact: `{"node": id}`, `{"run": id}`, and `{"stopped": code, "why": message}` when the engine stops
  * (then it exits 3). It runs until it is killed.
  * Usage: node $(nodeArgsFor('testkit/pg-node.ts')) URL HOME FILES LEASE_SECS HORDE (built when dist/ is current).
  */
@@ -21,7 +21,7 @@ const engine = await createEngine({ ownCode: testOwnCode(),
   extraStepKinds: TEST_KINDS,
 });
 engine.on('engine:stopped', ({ error }) => {
-  say({ stopped: error.code });
+  say({ stopped: error.code, why: error.message });
   process.exit(3);
 });
 say({ node: engine.nodes().nodes.find((n) => n.self)!.id });

@@ -211,7 +211,13 @@ describe('nodes sharing a Postgres store', () => {
     const before = b.engine.events(id).length;
     a.child.kill('SIGCONT');
     fs.writeFileSync(gate, '');
-    assert.equal(await a.fact('stopped'), 'KW_ERR_STORE_FENCED');
+    // Stopped inside a transaction (likelier on a busy machine), its session was ended by the server
+    // (idle_in_transaction_session_timeout, backend.ts) and rolled back: it stops as unavailable instead.
+    const [stopped, why] = [await a.fact('stopped'), String(await a.fact('why'))];
+    if (stopped !== 'KW_ERR_STORE_FENCED') {
+      assert.equal(stopped, 'KW_ERR_STORE_UNAVAILABLE', why);
+      assert.match(why, /idle-in-transaction|terminat/, 'only a session the server ended');
+    }
     assert.equal(await waitForState(b.engine, id, 'succeeded'), 'succeeded');
     const events = b.engine.events(id);
     assert.ok(events.length > before);
