@@ -48,18 +48,27 @@ export function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
 }
 
+/** The browser of this test process and how many files use it: the files of a group (test/groups/) share one. */
+let shared: { browser: Promise<Browser>; files: number } | undefined;
+
 /**
- * One browser for the whole test file: built app and chromium started before the first
- * test, closed after the last. Returns the getter the tests use.
+ * The browser for the whole test file: built app and chromium started before the first
+ * test (one for every file of the process), closed after the last file's last test. Each
+ * test opens its own context (openPage). Returns the getter the tests use.
  */
 export function browserForFile(): () => Browser {
   let browser: Browser | undefined;
   before(async () => {
     ensureUiBuilt();
-    browser = await launchBrowser();
+    shared ??= { browser: launchBrowser(), files: 0 };
+    shared.files += 1;
+    browser = await shared.browser;
   });
   after(async () => {
-    await browser?.close();
+    if (shared === undefined || --shared.files > 0) return;
+    const last = shared.browser;
+    shared = undefined;
+    await (await last).close();
   });
   return () => {
     if (browser === undefined) throw new Error('the browser is not started yet (use it inside a test)');

@@ -5,17 +5,13 @@
  * tests that share a process well: no process-wide state left behind, no exit hooks
  * counted on. Usage: node --import tsx --test-reporter=spec test/support/in-one-process.ts <folder>...
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { testFiles } from './test-groups.js';
 
 const folders = process.argv.slice(2);
 if (folders.length === 0) {
   process.stderr.write('usage: in-one-process.ts <folder>... (the folders whose *.test.ts files to run)\n');
   process.exit(2);
 }
-const files = folders
-  .flatMap((folder) => fs.readdirSync(folder, { recursive: true, encoding: 'utf8' }).map((f) => path.resolve(folder, f)))
-  .filter((f) => f.endsWith('.test.ts'))
-  .sort();
-for (const file of files) await import(pathToFileURL(file).href);
+for (const file of folders.flatMap((folder) => testFiles(path.resolve(folder)))) await import(pathToFileURL(file).href);
