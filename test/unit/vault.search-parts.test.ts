@@ -1,7 +1,8 @@
 /** The vault search's pure parts: titles and chunks of a note, query words, reciprocal rank fusion, the `[vault.semantic]` config. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { chunksOf, ftsQuery, fuseRanks, queryTerms, titleOf } from '../../engine/vault/search/index.js';
+import { chunksOf, fuseRanks, queryTerms, titleOf } from '../../engine/vault/search/index.js';
+import { ftsQuery } from '../../engine/store/sql/fts-query.js';
 import { parseConfig } from '../../engine/index.js';
 
 test('a title is the first # heading (not one inside a code fence), else the file name', () => {

@@ -4,6 +4,7 @@
  * Postgres store the same functions read and write `chat_recall` (../pg/sql/recall.ts).
  */
 import type { Database } from 'better-sqlite3';
+import { ftsQuery } from './fts-query.js';
 
 export interface EpisodeRow {
   session_id: string;
@@ -100,8 +101,7 @@ export function recallQueries(db: Database): RecallQueries {
   return {
     insert: (row) => void insert.run(row),
     remove: (sessionId, turn) => void remove.run(sessionId, turn),
-    // Each term quoted (words only: no quote inside), any of them.
-    search: (terms, excludeSession, limit) => search.all(terms.map((t) => `"${t}"`).join(' OR '), excludeSession, limit),
+    search: (terms, excludeSession, limit) => search.all(ftsQuery(terms, 'OR'), excludeSession, limit),
     since: (w, limit) => since.all({ ...params(w), limit }),
     countSince: (w) => countSince.get(params(w))!.n,
   };

@@ -5,6 +5,6 @@ export type { SemanticConfig, SemanticStatus } from './semantic-index.js';
 export type { RescanResult } from './rescan.js';
 export { fuseRanks, RRF_K } from './rrf.js';
 export { chunksOf, titleOf, MAX_CHUNK_CHARS } from './chunks.js';
-export { ftsQuery, queryTerms } from './keyword-index.js';
+export { queryTerms } from './keyword-index.js';
 export { followWrites } from './write-follower.js';
 export type { WriteLog } from './write-follower.js';

@@ -5,6 +5,7 @@
  * each quoted, so no query can fail with an FTS5 syntax error.
  */
 import type { Database } from 'better-sqlite3';
+import { ftsQuery } from '../../store/sql/fts-query.js';
 import { vaultIndexQueries } from '../../store/sql/vault-index.js';
 import type { VaultIndexQueries } from '../../store/sql/vault-index.js';
 
@@ -35,11 +36,6 @@ const MAX_TERMS = 32;
 /** The words of a query (letters, digits and combining marks, as the unicode61 tokenizer sees them), at most MAX_TERMS. */
 export function queryTerms(text: string): string[] {
   return (text.normalize('NFC').match(/[\p{L}\p{N}\p{M}]+/gu) ?? []).slice(0, MAX_TERMS);
-}
-
-/** An FTS5 MATCH expression of quoted terms: all of them (`AND`), or any (`OR`). */
-export function ftsQuery(terms: readonly string[], join: 'AND' | 'OR'): string {
-  return terms.map((t) => `"${t.replace(/"/g, '""')}"`).join(` ${join} `);
 }
 
 export class KeywordIndex {
