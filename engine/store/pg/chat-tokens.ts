@@ -48,7 +48,11 @@ export class PgChatTokens {
         this.flush(token.sessionId);
         g = undefined;
       }
-      g ??= this.gathered.set(token.sessionId, { turn: token.turn, pieces: [], bytes: this.deps.nodeId.length + 1 + Buffer.byteLength(JSON.stringify({ s: token.sessionId, t: token.turn, p: [] })) }).get(token.sessionId)!;
+      if (g === undefined) {
+        // The payload around the pieces: `<node> {"s":…,"t":…,"p":[]}`.
+        g = { turn: token.turn, pieces: [], bytes: this.deps.nodeId.length + 1 + Buffer.byteLength(JSON.stringify({ s: token.sessionId, t: token.turn, p: [] })) };
+        this.gathered.set(token.sessionId, g);
+      }
       g.pieces.push(piece);
       g.bytes += bytes;
     }
