@@ -74,9 +74,10 @@ export function membersOf(groupFile: string): string[] {
   const file = path.resolve(groupFile.startsWith('file:') ? fileURLToPath(groupFile) : groupFile);
   const name = path.basename(file).replace(/-[^-]*$/, '');
   const family = FAMILIES[name];
-  const index = groupsOf(name).indexOf(file);
+  const groups = groupsOf(name);
+  const index = groups.indexOf(file);
   if (family === undefined || index < 0) throw new Error(`${file} is not a group file of ${GROUPS} (<${Object.keys(FAMILIES).join('|')}>-<n>.test.ts)`);
-  return filesOf(family).filter((_, i) => i % groupsOf(name).length === index);
+  return filesOf(family).filter((_, i) => i % groups.length === index);
 }
 
 /** Import (so run) the files of the group file whose import.meta.url is `groupFile`. */
