@@ -47,6 +47,7 @@ import { nodeRoutes } from './routes/nodes.js';
 import { installUpgradeChecks } from './upgrades.js';
 import { installMemoryRelief } from './memory-relief.js';
 import type { MemoryReliefOptions } from './memory-relief.js';
+import { createLazyValidators, lazyValidatorOptions } from './lazy-validators.js';
 import { installUploadLimit } from './upload-limit.js';
 import type { UploadLimit } from './upload-limit.js';
 import { WS_MAX_FRAME, createWsHub } from './ws-hub.js';
@@ -92,6 +93,8 @@ export interface Api {
   loginCodes: LoginCodes;
   hub: WsHub;
   uploads: UploadLimit;
+  /** Compile every route's validator now (each compiles at its route's first request); after `app.ready()`. Throws the first that does not compile; how many there are. */
+  compileSchemas(): number;
 }
 
 export async function buildApi(engine: Engine, options: ApiOptions): Promise<Api> {
@@ -111,7 +114,9 @@ export async function buildApi(engine: Engine, options: ApiOptions): Promise<Api
     scrub,
   };
   const requestTimeout = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+  const validators = createLazyValidators();
   const app = Fastify({
+    ...lazyValidatorOptions(validators),
     bodyLimit: BODY_LIMIT, logger: false, return503OnClosing: true, forceCloseConnections: true,
     // A body is exactly what the schema says: no silent type coercion, no silently dropped fields.
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
@@ -200,5 +205,5 @@ export async function buildApi(engine: Engine, options: ApiOptions): Promise<Api
   await discordRoutes(app, engine);
   await adapterPluginRoutes(app, engine);
   uiRoutes(app, options.uiDir ?? path.join(packageRoot(import.meta.url), 'ui', 'dist'));
-  return { app, loginCodes, hub, uploads };
+  return { app, loginCodes, hub, uploads, compileSchemas: () => validators.compileAll() };
 }

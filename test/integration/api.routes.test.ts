@@ -381,3 +381,11 @@ describe('security', () => {
     assert.match((await unbuilt.call('GET', '/')).body, /npm run build/);
   });
 });
+
+test("every route's request schema compiles (each compiles at its route's first request, so a broken one would not stop the start)", async (t) => {
+  const api = await testApi(t);
+  await api.app.ready();
+  const compiled = api.compileSchemas();
+  t.diagnostic(`${compiled} route schemas`);
+  assert.ok(compiled >= 50, `only ${compiled} route schemas were compiled`);
+});
