@@ -199,8 +199,8 @@ test('killed with SIGKILL between the commit and the answer: the redelivery afte
   cleanups(t)(() => {
     if (doomed.exitCode === null && doomed.signalCode === null) doomed.kill('SIGKILL');
   });
+  let err = '';
   await new Promise<void>((resolve, reject) => {
-    let err = '';
     doomed.stderr.on('data', (c: Buffer) => {
       err += c.toString();
       if (/kowalski serving/.test(err)) resolve();
@@ -210,8 +210,8 @@ test('killed with SIGKILL between the commit and the answer: the redelivery afte
   const delivery = { 'x-github-delivery': 'once-only' };
   const died = await fetch(`http://127.0.0.1:${port}/hooks/hooked/plain`, { method: 'POST', body: '{"n":1}', headers: { ...AUTH, ...delivery } }).then(async (r) => `answered ${r.status} ${await r.text()}`, () => 'no answer');
   assert.equal(died, 'no answer', 'the server died before answering');
-  const [, signal] = await exited;
-  assert.equal(signal, 'SIGKILL');
+  const [code, signal] = await exited;
+  assert.equal(signal, 'SIGKILL', `the server exited with code ${String(code)}:\n${err}`);
 
   const server = startCli(home, ['serve', '--no-open', '--port', String(port)], { limitMs: 120_000, env: store });
   cleanups(t)(async () => {

@@ -7,9 +7,10 @@
  * the connection was down costs only latency: the callers poll slowly while `listening`
  * and fast while not, and look again each time the connection comes back.
  *
- * The connection is reopened when it drops, after 250 ms, doubling up to 5 s.
+ * The connection is reopened when it drops, after 250 ms, doubling up to 5 s. The driver
+ * is loaded by the first connection: a process on SQLite never loads it.
  */
-import pg from 'pg';
+import type pg from 'pg';
 import type { Clock } from '../../clock.js';
 import type { Timers } from '../../triggers/timers.js';
 import { CHANNELS } from './channels.js';
@@ -63,9 +64,16 @@ export function startPgListener(options: PgListenerOptions): PgListener {
     retryMs = Math.min(Math.max(MAX_RETRY_MS, firstRetryMs), retryMs * 2);
   };
 
+  let driver: Promise<typeof pg> | undefined;
   const connect = (): void => {
     if (closed) return;
-    const c = new pg.Client({ connectionString: options.url, application_name: options.applicationName, keepAlive: true, connectionTimeoutMillis: 5_000 });
+    driver ??= import('pg').then((m) => m.default);
+    void driver.then(open);
+  };
+
+  const open = (pgDriver: typeof pg): void => {
+    if (closed) return;
+    const c = new pgDriver.Client({ connectionString: options.url, application_name: options.applicationName, keepAlive: true, connectionTimeoutMillis: 5_000 });
     client = c;
     c.on('error', () => down(c));
     c.on('end', () => down(c));
