@@ -144,6 +144,8 @@ export interface EngineOptions {
   builtinTeamDir?: string;
   /** Default: $KOWALSKI_CRASH_AT (durability tests only). */
   crashSpec?: string;
+  /** Past this many pages the WAL is started over; its checkpoint thread starts at a quarter of it (default 4096 ≈ 16 MiB: store/checkpointer.ts). */
+  walPages?: number;
   /** Shown to a second engine that finds the directory locked. */
   ownerUrl?: string;
   /** Test-only: `ip:port` pairs that web fetches may reach although loopback or private. Never set outside tests. */
@@ -337,6 +339,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     const observers = new Observers();
     checkpointer = await startCheckpointer(db, paths.database, {
       clock, timers, module: own('engine/store/checkpoint.worker'),
+      ...(options.walPages === undefined ? {} : { walPages: options.walPages }),
       onError: (message) => observers.emit('engine:warning', { message: `WAL checkpoint: ${message}` }),
     });
     // The run store: SQLite in the data folder, or the Postgres database the nodes share.

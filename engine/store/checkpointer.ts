@@ -16,6 +16,9 @@
  *   checkpointer test). So the engine's thread also looks at the WAL file's size at each
  *   interval and, past 4 × `walPages`, truncates it itself between two transactions
  *   (`wal_checkpoint(TRUNCATE)`).
+ *
+ * The thread starts only once the WAL is long enough to be worth copying (a quarter of
+ * `walPages`, ≈ 4 MiB by default).
  */
 import { once } from 'node:events';
 import { statSync } from 'node:fs';
@@ -62,41 +65,60 @@ interface Report {
   checkpointed?: number;
 }
 
+/** The thread starts once the WAL passes a quarter of `walPages`: before, there is nothing worth copying. */
+export function threadPastBytes(walPages: number, pageSize: number): number {
+  return (walPages * pageSize) / 4;
+}
+
 /**
- * `db` is the engine's (the only writing) connection to `file`. Resolves once the thread
- * has its own connection open.
+ * `db` is the engine's (the only writing) connection to `file`. The thread is started
+ * once the WAL passes `threadPastBytes` (looked at each interval): an engine that commits
+ * little — a CLI command, a short session — never starts one (a thread's start costs more
+ * CPU than such an engine's whole work).
  */
 export async function startCheckpointer(db: Database, file: string, options: CheckpointerOptions = {}): Promise<Checkpointer> {
   const intervalMs = options.intervalMs ?? 1000;
   const walPages = options.walPages ?? 4096;
   const pageSize = db.pragma('page_size', { simple: true }) as number;
   db.pragma(`journal_size_limit = ${walPages * pageSize}`);
-  const { entry, options: threadOptions } = workerOf(import.meta.url, 'checkpoint.worker', options.module);
-  const worker = new Worker(entry, { ...threadOptions, workerData: { file, intervalMs, walPages } });
   let stopped = false;
-  const ready = new Promise<void>((resolve, reject) => {
-    worker.once('error', reject);
-    worker.on('message', (m: Report) => {
-      if (m.type === 'ready') resolve();
-      if (m.type === 'error') options.onError?.(m.message ?? 'checkpoint failed');
-      if (m.type !== 'checkpointed' || stopped || (m.log ?? 0) <= walPages) return;
-      // The thread waits for 'finished' before its next pass: it holds no lock meanwhile.
-      if (m.checkpointed === m.log && checkpointBetweenTransactions(db, 'PASSIVE', options.onError)) options.onRestarted?.();
-      worker.postMessage({ type: 'finished' });
-    });
-  });
-  await ready;
-  worker.on('error', (err) => options.onError?.(err.message));
-  worker.unref();
+  let thread: Promise<Worker | undefined> | undefined;
+  const startThread = async (): Promise<Worker | undefined> => {
+    const { entry, options: threadOptions } = workerOf(import.meta.url, 'checkpoint.worker', options.module);
+    const worker = new Worker(entry, { ...threadOptions, workerData: { file, intervalMs, walPages } });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        worker.once('error', reject);
+        worker.on('message', (m: Report) => {
+          if (m.type === 'ready') resolve();
+          if (m.type === 'error') options.onError?.(m.message ?? 'checkpoint failed');
+          if (m.type !== 'checkpointed' || stopped || (m.log ?? 0) <= walPages) return;
+          // The thread waits for 'finished' before its next pass: it holds no lock meanwhile.
+          if (m.checkpointed === m.log && checkpointBetweenTransactions(db, 'PASSIVE', options.onError)) options.onRestarted?.();
+          worker.postMessage({ type: 'finished' });
+        });
+      });
+    } catch (err) {
+      options.onError?.(`the checkpoint thread did not start: ${messageOf(err)}`);
+      return undefined;
+    }
+    worker.on('error', (err) => options.onError?.(err.message));
+    worker.unref();
+    return worker;
+  };
   const clock = options.clock ?? systemClock;
   const timers = options.timers ?? systemTimers(clock);
   const guard = every(timers, clock, () => intervalMs, () => {
-    if (walBytes(file) > truncatedPastBytes(walPages, pageSize) && checkpointBetweenTransactions(db, 'TRUNCATE', options.onError)) options.onTruncated?.();
+    const bytes = walBytes(file);
+    if (thread === undefined && bytes > threadPastBytes(walPages, pageSize)) thread = startThread();
+    if (bytes > truncatedPastBytes(walPages, pageSize) && checkpointBetweenTransactions(db, 'TRUNCATE', options.onError)) options.onTruncated?.();
   });
   return {
     async stop() {
       stopped = true;
       guard.stop();
+      const worker = await thread;
+      if (worker === undefined) return;
       const exited = once(worker, 'exit');
       worker.ref(); // keep the process alive until the thread has closed its connection
       worker.postMessage({ type: 'stop' });

@@ -252,13 +252,14 @@ test('a second engine on the same data directory is refused, in this process and
   await after.close();
 });
 
-test('the WAL is checkpointed in the background: committed pages reach the database file without a checkpoint in any commit', async (t) => {
+test('the WAL is checkpointed in the background once it is long: committed pages reach the database file without a checkpoint in any commit', async (t) => {
   const home = tempDir(t);
-  const engine = await createEngine({ ownCode: testOwnCode(), dataDir: home });
+  // A WAL started over past 64 pages: its thread starts past 16 (64 KiB).
+  const engine = await createEngine({ ownCode: testOwnCode(), dataDir: home, walPages: 64 });
   cleanups(t)(() => engine.close());
   const db = path.join(home, 'kowalski.sqlite');
   const before = fs.statSync(db).size;
-  // Commits write to the WAL only (wal_autocheckpoint = 0); the main file grows once the checkpointer has run.
+  // Commits write to the WAL only (wal_autocheckpoint = 0); the main file grows once the checkpoint thread has run.
   const horde = (await engine.catalog()).entries.find((e) => e.id === 'retry-command');
   assert.ok(horde?.result.ok);
   if (!horde.result.ok) return;
