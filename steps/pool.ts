@@ -12,12 +12,14 @@ import { threadExecArgv } from './own-code.js';
 import { ThreadSlots } from './thread-slots.js';
 import type { Slot } from './thread-slots.js';
 
+type Balancer = NonNullable<NonNullable<ConstructorParameters<typeof Piscina>[0]>['loadBalancer']>;
+
 export interface StepPoolOptions {
   /** The worker module (worker.ts / worker.js). */
   filename: string;
   /** Node flags for the threads (OwnCode's). */
   execArgv: readonly string[];
-  /** Threads, all started with the first step and kept: a new thread would otherwise get only what the others cannot take. */
+  /** Threads at most, each started when a step finds every started one busy, then kept. */
   threads: number;
   /** Steps one thread runs at once. */
   stepsPerThread: number;
@@ -95,9 +97,12 @@ export class StepPool {
   private pool(): Piscina {
     this.piscina ??= new Piscina({
       filename: this.options.filename,
-      minThreads: this.options.threads,
+      // One thread to begin with: a thread's start costs ~100 ms of CPU, and most engines run
+      // a step at a time. The balancer starts the others as steps overlap.
+      minThreads: 1,
       maxThreads: this.options.threads,
       concurrentTasksPerWorker: this.options.stepsPerThread,
+      loadBalancer: this.spreadFirst,
       idleTimeout: Infinity,
       // Node 20's require() of an ES module (on by default since 20.19) can abort the whole
       // process ("v8::Module::IsGraphAsync must be used on an instantiated module") when it meets
@@ -107,6 +112,21 @@ export class StepPool {
     });
     return this.piscina;
   }
+
+  /**
+   * An idle thread takes a step; when every started thread is busy, a new thread does
+   * (Piscina starts one when the balancer names none) until there are `threads`; only then
+   * do steps share a thread, the least busy one, up to `stepsPerThread`. Piscina's own
+   * balancer would stack steps on the started threads before starting another.
+   */
+  private readonly spreadFirst: Balancer = (_task, workers) => {
+    let least: (typeof workers)[number] | null = null;
+    for (const worker of workers) {
+      if (worker.currentUsage === 0) return worker;
+      if (worker.currentUsage < this.options.stepsPerThread && (least === null || worker.currentUsage < least.currentUsage)) least = worker;
+    }
+    return (this.piscina?.threads.length ?? 0) < this.options.threads ? null : least;
+  };
 
   async destroy(): Promise<void> {
     const pool = this.piscina;
