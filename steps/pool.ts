@@ -56,6 +56,11 @@ export class StepPool {
 
   constructor(private readonly options: StepPoolOptions) {}
 
+  /** Threads started so far (each is kept). */
+  get started(): number {
+    return this.piscina?.threads.length ?? 0;
+  }
+
   /**
    * Run `make(slot)` (the task's input, carrying its slot) on a thread. `onEvicted` is
    * called if the task's thread is terminated to stop another task, before `done` rejects.
@@ -115,8 +120,10 @@ export class StepPool {
 
   /**
    * An idle thread takes a step; when every started thread is busy, a new thread does
-   * (Piscina starts one when the balancer names none) until there are `threads`; only then
-   * do steps share a thread, the least busy one, up to `stepsPerThread`. Piscina's own
+   * (Piscina starts one when the balancer names none, and hands the step to the first
+   * thread that is free or ready) until there are `threads`; only then do steps share a
+   * thread, the least busy one, up to `stepsPerThread`. `workers` may leave out threads
+   * still starting: the step waits for one of them rather than share. Piscina's own
    * balancer would stack steps on the started threads before starting another.
    */
   private readonly spreadFirst: Balancer = (_task, workers) => {
@@ -125,7 +132,7 @@ export class StepPool {
       if (worker.currentUsage === 0) return worker;
       if (worker.currentUsage < this.options.stepsPerThread && (least === null || worker.currentUsage < least.currentUsage)) least = worker;
     }
-    return (this.piscina?.threads.length ?? 0) < this.options.threads ? null : least;
+    return this.started < this.options.threads || workers.length < this.started ? null : least;
   };
 
   async destroy(): Promise<void> {
