@@ -192,12 +192,14 @@ describe('engine runs', () => {
     const second = await testEngine(t, {}, home);
     const [a, b, c] = await Promise.all([second.recover(), second.recover(), second.resume(id)]);
     assert.deepEqual([a.resumed, b.resumed], [[id], [id]]);
-    assert.deepEqual([a.retried.length + b.retried.length], [1], 'one of them ran the step again');
+    // At most one of them says it ran the step again; the log below says it ran again once.
+    assert.ok(a.retried.length + b.retried.length <= 1, `the step was reported run again twice: ${JSON.stringify([a.retried, b.retried])}`);
     assert.equal(c, 'running');
     assert.equal(await second.waitForRun(id), 'succeeded');
     const events = second.events(id).map((s) => s.event);
-    assert.deepEqual(events.filter((e) => e.type === 'step.interrupted').map((e) => e.type === 'step.interrupted' && e.attempt), [1]);
-    assert.deepEqual(events.filter((e) => e.type === 'step.started' && e.step === 'g').map((e) => e.type === 'step.started' && e.attempt), [1, 2]);
+    const log = JSON.stringify(events.map((e) => `${e.type}${'step' in e ? ` ${e.step}` : ''}${'attempt' in e ? ` ${e.attempt}` : ''}`));
+    assert.deepEqual(events.filter((e) => e.type === 'step.interrupted').map((e) => e.type === 'step.interrupted' && e.attempt), [1], log);
+    assert.deepEqual(events.filter((e) => e.type === 'step.started' && e.step === 'g').map((e) => e.type === 'step.started' && e.attempt), [1, 2], log);
   });
 
   test('parked runs are approved alike whether still kept in memory or let go and read back from their logs', async (t) => {
