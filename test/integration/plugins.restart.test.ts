@@ -147,8 +147,10 @@ test('a cancelled call is rejected at once and its tool sees its signal abort; s
   await waitFor(() => p.proc.stats().running, 'the plugin to start');
   controller.abort(new Error('the turn was stopped'));
   await assert.rejects(call, /the turn was stopped/);
-  await waitFor(() => fs.existsSync(path.join(p.dataDir, 'aborted')), 'the tool to see its signal abort');
-  assert.equal(fs.readFileSync(path.join(p.dataDir, 'aborted'), 'utf8'), 'the call was cancelled');
+  // The plugin's process creates the file, then writes it: wait for its words, not for the file alone.
+  const aborted = path.join(p.dataDir, 'aborted');
+  await waitFor(() => fs.existsSync(aborted) && fs.readFileSync(aborted, 'utf8') !== '', 'the tool to see its signal abort');
+  assert.equal(fs.readFileSync(aborted, 'utf8'), 'the call was cancelled');
 
   const waiting = p.call('wait');
   await p.proc.stop();
