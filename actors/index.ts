@@ -2,6 +2,8 @@ export { runMachine } from './run.machine.js';
 export type { RunMachineInput } from './run.machine.js';
 export { initialContext, reusesResult } from './run.logic.js';
 export type { RunEffect } from './run.logic.js';
+export { decide } from './run.decide.js';
+export type { DecideFacts, Decision } from './run.decide.js';
 export { runStateOf, isSettled, RUN_STATES, FINAL_RUN_STATES } from './run.context.js';
 export type { RunContext, RunState, StepState, StepStatus, EdgeState, PendingApproval, ReviewEdit } from './run.context.js';
 export type { RunEvent, RunEventType, StepPolicy, EventError, ApprovalCommand, ApprovalReason, RunGraph, ReviewedArtifact } from './run.events.js';

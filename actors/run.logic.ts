@@ -5,8 +5,9 @@
  */
 import { mergeBudget } from '../core/index.js';
 import type { EventError, RunEvent, StepPolicy } from './run.events.js';
-import type { RunContext, StepState } from './run.context.js';
+import type { RunContext, StepState, StepStatus } from './run.context.js';
 import { edgeMatches, incomingForward, loopBody, outgoing, roots } from './run.graph.js';
+import { canMove, moveTo } from './run.step.js';
 
 /** What the engine must do after the events that caused it are committed. */
 export type RunEffect =
@@ -39,7 +40,7 @@ export function initialContext(runId: string, created: Created): RunContext {
 /** `step.started`: the step is ready, the attempt is the next one, and an approval it needs was given (none is needed when it reuses an earlier run's result). */
 export function canStart(ctx: RunContext, e: Of<'step.started'>): boolean {
   const s = ctx.steps[e.step];
-  return s !== undefined && s.status === 'ready' && e.attempt === s.attempts + 1 && ctx.budget.parked === undefined
+  return s !== undefined && canMove(s.status, 'running') && e.attempt === s.attempts + 1 && ctx.budget.parked === undefined
     && (ctx.policy[e.step]?.approval !== true || s.approvedHash !== undefined || reusesResult(ctx, e.step));
 }
 
@@ -57,7 +58,7 @@ export function isRunningAttempt(ctx: RunContext, e: { step: string; attempt: nu
 /** `approval.requested`: before a ready step starts, or for an interrupted unsafe one. */
 export function canAsk(ctx: RunContext, e: Of<'approval.requested'>): boolean {
   const s = ctx.steps[e.step];
-  return s !== undefined && (s.status === 'ready' || s.status === 'unknown');
+  return s !== undefined && canMove(s.status, 'awaiting_approval');
 }
 
 /** `approval.granted`: the step waits for the operator, and the grant binds to the hash that was shown. */
@@ -86,7 +87,7 @@ export function canPark(ctx: RunContext): boolean {
 // ── updates: the context after an accepted event ────────────────────────────────────
 
 export function startStep(ctx: RunContext, e: Of<'step.started'>): RunContext {
-  return withStep(ctx, e.step, { status: 'running', attempts: e.attempt, activated: false }, ['pgid', 'token']);
+  return withStep(ctx, e.step, { attempts: e.attempt, activated: false }, ['pgid', 'token'], 'running');
 }
 
 export function recordSpawn(ctx: RunContext, e: Of<'step.spawned'>): RunContext {
@@ -95,13 +96,13 @@ export function recordSpawn(ctx: RunContext, e: Of<'step.spawned'>): RunContext 
 
 export function interruptStep(ctx: RunContext, e: Of<'step.interrupted'>): RunContext {
   const unsafe = ctx.policy[e.step]?.idempotent === false && !reusesResult(ctx, e.step);
-  return withStep(ctx, e.step, { status: unsafe ? 'unknown' : 'ready' }, ['pgid', 'token']);
+  return withStep(ctx, e.step, {}, ['pgid', 'token'], unsafe ? 'unknown' : 'ready');
 }
 
 export function requestApproval(ctx: RunContext, e: Of<'approval.requested'>): RunContext {
   const pending: StepState['pending'] = { reason: e.reason, command: e.command, hash: e.hash };
   if (e.artifact !== undefined) pending.artifact = e.artifact;
-  return withStep(ctx, e.step, { status: 'awaiting_approval', pending });
+  return withStep(ctx, e.step, { pending }, [], 'awaiting_approval');
 }
 
 /** The approval now binds to the edited artifact; the step's attempt will put the edit in place. */
@@ -111,7 +112,7 @@ export function recordEdit(ctx: RunContext, e: Of<'artifact.edited'>): RunContex
 }
 
 export function grantApproval(ctx: RunContext, e: Of<'approval.granted'>): RunContext {
-  return withStep(ctx, e.step, { status: 'ready', approvedHash: e.hash }, ['pending']);
+  return withStep(ctx, e.step, { approvedHash: e.hash }, ['pending'], 'ready');
 }
 
 export function denyApproval(ctx: RunContext, e: Of<'approval.denied'>): RunContext {
@@ -154,9 +155,10 @@ export function runningAttempts(ctx: RunContext): { step: string; attempt: numbe
   return out;
 }
 
-/** A copy of `ctx` with one step patched and `drop` keys removed (JSON-shaped: no `undefined` values kept around). */
-function withStep(ctx: RunContext, name: string, patch: Partial<StepState>, drop: (keyof StepState)[] = []): RunContext {
-  const step: StepState = { ...ctx.steps[name]!, ...patch };
+/** A copy of `ctx` with one step patched, `drop` keys removed (JSON-shaped: no `undefined` values kept around), and moved to `status` when given. */
+function withStep(ctx: RunContext, name: string, patch: Partial<Omit<StepState, 'status'>>, drop: (keyof StepState)[] = [], status?: StepStatus): RunContext {
+  const prev = ctx.steps[name]!;
+  const step: StepState = status === undefined ? { ...prev, ...patch } : moveTo(prev, status, patch);
   for (const k of drop) delete step[k];
   return { ...ctx, steps: { ...ctx.steps, [name]: step } };
 }
@@ -171,7 +173,7 @@ function withStep(ctx: RunContext, name: string, patch: Partial<StepState>, drop
 function finishStep(ctx: RunContext, name: string, outcome: 'pass' | 'fail', extra: Partial<StepState>): void {
   ctx.edges = [...ctx.edges];
   ctx.loops = [...ctx.loops];
-  ctx.steps[name] = { ...ctx.steps[name]!, ...extra, status: outcome === 'pass' ? 'passed' : 'failed', outcome };
+  ctx.steps[name] = moveTo(ctx.steps[name]!, outcome === 'pass' ? 'passed' : 'failed', { ...extra, outcome });
   const out = outgoing(ctx.graph, name);
   let routed = false;
   let exhausted: string | undefined;
@@ -185,7 +187,7 @@ function finishStep(ctx: RunContext, name: string, outcome: 'pass' | 'fail', ext
     ctx.loops[i] = ctx.loops[i]! + 1;
     for (const s of loopBody(ctx.graph, e)) {
       const prev = ctx.steps[s]!;
-      ctx.steps[s] = { ...prev, status: 'pending', activated: false };
+      ctx.steps[s] = moveTo(prev, 'pending', { activated: false });
       for (const j of outgoing(ctx.graph, s)) if (!ctx.graph.edges[j]!.back) ctx.edges[j] = 'pending';
     }
     ctx.steps[e.to] = { ...ctx.steps[e.to]!, activated: true, from: name };
@@ -256,7 +258,7 @@ function settle(ctx: RunContext): void {
       const s = ctx.steps[name]!;
       if (s.status !== 'pending') continue;
       if (s.activated) {
-        ctx.steps[name] = { ...s, status: 'ready' };
+        ctx.steps[name] = moveTo(s, 'ready');
         changed = true;
         continue;
       }
@@ -264,9 +266,9 @@ function settle(ctx: RunContext): void {
       if (inc.length === 0) continue;
       if (inc.some((i) => ctx.edges[i] === 'pending')) continue;
       if (inc.some((i) => ctx.edges[i] === 'taken')) {
-        ctx.steps[name] = { ...s, status: 'ready' };
+        ctx.steps[name] = moveTo(s, 'ready');
       } else {
-        ctx.steps[name] = { ...s, status: 'skipped' };
+        ctx.steps[name] = moveTo(s, 'skipped');
         for (const j of outgoing(ctx.graph, name)) if (!ctx.graph.edges[j]!.back) ctx.edges[j] = 'dead';
       }
       changed = true;

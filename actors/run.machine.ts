@@ -6,7 +6,7 @@
  * actor that drives it (run.fold.ts) and performed by the engine only after the events
  * that caused them are committed. `docs/run-machine.md` is generated from this file.
  */
-import { assign, emit, setup } from 'xstate';
+import { assign, emit, enqueueActions, setup } from 'xstate';
 import type { RunEvent } from './run.events.js';
 import type { RunContext } from './run.context.js';
 import { runStateOf } from './run.context.js';
@@ -14,6 +14,7 @@ import {
   canAsk, canPark, canStart, cancelRun, denyApproval, editFits, finishAttempt, grantApproval, grantFits, initialContext, interruptStep,
   isRunningAttempt, isWaiting, parkForBudget, raiseBudget, recordEdit, recordSpawn, requestApproval, runningAttempts, startStep,
 } from './run.logic.js';
+import type { RunEffect } from './run.logic.js';
 
 export interface RunMachineInput {
   runId: string;
@@ -22,26 +23,11 @@ export interface RunMachineInput {
 
 type Of<T extends RunEvent['type']> = Extract<RunEvent, { type: T }>;
 
-interface KillParams {
-  reason: 'cancelled' | 'run_failed';
-  attempts: { step: string; attempt: number }[];
-}
-
-/** What the machine emits: the effects of a transition, performed by the engine after the commit. */
-export type RunEmitted = { type: 'dispatch'; step: string; attempt: number } | ({ type: 'kill' } & KillParams);
-
-/** After an event that can change what the run waits for: the run state its steps now add up to. */
 /** The attempt a `step.started` names: hand it to a worker. */
 const dispatchIt = { type: 'dispatch', params: ({ event }: { event: RunEvent }) => {
   const e = event as Of<'step.started'>;
   return { step: e.step, attempt: e.attempt };
 } } as const;
-
-/** Once the run has ended (failed or cancelled): every attempt still running. */
-const killWhatRuns = { type: 'kill', params: ({ context }: { context: RunContext }): KillParams => ({
-  reason: context.cancelled !== undefined ? 'cancelled' as const : 'run_failed' as const,
-  attempts: context.cancelled !== undefined || context.error !== undefined ? runningAttempts(context) : [],
-}) } as const;
 
 const settle = [
   { guard: 'ended: cancelled', target: 'cancelled' },
@@ -57,7 +43,7 @@ export const runMachine = setup({
     context: {} as RunContext,
     events: {} as RunEvent,
     input: {} as RunMachineInput,
-    emitted: {} as RunEmitted,
+    emitted: {} as RunEffect,
   },
   actions: {
     // Context updates (run.logic.ts).
@@ -74,7 +60,12 @@ export const runMachine = setup({
     'set the new limits, unpark': assign(({ context, event }) => raiseBudget(context, event as Of<'budget.raised'>)),
     // Effects: emitted to whoever drives the machine (RunActor), which hands them to the engine to perform after the commit.
     dispatch: emit((_args, params: { step: string; attempt: number }) => ({ type: 'dispatch' as const, ...params })),
-    kill: emit((_args, params: KillParams) => ({ type: 'kill' as const, ...params })),
+    // Once the run has ended (failed or cancelled): every attempt still running, one effect each.
+    kill: enqueueActions(({ context, enqueue }) => {
+      if (context.cancelled === undefined && context.error === undefined) return;
+      const reason = context.cancelled !== undefined ? 'cancelled' as const : 'run_failed' as const;
+      for (const a of runningAttempts(context)) enqueue.emit({ type: 'kill', step: a.step, attempt: a.attempt, reason });
+    }),
   },
   guards: {
     'the step is ready (and approved when it must be), attempt = the next': ({ context, event }) => canStart(context, event as Of<'step.started'>),
@@ -112,15 +103,15 @@ export const runMachine = setup({
       on: {
         'step.started': { guard: 'the step is ready (and approved when it must be), attempt = the next', actions: ['start the step', dispatchIt] },
         'step.spawned': { guard: 'it is the running attempt', actions: 'record its process group' },
-        'step.finished': { guard: 'it is the running attempt', target: 'settling', actions: ['record the outcome and route', killWhatRuns] },
+        'step.finished': { guard: 'it is the running attempt', target: 'settling', actions: ['record the outcome and route', 'kill'] },
         'step.interrupted': { guard: 'it is the running attempt', target: 'settling', actions: 'make it ready again, or unknown when unsafe' },
         'approval.requested': { guard: 'the step is ready, or unknown after a crash', target: 'settling', actions: 'park the step with the command' },
         'artifact.edited': { guard: 'the step waits for review, and the edit starts from the artifact shown', actions: 'bind the approval to the edited artifact' },
         'approval.granted': { guard: 'the step waits, and the hash is the one shown', actions: 'bind the approval, make it ready' },
-        'approval.denied': { guard: 'the step waits for the operator', target: 'settling', actions: ['fail the step and route', killWhatRuns] },
+        'approval.denied': { guard: 'the step waits for the operator', target: 'settling', actions: ['fail the step and route', 'kill'] },
         'budget.exceeded': { guard: 'not parked for its budget, and a step is ready', target: 'settling', actions: 'park the run with what it spent' },
         'budget.raised': { target: 'settling', actions: 'set the new limits, unpark' },
-        'run.cancelled': { target: 'cancelled', actions: ['record the cancel', killWhatRuns] },
+        'run.cancelled': { target: 'cancelled', actions: ['record the cancel', 'kill'] },
       },
     },
     /** Parked: nothing runs, and a step waits for the operator (an approval, a review of an artifact, or an outcome unknown after a crash), or the run for a raise of its budget. */

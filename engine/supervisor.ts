@@ -3,10 +3,10 @@
  * the global limit on running steps) and what must wait for the operator, hands every
  * batch to the committer, and performs effects only once their batch is committed.
  */
-import { KowalskiError, budgetOver, hasLimits, toPlainError } from '../core/index.js';
+import { KowalskiError, toPlainError } from '../core/index.js';
 import type { BudgetSpent } from '../core/index.js';
 import type { RunEffect, RunEvent, RunState } from '../actors/index.js';
-import { FINAL_RUN_STATES, foldRun, isSettled, reusesResult } from '../actors/index.js';
+import { FINAL_RUN_STATES, decide, foldRun, isSettled, reusesResult } from '../actors/index.js';
 import type { StepKindInfo, StepResult, StepRunner } from '../steps/index.js';
 import type { Clock } from './clock.js';
 import type { Committer } from './committer.js';
@@ -237,56 +237,21 @@ export class Supervisor {
     batch.effects.push(...r.effects);
   }
 
-  /** Ready steps start when a slot is free, or ask for approval first (a review: on its artifact; a re-run's reused step asks nothing); interrupted unsafe steps ask the operator. */
+  /** What the run's steps allow now (actors/run.decide.ts), applied to its machine: starts within the free slots, requests to the operator, a park for the budget. */
   private decide(run: LiveRun, batch: Batch): void {
     if (FINAL_RUN_STATES.has(run.actor.state) || this.closing) return;
-    const ctx = run.actor.context;
-    for (const name of ctx.graph.pipeline) {
-      const s = run.actor.context.steps[name]!;
-      const kind = this.deps.kinds.get(run.horde.steps[name]!.kind);
-      if (s.status === 'unknown') {
-        const { hash, ...command } = commandFor(run, name, kind);
-        this.apply(run, { type: 'approval.requested', step: name, reason: 'outcome_unknown', command, hash }, batch);
-        continue;
-      }
-      if (s.status !== 'ready') continue;
-      if (this.askFirst(run, name, kind, batch)) continue;
-      if (this.slotsUsed >= this.deps.maxParallelSteps) {
-        this.waiting.add(run.runId);
-        continue;
-      }
-      if (run.actor.context.budget.parked !== undefined || this.parkForBudget(run, batch)) continue;
-      this.slotsUsed++;
-      this.apply(run, { type: 'step.started', step: name, attempt: s.attempts + 1 }, batch);
+    const kindOf = (step: string): StepKindInfo | undefined => this.deps.kinds.get(run.horde.steps[step]!.kind);
+    const decision = decide(run.actor.context, {
+      slots: this.deps.maxParallelSteps - this.slotsUsed,
+      command: (step) => commandFor(run, step, kindOf(step)),
+      review: (step) => reviewRequest(run, step, kindOf(step)),
+      spent: () => this.deps.spent(run.runId, run.createdAt),
+    });
+    for (const event of decision.events) {
+      this.apply(run, event, batch);
+      if (event.type === 'step.started') this.slotsUsed++;
     }
-  }
-
-  /** Park a ready step for the operator when it must ask first: a review (on its artifact), a command to confirm. A re-run's reused step runs nothing, so it asks nothing. */
-  private askFirst(run: LiveRun, name: string, kind: StepKindInfo | undefined, batch: Batch): boolean {
-    const ctx = run.actor.context;
-    const s = ctx.steps[name]!;
-    if (reusesResult(ctx, name)) return false;
-    if (ctx.policy[name]?.review === true) {
-      if (s.approvedHash !== undefined) return false;
-      this.apply(run, reviewRequest(run, name, kind), batch);
-      return true;
-    }
-    if (ctx.policy[name]?.approval !== true) return false;
-    const { hash, ...command } = commandFor(run, name, kind);
-    if (s.approvedHash === hash) return false;
-    this.apply(run, { type: 'approval.requested', step: name, reason: 'confirm_command', command, hash }, batch);
-    return true;
-  }
-
-  /** Before a step starts: when the run has spent a limit, park it (`budget.exceeded`, with what it spent). */
-  private parkForBudget(run: LiveRun, batch: Batch): boolean {
-    const limits = run.actor.context.budget.limits;
-    if (!hasLimits(limits)) return false;
-    const spent = this.deps.spent(run.runId, run.createdAt);
-    const over = budgetOver(limits, spent);
-    if (over.length === 0) return false;
-    this.apply(run, { type: 'budget.exceeded', over, spent, limits }, batch);
-    return true;
+    if (decision.waitsForSlot) this.waiting.add(run.runId);
   }
 
   private perform(run: LiveRun, effect: RunEffect): void {
