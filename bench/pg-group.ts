@@ -2,15 +2,15 @@
  * The `pg` group of the bench (issue 18): W1 and webhook intake on the Postgres run
  * store with 1, 2 and 3 nodes, and chat overhead per model call (issue 40), beside the
  * same workloads on SQLite and, when
- * KOWALSKI_BENCH_DBOS names an installed driver, DBOS on the same Postgres. One
+ * DBOS's driver is installed (bench/peers.ts), DBOS on the same Postgres. One
  * throwaway cluster with fsync on (as a durable store runs) serves the whole group, a
  * fresh database per sample; the Postgres floor is sampled before each repetition.
  */
 import { freshDatabase, startPostgres } from '../testkit/postgres.js';
 import { CHAT_TOOL_CALLS, chatCallsOnce } from './chat.js';
 import type { ChatCallSample } from './chat.js';
-import { dbosPeerDir, dbosW1Once } from './dbos-peer.js';
-import type { DbosSample } from './dbos-peer.js';
+import { peerDir, peerOnce } from './peers.js';
+import type { PeerSample } from './peers.js';
 import { commitFloor } from './floor.js';
 import { pgAsyncFloor, pgSyncFloor } from './pg-floor.js';
 import { pgHookNodesOnce, pgW1NodesOnce } from './pg-nodes.js';
@@ -127,17 +127,17 @@ export async function pgGroupRows(reps: number, progress: (line: string) => void
     }
 
     // DBOS on the same cluster.
-    const peer = dbosPeerDir();
-    let dbos: Array<{ floor: { async: number }; s: DbosSample }> = [];
+    const peer = peerDir('dbos');
+    let dbos: Array<{ floor: { async: number }; s: PeerSample }> = [];
     if ('dir' in peer) {
-      dbos = await repeat(reps, async (rep) => ({ floor: await pgFloorNow(), s: await dbosW1Once(peer.dir, cluster.url.replace(/\/kowalski$/, `/dbos_${rep}`), RUNS, IN_FLIGHT) }));
+      dbos = await repeat(reps, async (rep) => ({ floor: await pgFloorNow(), s: await peerOnce('dbos', peer.dir, { url: cluster.url.replace(/\/kowalski$/, `/dbos_${rep}`), runs: RUNS, batch: IN_FLIGHT, park: 0 }) }));
       progress(`pg: dbos ${dbos.map((x) => `${num(x.s.oneAtATime.usPerStep)} µs/step, ${num(x.s.batches.runsPerSec)} runs/s in batches`).join('; ')}`);
     } else {
       progress(`pg: DBOS skipped: ${peer.skipped}`);
     }
     const dbosRunsPerSec = dbos.length === 0 ? undefined : median(dbos.map((x) => x.s.batches.runsPerSec));
     const vsDbos = (): Pick<Row, 'target'> => (dbosRunsPerSec === undefined ? {} : { target: { op: '>', value: DBOS_FACTOR * dbosRunsPerSec } });
-    const dbosNote = (runsPerSec: number): string => (dbosRunsPerSec === undefined ? 'DBOS not measured (KOWALSKI_BENCH_DBOS unset)' : `${num(runsPerSec / dbosRunsPerSec)}× DBOS's runs/s (target ${DBOS_FACTOR}×)`);
+    const dbosNote = (runsPerSec: number): string => (dbosRunsPerSec === undefined ? 'DBOS not measured (not installed: bench/peers/install.sh)' : `${num(runsPerSec / dbosRunsPerSec)}× DBOS's runs/s (target ${DBOS_FACTOR}×)`);
 
     // Webhook intake.
     const hooks = await repeat(reps, async () => ({

@@ -16,6 +16,7 @@ import type { EventLoopSample } from './event-loop.js';
 import type { Sync } from './setup.js';
 import { removeDir, tempDir } from './setup.js';
 import { pgChatRows, pgGroupRows } from './pg-group.js';
+import { peersGroupRows } from './peers-group.js';
 import { median, now, repeat } from './stats.js';
 import { formatTable, num } from './table.js';
 import { TOOL_CALLS, toolLoopOnce } from './tools.js';
@@ -29,10 +30,10 @@ import { WIDE_STEP_MS, wideOnce } from './wide.js';
 import { VAULT_NOTES, VECTOR_CHUNKS, VECTOR_DIMENSION, vaultSearchOnce } from './vault-search.js';
 import { IDLE_QUIET_MS, PHASES, PHASE_NAMES, RETURN_RATIO, RETURN_WITHIN_MS, memoryOnce } from './memory.js';
 
-const WORKLOADS = ['floor', 'w1', 'w2', 'w2-review', 'wide', 'recovery-a', 'recovery-b', 'api-approval', 'api-stream', 'tools', 'chat', 'data', 'webhook', 'loader', 'vault-search', 'event-loop', 'memory', 'pg', 'pg-chat'] as const;
+const WORKLOADS = ['floor', 'w1', 'w2', 'w2-review', 'wide', 'recovery-a', 'recovery-b', 'api-approval', 'api-stream', 'tools', 'chat', 'data', 'webhook', 'loader', 'vault-search', 'event-loop', 'memory', 'pg', 'pg-chat', 'peers'] as const;
 type Workload = (typeof WORKLOADS)[number];
-/** Run only when named: several minutes, and PostgreSQL's server binaries must be installed. */
-const OPT_IN: ReadonlySet<Workload> = new Set(['pg', 'pg-chat']);
+/** Run only when named: several minutes, and PostgreSQL's server binaries must be installed (`pg`), or the peers (`peers`: bench/peers/install.sh). */
+const OPT_IN: ReadonlySet<Workload> = new Set(['pg', 'pg-chat', 'peers']);
 
 interface Plan {
   workloads: Set<Workload>;
@@ -603,6 +604,7 @@ async function main(plan: Plan): Promise<void> {
     }
   }
 
+  if (workloads.has('peers')) rows.push(...await peersGroupRows(reps, progress));
   if (workloads.has('pg')) rows.push(...await pgGroupRows(reps, progress));
   else if (workloads.has('pg-chat')) rows.push(...await pgChatRows(reps, progress));
 
