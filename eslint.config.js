@@ -37,6 +37,11 @@ export default tseslint.config(
           { target: './bundles', from: ['./api', './bin', './lib'], message: 'bundles sit between the API and the engine (api → bundles → engine)' },
           { target: './lib', from: ['./bin', './api', './bundles', './steps', './agents', './actors'], message: 'the library (lib/) is a face on the engine: it imports engine/ and core/ only' },
           { target: './bin', from: ['./lib'], message: 'nothing of the project imports the library: it is for other programs' },
+          // Inside the engine (ARCHITECTURE.md): base/ (clock, timers, own modules, crash points, the data folder) under everything;
+          // store/ under the engine's root and its runs, cluster, setup and commands (it takes only row types from the subsystems whose rows it keeps).
+          { target: './engine/base', from: './engine', except: ['./base'], message: 'engine/base imports nothing else of the engine' },
+          { target: './engine/store', from: ['./engine/*.ts', ...['runs', 'cluster', 'setup', 'standalone', 'triggers', 'team', 'plugins', 'threads', 'backup', 'config', 'horde'].map((d) => `./engine/${d}/**`)], message: 'the store is below the engine\'s root, its runs, cluster, setup and commands' },
+          { target: ['./engine/runs', './engine/cluster', './engine/setup', './engine/standalone'], from: ['./engine/engine.ts', './engine/index.ts'], message: 'the engine\'s wiring (engine.ts, index.ts) is above its parts' },
           // The tests, the benchmarks and what both share (testkit/) stay out of the program; bench/ and testkit/ import nothing of test/.
           { target: ['./core', './actors', './engine', './steps', './agents', './api', './bundles', './lib', './bin', './ui', './contract'], from: ['./test', './testkit', './bench'], message: 'the program imports nothing of the tests, the benchmarks or the fakes they share (testkit/)' },
           { target: './bench', from: ['./test'], message: 'bench/ imports nothing of test/: what both use is in testkit/' },
@@ -48,11 +53,11 @@ export default tseslint.config(
     },
   },
   {
-    // The engine reads time only through its injected Clock and Timers (engine/clock.ts,
-    // engine/triggers/timers.ts: the real ones live there), so tests can drive it with a
+    // The engine reads time only through its injected Clock and Timers (engine/base/clock.ts,
+    // engine/base/timers.ts: the real ones live there), so tests can drive it with a
     // simulated clock. The checkpoint worker is its own thread with its own interval.
     files: ['engine/**/*.ts'],
-    ignores: ['engine/clock.ts', 'engine/triggers/timers.ts', 'engine/store/checkpoint.worker.ts'],
+    ignores: ['engine/base/clock.ts', 'engine/base/timers.ts', 'engine/store/checkpoint.worker.ts'],
     rules: {
       'no-restricted-properties': ['error',
         { object: 'Date', property: 'now', message: 'read the injected Clock (deps.clock.now())' },

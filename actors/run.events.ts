@@ -1,6 +1,6 @@
 /**
  * The run machine's events: a closed union tagged by `type`. These are exactly the
- * events stored in the log (engine/events.ts wraps each in a versioned envelope);
+ * events stored in the log (engine/store/events.ts wraps each in a versioned envelope);
  * folding a run's events through the machine rebuilds its state.
  */
 import type { BudgetKey, BudgetLimits, BudgetSpent, EdgeDef, ErrorCode, HordeDef } from '../core/index.js';

@@ -4,7 +4,7 @@ import type { ProbeStatus } from './setup.js';
 /**
  * `path`: an existing file or folder, copied in by `ingest`; `file`: an existing file, copied
  * in; `folder`: an existing folder, used where it is (not copied). All three are checked
- * before a run exists (engine/input-paths.ts).
+ * before a run exists (engine/runs/input-paths.ts).
  */
 export type InputType = 'text' | 'textarea' | 'url' | 'choice' | 'path' | 'file' | 'folder';
 

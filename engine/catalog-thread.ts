@@ -5,7 +5,7 @@
  */
 import type { Catalog } from './horde/index.js';
 import { jobThread } from './threads/index.js';
-import type { ModuleToRun } from './modules.js';
+import type { ModuleToRun } from './base/modules.js';
 
 /** What the thread is asked: the folders to search and the step kinds a horde may use. */
 export interface CatalogJob {

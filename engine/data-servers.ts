@@ -10,8 +10,8 @@ import path from 'node:path';
 import { DATA_TOOL_NAMES, McpManager, MCP_DEFAULT_CONNECT_TIMEOUT_SECS } from '../agents/index.js';
 import type { DataToolName, Tool } from '../agents/index.js';
 import type { OwnCode } from '../steps/index.js';
-import type { Clock } from './clock.js';
-import type { Timers } from './triggers/timers.js';
+import type { Clock } from './base/clock.js';
+import type { Timers } from './base/timers.js';
 
 /** The server name under which the run's data tool is connected (its tools are `data.<tool>` inside). */
 const SERVER = 'data';

@@ -12,34 +12,34 @@ import type { RunEvent, RunState, StepPolicy } from '../actors/index.js';
 import { FINAL_RUN_STATES } from '../actors/index.js';
 import { builtinStepKinds, createStepRunner, poolSize, resolveInside, thisBuild } from '../steps/index.js';
 import type { AgentTurnAnswer, OwnCode, SendAnswer, StepCallAnswer, StepKindInfo, VaultReadAnswer, VaultWriteAnswer } from '../steps/index.js';
-import type { Clock } from './clock.js';
-import { monotonicMicros, systemClock } from './clock.js';
-import { budgetMeter, runLimits } from './budget.js';
-import type { BudgetView } from './budget.js';
-import { Committer } from './committer.js';
-import { INTAKE_HOLD_US, IntakeHold } from './intake-hold.js';
-import { crashHookFrom } from './crash.js';
+import type { Clock } from './base/clock.js';
+import { monotonicMicros, systemClock } from './base/clock.js';
+import { budgetMeter, runLimits } from './runs/budget.js';
+import type { BudgetView } from './runs/budget.js';
+import { Committer } from './runs/committer.js';
+import { INTAKE_HOLD_US, IntakeHold } from './runs/intake-hold.js';
+import { crashHookFrom } from './base/crash.js';
 import { configuredPostgresUrl, loadConfig } from './config.js';
 import type { EngineConfig } from './config.js';
-import { dataPaths } from './data-dir.js';
-import type { DataPaths } from './data-dir.js';
-import type { StoredEvent } from './events.js';
+import { dataPaths } from './base/data-dir.js';
+import type { DataPaths } from './base/data-dir.js';
+import type { StoredEvent } from './store/events.js';
 import type { Catalog, CatalogEntry } from './horde/index.js';
 import { catalogThread } from './catalog-thread.js';
 import { findHorde } from './hordes.js';
-import { packageRoot } from './modules.js';
-import type { ModuleToRun } from './modules.js';
+import { packageRoot } from './base/modules.js';
+import type { ModuleToRun } from './base/modules.js';
 import { ModelHub } from './models.js';
 import { Observers } from './observers.js';
 import type { EngineEventMap } from './observers.js';
-import { Resumer, emptyRecovery, recoverRuns } from './recovery.js';
-import { runActions } from './run-actions.js';
-import type { RecoverySummary } from './recovery.js';
-import { checkRunInput } from './run-input.js';
-import { checkInputPaths } from './input-paths.js';
-import { hordeReadiness } from './readiness.js';
-import type { HordeReadiness } from './readiness.js';
-import { checkDefaultModel } from './setup-check.js';
+import { Resumer, emptyRecovery, recoverRuns } from './runs/recovery.js';
+import { runActions } from './runs/run-actions.js';
+import type { RecoverySummary } from './runs/recovery.js';
+import { checkRunInput } from './runs/run-input.js';
+import { checkInputPaths } from './runs/input-paths.js';
+import { hordeReadiness } from './setup/readiness.js';
+import type { HordeReadiness } from './setup/readiness.js';
+import { checkDefaultModel } from './setup/setup-check.js';
 import { startCheckpointer } from './store/checkpointer.js';
 import type { Checkpointer } from './store/checkpointer.js';
 import { openDatabase } from './store/database.js';
@@ -49,20 +49,20 @@ import { Projections } from './store/projections.js';
 import { RunQueries } from './store/queries.js';
 import type { ListRunsFilter, RunRow } from './store/queries.js';
 import type { TraceDetail, TraceFilter, TraceSummary } from './store/traces.js';
-import { newRunId } from './run-id.js';
-import { readRunView, requireRunRow, runWorkdir } from './run-view.js';
-import { hordeOfRun, planRerun, withRerun } from './rerun.js';
-import type { RerunOptions, RerunPlan } from './rerun.js';
-import { RunWaiters } from './run-waiters.js';
-import type { RunView } from './run-view.js';
-import { unknownKind } from './step-task.js';
-import { Supervisor } from './supervisor.js';
-import { startCluster } from './cluster.js';
-import type { Cluster, ClusterDeps } from './cluster.js';
-import { soleNode } from './leases.js';
-import type { RunLeases } from './leases.js';
-import { nodesView } from './nodes-view.js';
-import type { NodesView } from './nodes-view.js';
+import { newRunId } from './runs/run-id.js';
+import { readRunView, requireRunRow, runWorkdir } from './runs/run-view.js';
+import { hordeOfRun, planRerun, withRerun } from './runs/rerun.js';
+import type { RerunOptions, RerunPlan } from './runs/rerun.js';
+import { RunWaiters } from './runs/run-waiters.js';
+import type { RunView } from './runs/run-view.js';
+import { unknownKind } from './runs/step-task.js';
+import { Supervisor } from './runs/supervisor.js';
+import { startCluster } from './cluster/cluster.js';
+import type { Cluster, ClusterDeps } from './cluster/cluster.js';
+import { soleNode } from './store/leases.js';
+import type { RunLeases } from './store/leases.js';
+import { nodesView } from './cluster/nodes-view.js';
+import type { NodesView } from './cluster/nodes-view.js';
 import { folderIdOf } from './store/folder-id.js';
 import { openPostgresBackend } from './store/pg/backend.js';
 import { pgChatTables } from './store/pg/chat-tables.js';
@@ -84,21 +84,21 @@ import { heardTokens, PgChatTokens } from './store/pg/chat-tokens.js';
 import type { Team } from './team/index.js';
 import { createTriggerHost } from './trigger-host.js';
 import type { EngineTriggers } from './trigger-host.js';
-import { systemTimers } from './triggers/timers.js';
+import { systemTimers } from './base/timers.js';
 import { watchConfig } from './config/config-watch.js';
 import { fileStamp } from './config/file-stamp.js';
 import type { ConfigWatch } from './config/config-watch.js';
 import { configSecretValues } from './secrets/secret-values.js';
 import { createVaultSearch, followWrites } from './vault/search/index.js';
 import type { SemanticConfig, VaultSearch } from './vault/search/index.js';
-import type { Timers } from './triggers/timers.js';
+import type { Timers } from './base/timers.js';
 import { createVault, storeNoteLocks } from './vault/index.js';
 import type { Vault } from './vault/index.js';
 import { RookeryService } from './rookery/rookery-service.js';
 import { ROOKERY_TOOL_NAMES, createRookeryTools } from './rookery/rookery-tools.js';
-import { RUN_HORDE_TOOL, createRunHordeTool } from './run-horde-tool.js';
-import { writeStepNote } from './step-note.js';
-import { sendStepMessage } from './step-send.js';
+import { RUN_HORDE_TOOL, createRunHordeTool } from './runs/run-horde-tool.js';
+import { writeStepNote } from './runs/step-note.js';
+import { sendStepMessage } from './runs/step-send.js';
 import { reachesOut } from '../core/step-fields.js';
 import { stepSendQueries } from './store/sql/step-sends.js';
 import { stepCallQueries } from './store/sql/step-calls.js';
@@ -108,7 +108,7 @@ import { pgStepSendQueries } from './store/pg/sql/step-sends.js';
 import { pgStepCallQueries } from './store/pg/sql/step-calls.js';
 import { pgAdapterQueries } from './store/pg/sql/adapters.js';
 import { pgPluginQueries } from './store/pg/sql/plugins.js';
-import { callStepTool } from './step-call.js';
+import { callStepTool } from './runs/step-call.js';
 import { DATA_TOOL_NAMES, DEFAULT_PROBE_TIMEOUT_MS, listModels } from '../agents/index.js';
 import type { ProbeResult } from '../agents/index.js';
 import type { ModelList, ModelListProvider } from '../contract/setup.js';
@@ -119,9 +119,9 @@ import { ADAPTER_DEFINITIONS, createAdapters } from './adapters/index.js';
 import type { AdapterDefinition, Adapters } from './adapters/index.js';
 import { PluginService } from './plugins/plugin-service.js';
 import { localPluginDir } from './plugins/discover.js';
-import { packageVersion } from './modules.js';
+import { packageVersion } from './base/modules.js';
 import { UserTools } from './user-tools.js';
-import type { EditResult, ReviewView } from './review.js';
+import type { EditResult, ReviewView } from './runs/review.js';
 
 export interface EngineOptions {
   dataDir: string;
@@ -190,7 +190,7 @@ export interface StartOptions {
   triggerInput?: Record<string, string>;
   /** Rows written in the same transaction as `run.created` (a trigger's firing record), given the new run's id. */
   alsoWrite?: (runId: string) => void;
-  /** A re-run: the earlier run, and the steps that take its results (engine/rerun.ts). */
+  /** A re-run: the earlier run, and the steps that take its results (engine/runs/rerun.ts). */
   rerun?: Pick<RerunPlan, 'origin' | 'reuse'>;
 }
 
@@ -228,9 +228,9 @@ export interface Engine {
   catalog(): Promise<Catalog>;
   /** A horde by id or folder; throws KW_ERR_HORDE_NOT_FOUND / KW_ERR_HORDE_INVALID. */
   resolveHorde(ref: string): Promise<{ horde: HordeDef; entry: CatalogEntry }>;
-  /** Whether the horde's model steps have a model that answers (engine/readiness.ts); never throws. */
+  /** Whether the horde's model steps have a model that answers (engine/setup/readiness.ts); never throws. */
   readiness(horde: HordeDef): Promise<HordeReadiness>;
-  /** Whether config.toml's default model answers (engine/setup-check.ts), for Setup after a save; never throws. */
+  /** Whether config.toml's default model answers (engine/setup/setup-check.ts), for Setup after a save; never throws. */
   checkDefaultModel(): Promise<ProbeResult>;
   /** The models the saved settings' Ollama or OpenAI-compatible server lists, for Setup's model field; never throws. */
   listModels(provider: ModelListProvider): Promise<ModelList>;

@@ -2,10 +2,10 @@
 import path from 'node:path';
 import type { HordeDef } from '../core/index.js';
 import { builtinStepKinds } from '../steps/index.js';
-import { dataPaths } from './data-dir.js';
+import { dataPaths } from './base/data-dir.js';
 import { listHordes, requireHorde, resolveHordeRef } from './horde/index.js';
 import type { Catalog, CatalogEntry } from './horde/index.js';
-import { packageRoot } from './modules.js';
+import { packageRoot } from './base/modules.js';
 
 export interface HordeSources {
   dataDir: string;

@@ -11,14 +11,14 @@ import type { NoteMode, SendSpec, StepDef } from '../core/index.js';
 import { FS_TOOL_NAMES, createFsToolSet, createToolRegistry, providerSettingsFrom } from '../agents/index.js';
 import type { ModelCallTrace, ProviderSettings, Tool, ToolCallingMode, ToolOutput, ToolRegistry, ToolSpec } from '../agents/index.js';
 import type { AgentTurnAnswer, ModelTask, OwnCode, StepHandlers, SendAnswer, StepRequest, StepCallAnswer, StepTask, VaultReadAnswer, VaultWriteAnswer } from '../steps/index.js';
-import type { Clock } from './clock.js';
+import type { Clock } from './base/clock.js';
 import { DataServers, dataRootOf, isDataToolName } from './data-servers.js';
 import type { EngineConfig } from './config.js';
 import { FS_TOOL } from './horde/index.js';
 import type { Observers } from './observers.js';
-import type { TaskExtras } from './step-task.js';
+import type { TaskExtras } from './runs/step-task.js';
 import type { ChatTools } from './chat/turn-run.js';
-import type { Timers } from './triggers/timers.js';
+import type { Timers } from './base/timers.js';
 import { TraceStore } from './store/traces.js';
 import { traceQueries } from './store/sql/traces.js';
 import type { TraceQueries } from './store/sql/traces.js';
@@ -46,13 +46,13 @@ export interface ModelHubDeps {
   testOnlyFetchAllow?: readonly string[];
   /** An `agent` step's turn, run by the chat service (made after the hub). */
   agentTurn?(at: { runId: string; step: string; hordeId: string }, agent: string, text: string, signal: AbortSignal): Promise<AgentTurnAnswer>;
-  /** A `vault_note` step's write, through the vault's audited writes (engine/step-note.ts). */
+  /** A `vault_note` step's write, through the vault's audited writes (engine/runs/step-note.ts). */
   vaultWrite?(at: { runId: string; step: string }, path: string, content: string, mode: NoteMode): Promise<VaultWriteAnswer>;
-  /** An `mcp_call` step's call, its answer recorded (engine/step-call.ts); `call` is the hub's own. */
+  /** An `mcp_call` step's call, its answer recorded (engine/runs/step-call.ts); `call` is the hub's own. */
   stepCall?(at: { runId: string; step: string; attempt: number }, call: (signal: AbortSignal) => Promise<ToolOutput>, name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<StepCallAnswer>;
   /** A note read for a step (an input `vault:<note>`), through the vault and its path rules. */
   vaultRead?(path: string): Promise<VaultReadAnswer>;
-  /** A `send` step's delivery, through a configured adapter, once per run and step (engine/step-send.ts). */
+  /** A `send` step's delivery, through a configured adapter, once per run and step (engine/runs/step-send.ts). */
   adapterSend?(at: { runId: string; step: string }, send: SendSpec, text: string): Promise<SendAnswer>;
 }
 

@@ -1,7 +1,7 @@
 /** Typed observer events, emitted only after the events they describe are committed. */
 import type { KowalskiError } from '../core/index.js';
 import type { RunState } from '../actors/index.js';
-import type { StoredEvent } from './events.js';
+import type { StoredEvent } from './store/events.js';
 import type { ChatState } from '../actors/index.js';
 import type { StoredChatEvent } from './chat/chat-events.js';
 import { messageOf } from '../core/index.js';

@@ -5,24 +5,24 @@
  * without an engine for a one-shot read (`kowalski agents`).
  */
 import path from 'node:path';
-import type { Clock } from './clock.js';
-import { systemClock } from './clock.js';
+import type { Clock } from './base/clock.js';
+import { systemClock } from './base/clock.js';
 import { configuredPostgresUrl, loadConfig } from './config.js';
 import type { EngineConfig } from './config.js';
-import { dataPaths } from './data-dir.js';
-import { packageRoot, packageVersion } from './modules.js';
+import { dataPaths } from './base/data-dir.js';
+import { packageRoot, packageVersion } from './base/modules.js';
 import { DELEGATE_TOOL } from './chat/index.js';
 import { Observers } from './observers.js';
 import { Team } from './team/index.js';
 import type { ProfileTools } from './team/index.js';
 import { grantedPluginToolNames } from './plugins/granted.js';
 import { createEngineTools } from './tools.js';
-import type { Timers } from './triggers/timers.js';
-import { systemTimers } from './triggers/timers.js';
+import type { Timers } from './base/timers.js';
+import { systemTimers } from './base/timers.js';
 import { RECALL_TOOL, RECENT_TURNS_TOOL, REMEMBER_TOOL } from './chat/memory-tools.js';
 import { VAULT_TOOL_NAMES } from './vault/vault-tools.js';
 import { ROOKERY_TOOL_NAMES } from './rookery/rookery-tools.js';
-import { RUN_HORDE_TOOL } from './run-horde-tool.js';
+import { RUN_HORDE_TOOL } from './runs/run-horde-tool.js';
 import { ADAPTER_TOOL_NAMES } from './adapters/index.js';
 
 

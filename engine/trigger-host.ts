@@ -8,16 +8,16 @@
 import fs from 'node:fs';
 import type { FSWatcher } from 'chokidar';
 import type { HordeDef } from '../core/index.js';
-import type { Clock } from './clock.js';
+import type { Clock } from './base/clock.js';
 import type { EngineConfig } from './config.js';
-import type { DataPaths } from './data-dir.js';
+import type { DataPaths } from './base/data-dir.js';
 import type { Catalog } from './horde/index.js';
 import type { Observers } from './observers.js';
 import type { RunQueries } from './store/queries.js';
 import type { TriggerStore } from './store/triggers.js';
 import { FINAL_RUN_STATES } from '../actors/index.js';
 import type { FireResult, TriggerService, TriggerServiceDeps, WebhookTarget } from './triggers/service.js';
-import type { Timers } from './triggers/timers.js';
+import type { Timers } from './base/timers.js';
 import type { TriggerView } from './triggers/view.js';
 import { messageOf } from '../core/index.js';
 

@@ -8,7 +8,7 @@
 import type { Progress, ProgressReport } from '../contract/progress.js';
 import type { WorkOp, WorkProgress } from '../contract/frames.js';
 import { toPlainError } from '../core/index.js';
-import type { Timers } from './triggers/timers.js';
+import type { Timers } from './base/timers.js';
 
 /** Least time between two reports of one phase told to observers, ms (first, phase changes and the last always pass). */
 export const WORK_PROGRESS_GAP_MS = 100;

@@ -6,7 +6,7 @@
  * committed, and carries its id. A delivery id seen before answers with the run it
  * started (no second run). Each delivery is marked as on its way (`engine.intake`) from
  * its headers until it is handed to the engine, so deliveries arriving together share
- * one commit (engine/intake-hold.ts).
+ * one commit (engine/runs/intake-hold.ts).
  */
 import type { FastifyInstance } from 'fastify';
 import { KowalskiError } from '../../core/index.js';

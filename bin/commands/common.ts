@@ -2,7 +2,7 @@
 import { KowalskiError, formatWhere, toPlainError } from '../../core/index.js';
 import type { ErrorCode } from '../../core/index.js';
 // The data folder's own module, not the engine's face: a command that needs no engine (backup, restore) does not load it.
-import { resolveDataDir } from '../../engine/data-dir.js';
+import { resolveDataDir } from '../../engine/base/data-dir.js';
 import type { RunState, RunView } from '../../engine/index.js';
 
 /** 0 done, 1 failed, 2 bad usage or input, 3 parked waiting for the operator (a run; a chat turn whose budget ran out). */

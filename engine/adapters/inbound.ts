@@ -12,10 +12,10 @@
 import { KowalskiError, messageOf } from '../../core/index.js';
 import type { ChatService } from '../chat/index.js';
 import { MAX_MESSAGE_CHARS } from '../chat/index.js';
-import type { Clock } from '../clock.js';
-import type { CrashHook } from '../crash.js';
+import type { Clock } from '../base/clock.js';
+import type { CrashHook } from '../base/crash.js';
 import type { AdapterMessageRow, AdapterQueries } from '../store/sql/adapters.js';
-import type { Timers } from '../triggers/timers.js';
+import type { Timers } from '../base/timers.js';
 import type { Accepted, AdapterInstance, InboundMessage, InboundRecord } from './types.js';
 
 export type InboundChat = Pick<ChatService, 'create' | 'send' | 'summary' | 'get' | 'turnUnderWay' | 'recover'>;

@@ -6,9 +6,9 @@
  * bound. The records of inbound messages are inbound.ts's.
  */
 import { KowalskiError, messageOf } from '../../core/index.js';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../base/clock.js';
 import type { AdapterQueries } from '../store/sql/adapters.js';
-import type { Timers } from '../triggers/timers.js';
+import type { Timers } from '../base/timers.js';
 import { scrubSecrets } from '../secrets/secret-list.js';
 import { adapterConfigError, secretSettingValues, settingAt, shownSettings } from './settings.js';
 import type { AdapterConfig } from './settings.js';

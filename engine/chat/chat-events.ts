@@ -1,6 +1,6 @@
 /** Stored chat events: the chat machine's events (actors/chat.events.ts) in the versioned envelope. */
 import type { ChatEvent } from '../../actors/index.js';
-import { envelopeOf } from '../envelope.js';
+import { envelopeOf } from '../store/envelope.js';
 
 export interface StoredChatEvent {
   sessionId: string;

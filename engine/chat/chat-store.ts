@@ -5,7 +5,7 @@
  * The tables are the data folder's SQLite or the Postgres store the nodes share (chat-tables.ts).
  */
 import type { ChatContext, ChatEvent, ChatState } from '../../actors/index.js';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../base/clock.js';
 import type { ChatEventRow, ChatQueries, ChatSessionRow } from '../store/sql/chat.js';
 import type { ChatTables } from './chat-tables.js';
 import { chatEnvelope } from './chat-events.js';

@@ -17,7 +17,7 @@ import { boundedToolResult, runToolLoop } from '../../agents/index.js';
 import type {
   ChatMessage, ChatRequest, ChatResponse, ModelCallTrace, ModelRef, Provider, ToolCaller, ToolCallingMode, ToolCallingSetting, ToolOutput, ToolSpec,
 } from '../../agents/index.js';
-import type { CrashHook } from '../crash.js';
+import type { CrashHook } from '../base/crash.js';
 import type { TraceStore } from '../store/traces.js';
 import { DELEGATE_TOOL, checkDelegation, delegateSpec, delegationArgs } from './delegation.js';
 import type { TeamMember } from './delegation.js';

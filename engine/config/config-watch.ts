@@ -7,8 +7,8 @@
 import path from 'node:path';
 import type { FSWatcher } from 'chokidar';
 import { messageOf } from '../../core/errors.js';
-import type { Clock } from '../clock.js';
-import type { Timers } from '../triggers/timers.js';
+import type { Clock } from '../base/clock.js';
+import type { Timers } from '../base/timers.js';
 
 export interface ConfigWatchDeps {
   /** Re-reads the file and applies it unless the settings in effect were read from it as it is now (a Setup save reloads at once): true when it read it; throws when it does not load. */

@@ -4,7 +4,7 @@
  * permissions changed is pending again; every grant and revoke audited (who, when, what)
  * in the same transaction as the change.
  */
-import type { Clock } from '../clock.js';
+import type { Clock } from '../base/clock.js';
 import type { PluginAuditRow, PluginGrantRow, PluginQueries } from '../store/sql/plugins.js';
 import { canonicalPermissions, permissionsHash } from './permissions.js';
 import type { PluginManifest } from './types.js';

@@ -11,7 +11,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { KowalskiError, messageOf } from '../../core/index.js';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../base/clock.js';
 import { HORDE_ID } from '../horde/index.js';
 import type { Observers } from '../observers.js';
 import type { RookeryDraftRow, RookeryQueries } from '../store/sql/rookery.js';

@@ -24,12 +24,12 @@ import { once } from 'node:events';
 import { statSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import type { Database } from 'better-sqlite3';
-import { systemClock } from '../clock.js';
-import type { Clock } from '../clock.js';
-import { workerOf } from '../modules.js';
-import type { ModuleToRun } from '../modules.js';
-import { every, systemTimers } from '../triggers/timers.js';
-import type { Timers } from '../triggers/timers.js';
+import { systemClock } from '../base/clock.js';
+import type { Clock } from '../base/clock.js';
+import { workerOf } from '../base/modules.js';
+import type { ModuleToRun } from '../base/modules.js';
+import { every, systemTimers } from '../base/timers.js';
+import type { Timers } from '../base/timers.js';
 import { messageOf } from '../../core/index.js';
 
 export interface Checkpointer {

@@ -8,7 +8,7 @@
 import { foldRun } from '../../actors/index.js';
 import type { RunEvent } from '../../actors/index.js';
 import { KowalskiError } from '../../core/index.js';
-import { decodeEvent } from '../events.js';
+import { decodeEvent } from './events.js';
 import type { CopyEnd } from './copy-ends.js';
 import { COPY_TABLES } from './copy-tables.js';
 import type { CopyRow, CopyTable } from './copy-tables.js';

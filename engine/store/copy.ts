@@ -4,7 +4,7 @@
  * of the source. Before committing, the target is checked: each table holds as many rows
  * as the source's, and every run's log folds to the state its row holds (copy-verify.ts);
  * a failed check rolls everything back. Opening, locking and migrating the two ends is
- * the caller's (engine/store-copy.ts).
+ * the caller's (engine/standalone/store-copy.ts).
  */
 import { KowalskiError, NO_PROGRESS } from '../../core/index.js';
 import type { Progress } from '../../contract/progress.js';

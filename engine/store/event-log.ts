@@ -1,7 +1,7 @@
 /** The events table: append (inside the caller's transaction) and read back, decoded. */
 import type { RunEvent } from '../../actors/index.js';
-import { decodeEvent, encodeEvent } from '../events.js';
-import type { StoredEvent } from '../events.js';
+import { decodeEvent, encodeEvent } from './events.js';
+import type { StoredEvent } from './events.js';
 import type { RunStore } from './run-store.js';
 import type { EventQueries, EventRow } from './sql/events.js';
 

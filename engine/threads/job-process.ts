@@ -9,8 +9,8 @@
  */
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
-import { siblingModule } from '../modules.js';
-import type { ModuleToRun } from '../modules.js';
+import { siblingModule } from '../base/modules.js';
+import type { ModuleToRun } from '../base/modules.js';
 import { IDLE_MS, jobRunner } from './job-runner.js';
 import type { JobAnswer, JobCarrier, JobProgress, JobThread } from './job-runner.js';
 

@@ -5,8 +5,8 @@
  * of MiB (a bundle review) is better in a process (job-process.ts).
  */
 import { Worker } from 'node:worker_threads';
-import { workerOf } from '../modules.js';
-import type { ModuleToRun } from '../modules.js';
+import { workerOf } from '../base/modules.js';
+import type { ModuleToRun } from '../base/modules.js';
 import { IDLE_MS, jobRunner } from './job-runner.js';
 import type { JobAnswer, JobCarrier, JobProgress, JobThread } from './job-runner.js';
 

@@ -35,9 +35,9 @@ import { createHash } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { watch as chokidarWatch, type FSWatcher } from 'chokidar';
 import { KowalskiError } from '../../core/index.js';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../base/clock.js';
 import { compileGlobs, type GlobSet } from './glob.js';
-import type { Timers } from './timers.js';
+import type { Timers } from '../base/timers.js';
 
 /** Default {@link WatchOptions.maxPending}: settled changes the caller has not taken yet. */
 export const DEFAULT_MAX_PENDING = 1000;

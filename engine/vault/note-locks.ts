@@ -5,8 +5,8 @@
  * A note another node holds is tried again every KEY_RETRY_MS, for at most `waitMs`.
  */
 import { KowalskiError } from '../../core/index.js';
-import type { Clock } from '../clock.js';
-import type { Timers } from '../triggers/timers.js';
+import type { Clock } from '../base/clock.js';
+import type { Timers } from '../base/timers.js';
 import type { NoteLocks } from './types.js';
 
 /** How long a write waits for a note another node holds, ms. */

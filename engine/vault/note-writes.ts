@@ -12,8 +12,8 @@
  * what was written; otherwise it is refused with a diff (VaultConflictError).
  */
 import { KowalskiError, isErrorCode, toPlainError } from '../../core/index.js';
-import type { Clock } from '../clock.js';
-import type { CrashHook } from '../crash.js';
+import type { Clock } from '../base/clock.js';
+import type { CrashHook } from '../base/crash.js';
 import type { NoteWriteQueries, NoteWriteRow } from '../store/sql/note-writes.js';
 import { putNote, readState, sha256, sweepTempNotes } from './note-files.js';
 import type { NoteState } from './note-files.js';

@@ -7,7 +7,7 @@
  * or an object whose only field is one (MCP's structured results are objects); `.ndjson`
  * writes one row a line. A `.csv`/`.tsv` output takes the result's text as it is. A tool
  * that fills to nothing (an input left empty) is not called: the step passes, saying so.
- * The engine records the tool's answer before the step is given it (engine/step-call.ts):
+ * The engine records the tool's answer before the step is given it (engine/runs/step-call.ts):
  * an attempt after a crash gets that answer back and does not call the tool again.
  */
 import { fillStepField } from '../../core/step-fields.js';

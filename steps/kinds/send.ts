@@ -1,7 +1,7 @@
 /**
  * The `send` step kind: what the step reads (`reads`, e.g. `["@step:digest@"]`) is sent
  * through an adapter configured in config.toml (`adapter = "team-slack"`, `to = "#trading"`
- * or a mail address, `subject` for mail). The engine delivers it (engine/step-send.ts), keyed
+ * or a mail address, `subject` for mail). The engine delivers it (engine/runs/step-send.ts), keyed
  * by the run and the step, so an attempt after a crash finds the delivery instead of sending
  * again. An adapter that fills to nothing (an input left empty) sends nothing. No model.
  */

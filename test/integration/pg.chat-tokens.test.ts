@@ -8,13 +8,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import pg from 'pg';
-import { systemClock } from '../../engine/clock.js';
+import { systemClock } from '../../engine/base/clock.js';
 import { CHANNELS } from '../../engine/store/pg/channels.js';
 import { heardTokens, PgChatTokens } from '../../engine/store/pg/chat-tokens.js';
 import { migratePg } from '../../engine/store/pg/migrate.js';
 import { PgSession } from '../../engine/store/pg/session.js';
 import { openSyncPg } from '../../engine/store/pg/sync-pg.js';
-import { systemTimers } from '../../engine/triggers/timers.js';
+import { systemTimers } from '../../engine/base/timers.js';
 import { cleanups } from '../../testkit/cleanup.js';
 import { testSyncPgModule } from '../../testkit/dist.js';
 import { freshPostgresUrl } from '../../testkit/pg-store.js';

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { KowalskiError } from '../../core/index.js';
 import type { ErrorCode } from '../../core/index.js';
-import type { Clock } from '../../engine/clock.js';
+import type { Clock } from '../../engine/base/clock.js';
 import { cleanups } from '../../testkit/cleanup.js';
 import { markedProcesses, markProcesses, NO_GRANTS, NODE_ONLY, startTestPlugin } from '../support/plugins.js';
 import { waitFor } from '../../testkit/wait.js';

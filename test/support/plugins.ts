@@ -3,11 +3,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
-import { systemClock } from '../../engine/clock.js';
+import { systemClock } from '../../engine/base/clock.js';
 import { detectSandbox, startPluginProcess } from '../../engine/plugins/runner/index.js';
 import type { PluginProcess, PluginProcessOptions, Sandbox } from '../../engine/plugins/runner/index.js';
 import type { PluginPermissions } from '../../engine/plugins/types.js';
-import { systemTimers } from '../../engine/triggers/timers.js';
+import { systemTimers } from '../../engine/base/timers.js';
 import { findTokenProcesses } from '../../steps/index.js';
 import { cleanups } from '../../testkit/cleanup.js';
 

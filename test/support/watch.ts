@@ -4,10 +4,10 @@ import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
-import { systemClock } from '../../engine/clock.js';
+import { systemClock } from '../../engine/base/clock.js';
 import { startWatch } from '../../engine/triggers/watch.js';
 import type { WatchChange, WatchHashes, WatchOptions, WatchOverflow, Watcher } from '../../engine/triggers/watch.js';
-import { systemTimers } from '../../engine/triggers/timers.js';
+import { systemTimers } from '../../engine/base/timers.js';
 import { tempDir } from '../../testkit/tmp.js';
 import { cleanups } from '../../testkit/cleanup.js';
 

@@ -1,7 +1,7 @@
 /** `every`: a call repeated on the engine's timers (the cluster's heartbeats and polls, the WAL guard), on a simulated clock. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { every } from '../../engine/triggers/timers.js';
+import { every } from '../../engine/base/timers.js';
 import { simulatedTime } from '../support/sim-time.js';
 
 test('calls at each interval, reading the interval again at each arming; rearm() counts from now', () => {

@@ -1,7 +1,7 @@
 /** The committer's intake hold, on a driven microsecond clock: when it waits, and its bound. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { IntakeHold } from '../../engine/intake-hold.js';
+import { IntakeHold } from '../../engine/runs/intake-hold.js';
 
 function hold(maxWaitUs = 500): { hold: IntakeHold; advance(us: number): void } {
   let now = 1_000;

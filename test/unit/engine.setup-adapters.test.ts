@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { AdapterStatus } from '../../engine/adapters/index.js';
-import { addAdapter, changeAdapter, readAdapters, removeAdapter } from '../../engine/setup-adapters.js';
+import { addAdapter, changeAdapter, readAdapters, removeAdapter } from '../../engine/setup/setup-adapters.js';
 import { tempDir } from '../../testkit/tmp.js';
 
 const CONFIG = '# mine\n[tools]\nroot = "/r"\n';

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { parse } from 'smol-toml';
-import { addMcpServer, removeMcpServer } from '../../engine/setup-mcp.js';
+import { addMcpServer, removeMcpServer } from '../../engine/setup/setup-mcp.js';
 import { tempDir } from '../../testkit/tmp.js';
 
 test('servers written inline cannot be edited line by line: the file is written afresh with every value, and the answer says its comments were dropped', (t) => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parse } from 'smol-toml';
-import { editToml } from '../../engine/toml-edit.js';
+import { editToml } from '../../engine/setup/toml-edit.js';
 
 const FILE = `# kowalski settings
 # top comment

@@ -10,10 +10,10 @@ import { test } from 'node:test';
 import type { TestContext } from 'node:test';
 import type { KowalskiError } from '../../core/index.js';
 import { AgentInvalidError, readTeam } from '../../engine/index.js';
-import { systemClock } from '../../engine/clock.js';
+import { systemClock } from '../../engine/base/clock.js';
 import { Observers } from '../../engine/observers.js';
 import { Team } from '../../engine/team/index.js';
-import { systemTimers } from '../../engine/triggers/timers.js';
+import { systemTimers } from '../../engine/base/timers.js';
 import { tempDir } from '../../testkit/tmp.js';
 import { cleanups } from '../../testkit/cleanup.js';
 

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { InputField } from '../../core/index.js';
-import { checkRunInput } from '../../engine/run-input.js';
+import { checkRunInput } from '../../engine/runs/run-input.js';
 import { applyChatFrame, NO_STREAMS } from '../../ui/src/chat-stream.js';
 import type { Streams } from '../../ui/src/chat-stream.js';
 import { layoutGraph } from '../../ui/src/graph-layout.js';

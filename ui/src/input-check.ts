@@ -1,4 +1,4 @@
-/** The run form's checks, mirroring the server's (engine/run-input.ts): required, http(s) URLs, choices. */
+/** The run form's checks, mirroring the server's (engine/runs/run-input.ts): required, http(s) URLs, choices. */
 import type { InputField } from './types.js';
 
 /** Field id → what is wrong with it; empty when the form can be sent. */

@@ -14,7 +14,7 @@ import type { ChildProcess, SpawnOptions } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { KowalskiError } from '../../../core/index.js';
-import { packageRoot } from '../../modules.js';
+import { packageRoot } from '../../base/modules.js';
 import type { PluginPermissions } from '../types.js';
 import { bwrapArgs, covers } from './bwrap-args.js';
 import type { Sandbox } from './sandbox.js';

@@ -7,9 +7,9 @@
  */
 import type { ToolOutput } from '../../../agents/index.js';
 import { KowalskiError, messageOf } from '../../../core/index.js';
-import { systemClock } from '../../clock.js';
-import type { Clock } from '../../clock.js';
-import type { Timers } from '../../triggers/timers.js';
+import { systemClock } from '../../base/clock.js';
+import type { Clock } from '../../base/clock.js';
+import type { Timers } from '../../base/timers.js';
 import type { PluginPermissions } from '../types.js';
 import { PluginChild } from './plugin-child.js';
 import { hostAllowed, pluginFetch } from './plugin-fetch.js';

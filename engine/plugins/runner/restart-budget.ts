@@ -1,5 +1,5 @@
 /** How often a plugin's process may be started again: at most `max` restarts in any `windowMs`, on the engine's clock. */
-import type { Clock } from '../../clock.js';
+import type { Clock } from '../../base/clock.js';
 
 export class RestartBudget {
   private readonly times: number[] = [];

@@ -16,7 +16,7 @@ import { postgresRunStore } from './run-store.js';
 import { PgSession } from './session.js';
 import { describeTarget, openSyncPg } from './sync-pg.js';
 import type { SyncPg } from './sync-pg.js';
-import type { ModuleToRun } from '../../modules.js';
+import type { ModuleToRun } from '../../base/modules.js';
 
 export interface PostgresBackend {
   readonly pg: SyncPg;

@@ -10,8 +10,8 @@
  * notification lost is text a follower does not see live; the log has the answer.
  */
 import type { ChatToken } from '../../../contract/frames.js';
-import type { Clock } from '../../clock.js';
-import type { Timers } from '../../triggers/timers.js';
+import type { Clock } from '../../base/clock.js';
+import type { Timers } from '../../base/timers.js';
 import { CHANNELS } from './channels.js';
 import type { PgSession } from './session.js';
 

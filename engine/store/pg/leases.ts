@@ -9,8 +9,8 @@
  */
 import { FINAL_RUN_STATES } from '../../../actors/index.js';
 import type { RunState } from '../../../actors/index.js';
-import { RunHeldElsewhere } from '../../leases.js';
-import type { RunLeases } from '../../leases.js';
+import { RunHeldElsewhere } from '../leases.js';
+import type { RunLeases } from '../leases.js';
 import type { PgSession } from './session.js';
 import type { SyncPg } from './sync-pg.js';
 

@@ -11,8 +11,8 @@
  * is loaded by the first connection: a process on SQLite never loads it.
  */
 import type pg from 'pg';
-import type { Clock } from '../../clock.js';
-import type { Timers } from '../../triggers/timers.js';
+import type { Clock } from '../../base/clock.js';
+import type { Timers } from '../../base/timers.js';
 import { CHANNELS } from './channels.js';
 import type { Channel } from './channels.js';
 

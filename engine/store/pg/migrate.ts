@@ -6,8 +6,8 @@
  * Returns the migrations it applied (none: the database was current).
  */
 import { KowalskiError, messageOf } from '../../../core/index.js';
-import { systemClock } from '../../clock.js';
-import type { Clock } from '../../clock.js';
+import { systemClock } from '../../base/clock.js';
+import type { Clock } from '../../base/clock.js';
 import type { Migration } from '../../schema/index.js';
 import { checkRecorded } from '../migration-check.js';
 import { PG_MIGRATIONS } from './schema/index.js';

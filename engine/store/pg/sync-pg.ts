@@ -13,8 +13,8 @@
  */
 import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import { KowalskiError } from '../../../core/index.js';
-import { workerOf } from '../../modules.js';
-import type { ModuleToRun } from '../../modules.js';
+import { workerOf } from '../../base/modules.js';
+import type { ModuleToRun } from '../../base/modules.js';
 
 /** The longest single wait for an answer: the limit is counted in these. */
 const WAIT_SLICE_MS = 100;

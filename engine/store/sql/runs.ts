@@ -66,7 +66,7 @@ export function runReads(db: Database) {
   };
   return {
     byId: (id: string): RunRecord | undefined => byId.get(id),
-    /** The first run of a provenance (an agent's `run_horde` call has its own: engine/agent-provenance.ts). Unindexed: a scan of the runs. */
+    /** The first run of a provenance (an agent's `run_horde` call has its own: engine/runs/agent-provenance.ts). Unindexed: a scan of the runs. */
     idByProvenance: (provenance: string): string | undefined => byProvenance.get(provenance),
     /** Runs that were queued or running when the engine last stopped, oldest first. */
     unfinishedIds: (): string[] => unfinished.all(),

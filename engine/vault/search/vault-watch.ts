@@ -8,8 +8,8 @@
  */
 import path from 'node:path';
 import type { FSWatcher } from 'chokidar';
-import type { Clock } from '../../clock.js';
-import type { Timers } from '../../triggers/timers.js';
+import type { Clock } from '../../base/clock.js';
+import type { Timers } from '../../base/timers.js';
 import { isNoteName } from './note-path.js';
 
 export interface VaultWatchOptions {
