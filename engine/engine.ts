@@ -17,6 +17,7 @@ import { monotonicMicros, systemClock } from './base/clock.js';
 import { budgetMeter, runLimits } from './runs/budget.js';
 import type { BudgetView } from './runs/budget.js';
 import { Committer } from './runs/committer.js';
+import { Lifecycle } from './lifecycle.js';
 import { INTAKE_HOLD_US, IntakeHold } from './runs/intake-hold.js';
 import { crashHookFrom } from './base/crash.js';
 import { configuredPostgresUrl, loadConfig } from './config.js';
@@ -41,7 +42,6 @@ import { hordeReadiness } from './setup/readiness.js';
 import type { HordeReadiness } from './setup/readiness.js';
 import { checkDefaultModel } from './setup/setup-check.js';
 import { startCheckpointer } from './store/checkpointer.js';
-import type { Checkpointer } from './store/checkpointer.js';
 import { openDatabase } from './store/database.js';
 import { EventLog } from './store/event-log.js';
 import { lockDataDir } from './store/lock.js';
@@ -324,9 +324,9 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   const clock = options.clock ?? systemClock;
   const startedAt = clock.now();
   const timers = options.timers ?? systemTimers(clock);
-  const lock = lockDataDir(home, { pid: process.pid, startedAt: clock.now(), ...(options.ownerUrl === undefined ? {} : { url: options.ownerUrl }) });
-  let checkpointer: Checkpointer | undefined;
-  let postgres: PostgresBackend | undefined;
+  // Every part the engine makes is added here as it is made, and closed in reverse order (by `close()`, or at once when the start fails).
+  const life = new Lifecycle();
+  const lock = life.add('the data folder\'s lock', lockDataDir(home, { pid: process.pid, startedAt: clock.now(), ...(options.ownerUrl === undefined ? {} : { url: options.ownerUrl }) }), (l) => l.release());
   const code = options.ownCode ?? thisBuild();
   // Its own threads' modules from the code it was given (the tests' dist/, without tsx); by default each beside its caller.
   const own = (fromRoot: string): ModuleToRun | undefined => (options.ownCode === undefined ? undefined : { file: code.file(fromRoot), execArgv: code.execArgv });
@@ -335,18 +335,23 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     let config = options.config ?? loadConfig(dataPaths(home).config);
     const paths = dataPaths(home, config.store.files);
     fs.mkdirSync(paths.runs, { recursive: true, mode: 0o700 });
-    const db = openDatabase(paths.database, { synchronous: config.store.synchronous, clock });
+    const db = life.add('the database', openDatabase(paths.database, { synchronous: config.store.synchronous, clock }), (d) => d.close());
     const observers = new Observers();
-    checkpointer = await startCheckpointer(db, paths.database, {
+    // The run store: SQLite in the data folder, or the Postgres database the nodes share.
+    const postgresUrl = configuredPostgresUrl(config);
+    const postgres: PostgresBackend | undefined = postgresUrl === undefined ? undefined : life.add('the Postgres store', openPostgresBackend(postgresUrl, {
+      name: `${os.hostname()}:${home}`, folderId: folderIdOf(home), ttlMs: config.store.leaseSecs * 1000, module: own('engine/store/pg/sync-pg.worker'),
+    }), (pg) => pg.close());
+    // A chat turn's tokens, to the other nodes' followers (real time, as the cluster's beats).
+    const chatTokens = postgres === undefined ? undefined : life.add('chat tokens to the other nodes', new PgChatTokens({
+      session: postgres.session, nodeId: postgres.nodeId, clock: systemClock, timers: systemTimers(systemClock),
+      onError: (err) => observers.emit('engine:warning', { message: `chat tokens to the other nodes: ${messageOf(err)}` }),
+    }), (t) => t.close());
+    life.add('the WAL checkpointer', await startCheckpointer(db, paths.database, {
       clock, timers, module: own('engine/store/checkpoint.worker'),
       ...(options.walPages === undefined ? {} : { walPages: options.walPages }),
       onError: (message) => observers.emit('engine:warning', { message: `WAL checkpoint: ${message}` }),
-    });
-    // The run store: SQLite in the data folder, or the Postgres database the nodes share.
-    const postgresUrl = configuredPostgresUrl(config);
-    if (postgresUrl !== undefined) {
-      postgres = openPostgresBackend(postgresUrl, { name: `${os.hostname()}:${home}`, folderId: folderIdOf(home), ttlMs: config.store.leaseSecs * 1000, module: own('engine/store/pg/sync-pg.worker') });
-    }
+    }), (c) => c.stop());
     const runStore = postgres?.store ?? sqliteRunStore(db);
     const leases: RunLeases = postgres?.leases ?? soleNode;
     const storeName = postgres?.where ?? paths.database;
@@ -370,21 +375,24 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     // Before anything can write a note (a chat turn going on included): a write a crash cut in two is completed or reported.
     const vaultRecovery = await vault.recover();
     let fatal: KowalskiError | undefined;
+    /** A commit failed (the run store's, or the chat's tables, which are where the run store is): the engine stops, and says why once. */
+    const onFatal = (err: unknown): KowalskiError => {
+      if (fatal === undefined) {
+        fatal = commitFailure(storeName, err);
+        observers.emit('engine:stopped', { error: fatal });
+      }
+      return fatal;
+    };
+    // The cluster's place: it beats (holding this node's leases) until the last commit is flushed, though it starts once what it adopts can run.
+    const clusterPlace = life.reserve<Cluster>('the cluster', (c) => c.close());
     const intake = new IntakeHold({ maxWaitUs: options.intakeHoldUs ?? INTAKE_HOLD_US, nowUs: monotonicMicros });
-    const committer = new Committer({
-      store: runStore, leases, log, projections: new Projections(runStore), clock, crash, hold: intake,
-      onFatal: (err) => {
-        if (fatal === undefined) {
-          fatal = commitFailure(storeName, err);
-          observers.emit('engine:stopped', { error: fatal });
-        }
-        return fatal;
-      },
-    });
+    const committer = life.add('the committer', new Committer({
+      store: runStore, leases, log, projections: new Projections(runStore), clock, crash, hold: intake, onFatal,
+    }), (c) => c.flush());
     const waiters = new RunWaiters(observers);
     const kinds = builtinStepKinds(code);
     for (const k of options.extraStepKinds ?? []) kinds.set(k.kind, k);
-    const runner = createStepRunner({ ...poolSize(config.runs.maxParallelSteps, options.stepThreads), code });
+    const runner = life.add('the step runner', createStepRunner({ ...poolSize(config.runs.maxParallelSteps, options.stepThreads), code }), (r) => r.close());
     // The episodic memory's index: the node's SQLite, or on Postgres the store's (every node finds every node's turns).
     const recall = new RecallIndex(postgres === undefined ? recallQueries(db) : pgRecallQueries(postgres.session));
     // The chat, the tool registry and the triggers it uses are made below: it reaches them only once a draft is used.
@@ -427,7 +435,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     });
     // The registry is made below: nothing here runs before a tool is registered. The team reads its profiles again when the tools change.
     const userTools: UserTools = new UserTools({ builtinToolNames: (): string[] => models.builtinToolNames(), onChange: () => models.reload() });
-    const models = new ModelHub({
+    const models = life.add('models and tools', new ModelHub({
       db, config: () => config, dataDir: paths.dataDir, clock, timers, observers, code,
       ...(postgres === undefined ? {} : { sharedTraces: pgTraceQueries(postgres.session) }),
       engineTools: () => [...vault.tools(), createRecallTool(recall), createRememberTool(vault, () => clock.now()), createRecentTurnsTool({ recall, writesOf: (sessionId, limit) => vault.writes({ sessionId, limit }), now: () => clock.now() }), ...createRookeryTools(rookery), ...adapters.tools(), ...plugins.tools(), ...userTools.tools(),
@@ -461,24 +469,19 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       adapterSend: (at, send, text): Promise<SendAnswer> => sendStepMessage({
         queries: stepSends, send: (name, message) => adapters.send(name, message), runOf: (runId) => queries.getRun(runId), now: () => clock.now(), crash,
       }, at, send, text),
-    });
-    const supervisor = new Supervisor({
+    }), (m) => m.close());
+    const supervisor = life.add('the supervisor', new Supervisor({
       committer, log, leases, runner, kinds, observers, clock, crash, models,
       spent: budgetMeter(models.traces, clock),
       runDir: paths.runDir,
       maxParallelSteps: config.runs.maxParallelSteps,
       stepTimeoutSecs: config.runs.stepTimeoutSecs,
       ...(options.parkedKept === undefined ? {} : { parkedKept: options.parkedKept }),
-    });
+    }), (s) => s.close());
     const resumer = new Resumer(supervisor);
-    // A chat turn's tokens, to the other nodes' followers (real time, as the cluster's beats).
-    const chatTokens = postgres === undefined ? undefined : new PgChatTokens({
-      session: postgres.session, nodeId: postgres.nodeId, clock: systemClock, timers: systemTimers(systemClock),
-      onError: (err) => observers.emit('engine:warning', { message: `chat tokens to the other nodes: ${messageOf(err)}` }),
-    });
     /** The chat service is made below; the cluster's beats may come before. */
     let chatMade = false;
-    const cluster: Cluster | undefined = postgres === undefined ? undefined : startCluster({
+    const cluster: Cluster | undefined = postgres === undefined ? undefined : clusterPlace.set(startCluster({
       // Real time, whatever the engine's clock: leases expire by the database's clock, so their renewal cannot wait on a simulated one.
       backend: postgres, log, observers, clock: systemClock, timers: systemTimers(systemClock),
       stateOf: (runId) => queries.getRun(runId)?.state,
@@ -504,7 +507,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       perform: (action, runId, args) => actions.here(action, runId, args),
       onError: (err) => observers.emit('engine:warning', { message: `cluster heartbeat: ${messageOf(err)}` }),
       ...options.cluster,
-    });
+    }));
     // A stopped engine writes nothing more: its leases must lapse, so that other nodes adopt the runs it held.
     observers.on('engine:stopped', () => void cluster?.close());
     const actions = runActions({
@@ -543,24 +546,24 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       return runId;
     };
     // The catalog is read in a worker thread: a wide horde never holds up the server's event loop.
-    const loader = catalogThread(undefined, own('engine/catalog.worker'));
+    const loader = life.add('the catalog thread', catalogThread(undefined, own('engine/catalog.worker')), (l) => l.close());
     const readCatalog = (): Promise<Catalog> => loader.read({ builtinDir, userDir: paths.hordes, knownKinds: [...knownKinds] });
-    const triggers = createTriggerHost({
+    const triggers = life.add('triggers', createTriggerHost({
       store: new TriggerStore(runStore), queries, observers, clock, paths,
       timers,
       config: () => config,
       catalog: readCatalog,
       startRun,
       ...(options.reloadDebounceMs === undefined ? {} : { reloadDebounceMs: options.reloadDebounceMs }),
-    });
+    }), (t) => t.close());
 
-    const team = createTeam({
+    const team = life.add('the team', createTeam({
       dataDir: paths.dataDir, config: () => config, builtinToolNames: () => models.builtinToolNames(), clock, timers, observers,
       ...(options.builtinTeamDir === undefined ? {} : { builtinDir: options.builtinTeamDir }),
       ...(options.reloadDebounceMs === undefined ? {} : { reloadDebounceMs: options.reloadDebounceMs }),
-    });
+    }), (t) => t.close());
 
-    const chat = new ChatService({
+    const chat = life.add('the chat', new ChatService({
       tables: postgres === undefined ? sqliteChatTables(db) : pgChatTables(postgres.session, postgres.chatLeases, postgres.nodeId, chatTokens!),
       clock, timers, observers, traces: models.traces,
       ...(options.chatIdleSessionMs === undefined ? {} : { idleSessionMs: options.chatIdleSessionMs }),
@@ -574,19 +577,12 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       recall,
       vault,
       crash,
-      onFatal: (err) => {
-        if (fatal === undefined) {
-          // The chat's tables are where the run store is (the data folder's SQLite, or the shared Postgres).
-          fatal = commitFailure(storeName, err);
-          observers.emit('engine:stopped', { error: fatal });
-        }
-        return fatal;
-      },
-    });
+      onFatal,
+    }), (c) => c.close());
     chatMade = true;
 
     const semanticOf = (c: EngineConfig): SemanticConfig | null => (c.vault.semantic.enabled ? { model: c.vault.semantic.model } : null);
-    const vaultSearch = createVaultSearch({
+    const vaultSearch = life.add('the vault\'s search', createVaultSearch({
       db, root: paths.vault, vectorsFile: paths.vectors, clock, timers,
       semantic: semanticOf(config),
       providers: () => models.providerSettings(),
@@ -595,9 +591,12 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       ...(options.vaultDebounceMs === undefined ? {} : { debounceMs: options.vaultDebounceMs }),
       // The index stays in this data folder: the notes other nodes wrote are indexed again before each search.
       ...(shared === undefined ? {} : { follow: followWrites(shared.noteWrites) }),
-    });
+    }), (v) => v.close());
     vaultSearch.rescan(); // what changed in the vault while kowalski was stopped
+    // Plugins and adapters are where work comes in from outside: added last, they are the first to close.
+    life.add('plugins', plugins, (p) => p.close());
     await plugins.rescan(); // never throws for a plugin: each failure is recorded with its phase
+    life.add('adapters', adapters, (a) => a.close());
     vault.setIndex(vaultSearch);
 
     let closing: Promise<void> | undefined;
@@ -622,7 +621,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       },
       async watchConfig() {
         if (configWatch !== undefined || closing !== undefined) return;
-        configWatch = watchConfig(paths.config, {
+        configWatch = life.add('the config watch', watchConfig(paths.config, {
           reload: () => {
             if (fileStamp(paths.config) === configStamp) return false;
             engine.reloadConfig();
@@ -631,7 +630,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
           reloaded: () => observers.emit('config:reloaded', { file: paths.config }),
           warn: (message) => observers.emit('engine:warning', { message }),
           clock, timers, debounceMs: options.reloadDebounceMs ?? 300,
-        });
+        }), async (w) => (await w).close());
         await configWatch;
       },
       listTraces: (filter) => models.traces.list(filter),
@@ -731,34 +730,14 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         postgres?.nodes.setUrl(postgres.nodeId, url);
       },
       close() {
-        closing ??= (async () => {
-          await (await configWatch)?.close();
-          await adapters.close();
-          await plugins.close();
-          await triggers.close();
-          await team.close();
-          await chat.close();
-          await vaultSearch.close();
-          await loader.close();
-          await supervisor.close();
-          await runner.close();
-          await models.close();
-          await checkpointer?.stop();
-          committer.flush();
-          await cluster?.close();
-          chatTokens?.close();
-          postgres?.close();
-          db.close();
-          lock.release();
-        })();
+        closing ??= life.close();
         return closing;
       },
     };
     return engine;
   } catch (err) {
-    await checkpointer?.stop();
-    postgres?.close();
-    lock.release();
+    // Whatever was made before the failure, closed as the engine closes; the failure is what the caller hears.
+    await life.close().catch(() => undefined);
     throw err;
   }
 }
