@@ -15,6 +15,8 @@ export interface RecordedCall {
   path: string;
   headers: http.IncomingHttpHeaders;
   body: any;
+  /** When it arrived (Date.now()). */
+  at: number;
 }
 
 export interface FakeChatApi {
@@ -40,7 +42,7 @@ async function fakeApi(defer: Defer, prefix: string, normal: Normal): Promise<Fa
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const text = Buffer.concat(chunks).toString('utf8');
-      const call: RecordedCall = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: text === '' ? undefined : JSON.parse(text) };
+      const call: RecordedCall = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: text === '' ? undefined : JSON.parse(text), at: Date.now() };
       calls.push(call);
       const suffix = [...scripted.keys()].find((s) => call.path.endsWith(s) && scripted.get(s)!.length > 0);
       const answer = suffix === undefined ? normal(call) : scripted.get(suffix)!.shift()!;
