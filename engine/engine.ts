@@ -395,61 +395,9 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     const runner = life.add('the step runner', createStepRunner({ ...poolSize(config.runs.maxParallelSteps, options.stepThreads), code }), (r) => r.close());
     // The episodic memory's index: the node's SQLite, or on Postgres the store's (every node finds every node's turns).
     const recall = new RecallIndex(postgres === undefined ? recallQueries(db) : pgRecallQueries(postgres.session));
-    // The chat, the tool registry and the triggers it uses are made below: it reaches them only once a draft is used.
-    const rookery: RookeryService = new RookeryService({
-      queries: shared?.rookery ?? rookeryQueries(db), clock, observers, hordesDir: paths.hordes,
-      knownKinds: () => knownKinds,
-      knownTools: (): ReadonlySet<string> => new Set([...models.builtinToolNames(), ...DATA_TOOL_NAMES]),
-      chat: () => chat,
-      onBorn: async () => {
-        await triggers.refresh();
-        observers.emit('catalog:changed', {});
-      },
-    });
-    // The chat and the team are made below: adapters reach them only once one starts.
-    const adapters: Adapters = createAdapters({
-      // Inbound records, conversations' sessions and switches: shared by the nodes on Postgres.
-      queries: postgres === undefined ? adapterQueries(db) : pgAdapterQueries(postgres.session),
-      clock, timers, crash, env: process.env,
-      definitions: options.adapterDefinitions ?? ADAPTER_DEFINITIONS,
-      configs: () => config.adapters,
-      // What an adapter checks at every use (the calendar's `write`) is read from the file as it is now.
-      currentConfigs: () => loadConfig(paths.config).adapters,
-      chat: () => chat,
-      agentExists: (name) => team.get(name) !== undefined,
-      onToolsChanged: () => models.reload(),
-      onChange: () => observers.emit('adapters:changed', {}),
-      // A `type = "plugin"` adapter runs in its plugin's process, under its grants.
-      pluginAdapter: (plugin, adapter) => plugins.adapter(plugin, adapter),
-      ...(options.adapterReplyBackoffMs === undefined ? {} : { replyBackoffMs: options.adapterReplyBackoffMs }),
-      ...(options.adapterStartTimeoutMs === undefined ? {} : { startTimeoutMs: options.adapterStartTimeoutMs }),
-    });
-    const plugins = new PluginService({
-      grants: postgres === undefined ? pluginQueries(db) : pgPluginQueries(postgres.session, postgres.nodeId),
-      clock, timers, dataDir: paths.dataDir, pluginsDir: paths.plugins, localDir: localPluginDir(paths.plugins, process.env), kowalskiVersion: packageVersion(),
-      onToolsChanged: () => models.reload(),
-      onChange: () => observers.emit('plugins:changed', {}),
-      ...(options.testOnlyFetchAllow === undefined ? {} : { testOnlyFetchAllow: options.testOnlyFetchAllow }),
-      ...(options.bwrap === undefined ? {} : { sandbox: { bwrap: options.bwrap } }),
-      ...(options.pluginCallTimeoutMs === undefined ? {} : { callTimeoutMs: options.pluginCallTimeoutMs }),
-    });
-    // The registry is made below: nothing here runs before a tool is registered. The team reads its profiles again when the tools change.
-    const userTools: UserTools = new UserTools({ builtinToolNames: (): string[] => models.builtinToolNames(), onChange: () => models.reload() });
     const models = life.add('models and tools', new ModelHub({
       db, config: () => config, dataDir: paths.dataDir, clock, timers, observers, code,
       ...(postgres === undefined ? {} : { sharedTraces: pgTraceQueries(postgres.session) }),
-      engineTools: () => [...vault.tools(), createRecallTool(recall), createRememberTool(vault, () => clock.now()), createRecentTurnsTool({ recall, writesOf: (sessionId, limit) => vault.writes({ sessionId, limit }), now: () => clock.now() }), ...createRookeryTools(rookery), ...adapters.tools(), ...plugins.tools(), ...userTools.tools(),
-        createRunHordeTool({
-          catalog: () => readCatalog(),
-          startRun: (horde, input, opts) => startRun(horde, input, opts),
-          runIdByProvenance: (provenance) => queries.runIdByProvenance(provenance),
-          provenanceOf: (runId) => queries.getRun(runId)?.provenance,
-          waitForRun: (runId): Promise<RunState> => engine.waitForRun(runId),
-          runView: (runId): RunView => engine.getRun(runId),
-          isStepSession: (sessionId): boolean => chat.stepOfSession(sessionId) !== undefined,
-          appUrl: (): string | null => announced,
-          clock, timers,
-        })],
       ...(options.testOnlyFetchAllow === undefined ? {} : { testOnlyFetchAllow: options.testOnlyFetchAllow }),
       agentTurn: (at, agent, text, signal): Promise<AgentTurnAnswer> => chat.stepTurn(at, agent, text, signal),
       vaultWrite: (at, path, content, mode): Promise<VaultWriteAnswer> => writeStepNote({
@@ -470,6 +418,11 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         queries: stepSends, send: (name, message) => adapters.send(name, message), runOf: (runId) => queries.getRun(runId), now: () => clock.now(), crash,
       }, at, send, text),
     }), (m) => m.close());
+    // Each part's built-in tools join the registry once the part is made (a step's or a turn's calls come later).
+    models.addTools('the vault\'s and memory\'s', () => [...vault.tools(), createRecallTool(recall), createRememberTool(vault, () => clock.now()), createRecentTurnsTool({ recall, writesOf: (sessionId, limit) => vault.writes({ sessionId, limit }), now: () => clock.now() })]);
+    // The team reads its profiles again when the tools change.
+    const userTools: UserTools = new UserTools({ builtinToolNames: (): string[] => models.builtinToolNames(), onChange: () => models.reload() });
+    models.addTools('the library\'s', () => userTools.tools());
     const supervisor = life.add('the supervisor', new Supervisor({
       committer, log, leases, runner, kinds, observers, clock, crash, models,
       spent: budgetMeter(models.traces, clock),
@@ -479,42 +432,6 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       ...(options.parkedKept === undefined ? {} : { parkedKept: options.parkedKept }),
     }), (s) => s.close());
     const resumer = new Resumer(supervisor);
-    /** The chat service is made below; the cluster's beats may come before. */
-    let chatMade = false;
-    const cluster: Cluster | undefined = postgres === undefined ? undefined : clusterPlace.set(startCluster({
-      // Real time, whatever the engine's clock: leases expire by the database's clock, so their renewal cannot wait on a simulated one.
-      backend: postgres, log, observers, clock: systemClock, timers: systemTimers(systemClock),
-      stateOf: (runId) => queries.getRun(runId)?.state,
-      ...(options.adoptRuns === false ? {} : {
-        adopt: (runId: string) => resumer.resume(runId, emptyRecovery()),
-      }),
-      ...(options.adoptRuns === false ? {} : {
-        // Chat turns under way that no live node holds (their node died or stopped): taken and gone on with from their logs.
-        adoptChats: (limit: number) => {
-          if (chatMade) chat.adopt(postgres!.chatLeases.adoptable(limit));
-        },
-        // Adapters' conversations a dead node was answering (its hold went with its connection): their records go on here.
-        adoptConversations: () => adapters.pickUpOpen(),
-      }),
-      chatGrew: (sessionId: string, first: number, last: number) => {
-        if (chatMade) chat.heard(sessionId, first, last);
-      },
-      pluginsChanged: () => plugins.grantsChanged(),
-      chatTokens: (payload: string) => {
-        for (const token of heardTokens(payload, postgres!.nodeId)) observers.emit('chat:token', token);
-      },
-      stepsRunning: () => supervisor.runningSteps,
-      perform: (action, runId, args) => actions.here(action, runId, args),
-      onError: (err) => observers.emit('engine:warning', { message: `cluster heartbeat: ${messageOf(err)}` }),
-      ...options.cluster,
-    }));
-    // A stopped engine writes nothing more: its leases must lapse, so that other nodes adopt the runs it held.
-    observers.on('engine:stopped', () => void cluster?.close());
-    const actions = runActions({
-      supervisor, traces: models.traces, clock,
-      budgetOf: (runId) => engine.getRun(runId).budget,
-      ...(cluster === undefined ? {} : { forward: cluster.forward }),
-    });
     const builtinDir = options.builtinHordesDir ?? path.join(packageRoot(import.meta.url), 'hordes');
     const knownKinds = new Set(kinds.keys());
     const ensureAlive = (): void => {
@@ -545,6 +462,17 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       await supervisor.create(runId, created, alsoWrite === undefined ? undefined : () => alsoWrite(runId));
       return runId;
     };
+    models.addTools('run_horde', () => [createRunHordeTool({
+      catalog: () => readCatalog(),
+      startRun: (horde, input, opts) => startRun(horde, input, opts),
+      runIdByProvenance: (provenance) => queries.runIdByProvenance(provenance),
+      provenanceOf: (runId) => queries.getRun(runId)?.provenance,
+      waitForRun: (runId): Promise<RunState> => engine.waitForRun(runId),
+      runView: (runId): RunView => engine.getRun(runId),
+      isStepSession: (sessionId): boolean => chat.stepOfSession(sessionId) !== undefined,
+      appUrl: (): string | null => announced,
+      clock, timers,
+    })]);
     // The catalog is read in a worker thread: a wide horde never holds up the server's event loop.
     const loader = life.add('the catalog thread', catalogThread(undefined, own('engine/catalog.worker')), (l) => l.close());
     const readCatalog = (): Promise<Catalog> => loader.read({ builtinDir, userDir: paths.hordes, knownKinds: [...knownKinds] });
@@ -579,7 +507,6 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       crash,
       onFatal,
     }), (c) => c.close());
-    chatMade = true;
 
     const semanticOf = (c: EngineConfig): SemanticConfig | null => (c.vault.semantic.enabled ? { model: c.vault.semantic.model } : null);
     const vaultSearch = life.add('the vault\'s search', createVaultSearch({
@@ -593,11 +520,81 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       ...(shared === undefined ? {} : { follow: followWrites(shared.noteWrites) }),
     }), (v) => v.close());
     vaultSearch.rescan(); // what changed in the vault while kowalski was stopped
-    // Plugins and adapters are where work comes in from outside: added last, they are the first to close.
+    const rookery: RookeryService = new RookeryService({
+      queries: shared?.rookery ?? rookeryQueries(db), clock, observers, hordesDir: paths.hordes,
+      knownKinds: () => knownKinds,
+      knownTools: (): ReadonlySet<string> => new Set([...models.builtinToolNames(), ...DATA_TOOL_NAMES]),
+      chat,
+      onBorn: async () => {
+        await triggers.refresh();
+        observers.emit('catalog:changed', {});
+      },
+    });
+    models.addTools('the Rookery\'s', () => createRookeryTools(rookery));
+    // Plugins and adapters are where work comes in from outside: made last, they are the first to close.
+    const plugins = new PluginService({
+      grants: postgres === undefined ? pluginQueries(db) : pgPluginQueries(postgres.session, postgres.nodeId),
+      clock, timers, dataDir: paths.dataDir, pluginsDir: paths.plugins, localDir: localPluginDir(paths.plugins, process.env), kowalskiVersion: packageVersion(),
+      onToolsChanged: () => models.reload(),
+      onChange: () => observers.emit('plugins:changed', {}),
+      ...(options.testOnlyFetchAllow === undefined ? {} : { testOnlyFetchAllow: options.testOnlyFetchAllow }),
+      ...(options.bwrap === undefined ? {} : { sandbox: { bwrap: options.bwrap } }),
+      ...(options.pluginCallTimeoutMs === undefined ? {} : { callTimeoutMs: options.pluginCallTimeoutMs }),
+    });
+    models.addTools('plugins\'', () => plugins.tools());
     life.add('plugins', plugins, (p) => p.close());
     await plugins.rescan(); // never throws for a plugin: each failure is recorded with its phase
+    const adapters: Adapters = createAdapters({
+      // Inbound records, conversations' sessions and switches: shared by the nodes on Postgres.
+      queries: postgres === undefined ? adapterQueries(db) : pgAdapterQueries(postgres.session),
+      clock, timers, crash, env: process.env,
+      definitions: options.adapterDefinitions ?? ADAPTER_DEFINITIONS,
+      configs: () => config.adapters,
+      // What an adapter checks at every use (the calendar's `write`) is read from the file as it is now.
+      currentConfigs: () => loadConfig(paths.config).adapters,
+      chat,
+      agentExists: (name) => team.get(name) !== undefined,
+      onToolsChanged: () => models.reload(),
+      onChange: () => observers.emit('adapters:changed', {}),
+      // A `type = "plugin"` adapter runs in its plugin's process, under its grants.
+      pluginAdapter: (plugin, adapter) => plugins.adapter(plugin, adapter),
+      ...(options.adapterReplyBackoffMs === undefined ? {} : { replyBackoffMs: options.adapterReplyBackoffMs }),
+      ...(options.adapterStartTimeoutMs === undefined ? {} : { startTimeoutMs: options.adapterStartTimeoutMs }),
+    });
+    models.addTools('adapters\'', () => adapters.tools());
     life.add('adapters', adapters, (a) => a.close());
     vault.setIndex(vaultSearch);
+    // Started once everything it adopts into can run (its place in the closing order was taken before the committer's).
+    const cluster: Cluster | undefined = postgres === undefined ? undefined : clusterPlace.set(startCluster({
+      // Real time, whatever the engine's clock: leases expire by the database's clock, so their renewal cannot wait on a simulated one.
+      backend: postgres, log, observers, clock: systemClock, timers: systemTimers(systemClock),
+      stateOf: (runId) => queries.getRun(runId)?.state,
+      ...(options.adoptRuns === false ? {} : {
+        adopt: (runId: string) => resumer.resume(runId, emptyRecovery()),
+      }),
+      ...(options.adoptRuns === false ? {} : {
+        // Chat turns under way that no live node holds (their node died or stopped): taken and gone on with from their logs.
+        adoptChats: (limit: number) => chat.adopt(postgres!.chatLeases.adoptable(limit)),
+        // Adapters' conversations a dead node was answering (its hold went with its connection): their records go on here.
+        adoptConversations: () => adapters.pickUpOpen(),
+      }),
+      chatGrew: (sessionId: string, first: number, last: number) => chat.heard(sessionId, first, last),
+      pluginsChanged: () => plugins.grantsChanged(),
+      chatTokens: (payload: string) => {
+        for (const token of heardTokens(payload, postgres!.nodeId)) observers.emit('chat:token', token);
+      },
+      stepsRunning: () => supervisor.runningSteps,
+      perform: (action, runId, args) => actions.here(action, runId, args),
+      onError: (err) => observers.emit('engine:warning', { message: `cluster heartbeat: ${messageOf(err)}` }),
+      ...options.cluster,
+    }));
+    // A stopped engine writes nothing more: its leases must lapse, so that other nodes adopt the runs it held.
+    observers.on('engine:stopped', () => void cluster?.close());
+    const actions = runActions({
+      supervisor, traces: models.traces, clock,
+      budgetOf: (runId) => engine.getRun(runId).budget,
+      ...(cluster === undefined ? {} : { forward: cluster.forward }),
+    });
 
     let closing: Promise<void> | undefined;
     let configWatch: Promise<ConfigWatch> | undefined;

@@ -37,11 +37,6 @@ export interface ModelHubDeps {
   observers: Observers;
   /** On a store shared by several nodes: its traces, every node's (absent: the data folder's, in `db`). */
   sharedTraces?: TraceQueries;
-  /**
-   * Built-in tools the engine itself provides (the vault's and the memory tools; granted plugins' and the calendar's),
-   * beside those of config.toml. Read each time the tools are built: a service whose tools change calls `reload()`.
-   */
-  engineTools?: () => readonly Tool[];
   /** Test-only: `ip:port` pairs web fetches may reach although loopback or private. */
   testOnlyFetchAllow?: readonly string[];
   /** An `agent` step's turn, run by the chat service (made after the hub). */
@@ -73,6 +68,12 @@ interface RunTools {
 export class ModelHub {
   readonly traces: TraceStore;
   private tools: EngineTools;
+  /**
+   * Built-in tools the engine's parts provide (the vault's and the memory tools, the Rookery's, granted plugins',
+   * the adapters', the library's, run_horde), beside those of config.toml: each part adds its own once it is made
+   * (`addTools`). Read each time the tools are built: a part whose tools change calls `reload()`.
+   */
+  private readonly sources = new Map<string, () => readonly Tool[]>();
   /** The data tool of each run's `inputs/`, started on demand. */
   private readonly data: DataServers;
   /** Read with the environment when the config is (re)loaded: a bad OLLAMA_HOST stops the start, not a step. */
@@ -88,7 +89,7 @@ export class ModelHub {
   private buildTools(): EngineTools {
     return createEngineTools(this.deps.config(), {
       dataDir: this.deps.dataDir,
-      ...(this.deps.engineTools === undefined ? {} : { engineTools: this.deps.engineTools() }),
+      engineTools: [...this.sources.values()].flatMap((source) => source()),
       ...(this.deps.testOnlyFetchAllow === undefined ? {} : { testOnlyFetchAllow: this.deps.testOnlyFetchAllow }),
     });
   }
@@ -227,9 +228,19 @@ export class ModelHub {
     return this.providers;
   }
 
+  /** A part's built-in tools, from now on (`name` names the part: added again, it replaces its tools). */
+  addTools(name: string, source: () => readonly Tool[]): void {
+    this.sources.set(name, source);
+    this.rebuild();
+  }
+
   /** config.toml changed: new tools (and MCP connections) for the next calls; the old ones close. */
   reload(): void {
     this.providers = providerSettingsFrom(this.deps.config().raw, process.env);
+    this.rebuild();
+  }
+
+  private rebuild(): void {
     const old = this.tools;
     this.tools = this.buildTools();
     void old.close();

@@ -29,7 +29,8 @@ export interface InboundTarget {
 export interface InboundDeps {
   /** The records: the data folder's SQLite, or the Postgres store the nodes share. */
   queries: AdapterQueries;
-  chat(): InboundChat;
+  /** Where each conversation's messages are answered. */
+  chat: InboundChat;
   clock: Clock;
   timers: Timers;
   crash: CrashHook;
@@ -211,7 +212,7 @@ export class Inbound {
 
   /** The message's turn: sent (unless the session has it already), its answer awaited and recorded. */
   private async answer(row: AdapterMessageRow, target: InboundTarget): Promise<boolean> {
-    const chat = this.deps.chat();
+    const { chat } = this.deps;
     if (target.agent === null) return this.failTurn(row, target, new KowalskiError('KW_ERR_ADAPTER_CONFIG', `adapter ${row.adapter} has no agent to answer its messages`));
     let sessionId = row.session_id ?? this.deps.queries.sessionOf(row.adapter, row.conversation);
     if (sessionId === undefined) {
@@ -255,7 +256,7 @@ export class Inbound {
 
   /** The outcome of turn `turn` when the session has it (ended, or under way); undefined when it was never sent. */
   private recordedTurn(sessionId: string, turn: number, text: string): Promise<TurnResult> | undefined {
-    const chat = this.deps.chat();
+    const { chat } = this.deps;
     const view = chat.get(sessionId).transcript.find((t) => t.turn === turn);
     if (view === undefined || view.text !== text) return undefined;
     if (view.answer !== undefined) return Promise.resolve(view.answer);
@@ -268,7 +269,7 @@ export class Inbound {
 
   /** Until the session answers no turn (one under way, e.g. recovered after a crash, or sent from the app). */
   private async untilIdle(sessionId: string): Promise<void> {
-    const chat = this.deps.chat();
+    const { chat } = this.deps;
     while (chat.summary(sessionId).state === 'running') {
       let under = chat.turnUnderWay(sessionId);
       if (under === undefined) {

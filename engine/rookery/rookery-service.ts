@@ -43,7 +43,8 @@ export interface RookeryDeps {
   knownKinds(): ReadonlySet<string>;
   /** The tool names a step may list without a warning (built-ins, the data tools). */
   knownTools(): ReadonlySet<string>;
-  chat(): RookeryChat;
+  /** The builder's chat sessions. */
+  chat: RookeryChat;
   /** A horde folder was written: make the catalog (and its triggers) see it. */
   onBorn(hordeId: string): Promise<void>;
 }
@@ -66,7 +67,7 @@ export class RookeryService {
 
   /** A new draft, empty; `withChat`: with a new chat session of the builder agent building it. */
   async create(options: { withChat?: boolean; by?: string } = {}): Promise<DraftView> {
-    const session = options.withChat === true ? this.deps.chat().create({ agent: BUILDER_AGENT, title: 'Rookery', by: options.by ?? 'api' }).id : null;
+    const session = options.withChat === true ? this.deps.chat.create({ agent: BUILDER_AGENT, title: 'Rookery', by: options.by ?? 'api' }).id : null;
     return this.view(this.insert(session));
   }
 
@@ -171,7 +172,7 @@ export class RookeryService {
     if (!text.includes('```')) return;
     let row = this.q.bySession(sessionId);
     if (row === undefined) {
-      if (this.deps.chat().summary(sessionId).agent !== BUILDER_AGENT) return;
+      if (this.deps.chat.summary(sessionId).agent !== BUILDER_AGENT) return;
       row = this.insert(sessionId);
     }
     const parsed = parseDraft(text);

@@ -153,6 +153,7 @@ class Runner implements PluginProcess {
     if (this.child !== child) throw new KowalskiError('KW_ERR_PLUGIN_CRASHED', `plugin ${this.o.name}: its process ended before the call to ${tool} could be sent`);
     const id = ++this.nextId;
     return new Promise<ToolOutput>((resolve, reject) => {
+      let cancelTimer = (): void => undefined;
       const done = (): void => {
         this.calls.delete(id);
         cancelTimer();
@@ -163,13 +164,21 @@ class Runner implements PluginProcess {
         child.send({ type: 'cancel', id });
         reject(signal.reason as Error);
       };
-      const cancelTimer = this.o.timers.at(this.clock.now() + this.timeoutMs, () => {
+      const onTimeout = (): void => {
+        // An older call still waiting on this process has the same deadline (to the clock's millisecond, and a
+        // timer can fire a millisecond early): that one did not answer, and this one fails with it, or times out itself a moment later.
+        const oldest = this.calls.keys().next().value;
+        if (this.child === child && oldest !== undefined && oldest < id) {
+          cancelTimer = this.o.timers.at(this.clock.now() + 1, onTimeout);
+          return;
+        }
         done();
         const err = new KowalskiError('KW_ERR_PLUGIN_TIMEOUT', `plugin ${this.o.name}: ${what} did not answer within ${this.timeoutMs} ms; its process was killed and starts again at the next call`);
         this.fail('call', err);
         reject(err);
         this.killChild(child, tool);
-      });
+      };
+      cancelTimer = this.o.timers.at(this.clock.now() + this.timeoutMs, onTimeout);
       signal.addEventListener('abort', onAbort, { once: true });
       this.calls.set(id, {
         tool, what,
