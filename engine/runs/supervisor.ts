@@ -1,7 +1,7 @@
 /**
- * The run supervisor: feeds events to each run's actor, decides what starts (within
- * the global limit on running steps) and what must wait for the operator, hands every
- * batch to the committer, and performs effects only once their batch is committed.
+ * The run supervisor: feeds events to each run's actor, applies what the run's decisions
+ * (actors/run.decide.ts) say it does next within the global limit on running steps, hands
+ * every batch to the committer, and performs effects only once their batch is committed.
  */
 import { KowalskiError, toPlainError } from '../../core/index.js';
 import type { BudgetSpent } from '../../core/index.js';
