@@ -418,11 +418,8 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         queries: stepSends, send: (name, message) => adapters.send(name, message), runOf: (runId) => queries.getRun(runId), now: () => clock.now(), crash,
       }, at, send, text),
     }), (m) => m.close());
-    // Each part's built-in tools join the registry once the part is made (a step's or a turn's calls come later).
-    models.addTools('the vault\'s and memory\'s', () => [...vault.tools(), createRecallTool(recall), createRememberTool(vault, () => clock.now()), createRecentTurnsTool({ recall, writesOf: (sessionId, limit) => vault.writes({ sessionId, limit }), now: () => clock.now() })]);
     // The team reads its profiles again when the tools change.
     const userTools: UserTools = new UserTools({ builtinToolNames: (): string[] => models.builtinToolNames(), onChange: () => models.reload() });
-    models.addTools('the library\'s', () => userTools.tools());
     const supervisor = life.add('the supervisor', new Supervisor({
       committer, log, leases, runner, kinds, observers, clock, crash, models,
       spent: budgetMeter(models.traces, clock),
@@ -462,17 +459,6 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       await supervisor.create(runId, created, alsoWrite === undefined ? undefined : () => alsoWrite(runId));
       return runId;
     };
-    models.addTools('run_horde', () => [createRunHordeTool({
-      catalog: () => readCatalog(),
-      startRun: (horde, input, opts) => startRun(horde, input, opts),
-      runIdByProvenance: (provenance) => queries.runIdByProvenance(provenance),
-      provenanceOf: (runId) => queries.getRun(runId)?.provenance,
-      waitForRun: (runId): Promise<RunState> => engine.waitForRun(runId),
-      runView: (runId): RunView => engine.getRun(runId),
-      isStepSession: (sessionId): boolean => chat.stepOfSession(sessionId) !== undefined,
-      appUrl: (): string | null => announced,
-      clock, timers,
-    })]);
     // The catalog is read in a worker thread: a wide horde never holds up the server's event loop.
     const loader = life.add('the catalog thread', catalogThread(undefined, own('engine/catalog.worker')), (l) => l.close());
     const readCatalog = (): Promise<Catalog> => loader.read({ builtinDir, userDir: paths.hordes, knownKinds: [...knownKinds] });
@@ -530,7 +516,6 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         observers.emit('catalog:changed', {});
       },
     });
-    models.addTools('the Rookery\'s', () => createRookeryTools(rookery));
     // Plugins and adapters are where work comes in from outside: made last, they are the first to close.
     const plugins = new PluginService({
       grants: postgres === undefined ? pluginQueries(db) : pgPluginQueries(postgres.session, postgres.nodeId),
@@ -541,7 +526,6 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       ...(options.bwrap === undefined ? {} : { sandbox: { bwrap: options.bwrap } }),
       ...(options.pluginCallTimeoutMs === undefined ? {} : { callTimeoutMs: options.pluginCallTimeoutMs }),
     });
-    models.addTools('plugins\'', () => plugins.tools());
     life.add('plugins', plugins, (p) => p.close());
     await plugins.rescan(); // never throws for a plugin: each failure is recorded with its phase
     const adapters: Adapters = createAdapters({
@@ -561,8 +545,24 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       ...(options.adapterReplyBackoffMs === undefined ? {} : { replyBackoffMs: options.adapterReplyBackoffMs }),
       ...(options.adapterStartTimeoutMs === undefined ? {} : { startTimeoutMs: options.adapterStartTimeoutMs }),
     });
-    models.addTools('adapters\'', () => adapters.tools());
     life.add('adapters', adapters, (a) => a.close());
+    // The parts' own built-in tools join the registry, in the order the tools are listed (a step's or a turn's calls come after the start).
+    models.addTools('the vault\'s and memory\'s', () => [...vault.tools(), createRecallTool(recall), createRememberTool(vault, () => clock.now()), createRecentTurnsTool({ recall, writesOf: (sessionId, limit) => vault.writes({ sessionId, limit }), now: () => clock.now() })]);
+    models.addTools('the Rookery\'s', () => createRookeryTools(rookery));
+    models.addTools('adapters\'', () => adapters.tools());
+    models.addTools('plugins\'', () => plugins.tools());
+    models.addTools('the library\'s', () => userTools.tools());
+    models.addTools('run_horde', () => [createRunHordeTool({
+      catalog: () => readCatalog(),
+      startRun: (horde, input, opts) => startRun(horde, input, opts),
+      runIdByProvenance: (provenance) => queries.runIdByProvenance(provenance),
+      provenanceOf: (runId) => queries.getRun(runId)?.provenance,
+      waitForRun: (runId): Promise<RunState> => engine.waitForRun(runId),
+      runView: (runId): RunView => engine.getRun(runId),
+      isStepSession: (sessionId): boolean => chat.stepOfSession(sessionId) !== undefined,
+      appUrl: (): string | null => announced,
+      clock, timers,
+    })]);
     vault.setIndex(vaultSearch);
     // Started once everything it adopts into can run (its place in the closing order was taken before the committer's).
     const cluster: Cluster | undefined = postgres === undefined ? undefined : clusterPlace.set(startCluster({

@@ -186,6 +186,8 @@ export function startCluster(deps: ClusterDeps): Cluster {
       followSoon();
       adoptSoon();
       serveSoon();
+      // A grant or revoke another node made while this one was not listening (just started, or cut off) is read now.
+      guarded(() => deps.pluginsChanged?.())();
     },
   });
 
