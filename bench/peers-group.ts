@@ -15,7 +15,7 @@ import type { PeerName, PeerSample } from './peers.js';
 import { median, repeat } from './stats.js';
 import type { Row } from './table.js';
 import { num } from './table.js';
-import { W1_STEPS, w1Once } from './w1.js';
+import { W1_STEPS, floorRunsPerSec, w1Once } from './w1.js';
 import { w2Once } from './w2.js';
 
 const RUNS = 500;
@@ -39,8 +39,6 @@ interface System {
   /** kowalski only: the engine thread's CPU per step, one at a time. */
   engineCpu?: number[];
 }
-
-const runsPerSecAt = (usPerCommit: number): number => 1e6 / (W1_STEPS * usPerCommit);
 
 export async function peersGroupRows(reps: number, progress: (line: string) => void): Promise<Row[]> {
   const floors: number[] = [];
@@ -103,7 +101,7 @@ function peerRows(floor: number, kowalski: System, peers: readonly System[], ski
     peers.map((p) => median(pick(p))).reduce<number | undefined>((b, v) => (b === undefined || better(v, b) ? v : b), undefined);
   const fastestOne = best((s) => s.one, (a, b) => a < b);
   const fastestResume = best((s) => s.resumeMs, (a, b) => a < b);
-  const floorRuns = runsPerSecAt(floor);
+  const floorRuns = floorRunsPerSec(floor);
   const failures = (s: System): string => (s.failed > 0 ? `; ${s.failed} RUNS DID NOT SUCCEED` : '');
   const vs = (value: number, peer: number | undefined, lowerIsBetter: boolean): string =>
     peer === undefined ? 'no peer measured' : `${num(lowerIsBetter ? peer / value : value / peer)}× the best peer`;

@@ -17,7 +17,7 @@ import { pgHookNodesOnce, pgW1NodesOnce } from './pg-nodes.js';
 import { median, repeat } from './stats.js';
 import type { Row } from './table.js';
 import { num } from './table.js';
-import { W1_STEPS, w1Once } from './w1.js';
+import { W1_STEPS, floorRunsPerSec, w1Once } from './w1.js';
 import type { W1Sample } from './w1.js';
 import { HOOK_CONNECTIONS, plainRouteOnce, webhookOnce } from './webhook.js';
 
@@ -34,8 +34,6 @@ function spread(samples: readonly number[]): string {
   return samples.length === 1 ? '1 sample' : `${samples.length} samples ${num(Math.min(...samples))}–${num(Math.max(...samples))}`;
 }
 
-/** Runs/s if each of W1's steps cost one commit of `usPerCommit`. */
-const floorRunsPerSec = (usPerCommit: number): number => 1e6 / (W1_STEPS * usPerCommit);
 
 function w1Note(s: readonly W1Sample[], maxParallelSteps: number): string {
   const m = (f: (x: W1Sample) => number) => median(s.map(f));

@@ -21,7 +21,7 @@ import { median, now, repeat } from './stats.js';
 import { formatTable, num } from './table.js';
 import { TOOL_CALLS, toolLoopOnce } from './tools.js';
 import type { Row } from './table.js';
-import { W1_STEPS, w1Once } from './w1.js';
+import { W1_STEPS, floorRunsPerSec, w1Once } from './w1.js';
 import { HOOK_CONNECTIONS, plainRouteOnce, webhookOnce } from './webhook.js';
 import { WIDE_PROBLEMS, loaderOnce } from './loader.js';
 import { FOLLOW_READS, FOLLOW_SOCKETS, FOLLOW_TIMES, HUGE_STEPS, LEGAL_STEPS, eventLoopOnce } from './event-loop.js';
@@ -188,11 +188,11 @@ async function main(plan: Plan): Promise<void> {
       return { ...s, floor, ratio: s.usPerStep / floor };
     });
     progress(`w1 batches: ${samples.map((s) => `${num(s.runsPerSec)} runs/s (floor ${num(s.floor)} µs/commit)`).join(', ')}`);
-    const floorRunsPerSec = 1e6 / (W1_STEPS * median(samples.map((s) => s.floor)));
+    const floorRuns = floorRunsPerSec(median(samples.map((s) => s.floor)));
     rows.push({
       name: `W1 in the peers' driver shape: ${W1_RUNS} runs in Promise.all batches of ${W1_IN_FLIGHT}, FULL`,
-      median: median(samples.map((s) => s.runsPerSec)), unit: 'runs/s', floor: floorRunsPerSec,
-      ratio: median(samples.map((s) => s.runsPerSec)) / floorRunsPerSec,
+      median: median(samples.map((s) => s.runsPerSec)), unit: 'runs/s', floor: floorRuns,
+      ratio: median(samples.map((s) => s.runsPerSec)) / floorRuns,
       note: `what the issue's table measured Mastra, LangGraph and DBOS with (326 runs/s for kowalski then); floor: runs/s if each of the ${W1_STEPS} steps cost one FULL commit; ${num(median(samples.map((s) => s.usPerStep)))} µs/step; main-thread CPU ${num(median(samples.map((s) => s.cpuUsPerStep)))} µs/step` +
         (samples.some((s) => s.failed > 0) ? '; SOME RUNS DID NOT SUCCEED' : ''),
     });

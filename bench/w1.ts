@@ -48,6 +48,9 @@ export interface W1Sample {
 
 export const W1_STEPS = 6;
 
+/** Runs/s if each of W1's steps cost one commit of `usPerCommit` µs: the floor of the runs/s rows. */
+export const floorRunsPerSec = (usPerCommit: number): number => 1e6 / (W1_STEPS * usPerCommit);
+
 /** Keep `inFlight` runs going until `runs` have been started and all have settled. */
 export async function drive(engine: Engine, horde: HordeDef, runs: number, inFlight: number): Promise<number> {
   let started = 0;
