@@ -74,6 +74,8 @@ export class ModelHub {
    * (`addTools`). Read each time the tools are built: a part whose tools change calls `reload()`.
    */
   private readonly sources = new Map<string, () => readonly Tool[]>();
+  /** Sources were added since the tools were built: they are built again at their next use (once for all the parts of a start). */
+  private stale = false;
   /** The data tool of each run's `inputs/`, started on demand. */
   private readonly data: DataServers;
   /** Read with the environment when the config is (re)loaded: a bad OLLAMA_HOST stops the start, not a step. */
@@ -194,7 +196,7 @@ export class ModelHub {
     const [fs, data, rest] = await Promise.all([
       run.fs === undefined ? [] : run.fs.describe(fsNames),
       dataNames.length === 0 ? [] : this.data.tools(run.dataRoot, dataNames).then((tools) => tools.map((t) => t.spec)),
-      others.length === 0 ? [] : this.tools.registry.describe(others),
+      others.length === 0 ? [] : this.current().registry.describe(others),
     ]);
     const byName = new Map([...rest, ...data, ...fs].map((spec) => [spec.name, spec]));
     return [...new Set(asked)].flatMap((n) => byName.get(n) ?? []);
@@ -203,7 +205,7 @@ export class ModelHub {
   private async call(name: string, args: Record<string, unknown>, signal: AbortSignal, run: RunTools): Promise<ToolOutput> {
     if (run.fs !== undefined && FS_TOOL_NAMES.includes(name)) return run.fs.call(name, args, signal);
     const dataRoot = run.dataRoot;
-    if (!isDataToolName(name)) return this.tools.registry.call(name, args, signal);
+    if (!isDataToolName(name)) return this.current().registry.call(name, args, signal);
     const [tool] = await this.data.tools(dataRoot, [name]);
     if (tool === undefined) throw new KowalskiError('KW_ERR_TOOL_UNKNOWN', `the data tool over ${dataRoot} does not list ${name}`);
     return tool.call(args, { signal });
@@ -211,12 +213,12 @@ export class ModelHub {
 
   /** The names of the built-in tools (web_fetch, web_search, the file tools, the vault's). */
   builtinToolNames(): string[] {
-    return this.tools.registry.builtinNames();
+    return this.current().registry.builtinNames();
   }
 
   /** The registry as chat turns use it (the tools of config.toml as they are now). */
   chatTools(): ChatTools {
-    const registry = this.tools.registry;
+    const registry = this.current().registry;
     return {
       describe: (names) => registry.describe(names),
       call: (name, args, signal, caller) => registry.call(name, args, signal, caller),
@@ -231,7 +233,12 @@ export class ModelHub {
   /** A part's built-in tools, from now on (`name` names the part: added again, it replaces its tools). */
   addTools(name: string, source: () => readonly Tool[]): void {
     this.sources.set(name, source);
-    this.rebuild();
+    this.stale = true;
+  }
+
+  private current(): EngineTools {
+    if (this.stale) this.rebuild();
+    return this.tools;
   }
 
   /** config.toml changed: new tools (and MCP connections) for the next calls; the old ones close. */
@@ -241,6 +248,7 @@ export class ModelHub {
   }
 
   private rebuild(): void {
+    this.stale = false;
     const old = this.tools;
     this.tools = this.buildTools();
     void old.close();
