@@ -596,7 +596,6 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       ...(cluster === undefined ? {} : { forward: cluster.forward }),
     });
 
-    let closing: Promise<void> | undefined;
     let configWatch: Promise<ConfigWatch> | undefined;
     /** Where this engine's server answers, once it said (`announce`). */
     let announced: string | null = null;
@@ -617,7 +616,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         return config;
       },
       async watchConfig() {
-        if (configWatch !== undefined || closing !== undefined) return;
+        if (configWatch !== undefined || life.closed) return;
         configWatch = life.add('the config watch', watchConfig(paths.config, {
           reload: () => {
             if (fileStamp(paths.config) === configStamp) return false;
@@ -726,10 +725,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         lock.setUrl(url);
         postgres?.nodes.setUrl(postgres.nodeId, url);
       },
-      close() {
-        closing ??= life.close();
-        return closing;
-      },
+      close: () => life.close(),
     };
     return engine;
   } catch (err) {

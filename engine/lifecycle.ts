@@ -39,6 +39,11 @@ export class Lifecycle {
     };
   }
 
+  /** Whether `close` was called: nothing more may be made. */
+  get closed(): boolean {
+    return this.closing !== undefined;
+  }
+
   /** Close every part, the last added first; idempotent. */
   close(): Promise<void> {
     this.closing ??= this.closeAll();

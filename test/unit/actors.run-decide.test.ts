@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { RunActor, decide, foldRun } from '../../actors/index.js';
+import { FINAL_RUN_STATES, RunActor, decide, foldRun } from '../../actors/index.js';
 import type { DecideFacts, RunContext, RunEvent, StepPolicy, StepStatus } from '../../actors/index.js';
 import { STEP_MOVES, canMove } from '../../actors/run.step.js';
 import type { BudgetSpent } from '../../core/index.js';
@@ -126,10 +126,10 @@ test('random runs with the engine deciding after every event: every decision acc
     const actor = new RunActor('r', first);
     const log: RunEvent[] = [first];
     const hashes = new Map(first.horde.pipeline.map((s) => [s, `h${Math.floor(rand() * 3)}`]));
-    for (let i = 0; i < EVENTS && !['succeeded', 'failed', 'cancelled'].includes(actor.state); i++) {
+    for (let i = 0; i < EVENTS && !FINAL_RUN_STATES.has(actor.state); i++) {
       const event = randomEvent(rand, actor.context);
       if (actor.send(event).ok) log.push(event);
-      if (['succeeded', 'failed', 'cancelled'].includes(actor.state)) break;
+      if (FINAL_RUN_STATES.has(actor.state)) break;
       const slots = Math.floor(rand() * 4);
       const spent = rand() < 0.5 ? SPENT : { ...SPENT, tokens: 1 };
       const f: DecideFacts = {
@@ -151,7 +151,7 @@ test('random runs with the engine deciding after every event: every decision acc
         log.push(e);
         seenDecisions.add(e.type === 'approval.requested' ? `${e.type} ${e.reason}` : e.type);
       }
-      if (!d.waitsForSlot && actor.context.budget.parked === undefined && !['succeeded', 'failed', 'cancelled'].includes(actor.state)) {
+      if (!d.waitsForSlot && actor.context.budget.parked === undefined && !FINAL_RUN_STATES.has(actor.state)) {
         const stuck = actor.context.graph.pipeline.filter((s) => ['ready', 'unknown'].includes(actor.context.steps[s]!.status));
         assert.deepEqual(stuck, [], `seed ${seed}: after the decisions, steps that could start or ask are left: ${stuck.join(', ')}`);
       }

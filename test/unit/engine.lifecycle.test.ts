@@ -47,6 +47,7 @@ test('a reserved place closes its part where it was reserved; one never set clos
   life.add('supervisor', null, () => closed.push('supervisor'));
   assert.equal(cluster.set('cluster'), 'cluster');
   const closing = life.close();
+  assert.equal(life.closed, true);
   assert.throws(() => life.add('late', null, () => closed.push('late')), /late was made while the engine was closing/);
   await closing;
   assert.deepEqual(closed, ['supervisor', 'committer', 'cluster', 'postgres'], 'the cluster beats until the committer has flushed');
